@@ -1,0 +1,5 @@
+//! Benchmarks of the dim algebra.
+
+fn main() {
+    divan::main();
+}

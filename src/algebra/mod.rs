@@ -1,0 +1,1 @@
+//! The dim algebra: symbolic dimensions in an e-graph.

@@ -1,0 +1,5 @@
+//! The `symdim` command-line tool.
+
+fn main() {
+    println!("symdim");
+}
