@@ -1,1 +1,1007 @@
 //! The dim algebra: symbolic dimensions in an e-graph.
+//!
+//! Every dim is a [`Dim`], a handle to an e-class of an [`egg`] e-graph over
+//! [`DimLang`]. One e-class analysis ([`analysis`]) gives each class its canonical
+//! form (an expanded polynomial with exact rational coefficients over symbols and
+//! opaque operator terms), its value bounds, and, through the symbol table, its
+//! known divisors. A table of named rewrite rules ([`rules`]) simplifies the opaque
+//! operators under side conditions. Saturation is incremental (only classes that
+//! are new or changed are searched) and stops at deterministic limits, never at a
+//! wall-clock limit.
+//!
+//! ```
+//! use symdim::algebra::{Algebra, Truth};
+//! let mut alg = Algebra::default();
+//! let b = alg.input("B");
+//! let s = alg.input("S");
+//! let n768 = alg.constant(768);
+//! let twelve = alg.constant(12);
+//! let sixty_four = alg.constant(64);
+//! // Reshape [B, S, 768] to [0, -1, 12, 64]: the -1 is S.
+//! let p = alg.product(&[s, n768]);
+//! let k = alg.product(&[twelve, sixty_four]);
+//! let q = alg.div(p, k).unwrap();
+//! assert_eq!(alg.render(q), "S");
+//! let bs = alg.mul(b, s);
+//! let sb = alg.mul(s, b);
+//! assert_eq!(alg.equal(bs, sb), Truth::True);
+//! ```
+
+pub mod analysis;
+pub mod interval;
+pub mod lang;
+pub mod parse;
+pub mod poly;
+pub mod rational;
+pub mod rules;
+
+pub use analysis::{Contradiction, SymbolEntry, SymbolKind};
+pub use interval::{Bound, Interval};
+pub use lang::DimLang;
+pub use parse::{Expr, Fact, ParseError, Rel};
+pub use poly::{OpKind, Poly};
+pub use rational::Rat;
+
+use analysis::{default_bounds, DimAnalysis, DimGraph};
+use egg::{Id, Rewrite, Symbol};
+use indexmap::IndexMap;
+use poly::SymbolInfo;
+use std::fmt;
+
+/// A handle to a dim expression (an e-class) in an [`Algebra`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Dim(Id);
+
+impl Dim {
+    /// The e-class id.
+    pub fn id(self) -> Id {
+        self.0
+    }
+}
+
+/// A three-valued answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Truth {
+    /// Proven for every value of the symbols.
+    True,
+    /// Proven false for every value of the symbols.
+    False,
+    /// Neither could be proven.
+    Unknown,
+}
+
+impl fmt::Display for Truth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Truth::True => "proven",
+            Truth::False => "disproven",
+            Truth::Unknown => "unknown",
+        })
+    }
+}
+
+/// Deterministic limits on saturation. Past a limit the algebra stops simplifying
+/// and records a warning; results stay sound, only less simplified.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Rule applications per saturation call.
+    pub rule_applications: usize,
+    /// E-nodes in the whole e-graph; past it new expressions become fresh named dims.
+    pub enodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            rule_applications: 512,
+            enodes: 2_000_000,
+        }
+    }
+}
+
+/// How an [`Algebra`] is set up.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Lower bound of input symbols (default 1).
+    pub input_lower: Rat,
+    /// Lower bound of every other dim symbol (default 0: dims may be 0).
+    pub dim_lower: Rat,
+    /// Saturation limits.
+    pub limits: Limits,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            input_lower: Rat::one(),
+            dim_lower: Rat::zero(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Errors of algebra operations. Each carries the rendered operands.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AlgebraError {
+    /// Text did not parse.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// A division whose divisor is provably zero.
+    #[error("division of {dividend} by zero")]
+    DivisionByZero {
+        /// The dividend.
+        dividend: String,
+    },
+    /// An exact division that does not provably divide.
+    #[error("need {divisor} | {dividend}; residual {residual}{}", if *.proven { " (proven not to divide)" } else { "" })]
+    NotDivisible {
+        /// The dividend.
+        dividend: String,
+        /// The divisor.
+        divisor: String,
+        /// The quotient that could not be proven to be an integer.
+        residual: String,
+        /// True when it provably never divides (for example a constant remainder).
+        proven: bool,
+    },
+    /// Two sides asserted equal are provably different.
+    #[error("contradiction: {left} == {right} is impossible: {reason}")]
+    Contradiction {
+        /// One side.
+        left: String,
+        /// The other side.
+        right: String,
+        /// Why.
+        reason: String,
+    },
+    /// A fact the algebra cannot use.
+    #[error("unsupported fact `{fact}`: {why}")]
+    UnsupportedFact {
+        /// The fact.
+        fact: String,
+        /// Why it cannot be used.
+        why: &'static str,
+    },
+}
+
+/// A warning from the algebra (saturation limits).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AlgebraWarning {
+    /// The rule-application limit stopped a saturation.
+    RuleLimit {
+        /// The limit that was reached.
+        limit: usize,
+        /// The expression being simplified, rendered.
+        expr: String,
+    },
+    /// The e-node limit was reached; the expression became a fresh dim.
+    NodeLimit {
+        /// The limit that was reached.
+        limit: usize,
+        /// The fresh dim's name.
+        fresh: String,
+    },
+}
+
+impl fmt::Display for AlgebraWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AlgebraWarning::RuleLimit { limit, expr } => {
+                write!(
+                    f,
+                    "saturation stopped after {limit} rule applications while simplifying {expr}"
+                )
+            }
+            AlgebraWarning::NodeLimit { limit, fresh } => {
+                write!(f, "the e-graph reached {limit} e-nodes; the expression became the fresh dim {fresh}")
+            }
+        }
+    }
+}
+
+/// The result of solving Reshape's `-1`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MinusOne {
+    /// The quotient in closed form.
+    Exact(Dim),
+    /// The quotient is not provably an integer: a fresh named dim `q` with the
+    /// recorded relation `known * q == product`.
+    Fresh {
+        /// The fresh dim.
+        dim: Dim,
+        /// The quotient that could not be proven to be an integer, rendered.
+        residual: String,
+    },
+}
+
+/// A key that identifies a fresh dim: the same key always gives the same name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FreshKey {
+    /// The node that introduces it.
+    pub node: String,
+    /// The node's output index.
+    pub output: usize,
+    /// The axis.
+    pub axis: usize,
+}
+
+/// A relation recorded between dims (for example `12*r0 == 48*A` for a fresh `-1`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Relation {
+    /// Left side.
+    pub lhs: Dim,
+    /// Right side.
+    pub rhs: Dim,
+    /// The node that needs it.
+    pub node: String,
+}
+
+/// A symbolic dimension algebra over an e-graph.
+pub struct Algebra {
+    egraph: DimGraph,
+    rules: Vec<Rewrite<DimLang, analysis::DimAnalysis>>,
+    config: Config,
+    warnings: Vec<AlgebraWarning>,
+    fresh: IndexMap<FreshKey, Symbol>,
+    fresh_counters: IndexMap<String, usize>,
+    relations: Vec<Relation>,
+    disequalities: Vec<(Dim, Dim)>,
+}
+
+impl Default for Algebra {
+    fn default() -> Self {
+        Algebra::new(Config::default())
+    }
+}
+
+impl fmt::Debug for Algebra {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Algebra")
+            .field("classes", &self.egraph.number_of_classes())
+            .field("symbols", &self.egraph.analysis.symbols.entries.len())
+            .finish()
+    }
+}
+
+impl Algebra {
+    /// A new, empty algebra.
+    pub fn new(config: Config) -> Algebra {
+        Algebra {
+            egraph: DimGraph::new(DimAnalysis::default()),
+            rules: rules::rewrites(),
+            config,
+            warnings: Vec::new(),
+            fresh: IndexMap::new(),
+            fresh_counters: IndexMap::new(),
+            relations: Vec::new(),
+            disequalities: Vec::new(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The underlying e-graph (read-only).
+    pub fn egraph(&self) -> &DimGraph {
+        &self.egraph
+    }
+
+    // ----- building -------------------------------------------------------
+
+    fn add(&mut self, node: DimLang) -> Dim {
+        if self.egraph.total_number_of_nodes() >= self.config.limits.enodes
+            && !matches!(node, DimLang::Num(_) | DimLang::Sym(_))
+        {
+            let n = self.fresh_counters.entry("big".to_string()).or_insert(0);
+            let name = format!("big{n}");
+            *n += 1;
+            self.warnings.push(AlgebraWarning::NodeLimit {
+                limit: self.config.limits.enodes,
+                fresh: name.clone(),
+            });
+            return self.symbol(
+                &name,
+                SymbolKind::DataDependent {
+                    node: "algebra".to_string(),
+                },
+            );
+        }
+        let is_op = matches!(
+            node,
+            DimLang::FloorDiv(_)
+                | DimLang::CeilDiv(_)
+                | DimLang::Mod(_)
+                | DimLang::Min(_)
+                | DimLang::Max(_)
+                | DimLang::Broadcast(_)
+        );
+        let id = self.egraph.add(node);
+        self.egraph.rebuild();
+        if is_op || !self.egraph.analysis.pending_rules.is_empty() {
+            self.saturate();
+        }
+        Dim(self.egraph.find(id))
+    }
+
+    /// An integer constant.
+    pub fn constant(&mut self, v: i64) -> Dim {
+        self.add(DimLang::Num(Rat::int(v)))
+    }
+
+    /// A rational constant.
+    pub fn rational(&mut self, v: Rat) -> Dim {
+        self.add(DimLang::Num(v))
+    }
+
+    /// An input symbol (named by the model): bounded below by `config.input_lower`.
+    pub fn input(&mut self, name: &str) -> Dim {
+        self.symbol(name, SymbolKind::Input)
+    }
+
+    /// A symbol of the given kind. An existing symbol keeps its kind and bounds.
+    pub fn symbol(&mut self, name: &str, kind: SymbolKind) -> Dim {
+        let sym = Symbol::from(name);
+        if !self.egraph.analysis.symbols.entries.contains_key(&sym) {
+            let lower = match kind {
+                SymbolKind::Input => self.config.input_lower.clone(),
+                _ => self.config.dim_lower.clone(),
+            };
+            let mut bounds = default_bounds(&lower);
+            if let SymbolKind::Derived { definition } = &kind {
+                let def_bounds = definition.bounds(&self.egraph.analysis.symbols);
+                let meet = bounds.intersect(&def_bounds).to_integers();
+                if !meet.is_empty() {
+                    bounds = meet;
+                }
+            }
+            self.egraph.analysis.symbols.entries.insert(
+                sym,
+                SymbolEntry {
+                    kind,
+                    bounds,
+                    divisor: Rat::one(),
+                },
+            );
+        }
+        let id = self.egraph.add(DimLang::Sym(sym));
+        self.egraph.rebuild();
+        Dim(self.egraph.find(id))
+    }
+
+    /// True when a symbol of this name exists.
+    pub fn has_symbol(&self, name: &str) -> bool {
+        self.egraph
+            .analysis
+            .symbols
+            .entries
+            .contains_key(&Symbol::from(name))
+    }
+
+    /// Every symbol with its entry, in creation order.
+    pub fn symbols(&self) -> impl Iterator<Item = (&str, &SymbolEntry)> {
+        self.egraph
+            .analysis
+            .symbols
+            .entries
+            .iter()
+            .map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// A fresh symbol for `key`, named `prefix` plus a counter (`r0`, `r1`, ...). The
+    /// same key always returns the same symbol; names never collide with existing
+    /// symbols. Deterministic: names depend only on the order of requests.
+    pub fn fresh(&mut self, prefix: &str, key: FreshKey, kind: SymbolKind) -> Dim {
+        if let Some(sym) = self.fresh.get(&key).copied() {
+            return self.symbol(sym.as_str(), kind);
+        }
+        let name = loop {
+            let n = self.fresh_counters.entry(prefix.to_string()).or_insert(0);
+            let candidate = format!("{prefix}{n}");
+            *n += 1;
+            if !self.has_symbol(&candidate) {
+                break candidate;
+            }
+        };
+        self.fresh.insert(key, Symbol::from(name.as_str()));
+        self.symbol(&name, kind)
+    }
+
+    /// `a + b`.
+    pub fn add_dims(&mut self, a: Dim, b: Dim) -> Dim {
+        self.add(DimLang::Add([a.0, b.0]))
+    }
+
+    /// `a - b`.
+    pub fn sub(&mut self, a: Dim, b: Dim) -> Dim {
+        self.add(DimLang::Sub([a.0, b.0]))
+    }
+
+    /// `a * b`.
+    pub fn mul(&mut self, a: Dim, b: Dim) -> Dim {
+        self.add(DimLang::Mul([a.0, b.0]))
+    }
+
+    /// `-a`.
+    pub fn neg(&mut self, a: Dim) -> Dim {
+        self.add(DimLang::Neg([a.0]))
+    }
+
+    /// `floor(a / b)`.
+    pub fn floordiv(&mut self, a: Dim, b: Dim) -> Dim {
+        self.add(DimLang::FloorDiv([a.0, b.0]))
+    }
+
+    /// `ceil(a / b)`.
+    pub fn ceildiv(&mut self, a: Dim, b: Dim) -> Dim {
+        self.add(DimLang::CeilDiv([a.0, b.0]))
+    }
+
+    /// `a mod b` (floor semantics: the sign of `b`).
+    pub fn modulo(&mut self, a: Dim, b: Dim) -> Dim {
+        self.add(DimLang::Mod([a.0, b.0]))
+    }
+
+    /// `min(a, b)`.
+    pub fn min(&mut self, a: Dim, b: Dim) -> Dim {
+        self.add(DimLang::Min([a.0, b.0]))
+    }
+
+    /// `max(a, b)`.
+    pub fn max(&mut self, a: Dim, b: Dim) -> Dim {
+        self.add(DimLang::Max([a.0, b.0]))
+    }
+
+    /// numpy broadcasting of two dims.
+    pub fn broadcast(&mut self, a: Dim, b: Dim) -> Dim {
+        self.add(DimLang::Broadcast([a.0, b.0]))
+    }
+
+    /// The exact quotient `a / b` as an expression, whether or not it is an integer
+    /// (use [`Algebra::div`] to require one).
+    pub fn div_rational(&mut self, a: Dim, b: Dim) -> Dim {
+        self.add(DimLang::Div([a.0, b.0]))
+    }
+
+    /// The product of dims (`1` for none).
+    pub fn product(&mut self, dims: &[Dim]) -> Dim {
+        let mut acc = self.constant(1);
+        for d in dims {
+            acc = self.mul(acc, *d);
+        }
+        acc
+    }
+
+    /// The sum of dims (`0` for none).
+    pub fn sum(&mut self, dims: &[Dim]) -> Dim {
+        let mut acc = self.constant(0);
+        for d in dims {
+            acc = self.add_dims(acc, *d);
+        }
+        acc
+    }
+
+    /// Add a canonical form.
+    pub fn from_poly(&mut self, p: &Poly) -> Dim {
+        let id = rules::add_poly(&mut self.egraph, p);
+        self.egraph.rebuild();
+        self.saturate();
+        Dim(self.egraph.find(id))
+    }
+
+    /// Parse an expression; unknown names become input symbols.
+    pub fn parse(&mut self, text: &str) -> Result<Dim, AlgebraError> {
+        let e = parse::parse_expr(text)?;
+        Ok(self.from_expr(&e))
+    }
+
+    /// Add a parsed expression; unknown names become input symbols.
+    pub fn from_expr(&mut self, e: &Expr) -> Dim {
+        match e {
+            Expr::Num(r) => self.rational(r.clone()),
+            Expr::Sym(s) => self.input(s),
+            Expr::Neg(a) => {
+                let a = self.from_expr(a);
+                self.neg(a)
+            }
+            Expr::Add(a, b)
+            | Expr::Sub(a, b)
+            | Expr::Mul(a, b)
+            | Expr::Div(a, b)
+            | Expr::Call(_, a, b) => {
+                let x = self.from_expr(a);
+                let y = self.from_expr(b);
+                self.add(match e {
+                    Expr::Add(..) => DimLang::Add([x.0, y.0]),
+                    Expr::Sub(..) => DimLang::Sub([x.0, y.0]),
+                    Expr::Mul(..) => DimLang::Mul([x.0, y.0]),
+                    Expr::Div(..) => DimLang::Div([x.0, y.0]),
+                    Expr::Call(k, ..) => op_node(*k, x.0, y.0),
+                    _ => unreachable!("matched above"),
+                })
+            }
+        }
+    }
+
+    // ----- saturation -----------------------------------------------------
+
+    /// Apply the rule table to the classes that are new or changed, until nothing
+    /// changes or the rule-application limit is reached.
+    fn saturate(&mut self) {
+        let limit = self.config.limits.rule_applications;
+        let mut applied = 0usize;
+        let mut seen_limit = false;
+        while let Some(id) = self.egraph.analysis.pending_rules.pop() {
+            let mut id = self.egraph.find(id);
+            let mut again = true;
+            while again {
+                again = false;
+                for r in 0..self.rules.len() {
+                    let rule = &self.rules[r];
+                    let Some(m) = rule.searcher.search_eclass(&self.egraph, id) else {
+                        continue;
+                    };
+                    if applied >= limit {
+                        seen_limit = true;
+                        break;
+                    }
+                    let changed = rule.apply(&mut self.egraph, &[m]);
+                    self.egraph.rebuild();
+                    applied += 1;
+                    id = self.egraph.find(id);
+                    if !changed.is_empty() {
+                        again = true;
+                        break;
+                    }
+                }
+            }
+            if seen_limit {
+                let expr = self.egraph[id].data.canon.render();
+                self.warnings
+                    .push(AlgebraWarning::RuleLimit { limit, expr });
+                self.egraph.analysis.pending_rules.clear();
+                break;
+            }
+        }
+    }
+
+    /// Re-run the rules on every operator class (after facts change what the
+    /// conditions can prove).
+    fn resaturate_all(&mut self) {
+        let ids: Vec<Id> = self.egraph.classes().map(|c| c.id).collect();
+        self.egraph
+            .analysis
+            .pending_rules
+            .extend(ids.into_iter().rev());
+        self.saturate();
+    }
+
+    // ----- reading --------------------------------------------------------
+
+    /// The canonical form.
+    pub fn canon(&self, d: Dim) -> &Poly {
+        &self.egraph[d.0].data.canon
+    }
+
+    /// The canonical text form (see `docs/grammar.md`).
+    pub fn render(&self, d: Dim) -> String {
+        self.canon(d).render()
+    }
+
+    /// The value, when it is a constant.
+    pub fn as_const(&self, d: Dim) -> Option<Rat> {
+        self.canon(d).as_const()
+    }
+
+    /// The value, when it is an integer constant that fits in `i64`.
+    pub fn as_i64(&self, d: Dim) -> Option<i64> {
+        self.as_const(d).and_then(|r| r.to_i64())
+    }
+
+    /// The symbol, when the dim is exactly one symbol.
+    pub fn as_symbol(&self, d: Dim) -> Option<&str> {
+        self.canon(d).as_sym().map(|s| s.as_str())
+    }
+
+    /// Bounds of every value.
+    pub fn bounds(&self, d: Dim) -> Interval {
+        let data = &self.egraph[d.0].data;
+        data.bounds
+            .intersect(&data.canon.bounds(&self.egraph.analysis.symbols))
+    }
+
+    /// Simplify and render: the canonical, deterministic text form.
+    pub fn simplify(&mut self, d: Dim) -> String {
+        self.egraph.analysis.pending_rules.push(d.0);
+        self.saturate();
+        self.render(d)
+    }
+
+    /// Evaluate at an assignment of symbols (by name).
+    pub fn eval(&self, d: Dim, env: &dyn Fn(&str) -> Option<Rat>) -> Option<Rat> {
+        self.canon(d).eval(&|s: Symbol| env(s.as_str()))
+    }
+
+    /// Contradictions found while merging classes.
+    pub fn contradictions(&self) -> impl Iterator<Item = &Contradiction> {
+        self.egraph.analysis.contradictions.iter()
+    }
+
+    /// Warnings (saturation limits), in order.
+    pub fn warnings(&self) -> &[AlgebraWarning] {
+        &self.warnings
+    }
+
+    /// Relations recorded by [`Algebra::solve_minus_one`] and [`Algebra::record_relation`].
+    pub fn relations(&self) -> &[Relation] {
+        &self.relations
+    }
+
+    /// Record a relation the model needs (for reports and contracts).
+    pub fn record_relation(&mut self, lhs: Dim, rhs: Dim, node: &str) {
+        self.relations.push(Relation {
+            lhs,
+            rhs,
+            node: node.to_string(),
+        });
+    }
+
+    // ----- queries --------------------------------------------------------
+
+    /// Replace derived symbols by their definitions (transitively, bounded).
+    fn expand_derived(&self, p: &Poly) -> Poly {
+        let table = &self.egraph.analysis.symbols;
+        let mut cur = p.clone();
+        for _ in 0..8 {
+            let next = cur.substitute(&|s| match table.entries.get(&s).map(|e| &e.kind) {
+                Some(SymbolKind::Derived { definition }) => Some(definition.clone()),
+                _ => None,
+            });
+            if next == cur {
+                break;
+            }
+            cur = next;
+        }
+        cur
+    }
+
+    fn decide_zero(&self, diff: &Poly) -> Truth {
+        if diff.is_zero() {
+            return Truth::True;
+        }
+        if diff.as_const().is_some() {
+            return Truth::False;
+        }
+        let info = &self.egraph.analysis.symbols;
+        if !diff.bounds(info).contains(&Rat::zero()) {
+            return Truth::False;
+        }
+        if let Some(&id) = self.egraph.analysis.by_canon.get(diff) {
+            if !self.egraph[id].data.bounds.contains(&Rat::zero()) {
+                return Truth::False;
+            }
+        }
+        Truth::Unknown
+    }
+
+    /// Is `a == b` for every value of the symbols?
+    pub fn equal(&mut self, a: Dim, b: Dim) -> Truth {
+        if self.egraph.find(a.0) == self.egraph.find(b.0) {
+            return Truth::True;
+        }
+        let diff = self.canon(a).sub(self.canon(b));
+        match self.decide_zero(&diff) {
+            Truth::Unknown => {}
+            t => return t,
+        }
+        let expanded = self.expand_derived(&diff);
+        match self.decide_zero(&expanded) {
+            Truth::Unknown => {}
+            t => return t,
+        }
+        let (fa, fb) = (self.egraph.find(a.0), self.egraph.find(b.0));
+        if self.disequalities.iter().any(|(x, y)| {
+            let (x, y) = (self.egraph.find(x.0), self.egraph.find(y.0));
+            (x, y) == (fa, fb) || (x, y) == (fb, fa)
+        }) {
+            return Truth::False;
+        }
+        Truth::Unknown
+    }
+
+    /// Is `a <= b` for every value of the symbols?
+    pub fn le(&mut self, a: Dim, b: Dim) -> Truth {
+        let diff = self.sub(b, a);
+        let bounds = self.bounds(diff);
+        if bounds.is_nonneg() {
+            Truth::True
+        } else if bounds.is_negative() {
+            Truth::False
+        } else {
+            let expanded = self.expand_derived(self.canon(diff));
+            let eb = expanded.bounds(&self.egraph.analysis.symbols);
+            if eb.is_nonneg() {
+                Truth::True
+            } else if eb.is_negative() {
+                Truth::False
+            } else {
+                Truth::Unknown
+            }
+        }
+    }
+
+    /// Does `d` divide `p` (is `p / d` an integer for every value)?
+    pub fn divides(&mut self, d: Dim, p: Dim) -> Truth {
+        self.quotient(p, d).0
+    }
+
+    /// The quotient `p / d` as a canonical form and whether it is an integer.
+    fn quotient(&self, p: Dim, d: Dim) -> (Truth, Option<Poly>) {
+        let info = &self.egraph.analysis.symbols;
+        let (pp, dp) = (self.canon(p), self.canon(d));
+        if dp.is_zero() {
+            return (
+                if pp.is_zero() {
+                    Truth::True
+                } else {
+                    Truth::False
+                },
+                None,
+            );
+        }
+        let Some(q) = pp.div(dp) else {
+            return (Truth::Unknown, None);
+        };
+        if q.int_divisor(info).is_some() {
+            return (Truth::True, Some(q));
+        }
+        // q = (integer part) + r: a non-integer constant r proves it never divides.
+        let (_, r) = q.split_multiple(&Rat::one(), info);
+        if let Some(c) = r.as_const() {
+            if !c.is_integer() {
+                return (Truth::False, Some(q));
+            }
+        }
+        // Expanding derived symbols may cancel the division.
+        let eq = self.expand_derived(&q);
+        if eq != q && eq.int_divisor(info).is_some() {
+            return (Truth::True, Some(q));
+        }
+        (Truth::Unknown, Some(q))
+    }
+
+    /// Exact division: the quotient when `d` provably divides `p`, otherwise a typed
+    /// error carrying the residual quotient.
+    pub fn div(&mut self, p: Dim, d: Dim) -> Result<Dim, AlgebraError> {
+        let (truth, q) = self.quotient(p, d);
+        let Some(q) = q else {
+            return Err(AlgebraError::DivisionByZero {
+                dividend: self.render(p),
+            });
+        };
+        match truth {
+            Truth::True => Ok(self.from_poly(&q)),
+            t => Err(AlgebraError::NotDivisible {
+                dividend: self.render(p),
+                divisor: self.render(d),
+                residual: q.render(),
+                proven: t == Truth::False,
+            }),
+        }
+    }
+
+    /// Solve Reshape's `-1`: `product(input) / product(known)`.
+    ///
+    /// Returns the quotient in closed form when it provably divides; a fresh dim
+    /// (prefix `r`) with a recorded relation when it does not provably divide; an
+    /// error when it provably does not divide or `known` is provably zero.
+    pub fn solve_minus_one(
+        &mut self,
+        input: &[Dim],
+        known: &[Dim],
+        key: FreshKey,
+    ) -> Result<MinusOne, AlgebraError> {
+        let p = self.product(input);
+        let k = self.product(known);
+        let node = key.node.clone();
+        match self.div(p, k) {
+            Ok(q) => Ok(MinusOne::Exact(q)),
+            Err(AlgebraError::NotDivisible {
+                residual,
+                proven: false,
+                ..
+            }) => {
+                let definition = self.canon(p).div(self.canon(k)).unwrap_or_default();
+                let dim = self.fresh("r", key, SymbolKind::Derived { definition });
+                let lhs = self.mul(k, dim);
+                self.record_relation(lhs, p, &node);
+                Ok(MinusOne::Fresh { dim, residual })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    // ----- facts ----------------------------------------------------------
+
+    /// Assert `a == b`. A provable contradiction is returned (and not merged).
+    pub fn union(&mut self, a: Dim, b: Dim, reason: &str) -> Result<Dim, AlgebraError> {
+        if self.equal(a, b) == Truth::False {
+            let diff = self.canon(a).sub(self.canon(b));
+            return Err(AlgebraError::Contradiction {
+                left: self.render(a),
+                right: self.render(b),
+                reason: format!(
+                    "their difference {} lies in {}",
+                    diff.render(),
+                    diff.bounds(&self.egraph.analysis.symbols)
+                ),
+            });
+        }
+        self.egraph.union_trusted(a.0, b.0, reason);
+        self.egraph.rebuild();
+        self.saturate();
+        Ok(Dim(self.egraph.find(a.0)))
+    }
+
+    /// Bind a symbol to a value (`N = 4`); creates the symbol as an input if needed.
+    pub fn bind(&mut self, name: &str, value: i64) -> Result<(), AlgebraError> {
+        let s = self.input(name);
+        let v = self.constant(value);
+        {
+            let entry = self
+                .egraph
+                .analysis
+                .symbols
+                .entries
+                .get_mut(&Symbol::from(name));
+            if let Some(e) = entry {
+                let meet = e.bounds.intersect(&Interval::point(Rat::int(value)));
+                if meet.is_empty() {
+                    return Err(AlgebraError::Contradiction {
+                        left: name.to_string(),
+                        right: value.to_string(),
+                        reason: format!("{name} lies in {}", e.bounds),
+                    });
+                }
+                e.bounds = meet;
+            }
+        }
+        self.union(s, v, "bind")?;
+        self.refresh_symbol(name);
+        Ok(())
+    }
+
+    /// Assume a fact given as text: `N >= 2`, `S % 8 == 0`, `A == B`, `N != 4`.
+    pub fn assume(&mut self, text: &str) -> Result<(), AlgebraError> {
+        let f = parse::parse_fact(text)?;
+        self.assume_fact(&f, text)
+    }
+
+    /// Assume a parsed fact.
+    pub fn assume_fact(&mut self, f: &Fact, text: &str) -> Result<(), AlgebraError> {
+        // `x % k == 0` on a symbol: a known divisor.
+        if let (Rel::Eq, Expr::Call(OpKind::Mod, x, k), Expr::Num(z)) = (f.rel, &f.lhs, &f.rhs) {
+            if let (Expr::Sym(name), Expr::Num(k)) = (x.as_ref(), k.as_ref()) {
+                if z.is_zero() && k.is_integer() && !k.is_zero() {
+                    self.input(name);
+                    let sym = Symbol::from(name.as_str());
+                    if let Some(e) = self.egraph.analysis.symbols.entries.get_mut(&sym) {
+                        e.divisor = e.divisor.lcm(k);
+                    }
+                    self.refresh_symbol(name);
+                    return Ok(());
+                }
+            }
+        }
+        let a = self.from_expr(&f.lhs);
+        let b = self.from_expr(&f.rhs);
+        match f.rel {
+            Rel::Eq => self.union(a, b, "assume").map(|_| ()),
+            Rel::Ne => {
+                if self.equal(a, b) == Truth::True {
+                    return Err(AlgebraError::Contradiction {
+                        left: self.render(a),
+                        right: self.render(b),
+                        reason: "they are proven equal".to_string(),
+                    });
+                }
+                self.disequalities.push((a, b));
+                Ok(())
+            }
+            Rel::Ge | Rel::Gt | Rel::Le | Rel::Lt => {
+                // Normalise to `e >= 0` (or `> 0`) with e = a - b or b - a.
+                let (hi, lo) = if matches!(f.rel, Rel::Ge | Rel::Gt) {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                let strict = matches!(f.rel, Rel::Gt | Rel::Lt);
+                let e = self.sub(hi, lo);
+                let lower = if strict { Rat::one() } else { Rat::zero() };
+                // A bound on a single symbol goes into the symbol table, where every
+                // expression's bounds can use it.
+                let (hs, ls) = (
+                    self.as_symbol(hi).map(str::to_string),
+                    self.as_symbol(lo).map(str::to_string),
+                );
+                let (hc, lc) = (self.as_const(hi), self.as_const(lo));
+                let target = match (hs, lc, ls, hc) {
+                    (Some(s), Some(c), _, _) => Some((s, Interval::at_least(c.add(&lower)))),
+                    (_, _, Some(s), Some(c)) => Some((
+                        s,
+                        Interval::new(Bound::NegInf, Bound::Finite(c.sub(&lower))),
+                    )),
+                    _ => None,
+                };
+                if let Some((name, iv)) = target {
+                    let sym = Symbol::from(name.as_str());
+                    if let Some(entry) = self.egraph.analysis.symbols.entries.get_mut(&sym) {
+                        let meet = entry.bounds.intersect(&iv).to_integers();
+                        if meet.is_empty() {
+                            return Err(AlgebraError::Contradiction {
+                                left: text.to_string(),
+                                right: name.clone(),
+                                reason: format!("{name} lies in {}", entry.bounds),
+                            });
+                        }
+                        entry.bounds = meet;
+                    }
+                    self.refresh_symbol(&name);
+                    return Ok(());
+                }
+                let data = &self.egraph[e.0].data;
+                let meet = data.bounds.intersect(&Interval::at_least(lower));
+                if meet.is_empty() {
+                    return Err(AlgebraError::Contradiction {
+                        left: text.to_string(),
+                        right: data.canon.render(),
+                        reason: format!("{} lies in {}", data.canon.render(), data.bounds),
+                    });
+                }
+                let new = analysis::ClassData {
+                    canon: data.canon.clone(),
+                    bounds: meet,
+                    refinements: 0,
+                };
+                self.egraph.set_analysis_data(e.0, new);
+                self.egraph.rebuild();
+                self.resaturate_all();
+                Ok(())
+            }
+        }
+    }
+
+    /// Recompute a symbol's class data after its table entry changed, and let the
+    /// change propagate.
+    fn refresh_symbol(&mut self, name: &str) {
+        let sym = Symbol::from(name);
+        let Some(id) = self.egraph.lookup(DimLang::Sym(sym)) else {
+            return;
+        };
+        let bounds = self.egraph.analysis.symbols.bounds(sym);
+        let data = &self.egraph[id].data;
+        let meet = data.bounds.intersect(&bounds);
+        let new = analysis::ClassData {
+            canon: data.canon.clone(),
+            bounds: if meet.is_empty() { bounds } else { meet },
+            refinements: 0,
+        };
+        self.egraph.set_analysis_data(id, new);
+        self.egraph.rebuild();
+        self.resaturate_all();
+    }
+}
+
+fn op_node(k: OpKind, x: Id, y: Id) -> DimLang {
+    match k {
+        OpKind::FloorDiv => DimLang::FloorDiv([x, y]),
+        OpKind::CeilDiv => DimLang::CeilDiv([x, y]),
+        OpKind::Mod => DimLang::Mod([x, y]),
+        OpKind::Min => DimLang::Min([x, y]),
+        OpKind::Max => DimLang::Max([x, y]),
+        OpKind::Broadcast => DimLang::Broadcast([x, y]),
+        OpKind::Div => DimLang::Div([x, y]),
+        OpKind::Mul => DimLang::Mul([x, y]),
+    }
+}

@@ -1,0 +1,267 @@
+//! The e-class analysis: what symdim knows about every e-class.
+//!
+//! Each e-class carries [`ClassData`]:
+//! - `canon`, its canonical form ([`Poly`]), which also does constant folding
+//!   with exact rationals;
+//! - `bounds`, an interval holding every value it can take.
+//!
+//! Known divisors are derived from the canonical form and the symbol table on
+//! demand ([`Poly::int_divisor`]). When two classes merge, the bounds intersect
+//! and the cheaper canonical form wins. If the two forms differ by a non-zero
+//! constant, or the bounds do not overlap, the merge is a contradiction: it is
+//! recorded in [`DimAnalysis::contradictions`] and reported, never a panic.
+//!
+//! `modify` hash-conses classes by canonical form: two classes whose canonical
+//! forms are equal are unioned (reason `canonical-form`), so `A*B` and `B*A` share
+//! one class and equality is a union-find lookup.
+
+use super::interval::{Bound, Interval};
+use super::lang::DimLang;
+use super::poly::{OpKind, Poly, SymbolInfo};
+use super::rational::Rat;
+use egg::{Analysis, DidMerge, EGraph, Id, Symbol};
+use indexmap::{IndexMap, IndexSet};
+use std::collections::HashMap;
+
+/// How many times one class's bounds may tighten through merges; bounds stop
+/// tightening after that, which keeps propagation finite on cyclic e-graphs.
+pub const MAX_REFINEMENTS: u8 = 16;
+
+/// The e-graph type used by symdim.
+pub type DimGraph = EGraph<DimLang, DimAnalysis>;
+
+/// What the analysis knows about one e-class.
+#[derive(Debug, Clone)]
+pub struct ClassData {
+    /// The canonical form.
+    pub canon: Poly,
+    /// Every value of the class lies in this interval.
+    pub bounds: Interval,
+    /// How often the bounds tightened by merging.
+    pub refinements: u8,
+}
+
+/// Where a symbol comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SymbolKind {
+    /// Named by the model (or by the engine for an unnamed dynamic input dim).
+    Input,
+    /// Introduced by the engine with a defining expression, for example the `-1`
+    /// of a Reshape whose quotient is not provably an integer: `r0 = 48*A/F`.
+    Derived {
+        /// The defining expression.
+        definition: Poly,
+    },
+    /// A dim with no closed form (the count of NonZero, a data-dependent Reshape
+    /// target, an op without a shape rule, a saturation limit).
+    DataDependent {
+        /// The node that introduced it.
+        node: String,
+    },
+}
+
+/// A symbol's entry in the symbol table.
+#[derive(Debug, Clone)]
+pub struct SymbolEntry {
+    /// Where it comes from.
+    pub kind: SymbolKind,
+    /// Its bounds (input symbols default to `[1, inf)`, other dims to `[0, inf)`).
+    pub bounds: Interval,
+    /// A positive integer known to divide it (from facts such as `S % 8 == 0`).
+    pub divisor: Rat,
+}
+
+/// The symbols of an algebra, in creation order.
+#[derive(Debug, Clone, Default)]
+pub struct SymbolTable {
+    /// Entries by name, in creation order.
+    pub entries: IndexMap<Symbol, SymbolEntry>,
+}
+
+impl SymbolInfo for SymbolTable {
+    fn bounds(&self, s: Symbol) -> Interval {
+        self.entries
+            .get(&s)
+            .map_or_else(|| Interval::at_least(Rat::zero()), |e| e.bounds.clone())
+    }
+
+    fn divisor(&self, s: Symbol) -> Rat {
+        self.entries
+            .get(&s)
+            .map_or_else(Rat::one, |e| e.divisor.clone())
+    }
+}
+
+/// A contradiction found while merging classes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Contradiction {
+    /// One side, rendered.
+    pub left: String,
+    /// The other side, rendered.
+    pub right: String,
+    /// Why they cannot be equal.
+    pub reason: String,
+}
+
+/// The analysis state shared by all classes.
+#[derive(Debug, Default)]
+pub struct DimAnalysis {
+    /// Every symbol, with its kind, bounds and divisor.
+    pub symbols: SymbolTable,
+    /// Canonical form to a class holding it (hash-consing by canonical form).
+    pub by_canon: HashMap<Poly, Id>,
+    /// Contradictions found so far, in discovery order.
+    pub contradictions: IndexSet<Contradiction>,
+    /// Classes holding an operator e-node whose rules should be (re)checked.
+    pub pending_rules: Vec<Id>,
+}
+
+fn node_bounds(egraph: &DimGraph, enode: &DimLang) -> Interval {
+    let b = |id: &Id| &egraph[*id].data.bounds;
+    match enode {
+        DimLang::Num(r) => Interval::point(r.clone()),
+        DimLang::Sym(s) => egraph.analysis.symbols.bounds(*s),
+        DimLang::Add([x, y]) => b(x).add(b(y)),
+        DimLang::Sub([x, y]) => b(x).sub(b(y)),
+        DimLang::Mul([x, y]) => b(x).mul(b(y)),
+        DimLang::Div([x, y]) => b(x).div(b(y)),
+        DimLang::Neg([x]) => b(x).neg(),
+        DimLang::FloorDiv([x, y]) => b(x).floordiv(b(y)),
+        DimLang::CeilDiv([x, y]) => b(x).ceildiv(b(y)),
+        DimLang::Mod([x, y]) => b(x).modulo(b(y)),
+        DimLang::Min([x, y]) => b(x).min(b(y)),
+        DimLang::Max([x, y]) => b(x).max(b(y)),
+        DimLang::Broadcast([x, y]) => b(x).hull(b(y)),
+    }
+}
+
+/// The canonical form of an e-node from its children's canonical forms.
+pub fn node_canon(egraph: &DimGraph, enode: &DimLang) -> Poly {
+    let c = |id: &Id| &egraph[*id].data.canon;
+    match enode {
+        DimLang::Num(r) => Poly::constant(r.clone()),
+        DimLang::Sym(s) => Poly::sym(*s),
+        DimLang::Add([x, y]) => c(x).add(c(y)),
+        DimLang::Sub([x, y]) => c(x).sub(c(y)),
+        DimLang::Mul([x, y]) => c(x).mul(c(y)),
+        DimLang::Neg([x]) => c(x).neg(),
+        DimLang::Div([x, y]) => Poly::op(OpKind::Div, c(x).clone(), c(y).clone()),
+        DimLang::FloorDiv([x, y]) => Poly::op(OpKind::FloorDiv, c(x).clone(), c(y).clone()),
+        DimLang::CeilDiv([x, y]) => Poly::op(OpKind::CeilDiv, c(x).clone(), c(y).clone()),
+        DimLang::Mod([x, y]) => Poly::op(OpKind::Mod, c(x).clone(), c(y).clone()),
+        DimLang::Min([x, y]) => Poly::op(OpKind::Min, c(x).clone(), c(y).clone()),
+        DimLang::Max([x, y]) => Poly::op(OpKind::Max, c(x).clone(), c(y).clone()),
+        DimLang::Broadcast([x, y]) => Poly::op(OpKind::Broadcast, c(x).clone(), c(y).clone()),
+    }
+}
+
+/// Which of two equal canonical forms to keep: no division first, then cheaper,
+/// then the smaller in the total order (so the choice never depends on merge order).
+pub fn better(a: &Poly, b: &Poly) -> bool {
+    (a.has_division(), a.cost(), a) < (b.has_division(), b.cost(), b)
+}
+
+impl Analysis<DimLang> for DimAnalysis {
+    type Data = ClassData;
+
+    fn make(egraph: &mut DimGraph, enode: &DimLang) -> ClassData {
+        let canon = node_canon(egraph, enode);
+        let mut bounds = canon
+            .bounds(&egraph.analysis.symbols)
+            .intersect(&node_bounds(egraph, enode));
+        if canon.int_divisor(&egraph.analysis.symbols).is_some() {
+            bounds = bounds.to_integers();
+        }
+        ClassData {
+            canon,
+            bounds,
+            refinements: 0,
+        }
+    }
+
+    fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
+        let mut a_changed = false;
+        let mut b_changed = false;
+        if a.canon != b.canon {
+            let diff = a.canon.sub(&b.canon);
+            let diff_bounds = diff.bounds(&self.symbols);
+            if let Some(c) = diff.as_const() {
+                self.contradictions.insert(Contradiction {
+                    left: a.canon.render(),
+                    right: b.canon.render(),
+                    reason: format!("they differ by the constant {c}"),
+                });
+            } else if !diff_bounds.contains(&Rat::zero()) {
+                self.contradictions.insert(Contradiction {
+                    left: a.canon.render(),
+                    right: b.canon.render(),
+                    reason: format!("their difference lies in {diff_bounds}, which excludes 0"),
+                });
+            }
+            if better(&b.canon, &a.canon) {
+                a.canon = b.canon.clone();
+                a_changed = true;
+            } else {
+                b_changed = true;
+            }
+        }
+        if a.bounds != b.bounds {
+            let meet = a.bounds.intersect(&b.bounds);
+            if meet.is_empty() {
+                self.contradictions.insert(Contradiction {
+                    left: format!("{} in {}", a.canon.render(), a.bounds),
+                    right: format!("{} in {}", b.canon.render(), b.bounds),
+                    reason: "their bounds do not overlap".to_string(),
+                });
+                b_changed = true;
+            } else if a.refinements < MAX_REFINEMENTS {
+                if meet != a.bounds {
+                    a.bounds = meet;
+                    a.refinements += 1;
+                    a_changed = true;
+                }
+                if a.bounds != b.bounds {
+                    b_changed = true;
+                }
+            } else {
+                b_changed = true;
+            }
+        }
+        DidMerge(a_changed, b_changed)
+    }
+
+    fn modify(egraph: &mut DimGraph, id: Id) {
+        let id = egraph.find(id);
+        let has_op = egraph[id].nodes.iter().any(|n| {
+            matches!(
+                n,
+                DimLang::FloorDiv(_)
+                    | DimLang::CeilDiv(_)
+                    | DimLang::Mod(_)
+                    | DimLang::Min(_)
+                    | DimLang::Max(_)
+                    | DimLang::Broadcast(_)
+            )
+        });
+        if has_op {
+            egraph.analysis.pending_rules.push(id);
+        }
+        let canon = egraph[id].data.canon.clone();
+        match egraph.analysis.by_canon.get(&canon).copied() {
+            Some(other) => {
+                let other = egraph.find(other);
+                if other != id {
+                    egraph.union_trusted(other, id, "canonical-form");
+                }
+            }
+            None => {
+                egraph.analysis.by_canon.insert(canon, id);
+            }
+        }
+    }
+}
+
+/// Bounds for a new symbol of the given kind.
+pub fn default_bounds(lower: &Rat) -> Interval {
+    Interval::new(Bound::Finite(lower.clone()), Bound::PosInf)
+}

@@ -1,0 +1,393 @@
+//! Value bounds: closed intervals over exact rationals with infinite ends.
+//!
+//! Every operation returns an interval that contains every value the operation can
+//! produce from values in its operands' intervals (a sound over-approximation).
+
+use super::rational::Rat;
+use std::fmt;
+
+/// One end of an interval.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Bound {
+    /// Unbounded below.
+    NegInf,
+    /// A finite end, included in the interval.
+    Finite(Rat),
+    /// Unbounded above.
+    PosInf,
+}
+
+impl Bound {
+    fn finite(&self) -> Option<&Rat> {
+        match self {
+            Bound::Finite(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Bound::NegInf => 0,
+            Bound::Finite(_) => 1,
+            Bound::PosInf => 2,
+        }
+    }
+}
+
+impl PartialOrd for Bound {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Bound {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        match (self, other) {
+            (Bound::Finite(a), Bound::Finite(b)) => a.cmp(b),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+/// A closed interval `[lo, hi]`; `lo > hi` means empty (a contradiction).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Interval {
+    /// Lower end.
+    pub lo: Bound,
+    /// Upper end.
+    pub hi: Bound,
+}
+
+impl Interval {
+    /// `(-inf, inf)`.
+    pub fn top() -> Interval {
+        Interval {
+            lo: Bound::NegInf,
+            hi: Bound::PosInf,
+        }
+    }
+
+    /// `[v, v]`.
+    pub fn point(v: Rat) -> Interval {
+        Interval {
+            lo: Bound::Finite(v.clone()),
+            hi: Bound::Finite(v),
+        }
+    }
+
+    /// `[lo, inf)`.
+    pub fn at_least(lo: Rat) -> Interval {
+        Interval {
+            lo: Bound::Finite(lo),
+            hi: Bound::PosInf,
+        }
+    }
+
+    /// `[lo, hi]` with finite or infinite ends.
+    pub fn new(lo: Bound, hi: Bound) -> Interval {
+        Interval { lo, hi }
+    }
+
+    /// The finite lower end, if any.
+    pub fn lo(&self) -> Option<&Rat> {
+        self.lo.finite()
+    }
+
+    /// The finite upper end, if any.
+    pub fn hi(&self) -> Option<&Rat> {
+        self.hi.finite()
+    }
+
+    /// True when no value fits.
+    pub fn is_empty(&self) -> bool {
+        self.lo > self.hi
+    }
+
+    /// True when the single value `v` may lie inside.
+    pub fn contains(&self, v: &Rat) -> bool {
+        let b = Bound::Finite(v.clone());
+        self.lo <= b && b <= self.hi
+    }
+
+    /// The only value, when `lo == hi`.
+    pub fn as_point(&self) -> Option<&Rat> {
+        match (&self.lo, &self.hi) {
+            (Bound::Finite(a), Bound::Finite(b)) if a == b => Some(a),
+            _ => None,
+        }
+    }
+
+    /// True when every value is `>= 0`.
+    pub fn is_nonneg(&self) -> bool {
+        self.lo >= Bound::Finite(Rat::zero())
+    }
+
+    /// True when every value is `> 0`.
+    pub fn is_positive(&self) -> bool {
+        self.lo > Bound::Finite(Rat::zero())
+    }
+
+    /// True when every value is `< 0`.
+    pub fn is_negative(&self) -> bool {
+        self.hi < Bound::Finite(Rat::zero())
+    }
+
+    /// The intersection (may be empty).
+    pub fn intersect(&self, o: &Interval) -> Interval {
+        Interval {
+            lo: self.lo.clone().max(o.lo.clone()),
+            hi: self.hi.clone().min(o.hi.clone()),
+        }
+    }
+
+    /// The smallest interval holding both.
+    pub fn hull(&self, o: &Interval) -> Interval {
+        Interval {
+            lo: self.lo.clone().min(o.lo.clone()),
+            hi: self.hi.clone().max(o.hi.clone()),
+        }
+    }
+
+    /// Round the ends inward to integers (for integer-valued quantities).
+    pub fn to_integers(&self) -> Interval {
+        let lo = match &self.lo {
+            Bound::Finite(r) => Bound::Finite(r.ceil()),
+            b => b.clone(),
+        };
+        let hi = match &self.hi {
+            Bound::Finite(r) => Bound::Finite(r.floor()),
+            b => b.clone(),
+        };
+        Interval { lo, hi }
+    }
+
+    /// `-self`.
+    pub fn neg(&self) -> Interval {
+        Interval {
+            lo: neg_bound(&self.hi),
+            hi: neg_bound(&self.lo),
+        }
+    }
+
+    /// `self + o`.
+    pub fn add(&self, o: &Interval) -> Interval {
+        Interval {
+            lo: add_bound(&self.lo, &o.lo, Bound::NegInf),
+            hi: add_bound(&self.hi, &o.hi, Bound::PosInf),
+        }
+    }
+
+    /// `self - o`.
+    pub fn sub(&self, o: &Interval) -> Interval {
+        self.add(&o.neg())
+    }
+
+    /// `self * o`.
+    pub fn mul(&self, o: &Interval) -> Interval {
+        if self.is_empty() || o.is_empty() {
+            return self.clone();
+        }
+        let cands = [
+            mul_bound(&self.lo, &o.lo),
+            mul_bound(&self.lo, &o.hi),
+            mul_bound(&self.hi, &o.lo),
+            mul_bound(&self.hi, &o.hi),
+        ];
+        let lo = cands.iter().min().cloned().unwrap_or(Bound::NegInf);
+        let hi = cands.iter().max().cloned().unwrap_or(Bound::PosInf);
+        Interval { lo, hi }
+    }
+
+    /// `self * c` for a constant.
+    pub fn scale(&self, c: &Rat) -> Interval {
+        self.mul(&Interval::point(c.clone()))
+    }
+
+    /// `self / o`; unbounded unless `o` excludes zero.
+    pub fn div(&self, o: &Interval) -> Interval {
+        if o.is_positive() || o.is_negative() {
+            let inv = Interval {
+                lo: inv_bound(&o.hi),
+                hi: inv_bound(&o.lo),
+            };
+            self.mul(&inv)
+        } else {
+            Interval::top()
+        }
+    }
+
+    /// `floor(self / o)` for integer values.
+    pub fn floordiv(&self, o: &Interval) -> Interval {
+        let q = self.div(o);
+        Interval {
+            lo: map_bound(&q.lo, Rat::floor),
+            hi: map_bound(&q.hi, Rat::floor),
+        }
+    }
+
+    /// `ceil(self / o)` for integer values.
+    pub fn ceildiv(&self, o: &Interval) -> Interval {
+        let q = self.div(o);
+        Interval {
+            lo: map_bound(&q.lo, Rat::ceil),
+            hi: map_bound(&q.hi, Rat::ceil),
+        }
+    }
+
+    /// `self mod o` with floor semantics (the result has the sign of `o`).
+    pub fn modulo(&self, o: &Interval) -> Interval {
+        if o.is_positive() {
+            // 0 <= r <= o.hi - 1, and r <= a when a >= 0.
+            let mut hi = add_bound(&o.hi, &Bound::Finite(Rat::int(-1)), Bound::PosInf);
+            if self.is_nonneg() {
+                hi = hi.min(self.hi.clone());
+            }
+            Interval {
+                lo: Bound::Finite(Rat::zero()),
+                hi,
+            }
+        } else if o.is_negative() {
+            Interval {
+                lo: add_bound(&o.lo, &Bound::Finite(Rat::one()), Bound::NegInf),
+                hi: Bound::Finite(Rat::zero()),
+            }
+        } else {
+            Interval::top()
+        }
+    }
+
+    /// `min(self, o)`.
+    pub fn min(&self, o: &Interval) -> Interval {
+        Interval {
+            lo: self.lo.clone().min(o.lo.clone()),
+            hi: self.hi.clone().min(o.hi.clone()),
+        }
+    }
+
+    /// `max(self, o)`.
+    pub fn max(&self, o: &Interval) -> Interval {
+        Interval {
+            lo: self.lo.clone().max(o.lo.clone()),
+            hi: self.hi.clone().max(o.hi.clone()),
+        }
+    }
+
+    /// `self^e` for an integer exponent (conservative).
+    pub fn pow(&self, e: i32) -> Interval {
+        if e == 0 {
+            return Interval::point(Rat::one());
+        }
+        let base = if e < 0 {
+            Interval::point(Rat::one()).div(self)
+        } else {
+            self.clone()
+        };
+        let mut acc = base.clone();
+        for _ in 1..e.unsigned_abs().min(64) {
+            acc = acc.mul(&base);
+        }
+        if e.unsigned_abs() > 64 {
+            return Interval::top();
+        }
+        acc
+    }
+}
+
+fn neg_bound(b: &Bound) -> Bound {
+    match b {
+        Bound::NegInf => Bound::PosInf,
+        Bound::PosInf => Bound::NegInf,
+        Bound::Finite(r) => Bound::Finite(r.neg()),
+    }
+}
+
+fn add_bound(a: &Bound, b: &Bound, inf: Bound) -> Bound {
+    match (a, b) {
+        (Bound::Finite(x), Bound::Finite(y)) => Bound::Finite(x.add(y)),
+        _ => inf,
+    }
+}
+
+fn mul_bound(a: &Bound, b: &Bound) -> Bound {
+    let sign = |x: &Bound| match x {
+        Bound::NegInf => -1,
+        Bound::PosInf => 1,
+        Bound::Finite(r) if r.is_zero() => 0,
+        Bound::Finite(r) if r.is_negative() => -1,
+        Bound::Finite(_) => 1,
+    };
+    match (a, b) {
+        (Bound::Finite(x), Bound::Finite(y)) => Bound::Finite(x.mul(y)),
+        _ => match sign(a) * sign(b) {
+            0 => Bound::Finite(Rat::zero()),
+            s if s > 0 => Bound::PosInf,
+            _ => Bound::NegInf,
+        },
+    }
+}
+
+fn inv_bound(b: &Bound) -> Bound {
+    match b {
+        Bound::Finite(r) => match Rat::one().div(r) {
+            Some(v) => Bound::Finite(v),
+            None => Bound::PosInf,
+        },
+        _ => Bound::Finite(Rat::zero()),
+    }
+}
+
+fn map_bound(b: &Bound, f: impl Fn(&Rat) -> Rat) -> Bound {
+    match b {
+        Bound::Finite(r) => Bound::Finite(f(r)),
+        other => other.clone(),
+    }
+}
+
+impl fmt::Display for Interval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let end = |b: &Bound| match b {
+            Bound::NegInf => "-inf".to_string(),
+            Bound::PosInf => "inf".to_string(),
+            Bound::Finite(r) => r.to_string(),
+        };
+        write!(f, "[{}, {}]", end(&self.lo), end(&self.hi))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(lo: i64, hi: i64) -> Interval {
+        Interval::new(Bound::Finite(Rat::int(lo)), Bound::Finite(Rat::int(hi)))
+    }
+
+    #[test]
+    fn arithmetic_is_sound_on_samples() {
+        let a = iv(-3, 5);
+        let b = iv(2, 4);
+        for x in -3..=5 {
+            for y in 2..=4 {
+                let (x, y) = (Rat::int(x), Rat::int(y));
+                assert!(a.add(&b).contains(&x.add(&y)));
+                assert!(a.sub(&b).contains(&x.sub(&y)));
+                assert!(a.mul(&b).contains(&x.mul(&y)));
+                assert!(a.div(&b).contains(&x.div(&y).unwrap()));
+                assert!(a.floordiv(&b).contains(&x.div(&y).unwrap().floor()));
+                assert!(a.ceildiv(&b).contains(&x.div(&y).unwrap().ceil()));
+                let m = x.sub(&y.mul(&x.div(&y).unwrap().floor()));
+                assert!(a.modulo(&b).contains(&m), "{x} mod {y} = {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn infinite_ends() {
+        let n = Interval::at_least(Rat::one());
+        assert_eq!(n.mul(&n).to_string(), "[1, inf]");
+        assert_eq!(n.neg().to_string(), "[-inf, -1]");
+        assert_eq!(n.sub(&n).to_string(), "[-inf, inf]");
+        assert_eq!(iv(0, 0).mul(&Interval::top()).to_string(), "[0, 0]");
+        assert!(iv(3, 2).is_empty());
+    }
+}

@@ -1,0 +1,512 @@
+//! The named rewrite rules.
+//!
+//! Ring laws (commutativity, associativity, distribution, cancellation of
+//! monomial factors) and constant folding are the canonical form's job
+//! ([`super::poly`]), so there are no raw commutativity or associativity rules here.
+//! These rules handle the opaque operators. Each one is an egg [`Rewrite`]: a
+//! pattern, a side condition on the analysis data (a small named function), and an
+//! applier that builds the right-hand side from canonical forms and unions it with
+//! the matched class. `docs/rules.md` lists each rule with why it is sound.
+//!
+//! Semantics the conditions rely on: every atom is an integer (dims and the values
+//! of shape tensors are integers); `floordiv`, `ceildiv` and `mod` use floor/ceil
+//! semantics (`mod` takes the sign of the divisor); `broadcast(a, b)` is defined
+//! only when `a == b`, `a == 1` or `b == 1`, and rules preserve its value wherever
+//! it is defined.
+
+use super::analysis::{DimAnalysis, DimGraph};
+use super::interval::Interval;
+use super::lang::DimLang;
+use super::poly::{Atom, OpKind, Poly, SymbolInfo};
+use super::rational::Rat;
+use egg::{Applier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
+
+/// A rule's side condition and right-hand side: given the canonical forms and
+/// bounds of the pattern's variables, the canonical right-hand side, or `None`
+/// when the condition does not hold.
+pub type RuleFn = fn(&Ctx<'_>, &[Operand]) -> Option<Poly>;
+
+/// A matched pattern variable: its canonical form and bounds.
+#[derive(Debug, Clone)]
+pub struct Operand {
+    /// Canonical form.
+    pub canon: Poly,
+    /// Bounds of the class.
+    pub bounds: Interval,
+}
+
+/// What a condition may consult besides its operands.
+pub struct Ctx<'a> {
+    /// The symbol table (symbol bounds and divisors).
+    pub info: &'a dyn SymbolInfo,
+}
+
+impl Ctx<'_> {
+    /// Bounds of an arbitrary canonical form.
+    pub fn bounds(&self, p: &Poly) -> Interval {
+        p.bounds(self.info)
+    }
+
+    /// True when `p` is provably an integer.
+    pub fn is_integer(&self, p: &Poly) -> bool {
+        p.int_divisor(self.info).is_some()
+    }
+
+    /// True when `b` is provably non-zero.
+    pub fn nonzero(&self, b: &Operand) -> bool {
+        b.bounds.is_positive()
+            || b.bounds.is_negative()
+            || self.bounds(&b.canon).is_positive()
+            || self.bounds(&b.canon).is_negative()
+    }
+
+    /// The exact quotient `a / b` when `b != 0` and the quotient is provably an integer.
+    pub fn exact_quotient(&self, a: &Poly, b: &Operand) -> Option<Poly> {
+        if !self.nonzero(b) {
+            return None;
+        }
+        let q = a.div(&b.canon)?;
+        self.is_integer(&q).then_some(q)
+    }
+
+    /// True when `a <= b` holds for every value.
+    pub fn le(&self, a: &Operand, b: &Operand) -> bool {
+        self.bounds(&b.canon.sub(&a.canon)).is_nonneg()
+            || a.bounds
+                .hi()
+                .zip(b.bounds.lo())
+                .is_some_and(|(x, y)| x <= y)
+    }
+
+    /// True when `a < b` holds for every value.
+    pub fn lt(&self, a: &Operand, b: &Operand) -> bool {
+        self.bounds(&b.canon.sub(&a.canon)).is_positive()
+            || a.bounds.hi().zip(b.bounds.lo()).is_some_and(|(x, y)| x < y)
+    }
+
+    /// Split `a = b*q + r` with `q` the sum of the terms of `a` whose quotient by `b`
+    /// is provably an integer; `None` when nothing splits off or `b` may be zero.
+    pub fn split(&self, a: &Poly, b: &Operand) -> Option<(Poly, Poly)> {
+        if !self.nonzero(b) || a.len() < 2 && self.exact_quotient(a, b).is_some() {
+            return None;
+        }
+        let mut q = Poly::zero();
+        let mut r = Poly::zero();
+        for (m, c) in &a.0 {
+            let t = Poly(vec![(m.clone(), c.clone())]);
+            match t.div(&b.canon) {
+                Some(tq) if self.is_integer(&tq) && !has_div_atom(&tq) => q = q.add(&tq),
+                _ => r = r.add(&t),
+            }
+        }
+        (!q.is_zero()).then_some((q, r))
+    }
+}
+
+fn has_div_atom(p: &Poly) -> bool {
+    p.0.iter().any(|(m, _)| {
+        m.0.iter()
+            .any(|(a, e)| *e < 0 || matches!(a, Atom::Op(o) if o.kind == OpKind::Div))
+    })
+}
+
+/// One entry of the rule table.
+#[derive(Clone, Copy)]
+pub struct RuleSpec {
+    /// Kebab-case name (also the reason recorded for the union).
+    pub name: &'static str,
+    /// The left-hand side, an egg pattern.
+    pub pattern: &'static str,
+    /// The right-hand side, as documentation.
+    pub rhs: &'static str,
+    /// The side condition, as documentation.
+    pub condition: &'static str,
+    /// The check and the right-hand side.
+    pub apply: RuleFn,
+}
+
+fn floordiv_exact(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    cx.exact_quotient(&v[0].canon, &v[1])
+}
+
+fn mod_exact(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    cx.exact_quotient(&v[0].canon, &v[1]).map(|_| Poly::zero())
+}
+
+fn floordiv_small(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    (v[0].bounds.is_nonneg() && cx.lt(&v[0], &v[1])).then(Poly::zero)
+}
+
+fn ceildiv_small(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    (v[0].bounds.is_positive() && cx.le(&v[0], &v[1])).then(|| Poly::constant(Rat::one()))
+}
+
+fn mod_small(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    (v[0].bounds.is_nonneg() && cx.lt(&v[0], &v[1])).then(|| v[0].canon.clone())
+}
+
+fn floordiv_split(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let (q, r) = cx.split(&v[0].canon, &v[1])?;
+    Some(q.add(&Poly::op(OpKind::FloorDiv, r, v[1].canon.clone())))
+}
+
+fn ceildiv_split(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let (q, r) = cx.split(&v[0].canon, &v[1])?;
+    Some(q.add(&Poly::op(OpKind::CeilDiv, r, v[1].canon.clone())))
+}
+
+fn mod_split(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let (_, r) = cx.split(&v[0].canon, &v[1])?;
+    Some(Poly::op(OpKind::Mod, r, v[1].canon.clone()))
+}
+
+fn nested_ok(cx: &Ctx<'_>, v: &[Operand]) -> bool {
+    v[1].bounds.is_positive() && v[2].bounds.is_positive() && cx.is_integer(&v[2].canon)
+}
+
+fn floordiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    nested_ok(cx, v).then(|| {
+        Poly::op(
+            OpKind::FloorDiv,
+            v[0].canon.clone(),
+            v[1].canon.mul(&v[2].canon),
+        )
+    })
+}
+
+fn ceildiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    nested_ok(cx, v).then(|| {
+        Poly::op(
+            OpKind::CeilDiv,
+            v[0].canon.clone(),
+            v[1].canon.mul(&v[2].canon),
+        )
+    })
+}
+
+fn min_left(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    cx.le(&v[0], &v[1]).then(|| v[0].canon.clone())
+}
+
+fn min_right(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    cx.le(&v[1], &v[0]).then(|| v[1].canon.clone())
+}
+
+fn max_left(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    cx.le(&v[1], &v[0]).then(|| v[0].canon.clone())
+}
+
+fn max_right(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    cx.le(&v[0], &v[1]).then(|| v[1].canon.clone())
+}
+
+fn broadcast_same(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    (v[0].canon == v[1].canon).then(|| v[0].canon.clone())
+}
+
+fn is_one(o: &Operand) -> bool {
+    o.canon.as_const().is_some_and(|c| c.is_one())
+}
+
+fn not_one(cx: &Ctx<'_>, o: &Operand) -> bool {
+    let one = Rat::one();
+    !o.bounds.contains(&one) || !cx.bounds(&o.canon).contains(&one)
+}
+
+fn broadcast_one_left(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    is_one(&v[0]).then(|| v[1].canon.clone())
+}
+
+fn broadcast_one_right(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    is_one(&v[1]).then(|| v[0].canon.clone())
+}
+
+fn broadcast_not_one_left(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    not_one(cx, &v[0]).then(|| v[0].canon.clone())
+}
+
+fn broadcast_not_one_right(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    not_one(cx, &v[1]).then(|| v[1].canon.clone())
+}
+
+/// The rule table, in the order rules are tried.
+pub const RULES: &[RuleSpec] = &[
+    RuleSpec {
+        name: "floordiv-exact",
+        pattern: "(floordiv ?a ?b)",
+        rhs: "a / b",
+        condition: "b != 0 and b | a",
+        apply: floordiv_exact,
+    },
+    RuleSpec {
+        name: "ceildiv-exact",
+        pattern: "(ceildiv ?a ?b)",
+        rhs: "a / b",
+        condition: "b != 0 and b | a",
+        apply: floordiv_exact,
+    },
+    RuleSpec {
+        name: "mod-exact",
+        pattern: "(mod ?a ?b)",
+        rhs: "0",
+        condition: "b != 0 and b | a",
+        apply: mod_exact,
+    },
+    RuleSpec {
+        name: "floordiv-small",
+        pattern: "(floordiv ?a ?b)",
+        rhs: "0",
+        condition: "0 <= a < b",
+        apply: floordiv_small,
+    },
+    RuleSpec {
+        name: "ceildiv-small",
+        pattern: "(ceildiv ?a ?b)",
+        rhs: "1",
+        condition: "0 < a <= b",
+        apply: ceildiv_small,
+    },
+    RuleSpec {
+        name: "mod-small",
+        pattern: "(mod ?a ?b)",
+        rhs: "a",
+        condition: "0 <= a < b",
+        apply: mod_small,
+    },
+    RuleSpec {
+        name: "floordiv-split",
+        pattern: "(floordiv ?a ?b)",
+        rhs: "q + floordiv(r, b)",
+        condition: "b != 0, a = b*q + r with q a non-zero integer",
+        apply: floordiv_split,
+    },
+    RuleSpec {
+        name: "ceildiv-split",
+        pattern: "(ceildiv ?a ?b)",
+        rhs: "q + ceildiv(r, b)",
+        condition: "b != 0, a = b*q + r with q a non-zero integer",
+        apply: ceildiv_split,
+    },
+    RuleSpec {
+        name: "mod-split",
+        pattern: "(mod ?a ?b)",
+        rhs: "mod(r, b)",
+        condition: "b != 0, a = b*q + r with q a non-zero integer",
+        apply: mod_split,
+    },
+    RuleSpec {
+        name: "floordiv-nested",
+        pattern: "(floordiv (floordiv ?a ?b) ?c)",
+        rhs: "floordiv(a, b*c)",
+        condition: "b > 0, c > 0 and c an integer",
+        apply: floordiv_nested,
+    },
+    RuleSpec {
+        name: "ceildiv-nested",
+        pattern: "(ceildiv (ceildiv ?a ?b) ?c)",
+        rhs: "ceildiv(a, b*c)",
+        condition: "b > 0, c > 0 and c an integer",
+        apply: ceildiv_nested,
+    },
+    RuleSpec {
+        name: "min-left",
+        pattern: "(min ?a ?b)",
+        rhs: "a",
+        condition: "a <= b",
+        apply: min_left,
+    },
+    RuleSpec {
+        name: "min-right",
+        pattern: "(min ?a ?b)",
+        rhs: "b",
+        condition: "b <= a",
+        apply: min_right,
+    },
+    RuleSpec {
+        name: "max-left",
+        pattern: "(max ?a ?b)",
+        rhs: "a",
+        condition: "a >= b",
+        apply: max_left,
+    },
+    RuleSpec {
+        name: "max-right",
+        pattern: "(max ?a ?b)",
+        rhs: "b",
+        condition: "b >= a",
+        apply: max_right,
+    },
+    RuleSpec {
+        name: "broadcast-same",
+        pattern: "(broadcast ?a ?b)",
+        rhs: "a",
+        condition: "a == b",
+        apply: broadcast_same,
+    },
+    RuleSpec {
+        name: "broadcast-one-left",
+        pattern: "(broadcast ?a ?b)",
+        rhs: "b",
+        condition: "a == 1",
+        apply: broadcast_one_left,
+    },
+    RuleSpec {
+        name: "broadcast-one-right",
+        pattern: "(broadcast ?a ?b)",
+        rhs: "a",
+        condition: "b == 1",
+        apply: broadcast_one_right,
+    },
+    RuleSpec {
+        name: "broadcast-not-one-left",
+        pattern: "(broadcast ?a ?b)",
+        rhs: "a",
+        condition: "a != 1",
+        apply: broadcast_not_one_left,
+    },
+    RuleSpec {
+        name: "broadcast-not-one-right",
+        pattern: "(broadcast ?a ?b)",
+        rhs: "b",
+        condition: "b != 1",
+        apply: broadcast_not_one_right,
+    },
+];
+
+/// The applier of a table rule.
+struct TableApplier {
+    vars: Vec<Var>,
+    apply: RuleFn,
+}
+
+impl Applier<DimLang, DimAnalysis> for TableApplier {
+    fn apply_one(
+        &self,
+        egraph: &mut DimGraph,
+        eclass: Id,
+        subst: &Subst,
+        _: Option<&PatternAst<DimLang>>,
+        rule: Symbol,
+    ) -> Vec<Id> {
+        let ops: Vec<Operand> = self
+            .vars
+            .iter()
+            .map(|v| {
+                let d = &egraph[subst[*v]].data;
+                Operand {
+                    canon: d.canon.clone(),
+                    bounds: d.bounds.clone(),
+                }
+            })
+            .collect();
+        let rhs = {
+            let cx = Ctx {
+                info: &egraph.analysis.symbols,
+            };
+            (self.apply)(&cx, &ops)
+        };
+        let Some(rhs) = rhs else { return vec![] };
+        if rhs == egraph[eclass].data.canon {
+            return vec![];
+        }
+        let id = add_poly(egraph, &rhs);
+        if egraph.union_trusted(eclass, id, rule) {
+            vec![eclass]
+        } else {
+            vec![]
+        }
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        self.vars.clone()
+    }
+}
+
+/// Build the egg rewrites of [`RULES`].
+pub fn rewrites() -> Vec<Rewrite<DimLang, DimAnalysis>> {
+    RULES
+        .iter()
+        .map(|r| {
+            let pattern: Pattern<DimLang> = r
+                .pattern
+                .parse()
+                .unwrap_or_else(|e| panic!("rule {}: bad pattern: {e}", r.name));
+            let mut vars: Vec<Var> = Vec::new();
+            for v in ["?a", "?b", "?c"] {
+                let var: Var = v.parse().expect("variable name");
+                if r.pattern.contains(v) {
+                    vars.push(var);
+                }
+            }
+            Rewrite::new(
+                r.name,
+                pattern,
+                TableApplier {
+                    vars,
+                    apply: r.apply,
+                },
+            )
+            .unwrap_or_else(|e| panic!("rule {}: {e}", r.name))
+        })
+        .collect()
+}
+
+/// Add the e-nodes of a canonical form and return its class (reusing the class
+/// of an equal canonical form when one exists).
+pub fn add_poly(egraph: &mut DimGraph, p: &Poly) -> Id {
+    if let Some(&id) = egraph.analysis.by_canon.get(p) {
+        return egraph.find(id);
+    }
+    if let Some(c) = p.as_const() {
+        return egraph.add(DimLang::Num(c));
+    }
+    let mut sum: Option<Id> = None;
+    for (m, c) in &p.0 {
+        let mut num: Option<Id> = None;
+        let mut den: Option<Id> = None;
+        let cn = Rat::from_bigint(c.numer());
+        let cd = Rat::from_bigint(c.denom());
+        if !cn.is_one() || m.0.iter().all(|(_, e)| *e < 0) {
+            num = Some(egraph.add(DimLang::Num(cn)));
+        }
+        if !cd.is_one() {
+            den = Some(egraph.add(DimLang::Num(cd)));
+        }
+        for (a, e) in &m.0 {
+            let aid = match a {
+                Atom::Sym(s) => egraph.add(DimLang::Sym(*s)),
+                Atom::Op(o) => {
+                    let x = add_poly(egraph, &o.a);
+                    let y = add_poly(egraph, &o.b);
+                    egraph.add(match o.kind {
+                        OpKind::FloorDiv => DimLang::FloorDiv([x, y]),
+                        OpKind::CeilDiv => DimLang::CeilDiv([x, y]),
+                        OpKind::Mod => DimLang::Mod([x, y]),
+                        OpKind::Min => DimLang::Min([x, y]),
+                        OpKind::Max => DimLang::Max([x, y]),
+                        OpKind::Broadcast => DimLang::Broadcast([x, y]),
+                        OpKind::Div => DimLang::Div([x, y]),
+                        OpKind::Mul => DimLang::Mul([x, y]),
+                    })
+                }
+            };
+            let slot = if *e > 0 { &mut num } else { &mut den };
+            for _ in 0..e.unsigned_abs() {
+                *slot = Some(match *slot {
+                    None => aid,
+                    Some(acc) => egraph.add(DimLang::Mul([acc, aid])),
+                });
+            }
+        }
+        let num = num.unwrap_or_else(|| egraph.add(DimLang::Num(Rat::one())));
+        let term = match den {
+            None => num,
+            Some(d) => egraph.add(DimLang::Div([num, d])),
+        };
+        sum = Some(match sum {
+            None => term,
+            Some(acc) => egraph.add(DimLang::Add([acc, term])),
+        });
+    }
+    sum.unwrap_or_else(|| egraph.add(DimLang::Num(Rat::zero())))
+}
