@@ -1,0 +1,22 @@
+//! Shared test helpers.
+#![allow(dead_code)]
+
+/// insta settings for every snapshot of the suite: all `.snap` files live in the
+/// top-level `snapshots/` folder. This is the one place that sets the path.
+pub fn snapshots() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    s.set_prepend_module_to_snapshot(false);
+    s
+}
+
+/// The shared corpus (`../shared/corpus`), when it is present next to the crate.
+pub fn corpus() -> Option<std::path::PathBuf> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipping: ../shared/corpus not found");
+        None
+    }
+}
