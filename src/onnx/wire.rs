@@ -79,6 +79,8 @@ impl<'a> Field<'a> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn wrong(&self, message: &'static str, expected: WireType) -> OnnxError {
         OnnxError::WrongWireType {
             offset: self.start,
@@ -90,6 +92,7 @@ impl<'a> Field<'a> {
     }
 
     /// The payload of a length-delimited field.
+    #[inline]
     pub fn bytes(&self, message: &'static str) -> Result<&'a [u8], OnnxError> {
         match self.value {
             Value::Len(b) => Ok(b),
@@ -98,11 +101,13 @@ impl<'a> Field<'a> {
     }
 
     /// A length-delimited field as a sub-message reader.
+    #[inline]
     pub fn message(&self, message: &'static str) -> Result<Reader<'a>, OnnxError> {
         Ok(Reader::new(self.bytes(message)?, self.value_start))
     }
 
     /// A `string` field, checked for UTF-8.
+    #[inline]
     pub fn str(&self, message: &'static str) -> Result<&'a str, OnnxError> {
         let b = self.bytes(message)?;
         std::str::from_utf8(b).map_err(|_| OnnxError::InvalidUtf8 {
@@ -113,6 +118,7 @@ impl<'a> Field<'a> {
     }
 
     /// A varint field, raw.
+    #[inline]
     pub fn varint(&self, message: &'static str) -> Result<u64, OnnxError> {
         match self.value {
             Value::Varint(v) => Ok(v),
@@ -121,16 +127,19 @@ impl<'a> Field<'a> {
     }
 
     /// An `int64` field.
+    #[inline]
     pub fn int64(&self, message: &'static str) -> Result<i64, OnnxError> {
         Ok(self.varint(message)? as i64)
     }
 
     /// An `int32` (or enum) field: protobuf truncates to the low 32 bits.
+    #[inline]
     pub fn int32(&self, message: &'static str) -> Result<i32, OnnxError> {
         Ok(self.varint(message)? as i32)
     }
 
     /// A `float` field.
+    #[inline]
     pub fn float(&self, message: &'static str) -> Result<f32, OnnxError> {
         match self.value {
             Value::I32(v) => Ok(f32::from_bits(v)),
@@ -218,16 +227,25 @@ impl<'a> Reader<'a> {
     }
 
     /// Decodes one varint (at most 10 bytes, no bits beyond 64).
+    #[inline]
     pub fn varint(&mut self) -> Result<u64, OnnxError> {
+        // Fast path: most tags and lengths fit in one byte.
+        match self.buf.get(self.pos) {
+            Some(&b) if b < 0x80 => {
+                self.pos += 1;
+                Ok(u64::from(b))
+            }
+            _ => self.varint_slow(),
+        }
+    }
+
+    #[inline(never)]
+    fn varint_slow(&mut self) -> Result<u64, OnnxError> {
         let start = self.pos;
         let mut value: u64 = 0;
         for i in 0..MAX_VARINT_LEN {
             let Some(&b) = self.buf.get(start + i) else {
-                return Err(OnnxError::Truncated {
-                    offset: self.base + start,
-                    needed: (i + 1) as u64,
-                    remaining: self.buf.len() - start,
-                });
+                return Err(self.truncated(start, (i + 1) as u64));
             };
             if i == MAX_VARINT_LEN - 1 && b > 1 {
                 // The 10th byte may carry only the 64th bit and no continuation.
@@ -246,14 +264,22 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[cold]
+    #[inline(never)]
+    fn truncated(&self, at: usize, needed: u64) -> OnnxError {
+        OnnxError::Truncated {
+            offset: self.base + at,
+            needed,
+            remaining: self.buf.len().saturating_sub(at),
+        }
+    }
+
+    /// Takes the next `n` bytes.
+    #[inline]
     pub fn take(&mut self, n: u64) -> Result<&'a [u8], OnnxError> {
         let remaining = self.buf.len() - self.pos;
         if n > remaining as u64 {
-            return Err(OnnxError::Truncated {
-                offset: self.offset(),
-                needed: n,
-                remaining,
-            });
+            return Err(self.truncated(self.pos, n));
         }
         let n = n as usize;
         let s = &self.buf[self.pos..self.pos + n];
@@ -262,6 +288,9 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads the next field (tag and value), or `None` at the end of the message.
+    // Always inlined: returning the field through memory costs store-forwarding stalls in
+    // the callers' loops (measured: about a third of the parse time).
+    #[inline(always)]
     pub fn next_field(&mut self) -> Result<Option<Field<'a>>, OnnxError> {
         if self.is_empty() {
             return Ok(None);
