@@ -147,6 +147,8 @@ fn function_fixture() {
     assert!(g.output.is_empty());
     assert_eq!(m.functions.len(), 1);
     let f = m.function("local", "GetShape").unwrap();
+    assert!(std::ptr::eq(f, m.function_for(&g.node[0]).unwrap()));
+    assert!(m.function_for(&g.node[1]).is_none());
     assert_eq!(f.input, ["x"]);
     assert_eq!(f.output, ["shapeval"]);
     assert_eq!(f.node.len(), 1);
@@ -516,6 +518,28 @@ fn corpus_matches_python_onnx() {
         checked += 1;
     }
     println!("checked {checked} corpus models");
+    // Files of the other formats in the corpus must not sniff as ONNX.
+    let mut others = 0;
+    for dir in ["openvino-ir", "onednn-graph"] {
+        let mut stack = vec![corpus.join(dir)];
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if let Ok(bytes) = std::fs::read(&p) {
+                    others += 1;
+                    if onnx::looks_like_onnx(&bytes) {
+                        failures.push(format!("{}: sniffed as ONNX", p.display()));
+                    }
+                }
+            }
+        }
+    }
+    println!("sniffed {others} non-ONNX corpus files");
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

@@ -370,10 +370,17 @@ impl<'a> ModelProto<'a> {
             .map(|o| o.version)
     }
 
-    /// The model-local function a node with this `domain` and `op_type` calls, if any.
-    pub fn function(&self, domain: &str, op_type: &str) -> Option<&FunctionProto<'a>> {
+    /// The first model-local function with this `domain` and `name`, whatever its overload.
+    pub fn function(&self, domain: &str, name: &str) -> Option<&FunctionProto<'a>> {
         self.functions
             .iter()
-            .find(|f| f.domain == domain && f.name == op_type)
+            .find(|f| f.domain == domain && f.name == name)
+    }
+
+    /// The model-local function `node` calls (matching domain, op_type and overload), if any.
+    pub fn function_for(&self, node: &NodeProto<'_>) -> Option<&FunctionProto<'a>> {
+        self.functions.iter().find(|f| {
+            f.domain == node.domain && f.name == node.op_type && f.overload == node.overload
+        })
     }
 }

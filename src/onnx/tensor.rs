@@ -636,7 +636,9 @@ impl<'a> SparseTensorProto<'a> {
 }
 
 /// Where tensor data outside the model bytes comes from: the directory of the model file,
-/// against which `external_data` locations are resolved.
+/// against which `external_data` locations are resolved. A location must be a relative path
+/// without `..` components or backslashes, and must still lie inside the directory once
+/// symlinks are resolved; anything else is [`OnnxError::UnsafeExternalPath`].
 #[derive(Debug, Clone, Default)]
 pub struct DataSource {
     model_dir: Option<PathBuf>,

