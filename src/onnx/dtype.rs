@@ -1,0 +1,211 @@
+//! ONNX element data types (`TensorProto.DataType`).
+
+use std::fmt;
+
+macro_rules! data_types {
+    ($( $(#[$doc:meta])* $variant:ident = $num:literal, $short:literal, $bits:expr; )*) => {
+        /// An ONNX element type, `TensorProto.DataType` in `onnx.proto` (all values up to
+        /// `FLOAT6E3M2 = 28`). Numbers this reader does not know are kept as
+        /// [`DataType::Unknown`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum DataType {
+            $( $(#[$doc])* $variant, )*
+            /// A number not defined by the `onnx.proto` this reader follows.
+            Unknown(i32),
+        }
+
+        impl DataType {
+            /// The type for an `onnx.proto` number; unknown numbers give [`DataType::Unknown`].
+            pub fn from_i32(n: i32) -> DataType {
+                match n {
+                    $( $num => DataType::$variant, )*
+                    other => DataType::Unknown(other),
+                }
+            }
+
+            /// The `onnx.proto` number.
+            pub fn to_i32(self) -> i32 {
+                match self {
+                    $( DataType::$variant => $num, )*
+                    DataType::Unknown(n) => n,
+                }
+            }
+
+            /// The short name used by symdim (`f32`, `i64`, `bf16`, `f8e4m3fn`, ...);
+            /// `"undefined"` for 0 and `"unknown"` for numbers this reader does not know.
+            pub fn short_name(self) -> &'static str {
+                match self {
+                    $( DataType::$variant => $short, )*
+                    DataType::Unknown(_) => "unknown",
+                }
+            }
+
+            /// The type for a short name, the inverse of [`DataType::short_name`].
+            pub fn from_short_name(name: &str) -> Option<DataType> {
+                match name {
+                    $( $short => Some(DataType::$variant), )*
+                    _ => None,
+                }
+            }
+
+            /// Bits per element in `raw_data`; `None` for strings, `UNDEFINED` and unknown types.
+            pub fn bit_width(self) -> Option<u32> {
+                match self {
+                    $( DataType::$variant => $bits, )*
+                    DataType::Unknown(_) => None,
+                }
+            }
+        }
+    };
+}
+
+data_types! {
+    /// 0: no type given.
+    Undefined = 0, "undefined", None;
+    /// 1: 32-bit IEEE float.
+    Float = 1, "f32", Some(32);
+    /// 2: unsigned 8-bit integer.
+    Uint8 = 2, "u8", Some(8);
+    /// 3: signed 8-bit integer.
+    Int8 = 3, "i8", Some(8);
+    /// 4: unsigned 16-bit integer.
+    Uint16 = 4, "u16", Some(16);
+    /// 5: signed 16-bit integer.
+    Int16 = 5, "i16", Some(16);
+    /// 6: signed 32-bit integer.
+    Int32 = 6, "i32", Some(32);
+    /// 7: signed 64-bit integer.
+    Int64 = 7, "i64", Some(64);
+    /// 8: byte string.
+    String = 8, "string", None;
+    /// 9: boolean.
+    Bool = 9, "bool", Some(8);
+    /// 10: IEEE half float.
+    Float16 = 10, "f16", Some(16);
+    /// 11: 64-bit IEEE float.
+    Double = 11, "f64", Some(64);
+    /// 12: unsigned 32-bit integer.
+    Uint32 = 12, "u32", Some(32);
+    /// 13: unsigned 64-bit integer.
+    Uint64 = 13, "u64", Some(64);
+    /// 14: complex of two f32.
+    Complex64 = 14, "c64", Some(64);
+    /// 15: complex of two f64.
+    Complex128 = 15, "c128", Some(128);
+    /// 16: brain float 16.
+    Bfloat16 = 16, "bf16", Some(16);
+    /// 17: float8 e4m3, finite (NaN, no inf).
+    Float8E4M3FN = 17, "f8e4m3fn", Some(8);
+    /// 18: float8 e4m3, finite, unsigned zero.
+    Float8E4M3FNUZ = 18, "f8e4m3fnuz", Some(8);
+    /// 19: float8 e5m2.
+    Float8E5M2 = 19, "f8e5m2", Some(8);
+    /// 20: float8 e5m2, finite, unsigned zero.
+    Float8E5M2FNUZ = 20, "f8e5m2fnuz", Some(8);
+    /// 21: unsigned 4-bit integer, two per byte.
+    Uint4 = 21, "u4", Some(4);
+    /// 22: signed 4-bit integer, two per byte.
+    Int4 = 22, "i4", Some(4);
+    /// 23: float4 e2m1, two per byte.
+    Float4E2M1 = 23, "f4e2m1", Some(4);
+    /// 24: float8 e8m0 (exponent only).
+    Float8E8M0 = 24, "f8e8m0", Some(8);
+    /// 25: unsigned 2-bit integer, four per byte.
+    Uint2 = 25, "u2", Some(2);
+    /// 26: signed 2-bit integer, four per byte.
+    Int2 = 26, "i2", Some(2);
+    /// 27: float6 e2m3.
+    Float6E2M3 = 27, "f6e2m3", Some(6);
+    /// 28: float6 e3m2.
+    Float6E3M2 = 28, "f6e3m2", Some(6);
+}
+
+impl DataType {
+    /// The upper-case name used in `onnx.proto` (`FLOAT`, `INT64`, ...), or `None` for unknown.
+    pub fn onnx_name(self) -> Option<&'static str> {
+        Some(match self {
+            DataType::Undefined => "UNDEFINED",
+            DataType::Float => "FLOAT",
+            DataType::Uint8 => "UINT8",
+            DataType::Int8 => "INT8",
+            DataType::Uint16 => "UINT16",
+            DataType::Int16 => "INT16",
+            DataType::Int32 => "INT32",
+            DataType::Int64 => "INT64",
+            DataType::String => "STRING",
+            DataType::Bool => "BOOL",
+            DataType::Float16 => "FLOAT16",
+            DataType::Double => "DOUBLE",
+            DataType::Uint32 => "UINT32",
+            DataType::Uint64 => "UINT64",
+            DataType::Complex64 => "COMPLEX64",
+            DataType::Complex128 => "COMPLEX128",
+            DataType::Bfloat16 => "BFLOAT16",
+            DataType::Float8E4M3FN => "FLOAT8E4M3FN",
+            DataType::Float8E4M3FNUZ => "FLOAT8E4M3FNUZ",
+            DataType::Float8E5M2 => "FLOAT8E5M2",
+            DataType::Float8E5M2FNUZ => "FLOAT8E5M2FNUZ",
+            DataType::Uint4 => "UINT4",
+            DataType::Int4 => "INT4",
+            DataType::Float4E2M1 => "FLOAT4E2M1",
+            DataType::Float8E8M0 => "FLOAT8E8M0",
+            DataType::Uint2 => "UINT2",
+            DataType::Int2 => "INT2",
+            DataType::Float6E2M3 => "FLOAT6E2M3",
+            DataType::Float6E3M2 => "FLOAT6E3M2",
+            DataType::Unknown(_) => return None,
+        })
+    }
+
+    /// Whether the type is an integer type (including `BOOL`).
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            DataType::Uint8
+                | DataType::Int8
+                | DataType::Uint16
+                | DataType::Int16
+                | DataType::Int32
+                | DataType::Int64
+                | DataType::Bool
+                | DataType::Uint32
+                | DataType::Uint64
+                | DataType::Uint4
+                | DataType::Int4
+                | DataType::Uint2
+                | DataType::Int2
+        )
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DataType::Unknown(n) => write!(f, "unknown({n})"),
+            other => f.write_str(other.short_name()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_names_round_trip() {
+        for n in 0..=28 {
+            let dt = DataType::from_i32(n);
+            assert!(!matches!(dt, DataType::Unknown(_)), "{n}");
+            assert_eq!(dt.to_i32(), n);
+            assert_eq!(DataType::from_short_name(dt.short_name()), Some(dt));
+            assert!(dt.onnx_name().is_some());
+        }
+        assert_eq!(DataType::from_i32(29), DataType::Unknown(29));
+        assert_eq!(DataType::from_i32(-3).to_i32(), -3);
+        assert_eq!(DataType::Float.short_name(), "f32");
+        assert_eq!(DataType::Bfloat16.to_string(), "bf16");
+        assert_eq!(DataType::Unknown(99).to_string(), "unknown(99)");
+        assert_eq!(DataType::Int4.bit_width(), Some(4));
+        assert_eq!(DataType::String.bit_width(), None);
+    }
+}

@@ -1,0 +1,197 @@
+//! Re-emits a model with inferred shapes, copying every untouched field as raw bytes.
+
+use std::collections::{HashMap, HashSet};
+
+use super::dtype::DataType;
+use super::error::OnnxError;
+use super::model::ModelProto;
+use super::types::{Dim, TypeProto, ValueInfoProto};
+use super::wire::{put_len, put_varint_field, Reader};
+
+/// One dim of an inferred shape.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum InferredDim {
+    /// A known size (`dim_value`).
+    Value(i64),
+    /// A symbolic size (`dim_param`), e.g. `"N"` or `"(S*12)"`.
+    Param(String),
+    /// Unknown: written as a dim with neither field.
+    Unknown,
+}
+
+/// The inferred type of one value, to be written into the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InferredValueInfo {
+    /// The value name.
+    pub name: String,
+    /// The element type; [`DataType::Undefined`] if not inferred.
+    pub elem_type: DataType,
+    /// The dims; `None` if the rank is unknown.
+    pub shape: Option<Vec<InferredDim>>,
+}
+
+impl From<Dim<'_>> for InferredDim {
+    fn from(d: Dim<'_>) -> Self {
+        match d {
+            Dim::Value(v) => InferredDim::Value(v),
+            Dim::Param(p) => InferredDim::Param(p.to_string()),
+            Dim::Unknown => InferredDim::Unknown,
+        }
+    }
+}
+
+/// Re-emits `original` byte for byte except that the main graph's `value_info` entries are
+/// replaced by `shapes` (minus the graph's inputs and outputs, and minus repeated names),
+/// and graph outputs whose name appears in `shapes` get their type replaced: the inferred
+/// element type and shape, each falling back to the original one where the inferred is
+/// `Undefined` / `None`. Outputs typed as non-tensors (sequences, maps, ...) are left alone.
+///
+/// The whole model is parsed first, so malformed input is reported rather than copied.
+pub fn write_with_shapes(
+    original: &[u8],
+    shapes: &[InferredValueInfo],
+) -> Result<Vec<u8>, OnnxError> {
+    let model = ModelProto::parse(original)?;
+    let graph = model.graph()?;
+    let mut by_name: HashMap<&str, &InferredValueInfo> = HashMap::new();
+    for s in shapes {
+        by_name.entry(s.name.as_str()).or_insert(s);
+    }
+    let io: HashSet<&str> = graph
+        .input
+        .iter()
+        .chain(&graph.output)
+        .map(|v| v.name)
+        .collect();
+    let mut value_info = Vec::new();
+    let mut written = HashSet::new();
+    for s in shapes {
+        if s.name.is_empty() || io.contains(s.name.as_str()) || !written.insert(s.name.as_str()) {
+            continue;
+        }
+        let mut vi = Vec::new();
+        put_len(&mut vi, 1, s.name.as_bytes());
+        put_len(
+            &mut vi,
+            2,
+            &encode_tensor_type(s.elem_type, s.shape.as_deref()),
+        );
+        put_len(&mut value_info, 13, &vi);
+    }
+
+    let mut out = Vec::with_capacity(original.len() + value_info.len());
+    let mut r = Reader::new(original, 0);
+    // Protobuf merges repeated occurrences of the graph field; value_info goes in the first.
+    let mut value_info_pending = true;
+    while let Some(f) = r.next_field()? {
+        if f.number == 7 {
+            let new_graph = rewrite_graph(
+                f.message("ModelProto")?,
+                &by_name,
+                &value_info,
+                &mut value_info_pending,
+            )?;
+            put_len(&mut out, 7, &new_graph);
+        } else {
+            out.extend_from_slice(&original[f.start..f.end]);
+        }
+    }
+    Ok(out)
+}
+
+fn rewrite_graph(
+    mut r: Reader<'_>,
+    by_name: &HashMap<&str, &InferredValueInfo>,
+    value_info: &[u8],
+    value_info_pending: &mut bool,
+) -> Result<Vec<u8>, OnnxError> {
+    let body = r.body();
+    let base = r.offset();
+    let mut out = Vec::with_capacity(body.len() + value_info.len());
+    while let Some(f) = r.next_field()? {
+        let raw = &body[f.start - base..f.end - base];
+        match f.number {
+            13 => {
+                if std::mem::take(value_info_pending) {
+                    out.extend_from_slice(value_info);
+                }
+            }
+            12 => {
+                let msg = f.message("GraphProto")?;
+                let vi = ValueInfoProto::parse(msg.clone(), 0)?;
+                match by_name.get(vi.name) {
+                    Some(inf) if matches!(vi.r#type, None | Some(TypeProto::Tensor(_))) => {
+                        put_len(&mut out, 12, &rewrite_output(msg, &vi, inf)?);
+                    }
+                    _ => out.extend_from_slice(raw),
+                }
+            }
+            _ => out.extend_from_slice(raw),
+        }
+    }
+    if std::mem::take(value_info_pending) {
+        out.extend_from_slice(value_info);
+    }
+    Ok(out)
+}
+
+fn rewrite_output(
+    mut r: Reader<'_>,
+    vi: &ValueInfoProto<'_>,
+    inf: &InferredValueInfo,
+) -> Result<Vec<u8>, OnnxError> {
+    let elem_type = if inf.elem_type == DataType::Undefined {
+        vi.elem_type()
+    } else {
+        inf.elem_type
+    };
+    let original_shape: Option<Vec<InferredDim>> = vi
+        .shape()
+        .map(|dims| dims.iter().map(|&d| d.into()).collect());
+    let shape = inf.shape.as_deref().or(original_shape.as_deref());
+    let new_type = encode_tensor_type(elem_type, shape);
+
+    let body = r.body();
+    let base = r.offset();
+    let mut out = Vec::with_capacity(body.len() + new_type.len());
+    let mut type_written = false;
+    while let Some(f) = r.next_field()? {
+        if f.number == 2 {
+            if !type_written {
+                put_len(&mut out, 2, &new_type);
+                type_written = true;
+            }
+        } else {
+            out.extend_from_slice(&body[f.start - base..f.end - base]);
+        }
+    }
+    if !type_written {
+        put_len(&mut out, 2, &new_type);
+    }
+    Ok(out)
+}
+
+/// Encodes a `TypeProto` holding a `tensor_type`.
+fn encode_tensor_type(elem_type: DataType, shape: Option<&[InferredDim]>) -> Vec<u8> {
+    let mut tensor = Vec::new();
+    if elem_type != DataType::Undefined {
+        put_varint_field(&mut tensor, 1, elem_type.to_i32() as i64 as u64);
+    }
+    if let Some(dims) = shape {
+        let mut shape_msg = Vec::new();
+        let mut dim = Vec::new();
+        for d in dims {
+            dim.clear();
+            match d {
+                InferredDim::Value(v) => put_varint_field(&mut dim, 1, *v as u64),
+                InferredDim::Param(p) => put_len(&mut dim, 2, p.as_bytes()),
+                InferredDim::Unknown => {}
+            }
+            put_len(&mut shape_msg, 1, &dim);
+        }
+        put_len(&mut tensor, 2, &shape_msg);
+    }
+    let mut ty = Vec::new();
+    put_len(&mut ty, 1, &tensor);
+    ty
+}
