@@ -608,6 +608,15 @@ fn const_reader_checks() {
             ..
         })
     ));
+    let strings = const_layer("string", "1", 0, 1_000_000);
+    assert!(matches!(
+        capped.const_bytes(&strings.graph.layers[0]),
+        Err(IrError::ConstBytesTooLarge {
+            size: 1_000_000,
+            max: 8000,
+            ..
+        })
+    ));
     let empty = Weights::empty();
     assert!(matches!(
         empty.const_i64_values(&ok.graph.layers[0]),
@@ -672,4 +681,52 @@ proptest! {
             .replacen(r#"shape="?,3,2..8""#, &format!(r#"shape="{shape}""#), 1);
         exercise(&xml, &std::fs::read(fixture_dir().join("model.bin")).unwrap());
     }
+}
+
+#[test]
+fn sub_graph_bodies() {
+    let body = format!(
+        "<body><layers>{}{}</layers><edges>{}</edges></body>",
+        layer(0, "Parameter", "", &[], &[0]),
+        layer(1, "Result", "", &[0], &[]),
+        edge(0, 0, 1, 0)
+    );
+    let ti = format!(
+        r#"<layer id="1" name="ti" type="TensorIterator" version="opset1"><input><port id="0"/></input><output><port id="1"/></output><port_map><input external_port_id="0" internal_layer_id="0" axis="1"/><output external_port_id="1" internal_layer_id="1"/></port_map><back_edges/>{body}</layer>"#
+    );
+    let layers = layer(0, "Parameter", "", &[], &[0]) + &ti;
+    let m = IrModel::parse(&net("11", &layers, &edge(0, 0, 1, 0))).unwrap();
+    let t = m.graph.layer(1).unwrap();
+    assert_eq!(t.bodies.len(), 1);
+    assert_eq!(t.bodies[0].tag, "body");
+    assert_eq!(t.bodies[0].graph.layers.len(), 2);
+    assert_eq!(
+        t.bodies[0].graph.producer(1, 0),
+        Some(PortRef { layer: 0, port: 0 })
+    );
+    let pm: Vec<&str> = t.port_maps.iter().map(|p| p.tag.as_str()).collect();
+    assert_eq!(pm, ["port_map", "back_edges"]);
+    assert_eq!(t.port_maps[0].entries[0].0, "input");
+    assert_eq!(
+        t.port_maps[0].entries[0].1[2],
+        ("axis".to_string(), "1".to_string())
+    );
+    // A body edge to a missing layer is caught inside the body too.
+    let bad = ti.replace(&edge(0, 0, 1, 0), &edge(0, 0, 5, 0));
+    let layers = layer(0, "Parameter", "", &[], &[0]) + &bad;
+    assert!(matches!(
+        IrModel::parse(&net("11", &layers, "")),
+        Err(IrError::EdgeMissingLayer { missing: 5, .. })
+    ));
+    // Nesting beyond the cap.
+    let mut nested = layer(0, "Parameter", "", &[], &[0]);
+    for _ in 0..20 {
+        nested = format!(
+            r#"<layer id="0" name="loop" type="Loop" version="opset5"><body><layers>{nested}</layers></body></layer>"#
+        );
+    }
+    assert!(matches!(
+        IrModel::parse(&net("11", &nested, "")),
+        Err(IrError::NestingTooDeep { max: 16, .. })
+    ));
 }

@@ -337,6 +337,16 @@ pub enum IrError {
         /// The cap.
         max: u64,
     },
+    /// The Const's byte size is more than the reader's cap (8 bytes per allowed element).
+    #[error("Const layer {layer} has {size} bytes, more than the cap of {max}")]
+    ConstBytesTooLarge {
+        /// Layer id.
+        layer: u64,
+        /// The `size` attribute.
+        size: u64,
+        /// The cap.
+        max: u64,
+    },
     /// The Const's element type does not fit the requested reader.
     #[error("Const layer {layer} has element type {element_type}, which the {reader} reader does not read")]
     ConstTypeMismatch {

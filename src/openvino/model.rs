@@ -28,8 +28,8 @@ pub struct IrLimits {
 impl Default for IrLimits {
     fn default() -> Self {
         IrLimits {
-            max_xml_bytes: 1 << 30,
-            max_xml_nodes: 50_000_000,
+            max_xml_bytes: 256 << 20,
+            max_xml_nodes: 20_000_000,
             max_layers: 1_000_000,
             max_rank: super::shape::DEFAULT_MAX_RANK,
             max_body_depth: 16,

@@ -206,6 +206,15 @@ impl Weights {
                 max: self.max_const_elements,
             });
         }
+        // Types without a fixed width (string) have an unchecked `size`; cap it too.
+        let max_bytes = self.max_const_elements.saturating_mul(8);
+        if info.size > max_bytes {
+            return Err(IrError::ConstBytesTooLarge {
+                layer: info.layer,
+                size: info.size,
+                max: max_bytes,
+            });
+        }
         let end = info.offset.checked_add(info.size);
         if !matches!(end, Some(e) if e <= self.len) {
             return Err(IrError::ConstOutOfBounds {
