@@ -5,4 +5,5 @@
 #![deny(missing_docs)]
 
 pub mod algebra;
+pub mod onednn;
 pub mod openvino;
