@@ -236,34 +236,56 @@ pub fn parse_partial_shape(text: &str, max_rank: usize) -> Result<PartialShape, 
 /// An OpenVINO element type (`ov::element::Type`), as named in `element_type`
 /// attributes (`f32`, `i64`, ...) or in legacy port `precision` attributes (`FP32`, `I64`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)] // the variant names are the type names
 pub enum ElementType {
     /// `dynamic` / `undefined`: not specified.
     Dynamic,
     /// `boolean`, stored as one byte per element.
     Boolean,
+    /// bfloat16.
     Bf16,
+    /// IEEE half.
     F16,
+    /// IEEE single.
     F32,
+    /// IEEE double.
     F64,
+    /// 8-bit float, 4-bit exponent.
     F8E4M3,
+    /// 8-bit float, 5-bit exponent.
     F8E5M2,
+    /// 8-bit exponent-only scale.
     F8E8M0,
+    /// 4-bit float.
     F4E2M1,
+    /// 4-bit NormalFloat.
     Nf4,
+    /// 4-bit signed.
     I4,
+    /// 8-bit signed.
     I8,
+    /// 16-bit signed.
     I16,
+    /// 32-bit signed.
     I32,
+    /// 64-bit signed.
     I64,
+    /// 1-bit unsigned.
     U1,
+    /// 2-bit unsigned.
     U2,
+    /// 3-bit unsigned.
     U3,
+    /// 4-bit unsigned.
     U4,
+    /// 6-bit unsigned.
     U6,
+    /// 8-bit unsigned.
     U8,
+    /// 16-bit unsigned.
     U16,
+    /// 32-bit unsigned.
     U32,
+    /// 64-bit unsigned.
     U64,
     /// `string` (packed string tensors; not readable by the numeric readers).
     String,
