@@ -5,4 +5,6 @@
 #![deny(missing_docs)]
 
 pub mod algebra;
+pub mod onednn;
 pub mod onnx;
+pub mod openvino;

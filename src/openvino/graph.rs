@@ -1,0 +1,192 @@
+//! Edge resolution, producer/consumer links and topological order of an [`IrGraph`].
+
+use std::collections::HashMap;
+
+use super::error::{IrError, PortSide};
+use super::model::{Edge, IrGraph, Layer, PortRef};
+
+/// Lookup tables built once per graph.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GraphIndex {
+    ids: HashMap<u64, usize>,
+    /// Consuming input port -> producing output port.
+    producers: HashMap<PortRef, PortRef>,
+    /// Producing output port -> consuming input ports, in edge order.
+    consumers: HashMap<PortRef, Vec<PortRef>>,
+    /// Layer indices in topological order.
+    topo: Vec<usize>,
+}
+
+impl GraphIndex {
+    pub(crate) fn build(
+        layers: &[Layer],
+        edges: &[Edge],
+        ids: HashMap<u64, usize>,
+    ) -> Result<GraphIndex, IrError> {
+        let mut producers: HashMap<PortRef, PortRef> = HashMap::new();
+        let mut consumers: HashMap<PortRef, Vec<PortRef>> = HashMap::new();
+        // preds[i] = producing layer indices of layer i (one per edge).
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); layers.len()];
+        let mut succs: Vec<Vec<usize>> = vec![Vec::new(); layers.len()];
+        for e in edges {
+            let missing_layer = |side, missing| IrError::EdgeMissingLayer {
+                from_layer: e.from_layer,
+                from_port: e.from_port,
+                to_layer: e.to_layer,
+                to_port: e.to_port,
+                side,
+                missing,
+            };
+            let missing_port = |side, layer, port| IrError::EdgeMissingPort {
+                from_layer: e.from_layer,
+                from_port: e.from_port,
+                to_layer: e.to_layer,
+                to_port: e.to_port,
+                layer,
+                port,
+                side,
+            };
+            let &fi = ids
+                .get(&e.from_layer)
+                .ok_or_else(|| missing_layer(PortSide::Output, e.from_layer))?;
+            let &ti = ids
+                .get(&e.to_layer)
+                .ok_or_else(|| missing_layer(PortSide::Input, e.to_layer))?;
+            if layers[fi].output_index(e.from_port).is_none() {
+                return Err(missing_port(PortSide::Output, e.from_layer, e.from_port));
+            }
+            if layers[ti].input_index(e.to_port).is_none() {
+                return Err(missing_port(PortSide::Input, e.to_layer, e.to_port));
+            }
+            let from = PortRef {
+                layer: e.from_layer,
+                port: e.from_port,
+            };
+            let to = PortRef {
+                layer: e.to_layer,
+                port: e.to_port,
+            };
+            if let Some(first) = producers.insert(to, from) {
+                return Err(IrError::DuplicateInputEdge {
+                    layer: to.layer,
+                    port: to.port,
+                    first_layer: first.layer,
+                    first_port: first.port,
+                    second_layer: from.layer,
+                    second_port: from.port,
+                });
+            }
+            consumers.entry(from).or_default().push(to);
+            preds[ti].push(fi);
+            succs[fi].push(ti);
+        }
+        let topo = topo_sort(layers, &preds, &succs)?;
+        Ok(GraphIndex {
+            ids,
+            producers,
+            consumers,
+            topo,
+        })
+    }
+}
+
+/// Kahn's algorithm; ties are broken by file order (a min-heap over layer indices).
+fn topo_sort(
+    layers: &[Layer],
+    preds: &[Vec<usize>],
+    succs: &[Vec<usize>],
+) -> Result<Vec<usize>, IrError> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let n = layers.len();
+    let mut indeg: Vec<usize> = preds.iter().map(Vec::len).collect();
+    let mut ready: BinaryHeap<Reverse<usize>> =
+        (0..n).filter(|&i| indeg[i] == 0).map(Reverse).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse(i)) = ready.pop() {
+        order.push(i);
+        for &s in &succs[i] {
+            indeg[s] -= 1;
+            if indeg[s] == 0 {
+                ready.push(Reverse(s));
+            }
+        }
+    }
+    if order.len() == n {
+        return Ok(order);
+    }
+    // Every unplaced layer has an unplaced predecessor; walking predecessors from any
+    // of them must revisit a layer, and the first revisited one is on a cycle.
+    let start = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0);
+    let mut seen = vec![false; n];
+    let mut cur = start;
+    while !seen[cur] {
+        seen[cur] = true;
+        match preds[cur].iter().find(|&&p| indeg[p] > 0) {
+            Some(&p) => cur = p,
+            None => break, // cannot happen; stop rather than loop
+        }
+    }
+    Err(IrError::Cycle {
+        layer: layers[cur].id,
+        name: layers[cur].name.clone(),
+    })
+}
+
+impl IrGraph {
+    /// The layer with id `id`.
+    pub fn layer(&self, id: u64) -> Option<&Layer> {
+        self.index.ids.get(&id).map(|&i| &self.layers[i])
+    }
+
+    /// Position of layer `id` in [`IrGraph::layers`].
+    pub fn layer_index(&self, id: u64) -> Option<usize> {
+        self.index.ids.get(&id).copied()
+    }
+
+    /// The output port feeding input port `port` of layer `layer`, if connected.
+    pub fn producer(&self, layer: u64, port: u64) -> Option<PortRef> {
+        self.index.producers.get(&PortRef { layer, port }).copied()
+    }
+
+    /// For each input port of `layer` (in [`Layer::inputs`] order), its producer.
+    /// Empty if the layer does not exist.
+    pub fn input_producers(&self, layer: u64) -> Vec<Option<PortRef>> {
+        match self.layer(layer) {
+            Some(l) => l
+                .inputs
+                .iter()
+                .map(|p| self.producer(layer, p.id))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// The input ports fed by output port `port` of layer `layer`, in edge order.
+    pub fn consumers(&self, layer: u64, port: u64) -> &[PortRef] {
+        self.index
+            .consumers
+            .get(&PortRef { layer, port })
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// Layer indices (into [`IrGraph::layers`]) in a topological order: every producer
+    /// comes before its consumers; ties keep file order.
+    pub fn topological_order(&self) -> &[usize] {
+        &self.index.topo
+    }
+
+    /// Layers in topological order.
+    pub fn layers_topological(&self) -> impl Iterator<Item = &Layer> + '_ {
+        self.index.topo.iter().map(move |&i| &self.layers[i])
+    }
+
+    /// Layers whose IR type is `type_name` (as written, e.g. `"Const"`), in file order.
+    pub fn layers_of_type<'a>(
+        &'a self,
+        type_name: &'a str,
+    ) -> impl Iterator<Item = &'a Layer> + 'a {
+        self.layers.iter().filter(move |l| l.type_name == type_name)
+    }
+}
