@@ -2,10 +2,16 @@
 
 mod common;
 
-use symdim::algebra::{Algebra, AlgebraError, Config, FreshKey, Limits, MinusOne, Rat, SymbolKind, Truth};
+use symdim::algebra::{
+    Algebra, AlgebraError, Config, FreshKey, Limits, MinusOne, Rat, SymbolKind, Truth,
+};
 
 fn key(node: &str, axis: usize) -> FreshKey {
-    FreshKey { node: node.to_string(), output: 0, axis }
+    FreshKey {
+        node: node.to_string(),
+        output: 0,
+        axis,
+    }
 }
 
 fn dims(alg: &mut Algebra, text: &[&str]) -> Vec<symdim::algebra::Dim> {
@@ -60,7 +66,10 @@ fn minus_one_not_provable_gives_fresh_dim_and_relation() {
     let mut alg = Algebra::default();
     let input = dims(&mut alg, &["A", "B", "6", "D", "8"]);
     let known = dims(&mut alg, &["F", "B", "1", "D"]);
-    let MinusOne::Fresh { dim, residual } = alg.solve_minus_one(&input, &known, key("Reshape_0", 4)).unwrap() else {
+    let MinusOne::Fresh { dim, residual } = alg
+        .solve_minus_one(&input, &known, key("Reshape_0", 4))
+        .unwrap()
+    else {
         panic!("expected a fresh dim")
     };
     assert_eq!(alg.render(dim), "r0");
@@ -71,7 +80,10 @@ fn minus_one_not_provable_gives_fresh_dim_and_relation() {
         k => panic!("{k:?}"),
     }
     let rel = &alg.relations()[0];
-    assert_eq!((alg.render(rel.lhs), alg.render(rel.rhs)), ("B*D*F*r0".to_string(), "48*A*B*D".to_string()));
+    assert_eq!(
+        (alg.render(rel.lhs), alg.render(rel.rhs)),
+        ("B*D*F*r0".to_string(), "48*A*B*D".to_string())
+    );
     // Same key, same name; a new key, the next name.
     let again = alg.fresh("r", key("Reshape_0", 4), SymbolKind::Input);
     assert_eq!(alg.render(again), "r0");
@@ -97,16 +109,32 @@ fn minus_one_with_concrete_remainder_is_an_error() {
     // [2, 3, 4] to [5, -1]: 24 / 5 is not an integer.
     let input = dims(&mut alg, &["2", "3", "4"]);
     let known = dims(&mut alg, &["5"]);
-    let err = alg.solve_minus_one(&input, &known, key("r", 1)).unwrap_err();
-    assert_eq!(err, AlgebraError::NotDivisible { dividend: "24".into(), divisor: "5".into(), residual: "24/5".into(), proven: true });
+    let err = alg
+        .solve_minus_one(&input, &known, key("r", 1))
+        .unwrap_err();
+    assert_eq!(
+        err,
+        AlgebraError::NotDivisible {
+            dividend: "24".into(),
+            divisor: "5".into(),
+            residual: "24/5".into(),
+            proven: true
+        }
+    );
     // [2*S + 1] to [2, -1]: (2*S + 1)/2 = S + 1/2 is never an integer.
     let input = dims(&mut alg, &["2*S + 1"]);
     let known = dims(&mut alg, &["2"]);
-    assert!(matches!(alg.solve_minus_one(&input, &known, key("r", 1)), Err(AlgebraError::NotDivisible { proven: true, .. })));
+    assert!(matches!(
+        alg.solve_minus_one(&input, &known, key("r", 1)),
+        Err(AlgebraError::NotDivisible { proven: true, .. })
+    ));
     // known product provably zero
     let input = dims(&mut alg, &["S"]);
     let known = dims(&mut alg, &["0"]);
-    assert!(matches!(alg.solve_minus_one(&input, &known, key("r", 1)), Err(AlgebraError::DivisionByZero { .. })));
+    assert!(matches!(
+        alg.solve_minus_one(&input, &known, key("r", 1)),
+        Err(AlgebraError::DivisionByZero { .. })
+    ));
 }
 
 #[test]
@@ -142,7 +170,10 @@ fn equality_three_ways() {
 
 #[test]
 fn input_lower_bound_is_configurable() {
-    let mut alg = Algebra::new(Config { input_lower: Rat::zero(), ..Config::default() });
+    let mut alg = Algebra::new(Config {
+        input_lower: Rat::zero(),
+        ..Config::default()
+    });
     let sb = alg.parse("S + B").unwrap();
     let s = alg.parse("S").unwrap();
     assert_eq!(alg.equal(sb, s), Truth::Unknown, "B may be 0 now");
@@ -160,8 +191,14 @@ fn facts_bounds_and_bind() {
     let e = alg.parse("N*S + N").unwrap();
     assert_eq!(alg.render(e), "4*S + 4");
     // a bind that contradicts an assumption
-    assert!(matches!(alg.bind("N", 1), Err(AlgebraError::Contradiction { .. })));
-    assert!(matches!(alg.assume("N <= 3"), Err(AlgebraError::Contradiction { .. })));
+    assert!(matches!(
+        alg.bind("N", 1),
+        Err(AlgebraError::Contradiction { .. })
+    ));
+    assert!(matches!(
+        alg.assume("N <= 3"),
+        Err(AlgebraError::Contradiction { .. })
+    ));
 }
 
 #[test]
@@ -170,7 +207,11 @@ fn contradictions_are_errors_not_panics() {
     let three = alg.constant(3);
     let four = alg.constant(4);
     let err = alg.union(three, four, "test").unwrap_err();
-    assert!(err.to_string().starts_with("contradiction: 3 == 4 is impossible"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("contradiction: 3 == 4 is impossible"),
+        "{err}"
+    );
     let n = alg.input("N");
     let zero = alg.constant(0);
     assert!(alg.union(n, zero, "test").is_err(), "N >= 1 by default");
@@ -181,6 +222,7 @@ fn contradictions_are_errors_not_panics() {
     alg.union(b, a1, "test").unwrap();
     let r = alg.union(a, b, "test");
     assert!(r.is_err(), "A == A + 1 is impossible");
+    assert!(alg.contradictions().next().is_some(), "and it is recorded");
 }
 
 #[test]
@@ -196,19 +238,34 @@ fn union_propagates_to_every_expression() {
 #[test]
 fn expressions_render_in_one_canonical_form() {
     let mut alg = Algebra::default();
-    for (a, b) in [("B*S*12", "12*(S*B)"), ("(A + B)*(A - B)", "A*A - B*B"), ("A - (B - C)", "C + A - B"), ("48*A/F*F", "48*A")] {
+    for (a, b) in [
+        ("B*S*12", "12*(S*B)"),
+        ("(A + B)*(A - B)", "A*A - B*B"),
+        ("A - (B - C)", "C + A - B"),
+        ("48*A/F*F", "48*A"),
+    ] {
         let x = alg.parse(a).unwrap();
         let y = alg.parse(b).unwrap();
         assert_eq!(alg.render(x), alg.render(y), "{a} vs {b}");
-        assert_eq!(alg.egraph().find(x.id()), alg.egraph().find(y.id()), "hash-consed by canonical form");
+        assert_eq!(
+            alg.egraph().find(x.id()),
+            alg.egraph().find(y.id()),
+            "hash-consed by canonical form"
+        );
     }
 }
 
 #[test]
 fn dim_param_expressions_and_backquoted_names() {
     let mut alg = Algebra::default();
-    assert_eq!(simplify(&mut alg, "past_sequence_length + 1 - 1"), "past_sequence_length");
-    assert_eq!(simplify(&mut alg, "`p2o.DynamicDimension.0` * 2"), "2*`p2o.DynamicDimension.0`");
+    assert_eq!(
+        simplify(&mut alg, "past_sequence_length + 1 - 1"),
+        "past_sequence_length"
+    );
+    assert_eq!(
+        simplify(&mut alg, "`p2o.DynamicDimension.0` * 2"),
+        "2*`p2o.DynamicDimension.0`"
+    );
 }
 
 // ----- one test per rule: it fires when its condition holds, and not otherwise ----
@@ -227,7 +284,10 @@ fn rule_case(fires: &[(&str, &str)], stays: &[&str]) {
 
 #[test]
 fn rule_floordiv_exact() {
-    rule_case(&[("floordiv(12*S, 4)", "3*S"), ("floordiv(B*S, S)", "B")], &["floordiv(S, 4)", "floordiv(B*S, B - 1)"]);
+    rule_case(
+        &[("floordiv(12*S, 4)", "3*S"), ("floordiv(B*S, S)", "B")],
+        &["floordiv(S, 4)", "floordiv(B*S, B - 1)"],
+    );
 }
 
 #[test]
@@ -237,53 +297,117 @@ fn rule_ceildiv_exact() {
 
 #[test]
 fn rule_mod_exact() {
-    rule_case(&[("mod(6*S, 3)", "0"), ("mod(B*S, B)", "0")], &["mod(S, 3)"]);
+    rule_case(
+        &[("mod(6*S, 3)", "0"), ("mod(B*S, B)", "0")],
+        &["mod(S, 3)"],
+    );
 }
 
 #[test]
 fn rule_floordiv_small() {
-    rule_case(&[("floordiv(S, S + 1)", "0"), ("floordiv(mod(S, 4), 4)", "0")], &["floordiv(S, S)", "floordiv(S - 1, 2)"]);
+    rule_case(
+        &[("floordiv(S, S + 1)", "0"), ("floordiv(mod(S, 4), 4)", "0")],
+        &["floordiv(S, S)", "floordiv(S - 1, 2)"],
+    );
 }
 
 #[test]
 fn rule_ceildiv_small() {
-    rule_case(&[("ceildiv(S, S + 3)", "1")], &["ceildiv(S - 1, S)", "ceildiv(S + 1, S)"]);
+    // ceildiv(S + 1, S) splits to 1 + ceildiv(1, S), and ceildiv(1, S) = 1 for S >= 1.
+    rule_case(
+        &[("ceildiv(S, S + 3)", "1"), ("ceildiv(S + 1, S)", "2")],
+        &["ceildiv(S - 2, S + 1)"],
+    );
 }
 
 #[test]
 fn rule_mod_small() {
-    rule_case(&[("mod(S, S + 1)", "S"), ("mod(mod(S, 4), 4)", "mod(S, 4)")], &["mod(S, 5)", "mod(S - 1, S)"]);
+    rule_case(
+        &[("mod(S, S + 1)", "S"), ("mod(mod(S, 4), 4)", "mod(S, 4)")],
+        &["mod(S, 5)", "mod(S - 1, S)"],
+    );
 }
 
 #[test]
 fn rule_floordiv_split() {
-    rule_case(&[("floordiv(8*S + 3, 4)", "2*S"), ("floordiv(2*S + T, 2)", "floordiv(T, 2) + S"), ("floordiv(B*S + 1, S)", "floordiv(1, S) + B")], &["floordiv(S + T, 2)"]);
+    rule_case(
+        &[
+            ("floordiv(8*S + 3, 4)", "2*S"),
+            ("floordiv(2*S + T, 2)", "S + floordiv(T, 2)"),
+            ("floordiv(B*S + 1, S)", "B + floordiv(1, S)"),
+        ],
+        &["floordiv(S + T, 2)"],
+    );
 }
 
 #[test]
 fn rule_ceildiv_split() {
-    rule_case(&[("ceildiv(8*S + 3, 4)", "2*S + 1"), ("ceildiv(2*S + T, 2)", "ceildiv(T, 2) + S")], &["ceildiv(S + T, 2)"]);
+    rule_case(
+        &[
+            ("ceildiv(8*S + 3, 4)", "2*S + 1"),
+            ("ceildiv(2*S + T, 2)", "S + ceildiv(T, 2)"),
+        ],
+        &["ceildiv(S + T, 2)"],
+    );
 }
 
 #[test]
 fn rule_mod_split() {
-    rule_case(&[("mod(8*S + 3, 4)", "3"), ("mod(2*S + T, 2)", "mod(T, 2)")], &["mod(S + T, 2)"]);
+    rule_case(
+        &[("mod(8*S + 3, 4)", "3"), ("mod(2*S + T, 2)", "mod(T, 2)")],
+        &["mod(S + T, 2)"],
+    );
 }
 
 #[test]
 fn rule_floordiv_nested() {
-    rule_case(&[("floordiv(floordiv(S, 2), 2)", "floordiv(S, 4)"), ("floordiv(floordiv(S - 1, 2) + 1, 2)", "floordiv(S + 1, 4)")], &["floordiv(floordiv(S, 2), 1/2)"]);
+    rule_case(
+        &[("floordiv(floordiv(S, 2), 2)", "floordiv(S, 4)")],
+        &[
+            "floordiv(floordiv(S, 2), T - 1)",
+            "floordiv(floordiv(S, T - 1), 2)",
+        ],
+    );
+}
+
+#[test]
+fn rule_floordiv_nested_offset() {
+    // floor((floor((S-1)/2) + 1)/2) = floor((S+1)/4)
+    rule_case(
+        &[("floordiv(floordiv(S - 1, 2) + 1, 2)", "floordiv(S + 1, 4)")],
+        &[
+            "floordiv(floordiv(S, 2) + 1/2, 2)",
+            "floordiv(floordiv(S, 2) + 1, T - 1)",
+        ],
+    );
+}
+
+#[test]
+fn rule_ceildiv_nested_offset() {
+    rule_case(
+        &[("ceildiv(ceildiv(S, 2) - 1, 3)", "ceildiv(S - 2, 6)")],
+        &["ceildiv(ceildiv(S, 2) + T, 3)"],
+    );
 }
 
 #[test]
 fn rule_ceildiv_nested() {
-    rule_case(&[("ceildiv(ceildiv(S, 2), 3)", "ceildiv(S, 6)")], &["ceildiv(ceildiv(S, 2), T - 1)"]);
+    rule_case(
+        &[("ceildiv(ceildiv(S, 2), 3)", "ceildiv(S, 6)")],
+        &["ceildiv(ceildiv(S, 2), T - 1)"],
+    );
 }
 
 #[test]
 fn rule_min_max() {
     rule_case(
-        &[("min(S, S + 1)", "S"), ("min(S + T, S)", "S"), ("max(S, S - 1)", "S"), ("max(S - 1, S)", "S"), ("max(T, 0)", "T")],
+        &[
+            ("min(S, S + 1)", "S"),
+            ("min(S + T, S)", "S"),
+            ("max(S, S - 1)", "S"),
+            ("max(S - 1, S)", "S"),
+            ("max(T, 0)", "T"),
+        ],
         &["min(S, T)", "max(S, T)"],
     );
 }
@@ -291,7 +415,13 @@ fn rule_min_max() {
 #[test]
 fn rule_broadcast() {
     rule_case(
-        &[("broadcast(S, S)", "S"), ("broadcast(1, S)", "S"), ("broadcast(S, 1)", "S"), ("broadcast(S + 1, T)", "S + 1"), ("broadcast(T, 2*S + 1)", "2*S + 1")],
+        &[
+            ("broadcast(S, S)", "S"),
+            ("broadcast(1, S)", "S"),
+            ("broadcast(S, 1)", "S"),
+            ("broadcast(S + 1, T)", "S + 1"),
+            ("broadcast(T, 2*S + 1)", "2*S + 1"),
+        ],
         &["broadcast(S, T)"],
     );
 }
@@ -308,32 +438,59 @@ fn rules_combine_on_conv_chains() {
 
 #[test]
 fn rule_limit_is_deterministic_and_warns() {
-    let mut alg = Algebra::new(Config { limits: Limits { rule_applications: 1, enodes: 1_000_000 }, ..Config::default() });
-    let d = alg.parse("floordiv(floordiv(floordiv(S, 2), 2), 2)").unwrap();
+    let mut alg = Algebra::new(Config {
+        limits: Limits {
+            rule_applications: 1,
+            enodes: 1_000_000,
+        },
+        ..Config::default()
+    });
+    let d = alg
+        .parse("floordiv(floordiv(floordiv(S, 2), 2), 2)")
+        .unwrap();
     let out = alg.simplify(d);
     assert!(!alg.warnings().is_empty(), "a warning is recorded");
     // The same input gives the same (partially simplified) output every time.
-    let mut again = Algebra::new(Config { limits: Limits { rule_applications: 1, enodes: 1_000_000 }, ..Config::default() });
-    let d2 = again.parse("floordiv(floordiv(floordiv(S, 2), 2), 2)").unwrap();
+    let mut again = Algebra::new(Config {
+        limits: Limits {
+            rule_applications: 1,
+            enodes: 1_000_000,
+        },
+        ..Config::default()
+    });
+    let d2 = again
+        .parse("floordiv(floordiv(floordiv(S, 2), 2), 2)")
+        .unwrap();
     assert_eq!(again.simplify(d2), out);
 }
 
 #[test]
 fn node_limit_degrades_to_fresh_dims() {
-    let mut alg = Algebra::new(Config { limits: Limits { rule_applications: 512, enodes: 8 }, ..Config::default() });
+    let mut alg = Algebra::new(Config {
+        limits: Limits {
+            rule_applications: 512,
+            enodes: 8,
+        },
+        ..Config::default()
+    });
     let mut d = alg.input("X");
     for i in 0..10 {
         let y = alg.input(&format!("Y{i}"));
         d = alg.mul(d, y);
     }
     assert!(alg.render(d).starts_with("big"), "{}", alg.render(d));
-    assert!(alg.warnings().iter().any(|w| w.to_string().contains("e-nodes")));
+    assert!(alg
+        .warnings()
+        .iter()
+        .any(|w| w.to_string().contains("e-nodes")));
 }
 
 #[test]
 fn huge_constants_do_not_wrap() {
     let mut alg = Algebra::default();
-    let d = alg.parse("9223372036854775807 * 9223372036854775807 + 1").unwrap();
+    let d = alg
+        .parse("9223372036854775807 * 9223372036854775807 + 1")
+        .unwrap();
     assert_eq!(alg.render(d), "85070591730234615847396907784232501250");
     assert_eq!(alg.as_i64(d), None);
 }

@@ -230,6 +230,13 @@ impl Analysis<DimLang> for DimAnalysis {
         DidMerge(a_changed, b_changed)
     }
 
+    /// Matching through cycles makes nested patterns such as
+    /// `(ceildiv (ceildiv ?a ?b) ?c)` rebuild ever larger terms once a class
+    /// contains an operator term over itself (`1 = ceildiv(1, S)`).
+    fn allow_ematching_cycles(&self) -> bool {
+        false
+    }
+
     fn modify(egraph: &mut DimGraph, id: Id) {
         let id = egraph.find(id);
         let has_op = egraph[id].nodes.iter().any(|n| {

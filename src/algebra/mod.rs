@@ -838,9 +838,18 @@ impl Algebra {
                 ),
             });
         }
+        let before = self.egraph.analysis.contradictions.len();
         self.egraph.union_trusted(a.0, b.0, reason);
         self.egraph.rebuild();
         self.saturate();
+        // Propagating the merge may reveal a contradiction (A == B with B == A + 1).
+        if let Some(c) = self.egraph.analysis.contradictions.get_index(before) {
+            return Err(AlgebraError::Contradiction {
+                left: c.left.clone(),
+                right: c.right.clone(),
+                reason: c.reason.clone(),
+            });
+        }
         Ok(Dim(self.egraph.find(a.0)))
     }
 

@@ -184,6 +184,34 @@ fn ceildiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     })
 }
 
+/// `a = floordiv(x, c) + r` (or ceildiv) with `r` an integer: `(x, c, r)`.
+fn offset_atom(cx: &Ctx<'_>, a: &Poly, kind: OpKind) -> Option<(Poly, Poly, Poly)> {
+    let mut found = None;
+    let mut rest = Poly::zero();
+    for (m, c) in &a.0 {
+        match (m.0.as_slice(), c.is_one(), &found) {
+            ([(Atom::Op(o), 1)], true, None) if o.kind == kind => {
+                found = Some((o.a.clone(), o.b.clone()))
+            }
+            _ => rest = rest.add(&Poly(vec![(m.clone(), c.clone())])),
+        }
+    }
+    let (x, c) = found?;
+    (!rest.is_zero() && cx.is_integer(&rest) && cx.bounds(&c).is_positive()).then_some((x, c, rest))
+}
+
+fn floordiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let (x, c, r) = offset_atom(cx, &v[0].canon, OpKind::FloorDiv)?;
+    (v[1].bounds.is_positive() && cx.is_integer(&v[1].canon))
+        .then(|| Poly::op(OpKind::FloorDiv, x.add(&r.mul(&c)), c.mul(&v[1].canon)))
+}
+
+fn ceildiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let (x, c, r) = offset_atom(cx, &v[0].canon, OpKind::CeilDiv)?;
+    (v[1].bounds.is_positive() && cx.is_integer(&v[1].canon))
+        .then(|| Poly::op(OpKind::CeilDiv, x.add(&r.mul(&c)), c.mul(&v[1].canon)))
+}
+
 fn min_left(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     cx.le(&v[0], &v[1]).then(|| v[0].canon.clone())
 }
@@ -229,148 +257,31 @@ fn broadcast_not_one_right(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     not_one(cx, &v[1]).then(|| v[1].canon.clone())
 }
 
-/// The rule table, in the order rules are tried.
+/// The rule table, in the order rules are tried: one line per rule.
+#[rustfmt::skip]
 pub const RULES: &[RuleSpec] = &[
-    RuleSpec {
-        name: "floordiv-exact",
-        pattern: "(floordiv ?a ?b)",
-        rhs: "a / b",
-        condition: "b != 0 and b | a",
-        apply: floordiv_exact,
-    },
-    RuleSpec {
-        name: "ceildiv-exact",
-        pattern: "(ceildiv ?a ?b)",
-        rhs: "a / b",
-        condition: "b != 0 and b | a",
-        apply: floordiv_exact,
-    },
-    RuleSpec {
-        name: "mod-exact",
-        pattern: "(mod ?a ?b)",
-        rhs: "0",
-        condition: "b != 0 and b | a",
-        apply: mod_exact,
-    },
-    RuleSpec {
-        name: "floordiv-small",
-        pattern: "(floordiv ?a ?b)",
-        rhs: "0",
-        condition: "0 <= a < b",
-        apply: floordiv_small,
-    },
-    RuleSpec {
-        name: "ceildiv-small",
-        pattern: "(ceildiv ?a ?b)",
-        rhs: "1",
-        condition: "0 < a <= b",
-        apply: ceildiv_small,
-    },
-    RuleSpec {
-        name: "mod-small",
-        pattern: "(mod ?a ?b)",
-        rhs: "a",
-        condition: "0 <= a < b",
-        apply: mod_small,
-    },
-    RuleSpec {
-        name: "floordiv-split",
-        pattern: "(floordiv ?a ?b)",
-        rhs: "q + floordiv(r, b)",
-        condition: "b != 0, a = b*q + r with q a non-zero integer",
-        apply: floordiv_split,
-    },
-    RuleSpec {
-        name: "ceildiv-split",
-        pattern: "(ceildiv ?a ?b)",
-        rhs: "q + ceildiv(r, b)",
-        condition: "b != 0, a = b*q + r with q a non-zero integer",
-        apply: ceildiv_split,
-    },
-    RuleSpec {
-        name: "mod-split",
-        pattern: "(mod ?a ?b)",
-        rhs: "mod(r, b)",
-        condition: "b != 0, a = b*q + r with q a non-zero integer",
-        apply: mod_split,
-    },
-    RuleSpec {
-        name: "floordiv-nested",
-        pattern: "(floordiv (floordiv ?a ?b) ?c)",
-        rhs: "floordiv(a, b*c)",
-        condition: "b > 0, c > 0 and c an integer",
-        apply: floordiv_nested,
-    },
-    RuleSpec {
-        name: "ceildiv-nested",
-        pattern: "(ceildiv (ceildiv ?a ?b) ?c)",
-        rhs: "ceildiv(a, b*c)",
-        condition: "b > 0, c > 0 and c an integer",
-        apply: ceildiv_nested,
-    },
-    RuleSpec {
-        name: "min-left",
-        pattern: "(min ?a ?b)",
-        rhs: "a",
-        condition: "a <= b",
-        apply: min_left,
-    },
-    RuleSpec {
-        name: "min-right",
-        pattern: "(min ?a ?b)",
-        rhs: "b",
-        condition: "b <= a",
-        apply: min_right,
-    },
-    RuleSpec {
-        name: "max-left",
-        pattern: "(max ?a ?b)",
-        rhs: "a",
-        condition: "a >= b",
-        apply: max_left,
-    },
-    RuleSpec {
-        name: "max-right",
-        pattern: "(max ?a ?b)",
-        rhs: "b",
-        condition: "b >= a",
-        apply: max_right,
-    },
-    RuleSpec {
-        name: "broadcast-same",
-        pattern: "(broadcast ?a ?b)",
-        rhs: "a",
-        condition: "a == b",
-        apply: broadcast_same,
-    },
-    RuleSpec {
-        name: "broadcast-one-left",
-        pattern: "(broadcast ?a ?b)",
-        rhs: "b",
-        condition: "a == 1",
-        apply: broadcast_one_left,
-    },
-    RuleSpec {
-        name: "broadcast-one-right",
-        pattern: "(broadcast ?a ?b)",
-        rhs: "a",
-        condition: "b == 1",
-        apply: broadcast_one_right,
-    },
-    RuleSpec {
-        name: "broadcast-not-one-left",
-        pattern: "(broadcast ?a ?b)",
-        rhs: "a",
-        condition: "a != 1",
-        apply: broadcast_not_one_left,
-    },
-    RuleSpec {
-        name: "broadcast-not-one-right",
-        pattern: "(broadcast ?a ?b)",
-        rhs: "b",
-        condition: "b != 1",
-        apply: broadcast_not_one_right,
-    },
+    RuleSpec { name: "floordiv-exact", pattern: "(floordiv ?a ?b)", rhs: "a / b", condition: "b != 0 and b | a", apply: floordiv_exact },
+    RuleSpec { name: "ceildiv-exact", pattern: "(ceildiv ?a ?b)", rhs: "a / b", condition: "b != 0 and b | a", apply: floordiv_exact },
+    RuleSpec { name: "mod-exact", pattern: "(mod ?a ?b)", rhs: "0", condition: "b != 0 and b | a", apply: mod_exact },
+    RuleSpec { name: "floordiv-small", pattern: "(floordiv ?a ?b)", rhs: "0", condition: "0 <= a < b", apply: floordiv_small },
+    RuleSpec { name: "ceildiv-small", pattern: "(ceildiv ?a ?b)", rhs: "1", condition: "0 < a <= b", apply: ceildiv_small },
+    RuleSpec { name: "mod-small", pattern: "(mod ?a ?b)", rhs: "a", condition: "0 <= a < b", apply: mod_small },
+    RuleSpec { name: "floordiv-split", pattern: "(floordiv ?a ?b)", rhs: "q + floordiv(r, b)", condition: "b != 0, a = b*q + r with q a non-zero integer", apply: floordiv_split },
+    RuleSpec { name: "ceildiv-split", pattern: "(ceildiv ?a ?b)", rhs: "q + ceildiv(r, b)", condition: "b != 0, a = b*q + r with q a non-zero integer", apply: ceildiv_split },
+    RuleSpec { name: "mod-split", pattern: "(mod ?a ?b)", rhs: "mod(r, b)", condition: "b != 0, a = b*q + r with q a non-zero integer", apply: mod_split },
+    RuleSpec { name: "floordiv-nested", pattern: "(floordiv (floordiv ?a ?b) ?c)", rhs: "floordiv(a, b*c)", condition: "b > 0, c > 0 and c an integer", apply: floordiv_nested },
+    RuleSpec { name: "ceildiv-nested", pattern: "(ceildiv (ceildiv ?a ?b) ?c)", rhs: "ceildiv(a, b*c)", condition: "b > 0, c > 0 and c an integer", apply: ceildiv_nested },
+    RuleSpec { name: "floordiv-nested-offset", pattern: "(floordiv ?a ?b)", rhs: "floordiv(x + r*c, c*b) where a = floordiv(x, c) + r", condition: "c > 0, b > 0 an integer, r a non-zero integer", apply: floordiv_nested_offset },
+    RuleSpec { name: "ceildiv-nested-offset", pattern: "(ceildiv ?a ?b)", rhs: "ceildiv(x + r*c, c*b) where a = ceildiv(x, c) + r", condition: "c > 0, b > 0 an integer, r a non-zero integer", apply: ceildiv_nested_offset },
+    RuleSpec { name: "min-left", pattern: "(min ?a ?b)", rhs: "a", condition: "a <= b", apply: min_left },
+    RuleSpec { name: "min-right", pattern: "(min ?a ?b)", rhs: "b", condition: "b <= a", apply: min_right },
+    RuleSpec { name: "max-left", pattern: "(max ?a ?b)", rhs: "a", condition: "a >= b", apply: max_left },
+    RuleSpec { name: "max-right", pattern: "(max ?a ?b)", rhs: "b", condition: "b >= a", apply: max_right },
+    RuleSpec { name: "broadcast-same", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a == b", apply: broadcast_same },
+    RuleSpec { name: "broadcast-one-left", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "a == 1", apply: broadcast_one_left },
+    RuleSpec { name: "broadcast-one-right", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "b == 1", apply: broadcast_one_right },
+    RuleSpec { name: "broadcast-not-one-left", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a != 1", apply: broadcast_not_one_left },
+    RuleSpec { name: "broadcast-not-one-right", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "b != 1", apply: broadcast_not_one_right },
 ];
 
 /// The applier of a table rule.
