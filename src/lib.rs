@@ -5,6 +5,9 @@
 #![deny(missing_docs)]
 
 pub mod algebra;
+pub mod context;
+pub mod graph;
 pub mod onednn;
 pub mod onnx;
 pub mod openvino;
+pub mod ops;

@@ -1,0 +1,397 @@
+//! The shapes context: what is known about every tensor while inference runs.
+//!
+//! This is the Rust form of the `ShapesContext` of `onnx-optim-shape_tensor.h`: per
+//! tensor name, the element type, the shape (symbolic dims) and an optional
+//! value-as-shape (the symbolic contents of a small integer tensor, such as the
+//! output of `Shape`). All dim arithmetic goes through the context's [`Algebra`].
+//!
+//! Op rules read their inputs with [`ShapesContext::input`] and return
+//! [`TensorFact`]s for their outputs, or a typed [`OpError`]. The two error kinds of
+//! the spec map to [`OpError::is_out_of_range`] (a missing input) and every other
+//! variant (an invalid argument).
+
+use crate::algebra::{Algebra, AlgebraError, Dim, FreshKey, SymbolKind};
+use crate::graph::{DType, Node};
+use indexmap::IndexMap;
+use std::fmt;
+
+/// What is known about one tensor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorFact {
+    /// Element type (`Undefined` when unknown).
+    pub dtype: DType,
+    /// Dims, or `None` when even the rank is unknown.
+    pub shape: Option<Vec<Dim>>,
+    /// The contents, row-major, when known symbolically (shape tensors and small
+    /// constants): the value-as-shape of the spec.
+    pub value: Option<Vec<Dim>>,
+}
+
+impl TensorFact {
+    /// A tensor of known type and shape with unknown contents.
+    pub fn new(dtype: DType, shape: Vec<Dim>) -> TensorFact {
+        TensorFact {
+            dtype,
+            shape: Some(shape),
+            value: None,
+        }
+    }
+
+    /// A tensor of unknown rank.
+    pub fn unknown(dtype: DType) -> TensorFact {
+        TensorFact {
+            dtype,
+            shape: None,
+            value: None,
+        }
+    }
+
+    /// The rank, when known.
+    pub fn rank(&self) -> Option<usize> {
+        self.shape.as_ref().map(Vec::len)
+    }
+}
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// Inference went on with less information.
+    Warning,
+    /// The model is invalid at this node (or the node could not be handled).
+    Error,
+}
+
+impl Severity {
+    /// `warning` or `error`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A message about one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Severity.
+    pub severity: Severity,
+    /// Node name (empty for model-level messages).
+    pub node: String,
+    /// Op type (empty for model-level messages).
+    pub op: String,
+    /// The full message: op, version and attributes, the problem with its
+    /// symbolic operands, and the assumption that would make the model valid.
+    pub message: String,
+}
+
+/// Why an op rule could not produce its outputs. Every variant carries the values
+/// involved, rendered in the expression grammar.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpError {
+    /// The node is not of the op type the function handles.
+    #[error("expected op {expected}, found {found}")]
+    WrongOp {
+        /// The op the function handles.
+        expected: &'static str,
+        /// The node's op.
+        found: String,
+    },
+    /// Fewer or more inputs than the op takes.
+    #[error("takes {expected} inputs, found {found}")]
+    InputCount {
+        /// Accepted counts, such as `2` or `1 to 3`.
+        expected: String,
+        /// The node's count.
+        found: usize,
+    },
+    /// Fewer outputs than the op produces.
+    #[error("has no output")]
+    NoOutput,
+    /// A required input is absent (an empty name).
+    #[error("input {index} ({what}) is required")]
+    MissingInput {
+        /// Input index.
+        index: usize,
+        /// What the input is.
+        what: &'static str,
+    },
+    /// An input names a tensor the context does not hold.
+    #[error("input {index} names tensor `{name}`, which is not known")]
+    UnknownTensor {
+        /// Input index.
+        index: usize,
+        /// Tensor name.
+        name: String,
+    },
+    /// A required attribute is missing.
+    #[error("attribute `{name}` is required")]
+    MissingAttribute {
+        /// Attribute name.
+        name: &'static str,
+    },
+    /// An attribute has the wrong kind or an invalid value.
+    #[error("attribute `{name}` = {value}: {why}")]
+    BadAttribute {
+        /// Attribute name.
+        name: &'static str,
+        /// The value, rendered.
+        value: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// An element type the op version does not allow.
+    #[error("element type {dtype} of {what} is not allowed in this version (allowed: {allowed})")]
+    UnsupportedType {
+        /// The type found.
+        dtype: DType,
+        /// Which input.
+        what: &'static str,
+        /// The allowed types, rendered.
+        allowed: String,
+    },
+    /// Inputs whose types must match do not.
+    #[error("element types differ: {what}")]
+    TypeMismatch {
+        /// Which inputs and types.
+        what: String,
+    },
+    /// An input's rank is wrong.
+    #[error("{what} has rank {found}, expected {expected}")]
+    Rank {
+        /// Which input.
+        what: String,
+        /// The rank expected, rendered.
+        expected: String,
+        /// The rank found.
+        found: usize,
+    },
+    /// An input whose rank must be known is of unknown rank.
+    #[error("{what} has unknown rank")]
+    UnknownRank {
+        /// Which input.
+        what: String,
+    },
+    /// An axis outside `[-rank, rank)`.
+    #[error("axis {axis} is out of range for rank {rank}")]
+    AxisOutOfRange {
+        /// The axis as given.
+        axis: i64,
+        /// The rank.
+        rank: usize,
+    },
+    /// A shape input holds a value the op forbids.
+    #[error("{what}")]
+    BadShapeValue {
+        /// What is wrong, with the values.
+        what: String,
+    },
+    /// Two dims that must be equal are provably different.
+    #[error("{what}: {left} != {right}")]
+    DimMismatch {
+        /// Where (for example `axis 1 of inputs 0 and 2`).
+        what: String,
+        /// One dim.
+        left: String,
+        /// The other dim.
+        right: String,
+    },
+    /// The element counts of input and output differ.
+    #[error("volume mismatch: input has {input} elements, output has {output}{}", if *.proven { "" } else { " (not provably equal)" })]
+    VolumeMismatch {
+        /// Input element count.
+        input: String,
+        /// Output element count.
+        output: String,
+        /// True when provably different.
+        proven: bool,
+    },
+    /// A failure of the dim algebra (non-exact division, contradiction, ...).
+    #[error(transparent)]
+    Algebra(#[from] AlgebraError),
+}
+
+impl OpError {
+    /// True for the spec's "out of range" errors (an input missing from the
+    /// context); every other error is an "invalid argument".
+    pub fn is_out_of_range(&self) -> bool {
+        matches!(
+            self,
+            OpError::UnknownTensor { .. } | OpError::MissingInput { .. }
+        )
+    }
+
+    /// The assumption that would make the model valid, where one exists.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            OpError::Algebra(AlgebraError::NotDivisible {
+                dividend,
+                divisor,
+                proven: false,
+                ..
+            }) => Some(format!("valid when {divisor} divides {dividend}")),
+            OpError::VolumeMismatch {
+                input,
+                output,
+                proven: false,
+            } => Some(format!("valid when {input} == {output}")),
+            _ => None,
+        }
+    }
+}
+
+/// The state of shape inference: the algebra, every tensor's facts, and the
+/// diagnostics so far.
+#[derive(Debug)]
+pub struct ShapesContext {
+    /// The dim algebra every dim lives in.
+    pub alg: Algebra,
+    tensors: IndexMap<String, TensorFact>,
+    /// Diagnostics, in the order they were found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Default for ShapesContext {
+    fn default() -> Self {
+        ShapesContext::new(Algebra::default())
+    }
+}
+
+impl ShapesContext {
+    /// A context over an algebra (which may already hold facts such as bindings).
+    pub fn new(alg: Algebra) -> ShapesContext {
+        ShapesContext {
+            alg,
+            tensors: IndexMap::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// The facts of a tensor.
+    pub fn get(&self, name: &str) -> Option<&TensorFact> {
+        self.tensors.get(name)
+    }
+
+    /// Set the facts of a tensor (replacing what was there).
+    pub fn insert(&mut self, name: &str, fact: TensorFact) {
+        self.tensors.insert(name.to_string(), fact);
+    }
+
+    /// Remove a tensor (used when leaving a subgraph scope).
+    pub fn remove(&mut self, name: &str) -> Option<TensorFact> {
+        self.tensors.shift_remove(name)
+    }
+
+    /// Every tensor, in insertion order.
+    pub fn tensors(&self) -> impl Iterator<Item = (&str, &TensorFact)> {
+        self.tensors.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// The facts of the node's `index`-th input (cloned, so the algebra can be used
+    /// while holding them): a typed error when it is absent or unknown.
+    pub fn input(
+        &self,
+        node: &Node,
+        index: usize,
+        what: &'static str,
+    ) -> Result<TensorFact, OpError> {
+        let name = node
+            .input(index)
+            .ok_or(OpError::MissingInput { index, what })?;
+        self.tensors
+            .get(name)
+            .cloned()
+            .ok_or_else(|| OpError::UnknownTensor {
+                index,
+                name: name.to_string(),
+            })
+    }
+
+    /// The facts of an optional input: `None` when it is absent.
+    pub fn optional_input(&self, node: &Node, index: usize) -> Result<Option<TensorFact>, OpError> {
+        match node.input(index) {
+            None => Ok(None),
+            Some(name) => {
+                self.tensors
+                    .get(name)
+                    .cloned()
+                    .map(Some)
+                    .ok_or_else(|| OpError::UnknownTensor {
+                        index,
+                        name: name.to_string(),
+                    })
+            }
+        }
+    }
+
+    /// A fresh dim for `node`'s output `output`, axis `axis`: the same place always
+    /// gets the same name.
+    pub fn fresh_dim(
+        &mut self,
+        node: &Node,
+        output: usize,
+        axis: usize,
+        prefix: &str,
+        kind: SymbolKind,
+    ) -> Dim {
+        self.alg.fresh(
+            prefix,
+            FreshKey {
+                node: node.name.clone(),
+                output,
+                axis,
+            },
+            kind,
+        )
+    }
+
+    /// A data-dependent fresh dim (prefix `unk`): no closed form exists.
+    pub fn unknown_dim(&mut self, node: &Node, output: usize, axis: usize) -> Dim {
+        let kind = SymbolKind::DataDependent {
+            node: node.name.clone(),
+        };
+        self.fresh_dim(node, output, axis, "unk", kind)
+    }
+
+    /// Record a diagnostic about a node.
+    pub fn diagnose(&mut self, severity: Severity, node: &Node, message: String) {
+        self.diagnostics.push(Diagnostic {
+            severity,
+            node: node.name.clone(),
+            op: node.op_type.clone(),
+            message,
+        });
+    }
+
+    /// Render a list of dims as `[A, 3, B*S]`.
+    pub fn render_dims(&self, dims: &[Dim]) -> String {
+        let parts: Vec<String> = dims.iter().map(|d| self.alg.render(*d)).collect();
+        format!("[{}]", parts.join(", "))
+    }
+}
+
+/// Format the context of a node for a message: `Reshape-14 (allowzero=1)`.
+pub fn node_context(node: &Node) -> String {
+    let attrs = node.attrs_summary();
+    if attrs.is_empty() {
+        format!("{}-{}", node.op_type, node.version)
+    } else {
+        format!("{}-{} ({attrs})", node.op_type, node.version)
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.node.is_empty() {
+            write!(f, "{}: {}", self.severity.name(), self.message)
+        } else {
+            write!(
+                f,
+                "{} at {}: {}",
+                self.severity.name(),
+                self.node,
+                self.message
+            )
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! The format-neutral graph every reader produces and inference consumes.
+//!
+//! A [`Model`] is one [`Graph`] plus where it came from. Nodes keep the op type,
+//! domain and opset version of their source format; attributes are decoded into
+//! [`Attr`]. Initializers and constants keep their dims always and their values only
+//! when they are small enough to matter for shapes ([`MAX_VALUE_ELEMENTS`]); large
+//! weights are never decoded.
+
+use indexmap::IndexMap;
+use std::fmt;
+
+pub use crate::onnx::DataType as DType;
+
+/// Integer or float tensors with at most this many elements keep their values
+/// (shape tensors, scalars, small constants); larger ones keep only their dims.
+pub const MAX_VALUE_ELEMENTS: usize = 4096;
+
+/// The source format of a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// ONNX protobuf.
+    Onnx,
+    /// OpenVINO IR (XML + bin).
+    OpenVino,
+    /// oneDNN Graph JSON.
+    OneDnn,
+}
+
+impl Format {
+    /// The name used in reports: `onnx`, `openvino`, `onednn`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Onnx => "onnx",
+            Format::OpenVino => "openvino",
+            Format::OneDnn => "onednn",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A model: a graph and where it came from.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// The path it was read from, as given.
+    pub path: String,
+    /// The source format.
+    pub format: Format,
+    /// Opset version per domain (`""` is the default ONNX domain), in file order.
+    pub opsets: IndexMap<String, i64>,
+    /// The main graph.
+    pub graph: Graph,
+}
+
+/// A declared dim, as written in the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeclDim {
+    /// A concrete size.
+    Value(i64),
+    /// A named (symbolic) size: an ONNX `dim_param`, which may be an expression.
+    Param(String),
+    /// Dynamic with no name.
+    Unknown,
+    /// A dynamic size with bounds (OpenVINO intervals): `lo..hi`, `hi` open when `None`.
+    Interval {
+        /// Lower bound.
+        lo: i64,
+        /// Upper bound, if any.
+        hi: Option<i64>,
+    },
+}
+
+/// A declared tensor: a name, an element type and a shape (absent when even the
+/// rank is unknown).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueDecl {
+    /// Tensor name.
+    pub name: String,
+    /// Element type (`Undefined` when not given).
+    pub dtype: DType,
+    /// Dims, or `None` for unknown rank.
+    pub shape: Option<Vec<DeclDim>>,
+}
+
+/// The contents of a constant tensor.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConstData {
+    /// Integer (and bool) values, row-major.
+    Ints(Vec<i64>),
+    /// Float values, row-major.
+    Floats(Vec<f64>),
+    /// Values not decoded (too large, or a type that shapes never need).
+    NotLoaded,
+}
+
+/// A constant tensor (initializer, Constant node value, OpenVINO Const).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstTensor {
+    /// Element type.
+    pub dtype: DType,
+    /// Dims.
+    pub dims: Vec<i64>,
+    /// Values, when small.
+    pub data: ConstData,
+}
+
+/// An attribute value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attr {
+    /// An integer (bools are 0/1).
+    Int(i64),
+    /// A list of integers.
+    Ints(Vec<i64>),
+    /// A float.
+    Float(f64),
+    /// A list of floats.
+    Floats(Vec<f64>),
+    /// A string.
+    Str(String),
+    /// A list of strings.
+    Strs(Vec<String>),
+    /// A tensor.
+    Tensor(ConstTensor),
+    /// A subgraph.
+    Graph(Box<Graph>),
+    /// A list of subgraphs.
+    Graphs(Vec<Graph>),
+}
+
+impl Attr {
+    /// A short name of the attribute's kind, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Attr::Int(_) => "int",
+            Attr::Ints(_) => "ints",
+            Attr::Float(_) => "float",
+            Attr::Floats(_) => "floats",
+            Attr::Str(_) => "string",
+            Attr::Strs(_) => "strings",
+            Attr::Tensor(_) => "tensor",
+            Attr::Graph(_) => "graph",
+            Attr::Graphs(_) => "graphs",
+        }
+    }
+}
+
+impl fmt::Display for Attr {
+    /// A compact form for error messages: `1`, `[0, -1]`, `"NOTSET"`, `<tensor i64 [2]>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list =
+            |f: &mut fmt::Formatter<'_>, items: Vec<String>| write!(f, "[{}]", items.join(", "));
+        match self {
+            Attr::Int(v) => write!(f, "{v}"),
+            Attr::Ints(v) => list(f, v.iter().map(|x| x.to_string()).collect()),
+            Attr::Float(v) => write!(f, "{v}"),
+            Attr::Floats(v) => list(f, v.iter().map(|x| x.to_string()).collect()),
+            Attr::Str(s) => write!(f, "{s:?}"),
+            Attr::Strs(v) => list(f, v.iter().map(|x| format!("{x:?}")).collect()),
+            Attr::Tensor(t) => write!(f, "<tensor {} {:?}>", t.dtype, t.dims),
+            Attr::Graph(g) => write!(f, "<graph {}>", g.name),
+            Attr::Graphs(g) => write!(f, "<{} graphs>", g.len()),
+        }
+    }
+}
+
+/// A node (an operator application).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// Node name (may be empty in ONNX; readers fill a deterministic one).
+    pub name: String,
+    /// Operator type, in the source format's spelling (`Reshape`, `StaticReshape`).
+    pub op_type: String,
+    /// Operator domain (`""` for default ONNX ops, `com.microsoft`, `openvino`, `onednn`).
+    pub domain: String,
+    /// Opset version of the op's domain (OpenVINO: the layer's opset number).
+    pub version: i64,
+    /// Input tensor names; `""` marks an absent optional input.
+    pub inputs: Vec<String>,
+    /// Output tensor names; `""` marks an unused optional output.
+    pub outputs: Vec<String>,
+    /// Attributes, in file order.
+    pub attrs: IndexMap<String, Attr>,
+}
+
+impl Node {
+    /// An attribute by name.
+    pub fn attr(&self, name: &str) -> Option<&Attr> {
+        self.attrs.get(name)
+    }
+
+    /// The `i`-th input name when present and not empty.
+    pub fn input(&self, i: usize) -> Option<&str> {
+        self.inputs
+            .get(i)
+            .map(String::as_str)
+            .filter(|s| !s.is_empty())
+    }
+
+    /// The number of inputs up to the last non-empty one.
+    pub fn input_count(&self) -> usize {
+        self.inputs
+            .iter()
+            .rposition(|s| !s.is_empty())
+            .map_or(0, |i| i + 1)
+    }
+
+    /// `name=value` pairs of the scalar and list attributes, for messages.
+    pub fn attrs_summary(&self) -> String {
+        self.attrs
+            .iter()
+            .filter(|(_, v)| !matches!(v, Attr::Graph(_) | Attr::Graphs(_) | Attr::Tensor(_)))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A graph: declared inputs and outputs, constants, nodes, and declared
+/// intermediate shapes.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Graph {
+    /// Graph name.
+    pub name: String,
+    /// Graph inputs that are not initializers, in order.
+    pub inputs: Vec<ValueDecl>,
+    /// Graph outputs, in order.
+    pub outputs: Vec<ValueDecl>,
+    /// Constant tensors by name, in file order.
+    pub initializers: IndexMap<String, ConstTensor>,
+    /// Nodes, in file order.
+    pub nodes: Vec<Node>,
+    /// Declared shapes of intermediate tensors (`value_info`), in file order.
+    pub value_info: Vec<ValueDecl>,
+}

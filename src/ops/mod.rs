@@ -1,0 +1,131 @@
+//! Shape rules, one file per op or op family.
+//!
+//! A rule is an [`OpRule`]: it reads its inputs from the [`ShapesContext`] and
+//! returns one [`TensorFact`] per output, or a typed [`OpError`]. Rules never
+//! compute with raw integers behind the algebra's back: every dim goes through
+//! `ctx.alg`. Each family file opens with its spec summary and version history and
+//! exports a `RULES` table; [`FAMILIES`] lists the tables, and [`rule_for`] finds
+//! the rule of a node. `docs/adding-an-op.md` walks through adding one.
+
+use crate::algebra::Dim;
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{Attr, Node};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// A shape rule: the facts of every output of `node`.
+pub type OpRule = fn(&mut ShapesContext, &Node) -> Result<Vec<TensorFact>, OpError>;
+
+/// One registry entry: (domain, op type, rule). The ONNX default domain is `""`
+/// (`ai.onnx` is looked up as `""`); OpenVINO ops use `openvino`, oneDNN ops `onednn`.
+pub type RuleEntry = (&'static str, &'static str, OpRule);
+
+/// Every family's rule table.
+pub const FAMILIES: &[&[RuleEntry]] = &[];
+
+fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {
+    static REG: OnceLock<HashMap<(&'static str, &'static str), OpRule>> = OnceLock::new();
+    REG.get_or_init(|| {
+        let mut m = HashMap::new();
+        for fam in FAMILIES {
+            for (domain, op, rule) in fam.iter() {
+                m.insert((*domain, *op), *rule);
+            }
+        }
+        m
+    })
+}
+
+/// The rule for an op, if symdim has one.
+pub fn rule_for(domain: &str, op_type: &str) -> Option<OpRule> {
+    let domain = if domain == "ai.onnx" { "" } else { domain };
+    registry().get(&(domain, op_type)).copied()
+}
+
+/// An integer attribute, or `default` when absent.
+pub fn attr_int(node: &Node, name: &'static str, default: i64) -> Result<i64, OpError> {
+    match node.attr(name) {
+        None => Ok(default),
+        Some(Attr::Int(v)) => Ok(*v),
+        Some(other) => Err(bad_kind(name, other, "an int")),
+    }
+}
+
+/// A required integer attribute.
+pub fn attr_int_required(node: &Node, name: &'static str) -> Result<i64, OpError> {
+    match node.attr(name) {
+        None => Err(OpError::MissingAttribute { name }),
+        Some(Attr::Int(v)) => Ok(*v),
+        Some(other) => Err(bad_kind(name, other, "an int")),
+    }
+}
+
+/// An integer-list attribute, if present.
+pub fn attr_ints<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n [i64]>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Ints(v)) => Ok(Some(v)),
+        Some(other) => Err(bad_kind(name, other, "a list of ints")),
+    }
+}
+
+/// A float attribute, or `default` when absent.
+pub fn attr_float(node: &Node, name: &'static str, default: f64) -> Result<f64, OpError> {
+    match node.attr(name) {
+        None => Ok(default),
+        Some(Attr::Float(v)) => Ok(*v),
+        Some(other) => Err(bad_kind(name, other, "a float")),
+    }
+}
+
+/// A string attribute, if present.
+pub fn attr_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Str(s)) => Ok(Some(s)),
+        Some(other) => Err(bad_kind(name, other, "a string")),
+    }
+}
+
+fn bad_kind(name: &'static str, value: &Attr, expected: &str) -> OpError {
+    OpError::BadAttribute {
+        name,
+        value: value.to_string(),
+        why: format!("expected {expected}, found {}", value.kind()),
+    }
+}
+
+/// Normalise an axis in `[-rank, rank)` to `[0, rank)`.
+pub fn norm_axis(axis: i64, rank: usize) -> Result<usize, OpError> {
+    let r = rank as i64;
+    if (-r..r).contains(&axis) {
+        Ok(if axis < 0 {
+            (axis + r) as usize
+        } else {
+            axis as usize
+        })
+    } else {
+        Err(OpError::AxisOutOfRange { axis, rank })
+    }
+}
+
+/// Check the input count is within `[min, max]`.
+pub fn check_inputs(node: &Node, min: usize, max: usize) -> Result<(), OpError> {
+    let n = node.input_count();
+    if n < min || n > max {
+        let expected = if min == max {
+            min.to_string()
+        } else {
+            format!("{min} to {max}")
+        };
+        return Err(OpError::InputCount { expected, found: n });
+    }
+    Ok(())
+}
+
+/// The shape of an input, or an error naming it when the rank is unknown.
+pub fn known_shape(fact: &TensorFact, what: &str) -> Result<Vec<Dim>, OpError> {
+    fact.shape.clone().ok_or_else(|| OpError::UnknownRank {
+        what: what.to_string(),
+    })
+}
