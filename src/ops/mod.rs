@@ -7,6 +7,8 @@
 //! exports a `RULES` table; [`FAMILIES`] lists the tables, and [`rule_for`] finds
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
+pub mod broadcast;
+
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
