@@ -847,6 +847,7 @@ impl Algebra {
         // (and every expression built on it) learns the equality: S + 1 == T + 1
         // gives S == T.
         if let Some((sym, value)) = solve_for_pivot(&diff) {
+            self.egraph.analysis.eliminated.insert(sym);
             let s = rules::add_poly(&mut self.egraph, &Poly::sym(sym));
             let v = rules::add_poly(&mut self.egraph, &value);
             self.egraph.union_trusted(s, v, reason);
