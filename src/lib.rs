@@ -11,3 +11,4 @@ pub mod onednn;
 pub mod onnx;
 pub mod openvino;
 pub mod ops;
+pub mod shapes_api;

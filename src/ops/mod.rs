@@ -7,6 +7,10 @@
 //! exports a `RULES` table; [`FAMILIES`] lists the tables, and [`rule_for`] finds
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
+pub mod cast;
+pub mod concat;
+pub mod reshape;
+
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
@@ -21,7 +25,7 @@ pub type OpRule = fn(&mut ShapesContext, &Node) -> Result<Vec<TensorFact>, OpErr
 pub type RuleEntry = (&'static str, &'static str, OpRule);
 
 /// Every family's rule table.
-pub const FAMILIES: &[&[RuleEntry]] = &[];
+pub const FAMILIES: &[&[RuleEntry]] = &[reshape::RULES, concat::RULES, cast::RULES];
 
 fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {
     static REG: OnceLock<HashMap<(&'static str, &'static str), OpRule>> = OnceLock::new();
