@@ -23,10 +23,13 @@
 //! * A -1 whose other output dims multiply to 0 is an error, except in OpenVINO
 //!   `Reshape-1` when the input is zero-size too, where the -1 becomes 1 (what
 //!   OpenVINO's reference shape inference does; the spec leaves it open).
-//! * How the -1 is solved: ONNX and oneDNN divide the whole input volume by every
-//!   other output dim (copied ones included); OpenVINO leaves copied dims out of
-//!   both products (its left-to-right inference), so `[0,3,4]` with `[0,-1]`
-//!   (special_zero) gives `[0,12]`.
+//! * How the -1 is solved: copied dims cancel, so the quotient is the product of
+//!   the input dims that were not copied over the product of the other output
+//!   dims that are not copies (OpenVINO's left-to-right rule). For ONNX and oneDNN
+//!   this is the same quotient as their whole-volume division, and their check
+//!   that the other output dims do not multiply to 0 uses every output dim (a
+//!   copied 0 counts): `[0,3,4]` with `[0,-1]` is an error in ONNX and oneDNN and
+//!   gives `[0,12]` in OpenVINO.
 //! * Without a -1 the volumes must match: proven equal passes, unknown is a warning
 //!   carrying the residual, proven different is [`OpError::VolumeMismatch`].
 //! * An empty target gives a scalar.
@@ -364,32 +367,32 @@ fn reshape_dims(
         .collect();
 
     if let Some(k) = minus_one {
+        // Copied dims cancel: the -1 is solved from the other input dims and the
+        // other (not copied) output dims. This is OpenVINO's left-to-right rule,
+        // and the same quotient as ONNX's and oneDNN's whole-volume division
+        // whenever that one exists (their zero check below uses every output dim).
         let copied = |i: usize| matches!(entries.get(i), Some(Entry::Copy));
-        let (in_dims, known): (Vec<Dim>, Vec<Dim>) = if mode.excludes_copied() {
-            (
-                input
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| !copied(*i))
-                    .map(|(_, d)| *d)
-                    .collect(),
-                entries
-                    .iter()
-                    .filter_map(|e| match e {
-                        Entry::Lit(d) => Some(*d),
-                        _ => None,
-                    })
-                    .collect(),
-            )
+        let in_dims: Vec<Dim> = input
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !copied(*i))
+            .map(|(_, d)| *d)
+            .collect();
+        let lits: Vec<Dim> = entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Lit(d) => Some(*d),
+                _ => None,
+            })
+            .collect();
+        let known: Vec<Dim> = if mode.excludes_copied() {
+            lits.clone()
         } else {
-            (
-                input.to_vec(),
-                out.iter()
-                    .enumerate()
-                    .filter(|(i, _)| *i != k)
-                    .map(|(_, d)| *d)
-                    .collect(),
-            )
+            out.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != k)
+                .map(|(_, d)| *d)
+                .collect()
         };
         let known_prod = ctx.alg.product(&known);
         if ctx.alg.equal(known_prod, zero) == Truth::True {
@@ -429,11 +432,12 @@ fn reshape_dims(
             output: 0,
             axis: k,
         };
-        match ctx.alg.solve_minus_one(&in_dims, &known, key) {
+        match ctx.alg.solve_minus_one(&in_dims, &lits, key) {
             Ok(MinusOne::Exact(d)) => out[k] = d,
             Ok(MinusOne::Fresh { dim, residual }) => {
                 let p = ctx.alg.product(&in_dims);
-                let (ps, ks) = (ctx.alg.render(p), ctx.alg.render(known_prod));
+                let q = ctx.alg.product(&lits);
+                let (ps, ks) = (ctx.alg.render(p), ctx.alg.render(q));
                 let name = ctx.alg.render(dim);
                 warn(
                     ctx,
