@@ -5,10 +5,14 @@
 #![deny(missing_docs)]
 
 pub mod algebra;
+pub mod annotate;
 pub mod context;
 pub mod graph;
+pub mod infer;
+pub mod load;
 pub mod onednn;
 pub mod onnx;
 pub mod openvino;
 pub mod ops;
+pub mod report;
 pub mod shapes_api;

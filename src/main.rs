@@ -1,5 +1,132 @@
 //! The `symdim` command-line tool.
+//!
+//! `symdim infer MODEL [--format text|json] [--bind NAME=INT]... [--assume EXPR]... [-o OUT.onnx]`
+//!
+//! Exit status: 0 when inferred with no error diagnostic, 1 when the report holds an
+//! error diagnostic, 2 when no report is possible (the message goes to stderr).
 
-fn main() {
-    println!("symdim");
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use symdim::infer::Options;
+
+#[derive(Parser)]
+#[command(
+    name = "symdim",
+    version,
+    about = "Tensor shape inference as symbolic algebra"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OutFormat {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Infer every tensor's shape as an expression of the model's input dims.
+    Infer {
+        /// The model: .onnx (the format is detected by content).
+        model: PathBuf,
+        /// Report format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutFormat,
+        /// Bind a symbol to a value, e.g. `--bind batch=4`.
+        #[arg(long = "bind", value_name = "NAME=INT", value_parser = parse_bind)]
+        binds: Vec<(String, i64)>,
+        /// Assume a fact, e.g. `--assume "sequence % 8 == 0"` or `--assume "batch >= 2"`.
+        #[arg(long = "assume", value_name = "EXPR")]
+        assumes: Vec<String>,
+        /// Write the model back with the inferred shapes as value_info (ONNX only).
+        #[arg(short = 'o', value_name = "OUT.onnx")]
+        out: Option<PathBuf>,
+    },
+    /// Simplify dim expressions and print their canonical form.
+    Simplify {
+        /// Expressions in the grammar of docs/grammar.md.
+        #[arg(required = true)]
+        exprs: Vec<String>,
+        /// Assume a fact first.
+        #[arg(long = "assume", value_name = "EXPR")]
+        assumes: Vec<String>,
+    },
+}
+
+fn parse_bind(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=INT, found `{s}`"))?;
+    let value: i64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{}` is not an integer", value.trim()))?;
+    Ok((name.trim().to_string(), value))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Infer {
+            model,
+            format,
+            binds,
+            assumes,
+            out,
+        } => {
+            let (m, bytes) = match symdim::load::load(&model) {
+                Ok(x) => x,
+                Err(e) => {
+                    eprintln!("symdim: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let options = Options {
+                binds,
+                assumes,
+                ..Options::default()
+            };
+            let ctx = symdim::infer::infer_context(&m, &options);
+            let report = symdim::report::Report::build(&m, &ctx);
+            let text = match format {
+                OutFormat::Text => report.to_text(),
+                OutFormat::Json => report.to_json(),
+            };
+            print!("{text}");
+            if let Some(out) = out {
+                if let Err(e) = symdim::annotate::write_annotated(&m, &bytes, &report, &out) {
+                    eprintln!("symdim: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+            if report.has_errors() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Command::Simplify { exprs, assumes } => {
+            let mut alg = symdim::algebra::Algebra::default();
+            for a in &assumes {
+                if let Err(e) = alg.assume(a) {
+                    eprintln!("symdim: --assume {a}: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+            for e in &exprs {
+                match alg.parse(e) {
+                    Ok(d) => println!("{}", alg.simplify(d)),
+                    Err(err) => {
+                        eprintln!("symdim: {err}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            ExitCode::SUCCESS
+        }
+    }
 }

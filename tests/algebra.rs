@@ -494,3 +494,20 @@ fn huge_constants_do_not_wrap() {
     assert_eq!(alg.render(d), "85070591730234615847396907784232501250");
     assert_eq!(alg.as_i64(d), None);
 }
+
+#[test]
+fn union_solves_linear_relations_for_a_symbol() {
+    let mut alg = Algebra::default();
+    let x = alg.parse("S + 1").unwrap();
+    let y = alg.parse("T + 1").unwrap();
+    alg.union(x, y, "test").unwrap();
+    let s = alg.parse("S").unwrap();
+    let t = alg.parse("T").unwrap();
+    assert_eq!(alg.equal(s, t), Truth::True);
+    let a2 = alg.parse("2*A").unwrap();
+    let b2 = alg.parse("B + 2").unwrap();
+    alg.union(a2, b2, "test").unwrap();
+    let b = alg.parse("B*C").unwrap();
+    let e = alg.parse("2*A*C - 2*C").unwrap();
+    assert_eq!(alg.equal(b, e), Truth::True);
+}

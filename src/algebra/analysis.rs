@@ -114,6 +114,30 @@ pub struct DimAnalysis {
     pub contradictions: IndexSet<Contradiction>,
     /// Classes holding an operator e-node whose rules should be (re)checked.
     pub pending_rules: Vec<Id>,
+    /// Symbols solved away by a linear relation (`T := S`): a form without them
+    /// is always preferred, so every expression is rewritten in their terms.
+    pub eliminated: IndexSet<Symbol>,
+}
+
+impl DimAnalysis {
+    fn eliminated_count(&self, p: &Poly) -> usize {
+        if self.eliminated.is_empty() {
+            return 0;
+        }
+        let mut v = Vec::new();
+        p.symbols(&mut v);
+        v.iter().filter(|s| self.eliminated.contains(*s)).count()
+    }
+
+    /// Which of two equal canonical forms to keep: fewer eliminated symbols first,
+    /// then [`better`].
+    pub fn prefer(&self, a: &Poly, b: &Poly) -> bool {
+        let (ea, eb) = (self.eliminated_count(a), self.eliminated_count(b));
+        if ea != eb {
+            return ea < eb;
+        }
+        better(a, b)
+    }
 }
 
 fn node_bounds(egraph: &DimGraph, enode: &DimLang) -> Interval {
@@ -198,7 +222,7 @@ impl Analysis<DimLang> for DimAnalysis {
                     reason: format!("their difference lies in {diff_bounds}, which excludes 0"),
                 });
             }
-            if better(&b.canon, &a.canon) {
+            if self.prefer(&b.canon, &a.canon) {
                 a.canon = b.canon.clone();
                 a_changed = true;
             } else {

@@ -839,9 +839,21 @@ impl Algebra {
             });
         }
         let before = self.egraph.analysis.contradictions.len();
+        let diff = self.canon(a).sub(self.canon(b));
         self.egraph.union_trusted(a.0, b.0, reason);
         self.egraph.rebuild();
         self.saturate();
+        // A linear relation is solved for a pivot symbol, so that the symbol itself
+        // (and every expression built on it) learns the equality: S + 1 == T + 1
+        // gives S == T.
+        if let Some((sym, value)) = solve_for_pivot(&diff) {
+            self.egraph.analysis.eliminated.insert(sym);
+            let s = rules::add_poly(&mut self.egraph, &Poly::sym(sym));
+            let v = rules::add_poly(&mut self.egraph, &value);
+            self.egraph.union_trusted(s, v, reason);
+            self.egraph.rebuild();
+            self.saturate();
+        }
         // Propagating the merge may reveal a contradiction (A == B with B == A + 1).
         if let Some(c) = self.egraph.analysis.contradictions.get_index(before) {
             return Err(AlgebraError::Contradiction {
@@ -1000,6 +1012,46 @@ impl Algebra {
         self.egraph.rebuild();
         self.resaturate_all();
     }
+}
+
+/// For `diff == 0` with a term `c*s` where the symbol `s` occurs nowhere else,
+/// the solution `s = -(diff - c*s)/c`. Picks the last such symbol in the canonical
+/// order, so the choice is deterministic. `None` when `diff` has a single term or
+/// no such symbol.
+fn solve_for_pivot(diff: &Poly) -> Option<(Symbol, Poly)> {
+    if diff.len() < 2 {
+        return None;
+    }
+    let occurrences = |s: Symbol| {
+        let mut n = 0;
+        for (m, _) in &diff.0 {
+            for (a, _) in &m.0 {
+                match a {
+                    poly::Atom::Sym(t) if *t == s => n += 1,
+                    poly::Atom::Op(o) => {
+                        let mut v = Vec::new();
+                        o.a.symbols(&mut v);
+                        o.b.symbols(&mut v);
+                        n += v.iter().filter(|t| **t == s).count();
+                    }
+                    _ => {}
+                }
+            }
+        }
+        n
+    };
+    let mut pick = None;
+    for (m, c) in &diff.0 {
+        if let [(poly::Atom::Sym(s), 1)] = m.0.as_slice() {
+            if occurrences(*s) == 1 {
+                pick = Some((*s, m.clone(), c.clone()));
+            }
+        }
+    }
+    let (s, m, c) = pick?;
+    let rest = Poly(diff.0.iter().filter(|(t, _)| *t != m).cloned().collect());
+    let value = rest.scale(&Rat::one().div(&c)?.neg());
+    Some((s, value))
 }
 
 fn op_node(k: OpKind, x: Id, y: Id) -> DimLang {

@@ -7,6 +7,7 @@
 //! exports a `RULES` table; [`FAMILIES`] lists the tables, and [`rule_for`] finds
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
+pub mod broadcast;
 pub mod cast;
 pub mod concat;
 pub mod reshape;

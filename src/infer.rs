@@ -1,0 +1,417 @@
+//! The inference driver: runs every node's shape rule over a graph.
+//!
+//! 1. Facts (`--bind`, `--assume`) go into the algebra first.
+//! 2. Constants become tensors with known values (small ones) and graph inputs get
+//!    their dims: a `dim_value` is a constant, a `dim_param` an expression (or a
+//!    symbol when it does not parse), and an unnamed dynamic dim the input symbol
+//!    `<tensor>.<axis>`.
+//! 3. Nodes run in a deterministic topological order (file order when the file is
+//!    sorted). A node in a cycle is reported and its outputs get no shape.
+//! 4. A rule's error becomes an error diagnostic naming the node, the op, its version
+//!    and attributes; the outputs take the declared shape when there is one, and no
+//!    shape otherwise; inference goes on. An op without a rule gets a warning.
+//! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
+//!    are reported with both shapes.
+
+use crate::algebra::{Algebra, Config, Dim, Rat, SymbolKind, Truth};
+use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
+use crate::graph::{ConstData, ConstTensor, DeclDim, Graph, Model, Node, ValueDecl};
+use crate::ops;
+use crate::report::Report;
+use std::collections::{BTreeSet, HashMap};
+
+/// Tensors with at most this many elements carry their values as dims.
+pub const VALUE_FACT_LIMIT: usize = 64;
+
+/// What the user adds to inference.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `NAME=INT` bindings, applied before inference.
+    pub binds: Vec<(String, i64)>,
+    /// Facts such as `N >= 2` or `S % 8 == 0`.
+    pub assumes: Vec<String>,
+    /// Algebra configuration (bounds of input symbols, saturation limits).
+    pub config: Config,
+}
+
+/// Infer every tensor's shape and build the report.
+pub fn infer(model: &Model, options: &Options) -> Report {
+    let ctx = infer_context(model, options);
+    Report::build(model, &ctx)
+}
+
+/// Infer and return the context (for callers that want the algebra itself).
+pub fn infer_context(model: &Model, options: &Options) -> ShapesContext {
+    let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
+    for (name, value) in &options.binds {
+        if let Err(e) = ctx.alg.bind(name, *value) {
+            model_diagnostic(
+                &mut ctx,
+                Severity::Error,
+                format!("--bind {name}={value}: {e}"),
+            );
+        }
+    }
+    for fact in &options.assumes {
+        if let Err(e) = ctx.alg.assume(fact) {
+            model_diagnostic(&mut ctx, Severity::Error, format!("--assume {fact}: {e}"));
+        }
+    }
+    declare_inputs(&mut ctx, &model.graph);
+    run_graph(&mut ctx, &model.graph);
+    check_declared(&mut ctx, &model.graph.outputs, "graph output");
+    ctx
+}
+
+fn model_diagnostic(ctx: &mut ShapesContext, severity: Severity, message: String) {
+    ctx.diagnostics.push(crate::context::Diagnostic {
+        severity,
+        node: String::new(),
+        op: String::new(),
+        message,
+    });
+}
+
+/// Dims of a declared shape; unnamed dynamic dims become `<tensor>.<axis>` symbols.
+pub fn decl_dims(ctx: &mut ShapesContext, tensor: &str, dims: &[DeclDim]) -> Vec<Dim> {
+    dims.iter()
+        .enumerate()
+        .map(|(axis, d)| match d {
+            DeclDim::Value(v) => ctx.alg.constant(*v),
+            DeclDim::Param(p) => match crate::algebra::parse::parse_expr(p) {
+                Ok(e) => ctx.alg.from_expr(&e),
+                Err(_) => ctx.alg.input(p),
+            },
+            DeclDim::Unknown => ctx.alg.input(&format!("{tensor}.{axis}")),
+            DeclDim::Interval { lo, hi } => {
+                let name = format!("{tensor}.{axis}");
+                let s = ctx.alg.input(&name);
+                let sym = crate::algebra::poly::render_symbol(&name);
+                let _ = ctx.alg.assume(&format!("{sym} >= {lo}"));
+                if let Some(hi) = hi {
+                    let _ = ctx.alg.assume(&format!("{sym} <= {hi}"));
+                }
+                s
+            }
+        })
+        .collect()
+}
+
+/// The facts of a constant tensor.
+pub fn const_fact(alg: &mut Algebra, t: &ConstTensor) -> TensorFact {
+    let shape: Vec<Dim> = t.dims.iter().map(|d| alg.constant(*d)).collect();
+    let value = match &t.data {
+        ConstData::Ints(v) if v.len() <= VALUE_FACT_LIMIT => {
+            Some(v.iter().map(|x| alg.constant(*x)).collect())
+        }
+        ConstData::Floats(v) if v.len() <= VALUE_FACT_LIMIT => v
+            .iter()
+            .map(|x| float_rat(*x).map(|r| alg.rational(r)))
+            .collect::<Option<Vec<Dim>>>(),
+        _ => None,
+    };
+    TensorFact {
+        dtype: t.dtype,
+        shape: Some(shape),
+        value,
+    }
+}
+
+/// A finite float as an exact rational.
+pub fn float_rat(x: f64) -> Option<Rat> {
+    num_rational::BigRational::from_float(x).map(Rat::from_big)
+}
+
+fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
+    for (name, t) in &g.initializers {
+        let fact = const_fact(&mut ctx.alg, t);
+        ctx.insert(name, fact);
+    }
+    for v in &g.inputs {
+        let shape = v.shape.as_ref().map(|dims| decl_dims(ctx, &v.name, dims));
+        ctx.insert(
+            &v.name,
+            TensorFact {
+                dtype: v.dtype,
+                shape,
+                value: None,
+            },
+        );
+    }
+}
+
+/// Run the nodes of a graph whose inputs are already in the context.
+pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
+    let declared: HashMap<&str, &ValueDecl> = g
+        .value_info
+        .iter()
+        .chain(g.outputs.iter())
+        .map(|v| (v.name.as_str(), v))
+        .collect();
+    let (order, stuck) = topo_order(ctx, g);
+    for i in order {
+        run_node(ctx, &g.nodes[i], &declared);
+    }
+    for i in stuck {
+        let node = &g.nodes[i];
+        let waiting: Vec<&str> = node
+            .inputs
+            .iter()
+            .filter(|n| !n.is_empty() && ctx.get(n).is_none())
+            .map(String::as_str)
+            .collect();
+        let msg = format!(
+            "{}: the node is part of a cycle (it waits for {})",
+            node_context(node),
+            waiting.join(", ")
+        );
+        ctx.diagnose(Severity::Error, node, msg);
+        for out in node.outputs.iter().filter(|o| !o.is_empty()) {
+            if ctx.get(out).is_none() {
+                ctx.insert(out, TensorFact::unknown(crate::graph::DType::Undefined));
+            }
+        }
+    }
+}
+
+/// A deterministic topological order: file order where possible, the lowest ready
+/// index otherwise. Returns the order and the nodes that never became ready (cycles).
+fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
+    let mut producer: HashMap<&str, usize> = HashMap::with_capacity(g.nodes.len() * 2);
+    for (i, n) in g.nodes.iter().enumerate() {
+        for o in n.outputs.iter().filter(|o| !o.is_empty()) {
+            producer.entry(o.as_str()).or_insert(i);
+        }
+    }
+    // Inputs a node waits for: produced by another node of this graph.
+    let deps = |i: usize| -> Vec<usize> {
+        let mut v: Vec<usize> = g.nodes[i]
+            .inputs
+            .iter()
+            .chain(subgraph_captures(&g.nodes[i]).iter())
+            .filter(|s| !s.is_empty() && ctx.get(s).is_none())
+            .filter_map(|s| producer.get(s.as_str()).copied())
+            .filter(|&p| p != i)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    // Fast path: the file is already sorted.
+    let mut sorted = true;
+    for i in 0..g.nodes.len() {
+        if deps(i).iter().any(|&p| p > i) {
+            sorted = false;
+            break;
+        }
+    }
+    if sorted
+        && g.nodes.iter().enumerate().all(|(i, n)| {
+            !n.inputs
+                .iter()
+                .any(|s| producer.get(s.as_str()) == Some(&i))
+        })
+    {
+        return ((0..g.nodes.len()).collect(), Vec::new());
+    }
+    let mut waiting: Vec<usize> = vec![0; g.nodes.len()];
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); g.nodes.len()];
+    for i in 0..g.nodes.len() {
+        let d = deps(i);
+        waiting[i] = d.len();
+        for p in d {
+            users[p].push(i);
+        }
+        if g.nodes[i]
+            .inputs
+            .iter()
+            .any(|s| producer.get(s.as_str()) == Some(&i))
+        {
+            waiting[i] += 1; // a node that consumes its own output never runs
+        }
+    }
+    let mut ready: BTreeSet<usize> = (0..g.nodes.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut order = Vec::with_capacity(g.nodes.len());
+    while let Some(i) = ready.pop_first() {
+        order.push(i);
+        for &u in &users[i] {
+            waiting[u] -= 1;
+            if waiting[u] == 0 {
+                ready.insert(u);
+            }
+        }
+    }
+    let stuck = (0..g.nodes.len()).filter(|&i| waiting[i] > 0).collect();
+    (order, stuck)
+}
+
+/// Names a node's subgraphs read from the enclosing scope (their free inputs).
+fn subgraph_captures(n: &Node) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in n.attrs.values() {
+        let graphs: Vec<&Graph> = match a {
+            crate::graph::Attr::Graph(g) => vec![g],
+            crate::graph::Attr::Graphs(gs) => gs.iter().collect(),
+            _ => continue,
+        };
+        for g in graphs {
+            let mut defined: std::collections::HashSet<&str> =
+                g.inputs.iter().map(|v| v.name.as_str()).collect();
+            defined.extend(g.initializers.keys().map(String::as_str));
+            for node in &g.nodes {
+                for i in node.inputs.iter().chain(subgraph_captures(node).iter()) {
+                    if !i.is_empty() && !defined.contains(i.as_str()) && !out.contains(i) {
+                        out.push(i.clone());
+                    }
+                }
+                defined.extend(node.outputs.iter().map(String::as_str));
+            }
+        }
+    }
+    out
+}
+
+fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &ValueDecl>) {
+    for (i, out) in node.outputs.iter().enumerate() {
+        if !out.is_empty() && ctx.get(out).is_some() {
+            let msg = format!("{}: output {i} `{out}` is already defined by another node or input; this node's value is ignored", node_context(node));
+            ctx.diagnose(Severity::Error, node, msg);
+        }
+    }
+    let facts = match ops::rule_for(&node.domain, &node.op_type) {
+        None => {
+            let domain = if node.domain.is_empty() {
+                String::new()
+            } else {
+                format!("{}:", node.domain)
+            };
+            let msg = format!(
+                "no shape rule for {domain}{}-{}; its outputs get their declared shapes or none",
+                node.op_type, node.version
+            );
+            ctx.diagnose(Severity::Warning, node, msg);
+            fallback(ctx, node, declared)
+        }
+        Some(rule) => match rule(ctx, node) {
+            Ok(facts) => facts,
+            Err(e) => {
+                report_error(ctx, node, &e);
+                fallback(ctx, node, declared)
+            }
+        },
+    };
+    for (i, out) in node.outputs.iter().enumerate() {
+        if out.is_empty() || ctx.get(out).is_some() {
+            continue;
+        }
+        let fact = facts
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| TensorFact::unknown(crate::graph::DType::Undefined));
+        ctx.insert(out, fact);
+    }
+    let outs: Vec<ValueDecl> = node
+        .outputs
+        .iter()
+        .filter_map(|o| declared.get(o.as_str()).map(|v| (*v).clone()))
+        .collect();
+    check_declared(ctx, &outs, "value_info");
+}
+
+/// Turn an op error into a diagnostic naming the node, op, version and attributes.
+pub fn report_error(ctx: &mut ShapesContext, node: &Node, e: &OpError) {
+    let mut msg = format!("{}: {e}", node_context(node));
+    if let Some(h) = e.hint() {
+        msg.push_str("; ");
+        msg.push_str(&h);
+    }
+    ctx.diagnose(Severity::Error, node, msg);
+}
+
+/// Outputs of a node that could not be inferred: the declared shape, or none.
+fn fallback(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    declared: &HashMap<&str, &ValueDecl>,
+) -> Vec<TensorFact> {
+    node.outputs
+        .iter()
+        .enumerate()
+        .map(|(i, out)| match declared.get(out.as_str()) {
+            Some(v) => {
+                let shape = v.shape.as_ref().map(|dims| {
+                    dims.iter()
+                        .enumerate()
+                        .map(|(axis, d)| match d {
+                            DeclDim::Value(x) => ctx.alg.constant(*x),
+                            DeclDim::Param(p) => match crate::algebra::parse::parse_expr(p) {
+                                Ok(e) => ctx.alg.from_expr(&e),
+                                Err(_) => ctx.alg.input(p),
+                            },
+                            _ => {
+                                let kind = SymbolKind::DataDependent {
+                                    node: node.name.clone(),
+                                };
+                                ctx.fresh_dim(node, i, axis, "unk", kind)
+                            }
+                        })
+                        .collect()
+                });
+                TensorFact {
+                    dtype: v.dtype,
+                    shape,
+                    value: None,
+                }
+            }
+            None => TensorFact::unknown(crate::graph::DType::Undefined),
+        })
+        .collect()
+}
+
+/// Compare declared shapes with inferred ones; report provable contradictions.
+fn check_declared(ctx: &mut ShapesContext, decls: &[ValueDecl], what: &str) {
+    for v in decls {
+        let Some(fact) = ctx.get(&v.name).cloned() else {
+            continue;
+        };
+        let (Some(dshape), Some(ishape)) = (&v.shape, &fact.shape) else {
+            continue;
+        };
+        let inferred = ctx.render_dims(ishape);
+        let declared_text = render_decl(dshape);
+        if dshape.len() != ishape.len() {
+            let msg = format!(
+                "{what} `{}` is declared {declared_text} but inferred {inferred} (rank {} vs {})",
+                v.name,
+                dshape.len(),
+                ishape.len()
+            );
+            model_diagnostic(ctx, Severity::Error, msg);
+            continue;
+        }
+        for (axis, (d, i)) in dshape.iter().zip(ishape).enumerate() {
+            if let DeclDim::Value(x) = d {
+                let c = ctx.alg.constant(*x);
+                if ctx.alg.equal(c, *i) == Truth::False {
+                    let msg = format!("{what} `{}` is declared {declared_text} but inferred {inferred} (axis {axis}: {x} != {})", v.name, ctx.alg.render(*i));
+                    model_diagnostic(ctx, Severity::Error, msg);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+fn render_decl(dims: &[DeclDim]) -> String {
+    let parts: Vec<String> = dims
+        .iter()
+        .map(|d| match d {
+            DeclDim::Value(v) => v.to_string(),
+            DeclDim::Param(p) => p.clone(),
+            DeclDim::Unknown => "?".to_string(),
+            DeclDim::Interval { lo, hi: Some(hi) } => format!("{lo}..{hi}"),
+            DeclDim::Interval { lo, hi: None } => format!("{lo}.."),
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
+}

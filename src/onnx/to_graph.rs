@@ -1,0 +1,272 @@
+//! ONNX to the format-neutral graph.
+//!
+//! - Each node gets the opset version of its domain; an empty node name gets a
+//!   deterministic one (`<op_type>_<index>`).
+//! - Initializers become constants: dims always, values only for tensors of at most
+//!   [`MAX_VALUE_ELEMENTS`] elements. Graph inputs that are also initializers (IR < 4)
+//!   are constants, not inputs.
+//! - Calls of model-local functions are inlined: the body's nodes are renamed under
+//!   the calling node's name, formal inputs and outputs are bound to the call's
+//!   tensors, and `ref_attr_name` attributes take the call's values (up to
+//!   [`MAX_FUNCTION_DEPTH`] nested calls).
+//! - Subgraph attributes (If, Loop, Scan) are converted recursively.
+
+use super::{
+    AttrValue, AttributeProto, DataSource, DataType, Dim, FunctionProto, GraphProto, ModelProto,
+    NodeProto, OnnxError, TensorProto, ValueInfoProto,
+};
+use crate::graph::{
+    Attr, ConstData, ConstTensor, DeclDim, Format, Graph, Model, Node, ValueDecl,
+    MAX_VALUE_ELEMENTS,
+};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+
+/// How deep calls of model-local functions are inlined.
+pub const MAX_FUNCTION_DEPTH: usize = 16;
+
+/// Convert a parsed ONNX model.
+pub fn to_model(m: &ModelProto<'_>, path: &str, src: &DataSource) -> Result<Model, OnnxError> {
+    let mut opsets = IndexMap::new();
+    for o in &m.opset_import {
+        let domain = if o.domain == "ai.onnx" { "" } else { o.domain };
+        opsets.insert(domain.to_string(), o.version);
+    }
+    let g = m.graph()?;
+    let cx = Cx {
+        model: m,
+        opsets: &opsets,
+        src,
+    };
+    let graph = cx.graph(g, 0)?;
+    Ok(Model {
+        path: path.to_string(),
+        format: Format::Onnx,
+        opsets,
+        graph,
+    })
+}
+
+struct Cx<'m, 'a> {
+    model: &'m ModelProto<'a>,
+    opsets: &'m IndexMap<String, i64>,
+    src: &'m DataSource,
+}
+
+/// Where a function body is being inlined: renames and attribute values.
+struct Inline<'c> {
+    prefix: String,
+    rename: HashMap<String, String>,
+    attrs: &'c IndexMap<String, Attr>,
+}
+
+impl Inline<'_> {
+    fn name(&self, n: &str) -> String {
+        if n.is_empty() {
+            return String::new();
+        }
+        self.rename
+            .get(n)
+            .cloned()
+            .unwrap_or_else(|| format!("{}/{n}", self.prefix))
+    }
+}
+
+impl Cx<'_, '_> {
+    fn version(&self, domain: &str) -> i64 {
+        let d = if domain == "ai.onnx" { "" } else { domain };
+        self.opsets.get(d).copied().unwrap_or(0)
+    }
+
+    fn graph(&self, g: &GraphProto<'_>, depth: usize) -> Result<Graph, OnnxError> {
+        let mut initializers = IndexMap::new();
+        for t in &g.initializer {
+            initializers.insert(t.name.to_string(), const_tensor(t, self.src));
+        }
+        let inputs = g
+            .input
+            .iter()
+            .filter(|v| !initializers.contains_key(v.name))
+            .map(value_decl)
+            .collect();
+        let outputs = g.output.iter().map(value_decl).collect();
+        let value_info = g.value_info.iter().map(value_decl).collect();
+        let mut nodes = Vec::with_capacity(g.node.len());
+        for (i, n) in g.node.iter().enumerate() {
+            self.node(n, i, None, depth, &mut nodes)?;
+        }
+        Ok(Graph {
+            name: g.name.to_string(),
+            inputs,
+            outputs,
+            initializers,
+            nodes,
+            value_info,
+        })
+    }
+
+    fn node(
+        &self,
+        n: &NodeProto<'_>,
+        index: usize,
+        inline: Option<&Inline<'_>>,
+        depth: usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), OnnxError> {
+        let base = if n.name.is_empty() {
+            format!("{}_{index}", n.op_type)
+        } else {
+            n.name.to_string()
+        };
+        let name = match inline {
+            Some(il) => format!("{}/{base}", il.prefix),
+            None => base,
+        };
+        let rename = |s: &str| match inline {
+            Some(il) => il.name(s),
+            None => s.to_string(),
+        };
+        let mut attrs = IndexMap::new();
+        for a in &n.attribute {
+            if let Some(v) = self.attr(a, inline, depth)? {
+                attrs.insert(a.name.to_string(), v);
+            }
+        }
+        let inputs: Vec<String> = n.input.iter().map(|s| rename(s)).collect();
+        let outputs: Vec<String> = n.output.iter().map(|s| rename(s)).collect();
+        if let Some(f) = self.model.function_for(n) {
+            if depth < MAX_FUNCTION_DEPTH {
+                return self.inline(f, &name, &inputs, &outputs, &attrs, depth + 1, out);
+            }
+        }
+        out.push(Node {
+            name,
+            op_type: n.op_type.to_string(),
+            domain: if n.domain == "ai.onnx" {
+                String::new()
+            } else {
+                n.domain.to_string()
+            },
+            version: self.version(n.domain),
+            inputs,
+            outputs,
+            attrs,
+        });
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn inline(
+        &self,
+        f: &FunctionProto<'_>,
+        call: &str,
+        inputs: &[String],
+        outputs: &[String],
+        call_attrs: &IndexMap<String, Attr>,
+        depth: usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), OnnxError> {
+        let mut rename = HashMap::new();
+        for (formal, actual) in f.input.iter().zip(inputs) {
+            rename.insert(formal.to_string(), actual.clone());
+        }
+        for (formal, actual) in f.output.iter().zip(outputs) {
+            rename.insert(formal.to_string(), actual.clone());
+        }
+        // Defaults of the function's attributes, overridden by the call.
+        let mut attrs = IndexMap::new();
+        for a in &f.attribute_proto {
+            if let Some(v) = self.attr(a, None, depth)? {
+                attrs.insert(a.name.to_string(), v);
+            }
+        }
+        for (k, v) in call_attrs {
+            attrs.insert(k.clone(), v.clone());
+        }
+        let il = Inline {
+            prefix: call.to_string(),
+            rename,
+            attrs: &attrs,
+        };
+        for (i, n) in f.node.iter().enumerate() {
+            self.node(n, i, Some(&il), depth, out)?;
+        }
+        Ok(())
+    }
+
+    fn attr(
+        &self,
+        a: &AttributeProto<'_>,
+        inline: Option<&Inline<'_>>,
+        depth: usize,
+    ) -> Result<Option<Attr>, OnnxError> {
+        if let Some(r) = a.ref_attr_name {
+            return Ok(inline.and_then(|il| il.attrs.get(r).cloned()));
+        }
+        Ok(Some(match &a.value {
+            AttrValue::Int(v) => Attr::Int(*v),
+            AttrValue::Ints(v) => Attr::Ints(v.clone()),
+            AttrValue::Float(v) => Attr::Float(f64::from(*v)),
+            AttrValue::Floats(v) => Attr::Floats(v.iter().map(|x| f64::from(*x)).collect()),
+            AttrValue::String(s) => Attr::Str(String::from_utf8_lossy(s).into_owned()),
+            AttrValue::Strings(v) => Attr::Strs(
+                v.iter()
+                    .map(|s| String::from_utf8_lossy(s).into_owned())
+                    .collect(),
+            ),
+            AttrValue::Tensor(t) => Attr::Tensor(const_tensor(t, self.src)),
+            AttrValue::Graph(g) => Attr::Graph(Box::new(self.graph(g, depth + 1)?)),
+            AttrValue::Graphs(gs) => Attr::Graphs(
+                gs.iter()
+                    .map(|g| self.graph(g, depth + 1))
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => return Ok(None),
+        }))
+    }
+}
+
+fn value_decl(v: &ValueInfoProto<'_>) -> ValueDecl {
+    ValueDecl {
+        name: v.name.to_string(),
+        dtype: v.elem_type(),
+        shape: v.shape().map(|dims| {
+            dims.iter()
+                .map(|d| match d {
+                    Dim::Value(x) if *x >= 0 => DeclDim::Value(*x),
+                    Dim::Param(p) if !p.trim().is_empty() && p.trim() != "?" => {
+                        DeclDim::Param(p.to_string())
+                    }
+                    _ => DeclDim::Unknown,
+                })
+                .collect()
+        }),
+    }
+}
+
+/// Convert a tensor constant, decoding its values only when small.
+pub fn const_tensor(t: &TensorProto<'_>, src: &DataSource) -> ConstTensor {
+    let dims: Vec<i64> = t.dims.to_vec();
+    let small = t
+        .num_elements()
+        .is_ok_and(|n| n as usize <= MAX_VALUE_ELEMENTS);
+    let data = if !small {
+        ConstData::NotLoaded
+    } else if t.data_type.is_integer() {
+        t.to_i64_vec(src, MAX_VALUE_ELEMENTS)
+            .map_or(ConstData::NotLoaded, ConstData::Ints)
+    } else if matches!(
+        t.data_type,
+        DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16
+    ) {
+        t.to_f64_vec(src, MAX_VALUE_ELEMENTS)
+            .map_or(ConstData::NotLoaded, ConstData::Floats)
+    } else {
+        ConstData::NotLoaded
+    };
+    ConstTensor {
+        dtype: t.data_type,
+        dims,
+        data,
+    }
+}

@@ -1,0 +1,112 @@
+//! numpy multidirectional broadcasting of shapes, shared by elementwise ops,
+//! MatMul's batch dims, Expand and Where.
+//!
+//! Shapes align on the right. A pair of dims `(a, b)` gives:
+//! - `a` when `a == b`, `b` when `a == 1`, `a` when `b == 1` (proven by the algebra);
+//! - an error when both are provably not 1 and provably different;
+//! - `a` when both are provably not 1 but their equality is unknown: a valid model
+//!   needs `a == b`, so the two are unioned in the e-graph and the relation is
+//!   recorded for the model's contract;
+//! - otherwise `broadcast(a, b)`, which stays symbolic (never an unsafe merge).
+
+use crate::algebra::{Dim, Rat, Truth};
+use crate::context::{OpError, ShapesContext};
+
+/// Broadcast two shapes. `node` names the node for the relations recorded.
+pub fn broadcast_shapes(
+    ctx: &mut ShapesContext,
+    node: &str,
+    a: &[Dim],
+    b: &[Dim],
+) -> Result<Vec<Dim>, OpError> {
+    let n = a.len().max(b.len());
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let x = (i + a.len()).checked_sub(n).map(|j| a[j]);
+        let y = (i + b.len()).checked_sub(n).map(|j| b[j]);
+        out.push(match (x, y) {
+            (Some(x), Some(y)) => broadcast_dim(ctx, node, i, x, y)?,
+            (Some(x), None) => x,
+            (None, Some(y)) => y,
+            (None, None) => unreachable!("i < max(len)"),
+        });
+    }
+    Ok(out)
+}
+
+/// Broadcast two dims (see the module doc). `axis` is for messages.
+pub fn broadcast_dim(
+    ctx: &mut ShapesContext,
+    node: &str,
+    axis: usize,
+    x: Dim,
+    y: Dim,
+) -> Result<Dim, OpError> {
+    if ctx.alg.egraph().find(x.id()) == ctx.alg.egraph().find(y.id()) {
+        return Ok(x);
+    }
+    let one = Rat::one();
+    let x_not_one = !ctx.alg.bounds(x).contains(&one);
+    let y_not_one = !ctx.alg.bounds(y).contains(&one);
+    if x_not_one && y_not_one {
+        match ctx.alg.equal(x, y) {
+            Truth::False => {
+                return Err(OpError::DimMismatch {
+                    what: format!(
+                        "broadcasting axis {axis} (counted from the left of the broadcast shape)"
+                    ),
+                    left: ctx.alg.render(x),
+                    right: ctx.alg.render(y),
+                })
+            }
+            Truth::True => return Ok(x),
+            Truth::Unknown => {
+                ctx.alg.record_relation(x, y, node);
+                return ctx.alg.union(x, y, "broadcast").map_err(OpError::from);
+            }
+        }
+    }
+    Ok(ctx.alg.broadcast(x, y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(ctx: &mut ShapesContext, dims: &[&str]) -> Vec<Dim> {
+        dims.iter().map(|d| ctx.alg.parse(d).unwrap()).collect()
+    }
+
+    fn render(ctx: &ShapesContext, dims: &[Dim]) -> String {
+        ctx.render_dims(dims)
+    }
+
+    #[test]
+    fn numpy_rules() {
+        let mut ctx = ShapesContext::default();
+        let a = shape(&mut ctx, &["N", "1", "S"]);
+        let b = shape(&mut ctx, &["12", "1"]);
+        let r = broadcast_shapes(&mut ctx, "n", &a, &b).unwrap();
+        assert_eq!(render(&ctx, &r), "[N, 12, S]");
+        let c = shape(&mut ctx, &["3"]);
+        let d = shape(&mut ctx, &["5"]);
+        assert!(matches!(
+            broadcast_shapes(&mut ctx, "n", &c, &d),
+            Err(OpError::DimMismatch { .. })
+        ));
+        // S vs T: either may be 1, so the result stays symbolic
+        let e = shape(&mut ctx, &["S"]);
+        let f = shape(&mut ctx, &["T"]);
+        let r = broadcast_shapes(&mut ctx, "n", &e, &f).unwrap();
+        assert_eq!(render(&ctx, &r), "[broadcast(S, T)]");
+        // S + 1 vs T + 1: neither is 1, so a valid model has S == T
+        let g = shape(&mut ctx, &["S + 1"]);
+        let h = shape(&mut ctx, &["T + 1"]);
+        let r = broadcast_shapes(&mut ctx, "n", &g, &h).unwrap();
+        assert_eq!(render(&ctx, &r), "[S + 1]");
+        let s = ctx.alg.parse("S").unwrap();
+        let t = ctx.alg.parse("T").unwrap();
+        assert_eq!(ctx.alg.equal(s, t), Truth::True);
+        assert_eq!(ctx.alg.relations().len(), 1);
+    }
+}

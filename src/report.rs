@@ -1,0 +1,353 @@
+//! Shape reports: what inference found, as JSON or text, stable byte for byte.
+//!
+//! The JSON shape is an interface (see `docs/report.md`):
+//!
+//! ```json
+//! {
+//!   "model":   {"path": "m.onnx", "format": "onnx", "opsets": {"": 17}},
+//!   "symbols": {"N": {"kind": "input"}, "r0": {"kind": "derived", "definition": "48*A/F"}},
+//!   "tensors": {"x": {"dtype": "f32", "shape": ["N", 3, 224, 224]}},
+//!   "outputs": ["y"],
+//!   "diagnostics": [{"severity": "error", "node": "r1", "op": "Reshape", "message": "..."}]
+//! }
+//! ```
+//! A dim is a JSON integer when it is an integer constant that fits in `i64`, and
+//! otherwise a string in the expression grammar. `shape` is `null` when the rank
+//! is unknown; `value` is present when the contents are known (integer tensors).
+
+use crate::algebra::{Dim, Poly, SymbolKind};
+use crate::context::{Diagnostic, ShapesContext};
+use crate::graph::{DType, Model};
+use egg::Symbol;
+use indexmap::IndexMap;
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
+
+/// A dim in a report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReportDim {
+    /// An integer constant.
+    Int(i64),
+    /// An expression in the grammar of `docs/grammar.md`.
+    Expr(String),
+}
+
+impl ReportDim {
+    fn json(&self) -> Value {
+        match self {
+            ReportDim::Int(v) => json!(v),
+            ReportDim::Expr(s) => json!(s),
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            ReportDim::Int(v) => v.to_string(),
+            ReportDim::Expr(s) => s.clone(),
+        }
+    }
+}
+
+/// A symbol in a report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReportSymbol {
+    /// Named by the model, or by the engine for an unnamed dynamic input dim.
+    Input,
+    /// Introduced by the engine, with its definition over other symbols.
+    Derived {
+        /// The defining expression.
+        definition: String,
+    },
+    /// No closed form exists.
+    DataDependent {
+        /// The node that introduced it.
+        node: String,
+    },
+}
+
+/// A tensor in a report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportTensor {
+    /// Element type, when known.
+    pub dtype: Option<DType>,
+    /// Dims, or `None` when the rank is unknown.
+    pub shape: Option<Vec<ReportDim>>,
+    /// Contents, when known (integer tensors only).
+    pub value: Option<Vec<ReportDim>>,
+}
+
+/// The result of inference on one model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// Path as given.
+    pub path: String,
+    /// Source format name.
+    pub format: String,
+    /// Opset version per domain.
+    pub opsets: IndexMap<String, i64>,
+    /// Every symbol that appears, in creation order.
+    pub symbols: IndexMap<String, ReportSymbol>,
+    /// Every graph input and node output, in graph order.
+    pub tensors: IndexMap<String, ReportTensor>,
+    /// Graph output names.
+    pub outputs: Vec<String>,
+    /// Diagnostics, in the order they were found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    /// Build the report of an inferred model.
+    pub fn build(model: &Model, ctx: &ShapesContext) -> Report {
+        let mut used: Vec<Symbol> = Vec::new();
+        let mut tensors = IndexMap::new();
+        let g = &model.graph;
+        let names = g.inputs.iter().map(|v| v.name.as_str()).chain(
+            g.nodes
+                .iter()
+                .flat_map(|n| n.outputs.iter().map(String::as_str)),
+        );
+        for name in names {
+            if name.is_empty() || tensors.contains_key(name) {
+                continue;
+            }
+            let Some(fact) = ctx.get(name) else { continue };
+            let mut dims = |ds: &[Dim]| -> Vec<ReportDim> {
+                ds.iter().map(|d| report_dim(ctx, *d, &mut used)).collect()
+            };
+            let shape = fact.shape.as_deref().map(&mut dims);
+            let value = if fact.dtype.is_integer() {
+                fact.value.as_deref().map(&mut dims)
+            } else {
+                None
+            };
+            let dtype = (fact.dtype != DType::Undefined).then_some(fact.dtype);
+            tensors.insert(
+                name.to_string(),
+                ReportTensor {
+                    dtype,
+                    shape,
+                    value,
+                },
+            );
+        }
+        // Symbols used by definitions of derived symbols, transitively.
+        let mut i = 0;
+        while i < used.len() {
+            if let Some((_, e)) = ctx.alg.symbols().find(|(n, _)| *n == used[i].as_str()) {
+                if let SymbolKind::Derived { definition } = &e.kind {
+                    definition.symbols(&mut used);
+                }
+            }
+            i += 1;
+        }
+        let mut symbols = IndexMap::new();
+        for (name, e) in ctx.alg.symbols() {
+            if !used.iter().any(|s| s.as_str() == name) {
+                continue;
+            }
+            let s = match &e.kind {
+                SymbolKind::Input => ReportSymbol::Input,
+                SymbolKind::Derived { definition } => ReportSymbol::Derived {
+                    definition: definition.render(),
+                },
+                SymbolKind::DataDependent { node } => {
+                    ReportSymbol::DataDependent { node: node.clone() }
+                }
+            };
+            symbols.insert(name.to_string(), s);
+        }
+        let mut diagnostics = ctx.diagnostics.clone();
+        for c in ctx.alg.contradictions() {
+            diagnostics.push(Diagnostic {
+                severity: crate::context::Severity::Error,
+                node: String::new(),
+                op: String::new(),
+                message: format!(
+                    "contradiction: {} == {} is impossible: {}",
+                    c.left, c.right, c.reason
+                ),
+            });
+        }
+        for w in ctx.alg.warnings() {
+            diagnostics.push(Diagnostic {
+                severity: crate::context::Severity::Warning,
+                node: String::new(),
+                op: String::new(),
+                message: w.to_string(),
+            });
+        }
+        Report {
+            path: model.path.clone(),
+            format: model.format.name().to_string(),
+            opsets: model.opsets.clone(),
+            symbols,
+            tensors,
+            outputs: g.outputs.iter().map(|v| v.name.clone()).collect(),
+            diagnostics,
+        }
+    }
+
+    /// True when some diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == crate::context::Severity::Error)
+    }
+
+    /// The JSON report (one object, pretty-printed, with a final newline).
+    pub fn to_json(&self) -> String {
+        let mut model = Map::new();
+        model.insert("path".into(), json!(self.path));
+        model.insert("format".into(), json!(self.format));
+        model.insert(
+            "opsets".into(),
+            Value::Object(
+                self.opsets
+                    .iter()
+                    .map(|(k, v)| (k.clone(), json!(v)))
+                    .collect(),
+            ),
+        );
+        let mut symbols = Map::new();
+        for (name, s) in &self.symbols {
+            let mut o = Map::new();
+            match s {
+                ReportSymbol::Input => {
+                    o.insert("kind".into(), json!("input"));
+                }
+                ReportSymbol::Derived { definition } => {
+                    o.insert("kind".into(), json!("derived"));
+                    o.insert("definition".into(), json!(definition));
+                }
+                ReportSymbol::DataDependent { node } => {
+                    o.insert("kind".into(), json!("data-dependent"));
+                    o.insert("node".into(), json!(node));
+                }
+            }
+            symbols.insert(name.clone(), Value::Object(o));
+        }
+        let mut tensors = Map::new();
+        for (name, t) in &self.tensors {
+            let mut o = Map::new();
+            o.insert(
+                "dtype".into(),
+                t.dtype.map_or(Value::Null, |d| json!(d.short_name())),
+            );
+            o.insert(
+                "shape".into(),
+                t.shape.as_ref().map_or(Value::Null, |s| {
+                    Value::Array(s.iter().map(ReportDim::json).collect())
+                }),
+            );
+            if let Some(v) = &t.value {
+                o.insert(
+                    "value".into(),
+                    Value::Array(v.iter().map(ReportDim::json).collect()),
+                );
+            }
+            tensors.insert(name.clone(), Value::Object(o));
+        }
+        let diagnostics: Vec<Value> = self
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let mut o = Map::new();
+                o.insert("severity".into(), json!(d.severity.name()));
+                o.insert("node".into(), json!(d.node));
+                o.insert("op".into(), json!(d.op));
+                o.insert("message".into(), json!(d.message));
+                Value::Object(o)
+            })
+            .collect();
+        let mut top = Map::new();
+        top.insert("model".into(), Value::Object(model));
+        top.insert("symbols".into(), Value::Object(symbols));
+        top.insert("tensors".into(), Value::Object(tensors));
+        top.insert("outputs".into(), json!(self.outputs));
+        top.insert("diagnostics".into(), Value::Array(diagnostics));
+        let mut s = serde_json::to_string_pretty(&Value::Object(top)).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// The text report (see `docs/report.md`).
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let opsets: Vec<String> = self
+            .opsets
+            .iter()
+            .map(|(k, v)| format!("{}={v}", if k.is_empty() { "ai.onnx" } else { k }))
+            .collect();
+        let _ = writeln!(
+            s,
+            "model: {} ({}; opsets {})",
+            self.path,
+            self.format,
+            opsets.join(", ")
+        );
+        let _ = writeln!(s, "symbols:");
+        let w = self.symbols.keys().map(|k| k.len()).max().unwrap_or(0);
+        for (name, sym) in &self.symbols {
+            let what = match sym {
+                ReportSymbol::Input => "input".to_string(),
+                ReportSymbol::Derived { definition } => format!("derived = {definition}"),
+                ReportSymbol::DataDependent { node } => format!("data-dependent (from {node})"),
+            };
+            let _ = writeln!(s, "  {name:<w$}  {what}");
+        }
+        let _ = writeln!(s, "tensors:");
+        let w = self
+            .tensors
+            .keys()
+            .map(|k| k.len())
+            .max()
+            .unwrap_or(0)
+            .min(48);
+        for (name, t) in &self.tensors {
+            let dtype = t.dtype.map_or("?", |d| d.short_name());
+            let shape = match &t.shape {
+                None => "unknown rank".to_string(),
+                Some(dims) => format!(
+                    "[{}]",
+                    dims.iter()
+                        .map(ReportDim::text)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            let _ = write!(s, "  {name:<w$}  {dtype:<6} {shape}");
+            if let Some(v) = &t.value {
+                let _ = write!(
+                    s,
+                    " = [{}]",
+                    v.iter().map(ReportDim::text).collect::<Vec<_>>().join(", ")
+                );
+            }
+            s.push('\n');
+        }
+        let _ = writeln!(s, "outputs: {}", self.outputs.join(", "));
+        let _ = writeln!(
+            s,
+            "diagnostics: {}",
+            if self.diagnostics.is_empty() {
+                "none"
+            } else {
+                ""
+            }
+            .trim_end()
+        );
+        for d in &self.diagnostics {
+            let _ = writeln!(s, "  {d}");
+        }
+        s
+    }
+}
+
+fn report_dim(ctx: &ShapesContext, d: Dim, used: &mut Vec<Symbol>) -> ReportDim {
+    let canon: &Poly = ctx.alg.canon(d);
+    if let Some(v) = canon.as_const().and_then(|r| r.to_i64()) {
+        return ReportDim::Int(v);
+    }
+    canon.symbols(used);
+    ReportDim::Expr(canon.render())
+}
