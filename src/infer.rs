@@ -216,18 +216,15 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
     }
     let mut waiting: Vec<usize> = vec![0; g.nodes.len()];
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); g.nodes.len()];
-    for i in 0..g.nodes.len() {
+    for (i, w) in waiting.iter_mut().enumerate() {
         let d = deps(i);
-        waiting[i] = d.len();
+        *w = d.len();
         for p in d {
             users[p].push(i);
         }
-        if g.nodes[i]
-            .inputs
-            .iter()
-            .any(|s| producer.get(s.as_str()) == Some(&i))
-        {
-            waiting[i] += 1; // a node that consumes its own output never runs
+        let own = |s: &String| producer.get(s.as_str()) == Some(&i);
+        if g.nodes[i].inputs.iter().any(own) {
+            *w += 1; // a node that consumes its own output never runs
         }
     }
     let mut ready: BTreeSet<usize> = (0..g.nodes.len()).filter(|&i| waiting[i] == 0).collect();
