@@ -261,6 +261,8 @@ pub struct ShapesContext {
     tensors: IndexMap<String, TensorFact>,
     /// Diagnostics, in the order they were found.
     pub diagnostics: Vec<Diagnostic>,
+    /// How many subgraphs deep inference currently is.
+    pub depth: usize,
 }
 
 impl Default for ShapesContext {
@@ -276,6 +278,7 @@ impl ShapesContext {
             alg,
             tensors: IndexMap::new(),
             diagnostics: Vec::new(),
+            depth: 0,
         }
     }
 
