@@ -12,3 +12,4 @@ pub mod onnx;
 pub mod openvino;
 pub mod ops;
 pub mod report;
+pub mod shapes_api;

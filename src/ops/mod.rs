@@ -8,7 +8,10 @@
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
 pub mod broadcast;
+pub mod cast;
+pub mod concat;
 pub mod control;
+pub mod reshape;
 
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -24,7 +27,7 @@ pub type OpRule = fn(&mut ShapesContext, &Node) -> Result<Vec<TensorFact>, OpErr
 pub type RuleEntry = (&'static str, &'static str, OpRule);
 
 /// Every family's rule table.
-pub const FAMILIES: &[&[RuleEntry]] = &[control::RULES];
+pub const FAMILIES: &[&[RuleEntry]] = &[control::RULES, reshape::RULES, concat::RULES, cast::RULES];
 
 fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {
     static REG: OnceLock<HashMap<(&'static str, &'static str), OpRule>> = OnceLock::new();
