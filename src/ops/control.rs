@@ -283,12 +283,12 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     }
     let outs = subgraph(ctx, body, &body_inputs, "body")?;
     let mut result = Vec::new();
-    for i in 0..n_state {
+    for (i, state) in states.iter().enumerate() {
         let b = outs
             .get(i)
             .cloned()
-            .unwrap_or_else(|| TensorFact::unknown(states[i].dtype));
-        result.push(carried(ctx, node, i, &states[i], &b));
+            .unwrap_or_else(|| TensorFact::unknown(state.dtype));
+        result.push(carried(ctx, node, i, state, &b));
     }
     let out_axes = attr_ints(node, "scan_output_axes")?.map(<[i64]>::to_vec);
     for (k, o) in outs.iter().skip(n_state).enumerate() {
