@@ -699,6 +699,14 @@ impl Algebra {
                 return Truth::False;
             }
         }
+        // diff = (a provable multiple of g) + c: zero needs g | -c. `12*D - 25` never is.
+        let c = diff.as_const_term();
+        let rest = diff.sub(&Poly::constant(c.clone()));
+        if let Some(g) = rest.int_divisor(info) {
+            if !g.is_zero() && !c.div(&g).is_some_and(|q| q.is_integer()) {
+                return Truth::False;
+            }
+        }
         Truth::Unknown
     }
 
