@@ -212,12 +212,15 @@ pub fn run_subgraph(
 
 /// Run the nodes of a graph whose inputs are already in the context.
 pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
-    let declared: HashMap<&str, &ValueDecl> = g
-        .value_info
-        .iter()
-        .chain(g.outputs.iter())
-        .map(|v| (v.name.as_str(), v))
-        .collect();
+    // A declaration with a shape wins over one without (a graph output is often
+    // declared without a shape and again, with one, in value_info).
+    let mut declared: HashMap<&str, &ValueDecl> = HashMap::new();
+    for v in g.value_info.iter().chain(g.outputs.iter()) {
+        let slot = declared.entry(v.name.as_str()).or_insert(v);
+        if slot.shape.is_none() {
+            *slot = v;
+        }
+    }
     let (order, stuck) = topo_order(ctx, g);
     for i in order {
         run_node(ctx, &g.nodes[i], &declared);
