@@ -8,6 +8,14 @@
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
 pub mod broadcast;
+pub mod conv;
+pub mod matmul;
+pub mod nn_util;
+pub mod norm;
+pub mod pad;
+pub mod resize;
+pub mod rnn;
+pub mod select;
 
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -23,7 +31,15 @@ pub type OpRule = fn(&mut ShapesContext, &Node) -> Result<Vec<TensorFact>, OpErr
 pub type RuleEntry = (&'static str, &'static str, OpRule);
 
 /// Every family's rule table.
-pub const FAMILIES: &[&[RuleEntry]] = &[];
+pub const FAMILIES: &[&[RuleEntry]] = &[
+    matmul::RULES,
+    conv::RULES,
+    norm::RULES,
+    resize::RULES,
+    pad::RULES,
+    rnn::RULES,
+    select::RULES,
+];
 
 fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {
     static REG: OnceLock<HashMap<(&'static str, &'static str), OpRule>> = OnceLock::new();
