@@ -12,8 +12,9 @@
 //!   pools with `ceil_mode = 1` use `ceildiv` instead, and then drop a last window
 //!   that would start inside the right padding (the rule of PyTorch and of
 //!   onnxruntime's pooling kernels): `min(ceildiv(in + pb + pe - ek, s) + 1,
-//!   floordiv(in + pb - 1, s) + 1)`. The `min` is left out when `ek >= s + pe`,
-//!   where it can never bind;
+//!   floordiv(in + pb - 1, s) + 1)`. The first term alone when `ek >= s + pe`
+//!   (the second can never be smaller), the second alone when `pe >= ek - 1`
+//!   (it is never larger);
 //! - `SAME_UPPER` / `SAME_LOWER`: `ceildiv(in, s)`;
 //! - `VALID`: `floordiv(in - ek, s) + 1` (with `ceil_mode`: `ceildiv(in - ek, s) + 1`).
 //!
@@ -185,8 +186,10 @@ impl Window {
         }
         let q = ctx.alg.ceildiv(span, s);
         let out = ctx.alg.add_dims(q, one);
-        // Drop a last window that starts in the right padding; it cannot exist when
-        // ek >= s + pe.
+        // Drop a last window that starts in the right padding. With
+        // A = in + pb - 1, the ceil form is ceildiv(A + pe - ek + 1, s) + 1 and the
+        // limit floordiv(A, s) + 1: the limit never binds when ek >= s + pe, and
+        // always binds when pe >= ek - 1.
         let s_pe = ctx.alg.add_dims(s, pe);
         if ctx.alg.le(s_pe, ek) == Truth::True {
             return out;
@@ -195,6 +198,10 @@ impl Window {
         let starts = ctx.alg.sub(starts, one);
         let last = ctx.alg.floordiv(starts, s);
         let limit = ctx.alg.add_dims(last, one);
+        let ek_1 = ctx.alg.sub(ek, one);
+        if ctx.alg.le(ek_1, pe) == Truth::True {
+            return limit;
+        }
         ctx.alg.min(out, limit)
     }
 
