@@ -140,6 +140,76 @@ fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
     }
 }
 
+/// How deep subgraphs (If branches, Loop and Scan bodies) are inferred.
+pub const MAX_SUBGRAPH_DEPTH: usize = 32;
+
+/// Infer a subgraph (an If branch, a Loop or Scan body) in a nested scope.
+///
+/// `inputs` are the facts of the subgraph's formal inputs, in order. The subgraph
+/// reads outer tensors by name; its own tensors are removed from the context
+/// afterwards (outer tensors it shadowed are restored), so branches do not leak into
+/// each other. Returns the facts of its outputs, in order; `None` past
+/// [`MAX_SUBGRAPH_DEPTH`] nested subgraphs.
+pub fn run_subgraph(
+    ctx: &mut ShapesContext,
+    g: &Graph,
+    inputs: &[TensorFact],
+) -> Option<Vec<TensorFact>> {
+    if ctx.depth >= MAX_SUBGRAPH_DEPTH {
+        return None;
+    }
+    ctx.depth += 1;
+    let mut names: Vec<&str> = Vec::new();
+    names.extend(g.initializers.keys().map(String::as_str));
+    names.extend(g.inputs.iter().map(|v| v.name.as_str()));
+    names.extend(
+        g.nodes
+            .iter()
+            .flat_map(|n| n.outputs.iter().map(String::as_str))
+            .filter(|s| !s.is_empty()),
+    );
+    let saved: Vec<(String, TensorFact)> = names
+        .iter()
+        .filter_map(|n| ctx.remove(n).map(|f| (n.to_string(), f)))
+        .collect();
+    for (name, t) in &g.initializers {
+        let fact = const_fact(&mut ctx.alg, t);
+        ctx.insert(name, fact);
+    }
+    for (i, v) in g.inputs.iter().enumerate() {
+        let fact = match inputs.get(i) {
+            Some(f) => f.clone(),
+            None => {
+                let shape = v.shape.as_ref().map(|dims| decl_dims(ctx, &v.name, dims));
+                TensorFact {
+                    dtype: v.dtype,
+                    shape,
+                    value: None,
+                }
+            }
+        };
+        ctx.insert(&v.name, fact);
+    }
+    run_graph(ctx, g);
+    let outs = g
+        .outputs
+        .iter()
+        .map(|v| {
+            ctx.get(&v.name)
+                .cloned()
+                .unwrap_or_else(|| TensorFact::unknown(v.dtype))
+        })
+        .collect();
+    for n in &names {
+        ctx.remove(n);
+    }
+    for (n, f) in saved {
+        ctx.insert(&n, f);
+    }
+    ctx.depth -= 1;
+    Some(outs)
+}
+
 /// Run the nodes of a graph whose inputs are already in the context.
 pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
     let declared: HashMap<&str, &ValueDecl> = g
@@ -216,18 +286,15 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
     }
     let mut waiting: Vec<usize> = vec![0; g.nodes.len()];
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); g.nodes.len()];
-    for i in 0..g.nodes.len() {
+    for (i, w) in waiting.iter_mut().enumerate() {
         let d = deps(i);
-        waiting[i] = d.len();
+        *w = d.len();
         for p in d {
             users[p].push(i);
         }
-        if g.nodes[i]
-            .inputs
-            .iter()
-            .any(|s| producer.get(s.as_str()) == Some(&i))
-        {
-            waiting[i] += 1; // a node that consumes its own output never runs
+        let own = |s: &String| producer.get(s.as_str()) == Some(&i);
+        if g.nodes[i].inputs.iter().any(own) {
+            *w += 1; // a node that consumes its own output never runs
         }
     }
     let mut ready: BTreeSet<usize> = (0..g.nodes.len()).filter(|&i| waiting[i] == 0).collect();

@@ -8,11 +8,15 @@
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
 pub mod broadcast;
+pub mod cast;
+pub mod concat;
+pub mod control;
 pub mod conv;
 pub mod matmul;
 pub mod nn_util;
 pub mod norm;
 pub mod pad;
+pub mod reshape;
 pub mod resize;
 pub mod rnn;
 pub mod select;
@@ -32,6 +36,10 @@ pub type RuleEntry = (&'static str, &'static str, OpRule);
 
 /// Every family's rule table.
 pub const FAMILIES: &[&[RuleEntry]] = &[
+    control::RULES,
+    reshape::RULES,
+    concat::RULES,
+    cast::RULES,
     matmul::RULES,
     conv::RULES,
     norm::RULES,

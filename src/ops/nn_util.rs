@@ -6,12 +6,13 @@
 //! through the context's algebra.
 
 use crate::algebra::{Dim, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// Assert `a == b`, which a valid model needs: provably equal gives `a`; provably
 /// different is a [`OpError::DimMismatch`] naming `what`; otherwise the two are
-/// unioned in the e-graph and the relation is recorded for the node.
+/// unioned in the e-graph, the relation is recorded for the node and a warning
+/// names the assumption (`valid when D == 768`).
 pub fn unify(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -23,10 +24,22 @@ pub fn unify(
         Truth::True => Ok(a),
         Truth::False => Err(mismatch(ctx, what, a, b)),
         Truth::Unknown => {
-            ctx.alg.record_relation(a, b, &node.name);
-            ctx.alg
+            let (l, r) = (ctx.alg.render(a), ctx.alg.render(b));
+            let merged = ctx
+                .alg
                 .union(a, b, &node.name)
-                .map_err(|_| mismatch(ctx, what, a, b))
+                .map_err(|_| OpError::DimMismatch {
+                    what: what.to_string(),
+                    left: l.clone(),
+                    right: r.clone(),
+                })?;
+            ctx.alg.record_relation(a, b, &node.name);
+            let msg = format!(
+                "{}: {what}: {l} and {r} assumed equal (valid when {l} == {r})",
+                node_context(node)
+            );
+            ctx.diagnose(Severity::Warning, node, msg);
+            Ok(merged)
         }
     }
 }
