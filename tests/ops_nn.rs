@@ -1107,3 +1107,128 @@ fn unknown_ranks_never_panic() {
         Err(OpError::UnknownTensor { .. })
     ));
 }
+
+// ----- ONNX backend-node cases of these families ------------------------------------
+
+mod common;
+
+/// Wrap serialized `TensorProto` bytes into a one-initializer `ModelProto`.
+fn wrap_tensor(tensor: &[u8]) -> Vec<u8> {
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        loop {
+            let b = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                out.push(b);
+                break;
+            }
+            out.push(b | 0x80);
+        }
+    }
+    let mut graph = vec![0x2a]; // field 5 (initializer), length-delimited
+    varint(tensor.len() as u64, &mut graph);
+    graph.extend_from_slice(tensor);
+    let mut model = vec![0x08, 0x08, 0x3a]; // ir_version 8; field 7 (graph)
+    varint(graph.len() as u64, &mut model);
+    model.extend_from_slice(&graph);
+    model
+}
+
+fn read_pb(path: &std::path::Path) -> symdim::graph::ConstTensor {
+    let bytes = std::fs::read(path).expect("read pb");
+    let wrapped = wrap_tensor(&bytes);
+    let m = symdim::onnx::parse(&wrapped).expect("parse wrapped tensor");
+    let g = m.graph().expect("graph");
+    let t = g.initializer.first().expect("tensor");
+    symdim::onnx::const_tensor(t, &symdim::onnx::DataSource::in_memory())
+}
+
+fn nn_op(op: &str) -> bool {
+    use symdim::ops::*;
+    [
+        matmul::RULES,
+        conv::RULES,
+        norm::RULES,
+        resize::RULES,
+        pad::RULES,
+        rnn::RULES,
+        select::RULES,
+    ]
+    .iter()
+    .any(|t| t.iter().any(|(d, o, _)| d.is_empty() && *o == op))
+}
+
+/// The backend-node folders whose nodes are all of these families, with the
+/// integer inputs given as initializers (their `input_*.pb` values), scored
+/// against the `output_*.pb` shapes. The shared corpus currently holds none
+/// (its folders cover reshape, concat, cast, ...); the test reports the count.
+#[test]
+fn backend_node_cases() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let root = corpus.join("peer-cases/backend-node");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        eprintln!("skipping: {} not found", root.display());
+        return;
+    };
+    let mut dirs: Vec<_> = entries.map(|e| e.unwrap().path()).collect();
+    dirs.sort();
+    let (mut cases, mut exact, mut less) = (0, 0, 0);
+    let mut wrong = Vec::new();
+    for dir in dirs {
+        let Ok((mut model, _)) = symdim::load::load(&dir.join("model.onnx")) else {
+            continue;
+        };
+        if !model.graph.nodes.iter().all(|n| nn_op(&n.op_type)) {
+            continue;
+        }
+        cases += 1;
+        let data = dir.join("test_data_set_0");
+        let inputs = std::mem::take(&mut model.graph.inputs);
+        for (k, v) in inputs.into_iter().enumerate() {
+            let t = read_pb(&data.join(format!("input_{k}.pb")));
+            if v.dtype.is_integer() && matches!(t.data, symdim::graph::ConstData::Ints(_)) {
+                model.graph.initializers.insert(v.name.clone(), t);
+            } else {
+                model.graph.inputs.push(v);
+            }
+        }
+        let outputs: Vec<String> = model.graph.outputs.iter().map(|o| o.name.clone()).collect();
+        for o in &mut model.graph.outputs {
+            o.shape = None;
+        }
+        let ctx = symdim::infer::infer_context(&model, &symdim::infer::Options::default());
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let mut is_exact = true;
+        let mut is_wrong = false;
+        for (j, o) in outputs.iter().enumerate() {
+            let expected = read_pb(&data.join(format!("output_{j}.pb"))).dims;
+            match ctx.get(o).and_then(|f| f.shape.clone()) {
+                None => is_exact = false,
+                Some(s) if s.len() != expected.len() => is_wrong = true,
+                Some(s) => {
+                    for (d, e) in s.iter().zip(&expected) {
+                        match ctx.alg.as_i64(*d) {
+                            Some(v) if v == *e => {}
+                            Some(_) => is_wrong = true,
+                            None => is_exact = false,
+                        }
+                    }
+                }
+            }
+        }
+        if is_wrong {
+            wrong.push(name);
+        } else if is_exact {
+            exact += 1;
+        } else {
+            less += 1;
+        }
+    }
+    eprintln!(
+        "backend-node, {cases} cases in the NN families: exact {exact} / less precise {less} / wrong {}",
+        wrong.len()
+    );
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
