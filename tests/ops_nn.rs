@@ -1232,3 +1232,17 @@ fn backend_node_cases() {
     );
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// The ceil_mode start limit needs `floordiv(a, b) <= ceildiv(a, b)`, which the
+/// algebra cannot prove yet: `Window::output` decides the common cases from the
+/// attribute constants instead, and leaves a `min` where this would be needed.
+#[test]
+#[ignore = "algebra gap: floordiv(a, b) <= ceildiv(a, b) is not provable (no bound rule relates them)"]
+fn algebra_floordiv_le_ceildiv() {
+    let mut ctx = ShapesContext::default();
+    let f = ctx.alg.parse("floordiv(H - 1, 3) + 1").unwrap();
+    let c = ctx.alg.parse("ceildiv(H - 1, 3) + 1").unwrap();
+    assert_eq!(ctx.alg.le(f, c), Truth::True);
+    let m = ctx.alg.min(f, c);
+    assert_eq!(ctx.alg.render(m), "floordiv(H - 1, 3) + 1");
+}

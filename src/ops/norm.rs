@@ -201,15 +201,16 @@ fn same_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
 fn dropout(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 3)?;
     let x = ctx.input(node, 0, "data")?;
-    if node.version >= 12 {
-        if let Some(r) = ctx.optional_input(node, 1)? {
-            if let Some(s) = &r.shape {
-                expect_rank("ratio", s, 0)?;
-            }
-        }
-        if let Some(t) = ctx.optional_input(node, 2)? {
-            if let Some(s) = &t.shape {
-                expect_rank("training_mode", s, 0)?;
+    // `ratio` and `training_mode` (opset 12+) are scalars by the spec; a
+    // one-element vector is accepted, as the runtimes do.
+    for i in 1..3 {
+        if let Some(s) = ctx.optional_input(node, i)?.and_then(|f| f.shape) {
+            if s.len() > 1 {
+                return Err(super::nn_util::rank_error(
+                    if i == 1 { "ratio" } else { "training_mode" },
+                    "0",
+                    s.len(),
+                ));
             }
         }
     }
