@@ -11,7 +11,15 @@ pub mod broadcast;
 pub mod cast;
 pub mod concat;
 pub mod control;
+pub mod conv;
+pub mod matmul;
+pub mod nn_util;
+pub mod norm;
+pub mod pad;
 pub mod reshape;
+pub mod resize;
+pub mod rnn;
+pub mod select;
 
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -27,7 +35,19 @@ pub type OpRule = fn(&mut ShapesContext, &Node) -> Result<Vec<TensorFact>, OpErr
 pub type RuleEntry = (&'static str, &'static str, OpRule);
 
 /// Every family's rule table.
-pub const FAMILIES: &[&[RuleEntry]] = &[control::RULES, reshape::RULES, concat::RULES, cast::RULES];
+pub const FAMILIES: &[&[RuleEntry]] = &[
+    control::RULES,
+    reshape::RULES,
+    concat::RULES,
+    cast::RULES,
+    matmul::RULES,
+    conv::RULES,
+    norm::RULES,
+    resize::RULES,
+    pad::RULES,
+    rnn::RULES,
+    select::RULES,
+];
 
 fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {
     static REG: OnceLock<HashMap<(&'static str, &'static str), OpRule>> = OnceLock::new();
