@@ -35,6 +35,46 @@ pub struct Options {
 }
 
 /// Infer every tensor's shape and build the report.
+///
+/// ```
+/// use symdim::graph::{Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl};
+/// use symdim::infer::{infer, Options};
+///
+/// // x: [B, S, 768] reshaped with the target [0, -1, 12, 64].
+/// let x = ValueDecl {
+///     name: "x".into(),
+///     dtype: DType::Float,
+///     shape: Some(vec![DeclDim::Param("B".into()), DeclDim::Param("S".into()), DeclDim::Value(768)]),
+/// };
+/// let target = ConstTensor { dtype: DType::Int64, dims: vec![4], data: ConstData::Ints(vec![0, -1, 12, 64]) };
+/// let node = Node {
+///     name: "split_heads".into(),
+///     op_type: "Reshape".into(),
+///     domain: String::new(),
+///     version: 17,
+///     inputs: vec!["x".into(), "target".into()],
+///     outputs: vec!["y".into()],
+///     attrs: Default::default(),
+/// };
+/// let model = Model {
+///     path: "example.onnx".into(),
+///     format: Format::Onnx,
+///     opsets: [(String::new(), 17)].into_iter().collect(),
+///     graph: Graph {
+///         name: "g".into(),
+///         inputs: vec![x],
+///         outputs: vec![ValueDecl { name: "y".into(), dtype: DType::Undefined, shape: None }],
+///         initializers: [("target".to_string(), target)].into_iter().collect(),
+///         nodes: vec![node],
+///         value_info: vec![],
+///     },
+/// };
+/// let report = infer(&model, &Options::default());
+/// let y = report.tensors["y"].shape.as_ref().unwrap();
+/// let dims: Vec<String> = y.iter().map(|d| format!("{d:?}")).collect();
+/// assert_eq!(dims, ["Expr(\"B\")", "Expr(\"S\")", "Int(12)", "Int(64)"]);
+/// assert!(!report.has_errors());
+/// ```
 pub fn infer(model: &Model, options: &Options) -> Report {
     let ctx = infer_context(model, options);
     Report::build(model, &ctx)
