@@ -323,15 +323,7 @@ impl Algebra {
                 },
             );
         }
-        let is_op = matches!(
-            node,
-            DimLang::FloorDiv(_)
-                | DimLang::CeilDiv(_)
-                | DimLang::Mod(_)
-                | DimLang::Min(_)
-                | DimLang::Max(_)
-                | DimLang::Broadcast(_)
-        );
+        let is_op = node.has_rules();
         let is_mul = matches!(node, DimLang::Mul(_));
         let id = self.egraph.add(node);
         self.sync();
@@ -538,7 +530,7 @@ impl Algebra {
                     Expr::Sub(..) => DimLang::Sub([x.0, y.0]),
                     Expr::Mul(..) => DimLang::Mul([x.0, y.0]),
                     Expr::Div(..) => DimLang::Div([x.0, y.0]),
-                    Expr::Call(k, ..) => op_node(*k, x.0, y.0),
+                    Expr::Call(k, ..) => DimLang::op(*k, x.0, y.0),
                     _ => unreachable!("matched above"),
                 })
             }
@@ -1098,17 +1090,4 @@ fn solve_for_pivot(diff: &Poly) -> Option<(Symbol, Poly)> {
     let rest = Poly(diff.0.iter().filter(|(t, _)| *t != m).cloned().collect());
     let value = rest.scale(&Rat::one().div(&c)?.neg());
     Some((s, value))
-}
-
-fn op_node(k: OpKind, x: Id, y: Id) -> DimLang {
-    match k {
-        OpKind::FloorDiv => DimLang::FloorDiv([x, y]),
-        OpKind::CeilDiv => DimLang::CeilDiv([x, y]),
-        OpKind::Mod => DimLang::Mod([x, y]),
-        OpKind::Min => DimLang::Min([x, y]),
-        OpKind::Max => DimLang::Max([x, y]),
-        OpKind::Broadcast => DimLang::Broadcast([x, y]),
-        OpKind::Div => DimLang::Div([x, y]),
-        OpKind::Mul => DimLang::Mul([x, y]),
-    }
 }
