@@ -30,7 +30,7 @@ against the target 2 x file size + 50 MB, and how many node outputs each tool gr
 (rank known and every dim a number or an expression of the graph inputs' symbols).
 
 Usage:
-  python scripts/compare_peers.py MODEL_OR_DIR... [--runs 5] [--ort-runs 3]
+  python scripts/compare_peers.py MODEL_OR_DIR... [--runs 5] [--ort-runs 3] [--clock wall|cpu] [--shipped]
          [--symdim PATH] [--peers symdim,onnx,ort] [--json OUT.json]
 The symdim binary defaults to $CARGO_TARGET_DIR/release/symdim, else target/release/symdim.
 Needs the PyPI packages onnx, onnxruntime, sympy, numpy (see scripts/README.md).
@@ -253,11 +253,15 @@ def peer_ort(m):
 
 
 # ----------------------------------------------------------------------------- main
+def natural(name):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
 def collect(paths):
     files = []
     for p in paths:
         if os.path.isdir(p):
-            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".onnx"))
+            files += sorted((os.path.join(p, f) for f in os.listdir(p) if f.endswith(".onnx")), key=natural)
         else:
             files.append(p)
     return files
@@ -286,6 +290,9 @@ def main():
     ap.add_argument("--symdim", default=default_symdim(), help="symdim binary")
     ap.add_argument("--peers", default="symdim,onnx,ort")
     ap.add_argument("--json", help="write the raw numbers here")
+    ap.add_argument("--shipped", action="store_true",
+                    help="run every tool on the file as shipped (exporter value_info and output shapes "
+                         "kept) instead of on the stripped copy")
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="which median the table shows: wall time (default) or CPU time "
                          "(user+sys; steadier on a loaded machine). --json keeps both.")
@@ -307,7 +314,7 @@ def main():
     spawner = Spawner() if "symdim" in peers else None
     results = dict(
         date=time.strftime("%Y-%m-%d %H:%M:%S %z"), symdim=a.symdim, runs=a.runs, ort_runs=a.ort_runs,
-        clock=a.clock, load_average=os.getloadavg(), cpus=os.cpu_count(),
+        clock=a.clock, shipped=a.shipped, load_average=os.getloadavg(), cpus=os.cpu_count(),
         versions=dict(python=sys.version.split()[0], onnx=onnx.__version__,
                       onnxruntime=onnxruntime.__version__ if "ort" in peers else None),
         models={})
@@ -316,14 +323,18 @@ def main():
             f = os.path.join(cwd, f) if not os.path.isabs(f) else f
             name = os.path.basename(f)
             orig = onnx.load(f)
-            base = strip_shapes(orig)
-            stripped = os.path.join(tmp, name)
-            onnx.save(base, stripped)
+            if a.shipped:
+                base, stripped = orig, f
+            else:
+                base = strip_shapes(orig)
+                stripped = os.path.join(tmp, name)
+                onnx.save(base, stripped)
             size = os.path.getsize(stripped)
             r = dict(path=f, nodes=count_nodes(orig.graph), file_bytes=os.path.getsize(f),
                      stripped_bytes=size, rss_target_kib=(2 * size + 50 * 2 ** 20) // 1024,
                      node_outputs=len(node_outputs(orig)))
-            print(f"{name}: {r['nodes']} nodes, {size / 1e6:.1f} MB stripped", file=sys.stderr, flush=True)
+            print(f"{name}: {r['nodes']} nodes, {size / 1e6:.1f} MB {'as shipped' if a.shipped else 'stripped'}",
+                  file=sys.stderr, flush=True)
             if "symdim" in peers:
                 try:
                     r["symdim"] = time_symdim(spawner, a.symdim, stripped, orig, a.runs, tmp)
@@ -339,7 +350,8 @@ def main():
                     r["ort"]["grounded"] = grounded_onnx(orig, res)
                 elif r["ort"]["error"] is None:
                     r["ort"]["error"] = "returned None (incomplete inference)"
-            os.remove(stripped)
+            if not a.shipped:
+                os.remove(stripped)
             results["models"][name] = r
             if a.json:
                 with open(os.path.join(cwd, a.json), "w") as fh:
@@ -378,7 +390,7 @@ def print_table(results):
     w[0] = min(w[0], 60)
     print(f"# {results['date']}  symdim={results['symdim']}  runs={results['runs']} ort_runs={results['ort_runs']}"
           f"  onnx={results['versions']['onnx']} onnxruntime={results['versions']['onnxruntime']}"
-          f"  clock={results['clock']}  load average {results['load_average'][0]:.1f} on {results['cpus']} CPUs")
+          f"  clock={results['clock']}{'  AS SHIPPED (not stripped)' if results.get('shipped') else ''}  load average {results['load_average'][0]:.1f} on {results['cpus']} CPUs")
     print("  ".join(h.ljust(w[i]) if i == 0 else h.rjust(w[i]) for i, h in enumerate(head)))
     for row in rows:
         if not row[1]:
