@@ -19,8 +19,8 @@ use crate::algebra::{Dim, Poly, SymbolKind};
 use crate::context::{Diagnostic, ShapesContext};
 use crate::graph::{DType, Model};
 use egg::Symbol;
-use indexmap::IndexMap;
-use serde_json::{json, Map, Value};
+use indexmap::{IndexMap, IndexSet};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::fmt::Write as _;
 
 /// A dim in a report.
@@ -33,13 +33,6 @@ pub enum ReportDim {
 }
 
 impl ReportDim {
-    fn json(&self) -> Value {
-        match self {
-            ReportDim::Int(v) => json!(v),
-            ReportDim::Expr(s) => json!(s),
-        }
-    }
-
     fn text(&self) -> String {
         match self {
             ReportDim::Int(v) => v.to_string(),
@@ -98,7 +91,7 @@ pub struct Report {
 impl Report {
     /// Build the report of an inferred model.
     pub fn build(model: &Model, ctx: &ShapesContext) -> Report {
-        let mut used: Vec<Symbol> = Vec::new();
+        let mut used: IndexSet<Symbol> = IndexSet::new();
         let mut tensors = IndexMap::new();
         let g = &model.graph;
         let names = g.inputs.iter().map(|v| v.name.as_str()).chain(
@@ -132,17 +125,19 @@ impl Report {
         }
         // Symbols used by definitions of derived symbols, transitively.
         let mut i = 0;
-        while i < used.len() {
-            if let Some((_, e)) = ctx.alg.symbols().find(|(n, _)| *n == used[i].as_str()) {
-                if let SymbolKind::Derived { definition } = &e.kind {
-                    definition.symbols(&mut used);
-                }
+        while let Some(sym) = used.get_index(i).copied() {
+            if let Some(SymbolKind::Derived { definition }) =
+                ctx.alg.symbol_entry(sym.as_str()).map(|e| &e.kind)
+            {
+                let mut found = Vec::new();
+                definition.symbols(&mut found);
+                used.extend(found);
             }
             i += 1;
         }
         let mut symbols = IndexMap::new();
         for (name, e) in ctx.alg.symbols() {
-            if !used.iter().any(|s| s.as_str() == name) {
+            if !used.contains(&Symbol::from(name)) {
                 continue;
             }
             let s = match &e.kind {
@@ -194,80 +189,14 @@ impl Report {
             .any(|d| d.severity == crate::context::Severity::Error)
     }
 
-    /// The JSON report (one object, pretty-printed, with a final newline).
+    /// The JSON report (one object, pretty-printed, with a final newline). It is
+    /// streamed through `serde`, never built as a value tree.
     pub fn to_json(&self) -> String {
-        let mut model = Map::new();
-        model.insert("path".into(), json!(self.path));
-        model.insert("format".into(), json!(self.format));
-        model.insert(
-            "opsets".into(),
-            Value::Object(
-                self.opsets
-                    .iter()
-                    .map(|(k, v)| (k.clone(), json!(v)))
-                    .collect(),
-            ),
-        );
-        let mut symbols = Map::new();
-        for (name, s) in &self.symbols {
-            let mut o = Map::new();
-            match s {
-                ReportSymbol::Input => {
-                    o.insert("kind".into(), json!("input"));
-                }
-                ReportSymbol::Derived { definition } => {
-                    o.insert("kind".into(), json!("derived"));
-                    o.insert("definition".into(), json!(definition));
-                }
-                ReportSymbol::DataDependent { node } => {
-                    o.insert("kind".into(), json!("data-dependent"));
-                    o.insert("node".into(), json!(node));
-                }
-            }
-            symbols.insert(name.clone(), Value::Object(o));
-        }
-        let mut tensors = Map::new();
-        for (name, t) in &self.tensors {
-            let mut o = Map::new();
-            o.insert(
-                "dtype".into(),
-                t.dtype.map_or(Value::Null, |d| json!(d.short_name())),
-            );
-            o.insert(
-                "shape".into(),
-                t.shape.as_ref().map_or(Value::Null, |s| {
-                    Value::Array(s.iter().map(ReportDim::json).collect())
-                }),
-            );
-            if let Some(v) = &t.value {
-                o.insert(
-                    "value".into(),
-                    Value::Array(v.iter().map(ReportDim::json).collect()),
-                );
-            }
-            tensors.insert(name.clone(), Value::Object(o));
-        }
-        let diagnostics: Vec<Value> = self
-            .diagnostics
-            .iter()
-            .map(|d| {
-                let mut o = Map::new();
-                o.insert("severity".into(), json!(d.severity.name()));
-                o.insert("node".into(), json!(d.node));
-                o.insert("op".into(), json!(d.op));
-                o.insert("message".into(), json!(d.message));
-                Value::Object(o)
-            })
-            .collect();
-        let mut top = Map::new();
-        top.insert("model".into(), Value::Object(model));
-        top.insert("symbols".into(), Value::Object(symbols));
-        top.insert("tensors".into(), Value::Object(tensors));
-        top.insert("outputs".into(), json!(self.outputs));
-        top.insert("diagnostics".into(), Value::Array(diagnostics));
-        let mut s = serde_json::to_string_pretty(&Value::Object(top)).unwrap_or_default();
-        s.push('\n');
-        s
+        let mut out = Vec::with_capacity(256 + self.tensors.len() * 96);
+        // Writing into a Vec cannot fail, and every key is a string.
+        let _ = serde_json::to_writer_pretty(&mut out, self);
+        out.push(b'\n');
+        String::from_utf8(out).unwrap_or_default()
     }
 
     /// The text report (see `docs/report.md`).
@@ -343,11 +272,93 @@ impl Report {
     }
 }
 
-fn report_dim(ctx: &ShapesContext, d: Dim, used: &mut Vec<Symbol>) -> ReportDim {
+fn report_dim(ctx: &ShapesContext, d: Dim, used: &mut IndexSet<Symbol>) -> ReportDim {
     let canon: &Poly = ctx.alg.canon(d);
     if let Some(v) = canon.as_const().and_then(|r| r.to_i64()) {
         return ReportDim::Int(v);
     }
-    canon.symbols(used);
+    let mut found = Vec::new();
+    canon.symbols(&mut found);
+    used.extend(found);
     ReportDim::Expr(canon.render())
+}
+
+impl Serialize for ReportDim {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ReportDim::Int(v) => s.serialize_i64(*v),
+            ReportDim::Expr(e) => s.serialize_str(e),
+        }
+    }
+}
+
+/// `"model": {"path", "format", "opsets"}`.
+struct ModelJson<'a>(&'a Report);
+
+impl Serialize for ModelJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("path", &self.0.path)?;
+        m.serialize_entry("format", &self.0.format)?;
+        m.serialize_entry("opsets", &self.0.opsets)?;
+        m.end()
+    }
+}
+
+impl Serialize for ReportSymbol {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match self {
+            ReportSymbol::Input => m.serialize_entry("kind", "input")?,
+            ReportSymbol::Derived { definition } => {
+                m.serialize_entry("kind", "derived")?;
+                m.serialize_entry("definition", definition)?;
+            }
+            ReportSymbol::DataDependent { node } => {
+                m.serialize_entry("kind", "data-dependent")?;
+                m.serialize_entry("node", node)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl Serialize for ReportTensor {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("dtype", &self.dtype.map(|d| d.short_name()))?;
+        m.serialize_entry("shape", &self.shape)?;
+        if let Some(v) = &self.value {
+            m.serialize_entry("value", v)?;
+        }
+        m.end()
+    }
+}
+
+/// One diagnostic: `{"severity", "node", "op", "message"}`.
+struct DiagnosticJson<'a>(&'a Diagnostic);
+
+impl Serialize for DiagnosticJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("severity", self.0.severity.name())?;
+        m.serialize_entry("node", &self.0.node)?;
+        m.serialize_entry("op", &self.0.op)?;
+        m.serialize_entry("message", &self.0.message)?;
+        m.end()
+    }
+}
+
+impl Serialize for Report {
+    /// The pinned JSON shape (see the module doc); fields are only ever added.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(5))?;
+        m.serialize_entry("model", &ModelJson(self))?;
+        m.serialize_entry("symbols", &self.symbols)?;
+        m.serialize_entry("tensors", &self.tensors)?;
+        m.serialize_entry("outputs", &self.outputs)?;
+        let diags: Vec<DiagnosticJson<'_>> = self.diagnostics.iter().map(DiagnosticJson).collect();
+        m.serialize_entry("diagnostics", &diags)?;
+        m.end()
+    }
 }

@@ -183,3 +183,13 @@ fn simplify_prints_canonical_forms() {
         "S\nfloordiv(H + 1, 4)\n"
     );
 }
+
+#[test]
+fn streamed_json_equals_the_value_tree_rendering() {
+    let (model, _) = symdim::load::load(Path::new(&example())).unwrap();
+    let report = symdim::infer::infer(&model, &symdim::infer::Options::default());
+    let value = serde_json::to_value(&report).unwrap();
+    let mut via_tree = serde_json::to_string_pretty(&value).unwrap();
+    via_tree.push('\n');
+    assert_eq!(report.to_json(), via_tree);
+}

@@ -306,7 +306,7 @@ impl Algebra {
     // ----- building -------------------------------------------------------
 
     fn add(&mut self, node: DimLang) -> Dim {
-        if self.egraph.total_number_of_nodes() >= self.config.limits.enodes
+        if self.egraph.nodes().len() >= self.config.limits.enodes
             && !matches!(node, DimLang::Num(_) | DimLang::Sym(_))
         {
             let n = self.fresh_counters.entry("big".to_string()).or_insert(0);
@@ -390,6 +390,15 @@ impl Algebra {
             .symbols
             .entries
             .contains_key(&Symbol::from(name))
+    }
+
+    /// A symbol's entry, by name.
+    pub fn symbol_entry(&self, name: &str) -> Option<&SymbolEntry> {
+        self.egraph
+            .analysis
+            .symbols
+            .entries
+            .get(&Symbol::from(name))
     }
 
     /// Every symbol with its entry, in creation order.
