@@ -432,3 +432,242 @@ fn corpus_infers_and_matches_recorded_shapes() {
     assert!(problems.is_empty(), "{problems:#?}");
     assert_eq!(reshape_warnings, 14);
 }
+
+// ---------------------------------------------------------------------------------
+// Rules on hand-built graphs
+// ---------------------------------------------------------------------------------
+
+/// A logical tensor in the JSON schema.
+fn lt(id: u64, dtype: &str, shape: &[i64]) -> String {
+    let strides = if shape.is_empty() {
+        "[]".to_string()
+    } else {
+        let mut s = vec![1i64; shape.len()];
+        for i in (0..shape.len() - 1).rev() {
+            s[i] = s[i + 1] * shape[i + 1].max(1);
+        }
+        format!("{s:?}")
+    };
+    format!(
+        r#"{{"id": {id}, "dtype": "{dtype}", "shape": {shape:?}, "stride": {strides}, "layout_type": "strided", "property_type": "undef"}}"#
+    )
+}
+
+/// An op in the JSON schema; `attrs` are `(name, type, value)`.
+fn op(
+    id: u64,
+    kind: &str,
+    attrs: &[(&str, &str, &str)],
+    ins: &[String],
+    outs: &[String],
+) -> String {
+    let attrs: Vec<String> = attrs
+        .iter()
+        .map(|(n, t, v)| format!(r#""{n}": {{"type": "{t}", "value": {v}}}"#))
+        .collect();
+    format!(
+        r#"{{"id": {id}, "name": "op{id}", "kind": "{kind}", "attrs": {{{}}}, "inputs": [{}], "outputs": [{}]}}"#,
+        attrs.join(", "),
+        ins.join(", "),
+        outs.join(", ")
+    )
+}
+
+fn graph(ops: &[String]) -> Model {
+    let text = format!(
+        r#"{{"version": "3.5.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [{}]}}"#,
+        ops.join(", ")
+    );
+    let g = OnednnGraph::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    to_model(&g, "t.json", &ConvertOptions::default()).unwrap()
+}
+
+#[test]
+fn nn_rules() {
+    let m = graph(&[
+        // NCX convolution with OIX weights, groups 2, stride 2, pads 1.
+        op(
+            0,
+            "Convolution",
+            &[
+                ("strides", "s64[]", "[2, 2]"),
+                ("pads_begin", "s64[]", "[1, 1]"),
+                ("pads_end", "s64[]", "[1, 1]"),
+                ("dilations", "s64[]", "[1, 1]"),
+                ("auto_pad", "string", "\"None\""),
+                ("groups", "s64", "2"),
+                ("data_format", "string", "\"NCX\""),
+                ("weights_format", "string", "\"OIX\""),
+            ],
+            &[lt(0, "f32", &[1, 8, 15, 15]), lt(1, "f32", &[16, 4, 3, 3])],
+            &[lt(2, "f32", &[1, 16, 8, 8])],
+        ),
+        op(
+            1,
+            "MaxPool",
+            &[
+                ("strides", "s64[]", "[2, 2]"),
+                ("kernel", "s64[]", "[3, 3]"),
+                ("pads_begin", "s64[]", "[0, 0]"),
+                ("pads_end", "s64[]", "[0, 0]"),
+                ("rounding_type", "string", "\"ceil\""),
+                ("data_format", "string", "\"NCX\""),
+            ],
+            &[lt(2, "f32", &[1, 16, 8, 8])],
+            &[lt(3, "f32", &[1, 16, 4, 4])],
+        ),
+        op(
+            2,
+            "BiasAdd",
+            &[("data_format", "string", "\"NCX\"")],
+            &[lt(3, "f32", &[1, 16, 4, 4]), lt(4, "f32", &[16])],
+            &[lt(5, "f32", &[1, 16, 4, 4])],
+        ),
+        op(
+            3,
+            "LayerNorm",
+            &[
+                ("begin_norm_axis", "s64", "-2"),
+                ("keep_stats", "bool", "1"),
+            ],
+            &[lt(5, "f32", &[1, 16, 4, 4])],
+            &[
+                lt(6, "f32", &[1, 16, 4, 4]),
+                lt(7, "f32", &[1, 16]),
+                lt(8, "f32", &[1, 16]),
+            ],
+        ),
+        op(
+            4,
+            "MatMul",
+            &[("transpose_a", "bool", "0"), ("transpose_b", "bool", "1")],
+            &[
+                lt(6, "f32", &[1, 16, 4, 4]),
+                lt(9, "f32", &[5, 4]),
+                lt(10, "f32", &[5]),
+            ],
+            &[lt(11, "bf16", &[1, 16, 4, 5])],
+        ),
+        op(
+            5,
+            "ReduceMean",
+            &[("axes", "s64[]", "[-1]"), ("keep_dims", "bool", "0")],
+            &[lt(11, "bf16", &[1, 16, 4, 5])],
+            &[lt(12, "bf16", &[1, 16, 4])],
+        ),
+        op(
+            6,
+            "Interpolate",
+            &[
+                ("mode", "string", "\"nearest\""),
+                ("scales", "f32[]", "[2.0, 0.5]"),
+                ("data_format", "string", "\"NXC\""),
+            ],
+            &[lt(13, "f32", &[1, 6, 6, 3])],
+            &[lt(14, "f32", &[1, 12, 3, 3])],
+        ),
+        op(
+            7,
+            "Concat",
+            &[("axis", "s64", "-1")],
+            &[lt(14, "f32", &[1, 12, 3, 3]), lt(15, "f32", &[1, 12, 3, 2])],
+            &[lt(16, "f32", &[1, 12, 3, 5])],
+        ),
+    ]);
+    let mut ctx = infer_context(&m, &Options::default());
+    check_static_reshapes(&m, &mut ctx);
+    let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(d.is_empty(), "{d:#?}");
+    assert_eq!(shape(&ctx, "7"), "[1, 16]");
+    assert_eq!(ctx.get("11").unwrap().dtype, DType::Bfloat16);
+    assert_eq!(shape(&ctx, "12"), "[1, 16, 4]");
+    assert_eq!(shape(&ctx, "16"), "[1, 12, 3, 5]");
+    // The file's shapes are all reproduced (a contradiction would be an error).
+    for v in &m.graph.value_info {
+        let want: Vec<String> = v
+            .shape
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|d| match d {
+                DeclDim::Value(x) => x.to_string(),
+                _ => "?".to_string(),
+            })
+            .collect();
+        assert_eq!(
+            shape(&ctx, &v.name),
+            format!("[{}]", want.join(", ")),
+            "{}",
+            v.name
+        );
+    }
+}
+
+#[test]
+fn invalid_graphs_are_errors() {
+    let cases = [
+        (
+            op(
+                0,
+                "Add",
+                &[("auto_broadcast", "string", "\"none\"")],
+                &[lt(0, "f32", &[2, 3]), lt(1, "f32", &[1, 3])],
+                &[lt(2, "f32", &[2, 3])],
+            ),
+            "axis 0 of inputs 0 and 1: 2 != 1",
+        ),
+        (
+            op(
+                0,
+                "MatMul",
+                &[],
+                &[lt(0, "f32", &[2, 3]), lt(1, "f32", &[4, 5])],
+                &[lt(2, "f32", &[2, 5])],
+            ),
+            "the contracted dim (K) of inputs 0 and 1: 3 != 4",
+        ),
+        (
+            op(
+                0,
+                "StaticTranspose",
+                &[("order", "s64[]", "[0, 2]")],
+                &[lt(0, "f32", &[2, 3])],
+                &[lt(2, "f32", &[2, 3])],
+            ),
+            "is not a permutation",
+        ),
+        (
+            op(
+                0,
+                "BiasAdd",
+                &[("data_format", "string", "\"NXC\"")],
+                &[lt(0, "f32", &[2, 3]), lt(1, "f32", &[2])],
+                &[lt(2, "f32", &[2, 3])],
+            ),
+            "bias length and the channel dim: 3 != 2",
+        ),
+        (
+            op(
+                0,
+                "Convolution",
+                &[
+                    ("groups", "s64", "1"),
+                    ("weights_format", "string", "\"OIX\""),
+                    ("data_format", "string", "\"NCX\""),
+                ],
+                &[lt(0, "f32", &[1, 3, 5, 5]), lt(1, "f32", &[8, 4, 1, 1])],
+                &[lt(2, "f32", &[1, 8, 5, 5])],
+            ),
+            "input channels: src C and groups * weights I: 3 != 4",
+        ),
+    ];
+    for (o, want) in cases {
+        let m = graph(&[o]);
+        let ctx = infer_context(&m, &Options::default());
+        let e = errors(&ctx);
+        assert!(
+            e.first().is_some_and(|m| m.contains(want)),
+            "{want}: {e:#?}"
+        );
+    }
+}

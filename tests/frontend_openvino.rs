@@ -1159,3 +1159,245 @@ fn corpus_matches_openvino_baselines() {
     assert!(mismatches.is_empty(), "{mismatches:#?}");
     assert_eq!(dyn_r.matched, 273, "{report}");
 }
+
+#[test]
+fn more_shape_ops() {
+    let mut ir = Ir::default();
+    let x = ir.param("x", "?,8,?,?", "f32");
+    let sizes = ir.i64s("sizes", &[10, 20]);
+    let scales = ir.konst(
+        "scales",
+        "f32",
+        "2",
+        [2.0f32, 0.5f32]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+    );
+    let axes = ir.i64s("axes", &[2, 3]);
+    let up_sizes = ir.op1(
+        "up_sizes",
+        "Interpolate",
+        "opset4",
+        &[("mode", "nearest"), ("shape_calculation_mode", "sizes")],
+        &[x, sizes, scales, axes],
+    );
+    let up_scales = ir.op1(
+        "up_scales",
+        "Interpolate",
+        "opset4",
+        &[("mode", "nearest"), ("shape_calculation_mode", "scales")],
+        &[x, sizes, scales, axes],
+    );
+    let up11 = ir.op1(
+        "up11",
+        "Interpolate",
+        "opset11",
+        &[("mode", "nearest"), ("shape_calculation_mode", "scales")],
+        &[x, scales, axes],
+    );
+    let d2s = ir.op1(
+        "d2s",
+        "DepthToSpace",
+        "opset1",
+        &[("block_size", "2"), ("mode", "blocks_first")],
+        &[x],
+    );
+    let s2d = ir.op1(
+        "s2d",
+        "SpaceToDepth",
+        "opset1",
+        &[("block_size", "2"), ("mode", "blocks_first")],
+        &[d2s],
+    );
+    let k = ir.scalar("k", 5);
+    let topk = ir.op(
+        "topk",
+        "TopK",
+        "opset11",
+        &[
+            ("axis", "1"),
+            ("mode", "max"),
+            ("sort", "value"),
+            ("index_element_type", "i64"),
+        ],
+        &[x, k],
+        2,
+    );
+    let reps = ir.i64s("reps", &[2, 1]);
+    let tile = ir.op1("tile", "Tile", "opset1", &[], &[x, reps]);
+    let idx = ir.param("idx", "?,3", "i64");
+    let ax2 = ir.scalar("ax2", 1);
+    let data = ir.param("data", "?,7,5", "f32");
+    let gb = ir.op1(
+        "gb",
+        "Gather",
+        "opset8",
+        &[("batch_dims", "1")],
+        &[data, idx, ax2],
+    );
+    let b = ir.i64s("b", &[0, 1]);
+    let e = ir.i64s("e", &[0, 3]);
+    let ell = ir.op1(
+        "ell",
+        "StridedSlice",
+        "opset1",
+        &[
+            ("begin_mask", "0, 0"),
+            ("end_mask", "0, 0"),
+            ("new_axis_mask", "0, 0"),
+            ("shrink_axis_mask", "0, 0"),
+            ("ellipsis_mask", "1, 0"),
+        ],
+        &[x, b, e],
+    );
+    let nz = ir.op1("nz", "NonZero", "opset3", &[("output_type", "i64")], &[x]);
+    for p in [
+        up_sizes, up_scales, up11, s2d, topk[0], topk[1], tile, gb, ell, nz,
+    ] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    assert!(errors(&ctx).is_empty(), "{:?}", errors(&ctx));
+    assert_eq!(shape(&ctx, &t(up_sizes)), "[`x.0`, 8, 10, 20]");
+    assert_eq!(
+        shape(&ctx, &t(up_scales)),
+        "[`x.0`, 8, 2*`x.2`, floordiv(`x.3`, 2)]"
+    );
+    assert_eq!(
+        shape(&ctx, &t(up11)),
+        "[`x.0`, 8, 2*`x.2`, floordiv(`x.3`, 2)]"
+    );
+    assert_eq!(shape(&ctx, &t(d2s)), "[`x.0`, 2, 2*`x.2`, 2*`x.3`]");
+    assert_eq!(shape(&ctx, &t(s2d)), "[`x.0`, 8, `x.2`, `x.3`]");
+    assert_eq!(shape(&ctx, &t(topk[0])), "[`x.0`, 5, `x.2`, `x.3`]");
+    assert_eq!(ctx.get(&t(topk[1])).unwrap().dtype, DType::Int64);
+    assert_eq!(shape(&ctx, &t(tile)), "[`x.0`, 8, 2*`x.2`, `x.3`]");
+    assert_eq!(shape(&ctx, &t(gb)), "[`data.0`, 3, 5]");
+    assert_eq!(shape(&ctx, &t(ell)), "[`x.0`, 8, `x.2`, min(`x.3`, 3) - 1]");
+    assert_eq!(shape(&ctx, &t(nz)), "[4, unk0]");
+}
+
+#[test]
+fn invalid_models_are_errors() {
+    type Build = Box<dyn Fn(&mut Ir) -> (u64, u64)>;
+    let cases: Vec<(&str, Build, &str)> = vec![
+        (
+            "concat",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.param("b", "4,5", "f32");
+                ir.op1("c", "Concat", "opset1", &[("axis", "0")], &[a, b])
+            }),
+            "axis 1 of inputs 0 and 1: 3 != 5",
+        ),
+        (
+            "add",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.param("b", "4", "f32");
+                ir.op1(
+                    "c",
+                    "Add",
+                    "opset1",
+                    &[("auto_broadcast", "numpy")],
+                    &[a, b],
+                )
+            }),
+            "3 != 4",
+        ),
+        (
+            "add none",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.param("b", "1,3", "f32");
+                ir.op1("c", "Add", "opset1", &[("auto_broadcast", "none")], &[a, b])
+            }),
+            "axis 0 of inputs 0 and 1: 2 != 1",
+        ),
+        (
+            "squeeze",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let ax = ir.i64s("ax", &[1]);
+                ir.op1("c", "Squeeze", "opset1", &[], &[a, ax])
+            }),
+            "only axes of size 1 can be squeezed",
+        ),
+        (
+            "matmul",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.param("b", "4,5", "f32");
+                ir.op1("c", "MatMul", "opset1", &[], &[a, b])
+            }),
+            "the contracted dim (K) of inputs 0 and 1: 3 != 4",
+        ),
+        (
+            "transpose",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let o = ir.i64s("o", &[0, 0]);
+                ir.op1("c", "Transpose", "opset1", &[], &[a, o])
+            }),
+            "is not a permutation",
+        ),
+        (
+            "pad1",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.i64s("b", &[0, -1]);
+                let e = ir.i64s("e", &[0, 0]);
+                ir.op1(
+                    "c",
+                    "Pad",
+                    "opset1",
+                    &[("pad_mode", "constant")],
+                    &[a, b, e],
+                )
+            }),
+            "Pad-1 takes non-negative pads",
+        ),
+        (
+            "softmax1",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                ir.op1("c", "SoftMax", "opset1", &[("axis", "-1")], &[a])
+            }),
+            "axis -1 is out of range",
+        ),
+        (
+            "split",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let ax = ir.scalar("ax", 1);
+                ir.op("c", "Split", "opset1", &[("num_splits", "2")], &[a, ax], 2)[0]
+            }),
+            "need 2 | 3",
+        ),
+        (
+            "attribute",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.param("b", "3,5", "f32");
+                ir.op1(
+                    "c",
+                    "MatMul",
+                    "opset1",
+                    &[("transpose_a", "maybe")],
+                    &[a, b],
+                )
+            }),
+            "attribute `transpose_a` = \"maybe\": expected true or false",
+        ),
+    ];
+    for (what, build, want) in cases {
+        let mut ir = Ir::default();
+        let out = build(&mut ir);
+        ir.result(out);
+        let ctx = run(&ir.model());
+        let e = errors(&ctx);
+        assert_eq!(e.len(), 1, "{what}: {e:#?}");
+        assert!(e[0].contains(want), "{what}: {}", e[0]);
+    }
+}

@@ -525,10 +525,7 @@ fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         }
         for (a, s) in scales.iter().enumerate() {
             let r = crate::infer::float_rat(*s).unwrap_or_else(Rat::one);
-            let sd = ctx.alg.rational(r);
-            let p = ctx.alg.mul(sp[a], sd);
-            let one = ctx.alg.constant(1);
-            out_sp[a] = ctx.alg.floordiv(p, one);
+            out_sp[a] = super::openvino::floor_scale(ctx, sp[a], &r);
         }
     } else {
         for (a, d) in out_sp.iter_mut().enumerate() {

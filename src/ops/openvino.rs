@@ -1565,8 +1565,9 @@ fn broadcast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
                 if ctx.alg.equal(*d, one) == Truth::True {
                     continue;
                 }
-                let d_not_one = !ctx.alg.bounds(*d).contains(&Rat::one());
-                if d_not_one {
+                // The data dim is 1 or the target dim: when it cannot be 1, the two
+                // are equal (and the target keeps its value otherwise).
+                if !ctx.alg.bounds(*d).contains(&Rat::one()) {
                     out[j] = merge_dim(
                         ctx,
                         node,
@@ -1574,11 +1575,6 @@ fn broadcast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
                         *d,
                         target[j],
                     )?;
-                } else if ctx.alg.equal(*d, target[j]) == Truth::False
-                    && ctx.alg.equal(target[j], one) == Truth::True
-                {
-                    // The data dim may be 1; the target keeps 1 only if it is.
-                    out[j] = *d;
                 }
             }
             out
@@ -2639,6 +2635,25 @@ fn scale_rat(x: f64) -> Option<Rat> {
     crate::infer::float_rat(x)
 }
 
+/// *Shared.* `floor(d * s)` for a rational scale `p / q`, as `floordiv(p * d, q)`.
+pub fn floor_scale(ctx: &mut ShapesContext, d: Dim, s: &Rat) -> Dim {
+    use num_traits::ToPrimitive;
+    match (s.numer().to_i64(), s.denom().to_i64()) {
+        (Some(p), Some(q)) => {
+            let pd = ctx.alg.constant(p);
+            let qd = ctx.alg.constant(q);
+            let m = ctx.alg.mul(d, pd);
+            ctx.alg.floordiv(m, qd)
+        }
+        _ => {
+            let sd = ctx.alg.rational(s.clone());
+            let m = ctx.alg.mul(d, sd);
+            let one = ctx.alg.constant(1);
+            ctx.alg.floordiv(m, one)
+        }
+    }
+}
+
 /// Interpolate (1: target spatial shape + `axes` attr; 4: sizes, scales, axes,
 /// `shape_calculation_mode`, pads; 11: scales_or_sizes, axes).
 fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -2707,10 +2722,7 @@ fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
                     let s = num_traits::ToPrimitive::to_f64(&s.to_big())
                         .and_then(scale_rat)
                         .unwrap_or_else(|| s.clone());
-                    let sd = ctx.alg.rational(s);
-                    let p = ctx.alg.mul(padded[a], sd);
-                    let one = ctx.alg.constant(1);
-                    ctx.alg.floordiv(p, one)
+                    floor_scale(ctx, padded[a], &s)
                 }
                 None => ctx.unknown_dim(node, 0, a),
             };
