@@ -671,3 +671,131 @@ fn invalid_graphs_are_errors() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------
+// No panics on hostile attributes and inputs
+// ---------------------------------------------------------------------------------
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+    use symdim::graph::{Graph, Node, ValueDecl};
+
+    const ATTRS: &[&str] = &[
+        "axis",
+        "auto_broadcast",
+        "transpose_a",
+        "transpose_b",
+        "order",
+        "axes",
+        "keep_dims",
+        "strides",
+        "pads_begin",
+        "pads_end",
+        "dilations",
+        "kernel",
+        "auto_pad",
+        "groups",
+        "data_format",
+        "weights_format",
+        "rounding_type",
+        "begin_norm_axis",
+        "keep_stats",
+        "sizes",
+        "scales",
+        "dst_dtype",
+        "shape",
+        "special_zero",
+    ];
+
+    fn attr() -> impl Strategy<Value = Attr> {
+        let ints = prop::sample::select(vec![-3i64, -1, 0, 1, 2, 3, i64::MAX, i64::MIN]);
+        prop_oneof![
+            ints.clone().prop_map(Attr::Int),
+            prop::collection::vec(ints, 0..5).prop_map(Attr::Ints),
+            prop::sample::select(vec![
+                "numpy",
+                "none",
+                "NCX",
+                "NXC",
+                "OIX",
+                "XIO",
+                "SAME_UPPER",
+                "VALID",
+                "None",
+                "ceil",
+                "floor",
+                "bf16",
+                "xyz",
+                ""
+            ])
+            .prop_map(|s| Attr::Str(s.to_string())),
+            prop::collection::vec(
+                prop::sample::select(vec![0.5f64, 2.0, -1.0, 1e300, f64::NAN]),
+                0..4
+            )
+            .prop_map(Attr::Floats),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+        #[test]
+        fn onednn_rules_never_panic(
+            op in prop::sample::select(
+                symdim::ops::onednn::RULES.iter().map(|(_, op, _)| *op).collect::<Vec<_>>()
+            ),
+            shapes in prop::collection::vec(
+                prop::option::of(prop::collection::vec(prop::option::of(0i64..6), 0..6)),
+                0..4,
+            ),
+            attrs in prop::collection::vec((0..ATTRS.len(), attr()), 0..8),
+            outputs in 1usize..4,
+            symbolic in any::<bool>(),
+        ) {
+            let mut g = Graph::default();
+            for (i, s) in shapes.iter().enumerate() {
+                g.inputs.push(ValueDecl {
+                    name: i.to_string(),
+                    dtype: DType::Float,
+                    shape: s.as_ref().map(|d| {
+                        d.iter()
+                            .map(|x| match x {
+                                Some(v) => DeclDim::Value(*v),
+                                None if symbolic => DeclDim::Param("N".to_string()),
+                                None => DeclDim::Unknown,
+                            })
+                            .collect()
+                    }),
+                });
+            }
+            g.nodes.push(Node {
+                name: "n".to_string(),
+                op_type: op.to_string(),
+                domain: "onednn".to_string(),
+                version: 1,
+                inputs: (0..shapes.len()).map(|i| i.to_string()).collect(),
+                outputs: (0..outputs).map(|i| format!("o{i}")).collect(),
+                attrs: attrs.iter().map(|(a, v)| (ATTRS[*a].to_string(), v.clone())).collect(),
+            });
+            // A StaticReshape too, for the attribute check.
+            g.nodes.push(Node {
+                name: "r".to_string(),
+                op_type: "StaticReshape".to_string(),
+                domain: "onednn".to_string(),
+                version: 1,
+                inputs: vec!["0".to_string()],
+                outputs: vec!["r0".to_string()],
+                attrs: attrs.iter().map(|(a, v)| (ATTRS[*a].to_string(), v.clone())).collect(),
+            });
+            let m = Model {
+                path: "hostile".to_string(),
+                format: symdim::graph::Format::OneDnn,
+                opsets: Default::default(),
+                graph: g,
+            };
+            let mut ctx = infer_context(&m, &Options::default());
+            check_static_reshapes(&m, &mut ctx);
+        }
+    }
+}

@@ -1401,3 +1401,184 @@ fn invalid_models_are_errors() {
         assert!(e[0].contains(want), "{what}: {}", e[0]);
     }
 }
+
+// ---------------------------------------------------------------------------------
+// No panics on hostile attributes and inputs
+// ---------------------------------------------------------------------------------
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+    use symdim::graph::{Attr, ConstTensor, Graph, Node, ValueDecl};
+
+    const ATTRS: &[&str] = &[
+        "axis",
+        "batch_dims",
+        "auto_broadcast",
+        "mode",
+        "num_splits",
+        "keep_dims",
+        "strides",
+        "dilations",
+        "pads_begin",
+        "pads_end",
+        "kernel",
+        "rounding_type",
+        "auto_pad",
+        "transpose_a",
+        "transpose_b",
+        "output_type",
+        "destination_type",
+        "begin_mask",
+        "end_mask",
+        "new_axis_mask",
+        "shrink_axis_mask",
+        "ellipsis_mask",
+        "hidden_size",
+        "direction",
+        "group",
+        "block_size",
+        "shape_calculation_mode",
+        "axes",
+        "m_pythondiv",
+        "allow_axis_skip",
+        "index_element_type",
+        "output_padding",
+    ];
+    const VALUES: &[&str] = &[
+        "",
+        "0",
+        "1",
+        "-1",
+        "2",
+        "3",
+        "true",
+        "False",
+        "abc",
+        "1, 2",
+        "2, 2",
+        "1, 0, 1",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "numpy",
+        "none",
+        "bidirectional",
+        "explicit",
+        "pdpd",
+        "same_upper",
+        "valid",
+        "ceil",
+        "ceil_torch",
+        "scales",
+        "sizes",
+        "i32",
+        "f32",
+        "bidirectional",
+        "0, 0, 0",
+    ];
+    const INTS: &[i64] = &[-3, -2, -1, 0, 1, 2, 3, 5, i64::MAX, i64::MIN, 1 << 40];
+
+    fn op_types() -> Vec<&'static str> {
+        symdim::ops::openvino::RULES
+            .iter()
+            .map(|(_, op, _)| *op)
+            .collect()
+    }
+
+    #[derive(Debug, Clone)]
+    enum In {
+        Param(Vec<Option<i64>>),
+        Const(Vec<i64>, bool),
+        Absent,
+    }
+
+    fn input() -> impl Strategy<Value = In> {
+        prop_oneof![
+            prop::collection::vec(prop::option::of(0i64..5), 0..5).prop_map(In::Param),
+            (
+                prop::collection::vec(prop::sample::select(INTS), 0..5),
+                any::<bool>()
+            )
+                .prop_map(|(v, scalar)| In::Const(v, scalar)),
+            Just(In::Absent),
+        ]
+    }
+
+    fn model(
+        op: &str,
+        version: i64,
+        ins: &[In],
+        attrs: &[(usize, usize)],
+        outputs: usize,
+    ) -> Model {
+        let mut g = Graph::default();
+        let mut names = Vec::new();
+        for (i, inp) in ins.iter().enumerate() {
+            let name = format!("in{i}");
+            match inp {
+                In::Param(dims) => g.inputs.push(ValueDecl {
+                    name: name.clone(),
+                    dtype: DType::Float,
+                    shape: Some(
+                        dims.iter()
+                            .map(|d| d.map_or(DeclDim::Unknown, DeclDim::Value))
+                            .collect(),
+                    ),
+                }),
+                In::Const(v, scalar) => {
+                    let dims = if *scalar && v.len() == 1 {
+                        vec![]
+                    } else {
+                        vec![v.len() as i64]
+                    };
+                    g.initializers.insert(
+                        name.clone(),
+                        ConstTensor {
+                            dtype: DType::Int64,
+                            dims,
+                            data: symdim::graph::ConstData::Ints(v.clone()),
+                        },
+                    );
+                }
+                In::Absent => {
+                    names.push(String::new());
+                    continue;
+                }
+            }
+            names.push(name);
+        }
+        g.nodes.push(Node {
+            name: "n".to_string(),
+            op_type: op.to_string(),
+            domain: "openvino".to_string(),
+            version,
+            inputs: names,
+            outputs: (0..outputs).map(|i| format!("out{i}")).collect(),
+            attrs: attrs
+                .iter()
+                .map(|&(a, v)| (ATTRS[a].to_string(), Attr::Str(VALUES[v].to_string())))
+                .collect(),
+        });
+        Model {
+            path: "hostile".to_string(),
+            format: symdim::graph::Format::OpenVino,
+            opsets: Default::default(),
+            graph: g,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+        #[test]
+        fn openvino_rules_never_panic(
+            op in prop::sample::select(op_types()),
+            version in prop::sample::select(vec![1i64, 3, 4, 5, 8, 11, 12, 14, 15]),
+            ins in prop::collection::vec(input(), 0..8),
+            attrs in prop::collection::vec((0..ATTRS.len(), 0..VALUES.len()), 0..8),
+            outputs in 1usize..4,
+        ) {
+            let m = model(op, version, &ins, &attrs, outputs);
+            let _ = run(&m);
+        }
+    }
+}

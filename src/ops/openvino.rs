@@ -191,6 +191,21 @@ pub fn const_dims(ctx: &ShapesContext, dims: &[Dim]) -> Option<Vec<i64>> {
     dims.iter().map(|d| ctx.alg.as_i64(*d)).collect()
 }
 
+/// *Shared.* A shape small enough for value tracking: every dim a constant in
+/// `[0, VALUE_FACT_LIMIT]` and at most [`VALUE_FACT_LIMIT`] elements.
+pub fn value_shape(ctx: &ShapesContext, dims: &[Dim]) -> Option<Vec<i64>> {
+    let c = const_dims(ctx, dims)?;
+    let limit = VALUE_FACT_LIMIT as i64;
+    let mut n: i64 = 1;
+    for &d in &c {
+        if !(0..=limit).contains(&d) {
+            return None;
+        }
+        n = n.saturating_mul(d);
+    }
+    (n <= limit).then_some(c)
+}
+
 /// *Shared.* The contents of a tensor as integer constants, when known.
 pub fn const_ints(ctx: &ShapesContext, fact: &TensorFact) -> Option<Vec<i64>> {
     fact.value.as_ref().and_then(|v| const_dims(ctx, v))
@@ -519,10 +534,10 @@ pub fn bin_values(
 ) -> Option<Vec<Dim>> {
     let (av, bv) = (a.value.as_ref()?, b.value.as_ref()?);
     let (ash, bsh) = (
-        const_dims(ctx, a.shape.as_ref()?)?,
-        const_dims(ctx, b.shape.as_ref()?)?,
+        value_shape(ctx, a.shape.as_ref()?)?,
+        value_shape(ctx, b.shape.as_ref()?)?,
     );
-    let osh = const_dims(ctx, out)?;
+    let osh = value_shape(ctx, out)?;
     let av = broadcast_values(av, &ash, &osh)?;
     let bv = broadcast_values(bv, &bsh, &osh)?;
     av.into_iter()
@@ -668,11 +683,14 @@ pub fn window_dim(
     // (every algebra node costs a rebuild).
     let num = match ctx.alg.as_i64(kernel) {
         Some(k) => {
-            let c = ctx.alg.constant(pb + pe - ((k - 1) * dilation + 1));
+            let v =
+                i128::from(pb) + i128::from(pe) - ((i128::from(k) - 1) * i128::from(dilation) + 1);
+            let c = ctx.alg.constant(fit(v, axis)?);
             ctx.alg.add_dims(input, c)
         }
         None => {
-            let c = ctx.alg.constant(pb + pe + dilation - 1);
+            let v = i128::from(pb) + i128::from(pe) + i128::from(dilation) - 1;
+            let c = ctx.alg.constant(fit(v, axis)?);
             let dil = ctx.alg.constant(dilation);
             let kd = ctx.alg.mul(kernel, dil);
             let padded = ctx.alg.add_dims(input, c);
@@ -680,7 +698,9 @@ pub fn window_dim(
         }
     };
     if ctx.alg.bounds(num).is_negative() {
-        let p = ctx.alg.constant(pb + pe);
+        let p = ctx
+            .alg
+            .constant(fit(i128::from(pb) + i128::from(pe), axis)?);
         let padded = ctx.alg.add_dims(input, p);
         let eff = ctx.alg.sub(padded, num);
         return Err(OpError::BadShapeValue {
@@ -711,6 +731,13 @@ pub fn window_dim(
     }
 }
 
+/// An i128 sum of attribute values back in i64, or an error naming the axis.
+fn fit(v: i128, axis: usize) -> Result<i64, OpError> {
+    i64::try_from(v).map_err(|_| OpError::BadShapeValue {
+        what: format!("axis {axis}: window attributes overflow 64-bit integers ({v})"),
+    })
+}
+
 /// *Shared.* The output dim of a transposed convolution:
 /// `s * (in - 1) + (k - 1) * d + 1 - pb - pe + output_padding` (explicit), or
 /// `s * in` (same) / `s * (in - 1) + (k - 1) * d + 1` (valid) before output padding.
@@ -724,13 +751,13 @@ pub fn deconv_dim(
     pads: (i64, i64),
     output_padding: i64,
     mode: PadMode,
-) -> Dim {
+) -> Result<Dim, OpError> {
     let s = ctx.alg.constant(stride);
     let one = ctx.alg.constant(1);
     let op = ctx.alg.constant(output_padding);
     if matches!(mode, PadMode::SameUpper | PadMode::SameLower) {
         let v = ctx.alg.mul(input, s);
-        return ctx.alg.add_dims(v, op);
+        return Ok(ctx.alg.add_dims(v, op));
     }
     let (pb, pe) = if mode == PadMode::Valid { (0, 0) } else { pads };
     let im1 = ctx.alg.sub(input, one);
@@ -739,8 +766,9 @@ pub fn deconv_dim(
     let d = ctx.alg.constant(dilation);
     let kd = ctx.alg.mul(km1, d);
     let b = ctx.alg.add_dims(a, kd);
-    let c = ctx.alg.constant(1 - pb - pe + output_padding);
-    ctx.alg.add_dims(b, c)
+    let v = 1 - i128::from(pb) - i128::from(pe) + i128::from(output_padding);
+    let c = ctx.alg.constant(fit(v, 0)?);
+    Ok(ctx.alg.add_dims(b, c))
 }
 
 /// *Shared.* The shape of a matrix product with numpy batch broadcasting; 1-D
@@ -943,7 +971,10 @@ pub fn slice_indices(d: i64, start: i64, stop: i64, step: i64) -> Option<Vec<usi
         let mut i = s;
         while i < e {
             out.push(i as usize);
-            i += step;
+            i = match i.checked_add(step) {
+                Some(v) => v,
+                None => break,
+            };
             if out.len() > VALUE_FACT_LIMIT {
                 return None;
             }
@@ -953,7 +984,10 @@ pub fn slice_indices(d: i64, start: i64, stop: i64, step: i64) -> Option<Vec<usi
         let mut i = s;
         while i > e {
             out.push(i as usize);
-            i += step;
+            i = match i.checked_add(step) {
+                Some(v) => v,
+                None => break,
+            };
             if out.len() > VALUE_FACT_LIMIT {
                 return None;
             }
@@ -1166,11 +1200,11 @@ fn select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         return Ok(vec![TensorFact::unknown(t.dtype)]);
     };
     let value = (|| {
-        let osh = const_dims(ctx, &shape)?;
+        let osh = value_shape(ctx, &shape)?;
         let get = |f: &TensorFact| -> Option<Vec<Dim>> {
             broadcast_values(
                 f.value.as_ref()?,
-                &const_dims(ctx, f.shape.as_ref()?)?,
+                &value_shape(ctx, f.shape.as_ref()?)?,
                 &osh,
             )
         };
@@ -1311,7 +1345,7 @@ fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             return None;
         }
         let dv = data.value.as_ref()?;
-        let dsc = const_dims(ctx, &ds)?;
+        let dsc = value_shape(ctx, &ds)?;
         let iv = const_ints(ctx, &idx)?;
         let n = dsc[axis];
         let picks: Vec<usize> = iv
@@ -1387,7 +1421,7 @@ fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     let value = (|| {
         let consts: Vec<Vec<i64>> = shapes
             .iter()
-            .map(|s| const_dims(ctx, s))
+            .map(|s| value_shape(ctx, s))
             .collect::<Option<_>>()?;
         let outer: usize = consts[0][..axis].iter().map(|&d| d as usize).product();
         let mut v = Vec::new();
@@ -1526,7 +1560,7 @@ pub fn transposed(
     let value = x
         .value
         .as_ref()
-        .and_then(|v| transpose_values(v, &const_dims(ctx, shape)?, perm));
+        .and_then(|v| transpose_values(v, &value_shape(ctx, shape)?, perm));
     Ok(vec![fact_with_value(ctx, x.dtype, out, value)])
 }
 
@@ -1629,8 +1663,8 @@ fn broadcast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     };
     let value = (|| {
         let xv = x.value.as_ref()?;
-        let from = const_dims(ctx, x.shape.as_ref()?)?;
-        let to = const_dims(ctx, &shape)?;
+        let from = value_shape(ctx, x.shape.as_ref()?)?;
+        let to = value_shape(ctx, &shape)?;
         if mode == "explicit" {
             return None;
         }
@@ -1760,8 +1794,8 @@ fn split_values(
     parts: &[Dim],
 ) -> Option<Vec<Vec<Dim>>> {
     let xv = x.value.as_ref()?;
-    let sc = const_dims(ctx, shape)?;
-    let lens = const_dims(ctx, parts)?;
+    let sc = value_shape(ctx, shape)?;
+    let lens = value_shape(ctx, parts)?;
     let mut out = Vec::new();
     let mut start = 0usize;
     for &l in &lens {
@@ -1976,7 +2010,7 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     }
     let value = (|| {
         let xv = x.value.as_ref()?;
-        let sc = const_dims(ctx, &shape)?;
+        let sc = value_shape(ctx, &shape)?;
         let (s, e) = (const_dims(ctx, &sv)?, const_dims(ctx, &ev)?);
         let mut picks: Vec<Vec<usize>> = sc.iter().map(|&d| (0..d as usize).collect()).collect();
         for (i, &a) in axes.iter().enumerate() {
@@ -2039,7 +2073,11 @@ fn strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     let mut out = Vec::new();
     // (axis, indices) for values; None when not constant.
     let mut picks: Vec<Option<Vec<usize>>> = Vec::new();
-    let sc = const_dims(ctx, &shape);
+    let sc = if x.value.is_some() {
+        value_shape(ctx, &shape)
+    } else {
+        None
+    };
     let mut axis = 0usize;
     let mut seen_ellipsis = false;
     let one = ctx.alg.constant(1);
@@ -2319,7 +2357,7 @@ fn conv_backprop(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
                 (win.pads_begin[i], win.pads_end[i]),
                 op[i],
                 win.mode,
-            ),
+            )?,
         });
     }
     Ok(vec![TensorFact::new(x.dtype, out)])
@@ -2666,7 +2704,11 @@ fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     let pe = ov_i64_list(node, "pads_end")?.unwrap_or_default();
     let mut padded = xs.clone();
     for i in 0..r {
-        let p = pb.get(i).copied().unwrap_or(0) + pe.get(i).copied().unwrap_or(0);
+        let p = fit(
+            i128::from(pb.get(i).copied().unwrap_or(0))
+                + i128::from(pe.get(i).copied().unwrap_or(0)),
+            i,
+        )?;
         if p != 0 {
             let pd = ctx.alg.constant(p);
             padded[i] = ctx.alg.add_dims(xs[i], pd);
