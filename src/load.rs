@@ -34,14 +34,61 @@ pub enum LoadError {
         /// The decoder's error.
         source: crate::onnx::OnnxError,
     },
-    /// The file is in a format whose conversion is not available.
-    #[error("{path}: {format} models are read but not yet converted for inference")]
-    NotConverted {
+    /// The file looked like OpenVINO IR but did not read or convert (the reader's
+    /// typed error: XML, edges, Parameter shapes, Const data and weights).
+    #[error("{path}: invalid OpenVINO IR model: {source}")]
+    OpenVino {
         /// The path.
         path: String,
-        /// The format.
+        /// The reader's error.
+        source: crate::openvino::IrError,
+    },
+    /// An OpenVINO IR model with Const layers has no weights file next to it.
+    #[error(
+        "{path}: the model has {consts} Const layers but its weights file {bin} does not exist"
+    )]
+    MissingWeights {
+        /// The path of the `.xml`.
+        path: String,
+        /// The expected `.bin` path.
+        bin: String,
+        /// How many Const layers the model has.
+        consts: usize,
+    },
+    /// The file looked like oneDNN Graph JSON but did not read.
+    #[error("{path}: invalid oneDNN Graph model: {source}")]
+    OneDnn {
+        /// The path.
+        path: String,
+        /// The reader's error.
+        source: crate::onednn::OnednnError,
+    },
+    /// A symbolic-input request does not fit the oneDNN graph.
+    #[error("{path}: {source}")]
+    OneDnnSymbol {
+        /// The path.
+        path: String,
+        /// What is wrong with the request.
+        source: crate::onednn::to_graph::SymbolizeError,
+    },
+    /// Symbolic inputs were asked for a format that does not take them.
+    #[error(
+        "{path}: symbolic inputs (--symbol) apply to oneDNN Graph models, not {format} models"
+    )]
+    SymbolsNotSupported {
+        /// The path.
+        path: String,
+        /// The model's format.
         format: Format,
     },
+}
+
+/// Options of [`load_with`].
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// oneDNN input dims to turn into symbols (`--symbol ID:AXIS=NAME`); an error for
+    /// other formats.
+    pub onednn_symbols: Vec<crate::onednn::to_graph::Symbolize>,
 }
 
 /// Detect the format of a model's bytes.
@@ -61,6 +108,12 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 /// Read and convert a model, returning it with the file's bytes (the ONNX writer
 /// re-emits them with inferred shapes).
 pub fn load(path: &Path) -> Result<(Model, Vec<u8>), LoadError> {
+    load_with(path, &LoadOptions::default())
+}
+
+/// [`load`] with options. An OpenVINO IR `.xml` needs its weights (same stem, `.bin`)
+/// next to it when it has Const layers.
+pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>), LoadError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
         path: shown.clone(),
@@ -82,6 +135,10 @@ pub fn load(path: &Path) -> Result<(Model, Vec<u8>), LoadError> {
         }
     };
     match format {
+        Format::Onnx if !options.onednn_symbols.is_empty() => Err(LoadError::SymbolsNotSupported {
+            path: shown,
+            format: Format::Onnx,
+        }),
         Format::Onnx => {
             let m = crate::onnx::parse(&bytes).map_err(|source| LoadError::Onnx {
                 path: shown.clone(),
@@ -95,9 +152,79 @@ pub fn load(path: &Path) -> Result<(Model, Vec<u8>), LoadError> {
                 })?;
             Ok((model, bytes))
         }
-        f => Err(LoadError::NotConverted {
-            path: shown,
-            format: f,
-        }),
+        Format::OpenVino => {
+            let ir = |source| LoadError::OpenVino {
+                path: shown.clone(),
+                source,
+            };
+            let text = std::str::from_utf8(&bytes).map_err(|_| {
+                ir(crate::openvino::IrError::Io {
+                    path: path.to_path_buf(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "the XML is not valid UTF-8",
+                    ),
+                })
+            })?;
+            let limits = crate::openvino::IrLimits::default();
+            if bytes.len() as u64 > limits.max_xml_bytes {
+                return Err(ir(crate::openvino::IrError::XmlTooLarge {
+                    len: bytes.len() as u64,
+                    max: limits.max_xml_bytes,
+                }));
+            }
+            let m = crate::openvino::IrModel::parse_with_limits(text, &limits).map_err(ir)?;
+            let bin = path.with_extension("bin");
+            let weights = if bin.exists() {
+                crate::openvino::Weights::open(&bin)
+                    .map_err(ir)?
+                    .with_max_const_elements(limits.max_const_elements)
+            } else {
+                let consts = m.graph.layers_of_type("Const").count();
+                if consts > 0 {
+                    return Err(LoadError::MissingWeights {
+                        path: shown,
+                        bin: bin.display().to_string(),
+                        consts,
+                    });
+                }
+                crate::openvino::Weights::empty()
+            };
+            if !options.onednn_symbols.is_empty() {
+                return Err(LoadError::SymbolsNotSupported {
+                    path: shown,
+                    format: Format::OpenVino,
+                });
+            }
+            let model = crate::openvino::to_graph::to_model(&m, &weights, &shown).map_err(ir)?;
+            Ok((model, bytes))
+        }
+        Format::OneDnn => {
+            let text = std::str::from_utf8(&bytes).map_err(|_| LoadError::OneDnn {
+                path: shown.clone(),
+                source: crate::onednn::OnednnError::Io {
+                    path: path.to_path_buf(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "the JSON is not valid UTF-8",
+                    ),
+                },
+            })?;
+            let g =
+                crate::onednn::OnednnGraph::parse(text).map_err(|source| LoadError::OneDnn {
+                    path: shown.clone(),
+                    source,
+                })?;
+            let opts = crate::onednn::to_graph::ConvertOptions {
+                symbols: options.onednn_symbols.clone(),
+            };
+            let model = crate::onednn::to_graph::to_model(&g, &shown, &opts).map_err(|source| {
+                LoadError::OneDnnSymbol {
+                    path: shown.clone(),
+                    source,
+                }
+            })?;
+            Ok((model, bytes))
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The `symdim` command-line tool.
 //!
-//! `symdim infer MODEL [--format text|json] [--bind NAME=INT]... [--assume EXPR]... [-o OUT.onnx]`
+//! `symdim infer MODEL [--format text|json] [--bind NAME=INT]... [--assume EXPR]... [--symbol ID:AXIS=NAME]... [-o OUT.onnx]`
 //!
 //! Exit status: 0 when inferred with no error diagnostic, 1 when the report holds an
 //! error diagnostic, 2 when no report is possible (the message goes to stderr).
@@ -31,7 +31,8 @@ enum OutFormat {
 enum Command {
     /// Infer every tensor's shape as an expression of the model's input dims.
     Infer {
-        /// The model: .onnx (the format is detected by content).
+        /// The model: .onnx, OpenVINO IR .xml (with its .bin) or oneDNN Graph .json (the
+        /// format is detected by content).
         model: PathBuf,
         /// Report format.
         #[arg(long, value_enum, default_value = "text")]
@@ -42,6 +43,11 @@ enum Command {
         /// Assume a fact, e.g. `--assume "sequence % 8 == 0"` or `--assume "batch >= 2"`.
         #[arg(long = "assume", value_name = "EXPR")]
         assumes: Vec<String>,
+        /// oneDNN Graph only: make dim AXIS of input tensor ID the symbol NAME, e.g.
+        /// `--symbol 0:0=N` (inputs given the same NAME share it). StaticReshape
+        /// `shape` attributes that no longer hold for every value are reported.
+        #[arg(long = "symbol", value_name = "ID:AXIS=NAME", value_parser = parse_symbol)]
+        symbols: Vec<symdim::onednn::to_graph::Symbolize>,
         /// Write the model back with the inferred shapes as value_info (ONNX only).
         #[arg(short = 'o', value_name = "OUT.onnx")]
         out: Option<PathBuf>,
@@ -68,6 +74,10 @@ fn parse_bind(s: &str) -> Result<(String, i64), String> {
     Ok((name.trim().to_string(), value))
 }
 
+fn parse_symbol(s: &str) -> Result<symdim::onednn::to_graph::Symbolize, String> {
+    s.parse()
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -76,9 +86,13 @@ fn main() -> ExitCode {
             format,
             binds,
             assumes,
+            symbols,
             out,
         } => {
-            let (m, bytes) = match symdim::load::load(&model) {
+            let load_options = symdim::load::LoadOptions {
+                onednn_symbols: symbols,
+            };
+            let (m, bytes) = match symdim::load::load_with(&model, &load_options) {
                 Ok(x) => x,
                 Err(e) => {
                     eprintln!("symdim: {e}");
@@ -90,7 +104,10 @@ fn main() -> ExitCode {
                 assumes,
                 ..Options::default()
             };
-            let ctx = symdim::infer::infer_context(&m, &options);
+            let mut ctx = symdim::infer::infer_context(&m, &options);
+            if m.format == symdim::graph::Format::OneDnn {
+                symdim::onednn::to_graph::check_static_reshapes(&m, &mut ctx);
+            }
             let report = symdim::report::Report::build(&m, &ctx);
             let text = match format {
                 OutFormat::Text => report.to_text(),

@@ -59,6 +59,7 @@
 mod error;
 mod graph;
 mod model;
+pub mod to_graph;
 
 use std::path::Path;
 

@@ -66,6 +66,7 @@ mod error;
 mod graph;
 mod model;
 mod shape;
+pub mod to_graph;
 mod weights;
 
 use std::path::Path;

@@ -15,6 +15,8 @@ pub mod conv;
 pub mod matmul;
 pub mod nn_util;
 pub mod norm;
+pub mod onednn;
+pub mod openvino;
 pub mod pad;
 pub mod reshape;
 pub mod resize;
@@ -47,6 +49,8 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     pad::RULES,
     rnn::RULES,
     select::RULES,
+    openvino::RULES,
+    onednn::RULES,
 ];
 
 fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {

@@ -1,0 +1,553 @@
+//! oneDNN Graph JSON to the format-neutral graph.
+//!
+//! * **Nodes.** Every op becomes a [`Node`] of domain `onednn`, `op_type` = its
+//!   `kind`, version 1, in topological order (ties in file order). The node name is
+//!   the op's `name` when no other op has the same name, and `<name>#<id>` otherwise.
+//! * **Tensor names** are the logical tensor ids, in decimal (`"0"`, `"17"`).
+//! * **Attributes**: `s64` and `bool` become [`Attr::Int`] (booleans 0/1), `s64[]`
+//!   [`Attr::Ints`], `f32` [`Attr::Float`], `f32[]` [`Attr::Floats`], `string`
+//!   [`Attr::Str`]. One attribute is added by symdim: `dst_dtype` ([`Attr::Str`], the
+//!   short dtype name such as `bf16`) when the op's first output has a defined dtype
+//!   different from its first input's (TypeCast, Quantize, Dequantize, a SoftMax that
+//!   writes bf16, ...); the `onednn` rules give output 0 that type.
+//! * **Graph inputs** are the tensors consumed but never produced, in order of first
+//!   use, with their logical-tensor dtype and shape; an unknown shape (the sentinel
+//!   `[INT64_MIN]`) is an unknown rank. `property_type: constant` tensors are inputs
+//!   too (the file carries no values).
+//! * **Graph outputs** are the tensors produced but never consumed, in file order.
+//! * **value_info**: the known shapes of every produced tensor.
+//! * **Symbolic inputs** ([`Symbolize`]): chosen dims of graph inputs become
+//!   expressions (a symbol name such as `N`, or any expression of the grammar). Inputs
+//!   that share a name share the symbol. As benchdnn does after `--in-shapes`, every
+//!   produced tensor's shape is then forgotten (value_info and graph outputs keep only
+//!   their dtype) and re-inferred; StaticReshape `shape` attributes are not rewritten,
+//!   so [`check_static_reshapes`] reports those that no longer hold for every value.
+
+use super::{DataType, Dims, OnednnGraph, Op};
+use crate::algebra::{Dim, Rat, Truth};
+use crate::context::{node_context, Severity, ShapesContext};
+use crate::graph::{Attr, DType, DeclDim, Format, Graph, Model, Node, ValueDecl};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+
+/// The domain of oneDNN nodes in the neutral graph.
+pub const DOMAIN: &str = "onednn";
+
+/// Turn dim `axis` of graph input `tensor` into `name` (a symbol or an expression).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbolize {
+    /// The logical tensor id (must be a graph input).
+    pub tensor: u64,
+    /// The axis (must be below the tensor's rank).
+    pub axis: usize,
+    /// The symbol name, or an expression in the grammar of `docs/grammar.md`.
+    pub name: String,
+}
+
+impl std::str::FromStr for Symbolize {
+    type Err = String;
+
+    /// Parse the CLI form `ID:AXIS=NAME`, e.g. `0:0=N`.
+    fn from_str(s: &str) -> Result<Symbolize, String> {
+        let (lhs, name) = s
+            .split_once('=')
+            .ok_or_else(|| format!("expected ID:AXIS=NAME, found `{s}`"))?;
+        let (id, axis) = lhs
+            .split_once(':')
+            .ok_or_else(|| format!("expected ID:AXIS=NAME, found `{s}`"))?;
+        let tensor = id
+            .trim()
+            .parse()
+            .map_err(|_| format!("tensor id `{}` is not an unsigned integer", id.trim()))?;
+        let axis = axis
+            .trim()
+            .parse()
+            .map_err(|_| format!("axis `{}` is not an unsigned integer", axis.trim()))?;
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(format!("empty symbol name in `{s}`"));
+        }
+        Ok(Symbolize {
+            tensor,
+            axis,
+            name: name.to_string(),
+        })
+    }
+}
+
+/// Options of the oneDNN conversion.
+#[derive(Clone, Debug, Default)]
+pub struct ConvertOptions {
+    /// Input dims to turn into symbols.
+    pub symbols: Vec<Symbolize>,
+}
+
+/// Why a [`Symbolize`] request cannot be applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SymbolizeError {
+    /// No logical tensor has this id.
+    #[error("--symbol {tensor}:{axis}: the graph has no logical tensor {tensor}")]
+    UnknownTensor {
+        /// The id.
+        tensor: u64,
+        /// The axis asked for.
+        axis: usize,
+    },
+    /// The tensor is produced by an op (only graph inputs can be symbolic).
+    #[error("--symbol {tensor}:{axis}: tensor {tensor} is produced by op `{producer}`, not a graph input (inputs: {inputs})")]
+    NotAnInput {
+        /// The id.
+        tensor: u64,
+        /// The axis asked for.
+        axis: usize,
+        /// The producing op's name.
+        producer: String,
+        /// The graph inputs, rendered.
+        inputs: String,
+    },
+    /// The tensor's shape is unknown (`[INT64_MIN]`), so it has no axes to name.
+    #[error("--symbol {tensor}:{axis}: tensor {tensor} has an unknown shape")]
+    UnknownShape {
+        /// The id.
+        tensor: u64,
+        /// The axis asked for.
+        axis: usize,
+    },
+    /// The axis is not below the tensor's rank.
+    #[error("--symbol {tensor}:{axis}: axis {axis} is out of range for tensor {tensor} of shape {shape:?}")]
+    AxisOutOfRange {
+        /// The id.
+        tensor: u64,
+        /// The axis asked for.
+        axis: usize,
+        /// The tensor's dims.
+        shape: Vec<i64>,
+    },
+    /// The name is not a symbol or expression of the grammar.
+    #[error("--symbol {tensor}:{axis}={name}: `{name}` is not a symbol or expression: {why}")]
+    BadName {
+        /// The id.
+        tensor: u64,
+        /// The axis.
+        axis: usize,
+        /// The name given.
+        name: String,
+        /// The parser's message.
+        why: String,
+    },
+}
+
+/// The neutral element type of a oneDNN dtype.
+pub fn dtype_of(t: DataType) -> DType {
+    match t {
+        DataType::Undef => DType::Undefined,
+        DataType::F32 => DType::Float,
+        DataType::Bf16 => DType::Bfloat16,
+        DataType::F16 => DType::Float16,
+        DataType::S8 => DType::Int8,
+        DataType::U8 => DType::Uint8,
+        DataType::S32 => DType::Int32,
+        DataType::S64 => DType::Int64,
+        DataType::Boolean => DType::Bool,
+        DataType::F8E5M2 => DType::Float8E5M2,
+        DataType::F8E4M3 => DType::Float8E4M3FN,
+        DataType::S4 => DType::Int4,
+        DataType::U4 => DType::Uint4,
+    }
+}
+
+fn attr_of(v: &super::AttrValue) -> Attr {
+    use super::AttrValue as A;
+    match v {
+        A::String(s) => Attr::Str(s.clone()),
+        A::Bool(b) => Attr::Int(i64::from(*b)),
+        A::S64(x) => Attr::Int(*x),
+        A::S64List(x) => Attr::Ints(x.clone()),
+        A::F32(x) => Attr::Float(f64::from(*x)),
+        A::F32List(x) => Attr::Floats(x.iter().map(|f| f64::from(*f)).collect()),
+    }
+}
+
+fn known_decl(id: u64, dtype: DataType, shape: &Dims) -> ValueDecl {
+    ValueDecl {
+        name: id.to_string(),
+        dtype: dtype_of(dtype),
+        shape: shape
+            .known()
+            .map(|d| d.iter().map(|&v| DeclDim::Value(v)).collect()),
+    }
+}
+
+/// Convert a parsed oneDNN graph. `path` is recorded in the model.
+pub fn to_model(
+    g: &OnednnGraph,
+    path: &str,
+    options: &ConvertOptions,
+) -> Result<Model, SymbolizeError> {
+    let symbolic = !options.symbols.is_empty();
+    let mut name_count: HashMap<&str, usize> = HashMap::new();
+    for op in &g.ops {
+        *name_count.entry(op.name.as_str()).or_insert(0) += 1;
+    }
+    let node_name = |op: &Op| {
+        if !op.name.is_empty() && name_count.get(op.name.as_str()) == Some(&1) {
+            op.name.clone()
+        } else if op.name.is_empty() {
+            format!("{}#{}", op.kind, op.id)
+        } else {
+            format!("{}#{}", op.name, op.id)
+        }
+    };
+
+    // Graph inputs, with the symbolic dims applied.
+    let mut inputs: Vec<ValueDecl> = g
+        .graph_inputs()
+        .iter()
+        .filter_map(|&id| g.tensor(id).map(|t| known_decl(id, t.dtype, &t.shape)))
+        .collect();
+    for s in &options.symbols {
+        apply_symbol(g, &mut inputs, s)?;
+    }
+
+    let mut graph = Graph {
+        name: path.to_string(),
+        inputs,
+        ..Graph::default()
+    };
+    for op in g.ops_topological() {
+        let mut attrs: IndexMap<String, Attr> = op
+            .attrs
+            .iter()
+            .map(|(k, v)| (k.clone(), attr_of(v)))
+            .collect();
+        if let (Some(o), Some(i)) = (op.outputs.first(), op.inputs.first()) {
+            if o.dtype != DataType::Undef && o.dtype != i.dtype && !attrs.contains_key("dst_dtype")
+            {
+                attrs.insert(
+                    "dst_dtype".to_string(),
+                    Attr::Str(dtype_of(o.dtype).short_name().to_string()),
+                );
+            }
+        }
+        for o in &op.outputs {
+            let mut d = known_decl(o.id, o.dtype, &o.shape);
+            if symbolic {
+                d.shape = None;
+            }
+            graph.value_info.push(d);
+        }
+        graph.nodes.push(Node {
+            name: node_name(op),
+            op_type: op.kind.clone(),
+            domain: DOMAIN.to_string(),
+            version: 1,
+            inputs: op.inputs.iter().map(|t| t.id.to_string()).collect(),
+            outputs: op.outputs.iter().map(|t| t.id.to_string()).collect(),
+            attrs,
+        });
+    }
+    for &id in g.graph_outputs() {
+        if let Some(t) = g.tensor(id) {
+            let mut d = known_decl(id, t.dtype, &t.shape);
+            if symbolic {
+                d.shape = None;
+            }
+            graph.outputs.push(d);
+        }
+    }
+    let mut opsets = IndexMap::new();
+    opsets.insert(DOMAIN.to_string(), 1);
+    Ok(Model {
+        path: path.to_string(),
+        format: Format::OneDnn,
+        opsets,
+        graph,
+    })
+}
+
+fn apply_symbol(
+    g: &OnednnGraph,
+    inputs: &mut [ValueDecl],
+    s: &Symbolize,
+) -> Result<(), SymbolizeError> {
+    let (tensor, axis) = (s.tensor, s.axis);
+    let key = tensor.to_string();
+    let Some(decl) = inputs.iter_mut().find(|v| v.name == key) else {
+        return Err(match g.producer(tensor) {
+            Some(p) => SymbolizeError::NotAnInput {
+                tensor,
+                axis,
+                producer: g.ops[p.op].name.clone(),
+                inputs: g
+                    .graph_inputs()
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            },
+            None => SymbolizeError::UnknownTensor { tensor, axis },
+        });
+    };
+    if let Err(e) = crate::algebra::parse::parse_expr(&s.name) {
+        return Err(SymbolizeError::BadName {
+            tensor,
+            axis,
+            name: s.name.clone(),
+            why: e.to_string(),
+        });
+    }
+    let Some(dims) = decl.shape.as_mut() else {
+        return Err(SymbolizeError::UnknownShape { tensor, axis });
+    };
+    let len = dims.len();
+    let Some(d) = dims.get_mut(axis) else {
+        let shape = g
+            .tensor(tensor)
+            .and_then(|t| t.shape.known())
+            .map(<[i64]>::to_vec)
+            .unwrap_or_default();
+        debug_assert_eq!(shape.len(), len);
+        return Err(SymbolizeError::AxisOutOfRange {
+            tensor,
+            axis,
+            shape,
+        });
+    };
+    *d = DeclDim::Param(s.name.clone());
+    Ok(())
+}
+
+/// What a StaticReshape `shape` attribute means for symbolic input dims.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShapeAttrCheck {
+    /// The input dims are all constants (or the attribute is malformed): the
+    /// StaticReshape rule's own checks apply, nothing symbolic to say.
+    NotSymbolic,
+    /// The attribute is valid for every value of the symbols.
+    ValidForAll,
+    /// Valid only under a condition on the symbols.
+    ValidOnlyWhen {
+        /// The condition, e.g. `N == 1` or `12 divides 7*S`.
+        condition: String,
+        /// The entry to rewrite: its index, the value written and the expression it
+        /// needs (`(0, 64, "N")`), when one entry alone can make it valid for every value.
+        entry: Option<(usize, i64, String)>,
+        /// Whether the needed expression equals the input dim at the same index (so
+        /// `0` with `special_zero` would also do).
+        same_as_input: bool,
+    },
+    /// Valid for no value of the symbols.
+    NeverValid {
+        /// Why, with the element counts.
+        why: String,
+    },
+}
+
+/// Check a StaticReshape `shape` attribute (`-1` infers one dim, `0` with
+/// `special_zero` copies the input dim) against input dims that may be symbolic:
+/// does the element count hold for every value of the symbols, and if not, under
+/// which condition and with which entry rewritten.
+///
+/// This is the oneDNN front end's check for symbolic inputs; the StaticReshape
+/// shape rule (`src/ops/reshape.rs`) computes the output itself and can call this
+/// to explain a volume mismatch that depends on symbols.
+pub fn check_shape_attr(
+    ctx: &mut ShapesContext,
+    input: &[Dim],
+    shape: &[i64],
+    special_zero: bool,
+) -> ShapeAttrCheck {
+    let symbolic = input.iter().any(|d| ctx.alg.as_const(*d).is_none());
+    let minus_ones = shape.iter().filter(|&&v| v == -1).count();
+    if !symbolic || minus_ones > 1 || shape.iter().any(|&v| v < -1) {
+        return ShapeAttrCheck::NotSymbolic;
+    }
+    let mut known = Vec::new();
+    for (i, &v) in shape.iter().enumerate() {
+        match v {
+            -1 => {}
+            0 if special_zero => match input.get(i) {
+                Some(d) => known.push(*d),
+                None => return ShapeAttrCheck::NotSymbolic,
+            },
+            v => known.push(ctx.alg.constant(v)),
+        }
+    }
+    let in_vol = ctx.alg.product(input);
+    let out_vol = ctx.alg.product(&known);
+    let (iv, ov) = (ctx.alg.render(in_vol), ctx.alg.render(out_vol));
+    if minus_ones == 1 {
+        if ctx.alg.as_i64(out_vol) == Some(0) {
+            return ShapeAttrCheck::NotSymbolic;
+        }
+        return match ctx.alg.divides(out_vol, in_vol) {
+            Truth::True => ShapeAttrCheck::ValidForAll,
+            Truth::False => ShapeAttrCheck::NeverValid {
+                why: format!(
+                    "the other entries' product {ov} never divides the input's {iv} elements"
+                ),
+            },
+            Truth::Unknown => ShapeAttrCheck::ValidOnlyWhen {
+                condition: format!("{ov} divides {iv}"),
+                entry: None,
+                same_as_input: false,
+            },
+        };
+    }
+    match ctx.alg.equal(in_vol, out_vol) {
+        Truth::True => return ShapeAttrCheck::ValidForAll,
+        Truth::False => {
+            return ShapeAttrCheck::NeverValid {
+                why: format!("the input has {iv} elements and the shape {ov}"),
+            }
+        }
+        Truth::Unknown => {}
+    }
+    // One entry alone: shape[i] needs a[i] * in_vol / out_vol.
+    let mut best: Option<(usize, i64, Dim, bool)> = None;
+    for (i, &a) in shape.iter().enumerate() {
+        if a <= 0 {
+            continue;
+        }
+        let c = ctx.alg.constant(a);
+        let num = ctx.alg.mul(c, in_vol);
+        let Ok(need) = ctx.alg.div(num, out_vol) else {
+            continue;
+        };
+        let same = input
+            .get(i)
+            .is_some_and(|d| ctx.alg.equal(*d, need) == Truth::True);
+        let better = match &best {
+            None => true,
+            Some((_, _, _, best_same)) => same && !best_same,
+        };
+        if better {
+            best = Some((i, a, need, same));
+        }
+    }
+    let Some((i, a, need, same)) = best else {
+        return ShapeAttrCheck::ValidOnlyWhen {
+            condition: format!("{iv} == {ov}"),
+            entry: None,
+            same_as_input: false,
+        };
+    };
+    let need_text = ctx.alg.render(need);
+    match solve_linear(ctx, need, a) {
+        Solved::Never => ShapeAttrCheck::NeverValid {
+            why: format!(
+                "the input has {iv} elements and the shape {ov}; shape[{i}] = {a} would need {need_text} == {a}, which no value satisfies"
+            ),
+        },
+        Solved::When(cond) => ShapeAttrCheck::ValidOnlyWhen {
+            condition: cond,
+            entry: Some((i, a, need_text)),
+            same_as_input: same,
+        },
+    }
+}
+
+enum Solved {
+    When(String),
+    Never,
+}
+
+/// `need == a` as a condition on one symbol when `need` is linear in it: `N == 64`.
+fn solve_linear(ctx: &mut ShapesContext, need: Dim, a: i64) -> Solved {
+    let poly = ctx.alg.canon(need).clone();
+    let mut syms = Vec::new();
+    poly.symbols(&mut syms);
+    syms.sort();
+    syms.dedup();
+    let generic = Solved::When(format!("{} == {a}", ctx.alg.render(need)));
+    let [s] = syms.as_slice() else {
+        return generic;
+    };
+    let at = |x: i64| poly.eval(&|q| (q == *s).then(|| Rat::int(x)));
+    let (Some(f0), Some(f1), Some(f2)) = (at(0), at(1), at(2)) else {
+        return generic;
+    };
+    let c = f1.sub(&f0);
+    if f2.sub(&f1) != c || c.is_zero() {
+        return generic;
+    }
+    // c * s + f0 == a  =>  s == (a - f0) / c
+    let Some(v) = Rat::int(a).sub(&f0).div(&c) else {
+        return generic;
+    };
+    let name = crate::algebra::poly::render_symbol(s.as_str());
+    let sym = ctx
+        .alg
+        .symbol(s.as_str(), crate::algebra::SymbolKind::Input);
+    let bounds = ctx.alg.bounds(sym);
+    if !v.is_integer() || !bounds.contains(&v) {
+        return Solved::Never;
+    }
+    Solved::When(format!("{name} == {v}"))
+}
+
+/// After inference: report every oneDNN `StaticReshape` whose `shape` attribute does
+/// not hold for every value of the symbolic input dims ([`check_shape_attr`]). An
+/// attribute valid only under a condition, or never, is an error diagnostic naming the
+/// entry to rewrite and the value it needs, e.g.
+/// `shape[0] = 64 is valid only when N == 64; use -1 or N`. Nodes whose input has no
+/// symbolic dim are left to the StaticReshape rule. Returns the number of diagnostics
+/// added.
+pub fn check_static_reshapes(model: &Model, ctx: &mut ShapesContext) -> usize {
+    let mut added = 0;
+    for node in &model.graph.nodes {
+        if node.domain != DOMAIN || node.op_type != "StaticReshape" {
+            continue;
+        }
+        let Some(input) = node
+            .input(0)
+            .and_then(|n| ctx.get(n))
+            .and_then(|f| f.shape.clone())
+        else {
+            continue;
+        };
+        let Some(Attr::Ints(shape)) = node.attr("shape").cloned() else {
+            continue;
+        };
+        let special_zero = matches!(node.attr("special_zero"), Some(Attr::Int(v)) if *v != 0);
+        let check = check_shape_attr(ctx, &input, &shape, special_zero);
+        let input_text = ctx.render_dims(&input);
+        let msg = match check {
+            ShapeAttrCheck::NotSymbolic | ShapeAttrCheck::ValidForAll => continue,
+            ShapeAttrCheck::ValidOnlyWhen {
+                condition,
+                entry: Some((i, a, need)),
+                same_as_input,
+            } => {
+                let zero = if same_as_input {
+                    if special_zero {
+                        ", 0"
+                    } else {
+                        ", 0 with special_zero=1"
+                    }
+                } else {
+                    ""
+                };
+                format!(
+                    "{}: with input {input_text}, shape[{i}] = {a} is valid only when {condition}; use -1{zero} or {need}",
+                    node_context(node)
+                )
+            }
+            ShapeAttrCheck::ValidOnlyWhen {
+                condition,
+                entry: None,
+                ..
+            } => format!(
+                "{}: with input {input_text}, the shape attribute is valid only when {condition}",
+                node_context(node)
+            ),
+            ShapeAttrCheck::NeverValid { why } => format!(
+                "{}: with input {input_text}, the shape attribute is valid for no value of the symbols: {why}",
+                node_context(node)
+            ),
+        };
+        ctx.diagnose(Severity::Error, node, msg);
+        added += 1;
+    }
+    added
+}

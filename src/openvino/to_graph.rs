@@ -1,0 +1,351 @@
+//! OpenVINO IR to the format-neutral graph.
+//!
+//! * **Nodes.** Every layer other than `Parameter`, `Const` and `Result` becomes a
+//!   [`Node`] of domain `openvino`, with `op_type` = the layer type as written in the
+//!   file (`Reshape`, `SoftMax`, `ReLU`, ...) and `version` = the number of the layer's
+//!   `version="opsetN"` (0 when the version is not of that form, e.g. `extension`).
+//!   Inputs follow the layer's `<input>` ports in file order (OpenVINO's input index);
+//!   an unconnected input port is an absent input (`""`). Outputs follow `<output>`.
+//! * **Node names** are the layer's friendly `name` when no other layer has the same
+//!   name, and `<name>#<id>` otherwise.
+//! * **Attributes** are the `<data>` attributes, each kept as the string written in
+//!   the file ([`Attr::Str`]); the `openvino` shape rules parse them
+//!   (`crate::ops::openvino::ov_bool` and friends). Booleans are case-insensitive
+//!   (`True`/`true`/`1`).
+//! * **Tensor names** (see [`TensorNames`]): an output port is named by the first of
+//!   its `names` when that name is claimed by exactly one output port of the graph and
+//!   is not of the form `<digits>:<digits>`; otherwise it is `"<layer id>:<port id>"`.
+//! * **Parameters** become graph inputs. Their dims come from the `shape` attribute,
+//!   not from the port: a static dim is [`DeclDim::Value`], `?` is
+//!   [`DeclDim::Unknown`], an interval `a..b` is [`DeclDim::Interval`] (the driver
+//!   turns it into the symbol `<tensor>.<axis>` with `a <= s <= b`), and `...`
+//!   (dynamic rank) is an unknown shape.
+//! * **Consts** become initializers with their static shape; integer and float values
+//!   are decoded when the constant has at most [`MAX_VALUE_ELEMENTS`] elements
+//!   (sub-byte, string and 8-bit float constants keep only their dims). Every Const's
+//!   `<data>` is validated and its byte range checked against the weights.
+//! * **Results** become graph outputs: the tensor that feeds them, with the producer
+//!   port's dims as the declared shape.
+//! * **value_info.** The dims written on output ports of the other layers are the
+//!   declared shapes: `-1` is [`DeclDim::Unknown`] (interval bounds are not written on
+//!   ports). A port without `<dim>` is rank 0 *or* dynamic rank, so it is skipped.
+//! * Sub-graph bodies (`TensorIterator`, `Loop`, `If`) are not converted: such a node
+//!   has no shape rule and its outputs take their declared port dims.
+
+use super::{ElementType, IrError, IrGraph, IrModel, Layer, PartialShape, Weights};
+use crate::graph::{
+    Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
+    MAX_VALUE_ELEMENTS,
+};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+
+/// The domain of OpenVINO nodes in the neutral graph.
+pub const DOMAIN: &str = "openvino";
+
+/// The neutral element type of an IR element type. Types ONNX has no number for
+/// (`u1`, `u3`, `u6`, `nf4`) map to `DType::Unknown(-1)`; `dynamic` is `Undefined`.
+pub fn dtype_of(t: ElementType) -> DType {
+    use ElementType as E;
+    match t {
+        E::Dynamic => DType::Undefined,
+        E::Boolean => DType::Bool,
+        E::Bf16 => DType::Bfloat16,
+        E::F16 => DType::Float16,
+        E::F32 => DType::Float,
+        E::F64 => DType::Double,
+        E::F8E4M3 => DType::Float8E4M3FN,
+        E::F8E5M2 => DType::Float8E5M2,
+        E::F8E8M0 => DType::Float8E8M0,
+        E::F4E2M1 => DType::Float4E2M1,
+        E::I4 => DType::Int4,
+        E::I8 => DType::Int8,
+        E::I16 => DType::Int16,
+        E::I32 => DType::Int32,
+        E::I64 => DType::Int64,
+        E::U2 => DType::Uint2,
+        E::U4 => DType::Uint4,
+        E::U8 => DType::Uint8,
+        E::U16 => DType::Uint16,
+        E::U32 => DType::Uint32,
+        E::U64 => DType::Uint64,
+        E::String => DType::String,
+        E::U1 | E::U3 | E::U6 | E::Nf4 => DType::Unknown(-1),
+    }
+}
+
+/// The opset number of a layer's `version` attribute: `opset8` gives 8; anything
+/// else (`extension`, `ie_internal_opset`) gives 0.
+pub fn opset_number(version: &str) -> i64 {
+    version
+        .strip_prefix("opset")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The tensor-naming rule of the IR conversion (deterministic: it depends only on the
+/// file). An output port `(layer, port)` is named by the first entry of its `names`
+/// attribute when that name is the first name of exactly one output port in the graph,
+/// appears in no other port's `names`, and is not of the form `<digits>:<digits>`
+/// (which would collide with the fallback); otherwise it is named `"<layer>:<port>"`.
+#[derive(Debug, Clone)]
+pub struct TensorNames {
+    names: HashMap<(u64, u64), String>,
+}
+
+impl TensorNames {
+    /// Build the names of every output port of a graph.
+    pub fn new(g: &IrGraph) -> TensorNames {
+        let mut claims: HashMap<&str, usize> = HashMap::new();
+        for l in &g.layers {
+            for p in &l.outputs {
+                for n in &p.names {
+                    *claims.entry(n.as_str()).or_insert(0) += 1;
+                }
+            }
+        }
+        let mut names = HashMap::new();
+        for l in &g.layers {
+            for p in &l.outputs {
+                let fallback = format!("{}:{}", l.id, p.id);
+                let name = match p.names.first() {
+                    Some(n) if claims.get(n.as_str()) == Some(&1) && !looks_like_port_ref(n) => {
+                        n.clone()
+                    }
+                    _ => fallback,
+                };
+                names.insert((l.id, p.id), name);
+            }
+        }
+        TensorNames { names }
+    }
+
+    /// The name of output port `port` of layer `layer` (`"<layer>:<port>"` for a port
+    /// the graph does not declare).
+    pub fn get(&self, layer: u64, port: u64) -> String {
+        self.names
+            .get(&(layer, port))
+            .cloned()
+            .unwrap_or_else(|| format!("{layer}:{port}"))
+    }
+}
+
+fn looks_like_port_ref(s: &str) -> bool {
+    match s.split_once(':') {
+        Some((a, b)) => {
+            !a.is_empty()
+                && !b.is_empty()
+                && a.bytes().all(|c| c.is_ascii_digit())
+                && b.bytes().all(|c| c.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+/// Convert a parsed IR model and its weights. `path` is recorded in the model.
+///
+/// Errors are the reader's typed errors: an invalid Parameter `shape` or
+/// `element_type`, or a Const whose `<data>` is invalid or whose bytes lie outside the
+/// weights.
+pub fn to_model(ir: &IrModel, weights: &Weights, path: &str) -> Result<Model, IrError> {
+    let graph = to_graph(&ir.graph, weights, &ir.name)?;
+    let max_opset = ir
+        .graph
+        .layers
+        .iter()
+        .map(|l| opset_number(&l.version))
+        .max()
+        .unwrap_or(0);
+    let mut opsets = IndexMap::new();
+    opsets.insert(DOMAIN.to_string(), max_opset);
+    Ok(Model {
+        path: path.to_string(),
+        format: Format::OpenVino,
+        opsets,
+        graph,
+    })
+}
+
+/// Convert one IR graph (the net's or a body's).
+pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrError> {
+    let names = TensorNames::new(g);
+    let mut name_count: HashMap<&str, usize> = HashMap::new();
+    for l in &g.layers {
+        *name_count.entry(l.name.as_str()).or_insert(0) += 1;
+    }
+    let node_name = |l: &Layer| {
+        if name_count.get(l.name.as_str()) == Some(&1) && !l.name.is_empty() {
+            l.name.clone()
+        } else {
+            format!("{}#{}", l.name, l.id)
+        }
+    };
+    let mut out = Graph {
+        name: name.to_string(),
+        ..Graph::default()
+    };
+    for &i in g.topological_order() {
+        let l = &g.layers[i];
+        match l.type_name.as_str() {
+            "Parameter" => {
+                let Some(port) = l.outputs.first() else {
+                    continue;
+                };
+                let dtype = dtype_of(l.attr_element_type("element_type")?);
+                let shape = match l.attr_shape("shape", super::shape::DEFAULT_MAX_RANK)? {
+                    PartialShape::Dynamic => None,
+                    PartialShape::Ranked(dims) => Some(
+                        dims.iter()
+                            .map(|d| match (d.as_static(), d.is_fully_dynamic()) {
+                                (Some(v), _) => DeclDim::Value(v),
+                                (None, true) => DeclDim::Unknown,
+                                (None, false) => DeclDim::Interval { lo: d.lo, hi: d.hi },
+                            })
+                            .collect(),
+                    ),
+                };
+                out.inputs.push(ValueDecl {
+                    name: names.get(l.id, port.id),
+                    dtype,
+                    shape,
+                });
+            }
+            "Const" => {
+                let Some(port) = l.outputs.first() else {
+                    continue;
+                };
+                let t = const_tensor(l, weights)?;
+                out.initializers.insert(names.get(l.id, port.id), t);
+            }
+            "Result" => {
+                let Some(src) = l.inputs.first().and_then(|p| g.producer(l.id, p.id)) else {
+                    continue;
+                };
+                let tensor = names.get(src.layer, src.port);
+                let decl = g
+                    .layer(src.layer)
+                    .and_then(|pl| pl.outputs.iter().find(|p| p.id == src.port))
+                    .map(|p| port_decl(&tensor, p))
+                    .unwrap_or(ValueDecl {
+                        name: tensor.clone(),
+                        dtype: DType::Undefined,
+                        shape: None,
+                    });
+                out.outputs.push(decl);
+            }
+            _ => {
+                let inputs = l
+                    .inputs
+                    .iter()
+                    .map(|p| {
+                        g.producer(l.id, p.id)
+                            .map(|src| names.get(src.layer, src.port))
+                            .unwrap_or_default()
+                    })
+                    .collect();
+                let outputs: Vec<String> =
+                    l.outputs.iter().map(|p| names.get(l.id, p.id)).collect();
+                for (p, tensor) in l.outputs.iter().zip(&outputs) {
+                    if !p.dims.is_empty() {
+                        out.value_info.push(port_decl(tensor, p));
+                    }
+                }
+                let attrs = l
+                    .data
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Attr::Str(v.clone())))
+                    .collect();
+                out.nodes.push(Node {
+                    name: node_name(l),
+                    op_type: l.type_name.clone(),
+                    domain: DOMAIN.to_string(),
+                    version: opset_number(&l.version),
+                    inputs,
+                    outputs,
+                    attrs,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The declared tensor of an output port: its precision and `<dim>`s (`-1` is
+/// unknown); no dims means the rank is not known.
+fn port_decl(name: &str, p: &super::Port) -> ValueDecl {
+    ValueDecl {
+        name: name.to_string(),
+        dtype: p.element_type().map_or(DType::Undefined, dtype_of),
+        shape: if p.dims.is_empty() {
+            None
+        } else {
+            Some(
+                p.dims
+                    .iter()
+                    .map(|&d| {
+                        if d < 0 {
+                            DeclDim::Unknown
+                        } else {
+                            DeclDim::Value(d)
+                        }
+                    })
+                    .collect(),
+            )
+        },
+    }
+}
+
+/// A Const layer as a constant tensor: dims always, values when small and numeric.
+pub fn const_tensor(l: &Layer, weights: &Weights) -> Result<ConstTensor, IrError> {
+    let info = super::ConstInfo::from_layer(l, super::shape::DEFAULT_MAX_RANK)?;
+    let end = info.offset.checked_add(info.size);
+    if !matches!(end, Some(e) if e <= weights.len()) {
+        return Err(IrError::ConstOutOfBounds {
+            layer: info.layer,
+            offset: info.offset,
+            size: info.size,
+            bin_len: weights.len(),
+        });
+    }
+    let dims: Vec<i64> = info
+        .shape
+        .iter()
+        .map(|&d| i64::try_from(d).unwrap_or(i64::MAX))
+        .collect();
+    use ElementType as E;
+    let small = info.elements <= MAX_VALUE_ELEMENTS as u64;
+    let data = match info.element_type {
+        _ if !small => ConstData::NotLoaded,
+        E::Boolean | E::I8 | E::U8 | E::I16 | E::U16 | E::I32 | E::U32 | E::I64 | E::U64 => {
+            ConstData::Ints(weights.const_i64_values(l)?)
+        }
+        E::F32 | E::F64 | E::F16 | E::Bf16 => ConstData::Floats(weights.const_f64_values(l)?),
+        _ => ConstData::NotLoaded,
+    };
+    Ok(ConstTensor {
+        dtype: dtype_of(info.element_type),
+        dims,
+        data,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opset_numbers() {
+        assert_eq!(opset_number("opset8"), 8);
+        assert_eq!(opset_number("opset1"), 1);
+        assert_eq!(opset_number("extension"), 0);
+        assert_eq!(opset_number("opsetx"), 0);
+    }
+
+    #[test]
+    fn port_ref_names() {
+        assert!(looks_like_port_ref("12:0"));
+        assert!(!looks_like_port_ref("serving_default_input_2:0"));
+        assert!(!looks_like_port_ref(":0"));
+        assert!(!looks_like_port_ref("input"));
+    }
+}

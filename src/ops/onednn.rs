@@ -1,0 +1,602 @@
+//! oneDNN Graph shape rules (domain `onednn`).
+//!
+//! Specs followed: oneDNN's graph operation documents (`doc/graph_api/operations/
+//! *.md`) and `src/graph/interface/shape_infer.cpp`. Attributes arrive typed (see
+//! `crate::onednn::to_graph`: bools and s64 as ints). The output type of every op is
+//! the converter's `dst_dtype` attribute when present (the file's output dtype when
+//! it differs from input 0's), else input 0's type.
+//!
+//! | op | shape |
+//! | --- | --- |
+//! | `Abs`, `Clamp`, `Elu`, `Exp`, `GELU`, `HardSigmoid`, `HardSwish`, `LeakyReLU`, `Log`, `Mish`, `ReLU`, `Reciprocal`, `Round`, `Sigmoid`, `SoftPlus`, `Sqrt`, `Square`, `Tanh`, `Reorder`, `TypeCast`, `Quantize`, `Dequantize`, `DynamicQuantize`, `DynamicDequantize`, `PReLU`, `BatchNormInference`, `GenIndex` | the input's |
+//! | `SoftMax`, `LogSoftmax` | the input's; `axis` in range; SoftMax's `stats` output has `axis` dim 1 |
+//! | `Add`, `Subtract`, `Multiply`, `Divide`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `GreaterEqual` | `auto_broadcast` numpy (default) or none |
+//! | `Select` | numpy broadcast of cond, src_0, src_1 |
+//! | `BiasAdd` | the input's; bias length = the channel dim (`data_format`) |
+//! | `MatMul` | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast; bias broadcasts to dst |
+//! | `StaticTranspose` | `order` (negative entries allowed) |
+//! | `Concat` | sum on `axis` |
+//! | `Reduce{L1,L2,Max,Mean,Min,Prod,Sum}` | `axes`, `keep_dims` |
+//! | `Convolution` | `strides`, `pads_*`, `dilations`, `auto_pad`, `groups`, `data_format` NCX/NXC, `weights_format` OIX/XIO |
+//! | `AvgPool`, `MaxPool` | `kernel`, `strides`, `pads_*`, `dilations` (MaxPool), `rounding_type`, `auto_pad`, `data_format` |
+//! | `LayerNorm` | dst like src; mean/variance `src[:begin_norm_axis]` with `keep_stats` |
+//! | `GroupNorm` | dst like src; mean/variance `[N, groups]` with `keep_stats` |
+//! | `Interpolate` | spatial dims from `sizes` or `floor(d * scales)` (`data_format`) |
+//! | `End` | no output |
+//!
+//! `StaticReshape` is in `src/ops/reshape.rs`; the front end's symbolic check of its
+//! `shape` attribute is `crate::onednn::to_graph::check_shape_attr`.
+
+use super::openvino::{
+    elementwise_shape, matmul_shape, merge_dim, permutation, reduce_axes, reduce_shape, transposed,
+    unknown_outputs, window_dim, PadMode, Rounding,
+};
+use super::{attr_int, attr_ints, attr_str, norm_axis, RuleEntry};
+use crate::algebra::{Dim, Rat};
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{Attr, DType, Node};
+
+/// The oneDNN domain.
+pub const DOMAIN: &str = "onednn";
+
+/// The output type: `dst_dtype` when the converter set it, else `default`.
+fn out_dtype(node: &Node, default: DType) -> DType {
+    match node.attr("dst_dtype") {
+        Some(Attr::Str(s)) => DType::from_short_name(s).unwrap_or(default),
+        _ => default,
+    }
+}
+
+fn bool_attr(node: &Node, name: &'static str, default: bool) -> Result<bool, OpError> {
+    Ok(attr_int(node, name, i64::from(default))? != 0)
+}
+
+/// Ops whose outputs have the input's shape (and type unless `dst_dtype` says).
+fn same_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, x.dtype);
+    let f = TensorFact {
+        dtype,
+        shape: x.shape,
+        value: None,
+    };
+    Ok(vec![f; node.outputs.len().max(1)])
+}
+
+/// SoftMax / LogSoftmax: `axis` (default 1) must be in range. SoftMax's optional
+/// second output (`stats`, f32) has the `axis` dim 1.
+fn softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, x.dtype);
+    let mut stats = TensorFact::unknown(DType::Float);
+    if let Some(s) = &x.shape {
+        if !s.is_empty() {
+            let axis = norm_axis(attr_int(node, "axis", 1)?, s.len())?;
+            let mut st = s.clone();
+            st[axis] = ctx.alg.constant(1);
+            stats = TensorFact::new(DType::Float, st);
+        }
+    }
+    let mut out = vec![TensorFact {
+        dtype,
+        shape: x.shape,
+        value: None,
+    }];
+    if node.outputs.len() > 1 {
+        out.push(stats);
+    }
+    Ok(out)
+}
+
+/// Binary elementwise ops with `auto_broadcast` numpy (default) or none.
+fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    super::check_inputs(node, 2, 2)?;
+    let a = ctx.input(node, 0, "src_0")?;
+    let b = ctx.input(node, 1, "src_1")?;
+    let mode = attr_str(node, "auto_broadcast")?
+        .unwrap_or("numpy")
+        .to_ascii_lowercase();
+    if mode != "numpy" && mode != "none" {
+        return Err(OpError::BadAttribute {
+            name: "auto_broadcast",
+            value: mode,
+            why: "expected numpy or none".to_string(),
+        });
+    }
+    let default = if node.op_type == "GreaterEqual" {
+        DType::Bool
+    } else {
+        a.dtype
+    };
+    let dtype = out_dtype(node, default);
+    let shape = elementwise_shape(ctx, node, &mode, &a, &b)?;
+    Ok(vec![TensorFact {
+        dtype,
+        shape,
+        value: None,
+    }])
+}
+
+/// Select(cond, src_0, src_1): numpy broadcast of the three.
+fn select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    super::check_inputs(node, 3, 3)?;
+    let c = ctx.input(node, 0, "cond")?;
+    let a = ctx.input(node, 1, "src_0")?;
+    let b = ctx.input(node, 2, "src_1")?;
+    let dtype = out_dtype(node, a.dtype);
+    let shape = super::openvino::broadcast_all(ctx, node, &[c.shape, a.shape, b.shape])?;
+    Ok(vec![TensorFact {
+        dtype,
+        shape,
+        value: None,
+    }])
+}
+
+/// The channel axis of a `data_format` (`NXC`: last, `NCX`: 1).
+fn channel_axis(node: &Node, rank: usize) -> Result<usize, OpError> {
+    let f = attr_str(node, "data_format")?.unwrap_or("NXC");
+    match f {
+        "NXC" => Ok(rank.saturating_sub(1)),
+        "NCX" => Ok(1.min(rank.saturating_sub(1))),
+        other => Err(OpError::BadAttribute {
+            name: "data_format",
+            value: other.to_string(),
+            why: "expected NXC or NCX".to_string(),
+        }),
+    }
+}
+
+/// BiasAdd(src, bias): the bias length is the channel dim.
+fn bias_add(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    super::check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "src")?;
+    let b = ctx.input(node, 1, "bias")?;
+    if let (Some(xs), Some([c])) = (&x.shape, b.shape.as_deref()) {
+        if !xs.is_empty() {
+            let ax = channel_axis(node, xs.len())?;
+            merge_dim(
+                ctx,
+                node,
+                &|| "bias length and the channel dim".to_string(),
+                xs[ax],
+                *c,
+            )?;
+        }
+    }
+    same_shape(ctx, node)
+}
+
+/// MatMul: transposes, 1-D operands, batch broadcast; an optional bias must
+/// broadcast to the output.
+fn matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    super::check_inputs(node, 2, 3)?;
+    let a = ctx.input(node, 0, "src")?;
+    let b = ctx.input(node, 1, "weights")?;
+    let dtype = out_dtype(node, a.dtype);
+    let (Some(x), Some(y)) = (a.shape.clone(), b.shape.clone()) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let ta = bool_attr(node, "transpose_a", false)?;
+    let tb = bool_attr(node, "transpose_b", false)?;
+    let out = matmul_shape(ctx, node, &x, &y, ta, tb)?;
+    if let Some(bias) = ctx.optional_input(node, 2)? {
+        if let Some(bs) = bias.shape {
+            let r = super::broadcast::broadcast_shapes(ctx, &node.name, &out, &bs)?;
+            if r.len() != out.len() {
+                return Err(OpError::Rank {
+                    what: "bias (must broadcast to dst)".to_string(),
+                    expected: format!("at most {}", out.len()),
+                    found: bs.len(),
+                });
+            }
+        }
+    }
+    Ok(vec![TensorFact::new(dtype, out)])
+}
+
+/// StaticTranspose: `order`, negative entries count from the end.
+fn static_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    super::check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "src")?;
+    let order = attr_ints(node, "order")?
+        .ok_or(OpError::MissingAttribute { name: "order" })?
+        .to_vec();
+    let Some(shape) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(out_dtype(node, x.dtype))]);
+    };
+    let perm = permutation(&order, shape.len())?;
+    let dtype = out_dtype(node, x.dtype);
+    let mut out = transposed(ctx, x, &shape, &perm)?;
+    out[0].dtype = dtype;
+    Ok(out)
+}
+
+/// Concat: `axis`; the other dims are equal.
+fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let n = node.input_count();
+    let first = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, first.dtype);
+    let mut shapes = Vec::with_capacity(n);
+    for i in 0..n {
+        match ctx.input(node, i, "src")?.shape {
+            Some(s) => shapes.push(s),
+            None => return Ok(vec![TensorFact::unknown(dtype)]),
+        }
+    }
+    let rank = shapes[0].len();
+    let axis = norm_axis(super::attr_int_required(node, "axis")?, rank)?;
+    let mut out = shapes[0].clone();
+    for (i, s) in shapes.iter().enumerate().skip(1) {
+        if s.len() != rank {
+            return Err(OpError::Rank {
+                what: format!("input {i}"),
+                expected: rank.to_string(),
+                found: s.len(),
+            });
+        }
+        for a in 0..rank {
+            out[a] = if a == axis {
+                ctx.alg.add_dims(out[a], s[a])
+            } else {
+                merge_dim(
+                    ctx,
+                    node,
+                    &|| format!("axis {a} of inputs 0 and {i}"),
+                    out[a],
+                    s[a],
+                )?
+            };
+        }
+    }
+    Ok(vec![TensorFact::new(dtype, out)])
+}
+
+/// Reduce*: `axes`, `keep_dims`.
+fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, x.dtype);
+    let Some(shape) = x.shape else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let axes = match attr_ints(node, "axes")? {
+        Some(a) => a.to_vec(),
+        None => return Ok(vec![TensorFact::unknown(dtype)]),
+    };
+    let axes = reduce_axes(&axes, shape.len())?;
+    let keep = bool_attr(node, "keep_dims", false)?;
+    let out = reduce_shape(ctx, &shape, &axes, keep);
+    Ok(vec![TensorFact::new(dtype, out)])
+}
+
+/// A spatial list attribute with one entry per spatial axis (absent or empty:
+/// `default`).
+fn spatial(node: &Node, name: &'static str, n: usize, default: i64) -> Result<Vec<i64>, OpError> {
+    match attr_ints(node, name)? {
+        None => Ok(vec![default; n]),
+        Some([]) => Ok(vec![default; n]),
+        Some(v) if v.len() == n => Ok(v.to_vec()),
+        Some(v) => Err(OpError::BadAttribute {
+            name,
+            value: format!("{v:?}"),
+            why: format!("expected {n} values, one per spatial axis"),
+        }),
+    }
+}
+
+fn pad_mode(node: &Node) -> Result<PadMode, OpError> {
+    let s = attr_str(node, "auto_pad")?.unwrap_or("None");
+    PadMode::parse(s).ok_or_else(|| OpError::BadAttribute {
+        name: "auto_pad",
+        value: s.to_string(),
+        why: "expected None, SAME_UPPER, SAME_LOWER or VALID".to_string(),
+    })
+}
+
+/// (batch, channels, spatial dims) of a tensor in a `data_format`.
+fn split_layout(node: &Node, shape: &[Dim]) -> Result<(Dim, Dim, Vec<Dim>, bool), OpError> {
+    if shape.len() < 3 {
+        return Err(OpError::Rank {
+            what: "src".to_string(),
+            expected: "at least 3".to_string(),
+            found: shape.len(),
+        });
+    }
+    let nxc = channel_axis(node, shape.len())? != 1;
+    let (c, sp) = if nxc {
+        (shape[shape.len() - 1], shape[1..shape.len() - 1].to_vec())
+    } else {
+        (shape[1], shape[2..].to_vec())
+    };
+    Ok((shape[0], c, sp, nxc))
+}
+
+fn join_layout(n: Dim, c: Dim, sp: Vec<Dim>, nxc: bool) -> Vec<Dim> {
+    let mut out = vec![n];
+    if nxc {
+        out.extend(sp);
+        out.push(c);
+    } else {
+        out.push(c);
+        out.extend(sp);
+    }
+    out
+}
+
+/// Convolution: `weights_format` OIX (`[O, I, k...]`) or XIO (`[k..., I, O]`), with
+/// `I = C / groups`.
+fn convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    super::check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "src")?;
+    let w = ctx.input(node, 1, "weights")?;
+    let dtype = out_dtype(node, x.dtype);
+    let (Some(xs), Some(ws)) = (x.shape.clone(), w.shape.clone()) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let (n, c, sp, nxc) = split_layout(node, &xs)?;
+    let k = sp.len();
+    if ws.len() != k + 2 {
+        return Err(OpError::Rank {
+            what: "weights".to_string(),
+            expected: (k + 2).to_string(),
+            found: ws.len(),
+        });
+    }
+    let (o, i, kernel) = match attr_str(node, "weights_format")?.unwrap_or("XIO") {
+        "OIX" => (ws[0], ws[1], ws[2..].to_vec()),
+        "XIO" => (ws[k + 1], ws[k], ws[..k].to_vec()),
+        other => {
+            return Err(OpError::BadAttribute {
+                name: "weights_format",
+                value: other.to_string(),
+                why: "expected OIX or XIO".to_string(),
+            })
+        }
+    };
+    let groups = attr_int(node, "groups", 1)?;
+    if groups < 1 {
+        return Err(OpError::BadAttribute {
+            name: "groups",
+            value: groups.to_string(),
+            why: "must be at least 1".to_string(),
+        });
+    }
+    let g = ctx.alg.constant(groups);
+    let gi = ctx.alg.mul(g, i);
+    merge_dim(
+        ctx,
+        node,
+        &|| "input channels: src C and groups * weights I".to_string(),
+        c,
+        gi,
+    )?;
+    let strides = spatial(node, "strides", k, 1)?;
+    let dil = spatial(node, "dilations", k, 1)?;
+    let pb = spatial(node, "pads_begin", k, 0)?;
+    let pe = spatial(node, "pads_end", k, 0)?;
+    let mode = pad_mode(node)?;
+    let mut out_sp = Vec::with_capacity(k);
+    for a in 0..k {
+        out_sp.push(window_dim(
+            ctx,
+            node,
+            a,
+            sp[a],
+            kernel[a],
+            strides[a],
+            dil[a],
+            (pb[a], pe[a]),
+            mode,
+            Rounding::Floor,
+        )?);
+    }
+    Ok(vec![TensorFact::new(dtype, join_layout(n, o, out_sp, nxc))])
+}
+
+/// AvgPool / MaxPool.
+fn pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    super::check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, x.dtype);
+    let Some(xs) = x.shape.clone() else {
+        return Ok(unknown_outputs(node, dtype));
+    };
+    let (n, c, sp, nxc) = split_layout(node, &xs)?;
+    let k = sp.len();
+    let kernel = attr_ints(node, "kernel")?
+        .ok_or(OpError::MissingAttribute { name: "kernel" })?
+        .to_vec();
+    if kernel.len() != k {
+        return Err(OpError::BadAttribute {
+            name: "kernel",
+            value: format!("{kernel:?}"),
+            why: format!("expected {k} values, one per spatial axis"),
+        });
+    }
+    let strides = spatial(node, "strides", k, 1)?;
+    let dil = spatial(node, "dilations", k, 1)?;
+    let pb = spatial(node, "pads_begin", k, 0)?;
+    let pe = spatial(node, "pads_end", k, 0)?;
+    let mode = pad_mode(node)?;
+    let rounding = match attr_str(node, "rounding_type")?.unwrap_or("floor") {
+        "floor" => Rounding::Floor,
+        "ceil" => Rounding::Ceil,
+        other => {
+            return Err(OpError::BadAttribute {
+                name: "rounding_type",
+                value: other.to_string(),
+                why: "expected floor or ceil".to_string(),
+            })
+        }
+    };
+    let mut out_sp = Vec::with_capacity(k);
+    for a in 0..k {
+        let kd = ctx.alg.constant(kernel[a]);
+        out_sp.push(window_dim(
+            ctx,
+            node,
+            a,
+            sp[a],
+            kd,
+            strides[a],
+            dil[a],
+            (pb[a], pe[a]),
+            mode,
+            rounding,
+        )?);
+    }
+    Ok(vec![TensorFact::new(dtype, join_layout(n, c, out_sp, nxc))])
+}
+
+/// LayerNorm: dst like src; with `keep_stats` (default true) mean and variance are
+/// `src[:begin_norm_axis]` (default -1).
+fn layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, x.dtype);
+    let mut out = vec![TensorFact {
+        dtype,
+        shape: x.shape.clone(),
+        value: None,
+    }];
+    if node.outputs.len() > 1 {
+        let stats = match &x.shape {
+            Some(s) => {
+                let axis = norm_axis(attr_int(node, "begin_norm_axis", -1)?, s.len())?;
+                TensorFact::new(DType::Float, s[..axis].to_vec())
+            }
+            None => TensorFact::unknown(DType::Float),
+        };
+        out.push(stats.clone());
+        out.push(stats);
+    }
+    Ok(out)
+}
+
+/// GroupNorm: dst like src; mean and variance `[N, groups]`.
+fn group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, x.dtype);
+    let mut out = vec![TensorFact {
+        dtype,
+        shape: x.shape.clone(),
+        value: None,
+    }];
+    if node.outputs.len() > 1 {
+        let stats = match x.shape.as_deref().and_then(<[Dim]>::first) {
+            Some(n) => {
+                let g = ctx.alg.constant(super::attr_int_required(node, "groups")?);
+                TensorFact::new(DType::Float, vec![*n, g])
+            }
+            None => TensorFact::unknown(DType::Float),
+        };
+        out.push(stats.clone());
+        out.push(stats);
+    }
+    Ok(out)
+}
+
+/// Interpolate: spatial dims from `sizes`, or `floor(d * scale)` from `scales`.
+fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, x.dtype);
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let (n, c, sp, nxc) = split_layout(node, &xs)?;
+    let k = sp.len();
+    let mut out_sp = sp.clone();
+    if let Some(sizes) = attr_ints(node, "sizes")?.filter(|v| !v.is_empty()) {
+        if sizes.len() != k {
+            return Err(OpError::BadAttribute {
+                name: "sizes",
+                value: format!("{sizes:?}"),
+                why: format!("expected {k} values"),
+            });
+        }
+        for (a, s) in sizes.iter().enumerate() {
+            out_sp[a] = ctx.alg.constant(*s);
+        }
+    } else if let Some(Attr::Floats(scales)) = node.attr("scales") {
+        if scales.len() != k {
+            return Err(OpError::BadAttribute {
+                name: "scales",
+                value: format!("{scales:?}"),
+                why: format!("expected {k} values"),
+            });
+        }
+        for (a, s) in scales.iter().enumerate() {
+            let r = crate::infer::float_rat(*s).unwrap_or_else(Rat::one);
+            out_sp[a] = super::openvino::floor_scale(ctx, sp[a], &r);
+        }
+    } else {
+        for (a, d) in out_sp.iter_mut().enumerate() {
+            *d = ctx.unknown_dim(node, 0, a);
+        }
+    }
+    Ok(vec![TensorFact::new(dtype, join_layout(n, c, out_sp, nxc))])
+}
+
+/// End: a graph output marker with no outputs.
+fn end(_: &mut ShapesContext, _: &Node) -> Result<Vec<TensorFact>, OpError> {
+    Ok(Vec::new())
+}
+
+/// The oneDNN rules.
+pub const RULES: &[RuleEntry] = &[
+    (DOMAIN, "Abs", same_shape),
+    (DOMAIN, "Clamp", same_shape),
+    (DOMAIN, "Elu", same_shape),
+    (DOMAIN, "Exp", same_shape),
+    (DOMAIN, "GELU", same_shape),
+    (DOMAIN, "HardSigmoid", same_shape),
+    (DOMAIN, "HardSwish", same_shape),
+    (DOMAIN, "LeakyReLU", same_shape),
+    (DOMAIN, "Log", same_shape),
+    (DOMAIN, "Mish", same_shape),
+    (DOMAIN, "ReLU", same_shape),
+    (DOMAIN, "Reciprocal", same_shape),
+    (DOMAIN, "Round", same_shape),
+    (DOMAIN, "Sigmoid", same_shape),
+    (DOMAIN, "SoftPlus", same_shape),
+    (DOMAIN, "Sqrt", same_shape),
+    (DOMAIN, "Square", same_shape),
+    (DOMAIN, "Tanh", same_shape),
+    (DOMAIN, "Reorder", same_shape),
+    (DOMAIN, "TypeCast", same_shape),
+    (DOMAIN, "Quantize", same_shape),
+    (DOMAIN, "Dequantize", same_shape),
+    (DOMAIN, "DynamicQuantize", same_shape),
+    (DOMAIN, "DynamicDequantize", same_shape),
+    (DOMAIN, "PReLU", same_shape),
+    (DOMAIN, "BatchNormInference", same_shape),
+    (DOMAIN, "GenIndex", same_shape),
+    (DOMAIN, "SoftMax", softmax),
+    (DOMAIN, "LogSoftmax", softmax),
+    (DOMAIN, "Add", binary),
+    (DOMAIN, "Subtract", binary),
+    (DOMAIN, "Multiply", binary),
+    (DOMAIN, "Divide", binary),
+    (DOMAIN, "Maximum", binary),
+    (DOMAIN, "Minimum", binary),
+    (DOMAIN, "Pow", binary),
+    (DOMAIN, "SquaredDifference", binary),
+    (DOMAIN, "GreaterEqual", binary),
+    (DOMAIN, "Select", select),
+    (DOMAIN, "BiasAdd", bias_add),
+    (DOMAIN, "MatMul", matmul),
+    (DOMAIN, "StaticTranspose", static_transpose),
+    (DOMAIN, "Concat", concat),
+    (DOMAIN, "ReduceL1", reduce),
+    (DOMAIN, "ReduceL2", reduce),
+    (DOMAIN, "ReduceMax", reduce),
+    (DOMAIN, "ReduceMean", reduce),
+    (DOMAIN, "ReduceMin", reduce),
+    (DOMAIN, "ReduceProd", reduce),
+    (DOMAIN, "ReduceSum", reduce),
+    (DOMAIN, "Convolution", convolution),
+    (DOMAIN, "AvgPool", pool),
+    (DOMAIN, "MaxPool", pool),
+    (DOMAIN, "LayerNorm", layer_norm),
+    (DOMAIN, "GroupNorm", group_norm),
+    (DOMAIN, "Interpolate", interpolate),
+    (DOMAIN, "End", end),
+];

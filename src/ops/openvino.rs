@@ -1,0 +1,2949 @@
+//! OpenVINO opset shape rules (domain `openvino`).
+//!
+//! IR attributes arrive as the strings written in `<data>` (see
+//! `crate::openvino::to_graph`); [`ov_bool`], [`ov_i64`], [`ov_i64_list`],
+//! [`ov_f64`], [`ov_str`] and [`ov_dtype`] parse them (typed [`Attr`] values are
+//! accepted too). Layer types are registered as written in IR files (`SoftMax`,
+//! `ReLU`, `PReLU`) and in the runtime spelling (`Softmax`, `Relu`, `PRelu`).
+//!
+//! Specs followed: the OpenVINO operation specifications (`docs/articles_en/
+//! documentation/openvino-ir-format/operation-sets/operation-specs`), per op version:
+//!
+//! | op | versions | shape |
+//! | --- | --- | --- |
+//! | unary activations, math, `Convert`, `ConvertLike`, `Identity`, `PReLU`, `HardSigmoid`, `Clamp`, `Elu`, `Selu`, `Swish`, `BatchNormInference` (1: data is input 2, 5: input 0), `MVN`, `NormalizeL2`, `LRN`, `Softmax` (1: axis >= 0, 8: negative axis), `LogSoftmax`, `ShuffleChannels`, `CumSum`, `Roll`, `ReverseSequence` | all | the data shape |
+//! | `Add`, `Subtract`, `Multiply`, `Divide` (`m_pythondiv`), `Maximum`, `Minimum`, `Power`, `SquaredDifference`, `FloorMod`, `Mod`, comparisons, logical | 1, 13 | `auto_broadcast` numpy (default) or none |
+//! | `Select` | 1 | numpy broadcast of the three inputs |
+//! | `FakeQuantize` | 1 | numpy broadcast of the five inputs |
+//! | `ShapeOf` | 1 (i64), 3 (`output_type`) | `[rank]`, value = the dims |
+//! | `Gather` | 1 (axis input), 7 (`batch_dims`), 8 (negative indices) | `data[:axis] + indices[batch_dims:] + data[axis+1:]` |
+//! | `Concat` | 1 | sum on `axis`, other dims equal |
+//! | `Squeeze` | 1, 15 (`allow_axis_skip`) | removes size-1 axes |
+//! | `Unsqueeze` | 1 | inserts size-1 axes (axes against the output rank) |
+//! | `Transpose` | 1 | permutation (empty order reverses) |
+//! | `Broadcast` | 1 (numpy/explicit/pdpd), 3 (+bidirectional) | target shape |
+//! | `Tile` | 0 | dims times repeats |
+//! | `MatMul` | 0 | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast |
+//! | `Convolution`, `GroupConvolution` and their `BackpropData` | 1 | window arithmetic, `auto_pad` |
+//! | `MaxPool` (1, 8: dilations and indices, 14: `ceil_torch`), `AvgPool` (1, 14) | | window arithmetic, `rounding_type`, `auto_pad` |
+//! | `Pad` | 1 (pads >= 0), 12 (negative pads) | `d + begin + end` |
+//! | `Slice` | 8 | start/stop/step/axes, clamped |
+//! | `StridedSlice` | 1 | masks: begin, end, new_axis, shrink_axis, ellipsis |
+//! | `Split`, `VariadicSplit` | 1 | equal parts / lengths with one `-1` |
+//! | `Reduce{Mean,Sum,Max,Min,Prod,L1,L2,LogicalAnd,LogicalOr}` | 1 | `keep_dims`; empty axes reduce nothing |
+//! | `Range` | 1, 4 (`output_type`) | `max(ceil((stop - start) / step), 0)` |
+//! | `Interpolate` | 1 (target shape), 4 (sizes/scales, pads), 11 (scales_or_sizes) | |
+//! | `LSTMSequence`, `GRUSequence`, `RNNSequence` | 5 | `[B, D, T, H]` and states `[B, D, H]` |
+//! | `LSTMCell`, `GRUCell`, `RNNCell` | 0, 3, 4 | `[B, H]` |
+//! | `DepthToSpace`, `SpaceToDepth` | 0 | block_size moves |
+//! | `TopK` | 1, 3, 11 | `axis` dim = `min(k, dim)` |
+//! | `NonZero` | 3 | `[rank, unk]` |
+//!
+//! Values (the contents of small tensors, up to [`VALUE_FACT_LIMIT`] elements) flow
+//! through the ops shape subgraphs use: ShapeOf, Gather, Concat, Convert, Squeeze,
+//! Unsqueeze, Transpose, Broadcast, Slice, StridedSlice, Split, VariadicSplit, Range,
+//! Select, ReduceProd/Sum/Max/Min over 1-D tensors, and the elementwise arithmetic
+//! (integer `Divide` is floor division when `m_pythondiv` is true, the default).
+//!
+//! An input of unknown rank gives outputs of unknown rank, with no diagnostic (as
+//! OpenVINO gives dynamic rank). `Reshape` is not here (`src/ops/reshape.rs`).
+//!
+//! The helpers marked *shared* below are also used by the oneDNN rules; several
+//! could later share code with the ONNX families (see each one's doc).
+
+use super::broadcast::broadcast_shapes;
+use super::{check_inputs, norm_axis, RuleEntry};
+use crate::algebra::{Dim, Rat, Truth};
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{Attr, DType, Node};
+use crate::infer::VALUE_FACT_LIMIT;
+
+/// The OpenVINO domain.
+pub const DOMAIN: &str = "openvino";
+
+// ===================================================================================
+// Attribute parsing (IR `<data>` strings, or typed values)
+// ===================================================================================
+
+fn bad_attr(name: &'static str, value: &Attr, why: &str) -> OpError {
+    OpError::BadAttribute {
+        name,
+        value: value.to_string(),
+        why: why.to_string(),
+    }
+}
+
+/// A string attribute (trimmed), if present.
+pub fn ov_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Str(s)) => Ok(Some(s.trim())),
+        Some(other) => Err(bad_attr(name, other, "expected a string")),
+    }
+}
+
+/// A boolean attribute: `true`/`false`/`1`/`0` in any case (Model Optimizer wrote
+/// `True`), or an integer; `default` when absent.
+pub fn ov_bool(node: &Node, name: &'static str, default: bool) -> Result<bool, OpError> {
+    match node.attr(name) {
+        None => Ok(default),
+        Some(Attr::Int(v)) => Ok(*v != 0),
+        Some(a @ Attr::Str(s)) => {
+            let t = s.trim();
+            if t.eq_ignore_ascii_case("true") || t == "1" {
+                Ok(true)
+            } else if t.eq_ignore_ascii_case("false") || t == "0" {
+                Ok(false)
+            } else {
+                Err(bad_attr(name, a, "expected true or false"))
+            }
+        }
+        Some(other) => Err(bad_attr(name, other, "expected a boolean")),
+    }
+}
+
+/// An integer attribute, if present.
+pub fn ov_i64(node: &Node, name: &'static str) -> Result<Option<i64>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Int(v)) => Ok(Some(*v)),
+        Some(a @ Attr::Str(s)) => s
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| bad_attr(name, a, "expected an integer")),
+        Some(other) => Err(bad_attr(name, other, "expected an integer")),
+    }
+}
+
+/// A comma-separated integer list (`"1, 2"`; `""` is empty), if present.
+pub fn ov_i64_list(node: &Node, name: &'static str) -> Result<Option<Vec<i64>>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Ints(v)) => Ok(Some(v.clone())),
+        Some(Attr::Int(v)) => Ok(Some(vec![*v])),
+        Some(a @ Attr::Str(s)) => {
+            if s.trim().is_empty() {
+                return Ok(Some(Vec::new()));
+            }
+            s.split(',')
+                .map(|f| f.trim().parse::<i64>())
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some)
+                .map_err(|_| bad_attr(name, a, "expected a comma-separated list of integers"))
+        }
+        Some(other) => Err(bad_attr(name, other, "expected a list of integers")),
+    }
+}
+
+/// A float attribute, if present.
+pub fn ov_f64(node: &Node, name: &'static str) -> Result<Option<f64>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Float(v)) => Ok(Some(*v)),
+        Some(Attr::Int(v)) => Ok(Some(*v as f64)),
+        Some(a @ Attr::Str(s)) => s
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| bad_attr(name, a, "expected a number")),
+        Some(other) => Err(bad_attr(name, other, "expected a number")),
+    }
+}
+
+/// An element type attribute (`f32`, `i64`, `boolean`, ...), if present.
+pub fn ov_dtype(node: &Node, name: &'static str) -> Result<Option<DType>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(a @ Attr::Str(s)) => crate::openvino::ElementType::parse(s)
+            .map(|t| Some(crate::openvino::to_graph::dtype_of(t)))
+            .ok_or_else(|| bad_attr(name, a, "not an element type")),
+        Some(other) => Err(bad_attr(name, other, "expected an element type name")),
+    }
+}
+
+/// A list attribute that must have one entry per spatial axis (or be absent, then
+/// `default` for every axis).
+fn spatial_list(
+    node: &Node,
+    name: &'static str,
+    n: usize,
+    default: i64,
+) -> Result<Vec<i64>, OpError> {
+    match ov_i64_list(node, name)? {
+        None => Ok(vec![default; n]),
+        Some(v) if v.is_empty() => Ok(vec![default; n]),
+        Some(v) if v.len() == n => Ok(v),
+        Some(v) => Err(OpError::BadAttribute {
+            name,
+            value: format!("{v:?}"),
+            why: format!("expected {n} values, one per spatial axis"),
+        }),
+    }
+}
+
+// ===================================================================================
+// Shared helpers (also used by the oneDNN rules)
+// ===================================================================================
+
+/// *Shared.* The constant value of every dim, when all are constants.
+pub fn const_dims(ctx: &ShapesContext, dims: &[Dim]) -> Option<Vec<i64>> {
+    dims.iter().map(|d| ctx.alg.as_i64(*d)).collect()
+}
+
+/// *Shared.* A shape small enough for value tracking: every dim a constant in
+/// `[0, VALUE_FACT_LIMIT]` and at most [`VALUE_FACT_LIMIT`] elements.
+pub fn value_shape(ctx: &ShapesContext, dims: &[Dim]) -> Option<Vec<i64>> {
+    let c = const_dims(ctx, dims)?;
+    let limit = VALUE_FACT_LIMIT as i64;
+    let mut n: i64 = 1;
+    for &d in &c {
+        if !(0..=limit).contains(&d) {
+            return None;
+        }
+        n = n.saturating_mul(d);
+    }
+    (n <= limit).then_some(c)
+}
+
+/// *Shared.* The contents of a tensor as integer constants, when known.
+pub fn const_ints(ctx: &ShapesContext, fact: &TensorFact) -> Option<Vec<i64>> {
+    fact.value.as_ref().and_then(|v| const_dims(ctx, v))
+}
+
+/// *Shared.* The element count of a shape when every dim is a constant.
+pub fn const_count(ctx: &ShapesContext, dims: &[Dim]) -> Option<usize> {
+    let c = const_dims(ctx, dims)?;
+    c.iter().try_fold(1usize, |acc, &d| {
+        usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
+    })
+}
+
+/// *Shared.* A fact with a value kept only when the shape is constant, the count
+/// matches and it is small ([`VALUE_FACT_LIMIT`]).
+pub fn fact_with_value(
+    ctx: &ShapesContext,
+    dtype: DType,
+    shape: Vec<Dim>,
+    value: Option<Vec<Dim>>,
+) -> TensorFact {
+    let value =
+        value.filter(|v| v.len() <= VALUE_FACT_LIMIT && const_count(ctx, &shape) == Some(v.len()));
+    TensorFact {
+        dtype,
+        shape: Some(shape),
+        value,
+    }
+}
+
+/// *Shared.* Outputs of unknown rank for every output of `node`.
+pub fn unknown_outputs(node: &Node, dtype: DType) -> Vec<TensorFact> {
+    node.outputs
+        .iter()
+        .map(|_| TensorFact::unknown(dtype))
+        .collect()
+}
+
+/// *Shared.* Fresh data-dependent dims for output `output` of `node`.
+pub fn fresh_dims(ctx: &mut ShapesContext, node: &Node, output: usize, rank: usize) -> Vec<Dim> {
+    (0..rank)
+        .map(|axis| ctx.unknown_dim(node, output, axis))
+        .collect()
+}
+
+/// *Shared.* Two dims that a valid model needs equal: the dim when provably equal, an
+/// error when provably different, otherwise they are unioned and the relation is
+/// recorded for the model's contract. (The ONNX families have the same need:
+/// Concat, MatMul's K, Gemm, LSTM sizes.)
+pub fn merge_dim(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    what: &dyn Fn() -> String,
+    a: Dim,
+    b: Dim,
+) -> Result<Dim, OpError> {
+    match ctx.alg.equal(a, b) {
+        Truth::True => Ok(a),
+        Truth::False => Err(OpError::DimMismatch {
+            what: what(),
+            left: ctx.alg.render(a),
+            right: ctx.alg.render(b),
+        }),
+        Truth::Unknown => {
+            ctx.alg.record_relation(a, b, &node.name);
+            ctx.alg.union(a, b, "equal dims").map_err(OpError::from)
+        }
+    }
+}
+
+/// *Shared.* Numpy broadcasting of any number of shapes (`None` when a rank is
+/// unknown). Built on [`broadcast_shapes`].
+pub fn broadcast_all(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    shapes: &[Option<Vec<Dim>>],
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let mut acc: Vec<Dim> = Vec::new();
+    for s in shapes {
+        let Some(s) = s else { return Ok(None) };
+        acc = broadcast_shapes(ctx, &node.name, &acc, s)?;
+    }
+    Ok(Some(acc))
+}
+
+/// *Shared.* Shapes that must be equal (`auto_broadcast = none`), dim by dim.
+pub fn same_shapes(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    a: &[Dim],
+    b: &[Dim],
+) -> Result<Vec<Dim>, OpError> {
+    if a.len() != b.len() {
+        return Err(OpError::Rank {
+            what: "input 1 (auto_broadcast none needs equal shapes)".to_string(),
+            expected: a.len().to_string(),
+            found: b.len(),
+        });
+    }
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .map(|(i, (x, y))| merge_dim(ctx, node, &|| format!("axis {i} of inputs 0 and 1"), *x, *y))
+        .collect()
+}
+
+/// Row-major strides of a constant shape.
+fn strides_of(shape: &[i64]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1].max(0) as usize;
+    }
+    s
+}
+
+/// *Shared.* The values of a tensor of constant shape `from` broadcast (numpy,
+/// right-aligned) to the constant shape `to`.
+pub fn broadcast_values(values: &[Dim], from: &[i64], to: &[i64]) -> Option<Vec<Dim>> {
+    let n: usize = to.iter().map(|&d| d.max(0) as usize).product();
+    if n > VALUE_FACT_LIMIT || from.len() > to.len() {
+        return None;
+    }
+    let off = to.len() - from.len();
+    let fs = strides_of(from);
+    let ts = strides_of(to);
+    let mut out = Vec::with_capacity(n);
+    for flat in 0..n {
+        let mut src = 0usize;
+        for (i, &t) in ts.iter().enumerate() {
+            let idx = (flat / t) % to[i].max(1) as usize;
+            if i >= off {
+                let j = i - off;
+                if from[j] != 1 {
+                    src += idx * fs[j];
+                }
+            }
+        }
+        out.push(*values.get(src)?);
+    }
+    Some(out)
+}
+
+/// *Shared.* Select a sub-tensor of a tensor of constant shape: `picks[axis]` lists
+/// the indices kept along each axis, in order. Row-major.
+pub fn select_values(values: &[Dim], shape: &[i64], picks: &[Vec<usize>]) -> Option<Vec<Dim>> {
+    let n: usize = picks.iter().map(Vec::len).product();
+    if n > VALUE_FACT_LIMIT || picks.len() != shape.len() {
+        return None;
+    }
+    let st = strides_of(shape);
+    let mut out = Vec::with_capacity(n);
+    let mut idx = vec![0usize; picks.len()];
+    for _ in 0..n {
+        let src: usize = idx
+            .iter()
+            .enumerate()
+            .map(|(a, &i)| picks[a][i] * st[a])
+            .sum();
+        out.push(*values.get(src)?);
+        for a in (0..idx.len()).rev() {
+            idx[a] += 1;
+            if idx[a] < picks[a].len() {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    Some(out)
+}
+
+/// An integer dtype (bool included): arithmetic on values is integer arithmetic.
+fn is_int(t: DType) -> bool {
+    t.is_integer() || t == DType::Bool
+}
+
+/// How a binary elementwise op combines two values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `a * b`.
+    Mul,
+    /// `a / b`: exact for floats, floor division for integers when `floor` (OpenVINO's
+    /// `m_pythondiv`), truncation otherwise.
+    Div {
+        /// Floor (true) or truncating (false) integer division.
+        floor: bool,
+    },
+    /// `max(a, b)`.
+    Max,
+    /// `min(a, b)`.
+    Min,
+    /// `a ** b` for a constant integer exponent.
+    Pow,
+    /// `(a - b) ** 2`.
+    SquaredDiff,
+    /// Floor modulo (the sign of `b`).
+    FloorMod,
+    /// Truncated modulo (the sign of `a`).
+    Mod,
+    /// A comparison: the result is 1 or 0 when decidable.
+    Cmp(Cmp),
+    /// Logical and/or/xor of 0/1 values.
+    Logic(Logic),
+}
+
+/// A comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `==`.
+    Eq,
+    /// `!=`.
+    Ne,
+    /// `<`.
+    Lt,
+    /// `<=`.
+    Le,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    Ge,
+}
+
+/// A logical op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logic {
+    /// and.
+    And,
+    /// or.
+    Or,
+    /// xor.
+    Xor,
+}
+
+/// *Shared.* Combine two values; `None` when the result has no closed form here.
+pub fn bin_value(ctx: &mut ShapesContext, op: BinOp, int: bool, a: Dim, b: Dim) -> Option<Dim> {
+    let alg = &mut ctx.alg;
+    let t = |x: bool, alg: &mut crate::algebra::Algebra| alg.constant(i64::from(x));
+    Some(match op {
+        BinOp::Add => alg.add_dims(a, b),
+        BinOp::Sub => alg.sub(a, b),
+        BinOp::Mul => alg.mul(a, b),
+        BinOp::Div { floor } => {
+            if alg.as_const(b).is_some_and(|c| c.is_zero()) {
+                return None;
+            }
+            if !int {
+                alg.div_rational(a, b)
+            } else if floor || (alg.bounds(a).is_nonneg() && alg.bounds(b).is_positive()) {
+                alg.floordiv(a, b)
+            } else {
+                return None;
+            }
+        }
+        BinOp::Max => alg.max(a, b),
+        BinOp::Min => alg.min(a, b),
+        BinOp::Pow => {
+            let e = alg.as_i64(b)?;
+            if !(0..=16).contains(&e) {
+                return None;
+            }
+            let mut acc = alg.constant(1);
+            for _ in 0..e {
+                acc = alg.mul(acc, a);
+            }
+            acc
+        }
+        BinOp::SquaredDiff => {
+            let d = alg.sub(a, b);
+            alg.mul(d, d)
+        }
+        BinOp::FloorMod | BinOp::Mod => {
+            if alg.as_const(b).is_some_and(|c| c.is_zero()) || !int {
+                return None;
+            }
+            if op == BinOp::Mod && !(alg.bounds(a).is_nonneg() && alg.bounds(b).is_positive()) {
+                return None;
+            }
+            alg.modulo(a, b)
+        }
+        BinOp::Cmp(c) => {
+            let truth = match c {
+                Cmp::Eq => alg.equal(a, b),
+                Cmp::Ne => not(alg.equal(a, b)),
+                Cmp::Le => alg.le(a, b),
+                Cmp::Gt => not(alg.le(a, b)),
+                Cmp::Ge => alg.le(b, a),
+                Cmp::Lt => not(alg.le(b, a)),
+            };
+            match truth {
+                Truth::True => t(true, alg),
+                Truth::False => t(false, alg),
+                Truth::Unknown => return None,
+            }
+        }
+        BinOp::Logic(l) => {
+            let (x, y) = (alg.as_i64(a)? != 0, alg.as_i64(b)? != 0);
+            let r = match l {
+                Logic::And => x && y,
+                Logic::Or => x || y,
+                Logic::Xor => x != y,
+            };
+            t(r, alg)
+        }
+    })
+}
+
+fn not(t: Truth) -> Truth {
+    match t {
+        Truth::True => Truth::False,
+        Truth::False => Truth::True,
+        Truth::Unknown => Truth::Unknown,
+    }
+}
+
+/// *Shared.* The values of an elementwise binary op, broadcast to `out`.
+pub fn bin_values(
+    ctx: &mut ShapesContext,
+    op: BinOp,
+    int: bool,
+    a: &TensorFact,
+    b: &TensorFact,
+    out: &[Dim],
+) -> Option<Vec<Dim>> {
+    let (av, bv) = (a.value.as_ref()?, b.value.as_ref()?);
+    let (ash, bsh) = (
+        value_shape(ctx, a.shape.as_ref()?)?,
+        value_shape(ctx, b.shape.as_ref()?)?,
+    );
+    let osh = value_shape(ctx, out)?;
+    let av = broadcast_values(av, &ash, &osh)?;
+    let bv = broadcast_values(bv, &bsh, &osh)?;
+    av.into_iter()
+        .zip(bv)
+        .map(|(x, y)| bin_value(ctx, op, int, x, y))
+        .collect()
+}
+
+/// `auto_broadcast` modes of elementwise ops.
+fn auto_broadcast(node: &Node) -> Result<String, OpError> {
+    Ok(ov_str(node, "auto_broadcast")?
+        .unwrap_or("numpy")
+        .to_ascii_lowercase())
+}
+
+/// *Shared.* The output shape of an elementwise binary op under an `auto_broadcast`
+/// mode: `numpy` (or empty) broadcasts, `none` needs equal shapes. `None` for an
+/// unknown rank.
+pub fn elementwise_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    mode: &str,
+    a: &TensorFact,
+    b: &TensorFact,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let (Some(x), Some(y)) = (&a.shape, &b.shape) else {
+        return Ok(None);
+    };
+    match mode {
+        "numpy" | "" => broadcast_shapes(ctx, &node.name, x, y).map(Some),
+        "none" => same_shapes(ctx, node, x, y).map(Some),
+        "pdpd" => {
+            // b broadcasts to a from `axis` (default -1: aligned right).
+            let axis = ov_i64(node, "axis")?.unwrap_or(-1);
+            if y.len() > x.len() {
+                return Err(OpError::Rank {
+                    what: "input 1 (pdpd broadcast)".to_string(),
+                    expected: format!("at most {}", x.len()),
+                    found: y.len(),
+                });
+            }
+            let start = if axis < 0 {
+                x.len() - y.len()
+            } else {
+                usize::try_from(axis).unwrap_or(usize::MAX)
+            };
+            if start + y.len() > x.len() {
+                return Err(OpError::AxisOutOfRange {
+                    axis,
+                    rank: x.len(),
+                });
+            }
+            for (i, d) in y.iter().enumerate() {
+                if ctx.alg.as_i64(*d) != Some(1) {
+                    merge_dim(
+                        ctx,
+                        node,
+                        &|| format!("pdpd broadcast axis {}", start + i),
+                        x[start + i],
+                        *d,
+                    )?;
+                }
+            }
+            Ok(Some(x.clone()))
+        }
+        other => Err(OpError::BadAttribute {
+            name: "auto_broadcast",
+            value: other.to_string(),
+            why: "expected numpy, none or pdpd".to_string(),
+        }),
+    }
+}
+
+/// *Shared.* Padding modes of windowed ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PadMode {
+    /// Use the given pads.
+    Explicit,
+    /// Output `ceil(in / stride)`, extra padding at the end.
+    SameUpper,
+    /// Output `ceil(in / stride)`, extra padding at the start.
+    SameLower,
+    /// No padding.
+    Valid,
+}
+
+impl PadMode {
+    /// Parse `explicit`/`notset`/`none`, `same_upper`, `same_lower`, `valid` (any case).
+    pub fn parse(s: &str) -> Option<PadMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "" | "explicit" | "notset" | "none" => Some(PadMode::Explicit),
+            "same_upper" => Some(PadMode::SameUpper),
+            "same_lower" => Some(PadMode::SameLower),
+            "valid" => Some(PadMode::Valid),
+            _ => None,
+        }
+    }
+}
+
+/// *Shared.* How a window count is rounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    /// `floor`.
+    Floor,
+    /// `ceil`.
+    Ceil,
+    /// `ceil_torch`: ceil, but the last window must start inside the input or the
+    /// begin padding.
+    CeilTorch,
+}
+
+/// *Shared.* One spatial output dim of a convolution or pooling window:
+/// `round((in + pb + pe - ((k - 1) * d + 1)) / s) + 1` (explicit, valid), or
+/// `ceil(in / s)` (same_upper, same_lower). An error when the dilated kernel is
+/// provably larger than the padded input. (The ONNX Conv and pooling rules compute
+/// the same expression.)
+#[allow(clippy::too_many_arguments)]
+pub fn window_dim(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    axis: usize,
+    input: Dim,
+    kernel: Dim,
+    stride: i64,
+    dilation: i64,
+    pads: (i64, i64),
+    mode: PadMode,
+    rounding: Rounding,
+) -> Result<Dim, OpError> {
+    if stride < 1 || dilation < 1 {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "axis {axis}: stride {stride} and dilation {dilation} must be at least 1"
+            ),
+        });
+    }
+    let s = ctx.alg.constant(stride);
+    if matches!(mode, PadMode::SameUpper | PadMode::SameLower) {
+        return Ok(ctx.alg.ceildiv(input, s));
+    }
+    let (pb, pe) = if mode == PadMode::Valid { (0, 0) } else { pads };
+    // num = in + pb + pe - ((k - 1) * d + 1), with the constant part folded first
+    // (every algebra node costs a rebuild).
+    let num = match ctx.alg.as_i64(kernel) {
+        Some(k) => {
+            let v =
+                i128::from(pb) + i128::from(pe) - ((i128::from(k) - 1) * i128::from(dilation) + 1);
+            let c = ctx.alg.constant(fit(v, axis)?);
+            ctx.alg.add_dims(input, c)
+        }
+        None => {
+            let v = i128::from(pb) + i128::from(pe) + i128::from(dilation) - 1;
+            let c = ctx.alg.constant(fit(v, axis)?);
+            let dil = ctx.alg.constant(dilation);
+            let kd = ctx.alg.mul(kernel, dil);
+            let padded = ctx.alg.add_dims(input, c);
+            ctx.alg.sub(padded, kd)
+        }
+    };
+    if ctx.alg.bounds(num).is_negative() {
+        let p = ctx
+            .alg
+            .constant(fit(i128::from(pb) + i128::from(pe), axis)?);
+        let padded = ctx.alg.add_dims(input, p);
+        let eff = ctx.alg.sub(padded, num);
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "axis {axis}: the kernel after dilation has size {} larger than the data after padding {}",
+                ctx.alg.render(eff),
+                ctx.alg.render(padded)
+            ),
+        });
+    }
+    let q = match rounding {
+        Rounding::Floor => ctx.alg.floordiv(num, s),
+        Rounding::Ceil | Rounding::CeilTorch => ctx.alg.ceildiv(num, s),
+    };
+    let one = ctx.alg.constant(1);
+    let out = ctx.alg.add_dims(q, one);
+    if rounding != Rounding::CeilTorch {
+        return Ok(out);
+    }
+    // The last window must start before in + pb: otherwise drop it.
+    let last = ctx.alg.mul(q, s);
+    let pbd = ctx.alg.constant(pb);
+    let limit = ctx.alg.add_dims(input, pbd);
+    match ctx.alg.le(limit, last) {
+        Truth::True => Ok(q),
+        Truth::False => Ok(out),
+        Truth::Unknown => Ok(ctx.unknown_dim(node, 0, axis)),
+    }
+}
+
+/// An i128 sum of attribute values back in i64, or an error naming the axis.
+fn fit(v: i128, axis: usize) -> Result<i64, OpError> {
+    i64::try_from(v).map_err(|_| OpError::BadShapeValue {
+        what: format!("axis {axis}: window attributes overflow 64-bit integers ({v})"),
+    })
+}
+
+/// *Shared.* The output dim of a transposed convolution:
+/// `s * (in - 1) + (k - 1) * d + 1 - pb - pe + output_padding` (explicit), or
+/// `s * in` (same) / `s * (in - 1) + (k - 1) * d + 1` (valid) before output padding.
+#[allow(clippy::too_many_arguments)]
+pub fn deconv_dim(
+    ctx: &mut ShapesContext,
+    input: Dim,
+    kernel: Dim,
+    stride: i64,
+    dilation: i64,
+    pads: (i64, i64),
+    output_padding: i64,
+    mode: PadMode,
+) -> Result<Dim, OpError> {
+    let s = ctx.alg.constant(stride);
+    let one = ctx.alg.constant(1);
+    let op = ctx.alg.constant(output_padding);
+    if matches!(mode, PadMode::SameUpper | PadMode::SameLower) {
+        let v = ctx.alg.mul(input, s);
+        return Ok(ctx.alg.add_dims(v, op));
+    }
+    let (pb, pe) = if mode == PadMode::Valid { (0, 0) } else { pads };
+    let im1 = ctx.alg.sub(input, one);
+    let a = ctx.alg.mul(s, im1);
+    let km1 = ctx.alg.sub(kernel, one);
+    let d = ctx.alg.constant(dilation);
+    let kd = ctx.alg.mul(km1, d);
+    let b = ctx.alg.add_dims(a, kd);
+    let v = 1 - i128::from(pb) - i128::from(pe) + i128::from(output_padding);
+    let c = ctx.alg.constant(fit(v, 0)?);
+    Ok(ctx.alg.add_dims(b, c))
+}
+
+/// *Shared.* The shape of a matrix product with numpy batch broadcasting; 1-D
+/// operands are promoted (`[k]` as `[1, k]` on the left, `[k, 1]` on the right) and
+/// the added axis removed. `transpose_*` swap the last two axes of operands of rank
+/// >= 2. (The ONNX MatMul rule has the same core without the transposes.)
+pub fn matmul_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    a: &[Dim],
+    b: &[Dim],
+    ta: bool,
+    tb: bool,
+) -> Result<Vec<Dim>, OpError> {
+    if a.is_empty() || b.is_empty() {
+        return Err(OpError::Rank {
+            what: format!("input {}", if a.is_empty() { 0 } else { 1 }),
+            expected: "at least 1".to_string(),
+            found: 0,
+        });
+    }
+    let one = ctx.alg.constant(1);
+    let mut a = a.to_vec();
+    let mut b = b.to_vec();
+    let (a1, b1) = (a.len() == 1, b.len() == 1);
+    if a1 {
+        a.insert(0, one);
+    } else if ta {
+        let n = a.len();
+        a.swap(n - 1, n - 2);
+    }
+    if b1 {
+        b.push(one);
+    } else if tb {
+        let n = b.len();
+        b.swap(n - 1, n - 2);
+    }
+    let (m, ka) = (a[a.len() - 2], a[a.len() - 1]);
+    let (kb, n) = (b[b.len() - 2], b[b.len() - 1]);
+    merge_dim(
+        ctx,
+        node,
+        &|| "the contracted dim (K) of inputs 0 and 1".to_string(),
+        ka,
+        kb,
+    )?;
+    let mut out = broadcast_shapes(ctx, &node.name, &a[..a.len() - 2], &b[..b.len() - 2])?;
+    if !a1 {
+        out.push(m);
+    }
+    if !b1 {
+        out.push(n);
+    }
+    Ok(out)
+}
+
+/// *Shared.* Normalise a permutation of `rank` axes (negative entries count from the
+/// end); an error when it is not a permutation.
+pub fn permutation(order: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
+    let bad = || OpError::BadShapeValue {
+        what: format!("transpose order {order:?} is not a permutation of {rank} axes"),
+    };
+    if order.len() != rank {
+        return Err(bad());
+    }
+    let mut seen = vec![false; rank];
+    let mut out = Vec::with_capacity(rank);
+    for &o in order {
+        let a = norm_axis(o, rank).map_err(|_| bad())?;
+        if seen[a] {
+            return Err(bad());
+        }
+        seen[a] = true;
+        out.push(a);
+    }
+    Ok(out)
+}
+
+/// *Shared.* The values of a transposed tensor of constant shape.
+pub fn transpose_values(values: &[Dim], shape: &[i64], perm: &[usize]) -> Option<Vec<Dim>> {
+    let n = values.len();
+    if n > VALUE_FACT_LIMIT {
+        return None;
+    }
+    let st = strides_of(shape);
+    let out_shape: Vec<i64> = perm.iter().map(|&p| shape[p]).collect();
+    let ost = strides_of(&out_shape);
+    let mut out = Vec::with_capacity(n);
+    for flat in 0..n {
+        let mut src = 0;
+        for (i, &p) in perm.iter().enumerate() {
+            let idx = (flat / ost[i]) % out_shape[i].max(1) as usize;
+            src += idx * st[p];
+        }
+        out.push(*values.get(src)?);
+    }
+    Some(out)
+}
+
+/// *Shared.* Normalise reduction axes; duplicates are an error.
+pub fn reduce_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
+    let mut out: Vec<usize> = Vec::with_capacity(axes.len());
+    for &a in axes {
+        let n = norm_axis(a, rank)?;
+        if out.contains(&n) {
+            return Err(OpError::BadShapeValue {
+                what: format!("axes {axes:?} repeat axis {n}"),
+            });
+        }
+        out.push(n);
+    }
+    Ok(out)
+}
+
+/// *Shared.* The shape of a reduction over `axes` (already normalised).
+pub fn reduce_shape(
+    ctx: &mut ShapesContext,
+    shape: &[Dim],
+    axes: &[usize],
+    keep: bool,
+) -> Vec<Dim> {
+    let one = ctx.alg.constant(1);
+    shape
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| match (axes.contains(&i), keep) {
+            (false, _) => Some(*d),
+            (true, true) => Some(one),
+            (true, false) => None,
+        })
+        .collect()
+}
+
+/// Constant slice bounds at or beyond `i32::MAX` (or `i32::MIN`) mean "to the end"
+/// (or "from the start"): converters write `INT32_MAX` and `INT64_MAX` for an open
+/// end. symdim assumes no dim reaches 2^31 - 1.
+pub const SLICE_END: i64 = i32::MAX as i64;
+
+/// *Shared.* One axis of a slice: the length of `start:stop:step` over a dim `d`
+/// with clamping (negative indices count from the end; see [`SLICE_END`]). `step`
+/// must be a non-zero constant.
+pub fn slice_len(ctx: &mut ShapesContext, d: Dim, start: Dim, stop: Dim, step: i64) -> Option<Dim> {
+    const BIG: i64 = SLICE_END;
+    let zero = ctx.alg.constant(0);
+    let one = ctx.alg.constant(1);
+    // Normalise an index: negative ones count from the end, then clamp to [lo, hi].
+    let norm = |ctx: &mut ShapesContext, x: Dim, lo: Dim, hi: Dim| -> Option<Dim> {
+        if let Some(v) = ctx.alg.as_i64(x) {
+            if v >= BIG {
+                return Some(hi);
+            }
+            if v <= -BIG {
+                return Some(lo);
+            }
+        }
+        let b = ctx.alg.bounds(x);
+        let shifted = if b.is_nonneg() {
+            x
+        } else if b.is_negative() {
+            ctx.alg.add_dims(x, d)
+        } else {
+            return None;
+        };
+        let m = ctx.alg.min(shifted, hi);
+        Some(ctx.alg.max(m, lo))
+    };
+    if step > 0 {
+        let s = norm(ctx, start, zero, d)?;
+        let e = norm(ctx, stop, zero, d)?;
+        let diff = ctx.alg.sub(e, s);
+        let st = ctx.alg.constant(step);
+        let q = ctx.alg.ceildiv(diff, st);
+        Some(ctx.alg.max(q, zero))
+    } else if step < 0 {
+        let minus_one = ctx.alg.constant(-1);
+        let dm1 = ctx.alg.sub(d, one);
+        let s = norm(ctx, start, minus_one, dm1)?;
+        let e = norm(ctx, stop, minus_one, dm1)?;
+        let diff = ctx.alg.sub(s, e);
+        let st = ctx.alg.constant(-step);
+        let q = ctx.alg.ceildiv(diff, st);
+        Some(ctx.alg.max(q, zero))
+    } else {
+        None
+    }
+}
+
+/// *Shared.* The indices a constant slice keeps along a constant dim.
+pub fn slice_indices(d: i64, start: i64, stop: i64, step: i64) -> Option<Vec<usize>> {
+    if step == 0 || d < 0 {
+        return None;
+    }
+    let clamp = |x: i64, lo: i64, hi: i64| -> i64 {
+        let x = if x < 0 { x.saturating_add(d) } else { x };
+        x.clamp(lo, hi)
+    };
+    let mut out = Vec::new();
+    if step > 0 {
+        let (s, e) = (clamp(start, 0, d), clamp(stop, 0, d));
+        let mut i = s;
+        while i < e {
+            out.push(i as usize);
+            i = match i.checked_add(step) {
+                Some(v) => v,
+                None => break,
+            };
+            if out.len() > VALUE_FACT_LIMIT {
+                return None;
+            }
+        }
+    } else {
+        let (s, e) = (clamp(start, -1, d - 1), clamp(stop, -1, d - 1));
+        let mut i = s;
+        while i > e {
+            out.push(i as usize);
+            i = match i.checked_add(step) {
+                Some(v) => v,
+                None => break,
+            };
+            if out.len() > VALUE_FACT_LIMIT {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The dtype of output 0 from an element-type attribute, else `default`.
+fn dtype_attr(node: &Node, name: &'static str, default: DType) -> Result<DType, OpError> {
+    Ok(ov_dtype(node, name)?.unwrap_or(default))
+}
+
+/// A scalar (or one-element) integer input's value.
+fn scalar_int(ctx: &ShapesContext, fact: &TensorFact) -> Option<i64> {
+    match const_ints(ctx, fact)?.as_slice() {
+        [v] => Some(*v),
+        _ => None,
+    }
+}
+
+/// A 1-D (or scalar) input's values as dims.
+fn vec_values(fact: &TensorFact) -> Option<Vec<Dim>> {
+    fact.value.clone()
+}
+
+/// The rank of a 1-D shape input when its length is a constant.
+fn vec_len(ctx: &ShapesContext, fact: &TensorFact) -> Option<usize> {
+    match fact.shape.as_deref()? {
+        [] => Some(1),
+        [d] => ctx.alg.as_i64(*d).and_then(|v| usize::try_from(v).ok()),
+        _ => None,
+    }
+}
+
+// ===================================================================================
+// Elementwise
+// ===================================================================================
+
+/// Unary ops whose output is the input's shape and type; no value.
+fn same_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let mut out = vec![TensorFact {
+        dtype: x.dtype,
+        shape: x.shape,
+        value: None,
+    }];
+    out.resize(node.outputs.len().max(1), out[0].clone());
+    Ok(out)
+}
+
+/// Identity: the input fact, value included.
+fn identity(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    Ok(vec![ctx.input(node, 0, "data")?])
+}
+
+fn unary_value(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    f: fn(&mut ShapesContext, Dim) -> Option<Dim>,
+) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let value = x
+        .value
+        .clone()
+        .and_then(|v| v.into_iter().map(|d| f(ctx, d)).collect::<Option<Vec<_>>>());
+    Ok(vec![TensorFact {
+        dtype: x.dtype,
+        shape: x.shape,
+        value,
+    }])
+}
+
+fn negative(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    unary_value(ctx, node, |c, d| Some(c.alg.neg(d)))
+}
+
+fn abs(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    unary_value(ctx, node, |c, d| {
+        let b = c.alg.bounds(d);
+        if b.is_nonneg() {
+            Some(d)
+        } else if b.is_negative() {
+            Some(c.alg.neg(d))
+        } else {
+            None
+        }
+    })
+}
+
+fn relu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    unary_value(ctx, node, |c, d| {
+        let z = c.alg.constant(0);
+        Some(c.alg.max(d, z))
+    })
+}
+
+fn floor(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    unary_value(ctx, node, |c, d| {
+        let one = c.alg.constant(1);
+        Some(c.alg.floordiv(d, one))
+    })
+}
+
+fn ceiling(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    unary_value(ctx, node, |c, d| {
+        let one = c.alg.constant(1);
+        Some(c.alg.ceildiv(d, one))
+    })
+}
+
+/// Unary ops with a boolean result (`LogicalNot`, `IsNaN`, ...).
+fn unary_bool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let value = if node.op_type == "LogicalNot" {
+        x.value.as_ref().and_then(|v| {
+            v.iter()
+                .map(|d| {
+                    ctx.alg
+                        .as_i64(*d)
+                        .map(|b| ctx.alg.constant(i64::from(b == 0)))
+                })
+                .collect()
+        })
+    } else {
+        None
+    };
+    Ok(vec![TensorFact {
+        dtype: DType::Bool,
+        shape: x.shape,
+        value,
+    }])
+}
+
+fn binary_op(node: &Node) -> Option<BinOp> {
+    Some(match node.op_type.as_str() {
+        "Add" => BinOp::Add,
+        "Subtract" => BinOp::Sub,
+        "Multiply" => BinOp::Mul,
+        "Divide" => BinOp::Div {
+            floor: ov_bool(node, "m_pythondiv", true).unwrap_or(true),
+        },
+        "Maximum" => BinOp::Max,
+        "Minimum" => BinOp::Min,
+        "Power" => BinOp::Pow,
+        "SquaredDifference" => BinOp::SquaredDiff,
+        "FloorMod" => BinOp::FloorMod,
+        "Mod" => BinOp::Mod,
+        "Equal" => BinOp::Cmp(Cmp::Eq),
+        "NotEqual" => BinOp::Cmp(Cmp::Ne),
+        "Less" => BinOp::Cmp(Cmp::Lt),
+        "LessEqual" => BinOp::Cmp(Cmp::Le),
+        "Greater" => BinOp::Cmp(Cmp::Gt),
+        "GreaterEqual" => BinOp::Cmp(Cmp::Ge),
+        "LogicalAnd" => BinOp::Logic(Logic::And),
+        "LogicalOr" => BinOp::Logic(Logic::Or),
+        "LogicalXor" => BinOp::Logic(Logic::Xor),
+        _ => return None,
+    })
+}
+
+/// Binary elementwise ops: `auto_broadcast` numpy (default), none or pdpd; values
+/// when both inputs have them.
+fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let a = ctx.input(node, 0, "A")?;
+    let b = ctx.input(node, 1, "B")?;
+    let op = binary_op(node).ok_or_else(|| OpError::WrongOp {
+        expected: "a binary elementwise op",
+        found: node.op_type.clone(),
+    })?;
+    let dtype = match op {
+        BinOp::Cmp(_) | BinOp::Logic(_) => DType::Bool,
+        _ => a.dtype,
+    };
+    let mode = auto_broadcast(node)?;
+    let Some(shape) = elementwise_shape(ctx, node, &mode, &a, &b)? else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let int = is_int(a.dtype) && is_int(b.dtype);
+    let value = bin_values(ctx, op, int, &a, &b, &shape);
+    Ok(vec![fact_with_value(ctx, dtype, shape, value)])
+}
+
+/// Select(cond, then, else): numpy broadcast of the three (or equal shapes with
+/// `auto_broadcast = none`); values when the condition's values are decided.
+fn select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let c = ctx.input(node, 0, "cond")?;
+    let t = ctx.input(node, 1, "then")?;
+    let e = ctx.input(node, 2, "else")?;
+    let mode = auto_broadcast(node)?;
+    let shape = if mode == "none" {
+        match (&c.shape, &t.shape, &e.shape) {
+            (Some(cs), Some(ts), Some(es)) => {
+                let s = same_shapes(ctx, node, ts, es)?;
+                Some(same_shapes(ctx, node, cs, &s)?)
+            }
+            _ => None,
+        }
+    } else {
+        broadcast_all(
+            ctx,
+            node,
+            &[c.shape.clone(), t.shape.clone(), e.shape.clone()],
+        )?
+    };
+    let Some(shape) = shape else {
+        return Ok(vec![TensorFact::unknown(t.dtype)]);
+    };
+    let value = (|| {
+        let osh = value_shape(ctx, &shape)?;
+        let get = |f: &TensorFact| -> Option<Vec<Dim>> {
+            broadcast_values(
+                f.value.as_ref()?,
+                &value_shape(ctx, f.shape.as_ref()?)?,
+                &osh,
+            )
+        };
+        let (cv, tv, ev) = (get(&c)?, get(&t)?, get(&e)?);
+        cv.iter()
+            .zip(tv.iter().zip(&ev))
+            .map(|(k, (x, y))| ctx.alg.as_i64(*k).map(|k| if k != 0 { *x } else { *y }))
+            .collect::<Option<Vec<_>>>()
+    })();
+    Ok(vec![fact_with_value(ctx, t.dtype, shape, value)])
+}
+
+/// Ops whose output is the numpy broadcast of all inputs (`FakeQuantize`).
+fn broadcast_inputs(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let mut shapes = Vec::new();
+    for i in 0..node.input_count() {
+        shapes.push(ctx.input(node, i, "input")?.shape);
+    }
+    let mode = auto_broadcast(node)?;
+    let shape = if mode == "none" {
+        x.shape.clone()
+    } else {
+        broadcast_all(ctx, node, &shapes)?
+    };
+    Ok(vec![TensorFact {
+        dtype: x.dtype,
+        shape,
+        value: None,
+    }])
+}
+
+/// Convert / ConvertLike: the type changes, the shape and (integer-valued) values stay.
+fn convert(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let dtype = if node.op_type == "ConvertLike" {
+        ctx.input(node, 1, "like")?.dtype
+    } else {
+        dtype_attr(node, "destination_type", x.dtype)?
+    };
+    let value = x.value.as_ref().and_then(|v| {
+        if dtype == DType::Bool {
+            v.iter()
+                .map(|d| {
+                    let z = ctx.alg.constant(0);
+                    match ctx.alg.equal(*d, z) {
+                        Truth::True => Some(z),
+                        Truth::False => Some(ctx.alg.constant(1)),
+                        Truth::Unknown => None,
+                    }
+                })
+                .collect()
+        } else if is_int(dtype) && !is_int(x.dtype) {
+            // Float to integer: kept only when the value is provably an integer.
+            v.iter()
+                .map(|d| {
+                    let one = ctx.alg.constant(1);
+                    (ctx.alg.divides(one, *d) == Truth::True).then_some(*d)
+                })
+                .collect()
+        } else {
+            Some(v.clone())
+        }
+    });
+    Ok(vec![TensorFact {
+        dtype,
+        shape: x.shape,
+        value,
+    }])
+}
+
+// ===================================================================================
+// Shape ops
+// ===================================================================================
+
+/// ShapeOf: `[rank]`, value = the dims (`output_type` i64 or i32 in opset 3).
+fn shape_of(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    let dtype = dtype_attr(node, "output_type", DType::Int64)?;
+    let Some(shape) = x.shape else {
+        let d = ctx.unknown_dim(node, 0, 0);
+        return Ok(vec![TensorFact::new(dtype, vec![d])]);
+    };
+    let n = ctx.alg.constant(shape.len() as i64);
+    Ok(vec![fact_with_value(ctx, dtype, vec![n], Some(shape))])
+}
+
+/// Gather (1: axis input; 7: batch_dims; 8: negative indices).
+fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let data = ctx.input(node, 0, "data")?;
+    let idx = ctx.input(node, 1, "indices")?;
+    let axis_t = ctx.input(node, 2, "axis")?;
+    let dtype = data.dtype;
+    let (Some(ds), Some(is)) = (data.shape.clone(), idx.shape.clone()) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let Some(axis) = scalar_int(ctx, &axis_t) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let axis = norm_axis(axis, ds.len())?;
+    let bd = if node.version >= 7 {
+        ov_i64(node, "batch_dims")?.unwrap_or(0)
+    } else {
+        0
+    };
+    let bd = if bd < 0 { bd + is.len() as i64 } else { bd };
+    let bd = usize::try_from(bd).map_err(|_| OpError::BadAttribute {
+        name: "batch_dims",
+        value: bd.to_string(),
+        why: format!("out of range for indices of rank {}", is.len()),
+    })?;
+    if bd > is.len() || bd > axis {
+        return Err(OpError::BadAttribute {
+            name: "batch_dims",
+            value: bd.to_string(),
+            why: format!(
+                "must be at most the indices rank {} and the axis {axis}",
+                is.len()
+            ),
+        });
+    }
+    for i in 0..bd {
+        merge_dim(
+            ctx,
+            node,
+            &|| format!("batch dim {i} of data and indices"),
+            ds[i],
+            is[i],
+        )?;
+    }
+    let mut out: Vec<Dim> = ds[..axis].to_vec();
+    out.extend_from_slice(&is[bd..]);
+    out.extend_from_slice(&ds[axis + 1..]);
+    let value = (|| {
+        if bd != 0 {
+            return None;
+        }
+        let dv = data.value.as_ref()?;
+        let dsc = value_shape(ctx, &ds)?;
+        let iv = const_ints(ctx, &idx)?;
+        let n = dsc[axis];
+        let picks: Vec<usize> = iv
+            .iter()
+            .map(|&i| {
+                let j = if i < 0 { i + n } else { i };
+                (0..n).contains(&j).then_some(j as usize)
+            })
+            .collect::<Option<_>>()?;
+        // outer x picks x inner, row-major.
+        let outer: usize = dsc[..axis].iter().map(|&d| d as usize).product();
+        let inner: usize = dsc[axis + 1..].iter().map(|&d| d as usize).product();
+        let mut v = Vec::new();
+        for o in 0..outer {
+            for &p in &picks {
+                for k in 0..inner {
+                    v.push(*dv.get((o * n as usize + p) * inner + k)?);
+                }
+            }
+        }
+        Some(v)
+    })();
+    Ok(vec![fact_with_value(ctx, dtype, out, value)])
+}
+
+/// Concat: equal ranks, the `axis` dims add up, the other dims are equal.
+fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let n = node.input_count();
+    if n == 0 {
+        return Err(OpError::InputCount {
+            expected: "at least 1".to_string(),
+            found: 0,
+        });
+    }
+    let mut facts = Vec::with_capacity(n);
+    for i in 0..n {
+        facts.push(ctx.input(node, i, "input")?);
+    }
+    let dtype = facts[0].dtype;
+    let Some(shapes) = facts
+        .iter()
+        .map(|f| f.shape.clone())
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let rank = shapes[0].len();
+    let axis_attr = ov_i64(node, "axis")?.ok_or(OpError::MissingAttribute { name: "axis" })?;
+    let axis = norm_axis(axis_attr, rank)?;
+    let mut out = shapes[0].clone();
+    for (i, s) in shapes.iter().enumerate().skip(1) {
+        if s.len() != rank {
+            return Err(OpError::Rank {
+                what: format!("input {i}"),
+                expected: rank.to_string(),
+                found: s.len(),
+            });
+        }
+        for a in 0..rank {
+            if a == axis {
+                out[a] = ctx.alg.add_dims(out[a], s[a]);
+            } else {
+                out[a] = merge_dim(
+                    ctx,
+                    node,
+                    &|| format!("axis {a} of inputs 0 and {i}"),
+                    out[a],
+                    s[a],
+                )?;
+            }
+        }
+    }
+    let value = (|| {
+        let consts: Vec<Vec<i64>> = shapes
+            .iter()
+            .map(|s| value_shape(ctx, s))
+            .collect::<Option<_>>()?;
+        let outer: usize = consts[0][..axis].iter().map(|&d| d as usize).product();
+        let mut v = Vec::new();
+        for o in 0..outer {
+            for (f, c) in facts.iter().zip(&consts) {
+                let chunk: usize = c[axis..].iter().map(|&d| d as usize).product();
+                let fv = f.value.as_ref()?;
+                v.extend_from_slice(fv.get(o * chunk..(o + 1) * chunk)?);
+            }
+        }
+        Some(v)
+    })();
+    Ok(vec![fact_with_value(ctx, dtype, out, value)])
+}
+
+/// Squeeze (1; 15 with `allow_axis_skip`).
+fn squeeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let Some(shape) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let skip = node.version >= 15 && ov_bool(node, "allow_axis_skip", false)?;
+    let one = ctx.alg.constant(1);
+    let mut remove = vec![false; shape.len()];
+    match ctx.optional_input(node, 1)? {
+        Some(axes_t) => {
+            let Some(axes) = const_ints(ctx, &axes_t) else {
+                return Ok(vec![TensorFact::unknown(x.dtype)]);
+            };
+            for a in axes {
+                let a = norm_axis(a, shape.len())?;
+                match ctx.alg.equal(shape[a], one) {
+                    Truth::True => remove[a] = true,
+                    Truth::False if skip => {}
+                    Truth::False => {
+                        return Err(OpError::BadShapeValue {
+                            what: format!(
+                                "axis {a} has size {}; only axes of size 1 can be squeezed",
+                                ctx.alg.render(shape[a])
+                            ),
+                        })
+                    }
+                    Truth::Unknown if skip => return Ok(vec![TensorFact::unknown(x.dtype)]),
+                    Truth::Unknown => {
+                        merge_dim(ctx, node, &|| format!("squeezed axis {a}"), shape[a], one)?;
+                        remove[a] = true;
+                    }
+                }
+            }
+        }
+        None => {
+            for (a, d) in shape.iter().enumerate() {
+                match ctx.alg.equal(*d, one) {
+                    Truth::True => remove[a] = true,
+                    Truth::False => {}
+                    Truth::Unknown => return Ok(vec![TensorFact::unknown(x.dtype)]),
+                }
+            }
+        }
+    }
+    let out: Vec<Dim> = shape
+        .iter()
+        .zip(&remove)
+        .filter(|(_, r)| !**r)
+        .map(|(d, _)| *d)
+        .collect();
+    Ok(vec![fact_with_value(ctx, x.dtype, out, x.value)])
+}
+
+/// Unsqueeze: axes against the output rank; repeated axes are an error.
+fn unsqueeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let axes_t = ctx.input(node, 1, "axes")?;
+    let Some(shape) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let Some(axes) = const_ints(ctx, &axes_t) else {
+        return match vec_len(ctx, &axes_t) {
+            Some(k) => {
+                let d = fresh_dims(ctx, node, 0, shape.len() + k);
+                Ok(vec![TensorFact::new(x.dtype, d)])
+            }
+            None => Ok(vec![TensorFact::unknown(x.dtype)]),
+        };
+    };
+    let rank = shape.len() + axes.len();
+    let mut ins = vec![false; rank];
+    for a in &axes {
+        let n = norm_axis(*a, rank)?;
+        if ins[n] {
+            return Err(OpError::BadShapeValue {
+                what: format!("axes {axes:?} repeat axis {n}"),
+            });
+        }
+        ins[n] = true;
+    }
+    let one = ctx.alg.constant(1);
+    let mut it = shape.iter();
+    let out: Vec<Dim> = ins
+        .iter()
+        .map(|&i| if i { one } else { *it.next().unwrap_or(&one) })
+        .collect();
+    Ok(vec![fact_with_value(ctx, x.dtype, out, x.value)])
+}
+
+/// Transpose: order input (empty = reverse).
+fn transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let o = ctx.input(node, 1, "order")?;
+    let Some(shape) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let Some(order) = const_ints(ctx, &o) else {
+        let d = fresh_dims(ctx, node, 0, shape.len());
+        return Ok(vec![TensorFact::new(x.dtype, d)]);
+    };
+    let perm: Vec<usize> = if order.is_empty() {
+        (0..shape.len()).rev().collect()
+    } else {
+        permutation(&order, shape.len())?
+    };
+    transposed(ctx, x, &shape, &perm)
+}
+
+/// *Shared.* The fact of a transposed tensor.
+pub fn transposed(
+    ctx: &mut ShapesContext,
+    x: TensorFact,
+    shape: &[Dim],
+    perm: &[usize],
+) -> Result<Vec<TensorFact>, OpError> {
+    let out: Vec<Dim> = perm.iter().map(|&p| shape[p]).collect();
+    let value = x
+        .value
+        .as_ref()
+        .and_then(|v| transpose_values(v, &value_shape(ctx, shape)?, perm));
+    Ok(vec![fact_with_value(ctx, x.dtype, out, value)])
+}
+
+/// Broadcast (1: numpy/explicit/pdpd; 3: + bidirectional).
+fn broadcast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "data")?;
+    let t = ctx.input(node, 1, "target_shape")?;
+    let mode = ov_str(node, "mode")?
+        .unwrap_or("numpy")
+        .to_ascii_lowercase();
+    let target: Option<Vec<Dim>> = match vec_values(&t) {
+        Some(v) => Some(v),
+        None => vec_len(ctx, &t).map(|k| fresh_dims(ctx, node, 0, k)),
+    };
+    let Some(target) = target else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let shape = match mode.as_str() {
+        "numpy" | "pdpd" => {
+            let Some(xs) = x.shape.clone() else {
+                return Ok(vec![TensorFact::new(x.dtype, target)]);
+            };
+            if xs.len() > target.len() {
+                return Err(OpError::Rank {
+                    what: "data (numpy broadcast to the target shape)".to_string(),
+                    expected: format!("at most {}", target.len()),
+                    found: xs.len(),
+                });
+            }
+            let off = target.len() - xs.len();
+            let one = ctx.alg.constant(1);
+            let mut out = target.clone();
+            for (i, d) in xs.iter().enumerate() {
+                let j = off + i;
+                if ctx.alg.equal(*d, one) == Truth::True {
+                    continue;
+                }
+                // The data dim is 1 or the target dim: when it cannot be 1, the two
+                // are equal (and the target keeps its value otherwise).
+                if !ctx.alg.bounds(*d).contains(&Rat::one()) {
+                    out[j] = merge_dim(
+                        ctx,
+                        node,
+                        &|| format!("axis {j} of data and target shape (numpy broadcast)"),
+                        *d,
+                        target[j],
+                    )?;
+                }
+            }
+            out
+        }
+        "bidirectional" => {
+            let Some(xs) = x.shape.clone() else {
+                return Ok(vec![TensorFact::unknown(x.dtype)]);
+            };
+            broadcast_shapes(ctx, &node.name, &xs, &target)?
+        }
+        "explicit" => {
+            let m = ctx.input(node, 2, "axes_mapping")?;
+            if let (Some(xs), Some(map)) = (x.shape.clone(), const_ints(ctx, &m)) {
+                if map.len() != xs.len() {
+                    return Err(OpError::BadShapeValue {
+                        what: format!(
+                            "axes_mapping {map:?} has {} entries for data of rank {}",
+                            map.len(),
+                            xs.len()
+                        ),
+                    });
+                }
+                let one = ctx.alg.constant(1);
+                for (d, &a) in xs.iter().zip(&map) {
+                    let a = usize::try_from(a)
+                        .ok()
+                        .filter(|&a| a < target.len())
+                        .ok_or(OpError::AxisOutOfRange {
+                            axis: a,
+                            rank: target.len(),
+                        })?;
+                    if ctx.alg.equal(*d, one) != Truth::True {
+                        merge_dim(
+                            ctx,
+                            node,
+                            &|| format!("data dim mapped to axis {a}"),
+                            *d,
+                            target[a],
+                        )?;
+                    }
+                }
+            }
+            target
+        }
+        other => {
+            return Err(OpError::BadAttribute {
+                name: "mode",
+                value: other.to_string(),
+                why: "expected numpy, explicit, bidirectional or pdpd".to_string(),
+            })
+        }
+    };
+    let value = (|| {
+        let xv = x.value.as_ref()?;
+        let from = value_shape(ctx, x.shape.as_ref()?)?;
+        let to = value_shape(ctx, &shape)?;
+        if mode == "explicit" {
+            return None;
+        }
+        broadcast_values(xv, &from, &to)
+    })();
+    Ok(vec![fact_with_value(ctx, x.dtype, shape, value)])
+}
+
+/// Tile: `repeats` aligned on the right with the data dims.
+fn tile(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let r = ctx.input(node, 1, "repeats")?;
+    let (Some(shape), Some(reps)) = (x.shape.clone(), vec_values(&r)) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let n = shape.len().max(reps.len());
+    let one = ctx.alg.constant(1);
+    let out: Vec<Dim> = (0..n)
+        .map(|i| {
+            let d = (i + shape.len()).checked_sub(n).map_or(one, |j| shape[j]);
+            let k = (i + reps.len()).checked_sub(n).map_or(one, |j| reps[j]);
+            ctx.alg.mul(d, k)
+        })
+        .collect();
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// Range (1: type of `start`; 4: `output_type`): `max(ceil((stop - start) / step), 0)`
+/// elements, values when small.
+fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let start = ctx.input(node, 0, "start")?;
+    let stop = ctx.input(node, 1, "stop")?;
+    let step = ctx.input(node, 2, "step")?;
+    let dtype = if node.version >= 4 {
+        dtype_attr(node, "output_type", start.dtype)?
+    } else {
+        start.dtype
+    };
+    let one_of = |f: &TensorFact| match f.value.as_deref() {
+        Some([v]) => Some(*v),
+        _ => None,
+    };
+    let (Some(a), Some(b), Some(s)) = (one_of(&start), one_of(&stop), one_of(&step)) else {
+        let d = ctx.unknown_dim(node, 0, 0);
+        return Ok(vec![TensorFact::new(dtype, vec![d])]);
+    };
+    let Some(sc) = ctx.alg.as_const(s) else {
+        let d = ctx.unknown_dim(node, 0, 0);
+        return Ok(vec![TensorFact::new(dtype, vec![d])]);
+    };
+    if sc.is_zero() {
+        return Err(OpError::BadShapeValue {
+            what: "step is 0".to_string(),
+        });
+    }
+    let zero = ctx.alg.constant(0);
+    let diff = ctx.alg.sub(b, a);
+    let q = ctx.alg.div_rational(diff, s);
+    let one = ctx.alg.constant(1);
+    let c = ctx.alg.ceildiv(q, one);
+    let len = ctx.alg.max(c, zero);
+    let value = ctx.alg.as_i64(len).and_then(|n| {
+        (0..=VALUE_FACT_LIMIT as i64).contains(&n).then(|| {
+            (0..n)
+                .map(|i| {
+                    let k = ctx.alg.constant(i);
+                    let off = ctx.alg.mul(k, s);
+                    ctx.alg.add_dims(a, off)
+                })
+                .collect()
+        })
+    });
+    Ok(vec![fact_with_value(ctx, dtype, vec![len], value)])
+}
+
+/// Split: `num_splits` equal parts along `axis`.
+fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let axis_t = ctx.input(node, 1, "axis")?;
+    let k = ov_i64(node, "num_splits")?.ok_or(OpError::MissingAttribute { name: "num_splits" })?;
+    if k < 1 {
+        return Err(OpError::BadAttribute {
+            name: "num_splits",
+            value: k.to_string(),
+            why: "must be at least 1".to_string(),
+        });
+    }
+    let outs = node.outputs.len();
+    let (Some(shape), Some(axis)) = (x.shape.clone(), scalar_int(ctx, &axis_t)) else {
+        return Ok(unknown_outputs(node, x.dtype));
+    };
+    let axis = norm_axis(axis, shape.len())?;
+    let kd = ctx.alg.constant(k);
+    let part = match ctx.alg.solve_minus_one(
+        &[shape[axis]],
+        &[kd],
+        crate::algebra::FreshKey {
+            node: node.name.clone(),
+            output: 0,
+            axis,
+        },
+    )? {
+        crate::algebra::MinusOne::Exact(d) => d,
+        crate::algebra::MinusOne::Fresh { dim, .. } => dim,
+    };
+    let parts = vec![part; outs.min(usize::try_from(k).unwrap_or(usize::MAX))];
+    let value_parts = split_values(ctx, &x, &shape, axis, &parts);
+    Ok((0..outs)
+        .map(|i| {
+            let mut s = shape.clone();
+            s[axis] = part;
+            let v = value_parts.as_ref().and_then(|p| p.get(i).cloned());
+            fact_with_value(ctx, x.dtype, s, v)
+        })
+        .collect())
+}
+
+/// The values of each part of a split along `axis`.
+fn split_values(
+    ctx: &ShapesContext,
+    x: &TensorFact,
+    shape: &[Dim],
+    axis: usize,
+    parts: &[Dim],
+) -> Option<Vec<Vec<Dim>>> {
+    let xv = x.value.as_ref()?;
+    let sc = value_shape(ctx, shape)?;
+    let lens = value_shape(ctx, parts)?;
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    for &l in &lens {
+        let l = usize::try_from(l).ok()?;
+        let picks: Vec<Vec<usize>> = sc
+            .iter()
+            .enumerate()
+            .map(|(a, &d)| {
+                if a == axis {
+                    (start..start + l).collect()
+                } else {
+                    (0..d as usize).collect()
+                }
+            })
+            .collect();
+        out.push(select_values(xv, &sc, &picks)?);
+        start += l;
+    }
+    Some(out)
+}
+
+/// VariadicSplit: `split_lengths` along `axis`, one of them may be -1.
+fn variadic_split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let x = ctx.input(node, 0, "data")?;
+    let axis_t = ctx.input(node, 1, "axis")?;
+    let lens_t = ctx.input(node, 2, "split_lengths")?;
+    let (Some(shape), Some(axis)) = (x.shape.clone(), scalar_int(ctx, &axis_t)) else {
+        return Ok(unknown_outputs(node, x.dtype));
+    };
+    let axis = norm_axis(axis, shape.len())?;
+    let Some(lens) = vec_values(&lens_t) else {
+        return Ok((0..node.outputs.len())
+            .map(|i| {
+                let mut s = shape.clone();
+                s[axis] = ctx.unknown_dim(node, i, axis);
+                TensorFact::new(x.dtype, s)
+            })
+            .collect());
+    };
+    let minus_one = ctx.alg.constant(-1);
+    let pos: Vec<usize> = lens
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| ctx.alg.as_i64(**d) == Some(-1))
+        .map(|(i, _)| i)
+        .collect();
+    if pos.len() > 1 {
+        return Err(OpError::BadShapeValue {
+            what: "split_lengths has more than one -1".to_string(),
+        });
+    }
+    let known: Vec<Dim> = lens
+        .iter()
+        .filter(|d| ctx.alg.equal(**d, minus_one) != Truth::True)
+        .copied()
+        .collect();
+    let sum = ctx.alg.sum(&known);
+    let mut parts = lens.clone();
+    if let Some(&p) = pos.first() {
+        let rest = ctx.alg.sub(shape[axis], sum);
+        if ctx.alg.bounds(rest).is_negative() {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "split_lengths add up to {}, more than the axis dim {}",
+                    ctx.alg.render(sum),
+                    ctx.alg.render(shape[axis])
+                ),
+            });
+        }
+        parts[p] = rest;
+    } else {
+        merge_dim(
+            ctx,
+            node,
+            &|| format!("the sum of split_lengths and axis {axis}"),
+            sum,
+            shape[axis],
+        )?;
+    }
+    let value_parts = split_values(ctx, &x, &shape, axis, &parts);
+    Ok(parts
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let mut s = shape.clone();
+            s[axis] = *d;
+            let v = value_parts.as_ref().and_then(|p| p.get(i).cloned());
+            fact_with_value(ctx, x.dtype, s, v)
+        })
+        .collect())
+}
+
+/// Reduce*: axes input, `keep_dims`; empty axes reduce nothing. Values for 1-D
+/// ReduceProd/Sum/Max/Min.
+fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let a = ctx.input(node, 1, "axes")?;
+    let keep = ov_bool(node, "keep_dims", false)?;
+    let dtype = if matches!(
+        node.op_type.as_str(),
+        "ReduceLogicalAnd" | "ReduceLogicalOr"
+    ) {
+        DType::Bool
+    } else {
+        x.dtype
+    };
+    let Some(shape) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let Some(axes) = const_ints(ctx, &a) else {
+        if keep {
+            let d = fresh_dims(ctx, node, 0, shape.len());
+            return Ok(vec![TensorFact::new(dtype, d)]);
+        }
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let axes = reduce_axes(&axes, shape.len())?;
+    let out = reduce_shape(ctx, &shape, &axes, keep);
+    let value = (|| {
+        if shape.len() != 1 || axes.len() != 1 {
+            return None;
+        }
+        let v = x.value.clone()?;
+        let mut acc = *v.first()?;
+        for d in &v[1..] {
+            acc = match node.op_type.as_str() {
+                "ReduceProd" => ctx.alg.mul(acc, *d),
+                "ReduceSum" => ctx.alg.add_dims(acc, *d),
+                "ReduceMax" => ctx.alg.max(acc, *d),
+                "ReduceMin" => ctx.alg.min(acc, *d),
+                _ => return None,
+            };
+        }
+        Some(vec![acc])
+    })();
+    Ok(vec![fact_with_value(ctx, dtype, out, value)])
+}
+
+/// Slice-8: start, stop, step, optional axes.
+fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 4, 5)?;
+    let x = ctx.input(node, 0, "data")?;
+    let start = ctx.input(node, 1, "start")?;
+    let stop = ctx.input(node, 2, "stop")?;
+    let step = ctx.input(node, 3, "step")?;
+    let axes_t = ctx.optional_input(node, 4)?;
+    let Some(shape) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let (Some(sv), Some(ev), Some(stv)) = (
+        vec_values(&start),
+        vec_values(&stop),
+        const_ints(ctx, &step),
+    ) else {
+        let mut out = shape.clone();
+        let affected: Option<Vec<usize>> = match &axes_t {
+            Some(a) => const_ints(ctx, a).and_then(|v| reduce_axes(&v, shape.len()).ok()),
+            None => vec_len(ctx, &start).map(|k| (0..k.min(shape.len())).collect()),
+        };
+        match affected {
+            Some(ax) => {
+                for a in ax {
+                    out[a] = ctx.unknown_dim(node, 0, a);
+                }
+            }
+            None => out = fresh_dims(ctx, node, 0, shape.len()),
+        }
+        return Ok(vec![TensorFact::new(x.dtype, out)]);
+    };
+    if sv.len() != ev.len() || sv.len() != stv.len() {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "start, stop and step have {}, {} and {} entries",
+                sv.len(),
+                ev.len(),
+                stv.len()
+            ),
+        });
+    }
+    let axes: Vec<usize> = match &axes_t {
+        Some(a) => match const_ints(ctx, a) {
+            Some(v) => reduce_axes(&v, shape.len())?,
+            None => {
+                let d = fresh_dims(ctx, node, 0, shape.len());
+                return Ok(vec![TensorFact::new(x.dtype, d)]);
+            }
+        },
+        None => (0..sv.len()).collect(),
+    };
+    if axes.len() != sv.len() || axes.iter().any(|&a| a >= shape.len()) {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "{} slice entries for axes {axes:?} of a rank-{} input",
+                sv.len(),
+                shape.len()
+            ),
+        });
+    }
+    let mut out = shape.clone();
+    for (i, &a) in axes.iter().enumerate() {
+        if stv[i] == 0 {
+            return Err(OpError::BadShapeValue {
+                what: format!("step {i} is 0"),
+            });
+        }
+        out[a] = match slice_len(ctx, shape[a], sv[i], ev[i], stv[i]) {
+            Some(d) => d,
+            None => ctx.unknown_dim(node, 0, a),
+        };
+    }
+    let value = (|| {
+        let xv = x.value.as_ref()?;
+        let sc = value_shape(ctx, &shape)?;
+        let (s, e) = (const_dims(ctx, &sv)?, const_dims(ctx, &ev)?);
+        let mut picks: Vec<Vec<usize>> = sc.iter().map(|&d| (0..d as usize).collect()).collect();
+        for (i, &a) in axes.iter().enumerate() {
+            picks[a] = slice_indices(sc[a], s[i], e[i], stv[i])?;
+        }
+        select_values(xv, &sc, &picks)
+    })();
+    Ok(vec![fact_with_value(ctx, x.dtype, out, value)])
+}
+
+fn mask(node: &Node, name: &'static str) -> Result<Vec<bool>, OpError> {
+    Ok(ov_i64_list(node, name)?
+        .unwrap_or_default()
+        .iter()
+        .map(|&v| v != 0)
+        .collect())
+}
+
+/// StridedSlice-1: begin, end, optional stride; masks (`1` ignores begin/end, adds a
+/// new axis, shrinks an axis, or marks the ellipsis).
+fn strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 4)?;
+    let x = ctx.input(node, 0, "data")?;
+    let b = ctx.input(node, 1, "begin")?;
+    let e = ctx.input(node, 2, "end")?;
+    let st = ctx.optional_input(node, 3)?;
+    let (bm, em, nm, sm, elm) = (
+        mask(node, "begin_mask")?,
+        mask(node, "end_mask")?,
+        mask(node, "new_axis_mask")?,
+        mask(node, "shrink_axis_mask")?,
+        mask(node, "ellipsis_mask")?,
+    );
+    let Some(shape) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let (Some(bv), Some(ev)) = (vec_values(&b), vec_values(&e)) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let n = bv.len();
+    let steps: Vec<i64> = match &st {
+        Some(s) => match const_ints(ctx, s) {
+            Some(v) => v,
+            None => return Ok(vec![TensorFact::unknown(x.dtype)]),
+        },
+        None => vec![1; n],
+    };
+    if ev.len() != n || steps.len() != n {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "begin, end and stride have {}, {} and {} entries",
+                n,
+                ev.len(),
+                steps.len()
+            ),
+        });
+    }
+    let at = |m: &[bool], i: usize| m.get(i).copied().unwrap_or(false);
+    let consumed = (0..n).filter(|&i| !at(&nm, i) && !at(&elm, i)).count();
+    let mut out = Vec::new();
+    // (axis, indices) for values; None when not constant.
+    let mut picks: Vec<Option<Vec<usize>>> = Vec::new();
+    let sc = if x.value.is_some() {
+        value_shape(ctx, &shape)
+    } else {
+        None
+    };
+    let mut axis = 0usize;
+    let mut seen_ellipsis = false;
+    let one = ctx.alg.constant(1);
+    const BIG: i64 = 1 << 62;
+    for i in 0..n {
+        if at(&elm, i) && !seen_ellipsis {
+            seen_ellipsis = true;
+            let cover = shape.len().saturating_sub(axis + consumed);
+            for _ in 0..cover {
+                out.push(shape[axis]);
+                picks.push(sc.as_ref().map(|c| (0..c[axis] as usize).collect()));
+                axis += 1;
+            }
+            continue;
+        }
+        if at(&nm, i) {
+            out.push(one);
+            continue;
+        }
+        if axis >= shape.len() {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "{n} slice entries consume more than the {} input axes",
+                    shape.len()
+                ),
+            });
+        }
+        let d = shape[axis];
+        let step = steps[i];
+        if step == 0 {
+            return Err(OpError::BadShapeValue {
+                what: format!("stride {i} is 0"),
+            });
+        }
+        if at(&sm, i) {
+            // One element: begin (or 0 when masked).
+            let bi = if at(&bm, i) {
+                Some(0)
+            } else {
+                ctx.alg.as_i64(bv[i])
+            };
+            picks.push(match (&sc, bi) {
+                (Some(c), Some(v)) => {
+                    let j = if v < 0 { v + c[axis] } else { v };
+                    (0..c[axis]).contains(&j).then(|| vec![j as usize])
+                }
+                _ => None,
+            });
+            axis += 1;
+            continue;
+        }
+        let start = if at(&bm, i) {
+            ctx.alg.constant(if step > 0 { 0 } else { BIG })
+        } else {
+            bv[i]
+        };
+        let stop = if at(&em, i) {
+            ctx.alg.constant(if step > 0 { BIG } else { -BIG })
+        } else {
+            ev[i]
+        };
+        let len = match slice_len(ctx, d, start, stop, step) {
+            Some(l) => l,
+            None => ctx.unknown_dim(node, 0, out.len()),
+        };
+        out.push(len);
+        picks.push(match (&sc, ctx.alg.as_i64(start), ctx.alg.as_i64(stop)) {
+            (Some(c), Some(s0), Some(s1)) => slice_indices(c[axis], s0, s1, step),
+            _ => None,
+        });
+        axis += 1;
+    }
+    while axis < shape.len() {
+        out.push(shape[axis]);
+        picks.push(sc.as_ref().map(|c| (0..c[axis] as usize).collect()));
+        axis += 1;
+    }
+    let value = (|| {
+        let xv = x.value.as_ref()?;
+        let picks: Vec<Vec<usize>> = picks.into_iter().collect::<Option<_>>()?;
+        select_values(xv, sc.as_ref()?, &picks)
+    })();
+    Ok(vec![fact_with_value(ctx, x.dtype, out, value)])
+}
+
+/// Pad (1: non-negative pads; 12: negative pads crop).
+fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 4)?;
+    let x = ctx.input(node, 0, "data")?;
+    let pb = ctx.input(node, 1, "pads_begin")?;
+    let pe = ctx.input(node, 2, "pads_end")?;
+    let Some(shape) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let (Some(b), Some(e)) = (vec_values(&pb), vec_values(&pe)) else {
+        let d = fresh_dims(ctx, node, 0, shape.len());
+        return Ok(vec![TensorFact::new(x.dtype, d)]);
+    };
+    if b.len() != shape.len() || e.len() != shape.len() {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "pads_begin has {} and pads_end {} entries for data of rank {}",
+                b.len(),
+                e.len(),
+                shape.len()
+            ),
+        });
+    }
+    let mut out = Vec::with_capacity(shape.len());
+    for i in 0..shape.len() {
+        if node.version < 12 {
+            for (what, p) in [("pads_begin", b[i]), ("pads_end", e[i])] {
+                if ctx.alg.bounds(p).is_negative() {
+                    return Err(OpError::BadShapeValue {
+                        what: format!(
+                            "{what}[{i}] = {} is negative (Pad-1 takes non-negative pads)",
+                            ctx.alg.render(p)
+                        ),
+                    });
+                }
+            }
+        }
+        let s = ctx.alg.add_dims(shape[i], b[i]);
+        let d = ctx.alg.add_dims(s, e[i]);
+        if ctx.alg.bounds(d).is_negative() {
+            return Err(OpError::BadShapeValue {
+                what: format!("axis {i}: the padded dim {} is negative", ctx.alg.render(d)),
+            });
+        }
+        out.push(d);
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+// ===================================================================================
+// NN ops
+// ===================================================================================
+
+fn pad_mode(node: &Node) -> Result<PadMode, OpError> {
+    let s = ov_str(node, "auto_pad")?.unwrap_or("explicit");
+    PadMode::parse(s).ok_or_else(|| OpError::BadAttribute {
+        name: "auto_pad",
+        value: s.to_string(),
+        why: "expected explicit, same_upper, same_lower or valid".to_string(),
+    })
+}
+
+/// Window attributes of conv/pool ops for `n` spatial axes.
+struct Window {
+    strides: Vec<i64>,
+    dilations: Vec<i64>,
+    pads_begin: Vec<i64>,
+    pads_end: Vec<i64>,
+    mode: PadMode,
+}
+
+fn window(node: &Node, n: usize) -> Result<Window, OpError> {
+    Ok(Window {
+        strides: spatial_list(node, "strides", n, 1)?,
+        dilations: spatial_list(node, "dilations", n, 1)?,
+        pads_begin: spatial_list(node, "pads_begin", n, 0)?,
+        pads_end: spatial_list(node, "pads_end", n, 0)?,
+        mode: pad_mode(node)?,
+    })
+}
+
+/// Convolution / GroupConvolution (1): data `[N, C, ...]`, filters `[O, C, k...]` or
+/// `[G, O/G, C/G, k...]`.
+fn convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let w = ctx.input(node, 1, "filters")?;
+    let (Some(xs), Some(ws)) = (x.shape.clone(), w.shape.clone()) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let group = node.op_type == "GroupConvolution";
+    let lead = if group { 3 } else { 2 };
+    if xs.len() < 3 || ws.len() != xs.len() + usize::from(group) {
+        return Err(OpError::Rank {
+            what: "filters".to_string(),
+            expected: format!("data rank {} + {}", xs.len(), usize::from(group)),
+            found: ws.len(),
+        });
+    }
+    let n = xs.len() - 2;
+    let win = window(node, n)?;
+    let out_c = if group {
+        let g = ws[0];
+        let cin = ctx.alg.mul(g, ws[2]);
+        merge_dim(
+            ctx,
+            node,
+            &|| "input channels: data C and groups * filters C/G".to_string(),
+            xs[1],
+            cin,
+        )?;
+        ctx.alg.mul(g, ws[1])
+    } else {
+        merge_dim(
+            ctx,
+            node,
+            &|| "input channels: data C and filters C".to_string(),
+            xs[1],
+            ws[1],
+        )?;
+        ws[0]
+    };
+    let mut out = vec![xs[0], out_c];
+    for i in 0..n {
+        out.push(window_dim(
+            ctx,
+            node,
+            i + 2,
+            xs[i + 2],
+            ws[lead + i],
+            win.strides[i],
+            win.dilations[i],
+            (win.pads_begin[i], win.pads_end[i]),
+            win.mode,
+            Rounding::Floor,
+        )?);
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// ConvolutionBackpropData / GroupConvolutionBackpropData (1): filters `[C, O, k...]`
+/// or `[G, C/G, O/G, k...]`; an `output_shape` input gives the spatial dims.
+fn conv_backprop(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "data")?;
+    let w = ctx.input(node, 1, "filters")?;
+    let (Some(xs), Some(ws)) = (x.shape.clone(), w.shape.clone()) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let group = node.op_type.starts_with("Group");
+    let lead = if group { 3 } else { 2 };
+    if xs.len() < 3 || ws.len() != xs.len() + usize::from(group) {
+        return Err(OpError::Rank {
+            what: "filters".to_string(),
+            expected: format!("data rank {} + {}", xs.len(), usize::from(group)),
+            found: ws.len(),
+        });
+    }
+    let n = xs.len() - 2;
+    let win = window(node, n)?;
+    let op = spatial_list(node, "output_padding", n, 0)?;
+    let out_c = if group {
+        let cin = ctx.alg.mul(ws[0], ws[1]);
+        merge_dim(ctx, node, &|| "input channels".to_string(), xs[1], cin)?;
+        ctx.alg.mul(ws[0], ws[2])
+    } else {
+        merge_dim(ctx, node, &|| "input channels".to_string(), xs[1], ws[0])?;
+        ws[1]
+    };
+    let mut out = vec![xs[0], out_c];
+    let given = match ctx.optional_input(node, 2)? {
+        Some(f) => match vec_values(&f) {
+            Some(v) if v.len() == n => Some(v),
+            Some(v) => {
+                return Err(OpError::BadShapeValue {
+                    what: format!("output_shape has {} entries for {n} spatial axes", v.len()),
+                })
+            }
+            None => Some(fresh_dims(ctx, node, 0, n)),
+        },
+        None => None,
+    };
+    for i in 0..n {
+        out.push(match &given {
+            Some(v) => v[i],
+            None => deconv_dim(
+                ctx,
+                xs[i + 2],
+                ws[lead + i],
+                win.strides[i],
+                win.dilations[i],
+                (win.pads_begin[i], win.pads_end[i]),
+                op[i],
+                win.mode,
+            )?,
+        });
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// MaxPool (1; 8: dilations and an indices output; 14: ceil_torch) and AvgPool (1, 14).
+fn pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    let idx_type = dtype_attr(node, "index_element_type", DType::Int64)?;
+    let Some(xs) = x.shape.clone() else {
+        let mut v = unknown_outputs(node, x.dtype);
+        if let Some(i) = v.get_mut(1) {
+            i.dtype = idx_type;
+        }
+        return Ok(v);
+    };
+    if xs.len() < 3 {
+        return Err(OpError::Rank {
+            what: "data".to_string(),
+            expected: "at least 3".to_string(),
+            found: xs.len(),
+        });
+    }
+    let n = xs.len() - 2;
+    let kernel =
+        ov_i64_list(node, "kernel")?.ok_or(OpError::MissingAttribute { name: "kernel" })?;
+    if kernel.len() != n {
+        return Err(OpError::BadAttribute {
+            name: "kernel",
+            value: format!("{kernel:?}"),
+            why: format!("expected {n} values, one per spatial axis"),
+        });
+    }
+    let win = window(node, n)?;
+    let rounding = match ov_str(node, "rounding_type")?
+        .unwrap_or("floor")
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "floor" => Rounding::Floor,
+        "ceil" => Rounding::Ceil,
+        "ceil_torch" => Rounding::CeilTorch,
+        other => {
+            return Err(OpError::BadAttribute {
+                name: "rounding_type",
+                value: other.to_string(),
+                why: "expected floor, ceil or ceil_torch".to_string(),
+            })
+        }
+    };
+    let mut out = vec![xs[0], xs[1]];
+    for i in 0..n {
+        let k = ctx.alg.constant(kernel[i]);
+        out.push(window_dim(
+            ctx,
+            node,
+            i + 2,
+            xs[i + 2],
+            k,
+            win.strides[i],
+            win.dilations[i],
+            (win.pads_begin[i], win.pads_end[i]),
+            win.mode,
+            rounding,
+        )?);
+    }
+    let mut v = vec![TensorFact::new(x.dtype, out.clone())];
+    if node.outputs.len() > 1 {
+        v.push(TensorFact::new(idx_type, out));
+    }
+    Ok(v)
+}
+
+/// Softmax / LogSoftmax: the axis must be in range; the shape stays.
+fn softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    if let Some(shape) = &x.shape {
+        let axis = ov_i64(node, "axis")?.unwrap_or(1);
+        if node.version < 8 && axis < 0 && !node.op_type.contains("Log") {
+            return Err(OpError::AxisOutOfRange {
+                axis,
+                rank: shape.len(),
+            });
+        }
+        if !shape.is_empty() {
+            norm_axis(axis, shape.len())?;
+        }
+    }
+    Ok(vec![TensorFact {
+        dtype: x.dtype,
+        shape: x.shape,
+        value: None,
+    }])
+}
+
+/// MatMul: `transpose_a`, `transpose_b`.
+fn matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let a = ctx.input(node, 0, "A")?;
+    let b = ctx.input(node, 1, "B")?;
+    let (Some(x), Some(y)) = (a.shape.clone(), b.shape.clone()) else {
+        return Ok(vec![TensorFact::unknown(a.dtype)]);
+    };
+    let ta = ov_bool(node, "transpose_a", false)?;
+    let tb = ov_bool(node, "transpose_b", false)?;
+    let out = matmul_shape(ctx, node, &x, &y, ta, tb)?;
+    Ok(vec![TensorFact::new(a.dtype, out)])
+}
+
+/// BatchNormInference (1: gamma, beta, data, mean, variance; 5: data first).
+fn batch_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 5, 5)?;
+    let data_index = if node.version >= 5 { 0 } else { 2 };
+    let x = ctx.input(node, data_index, "data")?;
+    if let Some(xs) = &x.shape {
+        if xs.len() < 2 {
+            return Err(OpError::Rank {
+                what: "data".to_string(),
+                expected: "at least 2".to_string(),
+                found: xs.len(),
+            });
+        }
+        for i in (0..5).filter(|&i| i != data_index) {
+            let p = ctx.input(node, i, "parameter")?;
+            if let Some([c]) = p.shape.as_deref() {
+                merge_dim(
+                    ctx,
+                    node,
+                    &|| format!("channels of data and input {i}"),
+                    xs[1],
+                    *c,
+                )?;
+            }
+        }
+    }
+    Ok(vec![TensorFact {
+        dtype: x.dtype,
+        shape: x.shape,
+        value: None,
+    }])
+}
+
+/// Recurrent sequences (5): X `[B, T, I]`, H0 `[B, D, H]`, (C0), seq_lengths `[B]`,
+/// W `[D, G*H, I]`, R, B → Y `[B, D, T, H]`, Ho `[B, D, H]` (, Co).
+fn rnn_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let lstm = node.op_type == "LSTMSequence";
+    let x = ctx.input(node, 0, "X")?;
+    let h0 = ctx.input(node, 1, "initial_hidden_state")?;
+    let hidden = ov_i64(node, "hidden_size")?.ok_or(OpError::MissingAttribute {
+        name: "hidden_size",
+    })?;
+    let dirs = match ov_str(node, "direction")?.unwrap_or("forward") {
+        "bidirectional" => 2,
+        _ => 1,
+    };
+    let h = ctx.alg.constant(hidden);
+    let d = ctx.alg.constant(dirs);
+    let (b, t) = match x.shape.as_deref() {
+        Some([b, t, _]) => (*b, *t),
+        Some(s) => {
+            return Err(OpError::Rank {
+                what: "X".to_string(),
+                expected: "3".to_string(),
+                found: s.len(),
+            })
+        }
+        None => (ctx.unknown_dim(node, 0, 0), ctx.unknown_dim(node, 0, 2)),
+    };
+    if let Some([hb, hd, hh]) = h0.shape.as_deref() {
+        merge_dim(
+            ctx,
+            node,
+            &|| "batch of X and initial_hidden_state".to_string(),
+            b,
+            *hb,
+        )?;
+        merge_dim(
+            ctx,
+            node,
+            &|| "directions of initial_hidden_state".to_string(),
+            d,
+            *hd,
+        )?;
+        merge_dim(
+            ctx,
+            node,
+            &|| "hidden_size of initial_hidden_state".to_string(),
+            h,
+            *hh,
+        )?;
+    }
+    let mut out = vec![
+        TensorFact::new(x.dtype, vec![b, d, t, h]),
+        TensorFact::new(x.dtype, vec![b, d, h]),
+    ];
+    if lstm {
+        out.push(TensorFact::new(x.dtype, vec![b, d, h]));
+    }
+    Ok(out)
+}
+
+/// Recurrent cells: X `[B, I]`, H `[B, H]` → Ho `[B, H]` (LSTMCell also Co).
+fn rnn_cell(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "X")?;
+    let hidden = ov_i64(node, "hidden_size")?.ok_or(OpError::MissingAttribute {
+        name: "hidden_size",
+    })?;
+    let h = ctx.alg.constant(hidden);
+    let b = match x.shape.as_deref() {
+        Some([b, _]) => *b,
+        Some(s) => {
+            return Err(OpError::Rank {
+                what: "X".to_string(),
+                expected: "2".to_string(),
+                found: s.len(),
+            })
+        }
+        None => ctx.unknown_dim(node, 0, 0),
+    };
+    let outs = if node.op_type == "LSTMCell" { 2 } else { 1 };
+    Ok((0..outs)
+        .map(|_| TensorFact::new(x.dtype, vec![b, h]))
+        .collect())
+}
+
+/// ShuffleChannels: the shape stays; `group` must divide the `axis` dim.
+fn shuffle_channels(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    if let Some(shape) = &x.shape {
+        let axis = norm_axis(ov_i64(node, "axis")?.unwrap_or(1), shape.len())?;
+        let group = ov_i64(node, "group")?.unwrap_or(1);
+        if group < 1 {
+            return Err(OpError::BadAttribute {
+                name: "group",
+                value: group.to_string(),
+                why: "must be at least 1".to_string(),
+            });
+        }
+        let g = ctx.alg.constant(group);
+        if ctx.alg.divides(g, shape[axis]) == Truth::False {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "group {group} does not divide the axis {axis} dim {}",
+                    ctx.alg.render(shape[axis])
+                ),
+            });
+        }
+    }
+    Ok(vec![TensorFact {
+        dtype: x.dtype,
+        shape: x.shape,
+        value: None,
+    }])
+}
+
+/// DepthToSpace / SpaceToDepth: `[N, C, S...]` with `block_size`.
+fn depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    if xs.len() < 3 {
+        return Err(OpError::Rank {
+            what: "data".to_string(),
+            expected: "at least 3".to_string(),
+            found: xs.len(),
+        });
+    }
+    let bs = ov_i64(node, "block_size")?.unwrap_or(1);
+    if bs < 1 {
+        return Err(OpError::BadAttribute {
+            name: "block_size",
+            value: bs.to_string(),
+            why: "must be at least 1".to_string(),
+        });
+    }
+    let n = xs.len() - 2;
+    let b = ctx.alg.constant(bs);
+    let k = ctx
+        .alg
+        .constant(bs.checked_pow(n as u32).unwrap_or(i64::MAX));
+    let mut out = vec![xs[0]];
+    if node.op_type == "DepthToSpace" {
+        out.push(ctx.alg.div(xs[1], k).map_err(OpError::from)?);
+        for d in &xs[2..] {
+            out.push(ctx.alg.mul(*d, b));
+        }
+    } else {
+        out.push(ctx.alg.mul(xs[1], k));
+        for d in &xs[2..] {
+            out.push(ctx.alg.div(*d, b).map_err(OpError::from)?);
+        }
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// A float scale as an exact fraction when it is within 1e-6 of one with a small
+/// denominator (f32 scales such as 0.333333343 mean 1/3).
+fn scale_rat(x: f64) -> Option<Rat> {
+    if !x.is_finite() {
+        return None;
+    }
+    for q in 1..=64i64 {
+        let p = (x * q as f64).round();
+        if (p / q as f64 - x).abs() <= 1e-6 * x.abs().max(1.0) {
+            return Rat::frac(p as i64, q);
+        }
+    }
+    crate::infer::float_rat(x)
+}
+
+/// *Shared.* `floor(d * s)` for a rational scale `p / q`, as `floordiv(p * d, q)`.
+pub fn floor_scale(ctx: &mut ShapesContext, d: Dim, s: &Rat) -> Dim {
+    use num_traits::ToPrimitive;
+    match (s.numer().to_i64(), s.denom().to_i64()) {
+        (Some(p), Some(q)) => {
+            let pd = ctx.alg.constant(p);
+            let qd = ctx.alg.constant(q);
+            let m = ctx.alg.mul(d, pd);
+            ctx.alg.floordiv(m, qd)
+        }
+        _ => {
+            let sd = ctx.alg.rational(s.clone());
+            let m = ctx.alg.mul(d, sd);
+            let one = ctx.alg.constant(1);
+            ctx.alg.floordiv(m, one)
+        }
+    }
+}
+
+/// Interpolate (1: target spatial shape + `axes` attr; 4: sizes, scales, axes,
+/// `shape_calculation_mode`, pads; 11: scales_or_sizes, axes).
+fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let r = xs.len();
+    let pb = ov_i64_list(node, "pads_begin")?.unwrap_or_default();
+    let pe = ov_i64_list(node, "pads_end")?.unwrap_or_default();
+    let mut padded = xs.clone();
+    for i in 0..r {
+        let p = fit(
+            i128::from(pb.get(i).copied().unwrap_or(0))
+                + i128::from(pe.get(i).copied().unwrap_or(0)),
+            i,
+        )?;
+        if p != 0 {
+            let pd = ctx.alg.constant(p);
+            padded[i] = ctx.alg.add_dims(xs[i], pd);
+        }
+    }
+    let (target_index, axes_index, scales_index, mode) = match node.version {
+        v if v < 4 => (1, None, None, "sizes".to_string()),
+        v if v < 11 => (
+            1,
+            Some(3),
+            Some(2),
+            ov_str(node, "shape_calculation_mode")?
+                .unwrap_or("sizes")
+                .to_ascii_lowercase(),
+        ),
+        _ => (
+            1,
+            Some(2),
+            Some(1),
+            ov_str(node, "shape_calculation_mode")?
+                .unwrap_or("sizes")
+                .to_ascii_lowercase(),
+        ),
+    };
+    let axes: Vec<usize> = if node.version < 4 {
+        let a = ov_i64_list(node, "axes")?.ok_or(OpError::MissingAttribute { name: "axes" })?;
+        reduce_axes(&a, r)?
+    } else {
+        match axes_index.and_then(|i| node.input(i).map(|_| i)) {
+            Some(i) => {
+                let f = ctx.input(node, i, "axes")?;
+                match const_ints(ctx, &f) {
+                    Some(a) => reduce_axes(&a, r)?,
+                    None => {
+                        let d = fresh_dims(ctx, node, 0, r);
+                        return Ok(vec![TensorFact::new(x.dtype, d)]);
+                    }
+                }
+            }
+            None => (0..r).collect(),
+        }
+    };
+    let mut out = padded.clone();
+    if mode == "scales" {
+        let f = ctx.input(node, scales_index.unwrap_or(2), "scales")?;
+        let scales: Option<Vec<Rat>> = f
+            .value
+            .as_ref()
+            .and_then(|v| v.iter().map(|d| ctx.alg.as_const(*d)).collect());
+        for (i, &a) in axes.iter().enumerate() {
+            out[a] = match scales.as_ref().and_then(|s| s.get(i)) {
+                Some(s) => {
+                    let s = num_traits::ToPrimitive::to_f64(&s.to_big())
+                        .and_then(scale_rat)
+                        .unwrap_or_else(|| s.clone());
+                    floor_scale(ctx, padded[a], &s)
+                }
+                None => ctx.unknown_dim(node, 0, a),
+            };
+        }
+    } else {
+        let f = ctx.input(node, target_index, "sizes")?;
+        let sizes = vec_values(&f);
+        for (i, &a) in axes.iter().enumerate() {
+            out[a] = match sizes.as_ref().and_then(|s| s.get(i)) {
+                Some(d) => *d,
+                None => ctx.unknown_dim(node, 0, a),
+            };
+        }
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// TopK (1, 3, 11): `axis` dim = `min(k, dim)`; values and indices outputs.
+fn topk(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let k = ctx.input(node, 1, "k")?;
+    let idx_type = dtype_attr(node, "index_element_type", DType::Int32)?;
+    let Some(mut shape) = x.shape.clone() else {
+        return Ok(vec![
+            TensorFact::unknown(x.dtype),
+            TensorFact::unknown(idx_type),
+        ]);
+    };
+    let axis = norm_axis(
+        ov_i64(node, "axis")?.ok_or(OpError::MissingAttribute { name: "axis" })?,
+        shape.len(),
+    )?;
+    shape[axis] = match k.value.as_deref() {
+        Some([kv]) => ctx.alg.min(*kv, shape[axis]),
+        _ => ctx.unknown_dim(node, 0, axis),
+    };
+    Ok(vec![
+        TensorFact::new(x.dtype, shape.clone()),
+        TensorFact::new(idx_type, shape),
+    ])
+}
+
+/// NonZero (3): `[rank, count]` with a data-dependent count.
+fn non_zero(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    let dtype = dtype_attr(node, "output_type", DType::Int64)?;
+    let count = ctx.unknown_dim(node, 0, 1);
+    let rank = match &x.shape {
+        Some(s) => ctx.alg.constant(s.len() as i64),
+        None => ctx.unknown_dim(node, 0, 0),
+    };
+    Ok(vec![TensorFact::new(dtype, vec![rank, count])])
+}
+
+// ===================================================================================
+// Registry
+// ===================================================================================
+
+/// The OpenVINO rules.
+pub const RULES: &[RuleEntry] = &[
+    // unary, same shape
+    (DOMAIN, "Relu", relu),
+    (DOMAIN, "ReLU", relu),
+    (DOMAIN, "Sigmoid", same_shape),
+    (DOMAIN, "Tanh", same_shape),
+    (DOMAIN, "Exp", same_shape),
+    (DOMAIN, "Log", same_shape),
+    (DOMAIN, "Sqrt", same_shape),
+    (DOMAIN, "Erf", same_shape),
+    (DOMAIN, "Gelu", same_shape),
+    (DOMAIN, "HSwish", same_shape),
+    (DOMAIN, "HSigmoid", same_shape),
+    (DOMAIN, "Swish", same_shape),
+    (DOMAIN, "Mish", same_shape),
+    (DOMAIN, "SoftPlus", same_shape),
+    (DOMAIN, "SoftSign", same_shape),
+    (DOMAIN, "Elu", same_shape),
+    (DOMAIN, "Selu", same_shape),
+    (DOMAIN, "Clamp", same_shape),
+    (DOMAIN, "HardSigmoid", same_shape),
+    (DOMAIN, "PRelu", same_shape),
+    (DOMAIN, "PReLU", same_shape),
+    (DOMAIN, "Sin", same_shape),
+    (DOMAIN, "Cos", same_shape),
+    (DOMAIN, "Tan", same_shape),
+    (DOMAIN, "Asin", same_shape),
+    (DOMAIN, "Acos", same_shape),
+    (DOMAIN, "Atan", same_shape),
+    (DOMAIN, "Sinh", same_shape),
+    (DOMAIN, "Cosh", same_shape),
+    (DOMAIN, "Sign", same_shape),
+    (DOMAIN, "Round", same_shape),
+    (DOMAIN, "MVN", same_shape),
+    (DOMAIN, "NormalizeL2", same_shape),
+    (DOMAIN, "LRN", same_shape),
+    (DOMAIN, "CumSum", same_shape),
+    (DOMAIN, "Roll", same_shape),
+    (DOMAIN, "ReverseSequence", same_shape),
+    (DOMAIN, "Negative", negative),
+    (DOMAIN, "Abs", abs),
+    (DOMAIN, "Floor", floor),
+    (DOMAIN, "Ceiling", ceiling),
+    (DOMAIN, "Identity", identity),
+    (DOMAIN, "LogicalNot", unary_bool),
+    (DOMAIN, "IsNaN", unary_bool),
+    (DOMAIN, "IsInf", unary_bool),
+    (DOMAIN, "IsFinite", unary_bool),
+    (DOMAIN, "Convert", convert),
+    (DOMAIN, "ConvertLike", convert),
+    (DOMAIN, "Softmax", softmax),
+    (DOMAIN, "SoftMax", softmax),
+    (DOMAIN, "LogSoftmax", softmax),
+    (DOMAIN, "BatchNormInference", batch_norm),
+    (DOMAIN, "ShuffleChannels", shuffle_channels),
+    // binary and n-ary
+    (DOMAIN, "Add", binary),
+    (DOMAIN, "Subtract", binary),
+    (DOMAIN, "Multiply", binary),
+    (DOMAIN, "Divide", binary),
+    (DOMAIN, "Maximum", binary),
+    (DOMAIN, "Minimum", binary),
+    (DOMAIN, "Power", binary),
+    (DOMAIN, "SquaredDifference", binary),
+    (DOMAIN, "FloorMod", binary),
+    (DOMAIN, "Mod", binary),
+    (DOMAIN, "Equal", binary),
+    (DOMAIN, "NotEqual", binary),
+    (DOMAIN, "Less", binary),
+    (DOMAIN, "LessEqual", binary),
+    (DOMAIN, "Greater", binary),
+    (DOMAIN, "GreaterEqual", binary),
+    (DOMAIN, "LogicalAnd", binary),
+    (DOMAIN, "LogicalOr", binary),
+    (DOMAIN, "LogicalXor", binary),
+    (DOMAIN, "Select", select),
+    (DOMAIN, "FakeQuantize", broadcast_inputs),
+    // shape ops
+    (DOMAIN, "ShapeOf", shape_of),
+    (DOMAIN, "Gather", gather),
+    (DOMAIN, "Concat", concat),
+    (DOMAIN, "Squeeze", squeeze),
+    (DOMAIN, "Unsqueeze", unsqueeze),
+    (DOMAIN, "Transpose", transpose),
+    (DOMAIN, "Broadcast", broadcast),
+    (DOMAIN, "Tile", tile),
+    (DOMAIN, "Range", range),
+    (DOMAIN, "Split", split),
+    (DOMAIN, "VariadicSplit", variadic_split),
+    (DOMAIN, "Slice", slice),
+    (DOMAIN, "StridedSlice", strided_slice),
+    (DOMAIN, "Pad", pad),
+    (DOMAIN, "ReduceMean", reduce),
+    (DOMAIN, "ReduceSum", reduce),
+    (DOMAIN, "ReduceMax", reduce),
+    (DOMAIN, "ReduceMin", reduce),
+    (DOMAIN, "ReduceProd", reduce),
+    (DOMAIN, "ReduceL1", reduce),
+    (DOMAIN, "ReduceL2", reduce),
+    (DOMAIN, "ReduceLogicalAnd", reduce),
+    (DOMAIN, "ReduceLogicalOr", reduce),
+    (DOMAIN, "NonZero", non_zero),
+    (DOMAIN, "TopK", topk),
+    // NN
+    (DOMAIN, "MatMul", matmul),
+    (DOMAIN, "Convolution", convolution),
+    (DOMAIN, "GroupConvolution", convolution),
+    (DOMAIN, "ConvolutionBackpropData", conv_backprop),
+    (DOMAIN, "GroupConvolutionBackpropData", conv_backprop),
+    (DOMAIN, "MaxPool", pool),
+    (DOMAIN, "AvgPool", pool),
+    (DOMAIN, "Interpolate", interpolate),
+    (DOMAIN, "LSTMSequence", rnn_sequence),
+    (DOMAIN, "GRUSequence", rnn_sequence),
+    (DOMAIN, "RNNSequence", rnn_sequence),
+    (DOMAIN, "LSTMCell", rnn_cell),
+    (DOMAIN, "GRUCell", rnn_cell),
+    (DOMAIN, "RNNCell", rnn_cell),
+    (DOMAIN, "DepthToSpace", depth_space),
+    (DOMAIN, "SpaceToDepth", depth_space),
+];

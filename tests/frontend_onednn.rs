@@ -1,0 +1,801 @@
+//! The oneDNN Graph front end: conversion into the neutral graph, the `onednn` shape
+//! rules against the shapes recorded in the corpus files, symbolic inputs and the
+//! StaticReshape attribute check, the CLI flag, and load errors.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use symdim::context::{Severity, ShapesContext};
+use symdim::graph::{Attr, DType, DeclDim, Model};
+use symdim::infer::{infer_context, Options};
+use symdim::load::{load, load_with, LoadError, LoadOptions};
+use symdim::onednn::to_graph::{
+    check_shape_attr, check_static_reshapes, to_model, ConvertOptions, ShapeAttrCheck, Symbolize,
+    SymbolizeError,
+};
+use symdim::onednn::OnednnGraph;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/onednn")
+        .join(name)
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let Some(c) = common::corpus() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![c.join("onednn-graph")];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json")
+                && p.file_name().is_some_and(|n| n != "manifest.json")
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn symbols(list: &[&str]) -> Vec<Symbolize> {
+    list.iter().map(|s| s.parse().unwrap()).collect()
+}
+
+fn infer_file(path: &Path, syms: &[&str]) -> (Model, ShapesContext) {
+    let opts = LoadOptions {
+        onednn_symbols: symbols(syms),
+    };
+    let (m, _) = load_with(path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut ctx = infer_context(&m, &Options::default());
+    check_static_reshapes(&m, &mut ctx);
+    (m, ctx)
+}
+
+fn shape(ctx: &ShapesContext, name: &str) -> String {
+    match ctx.get(name).and_then(|f| f.shape.clone()) {
+        Some(s) => ctx.render_dims(&s),
+        None => "unknown".to_string(),
+    }
+}
+
+fn errors(ctx: &ShapesContext) -> Vec<String> {
+    ctx.diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------
+// Conversion
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn fixture_converts() {
+    let (m, _) = load(&fixture("int8_avgpool_reshape_fusion.json")).unwrap();
+    let g = &m.graph;
+    assert_eq!(m.format.name(), "onednn");
+    let ops: Vec<(&str, &str, &str)> = g
+        .nodes
+        .iter()
+        .map(|n| (n.name.as_str(), n.op_type.as_str(), n.domain.as_str()))
+        .collect();
+    assert_eq!(
+        ops,
+        vec![
+            ("dqdata_op", "Dequantize", "onednn"),
+            ("pool_op", "AvgPool", "onednn"),
+            ("reshape", "StaticReshape", "onednn"),
+            ("qout_op", "Quantize", "onednn"),
+        ]
+    );
+    // Tensor names are logical tensor ids; s8 in, s8 out.
+    assert_eq!(g.inputs.len(), 1);
+    assert_eq!(g.inputs[0].dtype, DType::Int8);
+    assert_eq!(
+        g.inputs[0].shape,
+        Some(vec![
+            DeclDim::Value(1),
+            DeclDim::Value(1),
+            DeclDim::Value(3),
+            DeclDim::Value(3)
+        ])
+    );
+    let dq = &g.nodes[0];
+    assert_eq!(dq.inputs, vec![g.inputs[0].name.clone()]);
+    // Typed attributes, and dst_dtype where the output type differs from input 0's.
+    assert_eq!(dq.attr("dst_dtype"), Some(&Attr::Str("f32".to_string())));
+    assert_eq!(dq.attr("axis"), Some(&Attr::Int(1)));
+    assert_eq!(dq.attr("qtype"), Some(&Attr::Str("per_tensor".to_string())));
+    let reshape = &g.nodes[2];
+    assert_eq!(reshape.attr("special_zero"), Some(&Attr::Int(0)));
+    assert_eq!(reshape.attr("shape"), Some(&Attr::Ints(vec![-1])));
+    assert!(reshape.attr("dst_dtype").is_none());
+    assert_eq!(g.outputs.len(), 1);
+    assert_eq!(g.value_info.len(), 4);
+}
+
+#[test]
+fn fixtures_infer() {
+    let (_, ctx) = infer_file(&fixture("int8_avgpool_reshape_fusion.json"), &[]);
+    assert!(errors(&ctx).is_empty(), "{:?}", errors(&ctx));
+    // AvgPool [1,1,3,3] with a 2x2 kernel, stride 1, NCX.
+    let (m, _) = load(&fixture("int8_avgpool_reshape_fusion.json")).unwrap();
+    let pool_out = &m.graph.nodes[1].outputs[0];
+    assert_eq!(shape(&ctx, pool_out), "[1, 1, 2, 2]");
+    assert_eq!(ctx.get(pool_out).unwrap().dtype, DType::Float);
+    let q_out = &m.graph.nodes[3].outputs[0];
+    assert_eq!(ctx.get(q_out).unwrap().dtype, DType::Int8);
+    let (_, ctx) = infer_file(&fixture("static_reshape.json"), &[]);
+    let w: Vec<&str> = ctx.diagnostics.iter().map(|d| d.op.as_str()).collect();
+    assert_eq!(w, vec!["StaticReshape"]);
+}
+
+#[test]
+fn symbolize_requests_are_checked() {
+    let text = std::fs::read_to_string(fixture("int8_avgpool_reshape_fusion.json")).unwrap();
+    let g = OnednnGraph::parse(&text).unwrap();
+    let conv = |s: &[&str]| {
+        to_model(
+            &g,
+            "x.json",
+            &ConvertOptions {
+                symbols: symbols(s),
+            },
+        )
+    };
+    let input = g.graph_inputs()[0];
+    let produced = g.ops[0].outputs[0].id;
+    assert!(matches!(
+        conv(&[&format!("{produced}:0=N")]),
+        Err(SymbolizeError::NotAnInput { .. })
+    ));
+    assert!(matches!(
+        conv(&["999:0=N"]),
+        Err(SymbolizeError::UnknownTensor { tensor: 999, .. })
+    ));
+    assert!(matches!(
+        conv(&[&format!("{input}:4=N")]),
+        Err(SymbolizeError::AxisOutOfRange { axis: 4, .. })
+    ));
+    assert!(matches!(
+        conv(&[&format!("{input}:0=N+")]),
+        Err(SymbolizeError::BadName { .. })
+    ));
+    let m = conv(&[&format!("{input}:0=N")]).unwrap();
+    assert_eq!(
+        m.graph.inputs[0].shape.as_ref().unwrap()[0],
+        DeclDim::Param("N".to_string())
+    );
+    // Produced shapes are forgotten (benchdnn re-infers them after --in-shapes).
+    assert!(m.graph.value_info.iter().all(|v| v.shape.is_none()));
+    assert!("0:0".parse::<Symbolize>().is_err());
+    assert!("a:0=N".parse::<Symbolize>().is_err());
+    assert!("0:0=".parse::<Symbolize>().is_err());
+    // Other formats refuse --symbol; unknown JSON is a typed reader error.
+    let dir = std::env::temp_dir().join(format!("symdim-dnn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("bad.json");
+    std::fs::write(&p, "{\"graph\": []}").unwrap();
+    assert!(matches!(load(&p), Err(LoadError::OneDnn { .. })));
+    let opts = LoadOptions {
+        onednn_symbols: symbols(&["0:9=N"]),
+    };
+    assert!(matches!(
+        load_with(&fixture("int8_avgpool_reshape_fusion.json"), &opts),
+        Err(LoadError::OneDnnSymbol { .. })
+    ));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// ---------------------------------------------------------------------------------
+// The StaticReshape attribute against symbolic inputs
+// ---------------------------------------------------------------------------------
+
+fn attr_check(input: &[&str], shape: &[i64], special_zero: bool) -> ShapeAttrCheck {
+    let mut ctx = ShapesContext::default();
+    let dims: Vec<_> = input.iter().map(|d| ctx.alg.parse(d).unwrap()).collect();
+    check_shape_attr(&mut ctx, &dims, shape, special_zero)
+}
+
+#[test]
+fn shape_attribute_equations() {
+    // Concrete input: the StaticReshape rule's business.
+    assert_eq!(
+        attr_check(&["2", "3"], &[6], false),
+        ShapeAttrCheck::NotSymbolic
+    );
+    // A -1 absorbs N.
+    assert_eq!(
+        attr_check(&["N", "1", "2", "2"], &[-1], false),
+        ShapeAttrCheck::ValidForAll
+    );
+    assert_eq!(
+        attr_check(&["N", "256", "56", "56"], &[-1, 256, 56, 56], false),
+        ShapeAttrCheck::ValidForAll
+    );
+    // 0 with special_zero copies N.
+    assert_eq!(
+        attr_check(&["N", "16", "384"], &[0, 2, 8, 384], true),
+        ShapeAttrCheck::ValidForAll
+    );
+    // A hard-coded batch.
+    assert_eq!(
+        attr_check(&["N", "256", "75", "75"], &[1, 256, 75, 25, 3], false),
+        ShapeAttrCheck::ValidOnlyWhen {
+            condition: "N == 1".to_string(),
+            entry: Some((0, 1, "N".to_string())),
+            same_as_input: true,
+        }
+    );
+    assert_eq!(
+        attr_check(&["N", "16", "384", "64"], &[64, 2, 8, 384, 64], false),
+        ShapeAttrCheck::ValidOnlyWhen {
+            condition: "N == 64".to_string(),
+            entry: Some((0, 64, "N".to_string())),
+            same_as_input: true,
+        }
+    );
+    // Two symbols: the first entry that can absorb them.
+    assert_eq!(
+        attr_check(&["N", "S", "64"], &[1, 128, 64], false),
+        ShapeAttrCheck::ValidOnlyWhen {
+            condition: "N*S == 128".to_string(),
+            entry: Some((1, 128, "N*S".to_string())),
+            same_as_input: false,
+        }
+    );
+    // 4*N elements can never be 6.
+    assert!(matches!(
+        attr_check(&["N", "4"], &[6], false),
+        ShapeAttrCheck::NeverValid { .. }
+    ));
+    // -1 that needs divisibility.
+    assert_eq!(
+        attr_check(&["N", "3"], &[-1, 2], false),
+        ShapeAttrCheck::ValidOnlyWhen {
+            condition: "2 divides 3*N".to_string(),
+            entry: None,
+            same_as_input: false,
+        }
+    );
+}
+
+fn shuffle_fusion() -> Option<PathBuf> {
+    let p = common::corpus()?.join("onednn-graph/head/pattern/f32/shuffle_fusion.json");
+    p.exists().then_some(p)
+}
+
+/// The benchdnn harness runs shuffle_fusion with `--in-shapes=0:64x256x56x56
+/// --op-attrs=0:shape:64x256x7x8x56+2:shape:64x256x56x56`: the reshape targets are
+/// re-emitted per batch. With a symbolic batch symdim says which entry is wrong and
+/// what it needs.
+#[test]
+fn symbolic_batch_shuffle_fusion() {
+    let Some(p) = shuffle_fusion() else { return };
+    let (mut m, ctx) = infer_file(&p, &["0:0=N"]);
+    m.path = "head/pattern/f32/shuffle_fusion.json".to_string();
+    assert_eq!(shape(&ctx, "0"), "[N, 256, 75, 75]");
+    let e = errors(&ctx);
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert_eq!(
+        e[0],
+        "error at RESHAPE_0: StaticReshape-1 (special_zero=0, shape=[1, 256, 75, 25, 3]): with input [N, 256, 75, 75], shape[0] = 1 is valid only when N == 1; use -1, 0 with special_zero=1 or N"
+    );
+    common::snapshots().bind(|| {
+        let report = symdim::report::Report::build(&m, &ctx);
+        insta::assert_snapshot!("onednn_shuffle_fusion_symbolic_batch", report.to_text());
+    });
+    // Without symbols: nothing to say beyond the missing StaticReshape rule.
+    let (_, ctx) = infer_file(&p, &[]);
+    assert!(errors(&ctx).is_empty());
+}
+
+/// GQA with a symbolic batch on every input that carries it: every StaticReshape
+/// whose input is known is checked.
+#[test]
+fn symbolic_batch_gqa() {
+    let Some(c) = common::corpus() else { return };
+    let p = c.join("onednn-graph/head/complex_fusion/mha/GQA-f32.json");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let g = OnednnGraph::parse(&text).unwrap();
+    let batch: Vec<String> = g
+        .graph_inputs()
+        .iter()
+        .filter(|&&id| {
+            g.tensor(id)
+                .and_then(|t| t.shape.known())
+                .is_some_and(|s| s.len() > 1 && s[0] == 32)
+        })
+        .map(|id| format!("{id}:0=N"))
+        .collect();
+    let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+    let (_, ctx) = infer_file(&p, &refs);
+    let e = errors(&ctx);
+    assert!(!e.is_empty());
+    for m in &e {
+        assert!(
+            m.contains("shape[0] = 32 is valid only when N == 32; use -1"),
+            "{m}"
+        );
+    }
+}
+
+#[test]
+fn cli_symbol_flag() {
+    let Some(p) = shuffle_fusion() else { return };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_symdim"))
+        .args(["infer", p.to_str().unwrap(), "--symbol", "0:0=N"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("shape[0] = 1 is valid only when N == 1"),
+        "{text}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_symdim"))
+        .args(["infer", p.to_str().unwrap(), "--symbol", "3:0=N"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a graph input"));
+}
+
+// ---------------------------------------------------------------------------------
+// The corpus
+// ---------------------------------------------------------------------------------
+
+/// Every corpus file infers with no error diagnostic (StaticReshape, which has no
+/// rule on this branch, gives warnings), and every tensor an op other than
+/// StaticReshape produces has exactly the shape the file records.
+#[test]
+fn corpus_infers_and_matches_recorded_shapes() {
+    let files = corpus_files();
+    if files.is_empty() {
+        return;
+    }
+    assert_eq!(files.len(), 18);
+    let (mut clean, mut reshape_warnings, mut checked, mut matched) = (0, 0, 0, 0);
+    let mut problems = Vec::new();
+    for p in &files {
+        let (m, ctx) = infer_file(p, &[]);
+        let e = errors(&ctx);
+        if e.is_empty() {
+            clean += 1;
+        } else {
+            problems.push(format!("{}: {e:#?}", p.display()));
+        }
+        for d in ctx
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+        {
+            if d.op == "StaticReshape" {
+                reshape_warnings += 1;
+            } else {
+                problems.push(format!("{}: {d}", p.display()));
+            }
+        }
+        let declared: std::collections::HashMap<&str, &symdim::graph::ValueDecl> = m
+            .graph
+            .value_info
+            .iter()
+            .map(|v| (v.name.as_str(), v))
+            .collect();
+        for n in m
+            .graph
+            .nodes
+            .iter()
+            .filter(|n| n.op_type != "StaticReshape")
+        {
+            for o in &n.outputs {
+                let Some(want) = declared.get(o.as_str()).and_then(|v| v.shape.clone()) else {
+                    continue;
+                };
+                checked += 1;
+                let want: Vec<String> = want
+                    .iter()
+                    .map(|d| match d {
+                        DeclDim::Value(v) => v.to_string(),
+                        other => format!("{other:?}"),
+                    })
+                    .collect();
+                let want = format!("[{}]", want.join(", "));
+                let got = shape(&ctx, o);
+                if got == want {
+                    matched += 1;
+                } else {
+                    problems.push(format!(
+                        "{}: {} output {o}: symdim {got}, file {want}",
+                        p.display(),
+                        n.name
+                    ));
+                }
+            }
+        }
+    }
+    println!(
+        "onednn corpus: {clean}/{} files without an error diagnostic; {reshape_warnings} StaticReshape warnings; {matched}/{checked} recorded output shapes of other ops reproduced",
+        files.len()
+    );
+    assert!(problems.is_empty(), "{problems:#?}");
+    assert_eq!(reshape_warnings, 14);
+}
+
+// ---------------------------------------------------------------------------------
+// Rules on hand-built graphs
+// ---------------------------------------------------------------------------------
+
+/// A logical tensor in the JSON schema.
+fn lt(id: u64, dtype: &str, shape: &[i64]) -> String {
+    let strides = if shape.is_empty() {
+        "[]".to_string()
+    } else {
+        let mut s = vec![1i64; shape.len()];
+        for i in (0..shape.len() - 1).rev() {
+            s[i] = s[i + 1] * shape[i + 1].max(1);
+        }
+        format!("{s:?}")
+    };
+    format!(
+        r#"{{"id": {id}, "dtype": "{dtype}", "shape": {shape:?}, "stride": {strides}, "layout_type": "strided", "property_type": "undef"}}"#
+    )
+}
+
+/// An op in the JSON schema; `attrs` are `(name, type, value)`.
+fn op(
+    id: u64,
+    kind: &str,
+    attrs: &[(&str, &str, &str)],
+    ins: &[String],
+    outs: &[String],
+) -> String {
+    let attrs: Vec<String> = attrs
+        .iter()
+        .map(|(n, t, v)| format!(r#""{n}": {{"type": "{t}", "value": {v}}}"#))
+        .collect();
+    format!(
+        r#"{{"id": {id}, "name": "op{id}", "kind": "{kind}", "attrs": {{{}}}, "inputs": [{}], "outputs": [{}]}}"#,
+        attrs.join(", "),
+        ins.join(", "),
+        outs.join(", ")
+    )
+}
+
+fn graph(ops: &[String]) -> Model {
+    let text = format!(
+        r#"{{"version": "3.5.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [{}]}}"#,
+        ops.join(", ")
+    );
+    let g = OnednnGraph::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    to_model(&g, "t.json", &ConvertOptions::default()).unwrap()
+}
+
+#[test]
+fn nn_rules() {
+    let m = graph(&[
+        // NCX convolution with OIX weights, groups 2, stride 2, pads 1.
+        op(
+            0,
+            "Convolution",
+            &[
+                ("strides", "s64[]", "[2, 2]"),
+                ("pads_begin", "s64[]", "[1, 1]"),
+                ("pads_end", "s64[]", "[1, 1]"),
+                ("dilations", "s64[]", "[1, 1]"),
+                ("auto_pad", "string", "\"None\""),
+                ("groups", "s64", "2"),
+                ("data_format", "string", "\"NCX\""),
+                ("weights_format", "string", "\"OIX\""),
+            ],
+            &[lt(0, "f32", &[1, 8, 15, 15]), lt(1, "f32", &[16, 4, 3, 3])],
+            &[lt(2, "f32", &[1, 16, 8, 8])],
+        ),
+        op(
+            1,
+            "MaxPool",
+            &[
+                ("strides", "s64[]", "[2, 2]"),
+                ("kernel", "s64[]", "[3, 3]"),
+                ("pads_begin", "s64[]", "[0, 0]"),
+                ("pads_end", "s64[]", "[0, 0]"),
+                ("rounding_type", "string", "\"ceil\""),
+                ("data_format", "string", "\"NCX\""),
+            ],
+            &[lt(2, "f32", &[1, 16, 8, 8])],
+            &[lt(3, "f32", &[1, 16, 4, 4])],
+        ),
+        op(
+            2,
+            "BiasAdd",
+            &[("data_format", "string", "\"NCX\"")],
+            &[lt(3, "f32", &[1, 16, 4, 4]), lt(4, "f32", &[16])],
+            &[lt(5, "f32", &[1, 16, 4, 4])],
+        ),
+        op(
+            3,
+            "LayerNorm",
+            &[
+                ("begin_norm_axis", "s64", "-2"),
+                ("keep_stats", "bool", "1"),
+            ],
+            &[lt(5, "f32", &[1, 16, 4, 4])],
+            &[
+                lt(6, "f32", &[1, 16, 4, 4]),
+                lt(7, "f32", &[1, 16]),
+                lt(8, "f32", &[1, 16]),
+            ],
+        ),
+        op(
+            4,
+            "MatMul",
+            &[("transpose_a", "bool", "0"), ("transpose_b", "bool", "1")],
+            &[
+                lt(6, "f32", &[1, 16, 4, 4]),
+                lt(9, "f32", &[5, 4]),
+                lt(10, "f32", &[5]),
+            ],
+            &[lt(11, "bf16", &[1, 16, 4, 5])],
+        ),
+        op(
+            5,
+            "ReduceMean",
+            &[("axes", "s64[]", "[-1]"), ("keep_dims", "bool", "0")],
+            &[lt(11, "bf16", &[1, 16, 4, 5])],
+            &[lt(12, "bf16", &[1, 16, 4])],
+        ),
+        op(
+            6,
+            "Interpolate",
+            &[
+                ("mode", "string", "\"nearest\""),
+                ("scales", "f32[]", "[2.0, 0.5]"),
+                ("data_format", "string", "\"NXC\""),
+            ],
+            &[lt(13, "f32", &[1, 6, 6, 3])],
+            &[lt(14, "f32", &[1, 12, 3, 3])],
+        ),
+        op(
+            7,
+            "Concat",
+            &[("axis", "s64", "-1")],
+            &[lt(14, "f32", &[1, 12, 3, 3]), lt(15, "f32", &[1, 12, 3, 2])],
+            &[lt(16, "f32", &[1, 12, 3, 5])],
+        ),
+    ]);
+    let mut ctx = infer_context(&m, &Options::default());
+    check_static_reshapes(&m, &mut ctx);
+    let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(d.is_empty(), "{d:#?}");
+    assert_eq!(shape(&ctx, "7"), "[1, 16]");
+    assert_eq!(ctx.get("11").unwrap().dtype, DType::Bfloat16);
+    assert_eq!(shape(&ctx, "12"), "[1, 16, 4]");
+    assert_eq!(shape(&ctx, "16"), "[1, 12, 3, 5]");
+    // The file's shapes are all reproduced (a contradiction would be an error).
+    for v in &m.graph.value_info {
+        let want: Vec<String> = v
+            .shape
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|d| match d {
+                DeclDim::Value(x) => x.to_string(),
+                _ => "?".to_string(),
+            })
+            .collect();
+        assert_eq!(
+            shape(&ctx, &v.name),
+            format!("[{}]", want.join(", ")),
+            "{}",
+            v.name
+        );
+    }
+}
+
+#[test]
+fn invalid_graphs_are_errors() {
+    let cases = [
+        (
+            op(
+                0,
+                "Add",
+                &[("auto_broadcast", "string", "\"none\"")],
+                &[lt(0, "f32", &[2, 3]), lt(1, "f32", &[1, 3])],
+                &[lt(2, "f32", &[2, 3])],
+            ),
+            "axis 0 of inputs 0 and 1: 2 != 1",
+        ),
+        (
+            op(
+                0,
+                "MatMul",
+                &[],
+                &[lt(0, "f32", &[2, 3]), lt(1, "f32", &[4, 5])],
+                &[lt(2, "f32", &[2, 5])],
+            ),
+            "the contracted dim (K) of inputs 0 and 1: 3 != 4",
+        ),
+        (
+            op(
+                0,
+                "StaticTranspose",
+                &[("order", "s64[]", "[0, 2]")],
+                &[lt(0, "f32", &[2, 3])],
+                &[lt(2, "f32", &[2, 3])],
+            ),
+            "is not a permutation",
+        ),
+        (
+            op(
+                0,
+                "BiasAdd",
+                &[("data_format", "string", "\"NXC\"")],
+                &[lt(0, "f32", &[2, 3]), lt(1, "f32", &[2])],
+                &[lt(2, "f32", &[2, 3])],
+            ),
+            "bias length and the channel dim: 3 != 2",
+        ),
+        (
+            op(
+                0,
+                "Convolution",
+                &[
+                    ("groups", "s64", "1"),
+                    ("weights_format", "string", "\"OIX\""),
+                    ("data_format", "string", "\"NCX\""),
+                ],
+                &[lt(0, "f32", &[1, 3, 5, 5]), lt(1, "f32", &[8, 4, 1, 1])],
+                &[lt(2, "f32", &[1, 8, 5, 5])],
+            ),
+            "input channels: src C and groups * weights I: 3 != 4",
+        ),
+    ];
+    for (o, want) in cases {
+        let m = graph(&[o]);
+        let ctx = infer_context(&m, &Options::default());
+        let e = errors(&ctx);
+        assert!(
+            e.first().is_some_and(|m| m.contains(want)),
+            "{want}: {e:#?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// No panics on hostile attributes and inputs
+// ---------------------------------------------------------------------------------
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+    use symdim::graph::{Graph, Node, ValueDecl};
+
+    const ATTRS: &[&str] = &[
+        "axis",
+        "auto_broadcast",
+        "transpose_a",
+        "transpose_b",
+        "order",
+        "axes",
+        "keep_dims",
+        "strides",
+        "pads_begin",
+        "pads_end",
+        "dilations",
+        "kernel",
+        "auto_pad",
+        "groups",
+        "data_format",
+        "weights_format",
+        "rounding_type",
+        "begin_norm_axis",
+        "keep_stats",
+        "sizes",
+        "scales",
+        "dst_dtype",
+        "shape",
+        "special_zero",
+    ];
+
+    fn attr() -> impl Strategy<Value = Attr> {
+        let ints = prop::sample::select(vec![-3i64, -1, 0, 1, 2, 3, i64::MAX, i64::MIN]);
+        prop_oneof![
+            ints.clone().prop_map(Attr::Int),
+            prop::collection::vec(ints, 0..5).prop_map(Attr::Ints),
+            prop::sample::select(vec![
+                "numpy",
+                "none",
+                "NCX",
+                "NXC",
+                "OIX",
+                "XIO",
+                "SAME_UPPER",
+                "VALID",
+                "None",
+                "ceil",
+                "floor",
+                "bf16",
+                "xyz",
+                ""
+            ])
+            .prop_map(|s| Attr::Str(s.to_string())),
+            prop::collection::vec(
+                prop::sample::select(vec![0.5f64, 2.0, -1.0, 1e300, f64::NAN]),
+                0..4
+            )
+            .prop_map(Attr::Floats),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+        #[test]
+        fn onednn_rules_never_panic(
+            op in prop::sample::select(
+                symdim::ops::onednn::RULES.iter().map(|(_, op, _)| *op).collect::<Vec<_>>()
+            ),
+            shapes in prop::collection::vec(
+                prop::option::of(prop::collection::vec(prop::option::of(0i64..6), 0..6)),
+                0..4,
+            ),
+            attrs in prop::collection::vec((0..ATTRS.len(), attr()), 0..8),
+            outputs in 1usize..4,
+            symbolic in any::<bool>(),
+        ) {
+            let mut g = Graph::default();
+            for (i, s) in shapes.iter().enumerate() {
+                g.inputs.push(ValueDecl {
+                    name: i.to_string(),
+                    dtype: DType::Float,
+                    shape: s.as_ref().map(|d| {
+                        d.iter()
+                            .map(|x| match x {
+                                Some(v) => DeclDim::Value(*v),
+                                None if symbolic => DeclDim::Param("N".to_string()),
+                                None => DeclDim::Unknown,
+                            })
+                            .collect()
+                    }),
+                });
+            }
+            g.nodes.push(Node {
+                name: "n".to_string(),
+                op_type: op.to_string(),
+                domain: "onednn".to_string(),
+                version: 1,
+                inputs: (0..shapes.len()).map(|i| i.to_string()).collect(),
+                outputs: (0..outputs).map(|i| format!("o{i}")).collect(),
+                attrs: attrs.iter().map(|(a, v)| (ATTRS[*a].to_string(), v.clone())).collect(),
+            });
+            // A StaticReshape too, for the attribute check.
+            g.nodes.push(Node {
+                name: "r".to_string(),
+                op_type: "StaticReshape".to_string(),
+                domain: "onednn".to_string(),
+                version: 1,
+                inputs: vec!["0".to_string()],
+                outputs: vec!["r0".to_string()],
+                attrs: attrs.iter().map(|(a, v)| (ATTRS[*a].to_string(), v.clone())).collect(),
+            });
+            let m = Model {
+                path: "hostile".to_string(),
+                format: symdim::graph::Format::OneDnn,
+                opsets: Default::default(),
+                graph: g,
+            };
+            let mut ctx = infer_context(&m, &Options::default());
+            check_static_reshapes(&m, &mut ctx);
+        }
+    }
+}

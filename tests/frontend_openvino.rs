@@ -1,0 +1,1584 @@
+//! The OpenVINO IR front end: conversion into the neutral graph, the `openvino` shape
+//! rules on hand-built IR, the corpus (every model infers; Reshape inputs and outputs
+//! against OpenVINO's own baselines, symbolic and at the static probes), and load
+//! errors.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use symdim::context::{Severity, ShapesContext};
+use symdim::graph::{ConstData, DType, DeclDim, Model};
+use symdim::infer::{infer_context, Options};
+use symdim::load::{load, LoadError};
+use symdim::openvino::{to_graph, IrModel, Weights};
+
+// ---------------------------------------------------------------------------------
+// A small IR builder
+// ---------------------------------------------------------------------------------
+
+#[derive(Default)]
+struct Ir {
+    layers: String,
+    edges: String,
+    bin: Vec<u8>,
+    next: u64,
+}
+
+impl Ir {
+    fn id(&mut self) -> u64 {
+        self.next += 1;
+        self.next - 1
+    }
+
+    fn param(&mut self, name: &str, shape: &str, et: &str) -> (u64, u64) {
+        let id = self.id();
+        write!(
+            self.layers,
+            r#"<layer id="{id}" name="{name}" type="Parameter" version="opset1"><data shape="{shape}" element_type="{et}"/><output><port id="0" precision="FP32" names="{name}"/></output></layer>"#
+        )
+        .unwrap();
+        (id, 0)
+    }
+
+    fn konst(&mut self, name: &str, et: &str, shape: &str, bytes: Vec<u8>) -> (u64, u64) {
+        let id = self.id();
+        let offset = self.bin.len();
+        let size = bytes.len();
+        self.bin.extend(bytes);
+        write!(
+            self.layers,
+            r#"<layer id="{id}" name="{name}" type="Const" version="opset1"><data element_type="{et}" shape="{shape}" offset="{offset}" size="{size}"/><output><port id="0" precision="I64"/></output></layer>"#
+        )
+        .unwrap();
+        (id, 0)
+    }
+
+    fn i64s(&mut self, name: &str, vals: &[i64]) -> (u64, u64) {
+        let bytes = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.konst(name, "i64", &vals.len().to_string(), bytes)
+    }
+
+    fn scalar(&mut self, name: &str, v: i64) -> (u64, u64) {
+        self.konst(name, "i64", "", v.to_le_bytes().to_vec())
+    }
+
+    fn f32s(&mut self, name: &str, shape: &str, n: usize) -> (u64, u64) {
+        let bytes = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+        self.konst(name, "f32", shape, bytes)
+    }
+
+    /// A layer with `inputs` connected in order; returns its output ports.
+    fn op(
+        &mut self,
+        name: &str,
+        ty: &str,
+        version: &str,
+        data: &[(&str, &str)],
+        inputs: &[(u64, u64)],
+        outputs: usize,
+    ) -> Vec<(u64, u64)> {
+        let id = self.id();
+        let data: String = data.iter().map(|(k, v)| format!(r#" {k}="{v}""#)).collect();
+        let ins: String = (0..inputs.len())
+            .map(|i| format!(r#"<port id="{i}"/>"#))
+            .collect();
+        let outs: String = (0..outputs)
+            .map(|i| format!(r#"<port id="{}" precision="FP32"/>"#, inputs.len() + i))
+            .collect();
+        write!(
+            self.layers,
+            r#"<layer id="{id}" name="{name}" type="{ty}" version="{version}"><data{data}/><input>{ins}</input><output>{outs}</output></layer>"#
+        )
+        .unwrap();
+        for (i, (l, p)) in inputs.iter().enumerate() {
+            write!(
+                self.edges,
+                r#"<edge from-layer="{l}" from-port="{p}" to-layer="{id}" to-port="{i}"/>"#
+            )
+            .unwrap();
+        }
+        (0..outputs)
+            .map(|i| (id, (inputs.len() + i) as u64))
+            .collect()
+    }
+
+    fn op1(
+        &mut self,
+        name: &str,
+        ty: &str,
+        version: &str,
+        data: &[(&str, &str)],
+        inputs: &[(u64, u64)],
+    ) -> (u64, u64) {
+        self.op(name, ty, version, data, inputs, 1)[0]
+    }
+
+    fn result(&mut self, src: (u64, u64)) {
+        let id = self.id();
+        write!(
+            self.layers,
+            r#"<layer id="{id}" name="out{id}" type="Result" version="opset1"><input><port id="0"/></input></layer>"#
+        )
+        .unwrap();
+        write!(
+            self.edges,
+            r#"<edge from-layer="{}" from-port="{}" to-layer="{id}" to-port="0"/>"#,
+            src.0, src.1
+        )
+        .unwrap();
+    }
+
+    fn model(&self) -> Model {
+        let xml = format!(
+            r#"<?xml version="1.0"?><net name="t" version="11"><layers>{}</layers><edges>{}</edges></net>"#,
+            self.layers, self.edges
+        );
+        let ir = IrModel::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+        let w = Weights::from_bytes(self.bin.clone());
+        to_graph::to_model(&ir, &w, "t.xml").unwrap()
+    }
+}
+
+/// Tensor name of an output port of the builder (names are never set on op ports).
+fn t(p: (u64, u64)) -> String {
+    format!("{}:{}", p.0, p.1)
+}
+
+fn run(m: &Model) -> ShapesContext {
+    infer_context(m, &Options::default())
+}
+
+fn shape(ctx: &ShapesContext, name: &str) -> String {
+    match ctx.get(name).and_then(|f| f.shape.clone()) {
+        Some(s) => ctx.render_dims(&s),
+        None => "unknown".to_string(),
+    }
+}
+
+fn value(ctx: &ShapesContext, name: &str) -> String {
+    match ctx.get(name).and_then(|f| f.value.clone()) {
+        Some(s) => ctx.render_dims(&s),
+        None => "none".to_string(),
+    }
+}
+
+fn errors(ctx: &ShapesContext) -> Vec<String> {
+    ctx.diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+fn no_diagnostics(ctx: &ShapesContext) {
+    let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
+    assert!(d.is_empty(), "{d:#?}");
+}
+
+// ---------------------------------------------------------------------------------
+// Conversion
+// ---------------------------------------------------------------------------------
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/openvino/tiny_reshape/model.xml")
+}
+
+#[test]
+fn fixture_converts() {
+    let (m, _) = load(&fixture()).unwrap();
+    assert_eq!(m.format.name(), "openvino");
+    let g = &m.graph;
+    assert_eq!(g.inputs.len(), 1);
+    assert_eq!(g.inputs[0].name, "x");
+    assert_eq!(
+        g.inputs[0].shape,
+        Some(vec![
+            DeclDim::Unknown,
+            DeclDim::Value(3),
+            DeclDim::Interval { lo: 2, hi: Some(8) }
+        ])
+    );
+    assert_eq!(g.initializers["1:0"].data, ConstData::Ints(vec![0, -1]));
+    assert_eq!(g.initializers["3:0"].data, ConstData::Floats(vec![0.5]));
+    assert_eq!(g.initializers["3:0"].dtype, DType::Float16);
+    // Names: port names when unique ("flat", "y"), "<layer>:<port>" otherwise.
+    let ops: Vec<(&str, &str, i64, &str)> = g
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                n.name.as_str(),
+                n.op_type.as_str(),
+                n.version,
+                n.outputs[0].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ops,
+        vec![
+            ("flat", "Reshape", 1, "flat"),
+            ("scale/convert", "Convert", 1, "4:1"),
+            ("scaled", "Multiply", 1, "y"),
+        ]
+    );
+    assert_eq!(g.nodes[0].inputs, vec!["x", "1:0"]);
+    assert_eq!(g.outputs.len(), 1);
+    assert_eq!(g.outputs[0].name, "y");
+    assert_eq!(
+        g.outputs[0].shape,
+        Some(vec![DeclDim::Unknown, DeclDim::Unknown])
+    );
+    // The scalar Convert output port has no dims: not declared.
+    assert!(g.value_info.iter().all(|v| v.name != "4:1"));
+    assert!(g.value_info.iter().any(|v| v.name == "flat"));
+}
+
+#[test]
+fn fixture_infers_with_interval_assumptions() {
+    let (mut m, _) = load(&fixture()).unwrap();
+    m.path = "tests/fixtures/openvino/tiny_reshape/model.xml".to_string();
+    let mut ctx = run(&m);
+    assert_eq!(shape(&ctx, "x"), "[`x.0`, 3, `x.2`]");
+    let x2 = ctx.alg.parse("`x.2`").unwrap();
+    let b = ctx.alg.bounds(x2);
+    assert_eq!(b.to_string(), "[2, 8]");
+    // Convert keeps the scalar and its value.
+    assert_eq!(shape(&ctx, "4:1"), "[]");
+    assert_eq!(value(&ctx, "4:1"), "[1/2]");
+    // Only the Reshape (no rule on this branch) is reported.
+    let w: Vec<&str> = ctx.diagnostics.iter().map(|d| d.op.as_str()).collect();
+    assert_eq!(w, vec!["Reshape"]);
+    common::snapshots().bind(|| {
+        let report = symdim::report::Report::build(&m, &ctx);
+        insta::assert_snapshot!("openvino_tiny_reshape", report.to_text());
+    });
+}
+
+#[test]
+fn names_fall_back_on_duplicates() {
+    let mut ir = Ir::default();
+    let x = ir.param("x", "2,3", "f32");
+    let a = ir.op1("a", "Relu", "opset1", &[], &[x]);
+    let b = ir.op1("a", "Relu", "opset1", &[], &[a]);
+    ir.result(b);
+    let m = ir.model();
+    // Two layers named "a": node names get "#<id>".
+    assert_eq!(m.graph.nodes[0].name, "a#1");
+    assert_eq!(m.graph.nodes[1].name, "a#2");
+    assert_eq!(m.graph.nodes[0].domain, "openvino");
+}
+
+#[test]
+fn load_errors_are_typed() {
+    let dir = std::env::temp_dir().join(format!("symdim-ov-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A Const without its .bin.
+    let xml = std::fs::read_to_string(fixture()).unwrap();
+    let p = dir.join("nobin.xml");
+    std::fs::write(&p, &xml).unwrap();
+    match load(&p) {
+        Err(LoadError::MissingWeights { consts, .. }) => assert_eq!(consts, 2),
+        other => panic!("{other:?}"),
+    }
+    // A Const whose bytes lie outside the weights.
+    let p = dir.join("short.xml");
+    std::fs::write(&p, &xml).unwrap();
+    std::fs::write(dir.join("short.bin"), [0u8; 4]).unwrap();
+    match load(&p) {
+        Err(LoadError::OpenVino {
+            source: symdim::openvino::IrError::ConstOutOfBounds { .. },
+            ..
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+    // Broken XML.
+    let p = dir.join("bad.xml");
+    std::fs::write(&p, "<net version=\"11\"><layers>").unwrap();
+    assert!(matches!(load(&p), Err(LoadError::OpenVino { .. })));
+    // --symbol is for oneDNN only.
+    let opts = symdim::load::LoadOptions {
+        onednn_symbols: vec!["0:0=N".parse().unwrap()],
+    };
+    assert!(matches!(
+        symdim::load::load_with(&fixture(), &opts),
+        Err(LoadError::SymbolsNotSupported { .. })
+    ));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// ---------------------------------------------------------------------------------
+// Rules on hand-built graphs
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn shape_subgraph_values_flow() {
+    // ShapeOf -> Gather -> Concat -> (a Reshape pattern); Range; Squeeze; Divide.
+    let mut ir = Ir::default();
+    let x = ir.param("x", "?,3,1..16,100..400", "f32");
+    let s = ir.op1("s", "ShapeOf", "opset3", &[("output_type", "i64")], &[x]);
+    let idx = ir.i64s("idx", &[0, 2]);
+    let ax = ir.scalar("ax", 0);
+    let g = ir.op1(
+        "g",
+        "Gather",
+        "opset8",
+        &[("batch_dims", "0")],
+        &[s, idx, ax],
+    );
+    let c = ir.i64s("c", &[-1]);
+    let cat = ir.op1("cat", "Concat", "opset1", &[("axis", "0")], &[g, c]);
+    let two = ir.i64s("two", &[2]);
+    let div = ir.op1(
+        "div",
+        "Divide",
+        "opset1",
+        &[("auto_broadcast", "numpy"), ("m_pythondiv", "true")],
+        &[g, two],
+    );
+    let ss = ir.op1("ss", "ShapeOf", "opset3", &[("output_type", "i64")], &[s]);
+    let sq = ir.op1("sq", "Squeeze", "opset1", &[], &[ss]);
+    let zero = ir.scalar("zero", 2);
+    let one = ir.scalar("one", 1);
+    let r = ir.op1(
+        "r",
+        "Range",
+        "opset4",
+        &[("output_type", "i64")],
+        &[zero, sq, one],
+    );
+    let red = ir.op1(
+        "red",
+        "ReduceMean",
+        "opset1",
+        &[("keep_dims", "true")],
+        &[x, r],
+    );
+    let parts = ir.i64s("parts", &[1, -1]);
+    let vs = ir.op("vs", "VariadicSplit", "opset1", &[], &[s, ax, parts], 2);
+    let neg = ir.op1("neg", "Negative", "opset1", &[], &[vs[0]]);
+    ir.result(cat);
+    ir.result(red);
+    ir.result(div);
+    ir.result(neg);
+    let m = ir.model();
+    let mut ctx = run(&m);
+    no_diagnostics(&ctx);
+    assert_eq!(value(&ctx, &t(s)), "[`x.0`, 3, `x.2`, `x.3`]");
+    assert_eq!(value(&ctx, &t(g)), "[`x.0`, `x.2`]");
+    assert_eq!(value(&ctx, &t(cat)), "[`x.0`, `x.2`, -1]");
+    assert_eq!(shape(&ctx, &t(cat)), "[3]");
+    assert_eq!(
+        value(&ctx, &t(div)),
+        "[floordiv(`x.0`, 2), floordiv(`x.2`, 2)]"
+    );
+    assert_eq!(value(&ctx, &t(sq)), "[4]");
+    assert_eq!(value(&ctx, &t(r)), "[2, 3]");
+    assert_eq!(shape(&ctx, &t(red)), "[`x.0`, 3, 1, 1]");
+    assert_eq!(value(&ctx, &t(vs[1])), "[3, `x.2`, `x.3`]");
+    assert_eq!(value(&ctx, &t(neg)), "[-`x.0`]");
+    // Interval inputs carry their bounds.
+    let x3 = ctx.alg.parse("`x.3`").unwrap();
+    assert_eq!(ctx.alg.bounds(x3).to_string(), "[100, 400]");
+}
+
+#[test]
+fn broadcast_modes() {
+    let mut ir = Ir::default();
+    let x = ir.param("x", "?,1,4", "f32");
+    let tgt = ir.i64s("tgt", &[2, 3, 4]);
+    let np = ir.op1("np", "Broadcast", "opset3", &[("mode", "numpy")], &[x, tgt]);
+    let tgt2 = ir.i64s("tgt2", &[5, 1]);
+    let bi = ir.op1(
+        "bi",
+        "Broadcast",
+        "opset3",
+        &[("mode", "bidirectional")],
+        &[x, tgt2],
+    );
+    let y = ir.param("y", "4", "f32");
+    let tgt3 = ir.i64s("tgt3", &[2, 4, 3]);
+    let map = ir.i64s("map", &[1]);
+    let ex = ir.op1(
+        "ex",
+        "Broadcast",
+        "opset3",
+        &[("mode", "explicit")],
+        &[y, tgt3, map],
+    );
+    let one = ir.f32s("one", "", 1);
+    let s = ir.op1("s", "ShapeOf", "opset3", &[], &[x]);
+    let ones = ir.op1(
+        "ones",
+        "Broadcast",
+        "opset3",
+        &[("mode", "numpy")],
+        &[one, s],
+    );
+    for p in [np, bi, ex, ones] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    // numpy: data [x.0, 1, 4] to [2, 3, 4] needs x.0 == 2 (x.0 is not 1... may be 1).
+    assert_eq!(shape(&ctx, &t(np)), "[2, 3, 4]");
+    assert_eq!(shape(&ctx, &t(bi)), "[`x.0`, 5, 4]");
+    assert_eq!(shape(&ctx, &t(ex)), "[2, 4, 3]");
+    assert_eq!(shape(&ctx, &t(ones)), "[`x.0`, 1, 4]");
+    assert!(errors(&ctx).is_empty(), "{:?}", errors(&ctx));
+}
+
+#[test]
+fn matmul_conv_pool() {
+    let mut ir = Ir::default();
+    let a = ir.param("a", "?,5,7", "f32");
+    let b = ir.param("b", "9,7", "f32");
+    let mm = ir.op1(
+        "mm",
+        "MatMul",
+        "opset1",
+        &[("transpose_a", "false"), ("transpose_b", "true")],
+        &[a, b],
+    );
+    let v = ir.param("v", "7", "f32");
+    let mv = ir.op1("mv", "MatMul", "opset1", &[], &[a, v]);
+    let x = ir.param("x", "?,3,?,?", "f32");
+    let w = ir.f32s("w", "8, 3, 3, 3", 8 * 27);
+    let conv = ir.op1(
+        "conv",
+        "Convolution",
+        "opset1",
+        &[
+            ("strides", "2, 2"),
+            ("dilations", "1, 1"),
+            ("pads_begin", "1, 1"),
+            ("pads_end", "1, 1"),
+            ("auto_pad", "explicit"),
+        ],
+        &[x, w],
+    );
+    let gw = ir.f32s("gw", "8, 1, 1, 3, 3", 72);
+    let gconv = ir.op1(
+        "gconv",
+        "GroupConvolution",
+        "opset1",
+        &[
+            ("strides", "1, 1"),
+            ("dilations", "1, 1"),
+            ("pads_begin", "0, 0"),
+            ("pads_end", "0, 0"),
+            ("auto_pad", "same_upper"),
+        ],
+        &[conv, gw],
+    );
+    let mp = ir.op(
+        "mp",
+        "MaxPool",
+        "opset8",
+        &[
+            ("strides", "2, 2"),
+            ("dilations", "1, 1"),
+            ("pads_begin", "0, 0"),
+            ("pads_end", "0, 0"),
+            ("kernel", "3, 3"),
+            ("rounding_type", "ceil"),
+            ("auto_pad", "explicit"),
+            ("index_element_type", "i32"),
+        ],
+        &[gconv],
+        2,
+    );
+    let ap = ir.op1(
+        "ap",
+        "AvgPool",
+        "opset1",
+        &[
+            ("strides", "2, 2"),
+            ("pads_begin", "0, 0"),
+            ("pads_end", "0, 0"),
+            ("kernel", "2, 2"),
+            ("rounding_type", "floor"),
+            ("exclude-pad", "true"),
+            ("auto_pad", "explicit"),
+        ],
+        &[gconv],
+    );
+    for p in [mm, mv, mp[0], mp[1], ap] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    no_diagnostics(&ctx);
+    assert_eq!(shape(&ctx, &t(mm)), "[`a.0`, 5, 9]");
+    assert_eq!(shape(&ctx, &t(mv)), "[`a.0`, 5]");
+    assert_eq!(
+        shape(&ctx, &t(conv)),
+        "[`x.0`, 8, floordiv(`x.2` - 1, 2) + 1, floordiv(`x.3` - 1, 2) + 1]"
+    );
+    assert_eq!(
+        shape(&ctx, &t(gconv)),
+        "[`x.0`, 8, floordiv(`x.2` - 1, 2) + 1, floordiv(`x.3` - 1, 2) + 1]"
+    );
+    assert_eq!(ctx.get(&t(mp[1])).unwrap().dtype, DType::Int32);
+    assert_eq!(
+        shape(&ctx, &t(mp[0])),
+        "[`x.0`, 8, ceildiv(floordiv(`x.2` - 1, 2), 2), ceildiv(floordiv(`x.3` - 1, 2), 2)]"
+    );
+    assert_eq!(
+        shape(&ctx, &t(ap)),
+        "[`x.0`, 8, floordiv(`x.2` - 3, 4) + 1, floordiv(`x.3` - 3, 4) + 1]"
+    );
+}
+
+#[test]
+fn window_errors_and_channel_mismatch() {
+    let mut ir = Ir::default();
+    let x = ir.param("x", "1,3,2,2", "f32");
+    let mp = ir.op1(
+        "mp",
+        "MaxPool",
+        "opset1",
+        &[
+            ("strides", "1, 1"),
+            ("pads_begin", "0, 0"),
+            ("pads_end", "0, 0"),
+            ("kernel", "3, 3"),
+            ("rounding_type", "floor"),
+        ],
+        &[x],
+    );
+    let w = ir.f32s("w", "8, 4, 1, 1", 32);
+    let conv = ir.op1(
+        "conv",
+        "Convolution",
+        "opset1",
+        &[
+            ("strides", "1, 1"),
+            ("dilations", "1, 1"),
+            ("pads_begin", "0, 0"),
+            ("pads_end", "0, 0"),
+        ],
+        &[x, w],
+    );
+    ir.result(mp);
+    ir.result(conv);
+    let ctx = run(&ir.model());
+    let e = errors(&ctx);
+    assert_eq!(e.len(), 2, "{e:#?}");
+    assert!(
+        e[0].contains("the kernel after dilation has size 3 larger than the data after padding 2"),
+        "{e:?}"
+    );
+    assert!(
+        e[1].contains("input channels: data C and filters C: 3 != 4"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn slices_pads_splits_transpose() {
+    let mut ir = Ir::default();
+    let x = ir.param("x", "?,16,?", "f32");
+    let start = ir.i64s("start", &[1, 0]);
+    let stop = ir.i64s("stop", &[i64::MAX, -2]);
+    let step = ir.i64s("step", &[1, 3]);
+    let axes = ir.i64s("axes", &[0, 1]);
+    let sl = ir.op1("sl", "Slice", "opset8", &[], &[x, start, stop, step, axes]);
+    let b = ir.i64s("b", &[0, 0, 0]);
+    let e = ir.i64s("e", &[0, 4, 0]);
+    let ssl = ir.op1(
+        "ssl",
+        "StridedSlice",
+        "opset1",
+        &[
+            ("begin_mask", "1, 0, 1"),
+            ("end_mask", "1, 0, 1"),
+            ("new_axis_mask", ""),
+            ("shrink_axis_mask", "0, 0, 0"),
+            ("ellipsis_mask", ""),
+        ],
+        &[x, b, e],
+    );
+    let b2 = ir.i64s("b2", &[0, 0]);
+    let e2 = ir.i64s("e2", &[0, 0]);
+    let shrink = ir.op1(
+        "shrink",
+        "StridedSlice",
+        "opset1",
+        &[
+            ("begin_mask", "0, 1"),
+            ("end_mask", "0, 1"),
+            ("new_axis_mask", "0, 1"),
+            ("shrink_axis_mask", "1, 0"),
+            ("ellipsis_mask", ""),
+        ],
+        &[x, b2, e2],
+    );
+    let pb = ir.i64s("pb", &[0, 1, 2]);
+    let pe = ir.i64s("pe", &[0, 1, -1]);
+    let pad = ir.op1(
+        "pad",
+        "Pad",
+        "opset12",
+        &[("pad_mode", "constant")],
+        &[x, pb, pe],
+    );
+    let ax1 = ir.scalar("ax1", 1);
+    let sp = ir.op(
+        "sp",
+        "Split",
+        "opset1",
+        &[("num_splits", "4")],
+        &[x, ax1],
+        4,
+    );
+    let perm = ir.i64s("perm", &[2, 0, 1]);
+    let tr = ir.op1("tr", "Transpose", "opset1", &[], &[x, perm]);
+    let uaxes = ir.i64s("uaxes", &[0, -1]);
+    let un = ir.op1("un", "Unsqueeze", "opset1", &[], &[x, uaxes]);
+    for p in [sl, ssl, shrink, pad, sp[3], tr, un] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    no_diagnostics(&ctx);
+    assert_eq!(shape(&ctx, &t(sl)), "[`x.0` - 1, 5, `x.2`]");
+    assert_eq!(shape(&ctx, &t(ssl)), "[`x.0`, 4, `x.2`]");
+    assert_eq!(shape(&ctx, &t(shrink)), "[1, 16, `x.2`]");
+    assert_eq!(shape(&ctx, &t(pad)), "[`x.0`, 18, `x.2` + 1]");
+    assert_eq!(shape(&ctx, &t(sp[3])), "[`x.0`, 4, `x.2`]");
+    assert_eq!(shape(&ctx, &t(tr)), "[`x.2`, `x.0`, 16]");
+    assert_eq!(shape(&ctx, &t(un)), "[1, `x.0`, 16, `x.2`, 1]");
+}
+
+#[test]
+fn lstm_sequence_and_misc() {
+    let mut ir = Ir::default();
+    let x = ir.param("x", "?,?,64", "f32");
+    let h = ir.param("h", "?,1,128", "f32");
+    let c = ir.param("c", "?,1,128", "f32");
+    let sl = ir.param("sl", "?", "i64");
+    let w = ir.f32s("w", "1, 512, 64", 512 * 64);
+    let r = ir.f32s("r", "1, 512, 128", 512 * 128);
+    let bb = ir.f32s("bb", "1, 512", 512);
+    let lstm = ir.op(
+        "lstm",
+        "LSTMSequence",
+        "opset5",
+        &[
+            ("direction", "forward"),
+            ("hidden_size", "128"),
+            ("activations", "sigmoid, tanh, tanh"),
+            ("clip", "0"),
+        ],
+        &[x, h, c, sl, w, r, bb],
+        3,
+    );
+    let sm = ir.op1("sm", "SoftMax", "opset8", &[("axis", "-1")], &[lstm[0]]);
+    let sc = ir.op1(
+        "sc",
+        "ShuffleChannels",
+        "opset1",
+        &[("axis", "1"), ("group", "1")],
+        &[lstm[1]],
+    );
+    let cond = ir.param("cond", "1,?", "boolean");
+    let sel = ir.op1(
+        "sel",
+        "Select",
+        "opset1",
+        &[("auto_broadcast", "numpy")],
+        &[cond, x, x],
+    );
+    for p in [sm, sc, lstm[2], sel] {
+        ir.result(p);
+    }
+    let mut ctx = run(&ir.model());
+    assert!(errors(&ctx).is_empty(), "{:?}", errors(&ctx));
+    // X's batch and H0's batch are one symbol now (rendered by the representative).
+    assert_eq!(shape(&ctx, &t(lstm[0])), "[`h.0`, 1, `x.1`, 128]");
+    assert_eq!(shape(&ctx, &t(sm)), "[`h.0`, 1, `x.1`, 128]");
+    assert_eq!(shape(&ctx, &t(lstm[2])), "[`h.0`, 1, 128]");
+    // The hidden state's batch is the same symbol now.
+    let (xb, hb) = (
+        ctx.alg.parse("`x.0`").unwrap(),
+        ctx.alg.parse("`h.0`").unwrap(),
+    );
+    assert_eq!(
+        ctx.alg.egraph().find(xb.id()),
+        ctx.alg.egraph().find(hb.id())
+    );
+    assert_eq!(shape(&ctx, &t(sel)), "[`h.0`, `x.1`, 64]");
+}
+
+// ---------------------------------------------------------------------------------
+// The corpus against OpenVINO's baselines
+// ---------------------------------------------------------------------------------
+
+fn corpus_dir() -> Option<PathBuf> {
+    let d = common::corpus()?.join("openvino-ir");
+    d.join("manifest.json").exists().then_some(d)
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// One dim of an OpenVINO partial shape string.
+#[derive(Debug, Clone, PartialEq)]
+enum BDim {
+    Static(i64),
+    /// A dynamic dim with the harness's symbol `<param>#<axis>`.
+    Sym(String),
+    /// A dynamic dim without a symbol: `[lo, hi]`.
+    Dyn(i64, Option<i64>),
+}
+
+fn parse_baseline(s: &str) -> Option<Vec<BDim>> {
+    let s = s.trim().trim_start_matches('[').trim_end_matches(']');
+    if s == "..." {
+        return None;
+    }
+    if s.is_empty() {
+        return Some(Vec::new());
+    }
+    Some(
+        s.split(',')
+            .map(|f| {
+                let (dim, sym) = match f.split_once('@') {
+                    Some((d, s)) => (d, Some(s)),
+                    None => (f, None),
+                };
+                if let Ok(v) = dim.parse::<i64>() {
+                    return BDim::Static(v);
+                }
+                if let Some(s) = sym {
+                    return BDim::Sym(s.to_string());
+                }
+                if dim == "?" {
+                    return BDim::Dyn(0, None);
+                }
+                let (lo, hi) = dim.split_once("..").unwrap_or((dim, dim));
+                BDim::Dyn(lo.parse().unwrap_or(0), hi.parse().ok())
+            })
+            .collect(),
+    )
+}
+
+/// How checkpoints compare.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    /// Every dim OpenVINO knows (a value, or its symbol for an input dim) is the same
+    /// in symdim; dims OpenVINO gives as `?` or an interval are not compared.
+    matched: usize,
+    /// A dim OpenVINO knows is unknown to symdim (the declared-dims fallback of a
+    /// Reshape, which has no rule on this branch, upstream).
+    less_precise: usize,
+    /// A dim differs, or the rank differs.
+    mismatched: usize,
+    /// symdim has no rank.
+    no_rank: usize,
+}
+
+impl Tally {
+    fn add(&mut self, o: Tally) {
+        self.matched += o.matched;
+        self.less_precise += o.less_precise;
+        self.mismatched += o.mismatched;
+        self.no_rank += o.no_rank;
+    }
+    fn total(&self) -> usize {
+        self.matched + self.less_precise + self.mismatched + self.no_rank
+    }
+}
+
+impl std::fmt::Display for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}/{} match, {} less precise, {} mismatch, {} no rank",
+            self.matched,
+            self.total(),
+            self.less_precise,
+            self.mismatched,
+            self.no_rank
+        )
+    }
+}
+
+/// Compare one inferred shape with a baseline string. `syms` maps the harness's
+/// `<param>#<axis>` to symdim's symbol; `at` evaluates symdim's dims at a static
+/// probe's input values (the symbolic result must give OpenVINO's static result).
+fn compare(
+    ctx: &mut ShapesContext,
+    name: &str,
+    baseline: &str,
+    syms: &BTreeMap<String, String>,
+    at: Option<&BTreeMap<String, i64>>,
+    what: &str,
+    mismatches: &mut Vec<String>,
+) -> Tally {
+    let mut t = Tally::default();
+    let Some(want) = parse_baseline(baseline) else {
+        t.matched += 1;
+        return t;
+    };
+    let Some(got) = ctx.get(name).and_then(|f| f.shape.clone()) else {
+        t.no_rank += 1;
+        return t;
+    };
+    let rendered = ctx.render_dims(&got);
+    let mut bad = |t: &mut Tally| {
+        t.mismatched += 1;
+        mismatches.push(format!("{what}: symdim {rendered}, OpenVINO {baseline}"));
+    };
+    if got.len() != want.len() {
+        bad(&mut t);
+        return t;
+    }
+    let mut less = false;
+    for (g, w) in got.iter().zip(&want) {
+        let value: Option<i64> = match at {
+            None => ctx.alg.as_i64(*g),
+            Some(env) => ctx
+                .alg
+                .eval(*g, &|s| env.get(s).map(|v| symdim::algebra::Rat::int(*v)))
+                .and_then(|r| r.to_i64()),
+        };
+        match w {
+            BDim::Static(v) => match value {
+                Some(x) if x == *v => {}
+                Some(_) => {
+                    bad(&mut t);
+                    return t;
+                }
+                None => less = true,
+            },
+            BDim::Sym(s) => {
+                let Some(sym) = syms.get(s) else {
+                    less = true;
+                    continue;
+                };
+                let sd = ctx.alg.input(sym);
+                match ctx.alg.equal(*g, sd) {
+                    symdim::algebra::Truth::True => {}
+                    _ if value.is_some() => {
+                        bad(&mut t);
+                        return t;
+                    }
+                    _ => less = true,
+                }
+            }
+            BDim::Dyn(lo, hi) => {
+                if let Some(x) = value {
+                    if x < *lo || hi.is_some_and(|h| x > h) {
+                        bad(&mut t);
+                        return t;
+                    }
+                }
+            }
+        }
+    }
+    if less {
+        t.less_precise += 1;
+    } else {
+        t.matched += 1;
+    }
+    t
+}
+
+struct CorpusModel {
+    id: String,
+    model: Model,
+    baseline: Value,
+    /// Baseline input index -> symdim input name.
+    inputs: Vec<String>,
+}
+
+fn corpus_models() -> Vec<CorpusModel> {
+    let Some(dir) = corpus_dir() else {
+        return Vec::new();
+    };
+    let manifest = read_json(&dir.join("manifest.json"));
+    let mut out = Vec::new();
+    for m in manifest["models"].as_array().unwrap() {
+        let id = m["id"].as_str().unwrap().to_string();
+        let mdir = dir.join(m["dir"].as_str().unwrap());
+        let (model, _) = load(&mdir.join("model.xml")).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let baseline = read_json(&mdir.join("baseline.json"));
+        let inputs = baseline["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|bi| {
+                let names: Vec<&str> = bi["tensor_names"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .chain(bi["name"].as_str())
+                    .collect();
+                model
+                    .graph
+                    .inputs
+                    .iter()
+                    .find(|v| names.contains(&v.name.as_str()))
+                    .unwrap_or_else(|| panic!("{id}: no input for {bi}"))
+                    .name
+                    .clone()
+            })
+            .collect();
+        out.push(CorpusModel {
+            id,
+            model,
+            baseline,
+            inputs,
+        });
+    }
+    out
+}
+
+/// `<param>#<axis>` -> `<tensor>.<axis>` for the baseline's inputs.
+fn symbol_map(cm: &CorpusModel) -> BTreeMap<String, String> {
+    let mut syms = BTreeMap::new();
+    for (bi, name) in cm.baseline["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(&cm.inputs)
+    {
+        let pname = bi["name"].as_str().unwrap();
+        for axis in 0..8 {
+            syms.insert(format!("{pname}#{axis}"), format!("{name}.{axis}"));
+        }
+    }
+    syms
+}
+
+/// The input symbols of a static probe and their values.
+fn probe_values(cm: &CorpusModel, probe: &Value) -> BTreeMap<String, i64> {
+    let mut env = BTreeMap::new();
+    for (k, dims) in probe["inputs"].as_object().unwrap() {
+        let name = &cm.inputs[k.parse::<usize>().unwrap()];
+        let decl = cm
+            .model
+            .graph
+            .inputs
+            .iter()
+            .find(|v| &v.name == name)
+            .unwrap();
+        for (axis, d) in dims.as_array().unwrap().iter().enumerate() {
+            let dynamic = decl
+                .shape
+                .as_ref()
+                .is_some_and(|s| !matches!(s[axis], DeclDim::Value(_)));
+            if dynamic {
+                env.insert(format!("{name}.{axis}"), d.as_i64().unwrap());
+            }
+        }
+    }
+    env
+}
+
+/// Reshape inputs and graph outputs against one baseline (the dynamic one, or a
+/// static probe's, by evaluation).
+#[allow(clippy::too_many_arguments)]
+fn checkpoints(
+    cm: &CorpusModel,
+    ctx: &mut ShapesContext,
+    reshapes: &[Value],
+    outputs: &[Value],
+    syms: &BTreeMap<String, String>,
+    at: Option<&BTreeMap<String, i64>>,
+    mismatches: &mut Vec<String>,
+) -> (Tally, Tally) {
+    let mut rs = Tally::default();
+    for (i, r) in reshapes.iter().enumerate() {
+        let name = r["name"].as_str().unwrap();
+        let nodes: Vec<_> = cm
+            .model
+            .graph
+            .nodes
+            .iter()
+            .filter(|n| {
+                n.op_type == "Reshape"
+                    && (n.name == name || n.name.starts_with(&format!("{name}#")))
+            })
+            .collect();
+        assert_eq!(nodes.len(), 1, "{}: Reshape `{name}`", cm.id);
+        let input = nodes[0].inputs[0].clone();
+        let what = format!("{} Reshape #{i} `{name}` input", cm.id);
+        rs.add(compare(
+            ctx,
+            &input,
+            r["input"].as_str().unwrap(),
+            syms,
+            at,
+            &what,
+            mismatches,
+        ));
+    }
+    let mut outs = Tally::default();
+    for (o, v) in cm.model.graph.outputs.iter().zip(outputs) {
+        let b = v
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| v["shape"].as_str().unwrap().to_string());
+        let what = format!("{} output `{}`", cm.id, o.name);
+        outs.add(compare(ctx, &o.name, &b, syms, at, &what, mismatches));
+    }
+    (rs, outs)
+}
+
+/// Every corpus model infers with no error diagnostic (Reshape, which has no rule
+/// on this branch, gives warnings); Reshape inputs and graph outputs match OpenVINO's
+/// inferred shapes, symbolically and, evaluated, at every static probe; the probe
+/// OpenVINO rejects in a pooling op is rejected by symdim too.
+#[test]
+fn corpus_matches_openvino_baselines() {
+    let models = corpus_models();
+    if models.is_empty() {
+        return;
+    }
+    let mut mismatches = Vec::new();
+    let mut report = String::new();
+    let mut clean = 0;
+    let mut reshape_warnings = 0;
+    let mut other_warnings = Vec::new();
+    let (mut dyn_r, mut dyn_o, mut st_r, mut st_o) = (
+        Tally::default(),
+        Tally::default(),
+        Tally::default(),
+        Tally::default(),
+    );
+    for cm in &models {
+        let syms = symbol_map(cm);
+        let mut ctx = run(&cm.model);
+        let e = errors(&ctx);
+        assert!(e.is_empty(), "{}: {e:#?}", cm.id);
+        clean += 1;
+        for d in ctx
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+        {
+            if d.op == "Reshape" {
+                reshape_warnings += 1;
+            } else {
+                other_warnings.push(format!("{}: {d}", cm.id));
+            }
+        }
+        let reshapes = cm.baseline["reshapes"].as_array().unwrap();
+        let outs = cm.baseline["outputs"].as_array().unwrap();
+        let (r, o) = checkpoints(cm, &mut ctx, reshapes, outs, &syms, None, &mut mismatches);
+        writeln!(
+            report,
+            "{:36} symbolic: Reshape inputs {r}; outputs {o}",
+            cm.id
+        )
+        .unwrap();
+        dyn_r.add(r);
+        dyn_o.add(o);
+        for probe in cm.baseline["static_probes"].as_array().unwrap() {
+            let env = probe_values(cm, probe);
+            if let Some(err) = probe.get("error").and_then(Value::as_str) {
+                if err.contains("pooling") {
+                    // ppocr at 1x3x32x100: OpenVINO fails in MaxPool; so must symdim.
+                    let binds = env.iter().map(|(k, v)| (k.clone(), *v)).collect();
+                    let bound = infer_context(
+                        &cm.model,
+                        &Options {
+                            binds,
+                            ..Options::default()
+                        },
+                    );
+                    let e = errors(&bound);
+                    assert!(
+                        e.iter()
+                            .any(|m| m.contains("MaxPool") && m.contains("kernel after dilation")),
+                        "{}: {env:?}: {e:#?}",
+                        cm.id
+                    );
+                    writeln!(
+                        report,
+                        "{:36} probe {env:?}: OpenVINO's MaxPool error reproduced",
+                        cm.id
+                    )
+                    .unwrap();
+                } else {
+                    writeln!(
+                        report,
+                        "{:36} probe {env:?}: a Reshape error (no Reshape rule here)",
+                        cm.id
+                    )
+                    .unwrap();
+                }
+                continue;
+            }
+            let reshapes = probe["reshapes"].as_array().unwrap();
+            let outs = probe["outputs"].as_array().unwrap();
+            let (r, o) = checkpoints(
+                cm,
+                &mut ctx,
+                reshapes,
+                outs,
+                &syms,
+                Some(&env),
+                &mut mismatches,
+            );
+            writeln!(
+                report,
+                "{:36} probe {env:?}: Reshape inputs {r}; outputs {o}",
+                cm.id
+            )
+            .unwrap();
+            st_r.add(r);
+            st_o.add(o);
+        }
+    }
+    writeln!(
+        report,
+        "openvino corpus: {clean}/{} models without an error diagnostic; {reshape_warnings} Reshape warnings",
+        models.len()
+    )
+    .unwrap();
+    writeln!(
+        report,
+        "TOTAL symbolic: Reshape inputs {dyn_r}; outputs {dyn_o}"
+    )
+    .unwrap();
+    writeln!(
+        report,
+        "TOTAL static probes (evaluated): Reshape inputs {st_r}; outputs {st_o}"
+    )
+    .unwrap();
+    println!("{report}");
+    assert!(other_warnings.is_empty(), "{other_warnings:#?}");
+    assert_eq!(reshape_warnings, 273);
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    assert_eq!(dyn_r.matched, 273, "{report}");
+}
+
+#[test]
+fn more_shape_ops() {
+    let mut ir = Ir::default();
+    let x = ir.param("x", "?,8,?,?", "f32");
+    let sizes = ir.i64s("sizes", &[10, 20]);
+    let scales = ir.konst(
+        "scales",
+        "f32",
+        "2",
+        [2.0f32, 0.5f32]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+    );
+    let axes = ir.i64s("axes", &[2, 3]);
+    let up_sizes = ir.op1(
+        "up_sizes",
+        "Interpolate",
+        "opset4",
+        &[("mode", "nearest"), ("shape_calculation_mode", "sizes")],
+        &[x, sizes, scales, axes],
+    );
+    let up_scales = ir.op1(
+        "up_scales",
+        "Interpolate",
+        "opset4",
+        &[("mode", "nearest"), ("shape_calculation_mode", "scales")],
+        &[x, sizes, scales, axes],
+    );
+    let up11 = ir.op1(
+        "up11",
+        "Interpolate",
+        "opset11",
+        &[("mode", "nearest"), ("shape_calculation_mode", "scales")],
+        &[x, scales, axes],
+    );
+    let d2s = ir.op1(
+        "d2s",
+        "DepthToSpace",
+        "opset1",
+        &[("block_size", "2"), ("mode", "blocks_first")],
+        &[x],
+    );
+    let s2d = ir.op1(
+        "s2d",
+        "SpaceToDepth",
+        "opset1",
+        &[("block_size", "2"), ("mode", "blocks_first")],
+        &[d2s],
+    );
+    let k = ir.scalar("k", 5);
+    let topk = ir.op(
+        "topk",
+        "TopK",
+        "opset11",
+        &[
+            ("axis", "1"),
+            ("mode", "max"),
+            ("sort", "value"),
+            ("index_element_type", "i64"),
+        ],
+        &[x, k],
+        2,
+    );
+    let reps = ir.i64s("reps", &[2, 1]);
+    let tile = ir.op1("tile", "Tile", "opset1", &[], &[x, reps]);
+    let idx = ir.param("idx", "?,3", "i64");
+    let ax2 = ir.scalar("ax2", 1);
+    let data = ir.param("data", "?,7,5", "f32");
+    let gb = ir.op1(
+        "gb",
+        "Gather",
+        "opset8",
+        &[("batch_dims", "1")],
+        &[data, idx, ax2],
+    );
+    let b = ir.i64s("b", &[0, 1]);
+    let e = ir.i64s("e", &[0, 3]);
+    let ell = ir.op1(
+        "ell",
+        "StridedSlice",
+        "opset1",
+        &[
+            ("begin_mask", "0, 0"),
+            ("end_mask", "0, 0"),
+            ("new_axis_mask", "0, 0"),
+            ("shrink_axis_mask", "0, 0"),
+            ("ellipsis_mask", "1, 0"),
+        ],
+        &[x, b, e],
+    );
+    let nz = ir.op1("nz", "NonZero", "opset3", &[("output_type", "i64")], &[x]);
+    for p in [
+        up_sizes, up_scales, up11, s2d, topk[0], topk[1], tile, gb, ell, nz,
+    ] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    assert!(errors(&ctx).is_empty(), "{:?}", errors(&ctx));
+    assert_eq!(shape(&ctx, &t(up_sizes)), "[`x.0`, 8, 10, 20]");
+    assert_eq!(
+        shape(&ctx, &t(up_scales)),
+        "[`x.0`, 8, 2*`x.2`, floordiv(`x.3`, 2)]"
+    );
+    assert_eq!(
+        shape(&ctx, &t(up11)),
+        "[`x.0`, 8, 2*`x.2`, floordiv(`x.3`, 2)]"
+    );
+    assert_eq!(shape(&ctx, &t(d2s)), "[`x.0`, 2, 2*`x.2`, 2*`x.3`]");
+    assert_eq!(shape(&ctx, &t(s2d)), "[`x.0`, 8, `x.2`, `x.3`]");
+    assert_eq!(shape(&ctx, &t(topk[0])), "[`x.0`, 5, `x.2`, `x.3`]");
+    assert_eq!(ctx.get(&t(topk[1])).unwrap().dtype, DType::Int64);
+    assert_eq!(shape(&ctx, &t(tile)), "[`x.0`, 8, 2*`x.2`, `x.3`]");
+    assert_eq!(shape(&ctx, &t(gb)), "[`data.0`, 3, 5]");
+    assert_eq!(shape(&ctx, &t(ell)), "[`x.0`, 8, `x.2`, min(`x.3`, 3) - 1]");
+    assert_eq!(shape(&ctx, &t(nz)), "[4, unk0]");
+}
+
+#[test]
+fn invalid_models_are_errors() {
+    type Build = Box<dyn Fn(&mut Ir) -> (u64, u64)>;
+    let cases: Vec<(&str, Build, &str)> = vec![
+        (
+            "concat",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.param("b", "4,5", "f32");
+                ir.op1("c", "Concat", "opset1", &[("axis", "0")], &[a, b])
+            }),
+            "axis 1 of inputs 0 and 1: 3 != 5",
+        ),
+        (
+            "add",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.param("b", "4", "f32");
+                ir.op1(
+                    "c",
+                    "Add",
+                    "opset1",
+                    &[("auto_broadcast", "numpy")],
+                    &[a, b],
+                )
+            }),
+            "3 != 4",
+        ),
+        (
+            "add none",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.param("b", "1,3", "f32");
+                ir.op1("c", "Add", "opset1", &[("auto_broadcast", "none")], &[a, b])
+            }),
+            "axis 0 of inputs 0 and 1: 2 != 1",
+        ),
+        (
+            "squeeze",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let ax = ir.i64s("ax", &[1]);
+                ir.op1("c", "Squeeze", "opset1", &[], &[a, ax])
+            }),
+            "only axes of size 1 can be squeezed",
+        ),
+        (
+            "matmul",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.param("b", "4,5", "f32");
+                ir.op1("c", "MatMul", "opset1", &[], &[a, b])
+            }),
+            "the contracted dim (K) of inputs 0 and 1: 3 != 4",
+        ),
+        (
+            "transpose",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let o = ir.i64s("o", &[0, 0]);
+                ir.op1("c", "Transpose", "opset1", &[], &[a, o])
+            }),
+            "is not a permutation",
+        ),
+        (
+            "pad1",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.i64s("b", &[0, -1]);
+                let e = ir.i64s("e", &[0, 0]);
+                ir.op1(
+                    "c",
+                    "Pad",
+                    "opset1",
+                    &[("pad_mode", "constant")],
+                    &[a, b, e],
+                )
+            }),
+            "Pad-1 takes non-negative pads",
+        ),
+        (
+            "softmax1",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                ir.op1("c", "SoftMax", "opset1", &[("axis", "-1")], &[a])
+            }),
+            "axis -1 is out of range",
+        ),
+        (
+            "split",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let ax = ir.scalar("ax", 1);
+                ir.op("c", "Split", "opset1", &[("num_splits", "2")], &[a, ax], 2)[0]
+            }),
+            "need 2 | 3",
+        ),
+        (
+            "attribute",
+            Box::new(|ir: &mut Ir| {
+                let a = ir.param("a", "2,3", "f32");
+                let b = ir.param("b", "3,5", "f32");
+                ir.op1(
+                    "c",
+                    "MatMul",
+                    "opset1",
+                    &[("transpose_a", "maybe")],
+                    &[a, b],
+                )
+            }),
+            "attribute `transpose_a` = \"maybe\": expected true or false",
+        ),
+    ];
+    for (what, build, want) in cases {
+        let mut ir = Ir::default();
+        let out = build(&mut ir);
+        ir.result(out);
+        let ctx = run(&ir.model());
+        let e = errors(&ctx);
+        assert_eq!(e.len(), 1, "{what}: {e:#?}");
+        assert!(e[0].contains(want), "{what}: {}", e[0]);
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// No panics on hostile attributes and inputs
+// ---------------------------------------------------------------------------------
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+    use symdim::graph::{Attr, ConstTensor, Graph, Node, ValueDecl};
+
+    const ATTRS: &[&str] = &[
+        "axis",
+        "batch_dims",
+        "auto_broadcast",
+        "mode",
+        "num_splits",
+        "keep_dims",
+        "strides",
+        "dilations",
+        "pads_begin",
+        "pads_end",
+        "kernel",
+        "rounding_type",
+        "auto_pad",
+        "transpose_a",
+        "transpose_b",
+        "output_type",
+        "destination_type",
+        "begin_mask",
+        "end_mask",
+        "new_axis_mask",
+        "shrink_axis_mask",
+        "ellipsis_mask",
+        "hidden_size",
+        "direction",
+        "group",
+        "block_size",
+        "shape_calculation_mode",
+        "axes",
+        "m_pythondiv",
+        "allow_axis_skip",
+        "index_element_type",
+        "output_padding",
+    ];
+    const VALUES: &[&str] = &[
+        "",
+        "0",
+        "1",
+        "-1",
+        "2",
+        "3",
+        "true",
+        "False",
+        "abc",
+        "1, 2",
+        "2, 2",
+        "1, 0, 1",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "numpy",
+        "none",
+        "bidirectional",
+        "explicit",
+        "pdpd",
+        "same_upper",
+        "valid",
+        "ceil",
+        "ceil_torch",
+        "scales",
+        "sizes",
+        "i32",
+        "f32",
+        "bidirectional",
+        "0, 0, 0",
+    ];
+    const INTS: &[i64] = &[-3, -2, -1, 0, 1, 2, 3, 5, i64::MAX, i64::MIN, 1 << 40];
+
+    fn op_types() -> Vec<&'static str> {
+        symdim::ops::openvino::RULES
+            .iter()
+            .map(|(_, op, _)| *op)
+            .collect()
+    }
+
+    #[derive(Debug, Clone)]
+    enum In {
+        Param(Vec<Option<i64>>),
+        Const(Vec<i64>, bool),
+        Absent,
+    }
+
+    fn input() -> impl Strategy<Value = In> {
+        prop_oneof![
+            prop::collection::vec(prop::option::of(0i64..5), 0..5).prop_map(In::Param),
+            (
+                prop::collection::vec(prop::sample::select(INTS), 0..5),
+                any::<bool>()
+            )
+                .prop_map(|(v, scalar)| In::Const(v, scalar)),
+            Just(In::Absent),
+        ]
+    }
+
+    fn model(
+        op: &str,
+        version: i64,
+        ins: &[In],
+        attrs: &[(usize, usize)],
+        outputs: usize,
+    ) -> Model {
+        let mut g = Graph::default();
+        let mut names = Vec::new();
+        for (i, inp) in ins.iter().enumerate() {
+            let name = format!("in{i}");
+            match inp {
+                In::Param(dims) => g.inputs.push(ValueDecl {
+                    name: name.clone(),
+                    dtype: DType::Float,
+                    shape: Some(
+                        dims.iter()
+                            .map(|d| d.map_or(DeclDim::Unknown, DeclDim::Value))
+                            .collect(),
+                    ),
+                }),
+                In::Const(v, scalar) => {
+                    let dims = if *scalar && v.len() == 1 {
+                        vec![]
+                    } else {
+                        vec![v.len() as i64]
+                    };
+                    g.initializers.insert(
+                        name.clone(),
+                        ConstTensor {
+                            dtype: DType::Int64,
+                            dims,
+                            data: symdim::graph::ConstData::Ints(v.clone()),
+                        },
+                    );
+                }
+                In::Absent => {
+                    names.push(String::new());
+                    continue;
+                }
+            }
+            names.push(name);
+        }
+        g.nodes.push(Node {
+            name: "n".to_string(),
+            op_type: op.to_string(),
+            domain: "openvino".to_string(),
+            version,
+            inputs: names,
+            outputs: (0..outputs).map(|i| format!("out{i}")).collect(),
+            attrs: attrs
+                .iter()
+                .map(|&(a, v)| (ATTRS[a].to_string(), Attr::Str(VALUES[v].to_string())))
+                .collect(),
+        });
+        Model {
+            path: "hostile".to_string(),
+            format: symdim::graph::Format::OpenVino,
+            opsets: Default::default(),
+            graph: g,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+        #[test]
+        fn openvino_rules_never_panic(
+            op in prop::sample::select(op_types()),
+            version in prop::sample::select(vec![1i64, 3, 4, 5, 8, 11, 12, 14, 15]),
+            ins in prop::collection::vec(input(), 0..8),
+            attrs in prop::collection::vec((0..ATTRS.len(), 0..VALUES.len()), 0..8),
+            outputs in 1usize..4,
+        ) {
+            let m = model(op, version, &ins, &attrs, outputs);
+            let _ = run(&m);
+        }
+    }
+}
