@@ -8,6 +8,9 @@
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
 pub mod broadcast;
+pub mod elementwise;
+pub mod reduce;
+pub mod tensor;
 
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -23,7 +26,11 @@ pub type OpRule = fn(&mut ShapesContext, &Node) -> Result<Vec<TensorFact>, OpErr
 pub type RuleEntry = (&'static str, &'static str, OpRule);
 
 /// Every family's rule table.
-pub const FAMILIES: &[&[RuleEntry]] = &[];
+pub const FAMILIES: &[&[RuleEntry]] = &[
+    tensor::RULES,
+    elementwise::RULES,
+    reduce::RULES,
+];
 
 fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {
     static REG: OnceLock<HashMap<(&'static str, &'static str), OpRule>> = OnceLock::new();
