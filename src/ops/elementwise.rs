@@ -388,8 +388,9 @@ fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     }
     let in_type = first_defined(a.dtype, b.dtype);
     let dtype = match op {
-        "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" | "And" | "Or"
-        | "Xor" => DType::Bool,
+        "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" | "And" | "Or" | "Xor" => {
+            DType::Bool
+        }
         "Pow" => a.dtype,
         _ => in_type,
     };

@@ -26,11 +26,7 @@ pub type OpRule = fn(&mut ShapesContext, &Node) -> Result<Vec<TensorFact>, OpErr
 pub type RuleEntry = (&'static str, &'static str, OpRule);
 
 /// Every family's rule table.
-pub const FAMILIES: &[&[RuleEntry]] = &[
-    tensor::RULES,
-    elementwise::RULES,
-    reduce::RULES,
-];
+pub const FAMILIES: &[&[RuleEntry]] = &[tensor::RULES, elementwise::RULES, reduce::RULES];
 
 fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {
     static REG: OnceLock<HashMap<(&'static str, &'static str), OpRule>> = OnceLock::new();

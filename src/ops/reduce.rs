@@ -131,11 +131,8 @@ fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         }
     }
     let value = match op {
-        "ReduceSum" | "ReduceProd" | "ReduceMax" | "ReduceMin" => {
-            small_value(&ctx.alg, &x).and_then(|(shape, v)| {
-                reduce_values(ctx, op, &shape, &v, &reduced)
-            })
-        }
+        "ReduceSum" | "ReduceProd" | "ReduceMax" | "ReduceMin" => small_value(&ctx.alg, &x)
+            .and_then(|(shape, v)| reduce_values(ctx, op, &shape, &v, &reduced)),
         _ => None,
     };
     Ok(vec![fact_with_value(x.dtype, out, value)])

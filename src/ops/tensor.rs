@@ -282,7 +282,9 @@ fn dims_value(ctx: &ShapesContext, f: &TensorFact) -> (Option<Vec<Dim>>, Option<
 }
 
 fn unknown_dims(ctx: &mut ShapesContext, node: &Node, output: usize, n: usize) -> Vec<Dim> {
-    (0..n).map(|axis| ctx.unknown_dim(node, output, axis)).collect()
+    (0..n)
+        .map(|axis| ctx.unknown_dim(node, output, axis))
+        .collect()
 }
 
 fn is_one(ctx: &mut ShapesContext, d: Dim) -> Truth {
@@ -310,11 +312,10 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         .collect();
     let (key, attr) = match given.as_slice() {
         [one] => *one,
-        [] => {
-            return Err(OpError::MissingAttribute {
-                name: "value (or value_int(s), value_float(s), value_string(s); sparse_value is not read)",
-            })
-        }
+        [] => return Err(OpError::MissingAttribute {
+            name:
+                "value (or value_int(s), value_float(s), value_string(s); sparse_value is not read)",
+        }),
         many => {
             return Err(OpError::BadAttribute {
                 name: "value",
@@ -518,7 +519,10 @@ fn gather_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         return Err(OpError::BadAttribute {
             name: "batch_dims",
             value: b.to_string(),
-            why: format!("must be in [0, min(rank(data), rank(indices))) = [0, {})", r.min(q)),
+            why: format!(
+                "must be in [0, min(rank(data), rank(indices))) = [0, {})",
+                r.min(q)
+            ),
         });
     }
     let b = b as usize;
@@ -1078,9 +1082,162 @@ fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
 
 // ----- Slice ---------------------------------------------------------------------------
 
+/// A dim as the min or the max of a list of terms (one term: the dim itself).
+/// Slice lengths are built in this form and distributed by hand, because the
+/// algebra does not rewrite `a - max(b, c)` into `min(a - b, a - c)`.
+#[derive(Clone, Debug)]
+enum MinMax {
+    /// `min(terms)`.
+    Min(Vec<Dim>),
+    /// `max(terms)`.
+    Max(Vec<Dim>),
+}
+
+impl MinMax {
+    fn one(d: Dim) -> MinMax {
+        MinMax::Min(vec![d])
+    }
+
+    fn terms(&self) -> &[Dim] {
+        match self {
+            MinMax::Min(t) | MinMax::Max(t) => t,
+        }
+    }
+
+    /// Whether the form may be read as a min (a single term is both).
+    fn is_min(&self) -> bool {
+        matches!(self, MinMax::Min(_)) || self.terms().len() == 1
+    }
+
+    fn is_max(&self) -> bool {
+        matches!(self, MinMax::Max(_)) || self.terms().len() == 1
+    }
+
+    /// Drop the terms another term provably dominates, then fold.
+    fn dim(&self, alg: &mut Algebra) -> Dim {
+        let (terms, is_min) = match self {
+            MinMax::Min(t) => (t, true),
+            MinMax::Max(t) => (t, false),
+        };
+        let mut keep: Vec<Dim> = Vec::new();
+        for &t in terms {
+            if !keep
+                .iter()
+                .any(|k| alg.egraph().find(k.id()) == alg.egraph().find(t.id()))
+            {
+                keep.push(t);
+            }
+        }
+        let mut i = 0;
+        while i < keep.len() {
+            let t = keep[i];
+            let dominated = (0..keep.len()).any(|j| {
+                j != i && {
+                    let u = keep[j];
+                    let t_out = if is_min { alg.le(u, t) } else { alg.le(t, u) };
+                    t_out == Truth::True
+                }
+            });
+            if dominated && keep.len() > 1 {
+                keep.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        let mut acc = keep[0];
+        for &t in &keep[1..] {
+            acc = if is_min {
+                alg.min(acc, t)
+            } else {
+                alg.max(acc, t)
+            };
+        }
+        acc
+    }
+
+    /// `self - other`, distributed where the kinds allow it.
+    fn sub(&self, other: &MinMax, alg: &mut Algebra) -> MinMax {
+        let pairs = |alg: &mut Algebra| -> Vec<Dim> {
+            let mut v = Vec::new();
+            for &a in self.terms() {
+                for &b in other.terms() {
+                    v.push(alg.sub(a, b));
+                }
+            }
+            v
+        };
+        if self.is_min() && other.is_max() {
+            MinMax::Min(pairs(alg))
+        } else if self.is_max() && other.is_min() {
+            MinMax::Max(pairs(alg))
+        } else {
+            let (a, b) = (self.dim(alg), other.dim(alg));
+            MinMax::one(alg.sub(a, b))
+        }
+    }
+
+    /// `ceildiv(self, t)` for a positive constant `t` (monotone, so it distributes).
+    fn ceildiv(&self, t: Dim, alg: &mut Algebra) -> MinMax {
+        let map = |v: &[Dim], alg: &mut Algebra| -> Vec<Dim> {
+            v.iter().map(|&x| alg.ceildiv(x, t)).collect()
+        };
+        match self {
+            MinMax::Min(v) => MinMax::Min(map(v, alg)),
+            MinMax::Max(v) => MinMax::Max(map(v, alg)),
+        }
+    }
+
+    /// `max(0, self)`.
+    fn max0(&self, alg: &mut Algebra) -> MinMax {
+        let zero = alg.constant(0);
+        match self {
+            MinMax::Max(v) => {
+                let mut v = v.clone();
+                v.push(zero);
+                MinMax::Max(v)
+            }
+            MinMax::Min(v) if v.len() == 1 => MinMax::Max(vec![v[0], zero]),
+            MinMax::Min(v) => {
+                let mut out = Vec::with_capacity(v.len());
+                for &x in v {
+                    let m = MinMax::Max(vec![x, zero]).dim(alg);
+                    out.push(m);
+                }
+                MinMax::Min(out)
+            }
+        }
+    }
+}
+
+/// `min(max(v, lo), hi)` (the order of the ONNX reference: an empty dim gives
+/// `hi = -1` for negative steps) with the bounds that are provably redundant left
+/// out.
+fn clamp(alg: &mut Algebra, v: Dim, lo: Dim, hi: Dim) -> MinMax {
+    let lower = if alg.le(lo, v) == Truth::True {
+        MinMax::one(v)
+    } else if alg.le(v, lo) == Truth::True {
+        MinMax::one(lo)
+    } else {
+        MinMax::Max(vec![v, lo])
+    };
+    let all_below = lower
+        .terms()
+        .to_vec()
+        .into_iter()
+        .all(|t| alg.le(t, hi) == Truth::True);
+    if all_below {
+        return lower;
+    }
+    let inner = lower.dim(alg);
+    if alg.le(hi, inner) == Truth::True {
+        return MinMax::one(hi);
+    }
+    MinMax::Min(vec![inner, hi])
+}
+
 /// A start or end index, wrapped and clamped for a dim `d` and a step of the
 /// given sign: `None` when the sign of a symbolic index is unknown.
-fn slice_index(alg: &mut Algebra, x: Dim, d: Dim, forward: bool, is_start: bool) -> Option<Dim> {
+fn slice_index(alg: &mut Algebra, x: Dim, d: Dim, forward: bool, is_start: bool) -> Option<MinMax> {
     let symbolic_dim = alg.as_i64(d).is_none();
     let wrapped = match alg.as_i64(x) {
         Some(v) if symbolic_dim && v >= SLICE_SENTINEL => d,
@@ -1103,8 +1260,18 @@ fn slice_index(alg: &mut Algebra, x: Dim, d: Dim, forward: bool, is_start: bool)
         let hi = alg.sub(d, one);
         (alg.constant(if is_start { 0 } else { -1 }), hi)
     };
-    let m = alg.max(wrapped, lo);
-    Some(alg.min(m, hi))
+    Some(clamp(alg, wrapped, lo, hi))
+}
+
+/// The length of a slice `[s', e')` with step `t`: `max(0, ceildiv(e' - s', t))`
+/// (for a negative step, `max(0, ceildiv(s' - e', -t))`).
+fn slice_len(alg: &mut Algebra, s: &MinMax, e: &MinMax, t: i64) -> Dim {
+    let (num, den) = if t > 0 {
+        (e.sub(s, alg), alg.constant(t))
+    } else {
+        (s.sub(e, alg), alg.constant(-t))
+    };
+    num.ceildiv(den, alg).max0(alg).dim(alg)
 }
 
 /// The starts/ends/axes/steps of a Slice: as dims (starts, ends may be symbolic).
@@ -1184,10 +1351,7 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     .collect();
     if let Some((k, n)) = lens.iter().find(|(_, n)| *n != lens[0].1) {
         return Err(OpError::BadShapeValue {
-            what: format!(
-                "{} has {} entries but {k} has {n}",
-                lens[0].0, lens[0].1
-            ),
+            what: format!("{} has {} entries but {k} has {n}", lens[0].0, lens[0].1),
         });
     }
     let Some(axes) = args.axes else {
@@ -1219,14 +1383,8 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
                 let e2 = slice_index(&mut ctx.alg, e[k], d, forward, false);
                 match (s2, e2) {
                     (Some(s2), Some(e2)) => {
-                        let (num, den) = if forward {
-                            (ctx.alg.sub(e2, s2), ctx.alg.constant(t[k]))
-                        } else {
-                            (ctx.alg.sub(s2, e2), ctx.alg.constant(-t[k]))
-                        };
-                        let q = ctx.alg.ceildiv(num, den);
-                        let zero = ctx.alg.constant(0);
-                        let len = ctx.alg.max(zero, q);
+                        let len = slice_len(&mut ctx.alg, &s2, &e2, t[k]);
+                        let s2 = s2.dim(&mut ctx.alg);
                         Some((s2, t[k], len))
                     }
                     _ => None,
@@ -1446,11 +1604,7 @@ fn where_op(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         v[0].iter()
             .zip(&v[1])
             .zip(&v[2])
-            .map(|((c, a), b)| {
-                ctx.alg
-                    .as_i64(*c)
-                    .map(|cv| if cv != 0 { *a } else { *b })
-            })
+            .map(|((c, a), b)| ctx.alg.as_i64(*c).map(|cv| if cv != 0 { *a } else { *b }))
             .collect::<Option<Vec<Dim>>>()
     });
     Ok(vec![fact_with_value(dtype, out, value)])

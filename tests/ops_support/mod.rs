@@ -125,7 +125,10 @@ pub struct Run {
 impl Run {
     /// `[N, 3]`, or `unknown rank`.
     pub fn shape(&self, name: &str) -> String {
-        let f = self.ctx.get(name).unwrap_or_else(|| panic!("no tensor {name}"));
+        let f = self
+            .ctx
+            .get(name)
+            .unwrap_or_else(|| panic!("no tensor {name}"));
         match &f.shape {
             Some(s) => self.ctx.render_dims(s),
             None => "unknown rank".to_string(),
@@ -134,7 +137,10 @@ impl Run {
 
     /// The value rendered, or `none`.
     pub fn value(&self, name: &str) -> String {
-        let f = self.ctx.get(name).unwrap_or_else(|| panic!("no tensor {name}"));
+        let f = self
+            .ctx
+            .get(name)
+            .unwrap_or_else(|| panic!("no tensor {name}"));
         match &f.value {
             Some(v) => self.ctx.render_dims(v),
             None => "none".to_string(),
@@ -148,11 +154,7 @@ impl Run {
 
     /// Diagnostics rendered, one per line.
     pub fn diagnostics(&self) -> Vec<String> {
-        self.ctx
-            .diagnostics
-            .iter()
-            .map(|d| d.to_string())
-            .collect()
+        self.ctx.diagnostics.iter().map(|d| d.to_string()).collect()
     }
 
     /// True when an error diagnostic was reported.
@@ -165,7 +167,13 @@ impl Run {
 }
 
 /// A node for hand-built context cases.
-pub fn node(op: &str, version: i64, inputs: &[&str], outputs: &[&str], a: Vec<(&str, Attr)>) -> Node {
+pub fn node(
+    op: &str,
+    version: i64,
+    inputs: &[&str],
+    outputs: &[&str],
+    a: Vec<(&str, Attr)>,
+) -> Node {
     Node {
         name: format!("{op}_t"),
         op_type: op.to_string(),
@@ -178,7 +186,13 @@ pub fn node(op: &str, version: i64, inputs: &[&str], outputs: &[&str], a: Vec<(&
 }
 
 /// Put a tensor with shape (and optional value) given as expressions into a context.
-pub fn put(ctx: &mut ShapesContext, name: &str, dtype: DType, shape: &[&str], value: Option<&[&str]>) {
+pub fn put(
+    ctx: &mut ShapesContext,
+    name: &str,
+    dtype: DType,
+    shape: &[&str],
+    value: Option<&[&str]>,
+) {
     let shape = shape.iter().map(|d| ctx.alg.parse(d).unwrap()).collect();
     let value = value.map(|v| v.iter().map(|d| ctx.alg.parse(d).unwrap()).collect());
     ctx.insert(
