@@ -249,6 +249,15 @@ fn exact_sqrt(alg: &mut Algebra, x: Dim) -> Option<Dim> {
     Some(alg.rational(Rat::from_big(r)))
 }
 
+/// The least common denominator of the coefficients of a dim's canonical form.
+fn common_denominator(alg: &Algebra, x: Dim) -> Rat {
+    let mut k = Rat::one();
+    for (_, c) in &alg.canon(x).0 {
+        k = k.lcm(&Rat::from_bigint(c.denom()));
+    }
+    k
+}
+
 // ----- unary ---------------------------------------------------------------------
 
 fn unary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -298,8 +307,23 @@ fn unary_value(alg: &mut Algebra, op: &str, x: Dim, float: bool) -> Option<Dim> 
             }
         }
         "Relu" => Some(alg.max(x, zero)),
-        "Floor" => Some(alg.floordiv(x, one)),
-        "Ceil" => Some(alg.ceildiv(x, one)),
+        "Floor" | "Ceil" => {
+            // floor(x) = floordiv(k*x, k) with k the common denominator of x's
+            // coefficients: `floor(S/2)` becomes `floordiv(S, 2)`, which the
+            // algebra's rules know (it does not rewrite `floordiv(S/2, 1)`).
+            let k = common_denominator(alg, x);
+            let (num, den) = if k.is_one() {
+                (x, one)
+            } else {
+                let kd = alg.rational(k);
+                (alg.mul(x, kd), kd)
+            };
+            Some(if op == "Floor" {
+                alg.floordiv(num, den)
+            } else {
+                alg.ceildiv(num, den)
+            })
+        }
         "Sqrt" => exact_sqrt(alg, x),
         "Reciprocal" if float && nonzero(alg, x) => Some(alg.div_rational(one, x)),
         "Not" => truth_of(alg, x).map(|t| bool_dim(alg, !t)),
