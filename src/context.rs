@@ -206,6 +206,18 @@ pub enum OpError {
         /// True when provably different.
         proven: bool,
     },
+    /// Reshape's `-1` cannot be inferred: the algebra proved the division fails.
+    #[error("cannot infer the -1 at axis {axis} of target {target} from input {input}: {source}")]
+    MinusOne {
+        /// The axis of the `-1` in the target.
+        axis: usize,
+        /// The target shape, rendered.
+        target: String,
+        /// The input shape, rendered.
+        input: String,
+        /// Why the quotient does not exist (a division proven not to be exact).
+        source: Box<AlgebraError>,
+    },
     /// A failure of the dim algebra (non-exact division, contradiction, ...).
     #[error(transparent)]
     Algebra(#[from] AlgebraError),
@@ -249,6 +261,8 @@ pub struct ShapesContext {
     tensors: IndexMap<String, TensorFact>,
     /// Diagnostics, in the order they were found.
     pub diagnostics: Vec<Diagnostic>,
+    /// How many subgraphs deep inference currently is.
+    pub depth: usize,
 }
 
 impl Default for ShapesContext {
@@ -264,6 +278,7 @@ impl ShapesContext {
             alg,
             tensors: IndexMap::new(),
             diagnostics: Vec::new(),
+            depth: 0,
         }
     }
 

@@ -35,6 +35,46 @@ pub struct Options {
 }
 
 /// Infer every tensor's shape and build the report.
+///
+/// ```
+/// use symdim::graph::{Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl};
+/// use symdim::infer::{infer, Options};
+///
+/// // x: [B, S, 768] reshaped with the target [0, -1, 12, 64].
+/// let x = ValueDecl {
+///     name: "x".into(),
+///     dtype: DType::Float,
+///     shape: Some(vec![DeclDim::Param("B".into()), DeclDim::Param("S".into()), DeclDim::Value(768)]),
+/// };
+/// let target = ConstTensor { dtype: DType::Int64, dims: vec![4], data: ConstData::Ints(vec![0, -1, 12, 64]) };
+/// let node = Node {
+///     name: "split_heads".into(),
+///     op_type: "Reshape".into(),
+///     domain: String::new(),
+///     version: 17,
+///     inputs: vec!["x".into(), "target".into()],
+///     outputs: vec!["y".into()],
+///     attrs: Default::default(),
+/// };
+/// let model = Model {
+///     path: "example.onnx".into(),
+///     format: Format::Onnx,
+///     opsets: [(String::new(), 17)].into_iter().collect(),
+///     graph: Graph {
+///         name: "g".into(),
+///         inputs: vec![x],
+///         outputs: vec![ValueDecl { name: "y".into(), dtype: DType::Undefined, shape: None }],
+///         initializers: [("target".to_string(), target)].into_iter().collect(),
+///         nodes: vec![node],
+///         value_info: vec![],
+///     },
+/// };
+/// let report = infer(&model, &Options::default());
+/// let y = report.tensors["y"].shape.as_ref().unwrap();
+/// let dims: Vec<String> = y.iter().map(|d| format!("{d:?}")).collect();
+/// assert_eq!(dims, ["Expr(\"B\")", "Expr(\"S\")", "Int(12)", "Int(64)"]);
+/// assert!(!report.has_errors());
+/// ```
 pub fn infer(model: &Model, options: &Options) -> Report {
     let ctx = infer_context(model, options);
     Report::build(model, &ctx)
@@ -140,14 +180,87 @@ fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
     }
 }
 
+/// How deep subgraphs (If branches, Loop and Scan bodies) are inferred.
+pub const MAX_SUBGRAPH_DEPTH: usize = 32;
+
+/// Infer a subgraph (an If branch, a Loop or Scan body) in a nested scope.
+///
+/// `inputs` are the facts of the subgraph's formal inputs, in order. The subgraph
+/// reads outer tensors by name; its own tensors are removed from the context
+/// afterwards (outer tensors it shadowed are restored), so branches do not leak into
+/// each other. Returns the facts of its outputs, in order; `None` past
+/// [`MAX_SUBGRAPH_DEPTH`] nested subgraphs.
+pub fn run_subgraph(
+    ctx: &mut ShapesContext,
+    g: &Graph,
+    inputs: &[TensorFact],
+) -> Option<Vec<TensorFact>> {
+    if ctx.depth >= MAX_SUBGRAPH_DEPTH {
+        return None;
+    }
+    ctx.depth += 1;
+    let mut names: Vec<&str> = Vec::new();
+    names.extend(g.initializers.keys().map(String::as_str));
+    names.extend(g.inputs.iter().map(|v| v.name.as_str()));
+    names.extend(
+        g.nodes
+            .iter()
+            .flat_map(|n| n.outputs.iter().map(String::as_str))
+            .filter(|s| !s.is_empty()),
+    );
+    let saved: Vec<(String, TensorFact)> = names
+        .iter()
+        .filter_map(|n| ctx.remove(n).map(|f| (n.to_string(), f)))
+        .collect();
+    for (name, t) in &g.initializers {
+        let fact = const_fact(&mut ctx.alg, t);
+        ctx.insert(name, fact);
+    }
+    for (i, v) in g.inputs.iter().enumerate() {
+        let fact = match inputs.get(i) {
+            Some(f) => f.clone(),
+            None => {
+                let shape = v.shape.as_ref().map(|dims| decl_dims(ctx, &v.name, dims));
+                TensorFact {
+                    dtype: v.dtype,
+                    shape,
+                    value: None,
+                }
+            }
+        };
+        ctx.insert(&v.name, fact);
+    }
+    run_graph(ctx, g);
+    let outs = g
+        .outputs
+        .iter()
+        .map(|v| {
+            ctx.get(&v.name)
+                .cloned()
+                .unwrap_or_else(|| TensorFact::unknown(v.dtype))
+        })
+        .collect();
+    for n in &names {
+        ctx.remove(n);
+    }
+    for (n, f) in saved {
+        ctx.insert(&n, f);
+    }
+    ctx.depth -= 1;
+    Some(outs)
+}
+
 /// Run the nodes of a graph whose inputs are already in the context.
 pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
-    let declared: HashMap<&str, &ValueDecl> = g
-        .value_info
-        .iter()
-        .chain(g.outputs.iter())
-        .map(|v| (v.name.as_str(), v))
-        .collect();
+    // A declaration with a shape wins over one without (a graph output is often
+    // declared without a shape and again, with one, in value_info).
+    let mut declared: HashMap<&str, &ValueDecl> = HashMap::new();
+    for v in g.value_info.iter().chain(g.outputs.iter()) {
+        let slot = declared.entry(v.name.as_str()).or_insert(v);
+        if slot.shape.is_none() {
+            *slot = v;
+        }
+    }
     let (order, stuck) = topo_order(ctx, g);
     for i in order {
         run_node(ctx, &g.nodes[i], &declared);
@@ -216,18 +329,15 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
     }
     let mut waiting: Vec<usize> = vec![0; g.nodes.len()];
     let mut users: Vec<Vec<usize>> = vec![Vec::new(); g.nodes.len()];
-    for i in 0..g.nodes.len() {
+    for (i, w) in waiting.iter_mut().enumerate() {
         let d = deps(i);
-        waiting[i] = d.len();
+        *w = d.len();
         for p in d {
             users[p].push(i);
         }
-        if g.nodes[i]
-            .inputs
-            .iter()
-            .any(|s| producer.get(s.as_str()) == Some(&i))
-        {
-            waiting[i] += 1; // a node that consumes its own output never runs
+        let own = |s: &String| producer.get(s.as_str()) == Some(&i);
+        if g.nodes[i].inputs.iter().any(own) {
+            *w += 1; // a node that consumes its own output never runs
         }
     }
     let mut ready: BTreeSet<usize> = (0..g.nodes.len()).filter(|&i| waiting[i] == 0).collect();

@@ -1,7 +1,4 @@
-//! symdim: tensor shape inference as symbolic algebra.
-//!
-//! Every dim is an expression over the model's input dims (`[N, S*12, 64]`), kept in an
-//! e-graph with exact rational constants. See `docs/architecture.md` for the pipeline.
+#![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
 pub mod algebra;
@@ -15,3 +12,4 @@ pub mod onnx;
 pub mod openvino;
 pub mod ops;
 pub mod report;
+pub mod shapes_api;

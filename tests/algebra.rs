@@ -511,3 +511,20 @@ fn union_solves_linear_relations_for_a_symbol() {
     let e = alg.parse("2*A*C - 2*C").unwrap();
     assert_eq!(alg.equal(b, e), Truth::True);
 }
+
+#[test]
+fn no_integer_solution_means_different() {
+    let mut alg = Algebra::default();
+    let a = alg.parse("12*D").unwrap();
+    let b = alg.parse("25").unwrap();
+    assert_eq!(
+        alg.equal(a, b),
+        Truth::False,
+        "12*D is a multiple of 12, 25 is not"
+    );
+    let c = alg.parse("24").unwrap();
+    assert_eq!(alg.equal(a, c), Truth::Unknown, "D = 2 works");
+    let d = alg.parse("2*A + 4*B").unwrap();
+    let e = alg.parse("7").unwrap();
+    assert_eq!(alg.equal(d, e), Truth::False);
+}

@@ -117,6 +117,8 @@ pub struct DimAnalysis {
     /// Symbols solved away by a linear relation (`T := S`): a form without them
     /// is always preferred, so every expression is rewritten in their terms.
     pub eliminated: IndexSet<Symbol>,
+    /// A union happened since the last rebuild.
+    pub dirty: bool,
 }
 
 impl DimAnalysis {
@@ -283,6 +285,7 @@ impl Analysis<DimLang> for DimAnalysis {
                 let other = egraph.find(other);
                 if other != id {
                     egraph.union_trusted(other, id, "canonical-form");
+                    egraph.analysis.dirty = true;
                 }
             }
             None => {

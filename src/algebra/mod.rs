@@ -318,7 +318,7 @@ impl Algebra {
                 | DimLang::Broadcast(_)
         );
         let id = self.egraph.add(node);
-        self.egraph.rebuild();
+        self.sync();
         if is_op || !self.egraph.analysis.pending_rules.is_empty() {
             self.saturate();
         }
@@ -366,7 +366,7 @@ impl Algebra {
             );
         }
         let id = self.egraph.add(DimLang::Sym(sym));
-        self.egraph.rebuild();
+        self.sync();
         Dim(self.egraph.find(id))
     }
 
@@ -485,7 +485,7 @@ impl Algebra {
     /// Add a canonical form.
     pub fn from_poly(&mut self, p: &Poly) -> Dim {
         let id = rules::add_poly(&mut self.egraph, p);
-        self.egraph.rebuild();
+        self.sync();
         self.saturate();
         Dim(self.egraph.find(id))
     }
@@ -526,6 +526,23 @@ impl Algebra {
 
     // ----- saturation -----------------------------------------------------
 
+    /// Restore the e-graph's invariants when a union is pending. egg's `rebuild`
+    /// visits every class, so calling it after every `add` would make building a
+    /// model's dims quadratic; an `add` that merged nothing needs no rebuild.
+    ///
+    /// Without a pending union the invariants hold after an `add` (egg adds
+    /// canonical e-nodes), so the e-graph is marked clean directly. Rule search here
+    /// is per class (`search_eclass`), which does not use the by-op index that
+    /// `rebuild` maintains.
+    fn sync(&mut self) {
+        if self.egraph.analysis.dirty {
+            self.egraph.analysis.dirty = false;
+            self.egraph.rebuild();
+        } else {
+            self.egraph.clean = true;
+        }
+    }
+
     /// Apply the rule table to the classes that are new or changed, until nothing
     /// changes or the rule-application limit is reached.
     fn saturate(&mut self) {
@@ -547,7 +564,7 @@ impl Algebra {
                         break;
                     }
                     let changed = rule.apply(&mut self.egraph, &[m]);
-                    self.egraph.rebuild();
+                    self.sync();
                     applied += 1;
                     id = self.egraph.find(id);
                     if !changed.is_empty() {
@@ -679,6 +696,14 @@ impl Algebra {
         }
         if let Some(&id) = self.egraph.analysis.by_canon.get(diff) {
             if !self.egraph[id].data.bounds.contains(&Rat::zero()) {
+                return Truth::False;
+            }
+        }
+        // diff = (a provable multiple of g) + c: zero needs g | -c. `12*D - 25` never is.
+        let c = diff.as_const_term();
+        let rest = diff.sub(&Poly::constant(c.clone()));
+        if let Some(g) = rest.int_divisor(info) {
+            if !g.is_zero() && !c.div(&g).is_some_and(|q| q.is_integer()) {
                 return Truth::False;
             }
         }

@@ -10,6 +10,12 @@
 //! fact    := expr ('==' | '=' | '!=' | '>=' | '<=' | '>' | '<') expr
 //! ```
 //! `/` is exact division; `%` is accepted on input as `mod` and printed as `mod(a, b)`.
+//!
+//! On input only, the spellings exporters write into `dim_param` (sympy, as printed
+//! by torch.export) are also accepted: `Min(a, b, ...)`, `Max(a, b, ...)`,
+//! `Mod`/`PythonMod`, `FloorDiv`, `CeilDiv`, `CleanDiv`/`IntTrueDiv` (exact `/`),
+//! `floor(x)`/`ceiling(x)` (with `floor(a/b)` read as `floordiv(a, b)`), `a // b`, and
+//! `a**k` for an integer `k` from 0 to 64. Output always uses the grammar above.
 //! Inside backquotes, `\` escapes the next character. Nesting deeper than
 //! [`MAX_NESTING`] is rejected, so no input can overflow the stack.
 //!
@@ -163,6 +169,8 @@ impl<'a> Parser<'a> {
         loop {
             if self.eat("*") {
                 lhs = Expr::Mul(Box::new(lhs), Box::new(self.unary()?));
+            } else if self.eat("//") {
+                lhs = Expr::Call(OpKind::FloorDiv, Box::new(lhs), Box::new(self.unary()?));
             } else if self.eat("/") {
                 lhs = Expr::Div(Box::new(lhs), Box::new(self.unary()?));
             } else if self.eat("%") {
@@ -184,7 +192,32 @@ impl<'a> Parser<'a> {
                 e => Expr::Neg(Box::new(e)),
             });
         }
-        self.primary()
+        self.power()
+    }
+
+    /// `primary ('**' unary)?`: an integer power, expanded into a product.
+    fn power(&mut self) -> Result<Expr, ParseError> {
+        let base = self.primary()?;
+        if !self.eat("**") {
+            return Ok(base);
+        }
+        self.enter()?;
+        let e = self.unary()?;
+        self.depth -= 1;
+        let n = match &e {
+            Expr::Num(r) => r.to_i64().filter(|n| (0..=64).contains(n)),
+            _ => None,
+        };
+        let n = n.ok_or_else(|| self.err("an integer exponent from 0 to 64"))?;
+        let mut acc = Expr::Num(Rat::one());
+        for i in 0..n {
+            acc = if i == 0 {
+                base.clone()
+            } else {
+                Expr::Mul(Box::new(acc), Box::new(base.clone()))
+            };
+        }
+        Ok(acc)
     }
 
     fn primary(&mut self) -> Result<Expr, ParseError> {
@@ -237,32 +270,57 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                 }
                 let name = &self.text[start..self.pos];
+                if self.peek() != Some('(') {
+                    return Ok(Expr::Sym(name.to_string()));
+                }
                 let kind = match name {
-                    "floordiv" => Some(OpKind::FloorDiv),
-                    "ceildiv" => Some(OpKind::CeilDiv),
-                    "mod" => Some(OpKind::Mod),
-                    "min" => Some(OpKind::Min),
-                    "max" => Some(OpKind::Max),
+                    "floordiv" | "FloorDiv" => Some(OpKind::FloorDiv),
+                    "ceildiv" | "CeilDiv" => Some(OpKind::CeilDiv),
+                    "mod" | "Mod" | "PythonMod" => Some(OpKind::Mod),
+                    "min" | "Min" => Some(OpKind::Min),
+                    "max" | "Max" => Some(OpKind::Max),
                     "broadcast" => Some(OpKind::Broadcast),
+                    "CleanDiv" | "IntTrueDiv" => Some(OpKind::Div),
                     _ => None,
                 };
-                match kind {
-                    Some(k) if self.peek() == Some('(') => {
-                        self.pos += 1;
-                        self.enter()?;
-                        let a = self.expr()?;
-                        if !self.eat(",") {
-                            return Err(self.err("`,`"));
-                        }
-                        let b = self.expr()?;
-                        self.depth -= 1;
-                        if !self.eat(")") {
-                            return Err(self.err("`)`"));
-                        }
-                        Ok(Expr::Call(k, Box::new(a), Box::new(b)))
-                    }
-                    _ => Ok(Expr::Sym(name.to_string())),
+                let round = match name {
+                    "floor" | "Floor" | "FloorToInt" => Some(OpKind::FloorDiv),
+                    "ceil" | "ceiling" | "Ceiling" | "CeilToInt" => Some(OpKind::CeilDiv),
+                    _ => None,
+                };
+                if kind.is_none() && round.is_none() {
+                    return Ok(Expr::Sym(name.to_string()));
                 }
+                self.pos += 1;
+                self.enter()?;
+                let mut args = vec![self.expr()?];
+                while self.eat(",") {
+                    args.push(self.expr()?);
+                }
+                self.depth -= 1;
+                if !self.eat(")") {
+                    return Err(self.err("`)` or `,`"));
+                }
+                if let Some(k) = round {
+                    // sympy's floor(x) / ceiling(x): floor(a/b) is floordiv(a, b).
+                    let [x] = <[Expr; 1]>::try_from(args).map_err(|_| self.err("one argument"))?;
+                    return Ok(match x {
+                        Expr::Div(a, b) => Expr::Call(k, a, b),
+                        x => Expr::Call(k, Box::new(x), Box::new(Expr::Num(Rat::one()))),
+                    });
+                }
+                let k = kind.unwrap_or(OpKind::Min);
+                let n_ary =
+                    matches!(k, OpKind::Min | OpKind::Max) && name.starts_with(char::is_uppercase);
+                if args.len() != 2 && !(n_ary && args.len() > 2) {
+                    return Err(self.err("two arguments"));
+                }
+                let mut it = args.into_iter();
+                let first = it.next().unwrap_or(Expr::Num(Rat::zero()));
+                Ok(it.fold(first, |acc, b| match k {
+                    OpKind::Div => Expr::Div(Box::new(acc), Box::new(b)),
+                    k => Expr::Call(k, Box::new(acc), Box::new(b)),
+                }))
             }
             _ => Err(self.err("a number, a name or `(`")),
         }
@@ -397,6 +455,29 @@ mod tests {
             .starts_with("less nesting"));
         let neg = "-".repeat(10_000) + "1";
         assert!(parse_expr(&neg).is_err());
+    }
+
+    #[test]
+    fn sympy_spellings_on_input() {
+        let p = |t: &str| parse_expr(t).unwrap().to_string();
+        assert_eq!(p("Min(512, sequence)"), "min(512, sequence)");
+        assert_eq!(p("Max(1, a, b)"), "max(max(1, a), b)");
+        assert_eq!(p("floor(s/2) + 1"), "(floordiv(s, 2) + 1)");
+        assert_eq!(p("ceiling(s/4)"), "ceildiv(s, 4)");
+        assert_eq!(p("floor(s)"), "floordiv(s, 1)");
+        assert_eq!(p("s // 2"), "floordiv(s, 2)");
+        assert_eq!(p("PythonMod(s, 8)"), "mod(s, 8)");
+        assert_eq!(p("CleanDiv(s, 8)"), "(s/8)");
+        assert_eq!(p("2*s**2"), "(2*(s*s))");
+        assert_eq!(p("-s**2"), "(-(s*s))");
+        assert_eq!(p("Min"), "Min");
+        assert!(parse_expr("s**100").is_err());
+        assert!(parse_expr("s**t").is_err());
+        assert!(
+            parse_expr("min(1, 2, 3)").is_err(),
+            "our own min takes two arguments"
+        );
+        assert!(parse_expr("floor(1, 2)").is_err());
     }
 
     #[test]

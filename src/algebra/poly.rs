@@ -289,6 +289,14 @@ impl Poly {
         }
     }
 
+    /// The constant term (0 when there is none).
+    pub fn as_const_term(&self) -> Rat {
+        match self.0.last() {
+            Some((m, c)) if m.is_one() => c.clone(),
+            _ => Rat::zero(),
+        }
+    }
+
     /// The atom, if the polynomial is exactly one atom.
     pub fn as_atom(&self) -> Option<&Atom> {
         match self.0.as_slice() {

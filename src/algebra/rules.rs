@@ -321,6 +321,7 @@ impl Applier<DimLang, DimAnalysis> for TableApplier {
             return vec![];
         }
         let id = add_poly(egraph, &rhs);
+        egraph.analysis.dirty = true;
         if egraph.union_trusted(eclass, id, rule) {
             vec![eclass]
         } else {

@@ -8,8 +8,20 @@
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
 pub mod broadcast;
+pub mod cast;
+pub mod concat;
+pub mod control;
+pub mod conv;
 pub mod elementwise;
+pub mod matmul;
+pub mod nn_util;
+pub mod norm;
+pub mod pad;
 pub mod reduce;
+pub mod reshape;
+pub mod resize;
+pub mod rnn;
+pub mod select;
 pub mod tensor;
 
 use crate::algebra::Dim;
@@ -26,7 +38,22 @@ pub type OpRule = fn(&mut ShapesContext, &Node) -> Result<Vec<TensorFact>, OpErr
 pub type RuleEntry = (&'static str, &'static str, OpRule);
 
 /// Every family's rule table.
-pub const FAMILIES: &[&[RuleEntry]] = &[tensor::RULES, elementwise::RULES, reduce::RULES];
+pub const FAMILIES: &[&[RuleEntry]] = &[
+    control::RULES,
+    reshape::RULES,
+    concat::RULES,
+    cast::RULES,
+    matmul::RULES,
+    conv::RULES,
+    norm::RULES,
+    resize::RULES,
+    pad::RULES,
+    rnn::RULES,
+    select::RULES,
+    tensor::RULES,
+    elementwise::RULES,
+    reduce::RULES,
+];
 
 fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {
     static REG: OnceLock<HashMap<(&'static str, &'static str), OpRule>> = OnceLock::new();

@@ -1,0 +1,379 @@
+//! Matrix products: MatMul, Gemm, MatMulInteger, QLinearMatMul and Einsum.
+//!
+//! Spec: <https://onnx.ai/onnx/operators/> (MatMul, Gemm, MatMulInteger,
+//! QLinearMatMul, Einsum).
+//!
+//! **MatMul** follows `numpy.matmul`: a 1-D `A` is promoted to `[1, K]` and a
+//! 1-D `B` to `[K, 1]`, and the promoted axis is removed from the result; the
+//! batch dims (all but the last two) broadcast with the shared numpy rules of
+//! [`super::broadcast`]. The contracted dim `K` (last of `A`, second to last of
+//! `B`) must be equal: provably different is a [`OpError::DimMismatch`]; when
+//! the algebra cannot decide, the two are unioned (a valid model needs them
+//! equal) and the relation is recorded. Rank 0 is an error.
+//!
+//! **Gemm** takes 2-D `A` and `B` (`transA`/`transB` swap their axes) and gives
+//! `[M, N]`; the optional `C` must broadcast unidirectionally to `[M, N]`.
+//!
+//! **Einsum** parses its equation (`ij,jk->ik`, implicit output when `->` is
+//! absent: the ellipsis dims, then the labels used once, in ASCII order). Dims
+//! of one label are merged with the broadcasting rules, ellipsis dims of all
+//! operands broadcast together.
+//!
+//! Version history (shape-relevant):
+//! - MatMul-1, -9, -13: type lists only (13 adds bfloat16).
+//! - Gemm-1: `broadcast` attribute, `C` required; Gemm-6: `broadcast` kept,
+//!   shape inference added; Gemm-7: unidirectional broadcasting of `C`, no
+//!   `broadcast` attribute; Gemm-9: integer types; Gemm-11: `C` optional;
+//!   Gemm-13: bfloat16. The output is `[M, N]` in every version.
+//! - MatMulInteger-10: output int32; zero points scalar or per row/column.
+//! - QLinearMatMul-10, -21 (more types): output type of `y_zero_point`.
+//! - Einsum-12: equation attribute, ellipsis broadcasting.
+
+use super::broadcast::{broadcast_dim, broadcast_shapes};
+use super::nn_util::{expect_rank, unify};
+use super::{attr_int, attr_str, check_inputs, RuleEntry};
+use crate::algebra::{Dim, Rat};
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{DType, Node};
+use std::collections::BTreeMap;
+
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[
+    ("", "MatMul", matmul),
+    ("", "Gemm", gemm),
+    ("", "MatMulInteger", matmul_integer),
+    ("", "QLinearMatMul", qlinear_matmul),
+    ("", "Einsum", einsum),
+];
+
+/// The `numpy.matmul` shape of `a @ b`, with `K` unified. `None` when a rank is
+/// unknown.
+pub fn matmul_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    a: &TensorFact,
+    b: &TensorFact,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let (Some(sa), Some(sb)) = (&a.shape, &b.shape) else {
+        return Ok(None);
+    };
+    if sa.is_empty() {
+        return Err(super::nn_util::rank_error("input A", "at least 1", 0));
+    }
+    if sb.is_empty() {
+        return Err(super::nn_util::rank_error("input B", "at least 1", 0));
+    }
+    let one = ctx.alg.constant(1);
+    let a_vec = sa.len() == 1;
+    let b_vec = sb.len() == 1;
+    let pa: Vec<Dim> = if a_vec { vec![one, sa[0]] } else { sa.clone() };
+    let pb: Vec<Dim> = if b_vec { vec![sb[0], one] } else { sb.clone() };
+    let (ra, rb) = (pa.len(), pb.len());
+    let k_a = pa[ra - 1];
+    let k_b = pb[rb - 2];
+    unify(
+        ctx,
+        node,
+        "MatMul contracted dim K (last of A, second to last of B)",
+        k_a,
+        k_b,
+    )?;
+    let mut out = broadcast_shapes(ctx, &node.name, &pa[..ra - 2], &pb[..rb - 2])?;
+    if !a_vec {
+        out.push(pa[ra - 2]);
+    }
+    if !b_vec {
+        out.push(pb[rb - 1]);
+    }
+    Ok(Some(out))
+}
+
+fn matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let a = ctx.input(node, 0, "A")?;
+    let b = ctx.input(node, 1, "B")?;
+    let dtype = a.dtype;
+    Ok(vec![match matmul_shape(ctx, node, &a, &b)? {
+        Some(s) => TensorFact::new(dtype, s),
+        None => TensorFact::unknown(dtype),
+    }])
+}
+
+/// Check a zero point or scale of a quantized matmul: a scalar, or a vector of
+/// `len` (per row of A / per column of B).
+fn check_per_axis(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    fact: Option<TensorFact>,
+    what: &'static str,
+    len: Option<Dim>,
+) -> Result<(), OpError> {
+    let Some(shape) = fact.and_then(|f| f.shape) else {
+        return Ok(());
+    };
+    match (shape.len(), len) {
+        (0, _) => Ok(()),
+        (1, Some(n)) => {
+            let one = ctx.alg.constant(1);
+            if ctx.alg.equal(shape[0], one) == crate::algebra::Truth::True {
+                return Ok(());
+            }
+            unify(ctx, node, &format!("length of {what}"), shape[0], n).map(|_| ())
+        }
+        (1, None) => Ok(()),
+        (r, _) if r > 1 => Ok(()), // N-D zero points of batched inputs: not checked
+        (r, _) => Err(super::nn_util::rank_error(what, "0 or 1", r)),
+    }
+}
+
+fn matmul_integer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 4)?;
+    let a = ctx.input(node, 0, "A")?;
+    let b = ctx.input(node, 1, "B")?;
+    let shape = matmul_shape(ctx, node, &a, &b)?;
+    let m = a
+        .shape
+        .as_ref()
+        .and_then(|s| (s.len() >= 2).then(|| s[s.len() - 2]));
+    let n = b.shape.as_ref().and_then(|s| s.last().copied());
+    let azp = ctx.optional_input(node, 2)?;
+    check_per_axis(ctx, node, azp, "a_zero_point", m)?;
+    let bzp = ctx.optional_input(node, 3)?;
+    check_per_axis(ctx, node, bzp, "b_zero_point", n)?;
+    Ok(vec![match shape {
+        Some(s) => TensorFact::new(DType::Int32, s),
+        None => TensorFact::unknown(DType::Int32),
+    }])
+}
+
+fn qlinear_matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 8, 8)?;
+    let a = ctx.input(node, 0, "a")?;
+    let b = ctx.input(node, 3, "b")?;
+    let y_zp = ctx.input(node, 7, "y_zero_point")?;
+    let shape = matmul_shape(ctx, node, &a, &b)?;
+    let dtype = if y_zp.dtype == DType::Undefined {
+        a.dtype
+    } else {
+        y_zp.dtype
+    };
+    Ok(vec![match shape {
+        Some(s) => TensorFact::new(dtype, s),
+        None => TensorFact::unknown(dtype),
+    }])
+}
+
+fn gemm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let a = ctx.input(node, 0, "A")?;
+    let b = ctx.input(node, 1, "B")?;
+    let c = ctx.optional_input(node, 2)?;
+    let trans_a = attr_int(node, "transA", 0)? != 0;
+    let trans_b = attr_int(node, "transB", 0)? != 0;
+    let (Some(sa), Some(sb)) = (&a.shape, &b.shape) else {
+        // The output is 2-D whatever the inputs: only the dims are unknown.
+        let m = match &a.shape {
+            Some(s) if s.len() == 2 => s[usize::from(trans_a)],
+            _ => ctx.unknown_dim(node, 0, 0),
+        };
+        let n = match &b.shape {
+            Some(s) if s.len() == 2 => s[usize::from(!trans_b)],
+            _ => ctx.unknown_dim(node, 0, 1),
+        };
+        return Ok(vec![TensorFact::new(a.dtype, vec![m, n])]);
+    };
+    expect_rank("input A", sa, 2)?;
+    expect_rank("input B", sb, 2)?;
+    let (m, ka) = if trans_a {
+        (sa[1], sa[0])
+    } else {
+        (sa[0], sa[1])
+    };
+    let (kb, n) = if trans_b {
+        (sb[1], sb[0])
+    } else {
+        (sb[0], sb[1])
+    };
+    unify(ctx, node, "Gemm contracted dim K of A and B", ka, kb)?;
+    if let Some(sc) = c.and_then(|c| c.shape) {
+        if sc.len() > 2 {
+            return Err(super::nn_util::rank_error("input C", "at most 2", sc.len()));
+        }
+        // C broadcasts unidirectionally to [M, N]: each dim is 1 or the output's.
+        // A dim that cannot be 1 must equal the output's (unified when undecided).
+        let out = [m, n];
+        for (i, d) in sc.iter().enumerate() {
+            let o = out[2 - sc.len() + i];
+            if !ctx.alg.bounds(*d).contains(&Rat::one()) {
+                unify(ctx, node, "C must broadcast to [M, N]", *d, o)?;
+            }
+        }
+    }
+    Ok(vec![TensorFact::new(a.dtype, vec![m, n])])
+}
+
+/// One term of an Einsum equation: its labels, with `None` for the ellipsis.
+type Term = Vec<Option<char>>;
+
+fn bad_equation(eq: &str, why: impl Into<String>) -> OpError {
+    OpError::BadAttribute {
+        name: "equation",
+        value: format!("{eq:?}"),
+        why: why.into(),
+    }
+}
+
+fn parse_term(eq: &str, t: &str) -> Result<Term, OpError> {
+    let mut out = Vec::new();
+    let mut rest = t;
+    while let Some(c) = rest.chars().next() {
+        if rest.starts_with("...") {
+            if out.contains(&None) {
+                return Err(bad_equation(eq, format!("term `{t}` has two ellipses")));
+            }
+            out.push(None);
+            rest = &rest[3..];
+        } else if c.is_ascii_alphabetic() {
+            out.push(Some(c));
+            rest = &rest[1..];
+        } else {
+            return Err(bad_equation(
+                eq,
+                format!("unexpected character {c:?} in term `{t}`"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn einsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let eq_attr =
+        attr_str(node, "equation")?.ok_or(OpError::MissingAttribute { name: "equation" })?;
+    let eq: String = eq_attr.chars().filter(|c| !c.is_whitespace()).collect();
+    let (lhs, rhs) = match eq.split_once("->") {
+        Some((l, r)) => (l, Some(r)),
+        None => (eq.as_str(), None),
+    };
+    let terms: Vec<Term> = lhs
+        .split(',')
+        .map(|t| parse_term(eq_attr, t))
+        .collect::<Result<_, _>>()?;
+    let n_inputs = node.input_count();
+    if terms.len() != n_inputs || n_inputs == 0 {
+        return Err(OpError::InputCount {
+            expected: format!("{} (one per term of the equation)", terms.len()),
+            found: n_inputs,
+        });
+    }
+    let mut facts = Vec::with_capacity(n_inputs);
+    for i in 0..n_inputs {
+        facts.push(ctx.input(node, i, "Inputs")?);
+    }
+    let dtype = facts[0].dtype;
+    let mut labels: BTreeMap<char, (Option<Dim>, usize)> = BTreeMap::new();
+    let mut ellipsis: Vec<Dim> = Vec::new();
+    let mut any_ellipsis = false;
+    let mut all_known = true;
+    for (i, (term, f)) in terms.iter().zip(&facts).enumerate() {
+        let n_labels = term.iter().filter(|l| l.is_some()).count();
+        let has_ell = term.len() != n_labels;
+        any_ellipsis |= has_ell;
+        let Some(shape) = &f.shape else {
+            all_known = false;
+            for c in term.iter().flatten() {
+                labels.entry(*c).or_insert((None, 0)).1 += 1;
+            }
+            continue;
+        };
+        if (has_ell && shape.len() < n_labels) || (!has_ell && shape.len() != n_labels) {
+            return Err(super::nn_util::rank_error(
+                &format!("input {i} (term {:?})", render_term(term)),
+                if has_ell {
+                    format!("at least {n_labels}")
+                } else {
+                    n_labels.to_string()
+                },
+                shape.len(),
+            ));
+        }
+        let ell_rank = shape.len() - n_labels;
+        let mut axis = 0;
+        for l in term {
+            match l {
+                None => {
+                    let dims = &shape[axis..axis + ell_rank];
+                    ellipsis = broadcast_shapes(ctx, &node.name, &ellipsis, dims)?;
+                    axis += ell_rank;
+                }
+                Some(c) => {
+                    let d = shape[axis];
+                    axis += 1;
+                    let (prev, n) = labels.get(c).copied().unwrap_or((None, 0));
+                    let merged = match prev {
+                        Some(p) => broadcast_dim(ctx, &node.name, axis - 1, p, d)?,
+                        None => d,
+                    };
+                    labels.insert(*c, (Some(merged), n + 1));
+                }
+            }
+        }
+    }
+    let out_term: Term = match rhs {
+        Some(r) => {
+            let t = parse_term(eq_attr, r)?;
+            for (j, l) in t.iter().enumerate() {
+                if let Some(c) = l {
+                    if !labels.contains_key(c) {
+                        return Err(bad_equation(
+                            eq_attr,
+                            format!("output label {c:?} is not in any input term"),
+                        ));
+                    }
+                    if t[..j].contains(l) {
+                        return Err(bad_equation(
+                            eq_attr,
+                            format!("output label {c:?} appears twice"),
+                        ));
+                    }
+                }
+            }
+            t
+        }
+        None => {
+            let mut t: Term = Vec::new();
+            if any_ellipsis {
+                t.push(None);
+            }
+            t.extend(
+                labels
+                    .iter()
+                    .filter(|(_, v)| v.1 == 1)
+                    .map(|(c, _)| Some(*c)),
+            );
+            t
+        }
+    };
+    if !all_known {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    }
+    let mut out = Vec::new();
+    for l in &out_term {
+        match l {
+            None => out.extend_from_slice(&ellipsis),
+            Some(c) => match labels[c].0 {
+                Some(d) => out.push(d),
+                None => return Ok(vec![TensorFact::unknown(dtype)]),
+            },
+        }
+    }
+    Ok(vec![TensorFact::new(dtype, out)])
+}
+
+fn render_term(t: &Term) -> String {
+    t.iter()
+        .map(|l| match l {
+            None => "...".to_string(),
+            Some(c) => c.to_string(),
+        })
+        .collect()
+}

@@ -1,0 +1,179 @@
+//! Helpers shared by the neural-network op families (`matmul`, `conv`, `norm`,
+//! `resize`, `pad`, `rnn`, `select`): unifying dims that a valid model needs equal,
+//! reading small integer tensors and attribute lists, and building output facts.
+//!
+//! Nothing here does raw arithmetic on dims: sums, products and comparisons go
+//! through the context's algebra.
+
+use crate::algebra::{Dim, Truth};
+use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
+use crate::graph::{DType, Node};
+
+/// Assert `a == b`, which a valid model needs: provably equal gives `a`; provably
+/// different is a [`OpError::DimMismatch`] naming `what`; otherwise the two are
+/// unioned in the e-graph, the relation is recorded for the node and a warning
+/// names the assumption (`valid when D == 768`).
+pub fn unify(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    what: &str,
+    a: Dim,
+    b: Dim,
+) -> Result<Dim, OpError> {
+    match ctx.alg.equal(a, b) {
+        Truth::True => Ok(a),
+        Truth::False => Err(mismatch(ctx, what, a, b)),
+        Truth::Unknown => {
+            let (l, r) = (ctx.alg.render(a), ctx.alg.render(b));
+            let merged = ctx
+                .alg
+                .union(a, b, &node.name)
+                .map_err(|_| OpError::DimMismatch {
+                    what: what.to_string(),
+                    left: l.clone(),
+                    right: r.clone(),
+                })?;
+            ctx.alg.record_relation(a, b, &node.name);
+            let msg = format!(
+                "{}: {what}: {l} and {r} assumed equal (valid when {l} == {r})",
+                node_context(node)
+            );
+            ctx.diagnose(Severity::Warning, node, msg);
+            Ok(merged)
+        }
+    }
+}
+
+/// A [`OpError::DimMismatch`] with both dims rendered.
+pub fn mismatch(ctx: &ShapesContext, what: &str, a: Dim, b: Dim) -> OpError {
+    OpError::DimMismatch {
+        what: what.to_string(),
+        left: ctx.alg.render(a),
+        right: ctx.alg.render(b),
+    }
+}
+
+/// The integer contents of a tensor when every element is a known integer
+/// constant.
+pub fn const_ints(ctx: &ShapesContext, fact: &TensorFact) -> Option<Vec<i64>> {
+    fact.value
+        .as_ref()?
+        .iter()
+        .map(|d| ctx.alg.as_i64(*d))
+        .collect()
+}
+
+/// The number of elements of a tensor when its shape is fully constant.
+pub fn const_len(ctx: &ShapesContext, fact: &TensorFact) -> Option<i64> {
+    let shape = fact.shape.as_ref()?;
+    let mut n: i64 = 1;
+    for d in shape {
+        n = n.checked_mul(ctx.alg.as_i64(*d)?)?;
+    }
+    Some(n)
+}
+
+/// An integer-list attribute of exactly `len` entries, or `default` repeated.
+/// Entries must satisfy `ok` (for example "positive").
+pub fn attr_list(
+    node: &Node,
+    name: &'static str,
+    len: usize,
+    default: i64,
+    ok: fn(i64) -> bool,
+    expect: &str,
+) -> Result<Vec<i64>, OpError> {
+    match super::attr_ints(node, name)? {
+        None => Ok(vec![default; len]),
+        Some(v) => {
+            if v.len() != len {
+                return Err(OpError::BadAttribute {
+                    name,
+                    value: format!("{v:?}"),
+                    why: format!("expected {len} entries"),
+                });
+            }
+            if let Some(bad) = v.iter().find(|x| !ok(**x)) {
+                return Err(OpError::BadAttribute {
+                    name,
+                    value: format!("{v:?}"),
+                    why: format!("entry {bad} is not {expect}"),
+                });
+            }
+            Ok(v.to_vec())
+        }
+    }
+}
+
+/// An [`OpError::Rank`] for an input.
+pub fn rank_error(what: &str, expected: impl ToString, found: usize) -> OpError {
+    OpError::Rank {
+        what: what.to_string(),
+        expected: expected.to_string(),
+        found,
+    }
+}
+
+/// Check a known rank against `expected`.
+pub fn expect_rank(what: &str, shape: &[Dim], expected: usize) -> Result<(), OpError> {
+    if shape.len() == expected {
+        Ok(())
+    } else {
+        Err(rank_error(what, expected, shape.len()))
+    }
+}
+
+/// A fact of known dtype and shape.
+pub fn fact(dtype: DType, shape: Vec<Dim>) -> TensorFact {
+    TensorFact::new(dtype, shape)
+}
+
+/// A string attribute, or `default` when absent.
+pub fn attr_str_or<'n>(
+    node: &'n Node,
+    name: &'static str,
+    default: &'n str,
+) -> Result<&'n str, OpError> {
+    Ok(super::attr_str(node, name)?.unwrap_or(default))
+}
+
+/// The dtype named by an integer attribute (`stash_type`, `output_dtype`, ...),
+/// or `default` when absent or 0.
+pub fn attr_dtype(node: &Node, name: &'static str, default: DType) -> Result<DType, OpError> {
+    let v = super::attr_int(node, name, 0)?;
+    if v == 0 {
+        return Ok(default);
+    }
+    let code = i32::try_from(v).map_err(|_| OpError::BadAttribute {
+        name,
+        value: v.to_string(),
+        why: "not an element type".to_string(),
+    })?;
+    let t = DType::from_i32(code);
+    if t == DType::Undefined {
+        return Err(OpError::BadAttribute {
+            name,
+            value: v.to_string(),
+            why: "not an element type".to_string(),
+        });
+    }
+    Ok(t)
+}
+
+/// Check that a 1-D per-channel tensor (scale, bias, mean, ...) has `len` entries
+/// when its rank is known: a rank other than 1 or a provably different length is
+/// an error; an unknown equality is unified.
+pub fn check_vector(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    fact: &TensorFact,
+    what: &'static str,
+    len: Dim,
+) -> Result<(), OpError> {
+    let Some(shape) = &fact.shape else {
+        return Ok(());
+    };
+    expect_rank(what, shape, 1)?;
+    unify(ctx, node, &format!("length of {what}"), shape[0], len)?;
+    Ok(())
+}

@@ -1,0 +1,679 @@
+//! Reshape, every variant: ONNX `Reshape` (versions 1, 5, 13, 14, 19, 21, 23; 24
+//! and 25 behave like 23), OpenVINO `Reshape-1` and `StaticReshape-1`, and oneDNN
+//! Graph `StaticReshape`.
+//!
+//! Specs (`../shared/specs/`): `onnx-Reshape-all-versions.txt`,
+//! `openvino-Reshape-1.txt`, `openvino-StaticReshape-1.txt`,
+//! `onednn-graph-StaticReshape.rst`, and the `ComputeShapeReshape` entry of
+//! `onnx-optim-shape_tensor.h.txt`. The OpenVINO and oneDNN algorithms follow the
+//! notes in `../shared/corpus/openvino-ir/README.md` and
+//! `../shared/corpus/onednn-graph/README.md`.
+//!
+//! # Special values
+//! * `-1` (at most one): the dim that keeps the element count. It is solved with
+//!   [`Algebra::solve_minus_one`](crate::algebra::Algebra::solve_minus_one): a
+//!   closed form when the division is provably exact, a fresh dim `rN` with a
+//!   recorded relation and a warning when it is not provably exact, an error when
+//!   it provably is not. Values below `-1` are errors.
+//! * `0`: copies the input dim at the same index (left aligned), unless ONNX
+//!   `allowzero=1` or OpenVINO/oneDNN `special_zero=false`, where it is a literal 0.
+//!   A copying 0 at an index past the input rank is an error.
+//! * ONNX `allowzero=1`, and OpenVINO `StaticReshape` with `special_zero=false`: a
+//!   target holding both a 0 and a -1 is an error (the -1 cannot be determined).
+//! * A -1 whose other output dims multiply to 0 is an error, except in OpenVINO
+//!   `Reshape-1` when the input is zero-size too, where the -1 becomes 1 (what
+//!   OpenVINO's reference shape inference does; the spec leaves it open).
+//! * How the -1 is solved: copied dims cancel, so the quotient is the product of
+//!   the input dims that were not copied over the product of the other output
+//!   dims that are not copies (OpenVINO's left-to-right rule). For ONNX and oneDNN
+//!   this is the same quotient as their whole-volume division, and their check
+//!   that the other output dims do not multiply to 0 uses every output dim (a
+//!   copied 0 counts): `[0,3,4]` with `[0,-1]` is an error in ONNX and oneDNN and
+//!   gives `[0,12]` in OpenVINO.
+//! * Without a -1 the volumes must match: proven equal passes, unknown is a warning
+//!   carrying the residual, proven different is [`OpError::VolumeMismatch`].
+//! * An empty target gives a scalar.
+//! * The contents (value-as-shape) of the data pass through unchanged.
+//!
+//! # ONNX version history
+//! * **1**: the target is the `shape` attribute; one input; `T` is float types
+//!   only (f16, f32, f64); the legacy `consumed_inputs` attribute is ignored.
+//! * **5**: the target becomes the second input (`tensor(int64)`); `T` is every
+//!   type except bf16.
+//! * **13**: bf16 added to `T`.
+//! * **14**: the `allowzero` attribute (0 copies by default; 1 keeps a literal 0,
+//!   and then a target with both 0 and -1 is invalid).
+//! * **19**: the float8 types (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz) added to `T`.
+//! * **21**: int4 and uint4 added to `T`.
+//! * **23**: float4e2m1 added to `T`. Versions 24 and 25 are treated as 23.
+//!
+//! When the target values are unknown (no value-as-shape on the shape input), the
+//! output rank is the shape input's static length and every dim is a fresh
+//! data-dependent dim, except that a rank-1 output is the whole input volume and a
+//! rank-0 output is a scalar. When even that length is unknown, so is the output
+//! rank.
+//!
+//! # OpenVINO and oneDNN
+//! * OpenVINO `Reshape-1` (domain `openvino`): inputs data and pattern (1-D, any
+//!   integer type), attribute `special_zero` (required). Data of any numeric type.
+//!   A copying 0 past the input rank is an error. When the input rank is unknown,
+//!   a copying 0 and the -1 give fresh dims.
+//! * OpenVINO `StaticReshape-1` (domain `openvino`): the pattern is the `shape`
+//!   attribute, `special_zero` required, types f32/f16/bf16. Inference runs left to
+//!   right: `(3,4,5)` with `(0,-1)` gives `(3,20)`.
+//! * oneDNN `StaticReshape` (domain `onednn`): attributes `shape` (s64 list) and
+//!   `special_zero` (a bool written as the integer 0 or 1), types f32/bf16/f16. Its
+//!   errors: a value below -1, a copying 0 past the input rank, a second -1, a -1
+//!   whose other output dims multiply to 0, a non-exact division, and a volume
+//!   mismatch.
+
+use super::{attr_int, attr_ints, check_inputs, RuleEntry};
+use crate::algebra::{Dim, FreshKey, MinusOne, Rat, Truth};
+use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
+use crate::graph::{Attr, DType, Node};
+
+/// The Reshape rules: ONNX, OpenVINO (`Reshape`, `StaticReshape`) and oneDNN.
+pub const RULES: &[RuleEntry] = &[
+    ("", "Reshape", onnx_reshape),
+    ("openvino", "Reshape", openvino_reshape),
+    ("openvino", "StaticReshape", openvino_static_reshape),
+    ("onednn", "StaticReshape", onednn_static_reshape),
+];
+
+// ----- types ------------------------------------------------------------------
+
+const FLOATS_V1: &[DType] = &[DType::Float16, DType::Float, DType::Double];
+
+const TYPES_V5: &[DType] = &[
+    DType::Bool,
+    DType::Complex128,
+    DType::Complex64,
+    DType::Double,
+    DType::Float,
+    DType::Float16,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Int8,
+    DType::String,
+    DType::Uint16,
+    DType::Uint32,
+    DType::Uint64,
+    DType::Uint8,
+];
+
+const ADDED_V13: &[DType] = &[DType::Bfloat16];
+const ADDED_V19: &[DType] = &[
+    DType::Float8E4M3FN,
+    DType::Float8E4M3FNUZ,
+    DType::Float8E5M2,
+    DType::Float8E5M2FNUZ,
+];
+const ADDED_V21: &[DType] = &[DType::Int4, DType::Uint4];
+const ADDED_V23: &[DType] = &[DType::Float4E2M1];
+
+/// f32, f16, bf16: OpenVINO StaticReshape-1 and oneDNN StaticReshape.
+const STATIC_TYPES: &[DType] = &[DType::Float, DType::Float16, DType::Bfloat16];
+
+/// The ONNX Reshape version in force at an opset version (the largest
+/// `since_version` that is not above it).
+pub fn onnx_version(opset: i64) -> i64 {
+    match opset {
+        i64::MIN..=4 => 1,
+        5..=12 => 5,
+        13 => 13,
+        14..=18 => 14,
+        19..=20 => 19,
+        21..=22 => 21,
+        _ => 23,
+    }
+}
+
+/// The data types ONNX Reshape allows in a version (see [`onnx_version`]).
+pub fn onnx_allowed_types(version: i64) -> Vec<DType> {
+    let v = onnx_version(version);
+    if v == 1 {
+        return FLOATS_V1.to_vec();
+    }
+    let mut t = TYPES_V5.to_vec();
+    for (since, added) in [
+        (13, ADDED_V13),
+        (19, ADDED_V19),
+        (21, ADDED_V21),
+        (23, ADDED_V23),
+    ] {
+        if v >= since {
+            t.extend_from_slice(added);
+        }
+    }
+    t
+}
+
+fn render_types(types: &[DType]) -> String {
+    types
+        .iter()
+        .map(|t| t.short_name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An error unless `dtype` is in `allowed` (an undefined type passes).
+fn check_type(dtype: DType, allowed: &[DType], what: &'static str) -> Result<(), OpError> {
+    if dtype == DType::Undefined || allowed.contains(&dtype) {
+        Ok(())
+    } else {
+        Err(OpError::UnsupportedType {
+            dtype,
+            what,
+            allowed: render_types(allowed),
+        })
+    }
+}
+
+// ----- attributes ---------------------------------------------------------------
+
+/// A required bool attribute: an int 0 or 1, or (OpenVINO IR) the string
+/// `true`/`false` in any case.
+fn attr_bool_required(node: &Node, name: &'static str, strings: bool) -> Result<bool, OpError> {
+    let bad = |value: String, why: &str| OpError::BadAttribute {
+        name,
+        value,
+        why: why.to_string(),
+    };
+    match node.attr(name) {
+        None => Err(OpError::MissingAttribute { name }),
+        Some(Attr::Int(0)) => Ok(false),
+        Some(Attr::Int(1)) => Ok(true),
+        Some(Attr::Int(v)) => Err(bad(v.to_string(), "a bool must be 0 or 1")),
+        Some(Attr::Str(s)) if strings && s.eq_ignore_ascii_case("true") => Ok(true),
+        Some(Attr::Str(s)) if strings && s.eq_ignore_ascii_case("false") => Ok(false),
+        Some(other) => Err(bad(
+            other.to_string(),
+            &format!("expected a bool, found {}", other.kind()),
+        )),
+    }
+}
+
+/// A required `shape` list attribute, as dims.
+fn attr_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Dim>, OpError> {
+    let values = attr_ints(node, "shape")?.ok_or(OpError::MissingAttribute { name: "shape" })?;
+    Ok(values.iter().map(|&v| ctx.alg.constant(v)).collect())
+}
+
+// ----- the common algorithm ---------------------------------------------------------
+
+/// Which spec's rules apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flavor {
+    Onnx,
+    OpenVino,
+    OpenVinoStatic,
+    OneDnn,
+}
+
+/// Where the target comes from (for error messages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// The shape input's value.
+    Input,
+    /// The `shape` attribute.
+    Attribute,
+}
+
+impl Source {
+    fn error(self, target: &str, why: String) -> OpError {
+        match self {
+            Source::Input => OpError::BadShapeValue {
+                what: format!("target {target}: {why}"),
+            },
+            Source::Attribute => OpError::BadAttribute {
+                name: "shape",
+                value: target.to_string(),
+                why,
+            },
+        }
+    }
+}
+
+/// How one Reshape node interprets its target.
+#[derive(Clone, Copy, Debug)]
+struct Mode {
+    flavor: Flavor,
+    source: Source,
+    /// A 0 copies the input dim (ONNX `allowzero=0`, `special_zero=true`).
+    zero_copies: bool,
+}
+
+impl Mode {
+    /// The attribute setting under which 0 is literal, for messages.
+    fn literal_zero_flag(self) -> &'static str {
+        match self.flavor {
+            Flavor::Onnx => "allowzero=1",
+            _ => "special_zero=false",
+        }
+    }
+
+    /// Copied dims are left out of both products when solving the -1.
+    fn excludes_copied(self) -> bool {
+        matches!(self.flavor, Flavor::OpenVino | Flavor::OpenVinoStatic)
+    }
+
+    /// A literal 0 together with a -1 is an error by itself.
+    fn forbids_zero_with_minus_one(self) -> bool {
+        !self.zero_copies && matches!(self.flavor, Flavor::Onnx | Flavor::OpenVinoStatic)
+    }
+}
+
+enum Entry {
+    /// The output dim as given.
+    Lit(Dim),
+    /// Copy the input dim at the same index.
+    Copy,
+    /// The -1.
+    MinusOne,
+}
+
+fn warn(ctx: &mut ShapesContext, node: &Node, message: String) {
+    let full = format!("{}: {message}", node_context(node));
+    ctx.diagnose(Severity::Warning, node, full);
+}
+
+/// The output shape of a reshape of `input` (`None`: unknown rank) to `target`.
+fn reshape_dims(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    mode: Mode,
+    input: Option<&[Dim]>,
+    target: &[Dim],
+) -> Result<Vec<Dim>, OpError> {
+    let shown = ctx.render_dims(target);
+    let shown_input = match input {
+        Some(dims) => ctx.render_dims(dims),
+        None => "[...]".to_string(),
+    };
+    let err = |why: String| mode.source.error(&shown, why);
+
+    // Classify left to right, in the order every spec checks.
+    let mut entries = Vec::with_capacity(target.len());
+    let mut minus_one: Option<usize> = None;
+    let mut literal_zero: Option<usize> = None;
+    for (i, &v) in target.iter().enumerate() {
+        let Some(c) = ctx.alg.as_const(v) else {
+            // A symbolic target dim is forwarded as the output dim.
+            entries.push(Entry::Lit(v));
+            continue;
+        };
+        if !c.is_integer() {
+            return Err(err(format!("{c} at axis {i} is not an integer")));
+        }
+        if c == Rat::int(-1) {
+            if let Some(j) = minus_one {
+                return Err(err(format!("more than one -1 (axes {j} and {i})")));
+            }
+            minus_one = Some(i);
+            entries.push(Entry::MinusOne);
+        } else if c < Rat::int(-1) {
+            return Err(err(format!(
+                "{c} at axis {i} is below -1 (values must be >= -1)"
+            )));
+        } else if c.is_zero() && mode.zero_copies {
+            if let Some(dims) = input {
+                if i >= dims.len() {
+                    return Err(err(format!(
+                        "the 0 at axis {i} copies input dim {i}, but the input {shown_input} has rank {}",
+                        dims.len()
+                    )));
+                }
+            }
+            entries.push(Entry::Copy);
+        } else {
+            if c.is_zero() {
+                literal_zero.get_or_insert(i);
+            }
+            entries.push(Entry::Lit(v));
+        }
+    }
+    if mode.forbids_zero_with_minus_one() {
+        if let (Some(z), Some(k)) = (literal_zero, minus_one) {
+            return Err(err(format!(
+                "with {} the target may not hold both 0 (axis {z}) and -1 (axis {k}): the -1 cannot be determined",
+                mode.literal_zero_flag()
+            )));
+        }
+    }
+
+    // Unknown input rank: copies and the -1 are unknown dims.
+    let Some(input) = input else {
+        let mut out = Vec::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            out.push(match e {
+                Entry::Lit(d) => *d,
+                Entry::Copy | Entry::MinusOne => ctx.unknown_dim(node, 0, i),
+            });
+        }
+        return Ok(out);
+    };
+
+    let zero = ctx.alg.constant(0);
+    let one = ctx.alg.constant(1);
+    let mut out: Vec<Dim> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| match e {
+            Entry::Lit(d) => *d,
+            Entry::Copy => input[i],
+            Entry::MinusOne => one,
+        })
+        .collect();
+
+    if let Some(k) = minus_one {
+        // Copied dims cancel: the -1 is solved from the other input dims and the
+        // other (not copied) output dims. This is OpenVINO's left-to-right rule,
+        // and the same quotient as ONNX's and oneDNN's whole-volume division
+        // whenever that one exists (their zero check below uses every output dim).
+        let copied = |i: usize| matches!(entries.get(i), Some(Entry::Copy));
+        let in_dims: Vec<Dim> = input
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !copied(*i))
+            .map(|(_, d)| *d)
+            .collect();
+        let lits: Vec<Dim> = entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Lit(d) => Some(*d),
+                _ => None,
+            })
+            .collect();
+        let known: Vec<Dim> = if mode.excludes_copied() {
+            lits.clone()
+        } else {
+            out.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != k)
+                .map(|(_, d)| *d)
+                .collect()
+        };
+        let known_prod = ctx.alg.product(&known);
+        if ctx.alg.equal(known_prod, zero) == Truth::True {
+            let in_prod = ctx.alg.product(&in_dims);
+            let shown_known = ctx.render_dims(&known);
+            let in_zero = ctx.alg.equal(in_prod, zero);
+            match (mode.flavor, in_zero) {
+                (Flavor::OpenVino, Truth::True) => {
+                    out[k] = one;
+                    return Ok(out);
+                }
+                (Flavor::OpenVino, Truth::Unknown) => {
+                    warn(
+                        ctx,
+                        node,
+                        format!(
+                            "the -1 at axis {k} of target {shown} is undetermined unless the input {shown_input} is zero-size: the other output dims {shown_known} multiply to 0"
+                        ),
+                    );
+                    out[k] = ctx.unknown_dim(node, 0, k);
+                    return Ok(out);
+                }
+                (Flavor::OpenVino, Truth::False) => {
+                    return Err(err(format!(
+                        "cannot infer the -1 at axis {k}: the other output dims {shown_known} multiply to 0 and the input {shown_input} is not zero-size"
+                    )));
+                }
+                _ => {
+                    return Err(err(format!(
+                        "cannot infer the -1 at axis {k}: the other output dims {shown_known} multiply to 0"
+                    )));
+                }
+            }
+        }
+        let key = FreshKey {
+            node: node.name.clone(),
+            output: 0,
+            axis: k,
+        };
+        match ctx.alg.solve_minus_one(&in_dims, &lits, key) {
+            Ok(MinusOne::Exact(d)) => out[k] = d,
+            Ok(MinusOne::Fresh { dim, residual }) => {
+                let p = ctx.alg.product(&in_dims);
+                let q = ctx.alg.product(&lits);
+                let (ps, ks) = (ctx.alg.render(p), ctx.alg.render(q));
+                let name = ctx.alg.render(dim);
+                warn(
+                    ctx,
+                    node,
+                    format!(
+                        "the -1 at axis {k} of target {shown} is not provably an integer: need {ks} | {ps}; residual {residual}; it becomes {name} with {ks}*{name} == {ps} (valid when {ks} divides {ps})"
+                    ),
+                );
+                out[k] = dim;
+            }
+            Err(source) => {
+                return Err(OpError::MinusOne {
+                    axis: k,
+                    target: shown,
+                    input: shown_input,
+                    source: Box::new(source),
+                })
+            }
+        }
+        return Ok(out);
+    }
+
+    // No -1: the volumes must match.
+    let pin = ctx.alg.product(input);
+    let pout = ctx.alg.product(&out);
+    match ctx.alg.equal(pin, pout) {
+        Truth::True => {}
+        Truth::False => {
+            return Err(OpError::VolumeMismatch {
+                input: ctx.alg.render(pin),
+                output: ctx.alg.render(pout),
+                proven: true,
+            })
+        }
+        Truth::Unknown => {
+            let (si, so) = (ctx.alg.render(pin), ctx.alg.render(pout));
+            let shown_out = ctx.render_dims(&out);
+            let residual = ctx.alg.div_rational(pin, pout);
+            let residual = ctx.alg.render(residual);
+            warn(
+                ctx,
+                node,
+                format!(
+                    "volume not provably equal: input {shown_input} has {si} elements, output {shown_out} has {so}; residual input/output = {residual}, must be 1 (valid when {si} == {so})"
+                ),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Output dims when only the target's length is known: fresh data-dependent dims,
+/// except a rank-1 output (the whole input volume) and a scalar.
+fn dims_of_unknown_target(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    input: Option<&[Dim]>,
+    len: usize,
+) -> Vec<Dim> {
+    if len == 1 {
+        if let Some(dims) = input {
+            return vec![ctx.alg.product(dims)];
+        }
+    }
+    (0..len).map(|i| ctx.unknown_dim(node, 0, i)).collect()
+}
+
+/// Read a 1-D shape input: its value, or what its static shape says.
+enum Target {
+    Values(Vec<Dim>),
+    Length(usize),
+    Unknown,
+}
+
+fn read_target_input(
+    ctx: &ShapesContext,
+    fact: &TensorFact,
+    what: &'static str,
+) -> Result<Target, OpError> {
+    if let Some(shape) = &fact.shape {
+        if shape.len() != 1 {
+            return Err(OpError::Rank {
+                what: format!("{what} input {}", ctx.render_dims(shape)),
+                expected: "1".to_string(),
+                found: shape.len(),
+            });
+        }
+    }
+    if let Some(v) = &fact.value {
+        return Ok(Target::Values(v.clone()));
+    }
+    match fact.shape.as_deref() {
+        Some([d]) => match ctx.alg.as_i64(*d) {
+            Some(n) if n >= 0 => Ok(Target::Length(n as usize)),
+            _ => Ok(Target::Unknown),
+        },
+        _ => Ok(Target::Unknown),
+    }
+}
+
+fn finish(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    mode: Mode,
+    data: &TensorFact,
+    target: Target,
+) -> Result<Vec<TensorFact>, OpError> {
+    let input = data.shape.as_deref();
+    let shape = match target {
+        Target::Values(t) => Some(reshape_dims(ctx, node, mode, input, &t)?),
+        Target::Length(n) => Some(dims_of_unknown_target(ctx, node, input, n)),
+        Target::Unknown => None,
+    };
+    Ok(vec![TensorFact {
+        dtype: data.dtype,
+        shape,
+        value: data.value.clone(),
+    }])
+}
+
+// ----- the rules ------------------------------------------------------------------
+
+/// ONNX `Reshape`, every version (see the module docs).
+pub fn onnx_reshape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let version = onnx_version(node.version);
+    if version == 1 {
+        check_inputs(node, 1, 1)?;
+        let data = ctx.input(node, 0, "data")?;
+        check_type(data.dtype, FLOATS_V1, "data")?;
+        let target = attr_shape(ctx, node)?;
+        let mode = Mode {
+            flavor: Flavor::Onnx,
+            source: Source::Attribute,
+            zero_copies: true,
+        };
+        return finish(ctx, node, mode, &data, Target::Values(target));
+    }
+    check_inputs(node, 2, 2)?;
+    let data = ctx.input(node, 0, "data")?;
+    check_type(data.dtype, &onnx_allowed_types(version), "data")?;
+    let shape = ctx.input(node, 1, "shape")?;
+    check_type(shape.dtype, &[DType::Int64], "shape")?;
+    let allowzero = if version >= 14 {
+        match attr_int(node, "allowzero", 0)? {
+            0 => false,
+            1 => true,
+            v => {
+                return Err(OpError::BadAttribute {
+                    name: "allowzero",
+                    value: v.to_string(),
+                    why: "must be 0 or 1".to_string(),
+                })
+            }
+        }
+    } else {
+        if let Some(a) = node.attr("allowzero") {
+            return Err(OpError::BadAttribute {
+                name: "allowzero",
+                value: a.to_string(),
+                why: format!("Reshape-{version} has no allowzero attribute (added in 14)"),
+            });
+        }
+        false
+    };
+    let target = read_target_input(ctx, &shape, "shape")?;
+    let mode = Mode {
+        flavor: Flavor::Onnx,
+        source: Source::Input,
+        zero_copies: !allowzero,
+    };
+    finish(ctx, node, mode, &data, target)
+}
+
+/// OpenVINO `Reshape-1`: data and a 1-D integer pattern input, `special_zero`.
+pub fn openvino_reshape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let special_zero = attr_bool_required(node, "special_zero", true)?;
+    let data = ctx.input(node, 0, "data")?;
+    if data.dtype == DType::String {
+        return Err(OpError::UnsupportedType {
+            dtype: data.dtype,
+            what: "data",
+            allowed: "any numeric type".to_string(),
+        });
+    }
+    let pattern = ctx.input(node, 1, "pattern")?;
+    if pattern.dtype != DType::Undefined
+        && (!pattern.dtype.is_integer() || pattern.dtype == DType::Bool)
+    {
+        return Err(OpError::UnsupportedType {
+            dtype: pattern.dtype,
+            what: "pattern",
+            allowed: "any integer type".to_string(),
+        });
+    }
+    let target = read_target_input(ctx, &pattern, "pattern")?;
+    let mode = Mode {
+        flavor: Flavor::OpenVino,
+        source: Source::Input,
+        zero_copies: special_zero,
+    };
+    finish(ctx, node, mode, &data, target)
+}
+
+/// OpenVINO `StaticReshape-1`: the pattern is the `shape` attribute.
+pub fn openvino_static_reshape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let special_zero = attr_bool_required(node, "special_zero", true)?;
+    let data = ctx.input(node, 0, "data")?;
+    check_type(data.dtype, STATIC_TYPES, "data")?;
+    let target = attr_shape(ctx, node)?;
+    let mode = Mode {
+        flavor: Flavor::OpenVinoStatic,
+        source: Source::Attribute,
+        zero_copies: special_zero,
+    };
+    finish(ctx, node, mode, &data, Target::Values(target))
+}
+
+/// oneDNN Graph `StaticReshape`: `shape` (s64 list) and `special_zero` (0 or 1).
+pub fn onednn_static_reshape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let special_zero = attr_bool_required(node, "special_zero", false)?;
+    let data = ctx.input(node, 0, "src")?;
+    check_type(data.dtype, STATIC_TYPES, "src")?;
+    let target = attr_shape(ctx, node)?;
+    let mode = Mode {
+        flavor: Flavor::OneDnn,
+        source: Source::Attribute,
+        zero_copies: special_zero,
+    };
+    finish(ctx, node, mode, &data, Target::Values(target))
+}

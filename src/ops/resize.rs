@@ -1,0 +1,356 @@
+//! Resize and Upsample.
+//!
+//! Spec: <https://onnx.ai/onnx/operators/onnx__Resize.html>,
+//! <https://onnx.ai/onnx/operators/onnx__Upsample.html>.
+//!
+//! The output has the rank of `X`. Each resized axis gets
+//! - from `sizes` (when given): the size itself, a symbolic dim when the sizes
+//!   tensor was computed from shapes; with `keep_aspect_ratio_policy` `not_larger`
+//!   (`not_smaller`) one scale, the min (max) of `sizes[i] / X[i]` over the axes,
+//!   applies to every axis and the size is `round(scale * X[i])` (half away from
+//!   zero), computed exactly when the dims are constants and a fresh dim otherwise;
+//! - from `scales`: `floor(X[i] * scale)`, computed exactly as
+//!   `floordiv(X[i] * p, q)` with `scale = p / q`. A float scale is read as the
+//!   simplest fraction `p/q` (`q <= 1024`) whose float32 rounding is the stored
+//!   value, so `0.7f` is `7/10` (what the runtimes' float arithmetic gives for
+//!   such inputs) rather than its exact binary expansion; a value with no such
+//!   fraction keeps its exact binary expansion.
+//!
+//! A non-positive scale, both `scales` and `sizes` given, neither given, or a
+//! length other than the rank (or the number of `axes`) is an error. Scales or
+//! sizes that are not known give fresh dims on the resized axes.
+//!
+//! Version history (shape-relevant):
+//! - Upsample-7: `scales` attribute; -9: `scales` input; -10: deprecated (same
+//!   shape rule).
+//! - Resize-10: inputs `X, scales`.
+//! - Resize-11: inputs `X, roi, scales, sizes`; exactly one of `scales`/`sizes`
+//!   (an empty `scales` tensor stands for "absent").
+//! - Resize-13: `roi` and `scales` optional.
+//! - Resize-18: `axes` and `keep_aspect_ratio_policy` attributes, `antialias`.
+//! - Resize-19: `half_pixel_symmetric` coordinate mode (no shape change).
+
+use super::nn_util::const_len;
+use super::{attr_ints, attr_str, check_inputs, norm_axis, RuleEntry};
+use crate::algebra::{Dim, Rat};
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{Attr, Node};
+
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[("", "Resize", resize), ("", "Upsample", upsample)];
+
+/// The fraction with the smallest denominator (at most 1024) whose float32
+/// rounding equals `v` rounded to float32; `v` exactly when there is none.
+pub fn snap_scale(v: f64) -> Option<Rat> {
+    if !v.is_finite() {
+        return None;
+    }
+    let target = v as f32;
+    for q in 1..=1024i64 {
+        let p = (v * q as f64).round();
+        if p.abs() > 1e15 {
+            break;
+        }
+        if (p / q as f64) as f32 == target {
+            return Rat::frac(p as i64, q);
+        }
+    }
+    crate::infer::float_rat(v)
+}
+
+/// A scale value as a rational: snapped when it is not already a short fraction.
+fn scale_rat(r: &Rat) -> Option<Rat> {
+    // Values of float tensors are stored as the exact rational of the float.
+    let (n, d) = (r.numer(), r.denom());
+    let small = d <= num_bigint::BigInt::from(1024);
+    if small {
+        return Some(r.clone());
+    }
+    let v = n.to_string().parse::<f64>().ok()? / d.to_string().parse::<f64>().ok()?;
+    snap_scale(v)
+}
+
+/// `floor(input * scale)` as `floordiv(input * p, q)`.
+fn scaled(ctx: &mut ShapesContext, input: Dim, scale: &Rat) -> Dim {
+    let p = ctx.alg.rational(Rat::from_bigint(scale.numer()));
+    let q = ctx.alg.rational(Rat::from_bigint(scale.denom()));
+    let prod = ctx.alg.mul(input, p);
+    ctx.alg.floordiv(prod, q)
+}
+
+/// An input that counts as given: present and not an empty tensor.
+fn given(ctx: &ShapesContext, f: Option<TensorFact>) -> Option<TensorFact> {
+    let f = f?;
+    (const_len(ctx, &f) != Some(0)).then_some(f)
+}
+
+/// The number of entries of a 1-D tensor, when known.
+fn vec_len(ctx: &ShapesContext, f: &TensorFact) -> Option<usize> {
+    if let Some(v) = &f.value {
+        return Some(v.len());
+    }
+    const_len(ctx, f).and_then(|n| usize::try_from(n).ok())
+}
+
+fn bad_value(what: String) -> OpError {
+    OpError::BadShapeValue { what }
+}
+
+/// How the resized axes get their sizes.
+enum Target {
+    Scales(TensorFact),
+    Sizes(TensorFact),
+}
+
+fn resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "X")?;
+    let target = if node.version < 11 {
+        check_inputs(node, 2, 2)?;
+        Target::Scales(ctx.input(node, 1, "scales")?)
+    } else {
+        check_inputs(node, 1, 4)?;
+        let scales = ctx.optional_input(node, 2)?;
+        let sizes = ctx.optional_input(node, 3)?;
+        match (given(ctx, scales), given(ctx, sizes)) {
+            (Some(_), Some(_)) => {
+                return Err(bad_value(
+                    "only one of scales and sizes may be given".to_string(),
+                ))
+            }
+            (Some(s), None) => Target::Scales(s),
+            (None, Some(s)) => Target::Sizes(s),
+            (None, None) => {
+                return Err(bad_value("one of scales and sizes is required".to_string()))
+            }
+        }
+    };
+    let axes_attr = if node.version >= 18 {
+        attr_ints(node, "axes")?.map(<[i64]>::to_vec)
+    } else {
+        None
+    };
+    let policy = if node.version >= 18 {
+        attr_str(node, "keep_aspect_ratio_policy")?.unwrap_or("stretch")
+    } else {
+        "stretch"
+    };
+    if !matches!(policy, "stretch" | "not_larger" | "not_smaller") {
+        return Err(OpError::BadAttribute {
+            name: "keep_aspect_ratio_policy",
+            value: format!("{policy:?}"),
+            why: "expected stretch, not_larger or not_smaller".to_string(),
+        });
+    }
+    let tensor = match &target {
+        Target::Scales(t) | Target::Sizes(t) => t,
+    };
+    // The rank: X's, or the length of scales/sizes when they cover every axis.
+    let rank = match (x.rank(), &axes_attr) {
+        (Some(r), _) => r,
+        (None, None) => match vec_len(ctx, tensor) {
+            Some(n) => n,
+            None => return Ok(vec![TensorFact::unknown(x.dtype)]),
+        },
+        (None, Some(_)) => return Ok(vec![TensorFact::unknown(x.dtype)]),
+    };
+    let axes: Vec<usize> = match &axes_attr {
+        None => (0..rank).collect(),
+        Some(a) => {
+            let mut out: Vec<usize> = Vec::with_capacity(a.len());
+            for ax in a {
+                let n = norm_axis(*ax, rank)?;
+                if out.contains(&n) {
+                    return Err(OpError::BadAttribute {
+                        name: "axes",
+                        value: format!("{a:?}"),
+                        why: format!("axis {ax} is repeated"),
+                    });
+                }
+                out.push(n);
+            }
+            out
+        }
+    };
+    if let Some(n) = vec_len(ctx, tensor) {
+        if n != axes.len() {
+            let what = if matches!(target, Target::Scales(_)) {
+                "scales"
+            } else {
+                "sizes"
+            };
+            return Err(bad_value(format!(
+                "{what} has {n} entries, expected {} (one per resized axis)",
+                axes.len()
+            )));
+        }
+    }
+    let input: Vec<Dim> = match &x.shape {
+        Some(s) => s.clone(),
+        None => (0..rank).map(|a| ctx.unknown_dim(node, 0, a)).collect(),
+    };
+    let mut out = input.clone();
+    match &target {
+        Target::Scales(t) => {
+            let values: Option<Vec<Rat>> = t
+                .value
+                .as_ref()
+                .and_then(|v| v.iter().map(|d| ctx.alg.as_const(*d)).collect());
+            for (j, &a) in axes.iter().enumerate() {
+                out[a] = match values.as_ref().and_then(|v| scale_rat(&v[j])) {
+                    Some(s) => {
+                        if !s.is_positive() {
+                            return Err(bad_value(format!(
+                                "scale {s} of axis {a} is not positive"
+                            )));
+                        }
+                        scaled(ctx, input[a], &s)
+                    }
+                    None => ctx.unknown_dim(node, 0, a),
+                };
+            }
+        }
+        Target::Sizes(t) => {
+            let Some(sizes) = t.value.clone() else {
+                for &a in &axes {
+                    out[a] = ctx.unknown_dim(node, 0, a);
+                }
+                return Ok(vec![TensorFact::new(x.dtype, out)]);
+            };
+            for (j, s) in sizes.iter().enumerate() {
+                if ctx.alg.as_i64(*s).is_some_and(|v| v <= 0) {
+                    return Err(bad_value(format!(
+                        "size {} of axis {} is not positive",
+                        ctx.alg.render(*s),
+                        axes[j]
+                    )));
+                }
+            }
+            if policy == "stretch" {
+                for (j, &a) in axes.iter().enumerate() {
+                    out[a] = sizes[j];
+                }
+            } else {
+                keep_aspect(
+                    ctx,
+                    node,
+                    policy == "not_larger",
+                    &axes,
+                    &input,
+                    &sizes,
+                    &mut out,
+                );
+            }
+        }
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// `keep_aspect_ratio_policy` not_larger / not_smaller: one scale for every
+/// resized axis, then `round(scale * in)`.
+fn keep_aspect(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    not_larger: bool,
+    axes: &[usize],
+    input: &[Dim],
+    sizes: &[Dim],
+    out: &mut [Dim],
+) {
+    let consts: Option<Vec<(i64, i64)>> = axes
+        .iter()
+        .zip(sizes)
+        .map(|(&a, s)| Some((ctx.alg.as_i64(input[a])?, ctx.alg.as_i64(*s)?)))
+        .collect();
+    let scale = consts.and_then(|pairs| {
+        let mut best: Option<Rat> = None;
+        for (i, s) in pairs {
+            let r = Rat::frac(s, i)?;
+            best = Some(match best {
+                None => r,
+                Some(b) => {
+                    let pick_r = if not_larger { r < b } else { r > b };
+                    if pick_r {
+                        r
+                    } else {
+                        b
+                    }
+                }
+            });
+        }
+        best
+    });
+    for &a in axes {
+        out[a] = match &scale {
+            Some(s) => {
+                // round half away from zero of a positive value: floor(x + 1/2).
+                let prod = ctx.alg.rational(s.clone());
+                let x = ctx.alg.mul(input[a], prod);
+                let half = ctx.alg.rational(Rat::frac(1, 2).unwrap_or_else(Rat::one));
+                let shifted = ctx.alg.add_dims(x, half);
+                let one = ctx.alg.constant(1);
+                ctx.alg.floordiv(shifted, one)
+            }
+            None => ctx.unknown_dim(node, 0, a),
+        };
+    }
+}
+
+fn upsample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "X")?;
+    let scales: Option<Vec<Rat>> = if node.version < 9 {
+        check_inputs(node, 1, 1)?;
+        match node.attr("scales") {
+            Some(Attr::Floats(v)) => Some(
+                v.iter()
+                    .map(|f| snap_scale(*f))
+                    .collect::<Option<Vec<Rat>>>()
+                    .ok_or_else(|| OpError::BadAttribute {
+                        name: "scales",
+                        value: format!("{v:?}"),
+                        why: "not finite".to_string(),
+                    })?,
+            ),
+            Some(other) => {
+                return Err(OpError::BadAttribute {
+                    name: "scales",
+                    value: other.to_string(),
+                    why: "expected a list of floats".to_string(),
+                })
+            }
+            None => return Err(OpError::MissingAttribute { name: "scales" }),
+        }
+    } else {
+        check_inputs(node, 2, 2)?;
+        let s = ctx.input(node, 1, "scales")?;
+        s.value
+            .as_ref()
+            .and_then(|v| {
+                v.iter()
+                    .map(|d| ctx.alg.as_const(*d))
+                    .collect::<Option<Vec<Rat>>>()
+            })
+            .map(|v| v.iter().filter_map(scale_rat).collect())
+    };
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let Some(scales) = scales else {
+        let out = (0..xs.len()).map(|a| ctx.unknown_dim(node, 0, a)).collect();
+        return Ok(vec![TensorFact::new(x.dtype, out)]);
+    };
+    if scales.len() != xs.len() {
+        return Err(bad_value(format!(
+            "scales has {} entries, expected {} (the rank of X)",
+            scales.len(),
+            xs.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(xs.len());
+    for (a, (d, s)) in xs.iter().zip(&scales).enumerate() {
+        if !s.is_positive() {
+            return Err(bad_value(format!("scale {s} of axis {a} is not positive")));
+        }
+        out.push(scaled(ctx, *d, s));
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}

@@ -1,0 +1,185 @@
+//! The command-line interface: exit status, the JSON report's shape, `-o`, and
+//! byte-for-byte stable output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn symdim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_symdim"))
+        .args(args)
+        .output()
+        .expect("run symdim")
+}
+
+fn example() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/examples/attention.onnx").to_string()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("symdim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn unreadable_input_exits_2_with_one_line_on_stderr() {
+    let empty = tmp("empty.onnx");
+    std::fs::write(&empty, b"").unwrap();
+    let garbage = tmp("garbage.onnx");
+    std::fs::write(&garbage, [0xffu8, 0xfe, 0x00, 0x13, 0x37, 0x42, 0x99, 0x01]).unwrap();
+    let truncated = tmp("truncated.onnx");
+    let bytes = std::fs::read(example()).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    for path in [
+        empty.as_path(),
+        garbage.as_path(),
+        truncated.as_path(),
+        Path::new("/nonexistent/model.onnx"),
+    ] {
+        let out = symdim(&["infer", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{}", path.display());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "one line: {err:?}");
+        assert!(err.starts_with("symdim: "), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    assert_eq!(symdim(&["infer"]).status.code(), Some(2));
+    assert_eq!(
+        symdim(&["infer", &example(), "--bind", "batch"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        symdim(&["infer", &example(), "--format", "yaml"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(symdim(&["simplify", "A +"]).status.code(), Some(2));
+}
+
+#[test]
+fn json_report_has_exactly_the_pinned_top_level_shape() {
+    let out = symdim(&["infer", &example(), "--format", "json"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["model", "symbols", "tensors", "outputs", "diagnostics"]
+    );
+    let model: Vec<&str> = v["model"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(model, ["path", "format", "opsets"]);
+    assert_eq!(v["model"]["format"], "onnx");
+    assert_eq!(v["model"]["opsets"][""], 17);
+    assert_eq!(v["tensors"]["x"]["dtype"], "f32");
+    assert_eq!(
+        v["tensors"]["x"]["shape"],
+        serde_json::json!(["batch", "sequence", 64])
+    );
+    assert_eq!(v["symbols"]["batch"]["kind"], "input");
+    assert_eq!(v["outputs"], serde_json::json!(["y"]));
+    for d in v["diagnostics"].as_array().unwrap() {
+        let k: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(k, ["severity", "node", "op", "message"]);
+    }
+}
+
+#[test]
+fn reports_are_byte_identical_across_runs() {
+    for format in ["text", "json"] {
+        let a = symdim(&["infer", &example(), "--format", format]);
+        let b = symdim(&["infer", &example(), "--format", format]);
+        assert_eq!(a.stdout, b.stdout, "{format}");
+        assert!(!a.stdout.is_empty());
+    }
+}
+
+#[test]
+fn binds_and_assumptions_apply() {
+    let out = symdim(&["infer", &example(), "--format", "json", "--bind", "batch=4"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["tensors"]["x"]["shape"],
+        serde_json::json!([4, "sequence", 64])
+    );
+    // A contradictory fact is an error diagnostic, and the report is still produced.
+    let out = symdim(&["infer", &example(), "--format", "json", "--bind", "batch=0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("--bind batch=0"));
+}
+
+#[test]
+fn annotated_model_reads_back_with_value_info() {
+    let out_path = tmp("annotated.onnx");
+    let out = symdim(&["infer", &example(), "-o", out_path.to_str().unwrap()]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&out_path).unwrap();
+    let m = symdim::onnx::parse(&bytes).unwrap();
+    let g = m.graph().unwrap();
+    let original = std::fs::read(example()).unwrap();
+    let orig = symdim::onnx::parse(&original).unwrap();
+    assert_eq!(
+        g.node.len(),
+        orig.graph().unwrap().node.len(),
+        "nodes are untouched"
+    );
+    // every node output that has a report entry has a value_info or output entry
+    let named: std::collections::HashSet<&str> = g
+        .value_info
+        .iter()
+        .chain(g.output.iter())
+        .map(|v| v.name)
+        .collect();
+    for n in &g.node {
+        for o in &n.output {
+            assert!(named.contains(o), "{o} has no value_info");
+        }
+    }
+    // -o on a bad model path: exit 2
+    assert_eq!(
+        symdim(&[
+            "infer",
+            "/nonexistent.onnx",
+            "-o",
+            out_path.to_str().unwrap()
+        ])
+        .status
+        .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn simplify_prints_canonical_forms() {
+    let out = symdim(&[
+        "simplify",
+        "B*S*768/(B*12*64)",
+        "floordiv(floordiv(H - 1, 2) + 1, 2)",
+        "--assume",
+        "H >= 1",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "S\nfloordiv(H + 1, 4)\n"
+    );
+}

@@ -1,0 +1,292 @@
+//! Hostile graphs: every bad node gets an error diagnostic naming the node, the op
+//! and the problem; its outputs get the declared shape or none; the rest of the
+//! graph is still inferred; nothing panics, hangs or overflows the stack.
+
+mod common;
+
+use indexmap::IndexMap;
+use symdim::context::Severity;
+use symdim::graph::{
+    Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
+};
+use symdim::infer::{infer, Options};
+use symdim::report::{Report, ReportDim};
+
+fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str], attrs: &[(&str, Attr)]) -> Node {
+    Node {
+        name: name.into(),
+        op_type: op.into(),
+        domain: String::new(),
+        version: 17,
+        inputs: inputs.iter().map(|s| s.to_string()).collect(),
+        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        attrs: attrs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+    }
+}
+
+fn input(name: &str, dims: &[DeclDim]) -> ValueDecl {
+    ValueDecl {
+        name: name.into(),
+        dtype: DType::Float,
+        shape: Some(dims.to_vec()),
+    }
+}
+
+fn ints(name: &str, values: &[i64]) -> (String, ConstTensor) {
+    (
+        name.into(),
+        ConstTensor {
+            dtype: DType::Int64,
+            dims: vec![values.len() as i64],
+            data: ConstData::Ints(values.to_vec()),
+        },
+    )
+}
+
+fn model(
+    inputs: Vec<ValueDecl>,
+    inits: Vec<(String, ConstTensor)>,
+    nodes: Vec<Node>,
+    outputs: &[&str],
+) -> Model {
+    Model {
+        path: "hostile.onnx".into(),
+        format: Format::Onnx,
+        opsets: IndexMap::from([(String::new(), 17)]),
+        graph: Graph {
+            name: "g".into(),
+            inputs,
+            outputs: outputs
+                .iter()
+                .map(|o| ValueDecl {
+                    name: o.to_string(),
+                    dtype: DType::Undefined,
+                    shape: None,
+                })
+                .collect(),
+            initializers: inits.into_iter().collect(),
+            nodes,
+            value_info: vec![],
+        },
+    }
+}
+
+fn p(s: &str) -> DeclDim {
+    DeclDim::Param(s.into())
+}
+
+fn shape(r: &Report, t: &str) -> Option<Vec<String>> {
+    r.tensors[t].shape.as_ref().map(|s| {
+        s.iter()
+            .map(|d| match d {
+                ReportDim::Int(v) => v.to_string(),
+                ReportDim::Expr(e) => e.clone(),
+            })
+            .collect()
+    })
+}
+
+fn errors(r: &Report) -> Vec<String> {
+    r.diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+#[test]
+fn a_cycle_is_reported_and_the_rest_is_inferred() {
+    let m = model(
+        vec![input("x", &[p("N"), DeclDim::Value(3)])],
+        vec![],
+        vec![
+            node(
+                "a",
+                "Concat",
+                &["x", "b_out"],
+                &["a_out"],
+                &[("axis", Attr::Int(0))],
+            ),
+            node(
+                "b",
+                "Concat",
+                &["a_out", "x"],
+                &["b_out"],
+                &[("axis", Attr::Int(0))],
+            ),
+            node("ok", "Cast", &["x"], &["y"], &[("to", Attr::Int(7))]),
+        ],
+        &["y"],
+    );
+    let r = infer(&m, &Options::default());
+    let e = errors(&r);
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert!(
+        e[0].contains("at a:") && e[0].contains("part of a cycle"),
+        "{e:?}"
+    );
+    assert_eq!(shape(&r, "y"), Some(vec!["N".into(), "3".into()]));
+    assert_eq!(r.tensors["a_out"].shape, None);
+}
+
+#[test]
+fn a_tensor_never_produced_is_an_error_on_its_consumer() {
+    let m = model(
+        vec![input("x", &[p("N")])],
+        vec![],
+        vec![
+            node("c", "Cast", &["ghost"], &["y"], &[("to", Attr::Int(1))]),
+            node("d", "Cast", &["x"], &["z"], &[("to", Attr::Int(1))]),
+        ],
+        &["y", "z"],
+    );
+    let r = infer(&m, &Options::default());
+    let e = errors(&r);
+    assert_eq!(e.len(), 1);
+    assert!(e[0].contains("ghost"), "{e:?}");
+    assert_eq!(shape(&r, "z"), Some(vec!["N".into()]));
+}
+
+#[test]
+fn duplicate_output_names_are_reported() {
+    let m = model(
+        vec![input("x", &[p("N")])],
+        vec![],
+        vec![
+            node("c1", "Cast", &["x"], &["y"], &[("to", Attr::Int(1))]),
+            node("c2", "Cast", &["x"], &["y"], &[("to", Attr::Int(7))]),
+        ],
+        &["y"],
+    );
+    let r = infer(&m, &Options::default());
+    let e = errors(&r);
+    assert!(
+        e.iter()
+            .any(|m| m.contains("at c2") && m.contains("already defined")),
+        "{e:?}"
+    );
+    assert_eq!(
+        r.tensors["y"].dtype,
+        Some(DType::Float),
+        "the first definition stays"
+    );
+}
+
+#[test]
+fn bad_reshape_targets_are_errors_and_inference_goes_on() {
+    let m = model(
+        vec![input("x", &[p("N"), DeclDim::Value(12)])],
+        vec![
+            ints("two_minus_one", &[-1, -1]),
+            ints("minus_two", &[-2, 6]),
+            ints("zero_and_minus_one", &[0, -1]),
+            ints("ok", &[-1, 3]),
+        ],
+        vec![
+            node("r1", "Reshape", &["x", "two_minus_one"], &["y1"], &[]),
+            node("r2", "Reshape", &["x", "minus_two"], &["y2"], &[]),
+            node(
+                "r3",
+                "Reshape",
+                &["x", "zero_and_minus_one"],
+                &["y3"],
+                &[("allowzero", Attr::Int(1))],
+            ),
+            node("r4", "Reshape", &["x", "ok"], &["y4"], &[]),
+            node(
+                "c",
+                "Concat",
+                &["x", "x"],
+                &["y5"],
+                &[("axis", Attr::Int(5))],
+            ),
+        ],
+        &["y4"],
+    );
+    let r = infer(&m, &Options::default());
+    let e = errors(&r);
+    assert_eq!(e.len(), 4, "{e:#?}");
+    for (i, n) in ["r1", "r2", "r3", "c"].iter().enumerate() {
+        assert!(e[i].contains(&format!("at {n}:")), "{e:#?}");
+    }
+    assert_eq!(shape(&r, "y4"), Some(vec!["4*N".into(), "3".into()]));
+    common::snapshots().bind(|| insta::assert_snapshot!("hostile_bad_attributes", e.join("\n")));
+}
+
+#[test]
+fn declared_shapes_that_contradict_inference_are_reported_with_both() {
+    let mut m = model(
+        vec![input("x", &[p("N"), DeclDim::Value(3)])],
+        vec![],
+        vec![node("c", "Cast", &["x"], &["y"], &[("to", Attr::Int(1))])],
+        &["y"],
+    );
+    m.graph.value_info.push(ValueDecl {
+        name: "y".into(),
+        dtype: DType::Float,
+        shape: Some(vec![p("N"), DeclDim::Value(4)]),
+    });
+    let r = infer(&m, &Options::default());
+    let e = errors(&r);
+    assert_eq!(
+        e,
+        ["error: value_info `y` is declared [N, 4] but inferred [N, 3] (axis 1: 4 != 3)"]
+    );
+}
+
+#[test]
+fn huge_dims_do_not_wrap() {
+    let big = 1i64 << 62;
+    let m = model(
+        vec![input("x", &[DeclDim::Value(big), DeclDim::Value(8)])],
+        vec![ints("t", &[-1])],
+        vec![node("r", "Reshape", &["x", "t"], &["y"], &[])],
+        &["y"],
+    );
+    let r = infer(&m, &Options::default());
+    assert_eq!(
+        shape(&r, "y"),
+        Some(vec!["36893488147419103232".into()]),
+        "2^65 as an expression string"
+    );
+    assert!(errors(&r).is_empty());
+}
+
+#[test]
+fn a_million_node_chain_does_not_overflow_the_stack() {
+    let n = 1_000_000;
+    let mut nodes = Vec::with_capacity(n);
+    let mut prev = "x".to_string();
+    for i in 0..n {
+        let out = format!("t{i}");
+        nodes.push(Node {
+            name: format!("n{i}"),
+            op_type: "Cast".into(),
+            domain: String::new(),
+            version: 17,
+            inputs: vec![prev.clone()],
+            outputs: vec![out.clone()],
+            attrs: IndexMap::from([("to".to_string(), Attr::Int(1))]),
+        });
+        prev = out;
+    }
+    let last = prev.clone();
+    let m = model(
+        vec![input("x", &[p("N"), DeclDim::Value(3)])],
+        vec![],
+        nodes,
+        &[&last],
+    );
+    // Run on a thread with a small stack: inference must be iterative.
+    let r = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || infer(&m, &Options::default()))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(shape(&r, &last), Some(vec!["N".into(), "3".into()]));
+    assert!(r.diagnostics.is_empty());
+}
