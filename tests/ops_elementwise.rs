@@ -153,6 +153,31 @@ fn arithmetic_values() {
 }
 
 #[test]
+fn integer_overflow_is_an_error() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "max", I64, &["1"], Some(&["9223372036854775807"]));
+    put(&mut ctx, "one", I64, &["1"], Some(&["1"]));
+    put(&mut ctx, "two", I64, &["1"], Some(&["2"]));
+    assert!(matches!(
+        err(&mut ctx, &bin("Add", "max", "one")),
+        OpError::BadShapeValue { .. }
+    ));
+    assert!(matches!(
+        err(&mut ctx, &bin("Mul", "max", "two")),
+        OpError::BadShapeValue { .. }
+    ));
+    put(&mut ctx, "i8", DType::Int8, &["1"], Some(&["100"]));
+    put(&mut ctx, "i8b", DType::Int8, &["1"], Some(&["100"]));
+    assert!(matches!(
+        err(&mut ctx, &bin("Add", "i8", "i8b")),
+        OpError::BadShapeValue { .. }
+    ));
+    // symbolic values are not checked
+    put(&mut ctx, "n", I64, &["1"], Some(&["N"]));
+    assert_eq!(one(&mut ctx, &bin("Mul", "n", "max")).0, "[1]");
+}
+
+#[test]
 fn unary_values() {
     let mut ctx = ShapesContext::default();
     put(&mut ctx, "s", I64, &["2"], Some(&["N", "-3"]));
@@ -295,7 +320,7 @@ fn reduce_shapes_by_version() {
     // ArgMax
     let n = node("ArgMax", 13, &["x"], &["y"], vec![("axis", Attr::Int(-1))]);
     let f = fact(&mut ctx, &n);
-    assert_eq!(shapes(&ctx, &[f.clone()])[0], "[N, S, 1]");
+    assert_eq!(shapes(&ctx, std::slice::from_ref(&f))[0], "[N, S, 1]");
     assert_eq!(f.dtype, I64);
     let n = node(
         "ArgMin",

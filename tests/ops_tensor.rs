@@ -643,6 +643,16 @@ fn slice_values_and_versions() {
     put(&mut ctx, "ax", I64, &["1"], Some(&["1"]));
     let n = node("Slice", 13, &["x", "z", "es", "ax"], &["y"], vec![]);
     assert_eq!(one(&mut ctx, &n).0, "[1, min(S, 512)]");
+    // a symbolic step of proven sign: [0:INT_MAX:N] of 2*N
+    put(&mut ctx, "w", F32, &["B", "2*N"], None);
+    put(&mut ctx, "big", I64, &["1"], Some(&["4294967296"]));
+    put(&mut ctx, "st", I64, &["1"], Some(&["N"]));
+    let n = node("Slice", 13, &["w", "z", "big", "ax", "st"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n).0, "[B, 2]");
+    // a step of unknown sign: data-dependent
+    put(&mut ctx, "sgn", I64, &["1"], Some(&["N - S"]));
+    let n = node("Slice", 13, &["w", "z", "big", "ax", "sgn"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n).0, "[B, unk0]");
     // unknown starts: the sliced axis is data-dependent, the others stay
     put(&mut ctx, "us", I64, &["1"], None);
     let n = node("Slice", 13, &["x", "us", "es", "ax"], &["y"], vec![]);

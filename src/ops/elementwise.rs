@@ -56,7 +56,7 @@
 //!   every version; versions only add types (6 drops `consumed_inputs`; 13 bf16).
 
 use super::broadcast::broadcast_shapes;
-use super::tensor::{broadcast_values, fact_with_value};
+use super::tensor::{broadcast_values, check_int_range, fact_with_value};
 use super::{attr_float, attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -277,6 +277,9 @@ fn unary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             .map(|&e| unary_value(&mut ctx.alg, op, e, float))
             .collect::<Option<Vec<Dim>>>()
     });
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, dtype, v, &node.op_type)?;
+    }
     Ok(vec![fact_with_value(dtype, shape, value)])
 }
 
@@ -457,6 +460,9 @@ fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             .map(|(x, y)| binary_value(&mut ctx.alg, op, in_type, fmod, *x, *y))
             .collect::<Option<Vec<Dim>>>()
     });
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, dtype, v, &node.op_type)?;
+    }
     Ok(vec![fact_with_value(dtype, out, value)])
 }
 
@@ -621,6 +627,9 @@ fn variadic(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
             })
             .collect::<Option<Vec<Dim>>>()
     });
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, dtype, v, &node.op_type)?;
+    }
     Ok(vec![fact_with_value(dtype, out, value)])
 }
 

@@ -22,7 +22,7 @@
 //! - **ArgMax, ArgMin**: 1 (`axis`, `keepdims`); 11 negative axis; 12
 //!   `select_last_index`; 13 bf16. The output is int64.
 
-use super::tensor::{fact_with_value, ints_input, small_value, IntsArg};
+use super::tensor::{check_int_range, fact_with_value, ints_input, small_value, IntsArg};
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -135,6 +135,9 @@ fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             .and_then(|(shape, v)| reduce_values(ctx, op, &shape, &v, &reduced)),
         _ => None,
     };
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, x.dtype, v, &node.op_type)?;
+    }
     Ok(vec![fact_with_value(x.dtype, out, value)])
 }
 

@@ -248,6 +248,49 @@ pub fn select_values(value: &[Dim], shape: &[usize], per_axis: &[Vec<usize>]) ->
     }
 }
 
+/// The range of an integer element type, as exact rationals (`None` for
+/// non-integer types).
+pub fn int_range(dtype: DType) -> Option<(Rat, Rat)> {
+    let bits = dtype.bit_width()?;
+    if !dtype.is_integer() || dtype == DType::Bool {
+        return None;
+    }
+    let signed = matches!(
+        dtype,
+        DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 | DType::Int4 | DType::Int2
+    );
+    let big = |v: i128| Rat::from_bigint(num_bigint::BigInt::from(v));
+    Some(if signed {
+        (big(-(1i128 << (bits - 1))), big((1i128 << (bits - 1)) - 1))
+    } else {
+        (big(0), big((1i128 << bits) - 1))
+    })
+}
+
+/// An integer value whose constants leave the element type's range is an error
+/// (onnx reports `INT64_MAX + 1` as an overflow during data propagation); symbolic
+/// elements are not checked.
+pub fn check_int_range(
+    alg: &Algebra,
+    dtype: DType,
+    value: &[Dim],
+    op: &str,
+) -> Result<(), OpError> {
+    let Some((lo, hi)) = int_range(dtype) else {
+        return Ok(());
+    };
+    for d in value {
+        if let Some(c) = alg.as_const(*d) {
+            if c < lo || c > hi {
+                return Err(OpError::BadShapeValue {
+                    what: format!("{op} overflows {dtype}: the result {c} is outside [{lo}, {hi}]"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The shape of an input, or `None` to propagate an unknown rank silently (the
 /// producer has already been diagnosed).
 fn shape_of(f: &TensorFact) -> Option<Vec<Dim>> {
@@ -417,6 +460,9 @@ fn size(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
     check_inputs(node, 1, 1)?;
     let x = ctx.input(node, 0, "data")?;
     let value = x.shape.as_ref().map(|dims| vec![ctx.alg.product(dims)]);
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, DType::Int64, v, &node.op_type)?;
+    }
     Ok(vec![fact_with_value(DType::Int64, vec![], value)])
 }
 
@@ -1176,7 +1222,8 @@ impl MinMax {
         }
     }
 
-    /// `ceildiv(self, t)` for a positive constant `t` (monotone, so it distributes).
+    /// `ceildiv(self, t)` for a positive `t` (monotone in the numerator, so it
+    /// distributes over min and max).
     fn ceildiv(&self, t: Dim, alg: &mut Algebra) -> MinMax {
         let map = |v: &[Dim], alg: &mut Algebra| -> Vec<Dim> {
             v.iter().map(|&x| alg.ceildiv(x, t)).collect()
@@ -1265,11 +1312,11 @@ fn slice_index(alg: &mut Algebra, x: Dim, d: Dim, forward: bool, is_start: bool)
 
 /// The length of a slice `[s', e')` with step `t`: `max(0, ceildiv(e' - s', t))`
 /// (for a negative step, `max(0, ceildiv(s' - e', -t))`).
-fn slice_len(alg: &mut Algebra, s: &MinMax, e: &MinMax, t: i64) -> Dim {
-    let (num, den) = if t > 0 {
-        (e.sub(s, alg), alg.constant(t))
+fn slice_len(alg: &mut Algebra, s: &MinMax, e: &MinMax, t: Dim, forward: bool) -> Dim {
+    let (num, den) = if forward {
+        (e.sub(s, alg), t)
     } else {
-        (s.sub(e, alg), alg.constant(-t))
+        (s.sub(e, alg), alg.neg(t))
     };
     num.ceildiv(den, alg).max0(alg).dim(alg)
 }
@@ -1279,7 +1326,8 @@ struct SliceArgs {
     starts: Option<Vec<Dim>>,
     ends: Option<Vec<Dim>>,
     axes: Option<Vec<i64>>,
-    steps: Option<Vec<i64>>,
+    /// Steps may be symbolic when their sign is proven (`[1, N]`).
+    steps: Option<Vec<Dim>>,
     /// The number of sliced axes, when known.
     len: Option<usize>,
 }
@@ -1299,7 +1347,7 @@ fn slice_args(ctx: &mut ShapesContext, node: &Node) -> Result<SliceArgs, OpError
             starts: Some(consts(&mut ctx.alg, &starts)),
             ends: Some(consts(&mut ctx.alg, &ends)),
             axes: Some(axes.unwrap_or_else(|| (0..n as i64).collect())),
-            steps: Some(vec![1; n]),
+            steps: Some(vec![ctx.alg.constant(1); n]),
             len: Some(n),
         });
     }
@@ -1309,7 +1357,7 @@ fn slice_args(ctx: &mut ShapesContext, node: &Node) -> Result<SliceArgs, OpError
     let (starts, ls) = dims_value(ctx, &s);
     let (ends, le) = dims_value(ctx, &e);
     let axes = ints_input(ctx, node, 3)?;
-    let steps = ints_input(ctx, node, 4)?;
+    let steps = ctx.optional_input(node, 4)?.map(|f| dims_value(ctx, &f));
     let len = ls.or(le);
     let axes = match axes {
         IntsArg::Absent => len.map(|n| (0..n as i64).collect()),
@@ -1317,9 +1365,8 @@ fn slice_args(ctx: &mut ShapesContext, node: &Node) -> Result<SliceArgs, OpError
         IntsArg::Unknown(_) => None,
     };
     let steps = match steps {
-        IntsArg::Absent => len.map(|n| vec![1; n]),
-        IntsArg::Known(v) => Some(v),
-        IntsArg::Unknown(_) => None,
+        None => len.map(|n| vec![ctx.alg.constant(1); n]),
+        Some((v, _)) => v,
     };
     Ok(SliceArgs {
         starts,
@@ -1365,30 +1412,36 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
         .collect::<Result<_, _>>()?;
     check_unique(&norm, "axes", &axes)?;
     if let Some(steps) = &args.steps {
-        if steps.contains(&0) {
+        let zero = ctx.alg.constant(0);
+        if steps.iter().any(|t| ctx.alg.equal(*t, zero) == Truth::True) {
             return Err(OpError::BadShapeValue {
-                what: format!("steps {steps:?} contain 0"),
+                what: format!("steps {} contain 0", ctx.render_dims(steps)),
             });
         }
     }
     let mut out = dims.clone();
     // Per sliced axis: (start', step, length) when known.
-    let mut ranges: Vec<Option<(Dim, i64, Dim)>> = vec![None; r];
+    let mut ranges: Vec<Option<(Dim, Dim, Dim)>> = vec![None; r];
     for (k, &axis) in norm.iter().enumerate() {
         let d = dims[axis];
         let known = match (&args.starts, &args.ends, &args.steps) {
             (Some(s), Some(e), Some(t)) => {
-                let forward = t[k] > 0;
-                let s2 = slice_index(&mut ctx.alg, s[k], d, forward, true);
-                let e2 = slice_index(&mut ctx.alg, e[k], d, forward, false);
-                match (s2, e2) {
-                    (Some(s2), Some(e2)) => {
-                        let len = slice_len(&mut ctx.alg, &s2, &e2, t[k]);
-                        let s2 = s2.dim(&mut ctx.alg);
-                        Some((s2, t[k], len))
-                    }
-                    _ => None,
-                }
+                // The direction needs the step's sign.
+                let sign = ctx.alg.bounds(t[k]);
+                let forward = if sign.is_positive() {
+                    Some(true)
+                } else if sign.is_negative() {
+                    Some(false)
+                } else {
+                    None
+                };
+                forward.and_then(|forward| {
+                    let s2 = slice_index(&mut ctx.alg, s[k], d, forward, true)?;
+                    let e2 = slice_index(&mut ctx.alg, e[k], d, forward, false)?;
+                    let len = slice_len(&mut ctx.alg, &s2, &e2, t[k], forward);
+                    let s2 = s2.dim(&mut ctx.alg);
+                    Some((s2, t[k], len))
+                })
             }
             _ => None,
         };
@@ -1407,6 +1460,7 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             let (s2, t, len) = ranges[axis]?;
             let s = ctx.alg.as_i64(s2)?;
             let n = ctx.alg.as_i64(len)?;
+            let t = ctx.alg.as_i64(t)?;
             per_axis[axis] = (0..n)
                 .map(|i| usize::try_from(s + i * t).ok())
                 .collect::<Option<_>>()?;
@@ -1461,7 +1515,7 @@ fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     let span = ctx.alg.sub(l, s);
     let q = ctx.alg.ceildiv(span, d);
     let n = ctx.alg.max(q, zero);
-    let value = match ctx.alg.as_i64(n) {
+    let value: Option<Vec<Dim>> = match ctx.alg.as_i64(n) {
         Some(k) if (0..=VALUE_FACT_LIMIT as i64).contains(&k) => Some(
             (0..k)
                 .map(|i| {
@@ -1473,6 +1527,9 @@ fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
         ),
         _ => None,
     };
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, dtype, v, &node.op_type)?;
+    }
     Ok(vec![fact_with_value(dtype, vec![n], value)])
 }
 
@@ -1570,6 +1627,9 @@ fn cumsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         }
         _ => None,
     };
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, x.dtype, v, &node.op_type)?;
+    }
     Ok(vec![fact_with_value(x.dtype, dims, value)])
 }
 
