@@ -1234,10 +1234,15 @@ impl MinMax {
         }
     }
 
-    /// `max(0, self)`.
-    fn max0(&self, alg: &mut Algebra) -> MinMax {
+    /// `max(0, self)`, where `nonneg` (the sliced dim) is known to be >= 0.
+    fn max0(&self, alg: &mut Algebra, nonneg: Dim) -> MinMax {
         let zero = alg.constant(0);
+        let known = |alg: &Algebra, t: Dim| {
+            alg.egraph().find(t.id()) == alg.egraph().find(nonneg.id()) || alg.bounds(t).is_nonneg()
+        };
         match self {
+            MinMax::Max(v) if v.iter().any(|t| known(alg, *t)) => self.clone(),
+            MinMax::Min(v) if v.iter().all(|t| known(alg, *t)) => self.clone(),
             MinMax::Max(v) => {
                 let mut v = v.clone();
                 v.push(zero);
@@ -1247,8 +1252,11 @@ impl MinMax {
             MinMax::Min(v) => {
                 let mut out = Vec::with_capacity(v.len());
                 for &x in v {
-                    let m = MinMax::Max(vec![x, zero]).dim(alg);
-                    out.push(m);
+                    out.push(if known(alg, x) {
+                        x
+                    } else {
+                        MinMax::Max(vec![x, zero]).dim(alg)
+                    });
                 }
                 MinMax::Min(out)
             }
@@ -1256,69 +1264,90 @@ impl MinMax {
     }
 }
 
-/// `min(max(v, lo), hi)` (the order of the ONNX reference: an empty dim gives
-/// `hi = -1` for negative steps) with the bounds that are provably redundant left
-/// out.
-fn clamp(alg: &mut Algebra, v: Dim, lo: Dim, hi: Dim) -> MinMax {
-    let lower = if alg.le(lo, v) == Truth::True {
+/// The smaller of `v` and `hi`, pruned with `le`.
+fn upper(alg: &mut Algebra, v: Dim, hi: Dim) -> MinMax {
+    if alg.le(v, hi) == Truth::True {
+        MinMax::one(v)
+    } else if alg.le(hi, v) == Truth::True {
+        MinMax::one(hi)
+    } else {
+        MinMax::Min(vec![v, hi])
+    }
+}
+
+/// The larger of `v` and `lo`, pruned with `le`.
+fn lower(alg: &mut Algebra, v: Dim, lo: Dim) -> MinMax {
+    if alg.le(lo, v) == Truth::True {
         MinMax::one(v)
     } else if alg.le(v, lo) == Truth::True {
         MinMax::one(lo)
     } else {
         MinMax::Max(vec![v, lo])
-    };
-    let all_below = lower
-        .terms()
-        .to_vec()
-        .into_iter()
-        .all(|t| alg.le(t, hi) == Truth::True);
-    if all_below {
-        return lower;
     }
-    let inner = lower.dim(alg);
-    if alg.le(hi, inner) == Truth::True {
-        return MinMax::one(hi);
-    }
-    MinMax::Min(vec![inner, hi])
 }
 
 /// A start or end index, wrapped and clamped for a dim `d` and a step of the
-/// given sign: `None` when the sign of a symbolic index is unknown.
+/// given sign, as the ONNX reference does: a negative index adds `d`, then
+/// `min(max(x, lo), hi)` with `[lo, hi]` = `[0, d]` (positive step), `[0, d - 1]`
+/// (negative step, start) or `[-1, d - 1]` (negative step, end). `None` when the
+/// sign of a symbolic index is unknown.
+///
+/// `d` is the size of a real axis, so `d >= 0` even where the algebra cannot
+/// prove it (a Conv output such as `floordiv(S - 192, 128) + 1`); the clamps that
+/// this makes redundant are left out by construction rather than by `le`.
 fn slice_index(alg: &mut Algebra, x: Dim, d: Dim, forward: bool, is_start: bool) -> Option<MinMax> {
     let symbolic_dim = alg.as_i64(d).is_none();
-    let wrapped = match alg.as_i64(x) {
-        Some(v) if symbolic_dim && v >= SLICE_SENTINEL => d,
-        Some(v) if symbolic_dim && v <= -SLICE_SENTINEL => alg.constant(-1),
-        _ => {
-            let b = alg.bounds(x);
-            if b.is_nonneg() {
-                x
-            } else if b.is_negative() {
-                alg.add_dims(x, d)
-            } else {
-                return None;
-            }
-        }
-    };
     let one = alg.constant(1);
-    let (lo, hi) = if forward {
-        (alg.constant(0), d)
+    let zero = alg.constant(0);
+    let minus_one = alg.constant(-1);
+    let d_1 = alg.sub(d, one);
+    match alg.as_i64(x) {
+        // past the end: d (positive step) or d - 1 (negative step)
+        Some(v) if symbolic_dim && v >= SLICE_SENTINEL => {
+            return Some(MinMax::one(if forward { d } else { d_1 }))
+        }
+        // before the start: 0, or for a negative step min(0, d - 1) and -1
+        Some(v) if symbolic_dim && v <= -SLICE_SENTINEL => {
+            return Some(match (forward, is_start) {
+                (true, _) => MinMax::one(zero),
+                (false, true) => upper(alg, zero, d_1),
+                (false, false) => MinMax::one(minus_one),
+            })
+        }
+        // 0 with a positive step is 0 for every d >= 0
+        Some(0) if forward => return Some(MinMax::one(zero)),
+        _ => {}
+    }
+    let b = alg.bounds(x);
+    let hi = if forward { d } else { d_1 };
+    if b.is_nonneg() {
+        // x >= 0 >= lo: only the upper clamp remains
+        Some(upper(alg, x, hi))
+    } else if b.is_negative() {
+        // x + d <= d - 1 <= hi: only the lower clamp remains, except for the start
+        // of a negative step on an empty axis (max(x + d, 0) = 0 > d - 1 = -1)
+        let w = alg.add_dims(x, d);
+        let lo = if forward || is_start { zero } else { minus_one };
+        let m = lower(alg, w, lo);
+        if !forward && is_start && alg.le(zero, d_1) != Truth::True {
+            let m = m.dim(alg);
+            return Some(upper(alg, m, d_1));
+        }
+        Some(m)
     } else {
-        let hi = alg.sub(d, one);
-        (alg.constant(if is_start { 0 } else { -1 }), hi)
-    };
-    Some(clamp(alg, wrapped, lo, hi))
+        None
+    }
 }
 
 /// The length of a slice `[s', e')` with step `t`: `max(0, ceildiv(e' - s', t))`
 /// (for a negative step, `max(0, ceildiv(s' - e', -t))`).
-fn slice_len(alg: &mut Algebra, s: &MinMax, e: &MinMax, t: Dim, forward: bool) -> Dim {
+fn slice_len(alg: &mut Algebra, s: &MinMax, e: &MinMax, t: Dim, forward: bool, d: Dim) -> Dim {
     let (num, den) = if forward {
         (e.sub(s, alg), t)
     } else {
         (s.sub(e, alg), alg.neg(t))
     };
-    num.ceildiv(den, alg).max0(alg).dim(alg)
+    num.ceildiv(den, alg).max0(alg, d).dim(alg)
 }
 
 /// The starts/ends/axes/steps of a Slice: as dims (starts, ends may be symbolic).
@@ -1438,7 +1467,7 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
                 forward.and_then(|forward| {
                     let s2 = slice_index(&mut ctx.alg, s[k], d, forward, true)?;
                     let e2 = slice_index(&mut ctx.alg, e[k], d, forward, false)?;
-                    let len = slice_len(&mut ctx.alg, &s2, &e2, t[k], forward);
+                    let len = slice_len(&mut ctx.alg, &s2, &e2, t[k], forward, d);
                     let s2 = s2.dim(&mut ctx.alg);
                     Some((s2, t[k], len))
                 })
