@@ -28,7 +28,8 @@
 //! - **Shape**: 1; 13 bf16; 15 `start`/`end` attributes (negative counts from the
 //!   back, both clamped to `[0, rank]`); 19, 21, 23-25 types.
 //! - **Size**: 1; 13; 19, 21, 23-25 types. Output is an int64 scalar.
-//! - **Gather**: 1; 11 negative indices allowed (`[-s, s-1]`); 13 bf16.
+//! - **Gather**: 1; 11 negative indices allowed (`[-s, s-1]`; symdim accepts them
+//!   in every opset, as runtimes do); 13 bf16.
 //! - **GatherND**: 11; 12 `batch_dims`; 13 bf16.
 //! - **Unsqueeze**: 1 `axes` attribute; 11 negative axes (over the output rank);
 //!   13 `axes` is input 1; 21, 23-25 types.
@@ -45,7 +46,8 @@
 //!   only; 11 negative `axis`; 13 `split` is optional input 1; 18 `num_outputs`
 //!   (uneven split: the last chunk is smaller, chunks are `ceildiv(d, n)`).
 //! - **Slice**: 1 (`starts`, `ends`, `axes` attributes); 10 inputs `starts`,
-//!   `ends`, `axes`, `steps` (steps may be negative); 11 negative axes; 13 bf16.
+//!   `ends`, `axes`, `steps` (steps may be negative; symdim also takes symbolic
+//!   steps of proven sign); 11 negative axes; 13 bf16.
 //!   Output length per axis: `max(0, ceildiv(end' - start', step))` after
 //!   clamping, computed symbolically.
 //! - **Range**: 11. Length `max(ceildiv(limit - start, delta), 0)`.
