@@ -528,3 +528,32 @@ fn no_integer_solution_means_different() {
     let e = alg.parse("7").unwrap();
     assert_eq!(alg.equal(d, e), Truth::False);
 }
+
+/// Found by the `expr_parse` fuzz target: exponents past the old monomial cap (64)
+/// made an opaque product whose form depended on the order of construction.
+#[test]
+fn fuzz_regression_large_exponents_stay_canonical() {
+    let text = "DS**47*AF43**47*47*AF43**47*AF/x/aq*F";
+    let mut alg = Algebra::default();
+    let d = alg.parse(text).unwrap();
+    let first = alg.simplify(d);
+    let mut again = Algebra::default();
+    let d2 = again.parse(&first).unwrap();
+    assert_eq!(again.simplify(d2), first);
+    assert!(alg.warnings().is_empty());
+}
+
+#[test]
+fn products_past_the_expansion_limit_warn() {
+    let mut alg = Algebra::default();
+    let mut d = alg.constant(1);
+    for i in 0..12 {
+        let f = alg.parse(&format!("X{i} + 1")).unwrap();
+        d = alg.mul(d, f);
+    }
+    assert!(alg.canon(d).has_opaque_product());
+    assert!(alg
+        .warnings()
+        .iter()
+        .any(|w| w.to_string().contains("too large to expand")));
+}

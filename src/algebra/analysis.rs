@@ -265,17 +265,7 @@ impl Analysis<DimLang> for DimAnalysis {
 
     fn modify(egraph: &mut DimGraph, id: Id) {
         let id = egraph.find(id);
-        let has_op = egraph[id].nodes.iter().any(|n| {
-            matches!(
-                n,
-                DimLang::FloorDiv(_)
-                    | DimLang::CeilDiv(_)
-                    | DimLang::Mod(_)
-                    | DimLang::Min(_)
-                    | DimLang::Max(_)
-                    | DimLang::Broadcast(_)
-            )
-        });
+        let has_op = egraph[id].nodes.iter().any(DimLang::has_rules);
         if has_op {
             egraph.analysis.pending_rules.push(id);
         }

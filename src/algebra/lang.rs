@@ -39,3 +39,34 @@ define_language! {
         Sym(Symbol),
     }
 }
+
+impl DimLang {
+    /// The e-node of a binary operator of the canonical form.
+    pub fn op(kind: super::poly::OpKind, x: Id, y: Id) -> DimLang {
+        use super::poly::OpKind;
+        match kind {
+            OpKind::FloorDiv => DimLang::FloorDiv([x, y]),
+            OpKind::CeilDiv => DimLang::CeilDiv([x, y]),
+            OpKind::Mod => DimLang::Mod([x, y]),
+            OpKind::Min => DimLang::Min([x, y]),
+            OpKind::Max => DimLang::Max([x, y]),
+            OpKind::Broadcast => DimLang::Broadcast([x, y]),
+            OpKind::Div => DimLang::Div([x, y]),
+            OpKind::Mul => DimLang::Mul([x, y]),
+        }
+    }
+
+    /// True for the operators the rewrite rules act on (the opaque atoms of the
+    /// canonical form): `floordiv`, `ceildiv`, `mod`, `min`, `max`, `broadcast`.
+    pub fn has_rules(&self) -> bool {
+        matches!(
+            self,
+            DimLang::FloorDiv(_)
+                | DimLang::CeilDiv(_)
+                | DimLang::Mod(_)
+                | DimLang::Min(_)
+                | DimLang::Max(_)
+                | DimLang::Broadcast(_)
+        )
+    }
+}

@@ -174,6 +174,12 @@ pub enum AlgebraWarning {
         /// The expression being simplified, rendered.
         expr: String,
     },
+    /// A product too large to expand was kept as an opaque product: the result is
+    /// sound but no longer in canonical form (equal expressions may print differently).
+    ProductTooLarge {
+        /// The expression, rendered.
+        expr: String,
+    },
     /// The e-node limit was reached; the expression became a fresh dim.
     NodeLimit {
         /// The limit that was reached.
@@ -190,6 +196,13 @@ impl fmt::Display for AlgebraWarning {
                 write!(
                     f,
                     "saturation stopped after {limit} rule applications while simplifying {expr}"
+                )
+            }
+            AlgebraWarning::ProductTooLarge { expr } => {
+                write!(
+                    f,
+                    "a product too large to expand (over {} terms) stays unexpanded: {expr}",
+                    poly::MAX_TERMS
                 )
             }
             AlgebraWarning::NodeLimit { limit, fresh } => {
@@ -246,6 +259,7 @@ pub struct Algebra {
     fresh_counters: IndexMap<String, usize>,
     relations: Vec<Relation>,
     disequalities: Vec<(Dim, Dim)>,
+    warned_product: bool,
 }
 
 impl Default for Algebra {
@@ -275,6 +289,7 @@ impl Algebra {
             fresh_counters: IndexMap::new(),
             relations: Vec::new(),
             disequalities: Vec::new(),
+            warned_product: false,
         }
     }
 
@@ -308,17 +323,15 @@ impl Algebra {
                 },
             );
         }
-        let is_op = matches!(
-            node,
-            DimLang::FloorDiv(_)
-                | DimLang::CeilDiv(_)
-                | DimLang::Mod(_)
-                | DimLang::Min(_)
-                | DimLang::Max(_)
-                | DimLang::Broadcast(_)
-        );
+        let is_op = node.has_rules();
+        let is_mul = matches!(node, DimLang::Mul(_));
         let id = self.egraph.add(node);
         self.sync();
+        if is_mul && self.egraph[id].data.canon.has_opaque_product() && !self.warned_product {
+            self.warned_product = true;
+            let expr = self.egraph[id].data.canon.render();
+            self.warnings.push(AlgebraWarning::ProductTooLarge { expr });
+        }
         if is_op || !self.egraph.analysis.pending_rules.is_empty() {
             self.saturate();
         }
@@ -517,7 +530,7 @@ impl Algebra {
                     Expr::Sub(..) => DimLang::Sub([x.0, y.0]),
                     Expr::Mul(..) => DimLang::Mul([x.0, y.0]),
                     Expr::Div(..) => DimLang::Div([x.0, y.0]),
-                    Expr::Call(k, ..) => op_node(*k, x.0, y.0),
+                    Expr::Call(k, ..) => DimLang::op(*k, x.0, y.0),
                     _ => unreachable!("matched above"),
                 })
             }
@@ -1077,17 +1090,4 @@ fn solve_for_pivot(diff: &Poly) -> Option<(Symbol, Poly)> {
     let rest = Poly(diff.0.iter().filter(|(t, _)| *t != m).cloned().collect());
     let value = rest.scale(&Rat::one().div(&c)?.neg());
     Some((s, value))
-}
-
-fn op_node(k: OpKind, x: Id, y: Id) -> DimLang {
-    match k {
-        OpKind::FloorDiv => DimLang::FloorDiv([x, y]),
-        OpKind::CeilDiv => DimLang::CeilDiv([x, y]),
-        OpKind::Mod => DimLang::Mod([x, y]),
-        OpKind::Min => DimLang::Min([x, y]),
-        OpKind::Max => DimLang::Max([x, y]),
-        OpKind::Broadcast => DimLang::Broadcast([x, y]),
-        OpKind::Div => DimLang::Div([x, y]),
-        OpKind::Mul => DimLang::Mul([x, y]),
-    }
 }

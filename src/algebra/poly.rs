@@ -26,7 +26,7 @@ use std::sync::Arc;
 /// The most terms an expanded product may have before it is kept opaque.
 pub const MAX_TERMS: usize = 256;
 /// The largest exponent magnitude kept in a monomial before the product is kept opaque.
-pub const MAX_EXPONENT: i32 = 64;
+pub const MAX_EXPONENT: i32 = 4096;
 /// The deepest nesting of opaque atoms that is analysed (bounds, divisibility)
 /// before giving the conservative answer.
 pub const MAX_DEPTH: usize = 64;
@@ -326,6 +326,19 @@ impl Poly {
     /// True for the zero polynomial (no terms).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// True when the form holds a product kept unexpanded because it was too large
+    /// ([`MAX_TERMS`]); past that limit the form is sound but no longer canonical.
+    pub fn has_opaque_product(&self) -> bool {
+        self.0.iter().any(|(m, _)| {
+            m.0.iter().any(|(a, _)| match a {
+                Atom::Op(o) => {
+                    o.kind == OpKind::Mul || o.a.has_opaque_product() || o.b.has_opaque_product()
+                }
+                Atom::Sym(_) => false,
+            })
+        })
     }
 
     /// True when some monomial has a negative exponent (an exact division by a symbol).

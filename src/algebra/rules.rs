@@ -390,16 +390,7 @@ pub fn add_poly(egraph: &mut DimGraph, p: &Poly) -> Id {
                 Atom::Op(o) => {
                     let x = add_poly(egraph, &o.a);
                     let y = add_poly(egraph, &o.b);
-                    egraph.add(match o.kind {
-                        OpKind::FloorDiv => DimLang::FloorDiv([x, y]),
-                        OpKind::CeilDiv => DimLang::CeilDiv([x, y]),
-                        OpKind::Mod => DimLang::Mod([x, y]),
-                        OpKind::Min => DimLang::Min([x, y]),
-                        OpKind::Max => DimLang::Max([x, y]),
-                        OpKind::Broadcast => DimLang::Broadcast([x, y]),
-                        OpKind::Div => DimLang::Div([x, y]),
-                        OpKind::Mul => DimLang::Mul([x, y]),
-                    })
+                    egraph.add(DimLang::op(o.kind, x, y))
                 }
             };
             let slot = if *e > 0 { &mut num } else { &mut den };
