@@ -3,7 +3,7 @@
 //!
 //! Spec: the ONNX operator reference (opsets 1 to 25), "Broadcasting in ONNX"
 //! (`docs/Broadcasting.md`). Shapes broadcast with
-//! [`broadcast_shapes`](super::broadcast::broadcast_shapes): a pair of dims that
+//! [`broadcast_shapes`]: a pair of dims that
 //! cannot be decided stays `broadcast(a, b)`, never an unsafe merge.
 //!
 //! Output types: comparisons (`Equal`, `Less`, `Greater`, `LessOrEqual`,
