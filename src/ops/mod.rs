@@ -12,16 +12,19 @@ pub mod cast;
 pub mod concat;
 pub mod control;
 pub mod conv;
+pub mod elementwise;
 pub mod matmul;
 pub mod nn_util;
 pub mod norm;
 pub mod onednn;
 pub mod openvino;
 pub mod pad;
+pub mod reduce;
 pub mod reshape;
 pub mod resize;
 pub mod rnn;
 pub mod select;
+pub mod tensor;
 
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -49,6 +52,9 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     pad::RULES,
     rnn::RULES,
     select::RULES,
+    tensor::RULES,
+    elementwise::RULES,
+    reduce::RULES,
     openvino::RULES,
     onednn::RULES,
 ];
@@ -59,7 +65,9 @@ fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {
         let mut m = HashMap::new();
         for fam in FAMILIES {
             for (domain, op, rule) in fam.iter() {
-                m.insert((*domain, *op), *rule);
+                // The first family to claim an op keeps it; `tests` check no op is
+                // claimed twice.
+                m.entry((*domain, *op)).or_insert(*rule);
             }
         }
         m
@@ -158,4 +166,19 @@ pub fn known_shape(fact: &TensorFact, what: &str) -> Result<Vec<Dim>, OpError> {
     fact.shape.clone().ok_or_else(|| OpError::UnknownRank {
         what: what.to_string(),
     })
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn no_op_has_two_rules() {
+        let mut seen = std::collections::HashSet::new();
+        for fam in FAMILIES {
+            for (domain, op, _) in fam.iter() {
+                assert!(seen.insert((*domain, *op)), "{domain}:{op} is registered twice");
+            }
+        }
+    }
 }

@@ -1,0 +1,1702 @@
+//! Tensor and shape-tensor ops: the shape rules and the shape-tensor evaluator
+//! (symbolic *values* of the small integer tensors that flow along shape
+//! subgraphs, such as `Shape -> Gather -> Unsqueeze -> Concat -> Reshape`).
+//!
+//! Spec: the ONNX operator reference (`docs/Operators.md` of onnx/onnx, opsets 1
+//! to 25). Every op here keeps its output's contents in [`TensorFact::value`] when
+//! they are known and the tensor has at most [`VALUE_FACT_LIMIT`] elements; values
+//! are row-major, booleans are the dims `0` and `1`.
+//!
+//! Special values:
+//! - `Slice` starts/ends at or beyond `±(2^31 - 1)` (`INT_MAX`, `INT64_MAX`,
+//!   `INT64_MIN`, the exporters' "to the end" markers) are read as "past the end" or
+//!   "before the start" when the sliced dim is symbolic. This is exact for the int64
+//!   sentinels (no dim exceeds `INT64_MAX`) and assumes dims below `2^31` for the
+//!   int32 ones. With a concrete dim the arithmetic is exact.
+//! - Out-of-range constant indices (Gather) and non-permutations (Transpose) are
+//!   typed errors; a dim that `Squeeze` removes must be 1: provably not 1 is an
+//!   error, unknown is recorded as a relation the model needs (`d == 1`).
+//! - Data-dependent dims (an `Expand`, `Tile`, `Slice`, `Range` or
+//!   `ConstantOfShape` whose shape operand has no known value) become fresh
+//!   `unk<n>` dims from [`ShapesContext::unknown_dim`].
+//!
+//! Version history of each op (what changed for shapes):
+//! - **Constant**: 1 (`value`); 9 more types; 11 `sparse_value` (not read by the
+//!   ONNX reader: reported as a missing value); 12 `value_int(s)`,
+//!   `value_float(s)`, `value_string(s)`; 13, 19, 21, 23, 24, 25 new types only.
+//! - **Identity**: 1; 13 bf16; 14 sequences; 16 optionals; 19, 21, 23-25 types.
+//! - **Shape**: 1; 13 bf16; 15 `start`/`end` attributes (negative counts from the
+//!   back, both clamped to `[0, rank]`); 19, 21, 23-25 types.
+//! - **Size**: 1; 13; 19, 21, 23-25 types. Output is an int64 scalar.
+//! - **Gather**: 1; 11 negative indices allowed (`[-s, s-1]`; symdim accepts them
+//!   in every opset, as runtimes do); 13 bf16.
+//! - **GatherND**: 11; 12 `batch_dims`; 13 bf16.
+//! - **Unsqueeze**: 1 `axes` attribute; 11 negative axes (over the output rank);
+//!   13 `axes` is input 1; 21, 23-25 types.
+//! - **Squeeze**: 1 `axes` attribute (optional: absent squeezes every 1); 11
+//!   negative axes; 13 `axes` is optional input 1; 21, 23-25 types.
+//! - **Flatten**: 1 (`axis` in `[0, rank]`); 9 types; 11 negative `axis`
+//!   (`[-rank, rank]`); 13, 21, 23-25 types.
+//! - **Transpose**: 1 (`perm`, default reversed); 13, 21, 23-25 types.
+//! - **Expand**: 8 (numpy broadcast of the input shape and the `shape` input);
+//!   13 bf16.
+//! - **Tile**: 1 (inputs `tiles` and `axis`, scalars); 6 `repeats` 1-D input of
+//!   length rank; 13 bf16.
+//! - **Split**: 1 (`split` attribute or optional input 1); 2 `split` attribute
+//!   only; 11 negative `axis`; 13 `split` is optional input 1; 18 `num_outputs`
+//!   (uneven split: the last chunk is smaller, chunks are `ceildiv(d, n)`).
+//! - **Slice**: 1 (`starts`, `ends`, `axes` attributes); 10 inputs `starts`,
+//!   `ends`, `axes`, `steps` (steps may be negative; symdim also takes symbolic
+//!   steps of proven sign); 11 negative axes; 13 bf16.
+//!   Output length per axis: `max(0, ceildiv(end' - start', step))` after
+//!   clamping, computed symbolically.
+//! - **Range**: 11. Length `max(ceildiv(limit - start, delta), 0)`.
+//! - **ConstantOfShape**: 9 (`value` attribute, default float 0); 20 more types;
+//!   21, 23-25 types.
+//! - **CumSum**: 11 (`axis` is a scalar input; `exclusive`, `reverse`); 14 types.
+//! - **Where**: 9 (broadcast of the three inputs); 16 bf16.
+
+use super::broadcast::broadcast_shapes;
+use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
+use crate::algebra::{Algebra, Dim, Rat, Truth};
+use crate::context::{OpError, Severity, ShapesContext, TensorFact};
+use crate::graph::{Attr, ConstData, DType, Node};
+use crate::infer::{const_fact, float_rat, VALUE_FACT_LIMIT};
+
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[
+    ("", "Constant", constant),
+    ("", "Identity", identity),
+    ("", "Shape", shape),
+    ("", "Size", size),
+    ("", "Gather", gather),
+    ("", "GatherND", gather_nd),
+    ("", "Unsqueeze", unsqueeze),
+    ("", "Squeeze", squeeze),
+    ("", "Flatten", flatten),
+    ("", "Transpose", transpose),
+    ("", "Expand", expand),
+    ("", "Tile", tile),
+    ("", "Split", split),
+    ("", "Slice", slice),
+    ("", "Range", range),
+    ("", "ConstantOfShape", constant_of_shape),
+    ("", "CumSum", cumsum),
+    ("", "Where", where_op),
+];
+
+/// Starts and ends of `Slice` at or beyond this magnitude mean "past the end" or
+/// "before the start" when the sliced dim is symbolic (see the module doc).
+pub const SLICE_SENTINEL: i64 = i32::MAX as i64;
+
+// ----- shared helpers (also used by the elementwise and reduce families) --------
+
+/// An integer-list operand (axes, repeats, ...) given as an input tensor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IntsArg {
+    /// The optional input is absent.
+    Absent,
+    /// The input is present but its contents are not known; the element count
+    /// when it is known.
+    Unknown(Option<usize>),
+    /// The contents, all integer constants.
+    Known(Vec<i64>),
+}
+
+/// Read input `index` as an integer list: absent, unknown, or known constants.
+pub fn ints_input(ctx: &ShapesContext, node: &Node, index: usize) -> Result<IntsArg, OpError> {
+    let Some(f) = ctx.optional_input(node, index)? else {
+        return Ok(IntsArg::Absent);
+    };
+    if let Some(v) = &f.value {
+        if let Some(ints) = const_ints(&ctx.alg, v) {
+            return Ok(IntsArg::Known(ints));
+        }
+        return Ok(IntsArg::Unknown(Some(v.len())));
+    }
+    Ok(IntsArg::Unknown(list_len(&ctx.alg, &f)))
+}
+
+/// The element count of a 1-D (or scalar) tensor, when its length is a constant.
+pub fn list_len(alg: &Algebra, f: &TensorFact) -> Option<usize> {
+    match f.shape.as_deref() {
+        Some([]) => Some(1),
+        Some([d]) => alg.as_i64(*d).and_then(|n| usize::try_from(n).ok()),
+        _ => None,
+    }
+}
+
+/// Every dim as an `i64` constant, or `None`.
+pub fn const_ints(alg: &Algebra, dims: &[Dim]) -> Option<Vec<i64>> {
+    dims.iter().map(|d| alg.as_i64(*d)).collect()
+}
+
+/// A shape of non-negative constants whose element count is at most
+/// [`VALUE_FACT_LIMIT`] (so values over it may be materialised), or `None`.
+pub fn small_const_shape(alg: &Algebra, shape: &[Dim]) -> Option<Vec<usize>> {
+    let dims: Vec<usize> = shape
+        .iter()
+        .map(|d| alg.as_i64(*d).and_then(|v| usize::try_from(v).ok()))
+        .collect::<Option<_>>()?;
+    let mut n: usize = 1;
+    for d in &dims {
+        n = n.checked_mul(*d)?;
+    }
+    (n <= VALUE_FACT_LIMIT).then_some(dims)
+}
+
+/// The element count of a constant shape (no overflow: callers pass shapes from
+/// [`small_const_shape`]).
+pub fn numel(shape: &[usize]) -> usize {
+    shape.iter().product()
+}
+
+/// A fact with a value, dropping the value when it is larger than
+/// [`VALUE_FACT_LIMIT`].
+pub fn fact_with_value(dtype: DType, shape: Vec<Dim>, value: Option<Vec<Dim>>) -> TensorFact {
+    TensorFact {
+        dtype,
+        shape: Some(shape),
+        value: value.filter(|v| v.len() <= VALUE_FACT_LIMIT),
+    }
+}
+
+/// The value of a fact whose shape is a small constant shape: `(dims, value)`.
+pub fn small_value(alg: &Algebra, f: &TensorFact) -> Option<(Vec<usize>, Vec<Dim>)> {
+    let value = f.value.clone()?;
+    let dims = small_const_shape(alg, f.shape.as_deref()?)?;
+    (numel(&dims) == value.len()).then_some((dims, value))
+}
+
+/// For every element of a tensor of shape `out` (row-major), the index of the
+/// element of an input of shape `inp` it reads under numpy broadcasting.
+pub fn broadcast_map(out: &[usize], inp: &[usize]) -> Vec<usize> {
+    let n = numel(out);
+    let offset = out.len().saturating_sub(inp.len());
+    (0..n)
+        .map(|flat| {
+            let mut rem = flat;
+            let mut coords = vec![0usize; out.len()];
+            for axis in (0..out.len()).rev() {
+                coords[axis] = rem % out[axis].max(1);
+                rem /= out[axis].max(1);
+            }
+            let mut idx = 0usize;
+            for (j, &d) in inp.iter().enumerate() {
+                let c = if d == 1 { 0 } else { coords[offset + j] };
+                idx = idx * d + c;
+            }
+            idx
+        })
+        .collect()
+}
+
+/// Broadcast the values of several inputs to the output shape `out`: each input's
+/// value, one element per output element. `None` when a shape is not a small
+/// constant or a value is unknown.
+pub fn broadcast_values(
+    alg: &Algebra,
+    out: &[Dim],
+    inputs: &[&TensorFact],
+) -> Option<Vec<Vec<Dim>>> {
+    let out = small_const_shape(alg, out)?;
+    inputs
+        .iter()
+        .map(|f| {
+            let (dims, value) = small_value(alg, f)?;
+            Some(
+                broadcast_map(&out, &dims)
+                    .into_iter()
+                    .map(|i| value[i])
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The elements at the cartesian product of per-axis index lists, row-major: the
+/// general "select" behind Slice, Split, Gather and Tile values.
+pub fn select_values(value: &[Dim], shape: &[usize], per_axis: &[Vec<usize>]) -> Vec<Dim> {
+    let mut strides = vec![1usize; shape.len()];
+    for axis in (0..shape.len().saturating_sub(1)).rev() {
+        strides[axis] = strides[axis + 1] * shape[axis + 1];
+    }
+    let mut out = Vec::new();
+    let total: usize = per_axis.iter().map(Vec::len).product();
+    if total == 0 {
+        return out;
+    }
+    let mut pos = vec![0usize; per_axis.len()];
+    loop {
+        let flat: usize = pos
+            .iter()
+            .enumerate()
+            .map(|(axis, &k)| per_axis[axis][k] * strides[axis])
+            .sum();
+        out.push(value[flat]);
+        // advance the odometer
+        let mut axis = per_axis.len();
+        loop {
+            if axis == 0 {
+                return out;
+            }
+            axis -= 1;
+            pos[axis] += 1;
+            if pos[axis] < per_axis[axis].len() {
+                break;
+            }
+            pos[axis] = 0;
+        }
+    }
+}
+
+/// The range of an integer element type, as exact rationals (`None` for
+/// non-integer types).
+pub fn int_range(dtype: DType) -> Option<(Rat, Rat)> {
+    let bits = dtype.bit_width()?;
+    if !dtype.is_integer() || dtype == DType::Bool {
+        return None;
+    }
+    let signed = matches!(
+        dtype,
+        DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 | DType::Int4 | DType::Int2
+    );
+    let big = |v: i128| Rat::from_bigint(num_bigint::BigInt::from(v));
+    Some(if signed {
+        (big(-(1i128 << (bits - 1))), big((1i128 << (bits - 1)) - 1))
+    } else {
+        (big(0), big((1i128 << bits) - 1))
+    })
+}
+
+/// An integer value whose constants leave the element type's range is an error
+/// (onnx reports `INT64_MAX + 1` as an overflow during data propagation); symbolic
+/// elements are not checked.
+pub fn check_int_range(
+    alg: &Algebra,
+    dtype: DType,
+    value: &[Dim],
+    op: &str,
+) -> Result<(), OpError> {
+    let Some((lo, hi)) = int_range(dtype) else {
+        return Ok(());
+    };
+    for d in value {
+        if let Some(c) = alg.as_const(*d) {
+            if c < lo || c > hi {
+                return Err(OpError::BadShapeValue {
+                    what: format!("{op} overflows {dtype}: the result {c} is outside [{lo}, {hi}]"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The shape of an input, or `None` to propagate an unknown rank silently (the
+/// producer has already been diagnosed).
+fn shape_of(f: &TensorFact) -> Option<Vec<Dim>> {
+    f.shape.clone()
+}
+
+/// A `Vec<Dim>` of constants.
+fn consts(alg: &mut Algebra, v: &[i64]) -> Vec<Dim> {
+    v.iter().map(|x| alg.constant(*x)).collect()
+}
+
+/// Reject duplicated axes.
+fn check_unique(axes: &[usize], name: &'static str, given: &[i64]) -> Result<(), OpError> {
+    let mut seen = axes.to_vec();
+    seen.sort_unstable();
+    if seen.windows(2).any(|w| w[0] == w[1]) {
+        return Err(OpError::BadAttribute {
+            name,
+            value: format!("{given:?}"),
+            why: "an axis is repeated".to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// A shape operand's value as dims (Expand, ConstantOfShape, Reshape-like inputs).
+fn dims_value(ctx: &ShapesContext, f: &TensorFact) -> (Option<Vec<Dim>>, Option<usize>) {
+    match &f.value {
+        Some(v) => (Some(v.clone()), Some(v.len())),
+        None => (None, list_len(&ctx.alg, f)),
+    }
+}
+
+fn unknown_dims(ctx: &mut ShapesContext, node: &Node, output: usize, n: usize) -> Vec<Dim> {
+    (0..n)
+        .map(|axis| ctx.unknown_dim(node, output, axis))
+        .collect()
+}
+
+fn is_one(ctx: &mut ShapesContext, d: Dim) -> Truth {
+    let one = ctx.alg.constant(1);
+    ctx.alg.equal(d, one)
+}
+
+// ----- Constant, Identity -------------------------------------------------------
+
+fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 0, 0)?;
+    const KEYS: [&str; 8] = [
+        "value",
+        "value_int",
+        "value_ints",
+        "value_float",
+        "value_floats",
+        "value_string",
+        "value_strings",
+        "sparse_value",
+    ];
+    let given: Vec<(&str, &Attr)> = KEYS
+        .iter()
+        .filter_map(|k| node.attr(k).map(|a| (*k, a)))
+        .collect();
+    let (key, attr) = match given.as_slice() {
+        [one] => *one,
+        [] => return Err(OpError::MissingAttribute {
+            name:
+                "value (or value_int(s), value_float(s), value_string(s); sparse_value is not read)",
+        }),
+        many => {
+            return Err(OpError::BadAttribute {
+                name: "value",
+                value: many.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "),
+                why: "exactly one value attribute is allowed".to_string(),
+            })
+        }
+    };
+    let alg = &mut ctx.alg;
+    let fact = match (key, attr) {
+        ("value", Attr::Tensor(t)) => {
+            let mut f = const_fact(alg, t);
+            if matches!(t.data, ConstData::NotLoaded) {
+                f.value = None;
+            }
+            f
+        }
+        ("value_int", Attr::Int(v)) => {
+            let c = alg.constant(*v);
+            fact_with_value(DType::Int64, vec![], Some(vec![c]))
+        }
+        ("value_ints", Attr::Ints(v)) => {
+            let n = alg.constant(v.len() as i64);
+            let value = (v.len() <= VALUE_FACT_LIMIT).then(|| consts(alg, v));
+            fact_with_value(DType::Int64, vec![n], value)
+        }
+        ("value_float", Attr::Float(v)) => {
+            let value = float_rat(*v).map(|r| vec![alg.rational(r)]);
+            fact_with_value(DType::Float, vec![], value)
+        }
+        ("value_floats", Attr::Floats(v)) => {
+            let n = alg.constant(v.len() as i64);
+            let value = if v.len() <= VALUE_FACT_LIMIT {
+                v.iter()
+                    .map(|x| float_rat(*x).map(|r| alg.rational(r)))
+                    .collect()
+            } else {
+                None
+            };
+            fact_with_value(DType::Float, vec![n], value)
+        }
+        ("value_string", Attr::Str(_)) => TensorFact::new(DType::String, vec![]),
+        ("value_strings", Attr::Strs(v)) => {
+            let n = alg.constant(v.len() as i64);
+            TensorFact::new(DType::String, vec![n])
+        }
+        (key, other) => {
+            let name = KEYS.iter().find(|k| **k == key).copied().unwrap_or("value");
+            return Err(OpError::BadAttribute {
+                name,
+                value: other.to_string(),
+                why: format!("unexpected attribute kind {}", other.kind()),
+            });
+        }
+    };
+    Ok(vec![fact])
+}
+
+fn identity(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    Ok(vec![ctx.input(node, 0, "input")?])
+}
+
+// ----- Shape, Size ----------------------------------------------------------------
+
+fn shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    let (start, end) = if node.version >= 15 {
+        let end = match node.attr("end") {
+            None => None,
+            Some(_) => Some(attr_int(node, "end", 0)?),
+        };
+        (attr_int(node, "start", 0)?, end)
+    } else {
+        (0, None)
+    };
+    let Some(dims) = shape_of(&x) else {
+        let n = ctx.unknown_dim(node, 0, 0);
+        return Ok(vec![TensorFact::new(DType::Int64, vec![n])]);
+    };
+    let r = dims.len() as i64;
+    let clamp = |v: i64| -> usize {
+        let v = if v < 0 { v.saturating_add(r) } else { v };
+        v.clamp(0, r) as usize
+    };
+    let s = clamp(start);
+    let e = clamp(end.unwrap_or(r));
+    let value: Vec<Dim> = if e > s {
+        dims[s..e].to_vec()
+    } else {
+        Vec::new()
+    };
+    let n = ctx.alg.constant(value.len() as i64);
+    Ok(vec![fact_with_value(DType::Int64, vec![n], Some(value))])
+}
+
+fn size(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    let value = x.shape.as_ref().map(|dims| vec![ctx.alg.product(dims)]);
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, DType::Int64, v, &node.op_type)?;
+    }
+    Ok(vec![fact_with_value(DType::Int64, vec![], value)])
+}
+
+// ----- Gather, GatherND --------------------------------------------------------------
+
+fn check_index_type(f: &TensorFact, what: &'static str) -> Result<(), OpError> {
+    if matches!(f.dtype, DType::Int32 | DType::Int64 | DType::Undefined) {
+        Ok(())
+    } else {
+        Err(OpError::UnsupportedType {
+            dtype: f.dtype,
+            what,
+            allowed: "i32, i64".to_string(),
+        })
+    }
+}
+
+fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    check_index_type(&indices, "indices")?;
+    let (Some(dshape), Some(ishape)) = (shape_of(&data), shape_of(&indices)) else {
+        return Ok(vec![TensorFact::unknown(data.dtype)]);
+    };
+    if dshape.is_empty() {
+        return Err(OpError::Rank {
+            what: "data".to_string(),
+            expected: "at least 1".to_string(),
+            found: 0,
+        });
+    }
+    let axis = norm_axis(attr_int(node, "axis", 0)?, dshape.len())?;
+    let dim = dshape[axis];
+    // Constant indices must lie in [-d, d - 1].
+    let mut idx_consts: Option<Vec<i64>> = None;
+    if let Some(v) = &indices.value {
+        let consts = const_ints(&ctx.alg, v);
+        if let Some(ix) = &consts {
+            for &i in ix {
+                let c = ctx.alg.constant(i);
+                let bad = if i >= 0 {
+                    ctx.alg.le(dim, c) == Truth::True
+                } else {
+                    let m = ctx.alg.neg(c);
+                    ctx.alg.le(m, dim) == Truth::False
+                };
+                if bad {
+                    return Err(OpError::BadShapeValue {
+                        what: format!(
+                            "index {i} is out of range for axis {axis} of size {}",
+                            ctx.alg.render(dim)
+                        ),
+                    });
+                }
+            }
+        }
+        idx_consts = consts;
+    }
+    let mut out: Vec<Dim> = dshape[..axis].to_vec();
+    out.extend_from_slice(&ishape);
+    out.extend_from_slice(&dshape[axis + 1..]);
+    let value = match (small_value(&ctx.alg, &data), idx_consts) {
+        (Some((dims, dv)), Some(ix)) => {
+            let d = dims[axis] as i64;
+            let picked: Vec<usize> = ix
+                .iter()
+                .map(|&i| if i < 0 { (i + d) as usize } else { i as usize })
+                .collect();
+            let mut per_axis: Vec<Vec<usize>> = dims.iter().map(|&n| (0..n).collect()).collect();
+            per_axis[axis] = picked;
+            Some(select_values(&dv, &dims, &per_axis))
+        }
+        _ => None,
+    };
+    Ok(vec![fact_with_value(data.dtype, out, value)])
+}
+
+fn gather_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    if !matches!(indices.dtype, DType::Int64 | DType::Undefined) {
+        return Err(OpError::UnsupportedType {
+            dtype: indices.dtype,
+            what: "indices",
+            allowed: "i64".to_string(),
+        });
+    }
+    let b = if node.version >= 12 {
+        attr_int(node, "batch_dims", 0)?
+    } else {
+        0
+    };
+    let (Some(dshape), Some(ishape)) = (shape_of(&data), shape_of(&indices)) else {
+        return Ok(vec![TensorFact::unknown(data.dtype)]);
+    };
+    let (r, q) = (dshape.len(), ishape.len());
+    if b < 0 || b as usize >= r.min(q) {
+        return Err(OpError::BadAttribute {
+            name: "batch_dims",
+            value: b.to_string(),
+            why: format!(
+                "must be in [0, min(rank(data), rank(indices))) = [0, {})",
+                r.min(q)
+            ),
+        });
+    }
+    let b = b as usize;
+    let last = ishape[q - 1];
+    let Some(k) = ctx.alg.as_i64(last) else {
+        return Ok(vec![TensorFact::unknown(data.dtype)]);
+    };
+    if k < 1 || k as usize > r - b {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "indices.shape[-1] = {k} must be in [1, rank(data) - batch_dims] = [1, {}]",
+                r - b
+            ),
+        });
+    }
+    for axis in 0..b {
+        if ctx.alg.equal(dshape[axis], ishape[axis]) == Truth::False {
+            return Err(OpError::DimMismatch {
+                what: format!("batch axis {axis} of data and indices"),
+                left: ctx.alg.render(dshape[axis]),
+                right: ctx.alg.render(ishape[axis]),
+            });
+        }
+    }
+    let mut out: Vec<Dim> = ishape[..q - 1].to_vec();
+    out.extend_from_slice(&dshape[b + k as usize..]);
+    Ok(vec![TensorFact::new(data.dtype, out)])
+}
+
+// ----- Unsqueeze, Squeeze, Flatten, Transpose ------------------------------------
+
+/// The axes of Unsqueeze/Squeeze: attribute before opset 13, input 1 from 13.
+fn axes_arg(ctx: &ShapesContext, node: &Node) -> Result<IntsArg, OpError> {
+    if node.version >= 13 {
+        ints_input(ctx, node, 1)
+    } else {
+        Ok(match attr_ints(node, "axes")? {
+            Some(v) => IntsArg::Known(v.to_vec()),
+            None => IntsArg::Absent,
+        })
+    }
+}
+
+fn unsqueeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, if node.version >= 13 { 2 } else { 1 })?;
+    let x = ctx.input(node, 0, "data")?;
+    let axes = match axes_arg(ctx, node)? {
+        IntsArg::Absent if node.version >= 13 => {
+            return Err(OpError::MissingInput {
+                index: 1,
+                what: "axes",
+            })
+        }
+        IntsArg::Absent => return Err(OpError::MissingAttribute { name: "axes" }),
+        IntsArg::Unknown(len) => {
+            return Ok(vec![match (shape_of(&x), len) {
+                (Some(s), Some(n)) => {
+                    let dims = unknown_dims(ctx, node, 0, s.len() + n);
+                    TensorFact::new(x.dtype, dims)
+                }
+                _ => TensorFact::unknown(x.dtype),
+            }])
+        }
+        IntsArg::Known(v) => v,
+    };
+    let Some(dims) = shape_of(&x) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let r_out = dims.len() + axes.len();
+    let norm: Vec<usize> = axes
+        .iter()
+        .map(|a| {
+            if *a < 0 && node.version < 11 {
+                Err(OpError::AxisOutOfRange {
+                    axis: *a,
+                    rank: r_out,
+                })
+            } else {
+                norm_axis(*a, r_out)
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    check_unique(&norm, "axes", &axes)?;
+    let one = ctx.alg.constant(1);
+    let mut rest = dims.iter();
+    let out: Vec<Dim> = (0..r_out)
+        .map(|i| {
+            if norm.contains(&i) {
+                one
+            } else {
+                *rest.next().expect("rank arithmetic")
+            }
+        })
+        .collect();
+    Ok(vec![fact_with_value(x.dtype, out, x.value.clone())])
+}
+
+fn squeeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, if node.version >= 13 { 2 } else { 1 })?;
+    let x = ctx.input(node, 0, "data")?;
+    let axes = axes_arg(ctx, node)?;
+    let Some(dims) = shape_of(&x) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let r = dims.len();
+    let keep: Vec<bool> = match axes {
+        IntsArg::Unknown(len) => {
+            // `n` axes are squeezed: when exactly `n` dims may be 1 (the others are
+            // provably not 1), those are the squeezed ones.
+            let maybe_one: Vec<usize> = (0..r)
+                .filter(|&a| is_one(ctx, dims[a]) != Truth::False)
+                .collect();
+            return Ok(vec![match len {
+                Some(n) if n == maybe_one.len() && n > 0 => {
+                    for &a in &maybe_one {
+                        if is_one(ctx, dims[a]) == Truth::Unknown {
+                            let one = ctx.alg.constant(1);
+                            ctx.alg.record_relation(dims[a], one, &node.name);
+                            ctx.alg.union(dims[a], one, "squeeze")?;
+                        }
+                    }
+                    let out = (0..r)
+                        .filter(|a| !maybe_one.contains(a))
+                        .map(|a| dims[a])
+                        .collect();
+                    fact_with_value(x.dtype, out, x.value.clone())
+                }
+                Some(n) if n <= r => {
+                    let d = unknown_dims(ctx, node, 0, r - n);
+                    TensorFact::new(x.dtype, d)
+                }
+                _ => TensorFact::unknown(x.dtype),
+            }]);
+        }
+        IntsArg::Known(v) if !v.is_empty() => {
+            let norm: Vec<usize> = v
+                .iter()
+                .map(|a| {
+                    if *a < 0 && node.version < 11 {
+                        Err(OpError::AxisOutOfRange { axis: *a, rank: r })
+                    } else {
+                        norm_axis(*a, r)
+                    }
+                })
+                .collect::<Result<_, _>>()?;
+            check_unique(&norm, "axes", &v)?;
+            for &a in &norm {
+                let d = dims[a];
+                match is_one(ctx, d) {
+                    Truth::True => {}
+                    Truth::False => {
+                        return Err(OpError::DimMismatch {
+                            what: format!("squeezed axis {a} must be 1"),
+                            left: ctx.alg.render(d),
+                            right: "1".to_string(),
+                        })
+                    }
+                    Truth::Unknown => {
+                        let one = ctx.alg.constant(1);
+                        ctx.alg.record_relation(d, one, &node.name);
+                        ctx.alg.union(d, one, "squeeze")?;
+                    }
+                }
+            }
+            (0..r).map(|i| !norm.contains(&i)).collect()
+        }
+        // No axes: every dim that is 1 goes; the rank is known only when each
+        // dim is provably 1 or provably not 1.
+        _ => {
+            let mut keep = Vec::with_capacity(r);
+            for (axis, d) in dims.iter().enumerate() {
+                match is_one(ctx, *d) {
+                    Truth::True => keep.push(false),
+                    Truth::False => keep.push(true),
+                    Truth::Unknown => {
+                        let msg = format!(
+                            "Squeeze without axes: whether axis {axis} ({}) is 1 is unknown, so the output rank is unknown; give `axes`",
+                            ctx.alg.render(*d)
+                        );
+                        ctx.diagnose(Severity::Warning, node, msg);
+                        return Ok(vec![TensorFact::unknown(x.dtype)]);
+                    }
+                }
+            }
+            keep
+        }
+    };
+    let out: Vec<Dim> = dims
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(d, _)| *d)
+        .collect();
+    Ok(vec![fact_with_value(x.dtype, out, x.value.clone())])
+}
+
+fn flatten(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "input")?;
+    let axis = attr_int(node, "axis", 1)?;
+    let Some(dims) = shape_of(&x) else {
+        let a = if axis == 0 {
+            ctx.alg.constant(1)
+        } else {
+            ctx.unknown_dim(node, 0, 0)
+        };
+        let b = ctx.unknown_dim(node, 0, 1);
+        return Ok(vec![TensorFact::new(x.dtype, vec![a, b])]);
+    };
+    let r = dims.len() as i64;
+    let lo = if node.version >= 11 { -r } else { 0 };
+    if axis < lo || axis > r {
+        return Err(OpError::AxisOutOfRange {
+            axis,
+            rank: dims.len(),
+        });
+    }
+    let axis = if axis < 0 { axis + r } else { axis } as usize;
+    let a = ctx.alg.product(&dims[..axis]);
+    let b = ctx.alg.product(&dims[axis..]);
+    Ok(vec![fact_with_value(x.dtype, vec![a, b], x.value.clone())])
+}
+
+fn transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    let perm = attr_ints(node, "perm")?.map(<[i64]>::to_vec);
+    let Some(dims) = shape_of(&x) else {
+        return Ok(vec![match perm {
+            Some(p) => {
+                let d = unknown_dims(ctx, node, 0, p.len());
+                TensorFact::new(x.dtype, d)
+            }
+            None => TensorFact::unknown(x.dtype),
+        }]);
+    };
+    let r = dims.len();
+    let perm: Vec<usize> = match perm {
+        None => (0..r).rev().collect(),
+        Some(p) => {
+            let mut seen = vec![false; r];
+            let ok = p.len() == r
+                && p.iter().all(|&a| {
+                    let fine = (0..r as i64).contains(&a) && !seen[a as usize];
+                    if fine {
+                        seen[a as usize] = true;
+                    }
+                    fine
+                });
+            if !ok {
+                return Err(OpError::BadAttribute {
+                    name: "perm",
+                    value: format!("{p:?}"),
+                    why: format!("must be a permutation of 0..{r}"),
+                });
+            }
+            p.iter().map(|&a| a as usize).collect()
+        }
+    };
+    let out: Vec<Dim> = perm.iter().map(|&a| dims[a]).collect();
+    let value = small_value(&ctx.alg, &x).map(|(shape, v)| {
+        let out_shape: Vec<usize> = perm.iter().map(|&a| shape[a]).collect();
+        let mut strides = vec![1usize; r];
+        for axis in (0..r.saturating_sub(1)).rev() {
+            strides[axis] = strides[axis + 1] * shape[axis + 1];
+        }
+        let n = numel(&out_shape);
+        (0..n)
+            .map(|flat| {
+                let mut rem = flat;
+                let mut src = 0usize;
+                for k in (0..r).rev() {
+                    let c = rem % out_shape[k];
+                    rem /= out_shape[k];
+                    src += c * strides[perm[k]];
+                }
+                v[src]
+            })
+            .collect()
+    });
+    Ok(vec![fact_with_value(x.dtype, out, value)])
+}
+
+// ----- Expand, Tile -------------------------------------------------------------------
+
+fn expand(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "input")?;
+    let s = ctx.input(node, 1, "shape")?;
+    let Some(dims) = shape_of(&x) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let (value, len) = dims_value(ctx, &s);
+    let out = match (value, len) {
+        (Some(v), _) => {
+            for d in &v {
+                if ctx.alg.bounds(*d).is_negative() {
+                    return Err(OpError::BadShapeValue {
+                        what: format!("shape {} has a negative dim", ctx.render_dims(&v)),
+                    });
+                }
+            }
+            broadcast_shapes(ctx, &node.name, &dims, &v)?
+        }
+        (None, Some(k)) => {
+            // Each output dim is the input dim when that is provably not 1 (the
+            // shape's entry must then be 1 or equal); otherwise data-dependent.
+            let n = dims.len().max(k);
+            let one = Rat::one();
+            (0..n)
+                .map(|i| {
+                    let src = (i + dims.len()).checked_sub(n).map(|j| dims[j]);
+                    match src {
+                        Some(d) if i + k >= n && !ctx.alg.bounds(d).contains(&one) => d,
+                        Some(d) if i + k < n => d,
+                        _ => ctx.unknown_dim(node, 0, i),
+                    }
+                })
+                .collect()
+        }
+        (None, None) => return Ok(vec![TensorFact::unknown(x.dtype)]),
+    };
+    let value = broadcast_values(&ctx.alg, &out, &[&x]).map(|mut v| v.remove(0));
+    Ok(vec![fact_with_value(x.dtype, out, value)])
+}
+
+fn tile(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "input")?;
+    let Some(dims) = shape_of(&x) else {
+        check_inputs(node, 2, 3)?;
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let r = dims.len();
+    if node.version < 6 {
+        // Tile-1: scalar `tiles` and `axis` inputs.
+        check_inputs(node, 3, 3)?;
+        let tiles = ctx.input(node, 1, "tiles")?;
+        let axis = ints_input(ctx, node, 2)?;
+        let IntsArg::Known(axis) = axis else {
+            let d = unknown_dims(ctx, node, 0, r);
+            return Ok(vec![TensorFact::new(x.dtype, d)]);
+        };
+        let axis = norm_axis(axis.first().copied().unwrap_or(0), r)?;
+        let mut out = dims.clone();
+        out[axis] = match tiles.value.as_deref() {
+            Some([t]) => ctx.alg.mul(dims[axis], *t),
+            _ => ctx.unknown_dim(node, 0, axis),
+        };
+        return Ok(vec![TensorFact::new(x.dtype, out)]);
+    }
+    check_inputs(node, 2, 2)?;
+    let reps = ctx.input(node, 1, "repeats")?;
+    let (value, len) = dims_value(ctx, &reps);
+    if let Some(k) = len {
+        if k != r {
+            return Err(OpError::Rank {
+                what: "repeats (its length)".to_string(),
+                expected: format!("{r} (the input rank)"),
+                found: k,
+            });
+        }
+    }
+    let Some(reps) = value else {
+        let d = unknown_dims(ctx, node, 0, r);
+        return Ok(vec![TensorFact::new(x.dtype, d)]);
+    };
+    for d in &reps {
+        if ctx.alg.bounds(*d).is_negative() {
+            return Err(OpError::BadShapeValue {
+                what: format!("repeats {} has a negative entry", ctx.render_dims(&reps)),
+            });
+        }
+    }
+    let out: Vec<Dim> = dims
+        .iter()
+        .zip(&reps)
+        .map(|(d, t)| ctx.alg.mul(*d, *t))
+        .collect();
+    let value = match (small_value(&ctx.alg, &x), small_const_shape(&ctx.alg, &out)) {
+        (Some((shape, v)), Some(out_shape)) => {
+            let per_axis: Vec<Vec<usize>> = out_shape
+                .iter()
+                .zip(&shape)
+                .map(|(&n, &d)| (0..n).map(|i| i % d.max(1)).collect())
+                .collect();
+            Some(select_values(&v, &shape, &per_axis))
+        }
+        _ => None,
+    };
+    Ok(vec![fact_with_value(x.dtype, out, value)])
+}
+
+// ----- Split ---------------------------------------------------------------------------
+
+fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "input")?;
+    let n_out = node.outputs.len();
+    if n_out == 0 {
+        return Err(OpError::NoOutput);
+    }
+    let split_from_input = node.version >= 13 || node.version == 1;
+    check_inputs(node, 1, if split_from_input { 2 } else { 1 })?;
+    // The split sizes: None = not given; Some(None) = given but unknown.
+    let mut sizes: Option<Option<Vec<Dim>>> = None;
+    if split_from_input {
+        if let Some(f) = ctx.optional_input(node, 1)? {
+            let (v, len) = dims_value(ctx, &f);
+            if let Some(k) = len {
+                if k != n_out {
+                    return Err(OpError::BadShapeValue {
+                        what: format!("split has {k} entries for {n_out} outputs"),
+                    });
+                }
+            }
+            sizes = Some(v);
+        }
+    }
+    if node.version < 13 {
+        if let Some(v) = attr_ints(node, "split")? {
+            if sizes.is_some() {
+                return Err(OpError::BadAttribute {
+                    name: "split",
+                    value: format!("{v:?}"),
+                    why: "given both as attribute and input".to_string(),
+                });
+            }
+            if v.len() != n_out {
+                return Err(OpError::BadAttribute {
+                    name: "split",
+                    value: format!("{v:?}"),
+                    why: format!("{} entries for {n_out} outputs", v.len()),
+                });
+            }
+            sizes = Some(Some(consts(&mut ctx.alg, v)));
+        }
+    }
+    let num_outputs = if node.version >= 18 {
+        match node.attr("num_outputs") {
+            None => None,
+            Some(_) => Some(attr_int(node, "num_outputs", 0)?),
+        }
+    } else {
+        None
+    };
+    if let Some(n) = num_outputs {
+        if sizes.is_some() {
+            return Err(OpError::BadAttribute {
+                name: "num_outputs",
+                value: n.to_string(),
+                why: "given together with the split input".to_string(),
+            });
+        }
+        if n < 1 || n as usize != n_out {
+            return Err(OpError::BadAttribute {
+                name: "num_outputs",
+                value: n.to_string(),
+                why: format!("the node has {n_out} outputs"),
+            });
+        }
+    }
+    let Some(dims) = shape_of(&x) else {
+        return Ok(vec![TensorFact::unknown(x.dtype); n_out]);
+    };
+    let axis = norm_axis(attr_int(node, "axis", 0)?, dims.len())?;
+    let d = dims[axis];
+    let chunks: Vec<Dim> = match sizes {
+        Some(Some(v)) => {
+            for s in &v {
+                if ctx.alg.bounds(*s).is_negative() {
+                    return Err(OpError::BadShapeValue {
+                        what: format!("split {} has a negative entry", ctx.render_dims(&v)),
+                    });
+                }
+            }
+            let total = ctx.alg.sum(&v);
+            match ctx.alg.equal(total, d) {
+                Truth::True => {}
+                Truth::False => {
+                    return Err(OpError::DimMismatch {
+                        what: format!("the split sizes must add up to axis {axis}"),
+                        left: ctx.alg.render(total),
+                        right: ctx.alg.render(d),
+                    })
+                }
+                Truth::Unknown => {
+                    ctx.alg.record_relation(total, d, &node.name);
+                    ctx.alg.union(total, d, "split")?;
+                }
+            }
+            v
+        }
+        Some(None) => (0..n_out).map(|i| ctx.unknown_dim(node, i, axis)).collect(),
+        None if node.version >= 18 => {
+            if num_outputs.is_none() {
+                return Err(OpError::MissingAttribute {
+                    name: "num_outputs (or the split input)",
+                });
+            }
+            let n = ctx.alg.constant(n_out as i64);
+            let chunk = ctx.alg.ceildiv(d, n);
+            let before = ctx.alg.constant(n_out as i64 - 1);
+            let used = ctx.alg.mul(chunk, before);
+            let last = ctx.alg.sub(d, used);
+            if ctx.alg.bounds(last).is_negative() {
+                return Err(OpError::BadShapeValue {
+                    what: format!(
+                        "axis {axis} of size {} cannot be split into {n_out} chunks of {}",
+                        ctx.alg.render(d),
+                        ctx.alg.render(chunk)
+                    ),
+                });
+            }
+            let mut v = vec![chunk; n_out - 1];
+            v.push(last);
+            v
+        }
+        None => {
+            let n = ctx.alg.constant(n_out as i64);
+            let q = match ctx.alg.div(d, n) {
+                Ok(q) => q,
+                Err(crate::algebra::AlgebraError::NotDivisible { proven: false, .. }) => {
+                    let q = ctx.alg.div_rational(d, n);
+                    let lhs = ctx.alg.mul(n, q);
+                    ctx.alg.record_relation(lhs, d, &node.name);
+                    q
+                }
+                Err(e) => return Err(e.into()),
+            };
+            vec![q; n_out]
+        }
+    };
+    // Values: consecutive ranges along the axis.
+    let parts = small_value(&ctx.alg, &x);
+    let mut offset = 0usize;
+    let mut offsets_ok = parts.is_some();
+    let mut facts = Vec::with_capacity(n_out);
+    for c in &chunks {
+        let mut out = dims.clone();
+        out[axis] = *c;
+        let mut value = None;
+        if let (Some((shape, v)), true) = (&parts, offsets_ok) {
+            match ctx.alg.as_i64(*c).and_then(|c| usize::try_from(c).ok()) {
+                Some(len) if offset + len <= shape[axis] => {
+                    let mut per_axis: Vec<Vec<usize>> =
+                        shape.iter().map(|&n| (0..n).collect()).collect();
+                    per_axis[axis] = (offset..offset + len).collect();
+                    value = Some(select_values(v, shape, &per_axis));
+                    offset += len;
+                }
+                _ => offsets_ok = false,
+            }
+        }
+        facts.push(fact_with_value(x.dtype, out, value));
+    }
+    Ok(facts)
+}
+
+// ----- Slice ---------------------------------------------------------------------------
+
+/// A dim as the min or the max of a list of terms (one term: the dim itself).
+/// Slice lengths are built in this form and distributed by hand, because the
+/// algebra does not rewrite `a - max(b, c)` into `min(a - b, a - c)`.
+#[derive(Clone, Debug)]
+enum MinMax {
+    /// `min(terms)`.
+    Min(Vec<Dim>),
+    /// `max(terms)`.
+    Max(Vec<Dim>),
+}
+
+impl MinMax {
+    fn one(d: Dim) -> MinMax {
+        MinMax::Min(vec![d])
+    }
+
+    fn terms(&self) -> &[Dim] {
+        match self {
+            MinMax::Min(t) | MinMax::Max(t) => t,
+        }
+    }
+
+    /// Whether the form may be read as a min (a single term is both).
+    fn is_min(&self) -> bool {
+        matches!(self, MinMax::Min(_)) || self.terms().len() == 1
+    }
+
+    fn is_max(&self) -> bool {
+        matches!(self, MinMax::Max(_)) || self.terms().len() == 1
+    }
+
+    /// Drop the terms another term provably dominates, then fold.
+    fn dim(&self, alg: &mut Algebra) -> Dim {
+        let (terms, is_min) = match self {
+            MinMax::Min(t) => (t, true),
+            MinMax::Max(t) => (t, false),
+        };
+        let mut keep: Vec<Dim> = Vec::new();
+        for &t in terms {
+            if !keep
+                .iter()
+                .any(|k| alg.egraph().find(k.id()) == alg.egraph().find(t.id()))
+            {
+                keep.push(t);
+            }
+        }
+        let mut i = 0;
+        while i < keep.len() {
+            let t = keep[i];
+            let dominated = (0..keep.len()).any(|j| {
+                j != i && {
+                    let u = keep[j];
+                    let t_out = if is_min { alg.le(u, t) } else { alg.le(t, u) };
+                    t_out == Truth::True
+                }
+            });
+            if dominated && keep.len() > 1 {
+                keep.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        let mut acc = keep[0];
+        for &t in &keep[1..] {
+            acc = if is_min {
+                alg.min(acc, t)
+            } else {
+                alg.max(acc, t)
+            };
+        }
+        acc
+    }
+
+    /// `self - other`, distributed where the kinds allow it.
+    fn sub(&self, other: &MinMax, alg: &mut Algebra) -> MinMax {
+        let pairs = |alg: &mut Algebra| -> Vec<Dim> {
+            let mut v = Vec::new();
+            for &a in self.terms() {
+                for &b in other.terms() {
+                    v.push(alg.sub(a, b));
+                }
+            }
+            v
+        };
+        if self.is_min() && other.is_max() {
+            MinMax::Min(pairs(alg))
+        } else if self.is_max() && other.is_min() {
+            MinMax::Max(pairs(alg))
+        } else {
+            let (a, b) = (self.dim(alg), other.dim(alg));
+            MinMax::one(alg.sub(a, b))
+        }
+    }
+
+    /// `ceildiv(self, t)` for a positive `t` (monotone in the numerator, so it
+    /// distributes over min and max).
+    fn ceildiv(&self, t: Dim, alg: &mut Algebra) -> MinMax {
+        let map = |v: &[Dim], alg: &mut Algebra| -> Vec<Dim> {
+            v.iter().map(|&x| alg.ceildiv(x, t)).collect()
+        };
+        match self {
+            MinMax::Min(v) => MinMax::Min(map(v, alg)),
+            MinMax::Max(v) => MinMax::Max(map(v, alg)),
+        }
+    }
+
+    /// `max(0, self)`, where `nonneg` (the sliced dim) is known to be >= 0.
+    fn max0(&self, alg: &mut Algebra, nonneg: Dim) -> MinMax {
+        let zero = alg.constant(0);
+        let known = |alg: &Algebra, t: Dim| {
+            alg.egraph().find(t.id()) == alg.egraph().find(nonneg.id()) || alg.bounds(t).is_nonneg()
+        };
+        match self {
+            MinMax::Max(v) if v.iter().any(|t| known(alg, *t)) => self.clone(),
+            MinMax::Min(v) if v.iter().all(|t| known(alg, *t)) => self.clone(),
+            MinMax::Max(v) => {
+                let mut v = v.clone();
+                v.push(zero);
+                MinMax::Max(v)
+            }
+            MinMax::Min(v) if v.len() == 1 => MinMax::Max(vec![v[0], zero]),
+            MinMax::Min(v) => {
+                let mut out = Vec::with_capacity(v.len());
+                for &x in v {
+                    out.push(if known(alg, x) {
+                        x
+                    } else {
+                        MinMax::Max(vec![x, zero]).dim(alg)
+                    });
+                }
+                MinMax::Min(out)
+            }
+        }
+    }
+}
+
+/// The smaller of `v` and `hi`, pruned with `le`.
+fn upper(alg: &mut Algebra, v: Dim, hi: Dim) -> MinMax {
+    if alg.le(v, hi) == Truth::True {
+        MinMax::one(v)
+    } else if alg.le(hi, v) == Truth::True {
+        MinMax::one(hi)
+    } else {
+        MinMax::Min(vec![v, hi])
+    }
+}
+
+/// The larger of `v` and `lo`, pruned with `le`.
+fn lower(alg: &mut Algebra, v: Dim, lo: Dim) -> MinMax {
+    if alg.le(lo, v) == Truth::True {
+        MinMax::one(v)
+    } else if alg.le(v, lo) == Truth::True {
+        MinMax::one(lo)
+    } else {
+        MinMax::Max(vec![v, lo])
+    }
+}
+
+/// A start or end index, wrapped and clamped for a dim `d` and a step of the
+/// given sign, as the ONNX reference does: a negative index adds `d`, then
+/// `min(max(x, lo), hi)` with `[lo, hi]` = `[0, d]` (positive step), `[0, d - 1]`
+/// (negative step, start) or `[-1, d - 1]` (negative step, end). `None` when the
+/// sign of a symbolic index is unknown.
+///
+/// `d` is the size of a real axis, so `d >= 0` even where the algebra cannot
+/// prove it (a Conv output such as `floordiv(S - 192, 128) + 1`); the clamps that
+/// this makes redundant are left out by construction rather than by `le`.
+fn slice_index(alg: &mut Algebra, x: Dim, d: Dim, forward: bool, is_start: bool) -> Option<MinMax> {
+    let symbolic_dim = alg.as_i64(d).is_none();
+    let one = alg.constant(1);
+    let zero = alg.constant(0);
+    let minus_one = alg.constant(-1);
+    let d_1 = alg.sub(d, one);
+    match alg.as_i64(x) {
+        // past the end: d (positive step) or d - 1 (negative step)
+        Some(v) if symbolic_dim && v >= SLICE_SENTINEL => {
+            return Some(MinMax::one(if forward { d } else { d_1 }))
+        }
+        // before the start: 0, or for a negative step min(0, d - 1) and -1
+        Some(v) if symbolic_dim && v <= -SLICE_SENTINEL => {
+            return Some(match (forward, is_start) {
+                (true, _) => MinMax::one(zero),
+                (false, true) => upper(alg, zero, d_1),
+                (false, false) => MinMax::one(minus_one),
+            })
+        }
+        // 0 with a positive step is 0 for every d >= 0
+        Some(0) if forward => return Some(MinMax::one(zero)),
+        _ => {}
+    }
+    let b = alg.bounds(x);
+    let hi = if forward { d } else { d_1 };
+    if b.is_nonneg() {
+        // x >= 0 >= lo: only the upper clamp remains
+        Some(upper(alg, x, hi))
+    } else if b.is_negative() {
+        // x + d <= d - 1 <= hi: only the lower clamp remains, except for the start
+        // of a negative step on an empty axis (max(x + d, 0) = 0 > d - 1 = -1)
+        let w = alg.add_dims(x, d);
+        let lo = if forward || is_start { zero } else { minus_one };
+        let m = lower(alg, w, lo);
+        if !forward && is_start && alg.le(zero, d_1) != Truth::True {
+            let m = m.dim(alg);
+            return Some(upper(alg, m, d_1));
+        }
+        Some(m)
+    } else {
+        None
+    }
+}
+
+/// The length of a slice `[s', e')` with step `t`: `max(0, ceildiv(e' - s', t))`
+/// (for a negative step, `max(0, ceildiv(s' - e', -t))`).
+fn slice_len(alg: &mut Algebra, s: &MinMax, e: &MinMax, t: Dim, forward: bool, d: Dim) -> Dim {
+    let (num, den) = if forward {
+        (e.sub(s, alg), t)
+    } else {
+        (s.sub(e, alg), alg.neg(t))
+    };
+    num.ceildiv(den, alg).max0(alg, d).dim(alg)
+}
+
+/// The starts/ends/axes/steps of a Slice: as dims (starts, ends may be symbolic).
+struct SliceArgs {
+    starts: Option<Vec<Dim>>,
+    ends: Option<Vec<Dim>>,
+    axes: Option<Vec<i64>>,
+    /// Steps may be symbolic when their sign is proven (`[1, N]`).
+    steps: Option<Vec<Dim>>,
+    /// The number of sliced axes, when known.
+    len: Option<usize>,
+}
+
+fn slice_args(ctx: &mut ShapesContext, node: &Node) -> Result<SliceArgs, OpError> {
+    if node.version < 10 {
+        check_inputs(node, 1, 1)?;
+        let starts = attr_ints(node, "starts")?
+            .ok_or(OpError::MissingAttribute { name: "starts" })?
+            .to_vec();
+        let ends = attr_ints(node, "ends")?
+            .ok_or(OpError::MissingAttribute { name: "ends" })?
+            .to_vec();
+        let axes = attr_ints(node, "axes")?.map(<[i64]>::to_vec);
+        let n = starts.len();
+        return Ok(SliceArgs {
+            starts: Some(consts(&mut ctx.alg, &starts)),
+            ends: Some(consts(&mut ctx.alg, &ends)),
+            axes: Some(axes.unwrap_or_else(|| (0..n as i64).collect())),
+            steps: Some(vec![ctx.alg.constant(1); n]),
+            len: Some(n),
+        });
+    }
+    check_inputs(node, 3, 5)?;
+    let s = ctx.input(node, 1, "starts")?;
+    let e = ctx.input(node, 2, "ends")?;
+    let (starts, ls) = dims_value(ctx, &s);
+    let (ends, le) = dims_value(ctx, &e);
+    let axes = ints_input(ctx, node, 3)?;
+    let steps = ctx.optional_input(node, 4)?.map(|f| dims_value(ctx, &f));
+    let len = ls.or(le);
+    let axes = match axes {
+        IntsArg::Absent => len.map(|n| (0..n as i64).collect()),
+        IntsArg::Known(v) => Some(v),
+        IntsArg::Unknown(_) => None,
+    };
+    let steps = match steps {
+        None => len.map(|n| vec![ctx.alg.constant(1); n]),
+        Some((v, _)) => v,
+    };
+    Ok(SliceArgs {
+        starts,
+        ends,
+        axes,
+        steps,
+        len,
+    })
+}
+
+fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let Some(dims) = shape_of(&x) else {
+        slice_args(ctx, node)?;
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let r = dims.len();
+    let args = slice_args(ctx, node)?;
+    // Lengths must agree.
+    let lens: Vec<(&str, usize)> = [
+        ("starts", args.starts.as_ref().map(Vec::len)),
+        ("ends", args.ends.as_ref().map(Vec::len)),
+        ("axes", args.axes.as_ref().map(Vec::len)),
+        ("steps", args.steps.as_ref().map(Vec::len)),
+        ("starts", args.len),
+    ]
+    .into_iter()
+    .filter_map(|(k, n)| n.map(|n| (k, n)))
+    .collect();
+    if let Some((k, n)) = lens.iter().find(|(_, n)| *n != lens[0].1) {
+        return Err(OpError::BadShapeValue {
+            what: format!("{} has {} entries but {k} has {n}", lens[0].0, lens[0].1),
+        });
+    }
+    let Some(axes) = args.axes else {
+        // Which axes are sliced is unknown: every dim is data-dependent.
+        let d = unknown_dims(ctx, node, 0, r);
+        return Ok(vec![TensorFact::new(x.dtype, d)]);
+    };
+    let norm: Vec<usize> = axes
+        .iter()
+        .map(|a| norm_axis(*a, r))
+        .collect::<Result<_, _>>()?;
+    check_unique(&norm, "axes", &axes)?;
+    if let Some(steps) = &args.steps {
+        let zero = ctx.alg.constant(0);
+        if steps.iter().any(|t| ctx.alg.equal(*t, zero) == Truth::True) {
+            return Err(OpError::BadShapeValue {
+                what: format!("steps {} contain 0", ctx.render_dims(steps)),
+            });
+        }
+    }
+    let mut out = dims.clone();
+    // Per sliced axis: (start', step, length) when known.
+    let mut ranges: Vec<Option<(Dim, Dim, Dim)>> = vec![None; r];
+    for (k, &axis) in norm.iter().enumerate() {
+        let d = dims[axis];
+        let known = match (&args.starts, &args.ends, &args.steps) {
+            (Some(s), Some(e), Some(t)) => {
+                // The direction needs the step's sign.
+                let sign = ctx.alg.bounds(t[k]);
+                let forward = if sign.is_positive() {
+                    Some(true)
+                } else if sign.is_negative() {
+                    Some(false)
+                } else {
+                    None
+                };
+                forward.and_then(|forward| {
+                    let s2 = slice_index(&mut ctx.alg, s[k], d, forward, true)?;
+                    let e2 = slice_index(&mut ctx.alg, e[k], d, forward, false)?;
+                    let len = slice_len(&mut ctx.alg, &s2, &e2, t[k], forward, d);
+                    let s2 = s2.dim(&mut ctx.alg);
+                    Some((s2, t[k], len))
+                })
+            }
+            _ => None,
+        };
+        match known {
+            Some((s2, t, len)) => {
+                out[axis] = len;
+                ranges[axis] = Some((s2, t, len));
+            }
+            None => out[axis] = ctx.unknown_dim(node, 0, axis),
+        }
+    }
+    // Values: every sliced axis must have a constant start and length.
+    let value = small_value(&ctx.alg, &x).and_then(|(shape, v)| {
+        let mut per_axis: Vec<Vec<usize>> = shape.iter().map(|&n| (0..n).collect()).collect();
+        for &axis in &norm {
+            let (s2, t, len) = ranges[axis]?;
+            let s = ctx.alg.as_i64(s2)?;
+            let n = ctx.alg.as_i64(len)?;
+            let t = ctx.alg.as_i64(t)?;
+            per_axis[axis] = (0..n)
+                .map(|i| usize::try_from(s + i * t).ok())
+                .collect::<Option<_>>()?;
+        }
+        Some(select_values(&v, &shape, &per_axis))
+    });
+    Ok(vec![fact_with_value(x.dtype, out, value)])
+}
+
+// ----- Range, ConstantOfShape, CumSum, Where ---------------------------------------
+
+fn scalar_value(f: &TensorFact) -> Option<Dim> {
+    match f.value.as_deref() {
+        Some([v]) => Some(*v),
+        _ => None,
+    }
+}
+
+fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let start = ctx.input(node, 0, "start")?;
+    let limit = ctx.input(node, 1, "limit")?;
+    let delta = ctx.input(node, 2, "delta")?;
+    for (f, what) in [(&start, "start"), (&limit, "limit"), (&delta, "delta")] {
+        if let Some(s) = &f.shape {
+            let n = ctx.alg.constant(1);
+            let p = ctx.alg.product(s);
+            if s.len() > 1 || ctx.alg.equal(p, n) == Truth::False {
+                return Err(OpError::Rank {
+                    what: what.to_string(),
+                    expected: "a scalar".to_string(),
+                    found: s.len(),
+                });
+            }
+        }
+    }
+    let dtype = start.dtype;
+    let (Some(s), Some(l), Some(d)) = (
+        scalar_value(&start),
+        scalar_value(&limit),
+        scalar_value(&delta),
+    ) else {
+        let n = ctx.unknown_dim(node, 0, 0);
+        return Ok(vec![TensorFact::new(dtype, vec![n])]);
+    };
+    let zero = ctx.alg.constant(0);
+    if ctx.alg.equal(d, zero) == Truth::True {
+        return Err(OpError::BadShapeValue {
+            what: "delta is 0".to_string(),
+        });
+    }
+    let span = ctx.alg.sub(l, s);
+    let q = ctx.alg.ceildiv(span, d);
+    let n = ctx.alg.max(q, zero);
+    let value: Option<Vec<Dim>> = match ctx.alg.as_i64(n) {
+        Some(k) if (0..=VALUE_FACT_LIMIT as i64).contains(&k) => Some(
+            (0..k)
+                .map(|i| {
+                    let c = ctx.alg.constant(i);
+                    let step = ctx.alg.mul(c, d);
+                    ctx.alg.add_dims(s, step)
+                })
+                .collect(),
+        ),
+        _ => None,
+    };
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, dtype, v, &node.op_type)?;
+    }
+    Ok(vec![fact_with_value(dtype, vec![n], value)])
+}
+
+fn constant_of_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let s = ctx.input(node, 0, "input")?;
+    let (dtype, fill) = match node.attr("value") {
+        None => (DType::Float, Some(ctx.alg.constant(0))),
+        Some(Attr::Tensor(t)) => {
+            if t.dims.iter().product::<i64>() != 1 {
+                return Err(OpError::BadAttribute {
+                    name: "value",
+                    value: format!("<tensor {} {:?}>", t.dtype, t.dims),
+                    why: "must hold exactly one element".to_string(),
+                });
+            }
+            let f = const_fact(&mut ctx.alg, t);
+            (t.dtype, f.value.and_then(|v| v.first().copied()))
+        }
+        Some(other) => {
+            return Err(OpError::BadAttribute {
+                name: "value",
+                value: other.to_string(),
+                why: "expected a one-element tensor".to_string(),
+            })
+        }
+    };
+    if let Some(sh) = &s.shape {
+        if sh.len() != 1 {
+            return Err(OpError::Rank {
+                what: "input (the shape)".to_string(),
+                expected: "1".to_string(),
+                found: sh.len(),
+            });
+        }
+    }
+    let (value, len) = dims_value(ctx, &s);
+    let out = match (value, len) {
+        (Some(v), _) => {
+            for d in &v {
+                if ctx.alg.bounds(*d).is_negative() {
+                    return Err(OpError::BadShapeValue {
+                        what: format!("shape {} has a negative dim", ctx.render_dims(&v)),
+                    });
+                }
+            }
+            v
+        }
+        (None, Some(k)) => unknown_dims(ctx, node, 0, k),
+        (None, None) => return Ok(vec![TensorFact::unknown(dtype)]),
+    };
+    let value = match (small_const_shape(&ctx.alg, &out), fill) {
+        (Some(shape), Some(f)) => Some(vec![f; numel(&shape)]),
+        _ => None,
+    };
+    Ok(vec![fact_with_value(dtype, out, value)])
+}
+
+fn cumsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "x")?;
+    let axis = ctx.input(node, 1, "axis")?;
+    let Some(dims) = shape_of(&x) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let axis = match scalar_value(&axis).and_then(|d| ctx.alg.as_i64(d)) {
+        Some(a) => Some(norm_axis(a, dims.len())?),
+        None => None,
+    };
+    let exclusive = attr_int(node, "exclusive", 0)? != 0;
+    let reverse = attr_int(node, "reverse", 0)? != 0;
+    let value = match (axis, small_value(&ctx.alg, &x)) {
+        (Some(axis), Some((shape, v))) => {
+            let inner: usize = shape[axis + 1..].iter().product();
+            let n = shape[axis];
+            let outer: usize = shape[..axis].iter().product();
+            let mut out = v.clone();
+            for o in 0..outer {
+                for i in 0..inner {
+                    let mut acc = ctx.alg.constant(0);
+                    let order: Vec<usize> = if reverse {
+                        (0..n).rev().collect()
+                    } else {
+                        (0..n).collect()
+                    };
+                    for k in order {
+                        let at = (o * n + k) * inner + i;
+                        let next = ctx.alg.add_dims(acc, v[at]);
+                        out[at] = if exclusive { acc } else { next };
+                        acc = next;
+                    }
+                }
+            }
+            Some(out)
+        }
+        _ => None,
+    };
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, x.dtype, v, &node.op_type)?;
+    }
+    Ok(vec![fact_with_value(x.dtype, dims, value)])
+}
+
+fn where_op(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let c = ctx.input(node, 0, "condition")?;
+    let x = ctx.input(node, 1, "X")?;
+    let y = ctx.input(node, 2, "Y")?;
+    if !matches!(c.dtype, DType::Bool | DType::Undefined) {
+        return Err(OpError::UnsupportedType {
+            dtype: c.dtype,
+            what: "condition",
+            allowed: "bool".to_string(),
+        });
+    }
+    if x.dtype != y.dtype && x.dtype != DType::Undefined && y.dtype != DType::Undefined {
+        return Err(OpError::TypeMismatch {
+            what: format!("X is {}, Y is {}", x.dtype, y.dtype),
+        });
+    }
+    let dtype = if x.dtype == DType::Undefined {
+        y.dtype
+    } else {
+        x.dtype
+    };
+    let (Some(cs), Some(xs), Some(ys)) = (shape_of(&c), shape_of(&x), shape_of(&y)) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let xy = broadcast_shapes(ctx, &node.name, &xs, &ys)?;
+    let out = broadcast_shapes(ctx, &node.name, &cs, &xy)?;
+    let value = broadcast_values(&ctx.alg, &out, &[&c, &x, &y]).and_then(|v| {
+        v[0].iter()
+            .zip(&v[1])
+            .zip(&v[2])
+            .map(|((c, a), b)| ctx.alg.as_i64(*c).map(|cv| if cv != 0 { *a } else { *b }))
+            .collect::<Option<Vec<Dim>>>()
+    });
+    Ok(vec![fact_with_value(dtype, out, value)])
+}

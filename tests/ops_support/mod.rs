@@ -1,0 +1,268 @@
+//! Helpers shared by the op-family tests: small models built as `graph::Model`
+//! values, hand-built `ShapesContext` cases, and the backend-node corpus reader.
+#![allow(dead_code)]
+
+use indexmap::IndexMap;
+use symdim::context::{OpError, ShapesContext, TensorFact};
+use symdim::graph::{
+    Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
+};
+use symdim::infer::{infer_context, Options};
+
+/// A model under construction.
+pub struct Builder {
+    model: Model,
+}
+
+/// Start a model of the given default-domain opset.
+pub fn model(opset: i64) -> Builder {
+    let mut opsets = IndexMap::new();
+    opsets.insert(String::new(), opset);
+    Builder {
+        model: Model {
+            path: "test.onnx".to_string(),
+            format: Format::Onnx,
+            opsets,
+            graph: Graph::default(),
+        },
+    }
+}
+
+/// A declared dim from text: an integer, `?` (unnamed), or a `dim_param`.
+pub fn decl(d: &str) -> DeclDim {
+    match d.parse::<i64>() {
+        Ok(v) => DeclDim::Value(v),
+        Err(_) if d == "?" => DeclDim::Unknown,
+        Err(_) => DeclDim::Param(d.to_string()),
+    }
+}
+
+/// An attribute list from pairs.
+pub fn attrs(pairs: Vec<(&str, Attr)>) -> IndexMap<String, Attr> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+impl Builder {
+    /// A graph input (`None` dims: unknown rank).
+    pub fn input(mut self, name: &str, dtype: DType, dims: Option<&[&str]>) -> Self {
+        self.model.graph.inputs.push(ValueDecl {
+            name: name.to_string(),
+            dtype,
+            shape: dims.map(|d| d.iter().map(|x| decl(x)).collect()),
+        });
+        self
+    }
+
+    /// An int64 initializer.
+    pub fn ints(mut self, name: &str, dims: &[i64], values: &[i64]) -> Self {
+        self.model.graph.initializers.insert(
+            name.to_string(),
+            ConstTensor {
+                dtype: DType::Int64,
+                dims: dims.to_vec(),
+                data: ConstData::Ints(values.to_vec()),
+            },
+        );
+        self
+    }
+
+    /// A float initializer.
+    pub fn floats(mut self, name: &str, dims: &[i64], values: &[f64]) -> Self {
+        self.model.graph.initializers.insert(
+            name.to_string(),
+            ConstTensor {
+                dtype: DType::Float,
+                dims: dims.to_vec(),
+                data: ConstData::Floats(values.to_vec()),
+            },
+        );
+        self
+    }
+
+    /// A node of the default domain at the model's opset.
+    pub fn node(
+        mut self,
+        op: &str,
+        inputs: &[&str],
+        outputs: &[&str],
+        attrs: Vec<(&str, Attr)>,
+    ) -> Self {
+        let version = self.model.opsets[""];
+        let n = self.model.graph.nodes.len();
+        self.model.graph.nodes.push(Node {
+            name: format!("{op}_{n}"),
+            op_type: op.to_string(),
+            domain: String::new(),
+            version,
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            outputs: outputs.iter().map(|s| s.to_string()).collect(),
+            attrs: self::attrs(attrs),
+        });
+        self
+    }
+
+    /// The model.
+    pub fn build(self) -> Model {
+        self.model
+    }
+
+    /// Run inference.
+    pub fn run(self) -> Run {
+        let model = self.model;
+        let ctx = infer_context(&model, &Options::default());
+        Run { ctx, model }
+    }
+}
+
+/// The result of inference on a small model.
+pub struct Run {
+    /// The context after inference.
+    pub ctx: ShapesContext,
+    /// The model.
+    pub model: Model,
+}
+
+impl Run {
+    /// `[N, 3]`, or `unknown rank`.
+    pub fn shape(&self, name: &str) -> String {
+        let f = self
+            .ctx
+            .get(name)
+            .unwrap_or_else(|| panic!("no tensor {name}"));
+        match &f.shape {
+            Some(s) => self.ctx.render_dims(s),
+            None => "unknown rank".to_string(),
+        }
+    }
+
+    /// The value rendered, or `none`.
+    pub fn value(&self, name: &str) -> String {
+        let f = self
+            .ctx
+            .get(name)
+            .unwrap_or_else(|| panic!("no tensor {name}"));
+        match &f.value {
+            Some(v) => self.ctx.render_dims(v),
+            None => "none".to_string(),
+        }
+    }
+
+    /// The dtype.
+    pub fn dtype(&self, name: &str) -> DType {
+        self.ctx.get(name).expect("tensor").dtype
+    }
+
+    /// Diagnostics rendered, one per line.
+    pub fn diagnostics(&self) -> Vec<String> {
+        self.ctx.diagnostics.iter().map(|d| d.to_string()).collect()
+    }
+
+    /// True when an error diagnostic was reported.
+    pub fn has_error(&self) -> bool {
+        self.ctx
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == symdim::context::Severity::Error)
+    }
+}
+
+/// A node for hand-built context cases.
+pub fn node(
+    op: &str,
+    version: i64,
+    inputs: &[&str],
+    outputs: &[&str],
+    a: Vec<(&str, Attr)>,
+) -> Node {
+    Node {
+        name: format!("{op}_t"),
+        op_type: op.to_string(),
+        domain: String::new(),
+        version,
+        inputs: inputs.iter().map(|s| s.to_string()).collect(),
+        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        attrs: attrs(a),
+    }
+}
+
+/// Put a tensor with shape (and optional value) given as expressions into a context.
+pub fn put(
+    ctx: &mut ShapesContext,
+    name: &str,
+    dtype: DType,
+    shape: &[&str],
+    value: Option<&[&str]>,
+) {
+    let shape = shape.iter().map(|d| ctx.alg.parse(d).unwrap()).collect();
+    let value = value.map(|v| v.iter().map(|d| ctx.alg.parse(d).unwrap()).collect());
+    ctx.insert(
+        name,
+        TensorFact {
+            dtype,
+            shape: Some(shape),
+            value,
+        },
+    );
+}
+
+/// Apply the registered rule of `node` to the context.
+pub fn apply(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let rule = symdim::ops::rule_for(&node.domain, &node.op_type)
+        .unwrap_or_else(|| panic!("no rule for {}", node.op_type));
+    rule(ctx, node)
+}
+
+/// Render the shapes of rule outputs.
+pub fn shapes(ctx: &ShapesContext, facts: &[TensorFact]) -> Vec<String> {
+    facts
+        .iter()
+        .map(|f| match &f.shape {
+            Some(s) => ctx.render_dims(s),
+            None => "unknown rank".to_string(),
+        })
+        .collect()
+}
+
+/// Render the value of a rule output, or `none`.
+pub fn value(ctx: &ShapesContext, f: &TensorFact) -> String {
+    match &f.value {
+        Some(v) => ctx.render_dims(v),
+        None => "none".to_string(),
+    }
+}
+
+// ----- backend-node corpus --------------------------------------------------------
+
+/// Wrap serialized `TensorProto` bytes into a one-initializer `ModelProto`, so the
+/// crate's reader can parse them.
+pub fn wrap_tensor(tensor: &[u8]) -> Vec<u8> {
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        loop {
+            let b = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                out.push(b);
+                break;
+            }
+            out.push(b | 0x80);
+        }
+    }
+    let mut graph = vec![0x2a]; // field 5 (initializer), length-delimited
+    varint(tensor.len() as u64, &mut graph);
+    graph.extend_from_slice(tensor);
+    let mut model = vec![0x08, 0x08]; // ir_version = 8
+    model.push(0x3a); // field 7 (graph), length-delimited
+    varint(graph.len() as u64, &mut model);
+    model.extend_from_slice(&graph);
+    model
+}
+
+/// Read a `.pb` tensor file as a constant (values only when small).
+pub fn read_pb(path: &std::path::Path) -> ConstTensor {
+    let bytes = std::fs::read(path).expect("read pb");
+    let wrapped = wrap_tensor(&bytes);
+    let m = symdim::onnx::parse(&wrapped).expect("parse wrapped tensor");
+    let g = m.graph().expect("graph");
+    let t = g.initializer.first().expect("tensor");
+    symdim::onnx::const_tensor(t, &symdim::onnx::DataSource::in_memory())
+}
