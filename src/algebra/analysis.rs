@@ -181,10 +181,12 @@ pub fn node_canon(egraph: &DimGraph, enode: &DimLang) -> Poly {
     }
 }
 
-/// Which of two equal canonical forms to keep: no division first, then cheaper,
-/// then the smaller in the total order (so the choice never depends on merge order).
+/// Which of two equal canonical forms to keep: no division first, then no
+/// fractional coefficient inside an operator term, then cheaper, then the smaller
+/// in the total order (so the choice never depends on merge order).
 pub fn better(a: &Poly, b: &Poly) -> bool {
-    (a.has_division(), a.cost(), a) < (b.has_division(), b.cost(), b)
+    (a.has_division(), a.has_inner_fraction(), a.cost(), a)
+        < (b.has_division(), b.has_inner_fraction(), b.cost(), b)
 }
 
 impl Analysis<DimLang> for DimAnalysis {

@@ -341,6 +341,19 @@ impl Poly {
         })
     }
 
+    /// True when an operator term's argument has a non-integer coefficient
+    /// (`floordiv(S/2, 1)` rather than `floordiv(S, 2)`).
+    pub fn has_inner_fraction(&self) -> bool {
+        self.0.iter().any(|(m, _)| {
+            m.0.iter().any(|(a, _)| match a {
+                Atom::Op(o) => [&o.a, &o.b]
+                    .iter()
+                    .any(|p| p.0.iter().any(|(_, c)| !c.is_integer()) || p.has_inner_fraction()),
+                Atom::Sym(_) => false,
+            })
+        })
+    }
+
     /// True when some monomial has a negative exponent (an exact division by a symbol).
     pub fn has_division(&self) -> bool {
         self.0.iter().any(|(m, _)| {

@@ -257,6 +257,73 @@ fn broadcast_not_one_right(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     not_one(cx, &v[1]).then(|| v[1].canon.clone())
 }
 
+fn broadcast_max(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let pos = |o: &Operand| o.bounds.is_positive() || cx.bounds(&o.canon).is_positive();
+    (pos(&v[0]) && pos(&v[1]))
+        .then(|| Poly::op(OpKind::Max, v[0].canon.clone(), v[1].canon.clone()))
+}
+
+/// `x` when `other` is the atom `kind(x, _)` or `kind(_, x)`.
+fn absorbs(x: &Poly, other: &Poly, kind: OpKind) -> bool {
+    matches!(other.as_atom(), Some(Atom::Op(o)) if o.kind == kind && (o.a == *x || o.b == *x))
+}
+
+fn max_absorb(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    if absorbs(&v[0].canon, &v[1].canon, OpKind::Min) {
+        Some(v[0].canon.clone())
+    } else if absorbs(&v[1].canon, &v[0].canon, OpKind::Min) {
+        Some(v[1].canon.clone())
+    } else {
+        None
+    }
+}
+
+fn min_absorb(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    if absorbs(&v[0].canon, &v[1].canon, OpKind::Max) {
+        Some(v[0].canon.clone())
+    } else if absorbs(&v[1].canon, &v[0].canon, OpKind::Max) {
+        Some(v[1].canon.clone())
+    } else {
+        None
+    }
+}
+
+/// The least positive integer `l` making `l*a` and `l*b` integer-valued, when `l > 1`.
+fn clearing_factor(cx: &Ctx<'_>, v: &[Operand]) -> Option<Rat> {
+    let mut l = Rat::one();
+    for p in [&v[0].canon, &v[1].canon] {
+        for (m, c) in &p.0 {
+            if m.0.iter().any(|(_, e)| *e < 0) {
+                return None;
+            }
+            l = l.lcm(&Rat::from_bigint(c.denom()));
+        }
+    }
+    let ok = !l.is_one()
+        && cx.is_integer(&v[0].canon.scale(&l))
+        && cx.is_integer(&v[1].canon.scale(&l))
+        && cx.nonzero(&v[1]);
+    ok.then_some(l)
+}
+
+fn floordiv_clear(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let l = clearing_factor(cx, v)?;
+    Some(Poly::op(
+        OpKind::FloorDiv,
+        v[0].canon.scale(&l),
+        v[1].canon.scale(&l),
+    ))
+}
+
+fn ceildiv_clear(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let l = clearing_factor(cx, v)?;
+    Some(Poly::op(
+        OpKind::CeilDiv,
+        v[0].canon.scale(&l),
+        v[1].canon.scale(&l),
+    ))
+}
+
 /// The rule table, in the order rules are tried: one line per rule.
 #[rustfmt::skip]
 pub const RULES: &[RuleSpec] = &[
@@ -282,6 +349,11 @@ pub const RULES: &[RuleSpec] = &[
     RuleSpec { name: "broadcast-one-right", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "b == 1", apply: broadcast_one_right },
     RuleSpec { name: "broadcast-not-one-left", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a != 1", apply: broadcast_not_one_left },
     RuleSpec { name: "broadcast-not-one-right", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "b != 1", apply: broadcast_not_one_right },
+    RuleSpec { name: "broadcast-max", pattern: "(broadcast ?a ?b)", rhs: "max(a, b)", condition: "a >= 1 and b >= 1", apply: broadcast_max },
+    RuleSpec { name: "max-absorb", pattern: "(max ?a ?b)", rhs: "a", condition: "b = min(a, x) (or symmetrically)", apply: max_absorb },
+    RuleSpec { name: "min-absorb", pattern: "(min ?a ?b)", rhs: "a", condition: "b = max(a, x) (or symmetrically)", apply: min_absorb },
+    RuleSpec { name: "floordiv-clear", pattern: "(floordiv ?a ?b)", rhs: "floordiv(l*a, l*b)", condition: "l > 1 the least integer making l*a and l*b integers; b != 0", apply: floordiv_clear },
+    RuleSpec { name: "ceildiv-clear", pattern: "(ceildiv ?a ?b)", rhs: "ceildiv(l*a, l*b)", condition: "l > 1 the least integer making l*a and l*b integers; b != 0", apply: ceildiv_clear },
 ];
 
 /// The applier of a table rule.

@@ -94,11 +94,12 @@ mod tests {
             broadcast_shapes(&mut ctx, "n", &c, &d),
             Err(OpError::DimMismatch { .. })
         ));
-        // S vs T: either may be 1, so the result stays symbolic
+        // S vs T: either may be 1
         let e = shape(&mut ctx, &["S"]);
         let f = shape(&mut ctx, &["T"]);
         let r = broadcast_shapes(&mut ctx, "n", &e, &f).unwrap();
-        assert_eq!(render(&ctx, &r), "[broadcast(S, T)]");
+        // both are input symbols (>= 1): the larger, whichever is 1
+        assert_eq!(render(&ctx, &r), "[max(S, T)]");
         // S + 1 vs T + 1: neither is 1, so a valid model has S == T
         let g = shape(&mut ctx, &["S + 1"]);
         let h = shape(&mut ctx, &["T + 1"]);
