@@ -250,11 +250,40 @@ fn cast_keeps_integer_values() {
         cast(DType::Int32, "[3]", v, Some(Attr::Int(7))),
         "i64 [3] value [B, S, 768]"
     );
-    // To float, bool or string: dropped (as the spec does).
-    assert_eq!(cast(I, "[3]", v, Some(Attr::Int(1))), "f32 [3]");
-    assert_eq!(cast(I, "[3]", v, Some(Attr::Int(9))), "bool [3]");
-    // From float: dropped.
-    assert_eq!(cast(F, "[3]", v, Some(Attr::Int(7))), "i64 [3]");
+    // To float: kept where the float type holds the integers exactly (dims are
+    // assumed to fit, as for int32); the spec drops them.
+    assert_eq!(
+        cast(I, "[3]", v, Some(Attr::Int(1))),
+        "f32 [3] value [B, S, 768]"
+    );
+    assert_eq!(
+        cast(I, "[2]", Some("[4096, B]"), Some(Attr::Int(10))),
+        "f16 [2]"
+    );
+    // To bool: x != 0 (input dims are >= 1).
+    assert_eq!(
+        cast(I, "[3]", v, Some(Attr::Int(9))),
+        "bool [3] value [1, 1, 1]"
+    );
+    assert_eq!(
+        cast(I, "[2]", Some("[0, B - 1]"), Some(Attr::Int(9))),
+        "bool [2]"
+    );
+    // From float: truncation toward zero where the sign is decided.
+    assert_eq!(
+        cast(F, "[3]", v, Some(Attr::Int(7))),
+        "i64 [3] value [B, S, 768]"
+    );
+    assert_eq!(
+        cast(F, "[2]", Some("[7/2, -7/2]"), Some(Attr::Int(7))),
+        "i64 [2] value [3, -3]"
+    );
+    assert_eq!(
+        cast(F, "[1]", Some("[B - 3/2]"), Some(Attr::Int(7))),
+        "i64 [1]"
+    );
+    // To string: dropped.
+    assert_eq!(cast(I, "[3]", v, Some(Attr::Int(8))), "string [3]");
     // A value provably outside the target type: dropped.
     assert_eq!(
         cast(I, "[2]", Some("[300, B]"), Some(Attr::Int(3))),

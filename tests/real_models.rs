@@ -4,6 +4,14 @@
 //! `value_info` removed, graph-output shapes cleared).
 //!
 //! Skips, saying so, when the corpus is absent.
+//!
+//! The If-based silero-vad models choose a branch on whether the encoder's time
+//! dim, `floordiv(sequence - 192, 512) + 1`, is 1, and their branches have different
+//! ranks; only `T == 1` (`192 <= sequence <= 703`) gives a valid LSTM input. Without
+//! that fact the rank is genuinely undecidable, so they are checked under it (and
+//! the count without it is printed). `silero_vad.onnx` also branches on the value
+//! of its `sr` input (8 kHz or 16 kHz), which no dim fact decides: its two
+//! remaining tensors of unknown rank are listed as a known gap.
 
 mod common;
 
@@ -79,8 +87,21 @@ fn peer(
     ))
 }
 
+/// Facts a model needs (see the module doc), and tensors left without a rank even so.
+fn contract(key: &str) -> (Vec<String>, usize) {
+    match key {
+        "pypi/silero-vad__silero_vad_16k_op15.onnx" | "pypi/silero-vad__silero_vad_half.onnx" => {
+            (vec!["sequence >= 192".into(), "sequence <= 703".into()], 0)
+        }
+        "pypi/silero-vad__silero_vad.onnx" => (
+            vec!["`input.1` >= 192".into(), "`input.1` <= 703".into()],
+            2,
+        ),
+        _ => (vec![], 0),
+    }
+}
+
 #[test]
-#[ignore = "enabled once the op families (tensor, elementwise, nn, reshape) are merged"]
 fn real_models_ground_at_least_what_onnxruntime_does() {
     let Some(corpus) = common::corpus() else {
         return;
@@ -102,7 +123,20 @@ fn real_models_ground_at_least_what_onnxruntime_does() {
             let key = format!("{sub}/{}", path.file_name().unwrap().to_string_lossy());
             let (mut model, _) = symdim::load::load(Path::new(&path)).unwrap();
             strip(&mut model);
-            let ctx = infer_context(&model, &Options::default());
+            let (assumes, allowed_missing) = contract(&key);
+            let without = if assumes.is_empty() {
+                None
+            } else {
+                let ctx = infer_context(&model, &Options::default());
+                Some(classify(&model, &ctx).missing)
+            };
+            let ctx = infer_context(
+                &model,
+                &Options {
+                    assumes: assumes.clone(),
+                    ..Options::default()
+                },
+            );
             let c = classify(&model, &ctx);
             let (ok, og, oerr) = peer(&results, &key, "ort").unwrap_or((0, 0, None));
             let ours = c.known + c.grounded;
@@ -117,7 +151,14 @@ fn real_models_ground_at_least_what_onnxruntime_does() {
                 theirs,
                 if oerr.is_some() { " (ort failed)" } else { "" }
             ));
-            if c.missing > 0 {
+            if let Some(w) = without {
+                rows.push(format!(
+                    "{:<55} with {}; without them {w} tensors have no rank",
+                    "",
+                    assumes.join(", ")
+                ));
+            }
+            if c.missing > allowed_missing {
                 failures.push(format!("{key}: {} tensors without a known rank", c.missing));
             }
             if ours < theirs {

@@ -260,6 +260,7 @@ pub struct Algebra {
     relations: Vec<Relation>,
     disequalities: Vec<(Dim, Dim)>,
     warned_product: bool,
+    speculative: u32,
 }
 
 impl Default for Algebra {
@@ -290,6 +291,7 @@ impl Algebra {
             relations: Vec::new(),
             disequalities: Vec::new(),
             warned_product: false,
+            speculative: 0,
         }
     }
 
@@ -871,7 +873,20 @@ impl Algebra {
 
     // ----- facts ----------------------------------------------------------
 
+    /// Enter (`true`) or leave (`false`) a speculative scope, such as the branch of an
+    /// If whose condition is not decided: there, [`Algebra::union`] records the
+    /// equality as a relation instead of merging, because it holds only when the
+    /// branch runs. Scopes nest.
+    pub fn speculate(&mut self, on: bool) {
+        if on {
+            self.speculative += 1;
+        } else {
+            self.speculative = self.speculative.saturating_sub(1);
+        }
+    }
+
     /// Assert `a == b`. A provable contradiction is returned (and not merged).
+    /// Inside a speculative scope the equality is only recorded.
     pub fn union(&mut self, a: Dim, b: Dim, reason: &str) -> Result<Dim, AlgebraError> {
         if self.equal(a, b) == Truth::False {
             let diff = self.canon(a).sub(self.canon(b));
@@ -884,6 +899,16 @@ impl Algebra {
                     diff.bounds(&self.egraph.analysis.symbols)
                 ),
             });
+        }
+        if self.speculative > 0 {
+            // Inside a branch that may not run: the equality holds only when it
+            // does, so it is recorded, not merged.
+            self.relations.push(Relation {
+                lhs: a,
+                rhs: b,
+                node: format!("{reason} (conditional)"),
+            });
+            return Ok(a);
         }
         let before = self.egraph.analysis.contradictions.len();
         let diff = self.canon(a).sub(self.canon(b));

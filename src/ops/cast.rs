@@ -8,8 +8,11 @@
 //! Beyond that spec: the contents (value-as-shape) are kept when casting from an
 //! integer (or bool) type to an integer type, unless a value is provably outside
 //! the target type's range (a constant 300 cast to int8); the spec drops them. So
-//! `Shape -> Cast(int32) -> Cast(int64)` keeps its symbolic dims. Casts to bool,
-//! float or string drop them.
+//! `Shape -> Cast(int32) -> Cast(int64)` keeps its symbolic dims. A cast to bool
+//! keeps `x != 0` where it is decided; an integer-to-float cast keeps the values
+//! the float type holds exactly (so `Shape -> Cast(float) -> Div -> Floor ->
+//! Cast(int64)` stays symbolic); a float-to-integer cast truncates toward zero
+//! where the sign is decided. Casts to string drop them.
 //!
 //! # Version history (ONNX operator changelog)
 //! * **1**: `to` is a string (`"FLOAT"`, `"INT64"`, ...).
@@ -26,7 +29,7 @@
 //! are not checked per version for Cast).
 
 use super::{check_inputs, RuleEntry};
-use crate::algebra::{Dim, Rat};
+use crate::algebra::{Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
 
@@ -82,20 +85,80 @@ fn int_range(t: DType) -> Option<(Rat, Rat)> {
     }
 }
 
-/// The contents after a cast, when they survive it: integer (or bool) to integer,
-/// and no value provably outside the target type's range. A symbolic dim that
-/// merely could exceed a narrow type (a dim `B` cast to int32) is assumed to fit:
-/// a model whose dims wrap is broken anyway.
-fn cast_value(ctx: &ShapesContext, from: DType, to: DType, value: &[Dim]) -> Option<Vec<Dim>> {
-    if !from.is_integer() {
+/// The largest integer magnitude a float type represents exactly (all smaller
+/// integers too): 2^11 for f16, 2^8 for bf16, 2^24 for f32, 2^53 for f64.
+fn exact_int_limit(t: DType) -> Option<i64> {
+    match t {
+        DType::Float16 => Some(1 << 11),
+        DType::Bfloat16 => Some(1 << 8),
+        DType::Float => Some(1 << 24),
+        DType::Double => Some(1 << 53),
+        _ => None,
+    }
+}
+
+fn is_float(t: DType) -> bool {
+    exact_int_limit(t).is_some()
+}
+
+/// The contents after a cast, when they survive it:
+/// - integer (or bool) to integer, when no value is provably outside the target
+///   type's range (a symbolic dim that merely could exceed a narrow type, a dim `B`
+///   cast to int32, is assumed to fit: a model whose dims wrap is broken anyway);
+/// - to bool: `x != 0`, where that is decided;
+/// - integer to float, when no value provably exceeds the integers the float type
+///   holds exactly (the same assumption for symbolic dims): this is what keeps
+///   `Floor`/`Ceil`/`Sqrt` on shape values computable through float casts;
+/// - float to integer: truncation toward zero, where the sign is decided.
+fn cast_value(ctx: &mut ShapesContext, from: DType, to: DType, value: &[Dim]) -> Option<Vec<Dim>> {
+    let numeric = from.is_integer() || is_float(from);
+    if !numeric {
         return None;
     }
+    if to == DType::Bool {
+        let zero = ctx.alg.constant(0);
+        let one = ctx.alg.constant(1);
+        return value
+            .iter()
+            .map(|d| match ctx.alg.equal(*d, zero) {
+                Truth::True => Some(zero),
+                Truth::False => Some(one),
+                Truth::Unknown => None,
+            })
+            .collect();
+    }
+    if let Some(limit) = exact_int_limit(to) {
+        let fits = value.iter().all(|d| {
+            let b = ctx.alg.bounds(*d);
+            let lim = Rat::int(limit);
+            !(b.hi().is_some_and(|h| *h < lim.neg()) || b.lo().is_some_and(|l| *l > lim))
+        });
+        return fits.then(|| value.to_vec());
+    }
     let (lo, hi) = int_range(to)?;
-    let outside = value.iter().any(|d| {
+    let truncated: Vec<Dim> = if is_float(from) {
+        value
+            .iter()
+            .map(|d| {
+                let b = ctx.alg.bounds(*d);
+                let one = ctx.alg.constant(1);
+                if b.is_nonneg() {
+                    Some(ctx.alg.floordiv(*d, one))
+                } else if b.hi().is_some_and(|h| !h.is_positive()) {
+                    Some(ctx.alg.ceildiv(*d, one))
+                } else {
+                    None
+                }
+            })
+            .collect::<Option<Vec<Dim>>>()?
+    } else {
+        value.to_vec()
+    };
+    let outside = truncated.iter().any(|d| {
         let b = ctx.alg.bounds(*d);
         b.hi().is_some_and(|h| *h < lo) || b.lo().is_some_and(|l| *l > hi)
     });
-    (!outside).then(|| value.to_vec())
+    (!outside).then_some(truncated)
 }
 
 /// ONNX `Cast` (see the module docs).

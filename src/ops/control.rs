@@ -5,9 +5,10 @@
 //! ([`crate::infer::run_subgraph`]).
 //!
 //! - **If** (1; 11 allowed outputs of different shapes; 13, 16, 19, 21, 23 added
-//!   types): both branches are inferred. When the condition's value is known, the
-//!   taken branch's outputs are the outputs. Otherwise the branches are merged dim by
-//!   dim: a dim the two branches agree on (proven equal) is kept, a dim they may
+//!   types): when the condition's value is known, only the branch that runs is
+//!   inferred and its outputs are the outputs. Otherwise both branches are inferred
+//!   speculatively (an equality an op needs inside a branch is recorded, not merged
+//!   into the e-graph: it holds only when that branch runs) and merged dim by dim: a dim the two branches agree on (proven equal) is kept, a dim they may
 //!   disagree on becomes a fresh data-dependent dim of the If node, and outputs whose
 //!   ranks differ get an unknown rank.
 //! - **Loop** (1; 11 cond/trip count optional semantics clarified; 13 sequence
@@ -113,8 +114,24 @@ fn if_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     let cond = ctx.input(node, 0, "cond")?;
     let then_g = graph_attr(node, "then_branch")?;
     let else_g = graph_attr(node, "else_branch")?;
-    let then_out = subgraph(ctx, then_g, &[], "then_branch")?;
-    let else_out = subgraph(ctx, else_g, &[], "else_branch")?;
+    let known = cond
+        .value
+        .as_ref()
+        .and_then(|v| v.first())
+        .and_then(|d| ctx.alg.as_i64(*d));
+    // A decided condition: only the branch that runs is inferred (the other may
+    // hold ops that are invalid exactly when it does not run).
+    match known {
+        Some(0) => return subgraph(ctx, else_g, &[], "else_branch"),
+        Some(_) => return subgraph(ctx, then_g, &[], "then_branch"),
+        None => {}
+    }
+    // Undecided: each branch's equalities hold only when it runs.
+    ctx.alg.speculate(true);
+    let then_out = subgraph(ctx, then_g, &[], "then_branch");
+    let else_out = subgraph(ctx, else_g, &[], "else_branch");
+    ctx.alg.speculate(false);
+    let (then_out, else_out) = (then_out?, else_out?);
     if then_out.len() != else_out.len() || then_out.len() < node.outputs.len() {
         return Err(OpError::BadAttribute {
             name: "else_branch",
@@ -127,21 +144,12 @@ fn if_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
             ),
         });
     }
-    let known = cond
-        .value
-        .as_ref()
-        .and_then(|v| v.first())
-        .and_then(|d| ctx.alg.as_i64(*d));
-    match known {
-        Some(0) => Ok(else_out),
-        Some(_) => Ok(then_out),
-        None => Ok(then_out
-            .iter()
-            .zip(&else_out)
-            .enumerate()
-            .map(|(i, (a, b))| merge(ctx, node, i, a, b))
-            .collect()),
-    }
+    Ok(then_out
+        .iter()
+        .zip(&else_out)
+        .enumerate()
+        .map(|(i, (a, b))| merge(ctx, node, i, a, b))
+        .collect())
 }
 
 /// A loop-carried value: the dims the body provably keeps, fresh dims elsewhere.

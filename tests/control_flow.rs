@@ -1,0 +1,275 @@
+//! If, Loop and Scan on small graphs.
+
+use indexmap::IndexMap;
+use symdim::graph::{
+    Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
+};
+use symdim::infer::{infer, Options};
+use symdim::report::{Report, ReportDim};
+
+fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
+    Node {
+        name: name.into(),
+        op_type: op.into(),
+        domain: String::new(),
+        version: 17,
+        inputs: inputs.iter().map(|s| s.to_string()).collect(),
+        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+    }
+}
+
+fn decl(name: &str, dtype: DType, dims: Option<Vec<DeclDim>>) -> ValueDecl {
+    ValueDecl {
+        name: name.into(),
+        dtype,
+        shape: dims,
+    }
+}
+
+fn ints(values: &[i64]) -> ConstTensor {
+    ConstTensor {
+        dtype: DType::Int64,
+        dims: vec![values.len() as i64],
+        data: ConstData::Ints(values.to_vec()),
+    }
+}
+
+fn graph(
+    name: &str,
+    inputs: Vec<ValueDecl>,
+    inits: Vec<(&str, ConstTensor)>,
+    nodes: Vec<Node>,
+    outputs: &[&str],
+) -> Graph {
+    Graph {
+        name: name.into(),
+        inputs,
+        outputs: outputs
+            .iter()
+            .map(|o| decl(o, DType::Undefined, None))
+            .collect(),
+        initializers: inits.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        nodes,
+        value_info: vec![],
+    }
+}
+
+fn model(g: Graph) -> Model {
+    Model {
+        path: "cf.onnx".into(),
+        format: Format::Onnx,
+        opsets: IndexMap::from([(String::new(), 17)]),
+        graph: g,
+    }
+}
+
+fn shape(r: &Report, t: &str) -> Option<String> {
+    r.tensors[t].shape.as_ref().map(|s| {
+        let v: Vec<String> = s
+            .iter()
+            .map(|d| match d {
+                ReportDim::Int(v) => v.to_string(),
+                ReportDim::Expr(e) => e.clone(),
+            })
+            .collect();
+        format!("[{}]", v.join(", "))
+    })
+}
+
+/// `if Shape(x)[-1] == 1 { Squeeze(x, -1) } else { Identity(x) }`, the pattern of
+/// the silero-vad decoder.
+fn squeeze_if(extra: Vec<Node>) -> Model {
+    let then_g = graph(
+        "then",
+        vec![],
+        vec![("axes", ints(&[-1]))],
+        vec![node("sq", "Squeeze", &["x", "axes"], &["t_out"], vec![])],
+        &["t_out"],
+    );
+    let else_g = graph(
+        "else",
+        vec![],
+        vec![],
+        vec![node("id", "Identity", &["x"], &["e_out"], vec![])],
+        &["e_out"],
+    );
+    let mut nodes = vec![
+        node("shape", "Shape", &["x"], &["s"], vec![]),
+        node(
+            "last",
+            "Gather",
+            &["s", "minus_one"],
+            &["t"],
+            vec![("axis", Attr::Int(0))],
+        ),
+        node("is_one", "Equal", &["t", "one"], &["cond"], vec![]),
+        node(
+            "if",
+            "If",
+            &["cond"],
+            &["y"],
+            vec![
+                ("then_branch", Attr::Graph(Box::new(then_g))),
+                ("else_branch", Attr::Graph(Box::new(else_g))),
+            ],
+        ),
+        node("after", "Shape", &["x"], &["s_after"], vec![]),
+    ];
+    nodes.extend(extra);
+    model(graph(
+        "g",
+        vec![decl(
+            "x",
+            DType::Float,
+            Some(vec![DeclDim::Param("N".into()), DeclDim::Param("T".into())]),
+        )],
+        vec![("minus_one", ints(&[-1])), ("one", ints(&[1]))],
+        nodes,
+        &["y"],
+    ))
+}
+
+#[test]
+fn an_undecided_branch_does_not_leak_its_equalities() {
+    let r = infer(&squeeze_if(vec![]), &Options::default());
+    // The then-branch's Squeeze needs T == 1, but only when it runs: T stays T.
+    assert_eq!(shape(&r, "x"), Some("[N, T]".into()));
+    assert_eq!(
+        r.tensors["s_after"].value.as_ref().map(|v| v.len()),
+        Some(2)
+    );
+    let v = &r.tensors["s_after"].value.as_ref().unwrap()[1];
+    assert_eq!(*v, ReportDim::Expr("T".into()));
+    // The branches differ in rank, so the If output's rank is unknown.
+    assert_eq!(shape(&r, "y"), None);
+    assert!(!r.has_errors(), "{:?}", r.diagnostics);
+}
+
+#[test]
+fn a_decided_condition_infers_only_the_branch_that_runs() {
+    let r = infer(
+        &squeeze_if(vec![]),
+        &Options {
+            binds: vec![("T".into(), 1)],
+            ..Options::default()
+        },
+    );
+    assert_eq!(shape(&r, "y"), Some("[N]".into()));
+    let r = infer(
+        &squeeze_if(vec![]),
+        &Options {
+            binds: vec![("T".into(), 5)],
+            ..Options::default()
+        },
+    );
+    assert_eq!(shape(&r, "y"), Some("[N, 5]".into()));
+    assert!(
+        !r.has_errors(),
+        "the squeeze of 5 is in the branch that does not run: {:?}",
+        r.diagnostics
+    );
+}
+
+#[test]
+fn branches_that_agree_keep_their_dims() {
+    // if c { x + 1 } else { x * 2 }: both [N, T]
+    let one = ConstTensor {
+        dtype: DType::Float,
+        dims: vec![],
+        data: ConstData::Floats(vec![1.0]),
+    };
+    let then_g = graph(
+        "then",
+        vec![],
+        vec![("c1", one.clone())],
+        vec![node("add", "Add", &["x", "c1"], &["a"], vec![])],
+        &["a"],
+    );
+    let else_g = graph(
+        "else",
+        vec![],
+        vec![("c2", one)],
+        vec![node("mul", "Mul", &["x", "c2"], &["b"], vec![])],
+        &["b"],
+    );
+    let g = graph(
+        "g",
+        vec![
+            decl(
+                "x",
+                DType::Float,
+                Some(vec![DeclDim::Param("N".into()), DeclDim::Param("T".into())]),
+            ),
+            decl("c", DType::Bool, Some(vec![])),
+        ],
+        vec![],
+        vec![node(
+            "if",
+            "If",
+            &["c"],
+            &["y"],
+            vec![
+                ("then_branch", Attr::Graph(Box::new(then_g))),
+                ("else_branch", Attr::Graph(Box::new(else_g))),
+            ],
+        )],
+        &["y"],
+    );
+    let r = infer(&model(g), &Options::default());
+    assert_eq!(shape(&r, "y"), Some("[N, T]".into()));
+}
+
+#[test]
+fn loop_scan_outputs_stack_the_trip_count() {
+    // for i in 0..M: acc = acc + x; emit x. M = 7 (a constant), no condition.
+    let body = graph(
+        "body",
+        vec![
+            decl("i", DType::Int64, Some(vec![])),
+            decl("cond_in", DType::Bool, Some(vec![])),
+            decl("acc", DType::Float, None),
+        ],
+        vec![],
+        vec![
+            node("add", "Add", &["acc", "x"], &["acc_out"], vec![]),
+            node("id", "Identity", &["cond_in"], &["cond_out"], vec![]),
+            node("emit", "Identity", &["x"], &["scan"], vec![]),
+        ],
+        &["cond_out", "acc_out", "scan"],
+    );
+    let g = graph(
+        "g",
+        vec![
+            decl(
+                "x",
+                DType::Float,
+                Some(vec![DeclDim::Param("N".into()), DeclDim::Value(3)]),
+            ),
+            decl(
+                "acc0",
+                DType::Float,
+                Some(vec![DeclDim::Param("N".into()), DeclDim::Value(3)]),
+            ),
+        ],
+        vec![(
+            "m",
+            ConstTensor {
+                dtype: DType::Int64,
+                dims: vec![],
+                data: ConstData::Ints(vec![7]),
+            },
+        )],
+        vec![node(
+            "loop",
+            "Loop",
+            &["m", "", "acc0"],
+            &["acc_final", "stacked"],
+            vec![("body", Attr::Graph(Box::new(body)))],
+        )],
+        &["acc_final", "stacked"],
+    );
+    let r = infer(&model(g), &Options::default());
+    assert_eq!(shape(&r, "acc_final"), Some("[N, 3]".into()));
+    assert_eq!(shape(&r, "stacked"), Some("[7, N, 3]".into()));
+}
