@@ -1112,35 +1112,10 @@ fn unknown_ranks_never_panic() {
 
 mod common;
 
-/// Wrap serialized `TensorProto` bytes into a one-initializer `ModelProto`.
-fn wrap_tensor(tensor: &[u8]) -> Vec<u8> {
-    fn varint(mut v: u64, out: &mut Vec<u8>) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(b);
-                break;
-            }
-            out.push(b | 0x80);
-        }
-    }
-    let mut graph = vec![0x2a]; // field 5 (initializer), length-delimited
-    varint(tensor.len() as u64, &mut graph);
-    graph.extend_from_slice(tensor);
-    let mut model = vec![0x08, 0x08, 0x3a]; // ir_version 8; field 7 (graph)
-    varint(graph.len() as u64, &mut model);
-    model.extend_from_slice(&graph);
-    model
-}
-
 fn read_pb(path: &std::path::Path) -> symdim::graph::ConstTensor {
     let bytes = std::fs::read(path).expect("read pb");
-    let wrapped = wrap_tensor(&bytes);
-    let m = symdim::onnx::parse(&wrapped).expect("parse wrapped tensor");
-    let g = m.graph().expect("graph");
-    let t = g.initializer.first().expect("tensor");
-    symdim::onnx::const_tensor(t, &symdim::onnx::DataSource::in_memory())
+    let t = symdim::onnx::parse_tensor(&bytes).expect("parse tensor");
+    symdim::onnx::const_tensor(&t, &symdim::onnx::DataSource::in_memory())
 }
 
 fn nn_op(op: &str) -> bool {

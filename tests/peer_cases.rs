@@ -1,7 +1,14 @@
-//! The peer corpus (`../shared/corpus/peer-cases`): every case whose ops are within
-//! {Reshape, Concat, Cast, Shape} and that has an ONNX model, run through the real
-//! driver (`symdim::load` + `symdim::infer`) and scored with the rules of
-//! `peer-cases/score.py`, next to the peers' verdicts in `peer_results.json`.
+//! The peer corpus (`../shared/corpus/peer-cases`): every case that has an ONNX
+//! model, run through the real driver (`symdim::load` + `symdim::infer`) and scored
+//! with the rules of `peer-cases/score.py`, next to the peers' verdicts in
+//! `peer_results.json`. Issue 4's bar: no wrong answer, no error raised on a valid
+//! case, at least 97% of the valid cases exact and at least 90% of the error cases
+//! reported as errors.
+//!
+//! One valid case is less precise, and we believe the source's expectation assumes
+//! too much: `onnx.si.test_slice_with_input_shape_axes` slices with `steps` from a
+//! graph input of unknown value, so each sliced length is 0, 1 or 2 depending on
+//! the step's sign and size; onnx expects the lengths for step 1.
 //!
 //! The cases come from the test suites of onnx, OpenVINO, onnxruntime, tract,
 //! TensorFlow and oneDNN; each printed line credits the case's `source`.
@@ -22,7 +29,6 @@ use symdim::algebra::{Algebra, Dim, Rat, SymbolKind};
 use symdim::context::{Severity, ShapesContext};
 use symdim::infer::{infer_context, Options};
 
-const OPS: &[&str] = &["Reshape", "Concat", "Cast", "Shape"];
 const PEERS: &[&str] = &["onnx", "onnx_strict", "ort", "openvino", "openvino_sym"];
 
 /// A small deterministic generator (no extra dependency).
@@ -294,7 +300,7 @@ fn peer_cases() {
             .map(|v| v.as_str().unwrap())
             .collect();
         let model_path = dir.join("models").join(format!("{id}.onnx"));
-        if !ops.iter().all(|o| OPS.contains(o)) || !model_path.exists() {
+        if !model_path.exists() {
             continue;
         }
         n += 1;
@@ -332,15 +338,11 @@ fn peer_cases() {
                 }
             }
         }
-        // Every less precise answer here is for want of a rule outside this family
-        // (Shape, Constant): the Reshape/Concat/Cast rules themselves lose nothing.
-        if v == Verdict::Unknown || vs == Verdict::Unknown {
-            missing_rule += 1;
-            assert!(
+        if v == Verdict::Unknown {
+            missing_rule += usize::from(
                 ctx.diagnostics
                     .iter()
                     .any(|d| d.message.starts_with("no shape rule for")),
-                "{id}: less precise without a missing rule"
             );
         }
         let diags: Vec<String> = ctx
@@ -381,9 +383,7 @@ fn peer_cases() {
             )
         }
     };
-    println!(
-        "\n{n} cases ({n_shape} with Shape) within {{Reshape, Concat, Cast, Shape}} with a model"
-    );
+    println!("\n{n} cases with a model ({n_shape} with Shape)");
     let row =
         |name: &str, a: String, b: String, c: String| println!("{name:<14} {a:<40} {b:<40} {c}");
     row(
@@ -406,8 +406,29 @@ fn peer_cases() {
             fmt(peer_counts.get(&(*p, true, false)), true),
         );
     }
-    println!("less precise for want of a Shape or Constant rule: {missing_rule}");
+    println!("less precise for want of a shape rule: {missing_rule}");
     assert!(n > 0);
+    let get = |error: bool, v: Verdict| {
+        ours_counts
+            .get(&(error, false))
+            .and_then(|m| m.get(&v))
+            .copied()
+            .unwrap_or(0)
+    };
+    let valid: usize = ours_counts
+        .get(&(false, false))
+        .map_or(0, |m| m.values().sum());
+    let errors: usize = ours_counts
+        .get(&(true, false))
+        .map_or(0, |m| m.values().sum());
+    assert!(
+        get(false, Verdict::Exact) * 100 >= valid * 97,
+        "fewer than 97% of the valid cases are exact"
+    );
+    assert!(
+        get(true, Verdict::Exact) * 100 >= errors * 90,
+        "fewer than 90% of the error cases are reported"
+    );
     for ((error, _), m) in &ours_counts {
         let bad = m.get(&Verdict::Wrong).copied().unwrap_or(0)
             + m.get(&Verdict::Raised).copied().unwrap_or(0)
@@ -418,4 +439,90 @@ fn peer_cases() {
             };
         assert_eq!(bad, 0, "wrong or raised cases: {m:?}");
     }
+}
+
+/// The 75 ONNX backend node tests (`peer-cases/backend-node/test_*`): each model's
+/// outputs against the dims of its recorded `output_*.pb`. Their shape operands are
+/// graph inputs (values unknown to every peer), so "less precise" is expected where
+/// an output depends on them; a wrong answer or an error on these valid models fails.
+#[test]
+fn backend_node_tests() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let dir = corpus.join("peer-cases/backend-node");
+    let peers: Value = serde_json::from_str(
+        &std::fs::read_to_string(corpus.join("peer-cases/peer_results.json")).unwrap(),
+    )
+    .unwrap();
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    let (mut exact, mut less, mut wrong, mut raised) = (0, 0, 0, 0);
+    let mut lines = vec![];
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        let (model, _) = symdim::load::load(&case.join("model.onnx")).unwrap();
+        let ctx = infer_context(&model, &Options::default());
+        if ctx
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+        {
+            raised += 1;
+            lines.push(format!("raised {name}: {:?}", ctx.diagnostics));
+            continue;
+        }
+        let mut verdict = Verdict::Exact;
+        for (j, out) in model.graph.outputs.iter().enumerate() {
+            let bytes = std::fs::read(case.join(format!("test_data_set_0/output_{j}.pb"))).unwrap();
+            let expected: Vec<i64> = symdim::onnx::parse_tensor(&bytes).unwrap().dims.to_vec();
+            let got = ctx.get(&out.name).and_then(|f| f.shape.clone());
+            let v = match got {
+                None => Verdict::Unknown,
+                Some(dims) if dims.len() != expected.len() => Verdict::Wrong,
+                Some(dims) => {
+                    let mut v = Verdict::Exact;
+                    for (d, e) in dims.iter().zip(&expected) {
+                        match ctx.alg.as_i64(*d) {
+                            Some(x) if x == *e => {}
+                            Some(_) => v = Verdict::Wrong,
+                            None if v == Verdict::Exact => v = Verdict::Unknown,
+                            None => {}
+                        }
+                    }
+                    v
+                }
+            };
+            if v == Verdict::Wrong || (v == Verdict::Unknown && verdict == Verdict::Exact) {
+                verdict = v;
+            }
+        }
+        match verdict {
+            Verdict::Exact => exact += 1,
+            Verdict::Unknown => less += 1,
+            _ => wrong += 1,
+        }
+        if verdict != Verdict::Exact {
+            lines.push(format!(
+                "{verdict:?} {name}: ours {}",
+                render(&ctx, &model.graph.outputs[0].name)
+            ));
+        }
+    }
+    for l in &lines {
+        println!("{l}");
+    }
+    println!("backend-node: {} cases: symdim exact {exact} / less precise {less} / wrong {wrong} / raised {raised}", cases.len());
+    if let Some(s) = peers["backend_node_summary"]["verdicts"].as_object() {
+        for (peer, v) in s {
+            println!(
+                "  {peer:<13} exact {} / less precise {} / wrong {} / raised {}",
+                v["exact"], v["unknown"], v["wrong"], v["peer_error"]
+            );
+        }
+    }
+    assert_eq!((wrong, raised), (0, 0));
 }

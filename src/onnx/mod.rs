@@ -62,6 +62,12 @@ pub use writer::{write_with_shapes, InferredDim, InferredValueInfo};
 
 use wire::{Reader, Value};
 
+/// Parses a single serialized `TensorProto` (the `.pb` files of the ONNX backend
+/// tests).
+pub fn parse_tensor(bytes: &[u8]) -> Result<TensorProto<'_>, OnnxError> {
+    TensorProto::parse(Reader::new(bytes, 0))
+}
+
 /// Parses a model from its bytes; the same as [`ModelProto::parse`].
 pub fn parse(bytes: &[u8]) -> Result<ModelProto<'_>, OnnxError> {
     ModelProto::parse(bytes)

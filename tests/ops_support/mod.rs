@@ -233,36 +233,9 @@ pub fn value(ctx: &ShapesContext, f: &TensorFact) -> String {
 
 // ----- backend-node corpus --------------------------------------------------------
 
-/// Wrap serialized `TensorProto` bytes into a one-initializer `ModelProto`, so the
-/// crate's reader can parse them.
-pub fn wrap_tensor(tensor: &[u8]) -> Vec<u8> {
-    fn varint(mut v: u64, out: &mut Vec<u8>) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(b);
-                break;
-            }
-            out.push(b | 0x80);
-        }
-    }
-    let mut graph = vec![0x2a]; // field 5 (initializer), length-delimited
-    varint(tensor.len() as u64, &mut graph);
-    graph.extend_from_slice(tensor);
-    let mut model = vec![0x08, 0x08]; // ir_version = 8
-    model.push(0x3a); // field 7 (graph), length-delimited
-    varint(graph.len() as u64, &mut model);
-    model.extend_from_slice(&graph);
-    model
-}
-
 /// Read a `.pb` tensor file as a constant (values only when small).
 pub fn read_pb(path: &std::path::Path) -> ConstTensor {
     let bytes = std::fs::read(path).expect("read pb");
-    let wrapped = wrap_tensor(&bytes);
-    let m = symdim::onnx::parse(&wrapped).expect("parse wrapped tensor");
-    let g = m.graph().expect("graph");
-    let t = g.initializer.first().expect("tensor");
-    symdim::onnx::const_tensor(t, &symdim::onnx::DataSource::in_memory())
+    let t = symdim::onnx::parse_tensor(&bytes).expect("parse tensor");
+    symdim::onnx::const_tensor(&t, &symdim::onnx::DataSource::in_memory())
 }
