@@ -310,21 +310,21 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
         v.dedup();
         v
     };
-    // Fast path: the file is already sorted.
-    let mut sorted = true;
-    for i in 0..g.nodes.len() {
-        if deps(i).iter().any(|&p| p > i) {
-            sorted = false;
-            break;
-        }
-    }
-    if sorted
-        && g.nodes.iter().enumerate().all(|(i, n)| {
-            !n.inputs
-                .iter()
-                .any(|s| producer.get(s.as_str()) == Some(&i))
-        })
-    {
+    // Fast path: the file is already sorted (every input produced in this graph is
+    // produced by an earlier node), as exporters write it.
+    let mut done: std::collections::HashSet<&str> =
+        std::collections::HashSet::with_capacity(producer.len());
+    let sorted = g.nodes.iter().all(|n| {
+        let ok = n.inputs.iter().chain(subgraph_captures(n).iter()).all(|s| {
+            s.is_empty()
+                || !producer.contains_key(s.as_str())
+                || done.contains(s.as_str())
+                || ctx.get(s).is_some()
+        });
+        done.extend(n.outputs.iter().map(String::as_str));
+        ok
+    });
+    if sorted {
         return ((0..g.nodes.len()).collect(), Vec::new());
     }
     let mut waiting: Vec<usize> = vec![0; g.nodes.len()];

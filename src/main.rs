@@ -120,11 +120,15 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             }
-            if report.has_errors() {
+            let status = if report.has_errors() {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS
-            }
+            };
+            // The process ends here: freeing a large model's graph, e-graph and report
+            // piece by piece would only cost time.
+            std::mem::forget((m, bytes, ctx, report, text));
+            status
         }
         Command::Simplify { exprs, assumes } => {
             let mut alg = symdim::algebra::Algebra::default();

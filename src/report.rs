@@ -21,6 +21,7 @@ use crate::graph::{DType, Model};
 use egg::Symbol;
 use indexmap::{IndexMap, IndexSet};
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// A dim in a report.
@@ -92,6 +93,8 @@ impl Report {
     /// Build the report of an inferred model.
     pub fn build(model: &Model, ctx: &ShapesContext) -> Report {
         let mut used: IndexSet<Symbol> = IndexSet::new();
+        // Most dims are shared by many tensors: render each e-class once.
+        let mut rendered: HashMap<egg::Id, ReportDim> = HashMap::new();
         let mut tensors = IndexMap::new();
         let g = &model.graph;
         let names = g.inputs.iter().map(|v| v.name.as_str()).chain(
@@ -105,7 +108,15 @@ impl Report {
             }
             let Some(fact) = ctx.get(name) else { continue };
             let mut dims = |ds: &[Dim]| -> Vec<ReportDim> {
-                ds.iter().map(|d| report_dim(ctx, *d, &mut used)).collect()
+                ds.iter()
+                    .map(|d| {
+                        let id = ctx.alg.egraph().find(d.id());
+                        rendered
+                            .entry(id)
+                            .or_insert_with(|| report_dim(ctx, *d, &mut used))
+                            .clone()
+                    })
+                    .collect()
             };
             let shape = fact.shape.as_deref().map(&mut dims);
             let value = if fact.dtype.is_integer() {
