@@ -177,7 +177,10 @@ mod registry_tests {
         let mut seen = std::collections::HashSet::new();
         for fam in FAMILIES {
             for (domain, op, _) in fam.iter() {
-                assert!(seen.insert((*domain, *op)), "{domain}:{op} is registered twice");
+                assert!(
+                    seen.insert((*domain, *op)),
+                    "{domain}:{op} is registered twice"
+                );
             }
         }
     }
