@@ -44,8 +44,8 @@ enum Command {
         #[arg(long = "assume", value_name = "EXPR")]
         assumes: Vec<String>,
         /// oneDNN Graph only: make dim AXIS of input tensor ID the symbol NAME, e.g.
-        /// `--symbol 0:0=N` (inputs given the same NAME share it). StaticReshape
-        /// `shape` attributes that no longer hold for every value are reported.
+        /// `--symbol 0:0=N` (inputs given the same NAME share it). The StaticReshape
+        /// rule reports each `shape` attribute that no longer holds for every value.
         #[arg(long = "symbol", value_name = "ID:AXIS=NAME", value_parser = parse_symbol)]
         symbols: Vec<symdim::onednn::to_graph::Symbolize>,
         /// Write the model back with the inferred shapes as value_info (ONNX only).
@@ -104,10 +104,7 @@ fn main() -> ExitCode {
                 assumes,
                 ..Options::default()
             };
-            let mut ctx = symdim::infer::infer_context(&m, &options);
-            if m.format == symdim::graph::Format::OneDnn {
-                symdim::onednn::to_graph::check_static_reshapes(&m, &mut ctx);
-            }
+            let ctx = symdim::infer::infer_context(&m, &options);
             let report = symdim::report::Report::build(&m, &ctx);
             let text = match format {
                 OutFormat::Text => report.to_text(),

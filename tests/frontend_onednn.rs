@@ -11,8 +11,7 @@ use symdim::graph::{Attr, DType, DeclDim, Model};
 use symdim::infer::{infer_context, Options};
 use symdim::load::{load, load_with, LoadError, LoadOptions};
 use symdim::onednn::to_graph::{
-    check_shape_attr, check_static_reshapes, to_model, ConvertOptions, ShapeAttrCheck, Symbolize,
-    SymbolizeError,
+    check_shape_attr, to_model, ConvertOptions, ShapeAttrCheck, Symbolize, SymbolizeError,
 };
 use symdim::onednn::OnednnGraph;
 
@@ -56,8 +55,7 @@ fn infer_file(path: &Path, syms: &[&str]) -> (Model, ShapesContext) {
         onednn_symbols: symbols(syms),
     };
     let (m, _) = load_with(path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut ctx = infer_context(&m, &Options::default());
-    check_static_reshapes(&m, &mut ctx);
+    let ctx = infer_context(&m, &Options::default());
     (m, ctx)
 }
 
@@ -136,9 +134,21 @@ fn fixtures_infer() {
     assert_eq!(ctx.get(pool_out).unwrap().dtype, DType::Float);
     let q_out = &m.graph.nodes[3].outputs[0];
     assert_eq!(ctx.get(q_out).unwrap().dtype, DType::Int8);
+    assert_eq!(shape(&ctx, &m.graph.nodes[2].outputs[0]), "[4]");
     let (_, ctx) = infer_file(&fixture("static_reshape.json"), &[]);
-    let w: Vec<&str> = ctx.diagnostics.iter().map(|d| d.op.as_str()).collect();
-    assert_eq!(w, vec!["StaticReshape"]);
+    assert!(ctx.diagnostics.is_empty(), "{:?}", ctx.diagnostics);
+    assert_eq!(shape(&ctx, "1"), "[128, 512, 16, 64]");
+    // A symbolic batch: the -1 absorbs it; a hard-coded entry is an error.
+    let (_, ctx) = infer_file(&fixture("int8_avgpool_reshape_fusion.json"), &["40:0=N"]);
+    assert!(ctx.diagnostics.is_empty(), "{:?}", ctx.diagnostics);
+    assert_eq!(shape(&ctx, "44"), "[4*N]");
+    let (_, ctx) = infer_file(&fixture("static_reshape.json"), &["0:0=N"]);
+    assert_eq!(
+        errors(&ctx),
+        vec!["error at Reshape_0: StaticReshape-1 (special_zero=0, shape=[128, 512, 16, 64]): with input [N, 1024], the shape attribute is valid only when 1024*N == 67108864"]
+    );
+    assert_eq!(ctx.diagnostics.len(), 1);
+    assert_eq!(shape(&ctx, "1"), "[128, 512, 16, 64]");
 }
 
 #[test]
@@ -287,7 +297,8 @@ fn symbolic_batch_shuffle_fusion() {
     m.path = "head/pattern/f32/shuffle_fusion.json".to_string();
     assert_eq!(shape(&ctx, "0"), "[N, 256, 75, 75]");
     let e = errors(&ctx);
-    assert_eq!(e.len(), 1, "{e:#?}");
+    // Once: the StaticReshape rule reports it, with no warning restating it.
+    assert_eq!(ctx.diagnostics.len(), 1, "{:#?}", ctx.diagnostics);
     assert_eq!(
         e[0],
         "error at RESHAPE_0: StaticReshape-1 (special_zero=0, shape=[1, 256, 75, 25, 3]): with input [N, 256, 75, 75], shape[0] = 1 is valid only when N == 1; use -1, 0 with special_zero=1 or N"
@@ -296,13 +307,17 @@ fn symbolic_batch_shuffle_fusion() {
         let report = symdim::report::Report::build(&m, &ctx);
         insta::assert_snapshot!("onednn_shuffle_fusion_symbolic_batch", report.to_text());
     });
-    // Without symbols: nothing to say beyond the missing StaticReshape rule.
+    // The output is still what the attribute says (valid at N == 1), and the rest of
+    // the graph is inferred from it.
+    assert_eq!(shape(&ctx, "1"), "[1, 256, 75, 25, 3]");
+    assert_eq!(shape(&ctx, "3"), "[1, 256, 75, 75]");
+    // Without symbols: nothing to say.
     let (_, ctx) = infer_file(&p, &[]);
-    assert!(errors(&ctx).is_empty());
+    assert!(ctx.diagnostics.is_empty(), "{:?}", ctx.diagnostics);
 }
 
 /// GQA with a symbolic batch on every input that carries it: every StaticReshape
-/// whose input is known is checked.
+/// whose input has the symbolic batch is checked by the rule.
 #[test]
 fn symbolic_batch_gqa() {
     let Some(c) = common::corpus() else { return };
@@ -322,13 +337,79 @@ fn symbolic_batch_gqa() {
     let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
     let (_, ctx) = infer_file(&p, &refs);
     let e = errors(&ctx);
-    assert!(!e.is_empty());
+    // Four StaticReshapes take a batch-carrying input; each is reported once, with
+    // no other diagnostic. The fifth reshapes the fourth's output, whose batch is
+    // the written 32 again.
+    assert_eq!(e.len(), 4, "{e:#?}");
+    assert_eq!(ctx.diagnostics.len(), 4);
     for m in &e {
         assert!(
             m.contains("shape[0] = 32 is valid only when N == 32; use -1"),
             "{m}"
         );
     }
+}
+
+/// The StaticReshape rule on a symbolic input: valid for every value (no
+/// diagnostic), valid under a condition (one error, no warning, the attribute's
+/// shape kept), valid for no value (one typed error).
+#[test]
+fn static_reshape_symbolic_checks() {
+    let run = |input: &[i64], target: &str, sz: &str| {
+        let text = format!(
+            r#"{{"version": "3.5.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [{}]}}"#,
+            op(
+                0,
+                "StaticReshape",
+                &[("shape", "s64[]", target), ("special_zero", "bool", sz)],
+                &[lt(0, "f32", input)],
+                &[lt(1, "f32", &[-9223372036854775808])],
+            )
+        );
+        let g = OnednnGraph::parse(&text).unwrap();
+        let m = to_model(
+            &g,
+            "t.json",
+            &ConvertOptions {
+                symbols: symbols(&["0:0=N"]),
+            },
+        )
+        .unwrap();
+        let ctx = infer_context(&m, &Options::default());
+        let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
+        (shape(&ctx, "1"), d)
+    };
+    // Valid for every N.
+    assert_eq!(
+        run(&[2, 3, 4], "[-1, 12]", "0"),
+        ("[N, 12]".to_string(), vec![])
+    );
+    assert_eq!(
+        run(&[2, 3, 4], "[0, 12]", "1"),
+        ("[N, 12]".to_string(), vec![])
+    );
+    // The -1 needs 2 | 3*N: one error instead of the fresh-dim warning.
+    let (s, d) = run(&[2, 3], "[-1, 2]", "0");
+    assert_eq!(s, "[r0, 2]");
+    assert_eq!(
+        d,
+        vec!["error at op0: StaticReshape-1 (shape=[-1, 2], special_zero=0): with input [N, 3], the shape attribute is valid only when 2 divides 3*N"]
+    );
+    // A hard-coded batch, with special_zero=1: 0 is offered as is.
+    let (s, d) = run(&[2, 3, 4], "[2, 12]", "1");
+    assert_eq!(s, "[2, 12]");
+    assert_eq!(
+        d,
+        vec!["error at op0: StaticReshape-1 (shape=[2, 12], special_zero=1): with input [N, 3, 4], shape[0] = 2 is valid only when N == 2; use -1, 0 or N"]
+    );
+    // 4*N elements are never 6.
+    let (s, d) = run(&[2, 4], "[6]", "0");
+    assert_eq!(s, "unknown");
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert!(
+        d[0].starts_with("error at op0: StaticReshape-1 (shape=[6], special_zero=0): attribute `shape` = [6]: with input [N, 4], the shape attribute is valid for no value of the symbols"),
+        "{d:#?}"
+    );
 }
 
 #[test]
@@ -340,8 +421,10 @@ fn cli_symbol_flag() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(
-        text.contains("shape[0] = 1 is valid only when N == 1"),
+    assert_eq!(
+        text.matches("shape[0] = 1 is valid only when N == 1")
+            .count(),
+        1,
         "{text}"
     );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_symdim"))
@@ -356,9 +439,11 @@ fn cli_symbol_flag() {
 // The corpus
 // ---------------------------------------------------------------------------------
 
-/// Every corpus file infers with no error diagnostic (StaticReshape, which has no
-/// rule on this branch, gives warnings), and every tensor an op other than
-/// StaticReshape produces has exactly the shape the file records.
+/// Every corpus file infers with no diagnostic at all; every tensor an op produces
+/// (StaticReshape included) has exactly the shape the file records; and every
+/// StaticReshape output equals the manifest's Python transcription of oneDNN's
+/// `infer_static_reshape_output_shape` (which also covers the StaticReshapes whose
+/// output the file writes as unknown, `[INT64_MIN]`).
 #[test]
 fn corpus_infers_and_matches_recorded_shapes() {
     let files = corpus_files();
@@ -366,71 +451,85 @@ fn corpus_infers_and_matches_recorded_shapes() {
         return;
     }
     assert_eq!(files.len(), 18);
-    let (mut clean, mut reshape_warnings, mut checked, mut matched) = (0, 0, 0, 0);
+    let root = common::corpus().unwrap().join("onednn-graph");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).unwrap())
+            .unwrap();
+    let (mut clean, mut checked, mut matched) = (0, 0, 0);
+    let (mut reshapes, mut reshapes_matched) = (0, 0);
     let mut problems = Vec::new();
     for p in &files {
         let (m, ctx) = infer_file(p, &[]);
-        let e = errors(&ctx);
-        if e.is_empty() {
+        if ctx.diagnostics.is_empty() {
             clean += 1;
-        } else {
-            problems.push(format!("{}: {e:#?}", p.display()));
         }
-        for d in ctx
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Warning)
-        {
-            if d.op == "StaticReshape" {
-                reshape_warnings += 1;
+        for d in &ctx.diagnostics {
+            problems.push(format!("{}: {d}", p.display()));
+        }
+        for v in &m.graph.value_info {
+            let Some(want) = v.shape.as_ref() else {
+                continue;
+            };
+            checked += 1;
+            let want: Vec<String> = want
+                .iter()
+                .map(|d| match d {
+                    DeclDim::Value(v) => v.to_string(),
+                    other => format!("{other:?}"),
+                })
+                .collect();
+            let want = format!("[{}]", want.join(", "));
+            let got = shape(&ctx, &v.name);
+            if got == want {
+                matched += 1;
             } else {
-                problems.push(format!("{}: {d}", p.display()));
+                problems.push(format!(
+                    "{}: tensor {}: symdim {got}, file {want}",
+                    p.display(),
+                    v.name
+                ));
             }
         }
-        let declared: std::collections::HashMap<&str, &symdim::graph::ValueDecl> = m
-            .graph
-            .value_info
+        // StaticReshape outputs against the manifest's transcription of oneDNN.
+        let rel = p.strip_prefix(&root).unwrap().to_string_lossy().to_string();
+        let entry = manifest["files"]
+            .as_array()
+            .unwrap()
             .iter()
-            .map(|v| (v.name.as_str(), v))
-            .collect();
-        for n in m
-            .graph
-            .nodes
-            .iter()
-            .filter(|n| n.op_type != "StaticReshape")
-        {
-            for o in &n.outputs {
-                let Some(want) = declared.get(o.as_str()).and_then(|v| v.shape.clone()) else {
-                    continue;
-                };
-                checked += 1;
-                let want: Vec<String> = want
-                    .iter()
-                    .map(|d| match d {
-                        DeclDim::Value(v) => v.to_string(),
-                        other => format!("{other:?}"),
-                    })
-                    .collect();
-                let want = format!("[{}]", want.join(", "));
-                let got = shape(&ctx, o);
-                if got == want {
-                    matched += 1;
-                } else {
-                    problems.push(format!(
-                        "{}: {} output {o}: symdim {got}, file {want}",
-                        p.display(),
-                        n.name
-                    ));
-                }
+            .find(|f| f["file"].as_str() == Some(rel.as_str()))
+            .unwrap_or_else(|| panic!("{rel} is not in the manifest"));
+        let g = OnednnGraph::parse(&std::fs::read_to_string(p).unwrap()).unwrap();
+        for r in entry["reshape_transpose_ops"].as_array().unwrap() {
+            if r["kind"] != "StaticReshape" {
+                continue;
+            }
+            reshapes += 1;
+            let op = g.op(r["op_id"].as_u64().unwrap()).unwrap();
+            let want: Vec<String> = r["python_transcription_of_onednn_infer"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_i64().unwrap().to_string())
+                .collect();
+            let want = format!("[{}]", want.join(", "));
+            let got = shape(&ctx, &op.outputs[0].id.to_string());
+            if got == want {
+                reshapes_matched += 1;
+            } else {
+                problems.push(format!(
+                    "{rel}: StaticReshape {}: symdim {got}, oneDNN {want}",
+                    op.name
+                ));
             }
         }
     }
     println!(
-        "onednn corpus: {clean}/{} files without an error diagnostic; {reshape_warnings} StaticReshape warnings; {matched}/{checked} recorded output shapes of other ops reproduced",
+        "onednn corpus: {clean}/{} files without a diagnostic; {matched}/{checked} recorded output shapes reproduced; StaticReshape outputs {reshapes_matched}/{reshapes} equal to oneDNN's algorithm",
         files.len()
     );
     assert!(problems.is_empty(), "{problems:#?}");
-    assert_eq!(reshape_warnings, 14);
+    assert_eq!(clean, files.len());
+    assert_eq!(reshapes, 14);
 }
 
 // ---------------------------------------------------------------------------------
@@ -574,8 +673,7 @@ fn nn_rules() {
             &[lt(16, "f32", &[1, 12, 3, 5])],
         ),
     ]);
-    let mut ctx = infer_context(&m, &Options::default());
-    check_static_reshapes(&m, &mut ctx);
+    let ctx = infer_context(&m, &Options::default());
     let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
     assert!(d.is_empty(), "{d:#?}");
     assert_eq!(shape(&ctx, "7"), "[1, 16]");
@@ -778,7 +876,7 @@ mod hostile {
                 outputs: (0..outputs).map(|i| format!("o{i}")).collect(),
                 attrs: attrs.iter().map(|(a, v)| (ATTRS[*a].to_string(), v.clone())).collect(),
             });
-            // A StaticReshape too, for the attribute check.
+            // A StaticReshape too, for its rule's symbolic attribute check.
             g.nodes.push(Node {
                 name: "r".to_string(),
                 op_type: "StaticReshape".to_string(),
@@ -794,8 +892,7 @@ mod hostile {
                 opsets: Default::default(),
                 graph: g,
             };
-            let mut ctx = infer_context(&m, &Options::default());
-            check_static_reshapes(&m, &mut ctx);
+            let _ = infer_context(&m, &Options::default());
         }
     }
 }

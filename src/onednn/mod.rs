@@ -1,9 +1,15 @@
 //! Reader for oneDNN Graph JSON files (the format benchdnn's `--graph` driver reads and
 //! `dnnl::graph` serialises).
 //!
-//! This is a format-level reader: it turns a file into faithful Rust structures
-//! ([`OnednnGraph`], [`Op`], [`LogicalTensor`], [`AttrValue`]) plus the implicit edges.
-//! It does no shape inference and no conversion into the engine's graph.
+//! The reader turns a file into faithful Rust structures ([`OnednnGraph`], [`Op`],
+//! [`LogicalTensor`], [`AttrValue`]) plus the implicit edges; it does no shape
+//! inference. [`to_graph`] converts a read graph into the engine's format-neutral
+//! graph (ops become nodes of domain `onednn`, logical tensor ids tensor names,
+//! attributes typed values), optionally with symbolic input dims
+//! ([`to_graph::Symbolize`], the CLI's `--symbol`), and the `onednn` shape rules
+//! (`crate::ops::onednn`, and `StaticReshape` in `crate::ops::reshape`, which checks
+//! its `shape` attribute against symbolic inputs) infer it. `crate::load` does both
+//! for a path; `docs/formats.md` describes the format as symdim reads it.
 //!
 //! # The format as read
 //!

@@ -20,12 +20,14 @@
 //!   expressions (a symbol name such as `N`, or any expression of the grammar). Inputs
 //!   that share a name share the symbol. As benchdnn does after `--in-shapes`, every
 //!   produced tensor's shape is then forgotten (value_info and graph outputs keep only
-//!   their dtype) and re-inferred; StaticReshape `shape` attributes are not rewritten,
-//!   so [`check_static_reshapes`] reports those that no longer hold for every value.
+//!   their dtype) and re-inferred. StaticReshape `shape` attributes are not rewritten,
+//!   so the StaticReshape rule (`src/ops/reshape.rs`) checks each against the
+//!   symbolic input with [`check_shape_attr`] and reports, once, an attribute that no
+//!   longer holds for every value of the symbols.
 
 use super::{DataType, Dims, OnednnGraph, Op};
 use crate::algebra::{Dim, Rat, Truth};
-use crate::context::{node_context, Severity, ShapesContext};
+use crate::context::ShapesContext;
 use crate::graph::{Attr, DType, DeclDim, Format, Graph, Model, Node, ValueDecl};
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -343,6 +345,40 @@ pub enum ShapeAttrCheck {
     },
 }
 
+impl ShapeAttrCheck {
+    /// The diagnostic text of a check for an input rendered as `input`, e.g. `with
+    /// input [N, 256, 75, 75], shape[0] = 1 is valid only when N == 1; use -1, 0
+    /// with special_zero=1 or N`. Empty for [`ShapeAttrCheck::NotSymbolic`] and
+    /// [`ShapeAttrCheck::ValidForAll`], which call for none.
+    pub fn explain(&self, input: &str, special_zero: bool) -> String {
+        match self {
+            ShapeAttrCheck::NotSymbolic | ShapeAttrCheck::ValidForAll => String::new(),
+            ShapeAttrCheck::ValidOnlyWhen {
+                condition,
+                entry: Some((i, a, need)),
+                same_as_input,
+            } => {
+                let zero = match (same_as_input, special_zero) {
+                    (false, _) => "",
+                    (true, true) => ", 0",
+                    (true, false) => ", 0 with special_zero=1",
+                };
+                format!(
+                    "with input {input}, shape[{i}] = {a} is valid only when {condition}; use -1{zero} or {need}"
+                )
+            }
+            ShapeAttrCheck::ValidOnlyWhen {
+                condition,
+                entry: None,
+                ..
+            } => format!("with input {input}, the shape attribute is valid only when {condition}"),
+            ShapeAttrCheck::NeverValid { why } => format!(
+                "with input {input}, the shape attribute is valid for no value of the symbols: {why}"
+            ),
+        }
+    }
+}
+
 /// Check a StaticReshape `shape` attribute (`-1` infers one dim, `0` with
 /// `special_zero` copies the input dim) against input dims that may be symbolic:
 /// does the element count hold for every value of the symbols, and if not, under
@@ -484,70 +520,4 @@ fn solve_linear(ctx: &mut ShapesContext, need: Dim, a: i64) -> Solved {
         return Solved::Never;
     }
     Solved::When(format!("{name} == {v}"))
-}
-
-/// After inference: report every oneDNN `StaticReshape` whose `shape` attribute does
-/// not hold for every value of the symbolic input dims ([`check_shape_attr`]). An
-/// attribute valid only under a condition, or never, is an error diagnostic naming the
-/// entry to rewrite and the value it needs, e.g.
-/// `shape[0] = 64 is valid only when N == 64; use -1 or N`. Nodes whose input has no
-/// symbolic dim are left to the StaticReshape rule. Returns the number of diagnostics
-/// added.
-pub fn check_static_reshapes(model: &Model, ctx: &mut ShapesContext) -> usize {
-    let mut added = 0;
-    for node in &model.graph.nodes {
-        if node.domain != DOMAIN || node.op_type != "StaticReshape" {
-            continue;
-        }
-        let Some(input) = node
-            .input(0)
-            .and_then(|n| ctx.get(n))
-            .and_then(|f| f.shape.clone())
-        else {
-            continue;
-        };
-        let Some(Attr::Ints(shape)) = node.attr("shape").cloned() else {
-            continue;
-        };
-        let special_zero = matches!(node.attr("special_zero"), Some(Attr::Int(v)) if *v != 0);
-        let check = check_shape_attr(ctx, &input, &shape, special_zero);
-        let input_text = ctx.render_dims(&input);
-        let msg = match check {
-            ShapeAttrCheck::NotSymbolic | ShapeAttrCheck::ValidForAll => continue,
-            ShapeAttrCheck::ValidOnlyWhen {
-                condition,
-                entry: Some((i, a, need)),
-                same_as_input,
-            } => {
-                let zero = if same_as_input {
-                    if special_zero {
-                        ", 0"
-                    } else {
-                        ", 0 with special_zero=1"
-                    }
-                } else {
-                    ""
-                };
-                format!(
-                    "{}: with input {input_text}, shape[{i}] = {a} is valid only when {condition}; use -1{zero} or {need}",
-                    node_context(node)
-                )
-            }
-            ShapeAttrCheck::ValidOnlyWhen {
-                condition,
-                entry: None,
-                ..
-            } => format!(
-                "{}: with input {input_text}, the shape attribute is valid only when {condition}",
-                node_context(node)
-            ),
-            ShapeAttrCheck::NeverValid { why } => format!(
-                "{}: with input {input_text}, the shape attribute is valid for no value of the symbols: {why}",
-                node_context(node)
-            ),
-        };
-        ctx.diagnose(Severity::Error, node, msg);
-        added += 1;
-    }
-    added
 }

@@ -1,8 +1,13 @@
 //! Reader for OpenVINO IR models (`model.xml` + `model.bin`), IR versions 10 and 11.
 //!
-//! This is a format-level reader: it turns the files into faithful Rust structures
-//! ([`IrModel`], [`Layer`], [`Port`], [`Edge`]) and reads `Const` payloads on demand
-//! ([`Weights`]). It does no shape inference and no conversion into the engine's graph.
+//! The reader turns the files into faithful Rust structures ([`IrModel`], [`Layer`],
+//! [`Port`], [`Edge`]) and reads `Const` payloads on demand ([`Weights`]); it does no
+//! shape inference. [`to_graph`] converts a read model into the engine's
+//! format-neutral graph (layers become nodes of domain `openvino`, Parameters
+//! inputs, Consts initializers with their values, `<data>` attributes strings), and
+//! the `openvino` shape rules (`crate::ops::openvino`, and `Reshape`/`StaticReshape`
+//! in `crate::ops::reshape`) infer it. `crate::load` does both for a path;
+//! `docs/formats.md` describes the format as symdim reads it.
 //!
 //! # The format as read
 //!

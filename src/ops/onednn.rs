@@ -24,8 +24,8 @@
 //! | `Interpolate` | spatial dims from `sizes` or `floor(d * scales)` (`data_format`) |
 //! | `End` | no output |
 //!
-//! `StaticReshape` is in `src/ops/reshape.rs`; the front end's symbolic check of its
-//! `shape` attribute is `crate::onednn::to_graph::check_shape_attr`.
+//! `StaticReshape` is in `src/ops/reshape.rs`; its rule checks the `shape` attribute
+//! against symbolic inputs with `crate::onednn::to_graph::check_shape_attr`.
 
 use super::openvino::{
     elementwise_shape, matmul_shape, merge_dim, permutation, reduce_axes, reduce_shape, transposed,

@@ -46,7 +46,8 @@
 //! (integer `Divide` is floor division when `m_pythondiv` is true, the default).
 //!
 //! An input of unknown rank gives outputs of unknown rank, with no diagnostic (as
-//! OpenVINO gives dynamic rank). `Reshape` is not here (`src/ops/reshape.rs`).
+//! OpenVINO gives dynamic rank). `Reshape` and `StaticReshape` are not here
+//! (`src/ops/reshape.rs`); they read their attributes with the parsers above.
 //!
 //! The helpers marked *shared* below are also used by the oneDNN rules; several
 //! could later share code with the ONNX families (see each one's doc).
@@ -82,12 +83,15 @@ pub fn ov_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str>,
     }
 }
 
-/// A boolean attribute: `true`/`false`/`1`/`0` in any case (Model Optimizer wrote
-/// `True`), or an integer; `default` when absent.
+/// A boolean attribute: `true`/`false` in any case (Model Optimizer wrote `True`)
+/// or `1`/`0`, surrounding spaces allowed, or the integer 0 or 1 (a typed value);
+/// `default` when absent. Anything else is [`OpError::BadAttribute`].
 pub fn ov_bool(node: &Node, name: &'static str, default: bool) -> Result<bool, OpError> {
     match node.attr(name) {
         None => Ok(default),
-        Some(Attr::Int(v)) => Ok(*v != 0),
+        Some(Attr::Int(0)) => Ok(false),
+        Some(Attr::Int(1)) => Ok(true),
+        Some(a @ Attr::Int(_)) => Err(bad_attr(name, a, "a bool must be 0 or 1")),
         Some(a @ Attr::Str(s)) => {
             let t = s.trim();
             if t.eq_ignore_ascii_case("true") || t == "1" {

@@ -54,6 +54,11 @@
 //! rank.
 //!
 //! # OpenVINO and oneDNN
+//! * Attributes are read one way per front end (see the *attributes* section
+//!   below): OpenVINO's with the IR parsers [`ov_bool`] and [`ov_i64_list`], since
+//!   the IR conversion keeps every `<data>` attribute as its string
+//!   (`special_zero="True"`, `shape="0, -1"`); oneDNN's typed (`special_zero` the int
+//!   0 or 1, `shape` an int list), as its conversion produces them.
 //! * OpenVINO `Reshape-1` (domain `openvino`): inputs data and pattern (1-D, any
 //!   integer type), attribute `special_zero` (required). Data of any numeric type.
 //!   A copying 0 past the input rank is an error. When the input rank is unknown,
@@ -65,12 +70,17 @@
 //!   `special_zero` (a bool written as the integer 0 or 1), types f32/bf16/f16. Its
 //!   errors: a value below -1, a copying 0 past the input rank, a second -1, a -1
 //!   whose other output dims multiply to 0, a non-exact division, and a volume
-//!   mismatch.
+//!   mismatch. With a symbolic input dim (`--symbol`) the attribute is checked for
+//!   every value of the symbols ([`check_shape_attr`]): one that holds only under a
+//!   condition is an error diagnostic naming the entry to rewrite, in place of the
+//!   unproven-volume or `-1` warning, and the output is still the attribute's shape.
 
+use super::openvino::{ov_bool, ov_i64_list};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::{Dim, FreshKey, MinusOne, Rat, Truth};
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
+use crate::onednn::to_graph::{check_shape_attr, ShapeAttrCheck};
 
 /// The Reshape rules: ONNX, OpenVINO (`Reshape`, `StaticReshape`) and oneDNN.
 pub const RULES: &[RuleEntry] = &[
@@ -171,32 +181,57 @@ fn check_type(dtype: DType, allowed: &[DType], what: &'static str) -> Result<(),
 }
 
 // ----- attributes ---------------------------------------------------------------
+//
+// One way per front end. OpenVINO attributes are read with the `openvino` parsers
+// (`ov_bool`, `ov_i64_list`): the IR conversion keeps every `<data>` attribute as
+// the string written in the file, so `special_zero` is `true`/`True`/`false`/
+// `False`/`1`/`0` and StaticReshape's `shape` is a comma-separated list (`"0, -1"`);
+// typed values (an int, an int list) are accepted too. oneDNN attributes arrive
+// typed from its conversion: `special_zero` is the int 0 or 1 and `shape` an int
+// list. ONNX `shape` (Reshape-1) is an int list.
 
-/// A required bool attribute: an int 0 or 1, or (OpenVINO IR) the string
-/// `true`/`false` in any case.
-fn attr_bool_required(node: &Node, name: &'static str, strings: bool) -> Result<bool, OpError> {
-    let bad = |value: String, why: &str| OpError::BadAttribute {
-        name,
-        value,
-        why: why.to_string(),
-    };
+/// A required OpenVINO bool attribute, parsed by [`ov_bool`].
+fn ov_bool_required(node: &Node, name: &'static str) -> Result<bool, OpError> {
+    if node.attr(name).is_none() {
+        return Err(OpError::MissingAttribute { name });
+    }
+    ov_bool(node, name, false)
+}
+
+/// A required OpenVINO `shape` list attribute (parsed by [`ov_i64_list`]), as dims.
+fn ov_attr_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Dim>, OpError> {
+    let values = ov_i64_list(node, "shape")?.ok_or(OpError::MissingAttribute { name: "shape" })?;
+    Ok(values.iter().map(|&v| ctx.alg.constant(v)).collect())
+}
+
+/// A required oneDNN bool attribute: the int 0 or 1 (how oneDNN writes a bool; its
+/// reader accepts nothing else).
+fn onednn_bool_required(node: &Node, name: &'static str) -> Result<bool, OpError> {
     match node.attr(name) {
         None => Err(OpError::MissingAttribute { name }),
         Some(Attr::Int(0)) => Ok(false),
         Some(Attr::Int(1)) => Ok(true),
-        Some(Attr::Int(v)) => Err(bad(v.to_string(), "a bool must be 0 or 1")),
-        Some(Attr::Str(s)) if strings && s.eq_ignore_ascii_case("true") => Ok(true),
-        Some(Attr::Str(s)) if strings && s.eq_ignore_ascii_case("false") => Ok(false),
-        Some(other) => Err(bad(
-            other.to_string(),
-            &format!("expected a bool, found {}", other.kind()),
-        )),
+        Some(other) => Err(OpError::BadAttribute {
+            name,
+            value: other.to_string(),
+            why: match other {
+                Attr::Int(_) => "a bool must be 0 or 1".to_string(),
+                _ => format!("expected a bool (the int 0 or 1), found {}", other.kind()),
+            },
+        }),
     }
 }
 
-/// A required `shape` list attribute, as dims.
+/// A required int-list `shape` attribute (ONNX Reshape-1, oneDNN), as integers.
+fn attr_shape_ints(node: &Node) -> Result<Vec<i64>, OpError> {
+    Ok(attr_ints(node, "shape")?
+        .ok_or(OpError::MissingAttribute { name: "shape" })?
+        .to_vec())
+}
+
+/// A required int-list `shape` attribute, as dims.
 fn attr_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Dim>, OpError> {
-    let values = attr_ints(node, "shape")?.ok_or(OpError::MissingAttribute { name: "shape" })?;
+    let values = attr_shape_ints(node)?;
     Ok(values.iter().map(|&v| ctx.alg.constant(v)).collect())
 }
 
@@ -242,6 +277,10 @@ struct Mode {
     source: Source,
     /// A 0 copies the input dim (ONNX `allowzero=0`, `special_zero=true`).
     zero_copies: bool,
+    /// The rule has already reported, as an error, the condition on the symbols
+    /// under which the target holds (oneDNN with symbolic inputs): the warnings that
+    /// would restate it (an unproven -1 division or volume) are left out.
+    condition_reported: bool,
 }
 
 impl Mode {
@@ -434,6 +473,7 @@ fn reshape_dims(
         };
         match ctx.alg.solve_minus_one(&in_dims, &lits, key) {
             Ok(MinusOne::Exact(d)) => out[k] = d,
+            Ok(MinusOne::Fresh { dim, .. }) if mode.condition_reported => out[k] = dim,
             Ok(MinusOne::Fresh { dim, residual }) => {
                 let p = ctx.alg.product(&in_dims);
                 let q = ctx.alg.product(&lits);
@@ -472,6 +512,7 @@ fn reshape_dims(
                 proven: true,
             })
         }
+        Truth::Unknown if mode.condition_reported => {}
         Truth::Unknown => {
             let (si, so) = (ctx.alg.render(pin), ctx.alg.render(pout));
             let shown_out = ctx.render_dims(&out);
@@ -572,6 +613,7 @@ pub fn onnx_reshape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
             flavor: Flavor::Onnx,
             source: Source::Attribute,
             zero_copies: true,
+            condition_reported: false,
         };
         return finish(ctx, node, mode, &data, Target::Values(target));
     }
@@ -607,6 +649,7 @@ pub fn onnx_reshape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         flavor: Flavor::Onnx,
         source: Source::Input,
         zero_copies: !allowzero,
+        condition_reported: false,
     };
     finish(ctx, node, mode, &data, target)
 }
@@ -614,7 +657,7 @@ pub fn onnx_reshape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
 /// OpenVINO `Reshape-1`: data and a 1-D integer pattern input, `special_zero`.
 pub fn openvino_reshape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 2)?;
-    let special_zero = attr_bool_required(node, "special_zero", true)?;
+    let special_zero = ov_bool_required(node, "special_zero")?;
     let data = ctx.input(node, 0, "data")?;
     if data.dtype == DType::String {
         return Err(OpError::UnsupportedType {
@@ -638,6 +681,7 @@ pub fn openvino_reshape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         flavor: Flavor::OpenVino,
         source: Source::Input,
         zero_copies: special_zero,
+        condition_reported: false,
     };
     finish(ctx, node, mode, &data, target)
 }
@@ -648,32 +692,63 @@ pub fn openvino_static_reshape(
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
-    let special_zero = attr_bool_required(node, "special_zero", true)?;
+    let special_zero = ov_bool_required(node, "special_zero")?;
     let data = ctx.input(node, 0, "data")?;
     check_type(data.dtype, STATIC_TYPES, "data")?;
-    let target = attr_shape(ctx, node)?;
+    let target = ov_attr_shape(ctx, node)?;
     let mode = Mode {
         flavor: Flavor::OpenVinoStatic,
         source: Source::Attribute,
         zero_copies: special_zero,
+        condition_reported: false,
     };
     finish(ctx, node, mode, &data, Target::Values(target))
 }
 
 /// oneDNN Graph `StaticReshape`: `shape` (s64 list) and `special_zero` (0 or 1).
+///
+/// With a symbolic input dim (`--symbol`, or a dim an upstream op left symbolic)
+/// the concrete `shape` attribute becomes an equation on the symbols, checked by
+/// [`check_shape_attr`]: an attribute that holds only for some values is an error
+/// diagnostic naming the entry to rewrite and the value it needs (`with input
+/// [N, 256, 75, 75], shape[0] = 1 is valid only when N == 1; use -1, 0 with
+/// special_zero=1 or N`), and the output is still the shape the attribute gives;
+/// one that holds for no value is an error ([`OpError::BadAttribute`]).
 pub fn onednn_static_reshape(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
-    let special_zero = attr_bool_required(node, "special_zero", false)?;
+    let special_zero = onednn_bool_required(node, "special_zero")?;
     let data = ctx.input(node, 0, "src")?;
     check_type(data.dtype, STATIC_TYPES, "src")?;
-    let target = attr_shape(ctx, node)?;
-    let mode = Mode {
+    let shape = attr_shape_ints(node)?;
+    let target: Vec<Dim> = shape.iter().map(|&v| ctx.alg.constant(v)).collect();
+    let mut mode = Mode {
         flavor: Flavor::OneDnn,
         source: Source::Attribute,
         zero_copies: special_zero,
+        condition_reported: false,
     };
+    if let Some(input) = data.shape.as_deref() {
+        let check = check_shape_attr(ctx, input, &shape, special_zero);
+        let input_text = ctx.render_dims(input);
+        match check {
+            ShapeAttrCheck::NotSymbolic | ShapeAttrCheck::ValidForAll => {}
+            check @ ShapeAttrCheck::NeverValid { .. } => {
+                return Err(OpError::BadAttribute {
+                    name: "shape",
+                    value: ctx.render_dims(&target),
+                    why: check.explain(&input_text, special_zero),
+                })
+            }
+            check @ ShapeAttrCheck::ValidOnlyWhen { .. } => {
+                let why = check.explain(&input_text, special_zero);
+                let full = format!("{}: {why}", node_context(node));
+                ctx.diagnose(Severity::Error, node, full);
+                mode.condition_reported = true;
+            }
+        }
+    }
     finish(ctx, node, mode, &data, Target::Values(target))
 }
