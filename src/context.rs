@@ -50,7 +50,24 @@ impl TensorFact {
     pub fn rank(&self) -> Option<usize> {
         self.shape.as_ref().map(Vec::len)
     }
+
+    /// The number of elements of a scalar or 1-D tensor (such as a shape input)
+    /// when it is a constant no larger than [`MAX_RANK`]: the rank it describes.
+    /// A longer list is treated as unknown, so a hostile model cannot make symdim
+    /// build a tensor of rank 130,000.
+    pub fn static_len(&self, alg: &Algebra) -> Option<usize> {
+        let n = match self.shape.as_deref()? {
+            [] => 1,
+            [d] => usize::try_from(alg.as_i64(*d)?).ok()?,
+            _ => return None,
+        };
+        (n <= MAX_RANK).then_some(n)
+    }
 }
+
+/// The largest rank symdim builds from a shape tensor's length (ONNX sets no
+/// limit; real models stay far below it).
+pub const MAX_RANK: usize = 1024;
 
 /// How bad a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

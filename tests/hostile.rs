@@ -290,3 +290,38 @@ fn a_million_node_chain_does_not_overflow_the_stack() {
     assert_eq!(shape(&r, &last), Some(vec!["N".into(), "3".into()]));
     assert!(r.diagnostics.is_empty());
 }
+
+/// Found by the `onnx_bytes` fuzz target: a shape input declaring 130,174 elements
+/// (and no data) made Expand build a rank-130,174 output.
+#[test]
+fn a_huge_declared_rank_is_unknown_not_built() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fuzz/onnx_bytes_expand_rank_130174.onnx"
+    );
+    let (m, _) = symdim::load::load(std::path::Path::new(path)).unwrap();
+    let r = infer(&m, &Options::default());
+    assert_eq!(r.tensors["y"].shape, None);
+    assert!(r.symbols.is_empty());
+    // The same through Reshape and ConstantOfShape, built in memory.
+    let big = ConstTensor {
+        dtype: DType::Int64,
+        dims: vec![130_174],
+        data: ConstData::NotLoaded,
+    };
+    for op in ["Reshape", "ConstantOfShape", "Expand"] {
+        let inputs: &[&str] = if op == "ConstantOfShape" {
+            &["s"]
+        } else {
+            &["x", "s"]
+        };
+        let m = model(
+            vec![input("x", &[p("N")])],
+            vec![("s".into(), big.clone())],
+            vec![node("n", op, inputs, &["y"], &[])],
+            &["y"],
+        );
+        let r = infer(&m, &Options::default());
+        assert_eq!(r.tensors["y"].shape, None, "{op}");
+    }
+}

@@ -1020,11 +1020,7 @@ fn vec_values(fact: &TensorFact) -> Option<Vec<Dim>> {
 
 /// The rank of a 1-D shape input when its length is a constant.
 fn vec_len(ctx: &ShapesContext, fact: &TensorFact) -> Option<usize> {
-    match fact.shape.as_deref()? {
-        [] => Some(1),
-        [d] => ctx.alg.as_i64(*d).and_then(|v| usize::try_from(v).ok()),
-        _ => None,
-    }
+    fact.static_len(&ctx.alg)
 }
 
 // ===================================================================================

@@ -571,10 +571,9 @@ fn read_target_input(
         return Ok(Target::Values(v.clone()));
     }
     match fact.shape.as_deref() {
-        Some([d]) => match ctx.alg.as_i64(*d) {
-            Some(n) if n >= 0 => Ok(Target::Length(n as usize)),
-            _ => Ok(Target::Unknown),
-        },
+        Some([_]) => Ok(fact
+            .static_len(&ctx.alg)
+            .map_or(Target::Unknown, Target::Length)),
         _ => Ok(Target::Unknown),
     }
 }

@@ -119,11 +119,7 @@ pub fn ints_input(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Ints
 
 /// The element count of a 1-D (or scalar) tensor, when its length is a constant.
 pub fn list_len(alg: &Algebra, f: &TensorFact) -> Option<usize> {
-    match f.shape.as_deref() {
-        Some([]) => Some(1),
-        Some([d]) => alg.as_i64(*d).and_then(|n| usize::try_from(n).ok()),
-        _ => None,
-    }
+    f.static_len(alg)
 }
 
 /// Every dim as an `i64` constant, or `None`.
