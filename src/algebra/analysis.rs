@@ -128,7 +128,20 @@ fn node_bounds(egraph: &DimGraph, enode: &DimLang) -> Interval {
         DimLang::Neg([x]) => b(x).neg(),
         DimLang::FloorDiv([x, y]) => b(x).floordiv(b(y)),
         DimLang::CeilDiv([x, y]) => b(x).ceildiv(b(y)),
-        DimLang::Mod([x, y]) => b(x).modulo(b(y)),
+        DimLang::Mod([x, y]) => {
+            let int = |id: &Id| {
+                egraph[*id]
+                    .data
+                    .canon
+                    .int_divisor(&egraph.analysis.symbols)
+                    .is_some()
+            };
+            if int(x) && int(y) {
+                b(x).modulo_integers(b(y))
+            } else {
+                b(x).modulo(b(y))
+            }
+        }
         DimLang::Min([x, y]) => b(x).min(b(y)),
         DimLang::Max([x, y]) => b(x).max(b(y)),
         DimLang::Broadcast([x, y]) => b(x).hull(b(y)),

@@ -783,6 +783,12 @@ fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize) -> Interval {
             match o.kind {
                 OpKind::FloorDiv => x.floordiv(&y),
                 OpKind::CeilDiv => x.ceildiv(&y),
+                OpKind::Mod
+                    if o.a.int_divisor_at(info, depth + 1).is_some()
+                        && o.b.int_divisor_at(info, depth + 1).is_some() =>
+                {
+                    x.modulo_integers(&y)
+                }
                 OpKind::Mod => x.modulo(&y),
                 OpKind::Min => x.min(&y),
                 OpKind::Max => x.max(&y),
