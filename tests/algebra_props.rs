@@ -6,14 +6,16 @@
 
 use std::collections::HashMap;
 use symdim::algebra::parse::parse_expr;
-use symdim::algebra::{Algebra, Rat};
+use symdim::algebra::{Algebra, Expr, Rat};
 
 type Env = HashMap<String, Rat>;
 
-fn eval(text: &str, env: &Env) -> Option<Rat> {
-    parse_expr(text)
-        .unwrap_or_else(|e| panic!("`{text}` does not parse: {e}"))
-        .eval(&|s| env.get(s).cloned())
+fn parsed(text: &str) -> Expr {
+    parse_expr(text).unwrap_or_else(|e| panic!("`{text}` does not parse: {e}"))
+}
+
+fn eval_expr(e: &Expr, env: &Env) -> Option<Rat> {
+    e.eval(&|s| env.get(s).cloned())
 }
 
 fn show(env: &Env) -> String {
@@ -24,11 +26,12 @@ fn show(env: &Env) -> String {
 
 /// Wherever `original` is defined, `simplified` is defined with the same value.
 fn assert_same_values(original: &str, simplified: &str, envs: &[Env]) {
+    let (o, s) = (parsed(original), parsed(simplified));
     for env in envs {
-        let Some(want) = eval(original, env) else {
+        let Some(want) = eval_expr(&o, env) else {
             continue;
         };
-        let got = eval(simplified, env);
+        let got = eval_expr(&s, env);
         assert_eq!(
             got.as_ref(),
             Some(&want),
@@ -87,4 +90,44 @@ fn regression_mod_bounds_of_rationals() {
     // Integer operands keep the tight bound.
     assert_eq!(simplify_text(&mut alg, "floordiv(mod(S, 4), 4)"), "0");
     assert_eq!(simplify_text(&mut alg, "min(mod(S, 4), 3)"), "mod(S, 4)");
+}
+
+/// Strict facts assumed integer values: `N > 5/2` gave `N >= 4` (N = 3 satisfies
+/// it), `N < 7/2` gave `N <= 2`, and `A/2 - B/3 > S` gave `A/2 - B/3 - S >= 1`.
+#[test]
+fn regression_strict_facts_on_rationals() {
+    for (fact, probe) in [
+        ("N > 5/2", "max(N, 4)"),
+        ("N > 5/2", "min(N, 3)"),
+        ("N < 7/2", "max(N, 3)"),
+        ("N < 7/2", "min(N, 2)"),
+        ("A/2 - B/3 > S", "min(A/2 - B/3 - S, 1)"),
+        ("A/2 > B/2", "min(A/2 - B/2, 1)"),
+        ("2*N > 5", "min(2*N - 5, 1)"),
+    ] {
+        let mut alg = Algebra::default();
+        alg.assume(fact).unwrap();
+        let (l, r) = fact.split_once(['<', '>']).unwrap();
+        let (l, r) = (parsed(l), parsed(r));
+        let holds = |env: &Env| {
+            let (l, r) = (eval_expr(&l, env).unwrap(), eval_expr(&r, env).unwrap());
+            if fact.contains('>') {
+                l > r
+            } else {
+                l < r
+            }
+        };
+        let sat: Vec<Env> = grid(&["A", "B", "N", "S"], 1, 6)
+            .into_iter()
+            .filter(holds)
+            .collect();
+        let out = simplify_text(&mut alg, probe);
+        assert_same_values(probe, &out, &sat);
+    }
+    // Integer facts keep their strength.
+    let mut alg = Algebra::default();
+    alg.assume("N > 2").unwrap();
+    assert_eq!(simplify_text(&mut alg, "max(N, 3)"), "N");
+    alg.assume("A - B > 0").unwrap();
+    assert_eq!(simplify_text(&mut alg, "min(A - B, 1)"), "1");
 }
