@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use symdim::algebra::parse::parse_expr;
-use symdim::algebra::{Algebra, Expr, Rat};
+use symdim::algebra::{Algebra, Expr, Rat, Truth};
 
 type Env = HashMap<String, Rat>;
 
@@ -130,4 +130,39 @@ fn regression_strict_facts_on_rationals() {
     assert_eq!(simplify_text(&mut alg, "max(N, 3)"), "N");
     alg.assume("A - B > 0").unwrap();
     assert_eq!(simplify_text(&mut alg, "min(A - B, 1)"), "1");
+}
+
+/// `broadcast(x, y)` with both operands provably not 1 took whichever operand the
+/// first matching rule named, so `broadcast(A/B + 2*C, A*max(A, 2))` and its
+/// commuted form simplified differently (`equal` said unknown), and the merged
+/// class kept the `broadcast(...)` term as its form because only top-level
+/// divisions counted against a form: simplify was not idempotent.
+#[test]
+fn regression_broadcast_of_two_non_ones() {
+    for (x, y) in [
+        ("A/B + 2*C", "A*max(A, 2)"),
+        ("A/B + 2", "2*C + A/B"),
+        ("S + 1", "T + 1"),
+        ("2*S", "S + 1"),
+    ] {
+        let mut alg = Algebra::default();
+        let a = simplify_text(&mut alg, &format!("broadcast({x}, {y})"));
+        let b = simplify_text(&mut alg, &format!("broadcast({y}, {x})"));
+        assert_eq!(a, b, "broadcast({x}, {y})");
+        assert!(!a.contains("broadcast"), "{a}");
+        let again = simplify_text(&mut Algebra::default(), &a);
+        assert_eq!(again, a, "idempotent");
+        let (dx, dy) = (
+            alg.parse(&format!("broadcast({x}, {y})")).unwrap(),
+            alg.parse(&format!("broadcast({y}, {x})")).unwrap(),
+        );
+        assert_eq!(alg.equal(dx, dy), Truth::True);
+        assert_sound_on_grid(
+            &mut alg,
+            &format!("broadcast({x}, {y})"),
+            &["A", "B", "C", "S", "T"],
+            1,
+            4,
+        );
+    }
 }

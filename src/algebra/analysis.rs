@@ -168,10 +168,11 @@ pub fn node_canon(egraph: &DimGraph, enode: &DimLang) -> Poly {
     }
 }
 
-/// Which of two equal canonical forms to keep: no division first, then cheaper,
-/// then the smaller in the total order (so the choice never depends on merge order).
+/// Which of two equal canonical forms to keep: no division (also inside operator
+/// terms) first, then cheaper, then the smaller in the total order (so the choice
+/// never depends on merge order).
 pub fn better(a: &Poly, b: &Poly) -> bool {
-    (a.has_division(), a.cost(), a) < (b.has_division(), b.cost(), b)
+    (a.has_division_within(), a.cost(), a) < (b.has_division_within(), b.cost(), b)
 }
 
 impl Analysis<DimLang> for DimAnalysis {

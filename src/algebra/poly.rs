@@ -328,6 +328,25 @@ impl Poly {
         })
     }
 
+    /// True when [`Poly::has_division`] holds for the polynomial or for an argument
+    /// of one of its operator terms, at any depth (up to [`MAX_DEPTH`]).
+    pub fn has_division_within(&self) -> bool {
+        self.has_division_at(0)
+    }
+
+    fn has_division_at(&self, depth: usize) -> bool {
+        self.has_division()
+            || depth < MAX_DEPTH
+                && self.0.iter().any(|(m, _)| {
+                    m.0.iter().any(|(a, _)| match a {
+                        Atom::Op(o) => {
+                            o.a.has_division_at(depth + 1) || o.b.has_division_at(depth + 1)
+                        }
+                        Atom::Sym(_) => false,
+                    })
+                })
+    }
+
     /// A size measure for choosing between equal forms: atoms and terms, opaque
     /// operator terms weigh more.
     pub fn cost(&self) -> usize {

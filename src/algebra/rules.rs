@@ -14,7 +14,7 @@
 //! only when `a == b`, `a == 1` or `b == 1`, and rules preserve its value wherever
 //! it is defined.
 
-use super::analysis::{DimAnalysis, DimGraph};
+use super::analysis::{better, DimAnalysis, DimGraph};
 use super::interval::Interval;
 use super::lang::DimLang;
 use super::poly::{Atom, OpKind, Poly, SymbolInfo};
@@ -249,12 +249,21 @@ fn broadcast_one_right(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     is_one(&v[1]).then(|| v[0].canon.clone())
 }
 
+/// `broadcast(x, y)` is `x` when `x != 1`. When `y != 1` as well, it is defined
+/// only where `x == y` and both are its value: take the better form of the two,
+/// so the result does not depend on the order of the operands (only one of the
+/// two rules can fire: once the class holds `x`, the other match is a cycle).
+fn broadcast_not_one(cx: &Ctx<'_>, x: &Operand, y: &Operand) -> Option<Poly> {
+    let take = not_one(cx, x) && !(not_one(cx, y) && better(&y.canon, &x.canon));
+    take.then(|| x.canon.clone())
+}
+
 fn broadcast_not_one_left(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
-    not_one(cx, &v[0]).then(|| v[0].canon.clone())
+    broadcast_not_one(cx, &v[0], &v[1])
 }
 
 fn broadcast_not_one_right(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
-    not_one(cx, &v[1]).then(|| v[1].canon.clone())
+    broadcast_not_one(cx, &v[1], &v[0])
 }
 
 /// The rule table, in the order rules are tried: one line per rule.
@@ -280,8 +289,8 @@ pub const RULES: &[RuleSpec] = &[
     RuleSpec { name: "broadcast-same", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a == b", apply: broadcast_same },
     RuleSpec { name: "broadcast-one-left", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "a == 1", apply: broadcast_one_left },
     RuleSpec { name: "broadcast-one-right", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "b == 1", apply: broadcast_one_right },
-    RuleSpec { name: "broadcast-not-one-left", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a != 1", apply: broadcast_not_one_left },
-    RuleSpec { name: "broadcast-not-one-right", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "b != 1", apply: broadcast_not_one_right },
+    RuleSpec { name: "broadcast-not-one-left", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a != 1, and a is the better form when b != 1 too", apply: broadcast_not_one_left },
+    RuleSpec { name: "broadcast-not-one-right", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "b != 1, and b is the better form when a != 1 too", apply: broadcast_not_one_right },
 ];
 
 /// The applier of a table rule.
