@@ -18,6 +18,10 @@ fn eval_expr(e: &Expr, env: &Env) -> Option<Rat> {
     e.eval(&|s| env.get(s).cloned())
 }
 
+fn eval(text: &str, env: &Env) -> Option<Rat> {
+    eval_expr(&parsed(text), env)
+}
+
 fn show(env: &Env) -> String {
     let mut v: Vec<_> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
     v.sort();
@@ -165,4 +169,26 @@ fn regression_broadcast_of_two_non_ones() {
             4,
         );
     }
+}
+
+/// `-8*A*A` at `A = 2^62` is `-2^127 = i128::MIN`, whose `abs()` overflows: a
+/// panic in debug builds and the value 0 in release builds, both in the algebra
+/// and in the reference evaluator.
+#[test]
+fn regression_i128_min_constant() {
+    let mut env = Env::new();
+    env.insert("A".into(), Rat::int(1 << 62));
+    env.insert("S".into(), Rat::int(1));
+    let text = "min(S*S, 8 + A) - A*(A - 9)*8";
+    assert_eq!(
+        eval(text, &env).map(|v| v.to_string()),
+        Some("-170141183460469231399645910389112176639".to_string())
+    );
+    let mut alg = Algebra::default();
+    let out = simplify_text(&mut alg, text);
+    assert_same_values(text, &out, &[env]);
+    let d = alg
+        .parse("170141183460469231731687303715884105728 * (-1)")
+        .unwrap();
+    assert_eq!(alg.render(d), "-170141183460469231731687303715884105728");
 }
