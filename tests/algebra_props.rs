@@ -192,3 +192,27 @@ fn regression_i128_min_constant() {
         .unwrap();
     assert_eq!(alg.render(d), "-170141183460469231731687303715884105728");
 }
+
+/// A broadcast of two dims that are provably different and both not 1 is defined
+/// nowhere (a shape error). Constant folding keeps `broadcast(3, 5)` opaque, but
+/// the broadcast-not-one rules rewrote it to `3`, hiding the error.
+#[test]
+fn regression_incompatible_broadcast_stays() {
+    let mut alg = Algebra::default();
+    for text in [
+        "broadcast(3, 5)",
+        "broadcast(S + 1, S + 2)",
+        "broadcast(2*S + 2, 2*S + 1)",
+    ] {
+        let d = alg.parse(text).unwrap();
+        let before = alg.render(d);
+        assert!(
+            alg.simplify(d).starts_with("broadcast("),
+            "{text} -> {before}"
+        );
+    }
+    // Compatible ones still simplify.
+    assert_eq!(simplify_text(&mut alg, "broadcast(S + 1, T + 1)"), "S + 1");
+    assert_eq!(simplify_text(&mut alg, "broadcast(3, 3)"), "3");
+    assert_eq!(simplify_text(&mut alg, "broadcast(S + 1, 2)"), "2");
+}

@@ -253,9 +253,22 @@ fn broadcast_one_right(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
 /// only where `x == y` and both are its value: take the better form of the two,
 /// so the result does not depend on the order of the operands (only one of the
 /// two rules can fire: once the class holds `x`, the other match is a cycle).
+/// When moreover `x != y` is provable, the broadcast is defined nowhere (a shape
+/// error such as `broadcast(3, 5)`): it stays, as constant folding leaves it.
 fn broadcast_not_one(cx: &Ctx<'_>, x: &Operand, y: &Operand) -> Option<Poly> {
-    let take = not_one(cx, x) && !(not_one(cx, y) && better(&y.canon, &x.canon));
-    take.then(|| x.canon.clone())
+    if !not_one(cx, x) {
+        return None;
+    }
+    if not_one(cx, y) && (better(&y.canon, &x.canon) || provably_different(cx, x, y)) {
+        return None;
+    }
+    Some(x.canon.clone())
+}
+
+/// True when `x != y` for every value.
+fn provably_different(cx: &Ctx<'_>, x: &Operand, y: &Operand) -> bool {
+    !cx.bounds(&x.canon.sub(&y.canon)).contains(&Rat::zero())
+        || x.bounds.intersect(&y.bounds).is_empty()
 }
 
 fn broadcast_not_one_left(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
@@ -289,8 +302,8 @@ pub const RULES: &[RuleSpec] = &[
     RuleSpec { name: "broadcast-same", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a == b", apply: broadcast_same },
     RuleSpec { name: "broadcast-one-left", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "a == 1", apply: broadcast_one_left },
     RuleSpec { name: "broadcast-one-right", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "b == 1", apply: broadcast_one_right },
-    RuleSpec { name: "broadcast-not-one-left", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a != 1, and a is the better form when b != 1 too", apply: broadcast_not_one_left },
-    RuleSpec { name: "broadcast-not-one-right", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "b != 1, and b is the better form when a != 1 too", apply: broadcast_not_one_right },
+    RuleSpec { name: "broadcast-not-one-left", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a != 1; when b != 1 too, a is the better form and a == b is possible", apply: broadcast_not_one_left },
+    RuleSpec { name: "broadcast-not-one-right", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "b != 1; when a != 1 too, b is the better form and a == b is possible", apply: broadcast_not_one_right },
 ];
 
 /// The applier of a table rule.
