@@ -216,3 +216,42 @@ fn regression_incompatible_broadcast_stays() {
     assert_eq!(simplify_text(&mut alg, "broadcast(3, 3)"), "3");
     assert_eq!(simplify_text(&mut alg, "broadcast(S + 1, 2)"), "2");
 }
+
+/// A chain of `n` nested floordivs (a stack of strided convolutions, or any
+/// nesting the parser accepts, up to 200) made the nested rules add one term per
+/// pair of levels: quadratic e-nodes and roughly quartic time (depth 40 took 27 s
+/// in a debug build, depth 199 hours). The e-graph now stays linear.
+#[test]
+fn regression_nested_division_chains_stay_linear() {
+    for (open, close, out) in [
+        ("floordiv(", ", 2)", "floordiv(S, 1073741824)"),
+        ("ceildiv(", ", 2)", "ceildiv(S, 1073741824)"),
+    ] {
+        let depth = 30;
+        let text = open.repeat(depth) + "S" + &close.repeat(depth);
+        let mut alg = Algebra::default();
+        assert_eq!(simplify_text(&mut alg, &text), out);
+        let nodes = alg.egraph().total_number_of_nodes();
+        assert!(nodes <= 4 * depth, "{nodes} e-nodes for depth {depth}");
+    }
+    // Collapsing needs an integer outer divisor: floor(floor(S/2)/(3/2)) is not
+    // floor(S/3) (S = 3).
+    let mut alg = Algebra::default();
+    for (text, out) in [
+        (
+            "floordiv(floordiv(S, 2), 3/2)",
+            "floordiv(floordiv(S, 2), 3/2)",
+        ),
+        (
+            "floordiv(floordiv(floordiv(S, 2), 3/2), 2)",
+            "floordiv(S, 6)",
+        ),
+        (
+            "floordiv(floordiv(floordiv(S, 3/2), 2), 2)",
+            "floordiv(S, 6)",
+        ),
+        ("ceildiv(ceildiv(ceildiv(S, 2), 3/2), 2)", "ceildiv(S, 6)"),
+    ] {
+        assert_eq!(assert_sound_on_grid(&mut alg, text, &["S"], 1, 60), out);
+    }
+}

@@ -164,9 +164,31 @@ fn nested_ok(cx: &Ctx<'_>, v: &[Operand]) -> bool {
     v[1].bounds.is_positive() && v[2].bounds.is_positive() && cx.is_integer(&v[2].canon)
 }
 
+/// `kind(x, d)` (floordiv or ceildiv) with `d > 0`, collapsing `x` while its
+/// canonical form is itself `kind(y, c)` with `c > 0` and `d` an integer:
+/// `kind(kind(y, c), d) = kind(y, c*d)`. Building the collapsed form directly,
+/// rather than a nested term for the rules to collapse again, keeps a chain of
+/// `n` nested divisions linear instead of adding a term per pair of levels.
+fn nest(cx: &Ctx<'_>, kind: OpKind, mut x: Poly, mut d: Poly) -> Poly {
+    for _ in 0..super::poly::MAX_DEPTH {
+        let inner = match x.as_atom() {
+            Some(Atom::Op(o)) if o.kind == kind => o.clone(),
+            _ => break,
+        };
+        if !(cx.is_integer(&d) && cx.bounds(&d).is_positive() && cx.bounds(&inner.b).is_positive())
+        {
+            break;
+        }
+        d = inner.b.mul(&d);
+        x = inner.a.clone();
+    }
+    Poly::op(kind, x, d)
+}
+
 fn floordiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     nested_ok(cx, v).then(|| {
-        Poly::op(
+        nest(
+            cx,
             OpKind::FloorDiv,
             v[0].canon.clone(),
             v[1].canon.mul(&v[2].canon),
@@ -176,7 +198,8 @@ fn floordiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
 
 fn ceildiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     nested_ok(cx, v).then(|| {
-        Poly::op(
+        nest(
+            cx,
             OpKind::CeilDiv,
             v[0].canon.clone(),
             v[1].canon.mul(&v[2].canon),
