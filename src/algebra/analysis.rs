@@ -154,7 +154,20 @@ fn node_bounds(egraph: &DimGraph, enode: &DimLang) -> Interval {
         DimLang::Neg([x]) => b(x).neg(),
         DimLang::FloorDiv([x, y]) => b(x).floordiv(b(y)),
         DimLang::CeilDiv([x, y]) => b(x).ceildiv(b(y)),
-        DimLang::Mod([x, y]) => b(x).modulo(b(y)),
+        DimLang::Mod([x, y]) => {
+            let int = |id: &Id| {
+                egraph[*id]
+                    .data
+                    .canon
+                    .int_divisor(&egraph.analysis.symbols)
+                    .is_some()
+            };
+            if int(x) && int(y) {
+                b(x).modulo_integers(b(y))
+            } else {
+                b(x).modulo(b(y))
+            }
+        }
         DimLang::Min([x, y]) => b(x).min(b(y)),
         DimLang::Max([x, y]) => b(x).max(b(y)),
         DimLang::Broadcast([x, y]) => b(x).hull(b(y)),
@@ -181,12 +194,13 @@ pub fn node_canon(egraph: &DimGraph, enode: &DimLang) -> Poly {
     }
 }
 
-/// Which of two equal canonical forms to keep: no division first, then no
-/// fractional coefficient inside an operator term, then cheaper, then the smaller
-/// in the total order (so the choice never depends on merge order).
+/// Which of two equal canonical forms to keep: no division (also inside operator
+/// terms) first, then no fractional coefficient inside an operator term, then
+/// cheaper, then the smaller in the total order (so the choice never depends on
+/// merge order).
 pub fn better(a: &Poly, b: &Poly) -> bool {
-    (a.has_division(), a.has_inner_fraction(), a.cost(), a)
-        < (b.has_division(), b.has_inner_fraction(), b.cost(), b)
+    (a.has_division_within(), a.has_inner_fraction(), a.cost(), a)
+        < (b.has_division_within(), b.has_inner_fraction(), b.cost(), b)
 }
 
 impl Analysis<DimLang> for DimAnalysis {

@@ -234,11 +234,26 @@ impl Interval {
         }
     }
 
-    /// `self mod o` with floor semantics (the result has the sign of `o`).
+    /// `self mod o` with floor semantics (the result has the sign of `o`), for any
+    /// rational operands: `0 <= r < o` becomes `[0, o.hi]` (a closed interval cannot
+    /// exclude `o.hi`). Use [`Interval::modulo_integers`] when both operands are
+    /// known to be integers.
     pub fn modulo(&self, o: &Interval) -> Interval {
+        self.modulo_with(o, Rat::zero())
+    }
+
+    /// `self mod o` with floor semantics when both operands are integers: then
+    /// `0 <= r <= o.hi - 1` (or `o.lo + 1 <= r <= 0` for a negative `o`).
+    pub fn modulo_integers(&self, o: &Interval) -> Interval {
+        self.modulo_with(o, Rat::one())
+    }
+
+    /// `gap` is how far below `|o|` the result stays: 1 for integers, 0 otherwise
+    /// (`mod(1/2, 1) = 1/2` lies above `1 - 1`).
+    fn modulo_with(&self, o: &Interval, gap: Rat) -> Interval {
         if o.is_positive() {
-            // 0 <= r <= o.hi - 1, and r <= a when a >= 0.
-            let mut hi = add_bound(&o.hi, &Bound::Finite(Rat::int(-1)), Bound::PosInf);
+            // 0 <= r <= o.hi - gap, and r <= a when a >= 0.
+            let mut hi = add_bound(&o.hi, &Bound::Finite(gap.neg()), Bound::PosInf);
             if self.is_nonneg() {
                 hi = hi.min(self.hi.clone());
             }
@@ -248,7 +263,7 @@ impl Interval {
             }
         } else if o.is_negative() {
             Interval {
-                lo: add_bound(&o.lo, &Bound::Finite(Rat::one()), Bound::NegInf),
+                lo: add_bound(&o.lo, &Bound::Finite(gap), Bound::NegInf),
                 hi: Bound::Finite(Rat::zero()),
             }
         } else {
@@ -376,9 +391,30 @@ mod tests {
                 assert!(a.floordiv(&b).contains(&x.div(&y).unwrap().floor()));
                 assert!(a.ceildiv(&b).contains(&x.div(&y).unwrap().ceil()));
                 let m = x.sub(&y.mul(&x.div(&y).unwrap().floor()));
+                assert!(a.modulo_integers(&b).contains(&m), "{x} mod {y} = {m}");
                 assert!(a.modulo(&b).contains(&m), "{x} mod {y} = {m}");
             }
         }
+    }
+
+    #[test]
+    fn modulo_of_rationals_reaches_the_divisor() {
+        // mod(1/2, 1) = 1/2 and mod(8/3, 3) = 8/3: above `o.hi - 1`.
+        let half = Interval::point(Rat::frac(1, 2).unwrap());
+        assert!(half.modulo(&iv(1, 1)).contains(&Rat::frac(1, 2).unwrap()));
+        let a = Interval::new(Bound::Finite(Rat::zero()), Bound::Finite(Rat::int(12)));
+        assert!(a.modulo(&iv(3, 3)).contains(&Rat::frac(8, 3).unwrap()));
+        assert!(a.modulo(&iv(-3, -3)).contains(&Rat::frac(-8, 3).unwrap()));
+        for k in 0..40 {
+            let x = Rat::frac(k, 3).unwrap();
+            for y in [Rat::int(3), Rat::int(-3), Rat::frac(5, 2).unwrap()] {
+                let m = x.sub(&y.mul(&x.div(&y).unwrap().floor()));
+                let b = Interval::point(y.clone());
+                assert!(a.modulo(&b).contains(&m), "{x} mod {y} = {m}");
+            }
+        }
+        assert_eq!(iv(0, 100).modulo_integers(&iv(1, 4)).to_string(), "[0, 3]");
+        assert_eq!(iv(0, 100).modulo(&iv(1, 4)).to_string(), "[0, 4]");
     }
 
     #[test]

@@ -1011,7 +1011,6 @@ impl Algebra {
                 };
                 let strict = matches!(f.rel, Rel::Gt | Rel::Lt);
                 let e = self.sub(hi, lo);
-                let lower = if strict { Rat::one() } else { Rat::zero() };
                 // A bound on a single symbol goes into the symbol table, where every
                 // expression's bounds can use it.
                 let (hs, ls) = (
@@ -1019,11 +1018,24 @@ impl Algebra {
                     self.as_symbol(lo).map(str::to_string),
                 );
                 let (hc, lc) = (self.as_const(hi), self.as_const(lo));
+                // Symbols are integers: `s > c` is `s >= floor(c) + 1` and `s < c` is
+                // `s <= ceil(c) - 1` (for a rational `c` too); `s >= c` and `s <= c`
+                // round inward below.
                 let target = match (hs, lc, ls, hc) {
-                    (Some(s), Some(c), _, _) => Some((s, Interval::at_least(c.add(&lower)))),
+                    (Some(s), Some(c), _, _) => Some((
+                        s,
+                        Interval::at_least(if strict {
+                            c.floor().add(&Rat::one())
+                        } else {
+                            c
+                        }),
+                    )),
                     (_, _, Some(s), Some(c)) => Some((
                         s,
-                        Interval::new(Bound::NegInf, Bound::Finite(c.sub(&lower))),
+                        Interval::new(
+                            Bound::NegInf,
+                            Bound::Finite(if strict { c.ceil().sub(&Rat::one()) } else { c }),
+                        ),
                     )),
                     _ => None,
                 };
@@ -1043,7 +1055,18 @@ impl Algebra {
                     self.refresh_symbol(&name);
                     return Ok(());
                 }
+                // `e > 0` gives `e >= 1` only when `e` is an integer (`A/2 - B/3 > 0`
+                // allows `1/6`); otherwise keep the weaker, closed `e >= 0`.
                 let data = &self.egraph[e.0].data;
+                let integer = data
+                    .canon
+                    .int_divisor(&self.egraph.analysis.symbols)
+                    .is_some();
+                let lower = if strict && integer {
+                    Rat::one()
+                } else {
+                    Rat::zero()
+                };
                 let meet = data.bounds.intersect(&Interval::at_least(lower));
                 if meet.is_empty() {
                     return Err(AlgebraError::Contradiction {

@@ -362,6 +362,25 @@ impl Poly {
         })
     }
 
+    /// True when [`Poly::has_division`] holds for the polynomial or for an argument
+    /// of one of its operator terms, at any depth (up to [`MAX_DEPTH`]).
+    pub fn has_division_within(&self) -> bool {
+        self.has_division_at(0)
+    }
+
+    fn has_division_at(&self, depth: usize) -> bool {
+        self.has_division()
+            || depth < MAX_DEPTH
+                && self.0.iter().any(|(m, _)| {
+                    m.0.iter().any(|(a, _)| match a {
+                        Atom::Op(o) => {
+                            o.a.has_division_at(depth + 1) || o.b.has_division_at(depth + 1)
+                        }
+                        Atom::Sym(_) => false,
+                    })
+                })
+    }
+
     /// A size measure for choosing between equal forms: atoms and terms, opaque
     /// operator terms weigh more.
     pub fn cost(&self) -> usize {
@@ -817,6 +836,12 @@ fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize) -> Interval {
             match o.kind {
                 OpKind::FloorDiv => x.floordiv(&y),
                 OpKind::CeilDiv => x.ceildiv(&y),
+                OpKind::Mod
+                    if o.a.int_divisor_at(info, depth + 1).is_some()
+                        && o.b.int_divisor_at(info, depth + 1).is_some() =>
+                {
+                    x.modulo_integers(&y)
+                }
                 OpKind::Mod => x.modulo(&y),
                 OpKind::Min => x.min(&y),
                 OpKind::Max => x.max(&y),

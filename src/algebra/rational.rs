@@ -62,7 +62,9 @@ impl Rat {
     /// Normalise a big rational (already reduced by `num-rational`).
     pub fn from_big(r: BigRational) -> Rat {
         match (r.numer().to_i128(), r.denom().to_i128()) {
-            (Some(n), Some(d)) if n.abs() < SMALL_LIMIT && d < SMALL_LIMIT => {
+            // `unsigned_abs`: `i128::MIN` (for example -8 * 2^62 * 2^62) has no
+            // `abs`; it overflowed (a panic in debug, 0 in release).
+            (Some(n), Some(d)) if n.unsigned_abs() < SMALL_LIMIT as u128 && d < SMALL_LIMIT => {
                 Rat::Small(Ratio::new_raw(n as i64, d as i64))
             }
             _ => Rat::Big(Box::new(r)),
@@ -290,7 +292,7 @@ fn small_or_big(mut n: i128, mut d: i128) -> Rat {
     let g = gcd_i128(n, d).max(1);
     n /= g;
     d /= g;
-    if n.abs() < SMALL_LIMIT && d < SMALL_LIMIT {
+    if n.unsigned_abs() < SMALL_LIMIT as u128 && d < SMALL_LIMIT {
         // Both fit in i64 by the limit above.
         Rat::Small(Ratio::new_raw(n as i64, d as i64))
     } else {
@@ -386,6 +388,21 @@ mod tests {
         let sq = Rat::int(1 << 40).mul(&Rat::int(1 << 40));
         assert_eq!(sq.to_string(), "1208925819614629174706176");
         assert_eq!(Rat::int(i64::MIN).neg().to_string(), "9223372036854775808");
+    }
+
+    #[test]
+    fn i128_min_is_big_not_zero() {
+        // -2^127 = i128::MIN: the one value of i128 without an absolute value.
+        let p62 = Rat::int(1 << 62);
+        assert!(matches!(p62, Rat::Big(_)));
+        let v = Rat::int(-8).mul(&p62).mul(&p62);
+        assert_eq!(v.to_string(), "-170141183460469231731687303715884105728");
+        assert_eq!(v.neg().neg(), v);
+        assert_eq!(Rat::from_big(v.to_big()), v);
+        assert_eq!(v.add(&Rat::one()).sub(&Rat::one()), v);
+        let w = Rat::from_big(BigRational::from_integer(BigInt::from(i128::MIN)));
+        assert_eq!(w, v);
+        assert!(w.is_negative());
     }
 
     #[test]

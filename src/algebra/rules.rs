@@ -14,7 +14,7 @@
 //! only when `a == b`, `a == 1` or `b == 1`, and rules preserve its value wherever
 //! it is defined.
 
-use super::analysis::{DimAnalysis, DimGraph};
+use super::analysis::{better, DimAnalysis, DimGraph};
 use super::interval::Interval;
 use super::lang::DimLang;
 use super::poly::{Atom, OpKind, Poly, SymbolInfo};
@@ -164,9 +164,31 @@ fn nested_ok(cx: &Ctx<'_>, v: &[Operand]) -> bool {
     v[1].bounds.is_positive() && v[2].bounds.is_positive() && cx.is_integer(&v[2].canon)
 }
 
+/// `kind(x, d)` (floordiv or ceildiv) with `d > 0`, collapsing `x` while its
+/// canonical form is itself `kind(y, c)` with `c > 0` and `d` an integer:
+/// `kind(kind(y, c), d) = kind(y, c*d)`. Building the collapsed form directly,
+/// rather than a nested term for the rules to collapse again, keeps a chain of
+/// `n` nested divisions linear instead of adding a term per pair of levels.
+fn nest(cx: &Ctx<'_>, kind: OpKind, mut x: Poly, mut d: Poly) -> Poly {
+    for _ in 0..super::poly::MAX_DEPTH {
+        let inner = match x.as_atom() {
+            Some(Atom::Op(o)) if o.kind == kind => o.clone(),
+            _ => break,
+        };
+        if !(cx.is_integer(&d) && cx.bounds(&d).is_positive() && cx.bounds(&inner.b).is_positive())
+        {
+            break;
+        }
+        d = inner.b.mul(&d);
+        x = inner.a.clone();
+    }
+    Poly::op(kind, x, d)
+}
+
 fn floordiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     nested_ok(cx, v).then(|| {
-        Poly::op(
+        nest(
+            cx,
             OpKind::FloorDiv,
             v[0].canon.clone(),
             v[1].canon.mul(&v[2].canon),
@@ -176,7 +198,8 @@ fn floordiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
 
 fn ceildiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     nested_ok(cx, v).then(|| {
-        Poly::op(
+        nest(
+            cx,
             OpKind::CeilDiv,
             v[0].canon.clone(),
             v[1].canon.mul(&v[2].canon),
@@ -249,17 +272,49 @@ fn broadcast_one_right(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     is_one(&v[1]).then(|| v[0].canon.clone())
 }
 
+/// `broadcast(x, y)` is `x` when `x != 1`. When `y != 1` as well, it is defined
+/// only where `x == y` and both are its value: take the better form of the two,
+/// so the result does not depend on the order of the operands (only one of the
+/// two rules can fire: once the class holds `x`, the other match is a cycle).
+/// When moreover `x != y` is provable, the broadcast is defined nowhere (a shape
+/// error such as `broadcast(3, 5)`): it stays, as constant folding leaves it.
+fn broadcast_not_one(cx: &Ctx<'_>, x: &Operand, y: &Operand) -> Option<Poly> {
+    if !not_one(cx, x) {
+        return None;
+    }
+    if not_one(cx, y) && (better(&y.canon, &x.canon) || provably_different(cx, x, y)) {
+        return None;
+    }
+    Some(x.canon.clone())
+}
+
+/// True when `x != y` for every value.
+fn provably_different(cx: &Ctx<'_>, x: &Operand, y: &Operand) -> bool {
+    !cx.bounds(&x.canon.sub(&y.canon)).contains(&Rat::zero())
+        || x.bounds.intersect(&y.bounds).is_empty()
+}
+
 fn broadcast_not_one_left(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
-    not_one(cx, &v[0]).then(|| v[0].canon.clone())
+    broadcast_not_one(cx, &v[0], &v[1])
 }
 
 fn broadcast_not_one_right(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
-    not_one(cx, &v[1]).then(|| v[1].canon.clone())
+    broadcast_not_one(cx, &v[1], &v[0])
 }
 
 fn broadcast_max(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
-    let pos = |o: &Operand| o.bounds.is_positive() || cx.bounds(&o.canon).is_positive();
-    (pos(&v[0]) && pos(&v[1]))
+    // `>= 1`, not `> 0`: for a rational operand (`S/6`) the two differ.
+    let one = Rat::one();
+    let at_least_one = |o: &Operand| {
+        o.bounds.lo().is_some_and(|l| *l >= one)
+            || cx.bounds(&o.canon).lo().is_some_and(|l| *l >= one)
+    };
+    // A provably incompatible pair (both not 1 and different) stays visible.
+    let incompatible = not_one(cx, &v[0]) && not_one(cx, &v[1]) && {
+        let d = cx.bounds(&v[0].canon.sub(&v[1].canon));
+        d.is_positive() || d.is_negative()
+    };
+    (at_least_one(&v[0]) && at_least_one(&v[1]) && !incompatible)
         .then(|| Poly::op(OpKind::Max, v[0].canon.clone(), v[1].canon.clone()))
 }
 
@@ -347,9 +402,9 @@ pub const RULES: &[RuleSpec] = &[
     RuleSpec { name: "broadcast-same", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a == b", apply: broadcast_same },
     RuleSpec { name: "broadcast-one-left", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "a == 1", apply: broadcast_one_left },
     RuleSpec { name: "broadcast-one-right", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "b == 1", apply: broadcast_one_right },
-    RuleSpec { name: "broadcast-not-one-left", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a != 1", apply: broadcast_not_one_left },
-    RuleSpec { name: "broadcast-not-one-right", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "b != 1", apply: broadcast_not_one_right },
-    RuleSpec { name: "broadcast-max", pattern: "(broadcast ?a ?b)", rhs: "max(a, b)", condition: "a >= 1 and b >= 1", apply: broadcast_max },
+    RuleSpec { name: "broadcast-not-one-left", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a != 1; when b != 1 too, a is the better form and a == b is possible", apply: broadcast_not_one_left },
+    RuleSpec { name: "broadcast-not-one-right", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "b != 1; when a != 1 too, b is the better form and a == b is possible", apply: broadcast_not_one_right },
+    RuleSpec { name: "broadcast-max", pattern: "(broadcast ?a ?b)", rhs: "max(a, b)", condition: "a >= 1 and b >= 1, and not provably incompatible", apply: broadcast_max },
     RuleSpec { name: "max-absorb", pattern: "(max ?a ?b)", rhs: "a", condition: "b = min(a, x) (or symmetrically)", apply: max_absorb },
     RuleSpec { name: "min-absorb", pattern: "(min ?a ?b)", rhs: "a", condition: "b = max(a, x) (or symmetrically)", apply: min_absorb },
     RuleSpec { name: "floordiv-clear", pattern: "(floordiv ?a ?b)", rhs: "floordiv(l*a, l*b)", condition: "l > 1 the least integer making l*a and l*b integers; b != 0", apply: floordiv_clear },
