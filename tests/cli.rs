@@ -1,6 +1,8 @@
 //! The command-line interface: exit status, the JSON report's shape, `-o`, and
 //! byte-for-byte stable output.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -192,4 +194,16 @@ fn streamed_json_equals_the_value_tree_rendering() {
     let mut via_tree = serde_json::to_string_pretty(&value).unwrap();
     via_tree.push('\n');
     assert_eq!(report.to_json(), via_tree);
+}
+
+/// The README's example. Reviewed against an outside reference: every tensor's shape
+/// equals what `onnx.shape_inference.infer_shapes(m, data_prop=True, strict_mode=True)`
+/// (onnx 1.23.2) infers for it (`qkv5 [batch, sequence, 3, 4, 16]`, `scores [1, batch,
+/// 4, sequence, sequence]`, `y [batch, sequence, 64]`, ...).
+#[test]
+fn example_report_snapshot() {
+    let out = symdim(&["infer", "examples/attention.onnx"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    common::snapshots().bind(|| insta::assert_snapshot!("example_attention_report", text));
 }
