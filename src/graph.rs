@@ -236,3 +236,87 @@ pub struct Graph {
     /// Declared shapes of intermediate tensors (`value_info`), in file order.
     pub value_info: Vec<ValueDecl>,
 }
+
+/// Nodes that never became ready in [`topological_order`]: the order of those that
+/// did, the rest in index order, and one of the rest that lies on a cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cycle {
+    /// The nodes placed before the cycle blocked the rest.
+    pub order: Vec<usize>,
+    /// The nodes never placed, in index order.
+    pub stuck: Vec<usize>,
+    /// A node on a cycle (among `stuck`).
+    pub member: usize,
+}
+
+/// Kahn's algorithm over nodes `0..preds.len()`, where `preds[i]` lists the nodes
+/// `i` waits for (a node listing itself never runs). Ties are broken by index, so
+/// a file that is already sorted keeps its order. Shared by the readers and the
+/// inference driver.
+pub fn topological_order(preds: &[Vec<usize>]) -> Result<Vec<usize>, Cycle> {
+    let n = preds.len();
+    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, ps) in preds.iter().enumerate() {
+        for &p in ps {
+            succs[p].push(i);
+        }
+    }
+    let mut indeg: Vec<usize> = preds.iter().map(Vec::len).collect();
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..n)
+        .filter(|&i| indeg[i] == 0)
+        .map(std::cmp::Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(std::cmp::Reverse(i)) = ready.pop() {
+        order.push(i);
+        for &s in &succs[i] {
+            indeg[s] -= 1;
+            if indeg[s] == 0 {
+                ready.push(std::cmp::Reverse(s));
+            }
+        }
+    }
+    if order.len() == n {
+        return Ok(order);
+    }
+    // Every unplaced node waits for an unplaced node; walking those from any of them
+    // must revisit one, and the first revisited node is on a cycle.
+    let stuck: Vec<usize> = (0..n).filter(|&i| indeg[i] > 0).collect();
+    let mut cur = stuck[0];
+    let mut seen = vec![false; n];
+    while !seen[cur] {
+        seen[cur] = true;
+        match preds[cur].iter().find(|&&p| indeg[p] > 0) {
+            Some(&p) => cur = p,
+            None => break,
+        }
+    }
+    Err(Cycle {
+        order,
+        stuck,
+        member: cur,
+    })
+}
+
+#[cfg(test)]
+mod topo_tests {
+    use super::*;
+
+    #[test]
+    fn kahn_keeps_file_order_and_finds_a_cycle_member() {
+        assert_eq!(
+            topological_order(&[vec![], vec![0], vec![0], vec![1, 2]]),
+            Ok(vec![0, 1, 2, 3])
+        );
+        assert_eq!(
+            topological_order(&[vec![1], vec![], vec![]]),
+            Ok(vec![1, 0, 2])
+        );
+        // 0 <- 2 <- 1 <- 2: nodes 1 and 2 form a cycle, 0 waits on it, 3 is free.
+        let c = topological_order(&[vec![2], vec![2], vec![1], vec![]]).unwrap_err();
+        assert_eq!((c.order, c.stuck.clone()), (vec![3], vec![0, 1, 2]));
+        assert!([1, 2].contains(&c.member));
+        // a node waiting for itself
+        assert_eq!(topological_order(&[vec![0]]).unwrap_err().member, 0);
+    }
+}

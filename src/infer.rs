@@ -18,7 +18,7 @@ use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact}
 use crate::graph::{ConstData, ConstTensor, DeclDim, Graph, Model, Node, ValueDecl};
 use crate::ops;
 use crate::report::Report;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 /// Tensors with at most this many elements carry their values as dims.
 pub const VALUE_FACT_LIMIT: usize = 64;
@@ -327,32 +327,21 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
     if sorted {
         return ((0..g.nodes.len()).collect(), Vec::new());
     }
-    let mut waiting: Vec<usize> = vec![0; g.nodes.len()];
-    let mut users: Vec<Vec<usize>> = vec![Vec::new(); g.nodes.len()];
-    for (i, w) in waiting.iter_mut().enumerate() {
-        let d = deps(i);
-        *w = d.len();
-        for p in d {
-            users[p].push(i);
-        }
-        let own = |s: &String| producer.get(s.as_str()) == Some(&i);
-        if g.nodes[i].inputs.iter().any(own) {
-            *w += 1; // a node that consumes its own output never runs
-        }
-    }
-    let mut ready: BTreeSet<usize> = (0..g.nodes.len()).filter(|&i| waiting[i] == 0).collect();
-    let mut order = Vec::with_capacity(g.nodes.len());
-    while let Some(i) = ready.pop_first() {
-        order.push(i);
-        for &u in &users[i] {
-            waiting[u] -= 1;
-            if waiting[u] == 0 {
-                ready.insert(u);
+    let preds: Vec<Vec<usize>> = (0..g.nodes.len())
+        .map(|i| {
+            let mut d = deps(i);
+            // a node that consumes its own output never runs
+            let own = |s: &String| producer.get(s.as_str()) == Some(&i);
+            if g.nodes[i].inputs.iter().any(own) {
+                d.push(i);
             }
-        }
+            d
+        })
+        .collect();
+    match crate::graph::topological_order(&preds) {
+        Ok(order) => (order, Vec::new()),
+        Err(c) => (c.order, c.stuck),
     }
-    let stuck = (0..g.nodes.len()).filter(|&i| waiting[i] > 0).collect();
-    (order, stuck)
 }
 
 /// Names a node's subgraphs read from the enclosing scope (their free inputs).

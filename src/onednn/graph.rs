@@ -46,7 +46,6 @@ impl GraphIndex {
         let mut inputs = Vec::new();
         let mut seen_inputs = HashSet::new();
         let mut preds: Vec<Vec<usize>> = vec![Vec::new(); ops.len()];
-        let mut succs: Vec<Vec<usize>> = vec![Vec::new(); ops.len()];
         for (i, op) in ops.iter().enumerate() {
             for (arg, lt) in op.inputs.iter().enumerate() {
                 consumers
@@ -54,10 +53,7 @@ impl GraphIndex {
                     .or_default()
                     .push(TensorUse { op: i, arg });
                 match producers.get(&lt.id) {
-                    Some(p) => {
-                        preds[i].push(p.op);
-                        succs[p.op].push(i);
-                    }
+                    Some(p) => preds[i].push(p.op),
                     None => {
                         if seen_inputs.insert(lt.id) {
                             inputs.push(lt.id);
@@ -71,7 +67,7 @@ impl GraphIndex {
             .flat_map(|op| op.outputs.iter().map(|lt| lt.id))
             .filter(|id| !consumers.contains_key(id))
             .collect();
-        let topo = topo_sort(ops, &preds, &succs)?;
+        let topo = topo_sort(ops, &preds)?;
         Ok(GraphIndex {
             ids,
             producers,
@@ -83,44 +79,12 @@ impl GraphIndex {
     }
 }
 
-/// Kahn's algorithm; ties keep file order.
-fn topo_sort(
-    ops: &[Op],
-    preds: &[Vec<usize>],
-    succs: &[Vec<usize>],
-) -> Result<Vec<usize>, OnednnError> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let n = ops.len();
-    let mut indeg: Vec<usize> = preds.iter().map(Vec::len).collect();
-    let mut ready: BinaryHeap<Reverse<usize>> =
-        (0..n).filter(|&i| indeg[i] == 0).map(Reverse).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(Reverse(i)) = ready.pop() {
-        order.push(i);
-        for &s in &succs[i] {
-            indeg[s] -= 1;
-            if indeg[s] == 0 {
-                ready.push(Reverse(s));
-            }
-        }
-    }
-    if order.len() == n {
-        return Ok(order);
-    }
-    // Walk unplaced predecessors from an unplaced op until one repeats: it is on a cycle.
-    let mut cur = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0);
-    let mut seen = vec![false; n];
-    while !seen[cur] {
-        seen[cur] = true;
-        match preds[cur].iter().find(|&&p| indeg[p] > 0) {
-            Some(&p) => cur = p,
-            None => break,
-        }
-    }
-    Err(OnednnError::Cycle {
-        op: ops[cur].id,
-        name: ops[cur].name.clone(),
+/// The shared Kahn order ([`crate::graph::topological_order`]); a cycle is a typed
+/// error naming one of its members.
+fn topo_sort(ops: &[Op], preds: &[Vec<usize>]) -> Result<Vec<usize>, OnednnError> {
+    crate::graph::topological_order(preds).map_err(|c| OnednnError::Cycle {
+        op: ops[c.member].id,
+        name: ops[c.member].name.clone(),
     })
 }
 

@@ -27,7 +27,6 @@ impl GraphIndex {
         let mut consumers: HashMap<PortRef, Vec<PortRef>> = HashMap::new();
         // preds[i] = producing layer indices of layer i (one per edge).
         let mut preds: Vec<Vec<usize>> = vec![Vec::new(); layers.len()];
-        let mut succs: Vec<Vec<usize>> = vec![Vec::new(); layers.len()];
         for e in edges {
             let missing_layer = |side, missing| IrError::EdgeMissingLayer {
                 from_layer: e.from_layer,
@@ -78,9 +77,8 @@ impl GraphIndex {
             }
             consumers.entry(from).or_default().push(to);
             preds[ti].push(fi);
-            succs[fi].push(ti);
         }
-        let topo = topo_sort(layers, &preds, &succs)?;
+        let topo = topo_sort(layers, &preds)?;
         Ok(GraphIndex {
             ids,
             producers,
@@ -90,46 +88,12 @@ impl GraphIndex {
     }
 }
 
-/// Kahn's algorithm; ties are broken by file order (a min-heap over layer indices).
-fn topo_sort(
-    layers: &[Layer],
-    preds: &[Vec<usize>],
-    succs: &[Vec<usize>],
-) -> Result<Vec<usize>, IrError> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let n = layers.len();
-    let mut indeg: Vec<usize> = preds.iter().map(Vec::len).collect();
-    let mut ready: BinaryHeap<Reverse<usize>> =
-        (0..n).filter(|&i| indeg[i] == 0).map(Reverse).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(Reverse(i)) = ready.pop() {
-        order.push(i);
-        for &s in &succs[i] {
-            indeg[s] -= 1;
-            if indeg[s] == 0 {
-                ready.push(Reverse(s));
-            }
-        }
-    }
-    if order.len() == n {
-        return Ok(order);
-    }
-    // Every unplaced layer has an unplaced predecessor; walking predecessors from any
-    // of them must revisit a layer, and the first revisited one is on a cycle.
-    let start = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0);
-    let mut seen = vec![false; n];
-    let mut cur = start;
-    while !seen[cur] {
-        seen[cur] = true;
-        match preds[cur].iter().find(|&&p| indeg[p] > 0) {
-            Some(&p) => cur = p,
-            None => break, // cannot happen; stop rather than loop
-        }
-    }
-    Err(IrError::Cycle {
-        layer: layers[cur].id,
-        name: layers[cur].name.clone(),
+/// The shared Kahn order ([`crate::graph::topological_order`]); a cycle is a typed
+/// error naming one of its members.
+fn topo_sort(layers: &[Layer], preds: &[Vec<usize>]) -> Result<Vec<usize>, IrError> {
+    crate::graph::topological_order(preds).map_err(|c| IrError::Cycle {
+        layer: layers[c.member].id,
+        name: layers[c.member].name.clone(),
     })
 }
 
