@@ -41,6 +41,9 @@ import sys
 import tempfile
 import time
 
+# One stripping for every script (it runs from scripts/, so the sibling imports).
+from compare_peers import strip_shapes
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DEFAULT_SRC_DIR = os.path.join(REPO, "..", "shared", "corpus", "real-models", "large")
@@ -186,28 +189,6 @@ def ensure_topological(g):
             if x not in known:
                 raise SystemExit(f"node {n.name} reads {x} before it is produced")
         known.update(n.output)
-
-
-def strip_shapes(model):
-    """Every value_info removed and graph-output shapes cleared, recursively
-    (as ../shared/corpus/real-models/measure_peers.py strips models for its peers)."""
-    import onnx
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-
-    def rec(g):
-        del g.value_info[:]
-        for o in g.output:
-            if o.type.HasField("tensor_type"):
-                o.type.tensor_type.ClearField("shape")
-        for n in g.node:
-            for a in n.attribute:
-                if a.HasField("g"):
-                    rec(a.g)
-                for sg in a.graphs:
-                    rec(sg)
-    rec(m.graph)
-    return m
 
 
 def dims(vi):
