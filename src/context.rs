@@ -250,6 +250,32 @@ impl OpError {
         )
     }
 
+    /// True when the error proves the node invalid for every value of the symbols
+    /// (a rank or dim mismatch, a contradiction, a division proven not exact), and
+    /// false when it only says something is unknown or undecided (an unknown rank, a
+    /// missing tensor, a division not proven exact).
+    pub fn is_proven(&self) -> bool {
+        match self {
+            OpError::Rank { .. }
+            | OpError::AxisOutOfRange { .. }
+            | OpError::DimMismatch { .. }
+            | OpError::BadShapeValue { .. }
+            | OpError::TypeMismatch { .. }
+            | OpError::UnsupportedType { .. } => true,
+            OpError::VolumeMismatch { proven, .. } => *proven,
+            OpError::MinusOne { source, .. } => algebra_error_proven(source),
+            OpError::Algebra(e) => algebra_error_proven(e),
+            OpError::WrongOp { .. }
+            | OpError::InputCount { .. }
+            | OpError::NoOutput
+            | OpError::MissingInput { .. }
+            | OpError::UnknownTensor { .. }
+            | OpError::MissingAttribute { .. }
+            | OpError::BadAttribute { .. }
+            | OpError::UnknownRank { .. } => false,
+        }
+    }
+
     /// The assumption that would make the model valid, where one exists.
     pub fn hint(&self) -> Option<String> {
         match self {
@@ -269,9 +295,18 @@ impl OpError {
     }
 }
 
+/// True when an algebra error proves an impossibility (not merely an unknown).
+fn algebra_error_proven(e: &AlgebraError) -> bool {
+    match e {
+        AlgebraError::Contradiction { .. } | AlgebraError::DivisionByZero { .. } => true,
+        AlgebraError::NotDivisible { proven, .. } => *proven,
+        AlgebraError::Parse(_) | AlgebraError::UnsupportedFact { .. } => false,
+    }
+}
+
 /// The state of shape inference: the algebra, every tensor's facts, and the
 /// diagnostics so far.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct ShapesContext {
     /// The dim algebra every dim lives in.
     pub alg: Algebra,
@@ -280,6 +315,13 @@ pub struct ShapesContext {
     pub diagnostics: Vec<Diagnostic>,
     /// How many subgraphs deep inference currently is.
     pub depth: usize,
+    /// Indices into `diagnostics` of errors that prove the model invalid (not merely
+    /// undecided), see [`OpError::is_proven`].
+    proven: Vec<usize>,
+    /// Undecided `If` nodes case-split so far in this inference (all scopes).
+    pub splits_done: usize,
+    /// How many case splits enclose the inference now running.
+    pub split_nesting: usize,
 }
 
 impl Default for ShapesContext {
@@ -296,6 +338,9 @@ impl ShapesContext {
             tensors: IndexMap::new(),
             diagnostics: Vec::new(),
             depth: 0,
+            proven: Vec::new(),
+            splits_done: 0,
+            split_nesting: 0,
         }
     }
 
@@ -393,6 +438,31 @@ impl ShapesContext {
             op: node.op_type.clone(),
             message,
         });
+    }
+
+    /// Record an error diagnostic about a node; `proven` marks an error that proves
+    /// the model invalid for every value of its symbols (see [`OpError::is_proven`]).
+    pub fn diagnose_error(&mut self, node: &Node, message: String, proven: bool) {
+        if proven {
+            self.proven.push(self.diagnostics.len());
+        }
+        self.diagnose(Severity::Error, node, message);
+    }
+
+    /// True when diagnostic `index` is an error that proves the model invalid.
+    pub fn is_proven(&self, index: usize) -> bool {
+        self.proven.contains(&index)
+    }
+
+    /// Insert a diagnostic at `index` (keeping the proven marks on the ones after it).
+    pub fn insert_diagnostic(&mut self, index: usize, d: Diagnostic) {
+        let index = index.min(self.diagnostics.len());
+        for p in &mut self.proven {
+            if *p >= index {
+                *p += 1;
+            }
+        }
+        self.diagnostics.insert(index, d);
     }
 
     /// Render a list of dims as `[A, 3, B*S]`.

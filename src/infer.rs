@@ -262,9 +262,7 @@ pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
         }
     }
     let (order, stuck) = topo_order(ctx, g);
-    for i in order {
-        run_node(ctx, &g.nodes[i], &declared);
-    }
+    run_order(ctx, g, &order, &declared);
     for i in stuck {
         let node = &g.nodes[i];
         let waiting: Vec<&str> = node
@@ -285,6 +283,223 @@ pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
             }
         }
     }
+}
+
+/// How many undecided `If` nodes one inference may case-split in all. Each split
+/// infers the rest of its graph once per branch.
+pub const MAX_SPLITS: usize = 16;
+
+/// How deeply case splits may nest (a split inside a branch of a split).
+pub const MAX_SPLIT_NESTING: usize = 3;
+
+/// Run nodes in order. An undecided `If` whose branches give
+/// an output of different ranks is case-split: the rest of the graph is inferred
+/// once per branch, with the condition decided. When exactly one branch leaves the
+/// model valid (the other leads to an error that proves the model invalid, and that
+/// the first does not share), the model is valid only when that branch runs: its
+/// inference is kept, the condition is recorded as a relation of the `If` node,
+/// and a warning says so. Otherwise the merged result (unknown rank) stands.
+fn run_order(
+    ctx: &mut ShapesContext,
+    g: &Graph,
+    order: &[usize],
+    declared: &HashMap<&str, &ValueDecl>,
+) {
+    for (k, &i) in order.iter().enumerate() {
+        let node = &g.nodes[i];
+        let budget = ctx.splits_done < MAX_SPLITS && ctx.split_nesting < MAX_SPLIT_NESTING;
+        if !budget || !undecided_if(ctx, node) {
+            run_node(ctx, node, declared);
+            continue;
+        }
+        let before = ctx.clone();
+        run_node(ctx, node, declared);
+        let rank_lost = node
+            .outputs
+            .iter()
+            .any(|o| !o.is_empty() && ctx.get(o).is_some_and(|f| f.shape.is_none()));
+        if !rank_lost {
+            continue;
+        }
+        let rest = &order[k + 1..];
+        match split_if(&before, g, node, rest, declared) {
+            Ok(chosen) => {
+                *ctx = chosen;
+                return;
+            }
+            // Neither branch alone is refuted: the merged result stands, and the
+            // splits spent finding that out still count.
+            Err(spent) => ctx.splits_done = spent,
+        }
+    }
+}
+
+/// An `If` of the default domain whose condition has no known value.
+fn undecided_if(ctx: &ShapesContext, node: &Node) -> bool {
+    if node.op_type != "If" || !node.domain.is_empty() {
+        return false;
+    }
+    let Some(cond) = node.input(0).and_then(|c| ctx.get(c)) else {
+        return false;
+    };
+    let decided = cond
+        .value
+        .as_ref()
+        .and_then(|v| v.first())
+        .is_some_and(|d| ctx.alg.as_const(*d).is_some());
+    !decided
+}
+
+/// One branch of a case split: the context after inferring the rest of the graph
+/// with the branch taken, and its errors (after the split) that prove it invalid.
+struct Alternative {
+    taken: bool,
+    ctx: ShapesContext,
+    condition: Option<String>,
+    refutations: Vec<crate::context::Diagnostic>,
+}
+
+fn split_if(
+    before: &ShapesContext,
+    g: &Graph,
+    node: &Node,
+    rest: &[usize],
+    declared: &HashMap<&str, &ValueDecl>,
+) -> Result<ShapesContext, usize> {
+    let mark = before.diagnostics.len();
+    let mut spent = before.splits_done + 1;
+    let mut alts: Vec<Alternative> = Vec::with_capacity(2);
+    for taken in [true, false] {
+        let mut alt = before.clone();
+        alt.splits_done = spent;
+        alt.split_nesting += 1;
+        let condition = decide_condition(&mut alt, g, node, taken);
+        run_node(&mut alt, node, declared);
+        run_order(&mut alt, g, rest, declared);
+        alt.split_nesting -= 1;
+        spent = alt.splits_done;
+        let refutations = (mark..alt.diagnostics.len())
+            .filter(|&i| alt.is_proven(i))
+            .map(|i| alt.diagnostics[i].clone())
+            .collect();
+        alts.push(Alternative {
+            taken,
+            ctx: alt,
+            condition,
+            refutations,
+        });
+    }
+    // An error both branches reach does not tell them apart.
+    let shared = |d: &crate::context::Diagnostic, other: &Alternative| {
+        other
+            .refutations
+            .iter()
+            .any(|e| e.node == d.node && e.message == d.message)
+    };
+    let own: Vec<Vec<crate::context::Diagnostic>> = (0..2)
+        .map(|i| {
+            alts[i]
+                .refutations
+                .iter()
+                .filter(|d| !shared(d, &alts[1 - i]))
+                .cloned()
+                .collect()
+        })
+        .collect();
+    let valid: Vec<usize> = (0..2).filter(|&i| own[i].is_empty()).collect();
+    let [keep] = valid[..] else {
+        return Err(spent);
+    };
+    let why = own[1 - keep][0].clone();
+    let branch = |t: bool| if t { "then" } else { "else" };
+    let kept = alts.swap_remove(keep);
+    let mut ctx = kept.ctx;
+    ctx.splits_done = spent;
+    let cond_name = node.input(0).unwrap_or_default();
+    let condition = match &kept.condition {
+        Some(c) => format!("`{c}`"),
+        None => format!("`{cond_name}` is {}", kept.taken),
+    };
+    let msg = format!(
+        "{}: the condition `{cond_name}` is not decided and the branches give outputs of different ranks; with the {} branch, {} ({}) fails: {}. The model is valid only when the {} branch runs, that is when {condition}; the report assumes it",
+        node_context(node),
+        branch(!kept.taken),
+        why.node,
+        why.op,
+        why.message,
+        branch(kept.taken),
+    );
+    ctx.insert_diagnostic(
+        mark,
+        crate::context::Diagnostic {
+            severity: Severity::Warning,
+            node: node.name.clone(),
+            op: node.op_type.clone(),
+            message: msg,
+        },
+    );
+    Ok(ctx)
+}
+
+/// Give the `If` condition the value of `taken` and, where the condition is an
+/// `Equal` of two known dims (through `Not`, `Identity` and `Cast` to bool), record
+/// what taking the branch means as a relation of the `If` node. Returns that
+/// condition, rendered, when one was found.
+fn decide_condition(
+    ctx: &mut ShapesContext,
+    g: &Graph,
+    node: &Node,
+    taken: bool,
+) -> Option<String> {
+    let cond = node.input(0)?;
+    let mut fact = ctx.get(cond)?.clone();
+    let v = ctx.alg.constant(i64::from(taken));
+    fact.value = Some(vec![v]);
+    ctx.insert(cond, fact);
+    let mut name = cond.to_string();
+    let mut want = taken;
+    for _ in 0..8 {
+        let producer = g
+            .nodes
+            .iter()
+            .find(|n| n.outputs.iter().any(|o| *o == name))?;
+        if !producer.domain.is_empty() {
+            return None;
+        }
+        match producer.op_type.as_str() {
+            "Not" => want = !want,
+            "Identity" => {}
+            "Cast" => {
+                let input = ctx.get(producer.input(0)?)?;
+                if input.dtype != crate::graph::DType::Bool {
+                    return None;
+                }
+            }
+            "Equal" => {
+                let one = |ctx: &ShapesContext, i: usize| -> Option<Dim> {
+                    match ctx.get(producer.input(i)?)?.value.as_deref()? {
+                        [d] => Some(*d),
+                        _ => None,
+                    }
+                };
+                let (a, b) = (one(ctx, 0)?, one(ctx, 1)?);
+                let rel = if want { "==" } else { "!=" };
+                let text = format!("{} {rel} {}", ctx.alg.render(a), ctx.alg.render(b));
+                if want {
+                    let why = if ctx.alg.is_speculative() {
+                        format!("{} (conditional)", node.name)
+                    } else {
+                        node.name.clone()
+                    };
+                    ctx.alg.record_relation(a, b, &why);
+                }
+                return Some(text);
+            }
+            _ => return None,
+        }
+        name = producer.input(0)?.to_string();
+    }
+    None
 }
 
 /// A deterministic topological order: file order where possible, the lowest ready
@@ -424,7 +639,7 @@ pub fn report_error(ctx: &mut ShapesContext, node: &Node, e: &OpError) {
         msg.push_str("; ");
         msg.push_str(&h);
     }
-    ctx.diagnose(Severity::Error, node, msg);
+    ctx.diagnose_error(node, msg, e.is_proven());
 }
 
 /// Outputs of a node that could not be inferred: the declared shape, or none.

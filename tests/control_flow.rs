@@ -146,6 +146,105 @@ fn an_undecided_branch_does_not_leak_its_equalities() {
     assert!(!r.has_errors(), "{:?}", r.diagnostics);
 }
 
+/// `squeeze_if` whose model also has the input `w` of shape `dims`.
+fn squeeze_if_with(extra: Vec<Node>, w: Vec<DeclDim>) -> Model {
+    let mut m = squeeze_if(extra);
+    m.graph.inputs.push(decl("w", DType::Float, Some(w)));
+    m
+}
+
+fn split_warnings(r: &Report) -> Vec<String> {
+    r.diagnostics
+        .iter()
+        .filter(|d| d.op == "If" && d.message.contains("is not decided"))
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+#[test]
+fn a_branch_that_makes_a_later_node_fail_is_ruled_out() {
+    // Gemm needs a rank-2 A. With T == 1 the then branch squeezes y to [N] and the
+    // Gemm fails, so a valid model runs the else branch: y = [N, T], z = [N, 3].
+    let gemm = node("gemm", "Gemm", &["y", "w"], &["z"], vec![]);
+    let m = squeeze_if_with(
+        vec![gemm],
+        vec![DeclDim::Param("T".into()), DeclDim::Value(3)],
+    );
+    let r = infer(&m, &Options::default());
+    assert_eq!(shape(&r, "y"), Some("[N, T]".into()));
+    assert_eq!(shape(&r, "z"), Some("[N, 3]".into()));
+    assert!(!r.has_errors(), "{:?}", r.diagnostics);
+    let w = split_warnings(&r);
+    assert_eq!(w.len(), 1, "{:?}", r.diagnostics);
+    assert!(
+        w[0].contains("with the then branch, gemm (Gemm) fails"),
+        "{}",
+        w[0]
+    );
+    assert!(
+        w[0].contains("only when the else branch runs, that is when `T != 1`"),
+        "{}",
+        w[0]
+    );
+}
+
+#[test]
+fn the_surviving_branch_records_its_condition() {
+    // Unsqueeze(y, 1) then Gemm with a [1, 3] matrix: rank 2 only when y is [N]
+    // (the then branch, T == 1); the else branch gives the Gemm a rank-3 input.
+    let m = squeeze_if_with(
+        vec![
+            node("unsq", "Unsqueeze", &["y", "axis1"], &["u"], vec![]),
+            node("gemm", "Gemm", &["u", "w"], &["z"], vec![]),
+        ],
+        vec![DeclDim::Value(1), DeclDim::Value(3)],
+    );
+    let mut m = m;
+    m.graph.initializers.insert("axis1".into(), ints(&[1]));
+    let ctx = symdim::infer::infer_context(&m, &Options::default());
+    let r = Report::build(&m, &ctx);
+    assert_eq!(shape(&r, "y"), Some("[N]".into()));
+    assert_eq!(shape(&r, "u"), Some("[N, 1]".into()));
+    assert_eq!(shape(&r, "z"), Some("[N, 3]".into()));
+    // In the branch that runs, Squeeze needs T == 1; a valid model has it, so the
+    // report (which describes valid runs) shows x as [N, 1].
+    assert_eq!(shape(&r, "x"), Some("[N, 1]".into()));
+    assert!(!r.has_errors(), "{:?}", r.diagnostics);
+    let w = split_warnings(&r);
+    assert_eq!(w.len(), 1, "{:?}", r.diagnostics);
+    assert!(
+        w[0].contains("with the else branch, gemm (Gemm) fails"),
+        "{}",
+        w[0]
+    );
+    assert!(w[0].contains("that is when `T == 1`"), "{}", w[0]);
+    let rel: Vec<&str> = ctx
+        .alg
+        .relations()
+        .iter()
+        .filter(|r| r.node == "if")
+        .map(|r| r.text.as_str())
+        .collect();
+    assert_eq!(rel, ["T == 1"]);
+}
+
+#[test]
+fn when_both_branches_fail_the_merged_result_stands() {
+    // Unsqueeze at axis 5 fails for y of rank 1 and of rank 2 alike: the branch
+    // cannot be chosen, y keeps an unknown rank and no split is reported.
+    let mut m = squeeze_if(vec![node(
+        "unsq",
+        "Unsqueeze",
+        &["y", "axis5"],
+        &["u"],
+        vec![],
+    )]);
+    m.graph.initializers.insert("axis5".into(), ints(&[5]));
+    let r = infer(&m, &Options::default());
+    assert_eq!(shape(&r, "y"), None);
+    assert!(split_warnings(&r).is_empty(), "{:?}", r.diagnostics);
+}
+
 #[test]
 fn a_decided_condition_infers_only_the_branch_that_runs() {
     let r = infer(

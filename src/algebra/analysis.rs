@@ -104,7 +104,7 @@ pub struct Contradiction {
 }
 
 /// The analysis state shared by all classes.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct DimAnalysis {
     /// Every symbol, with its kind, bounds and divisor.
     pub symbols: SymbolTable,

@@ -247,9 +247,16 @@ pub struct Relation {
     pub rhs: Dim,
     /// The node that needs it.
     pub node: String,
+    /// `lhs == rhs` rendered when it was recorded (later merges may make the
+    /// dims themselves render alike).
+    pub text: String,
 }
 
 /// A symbolic dimension algebra over an e-graph.
+///
+/// Cloning copies the whole e-graph (used to infer the alternatives of an undecided
+/// `If` separately).
+#[derive(Clone)]
 pub struct Algebra {
     egraph: DimGraph,
     rules: Vec<Rewrite<DimLang, analysis::DimAnalysis>>,
@@ -681,10 +688,12 @@ impl Algebra {
 
     /// Record a relation the model needs (for reports and contracts).
     pub fn record_relation(&mut self, lhs: Dim, rhs: Dim, node: &str) {
+        let text = format!("{} == {}", self.render(lhs), self.render(rhs));
         self.relations.push(Relation {
             lhs,
             rhs,
             node: node.to_string(),
+            text,
         });
     }
 
@@ -885,6 +894,11 @@ impl Algebra {
         }
     }
 
+    /// True inside a speculative scope (see [`Algebra::speculate`]).
+    pub fn is_speculative(&self) -> bool {
+        self.speculative > 0
+    }
+
     /// Assert `a == b`. A provable contradiction is returned (and not merged).
     /// Inside a speculative scope the equality is only recorded.
     pub fn union(&mut self, a: Dim, b: Dim, reason: &str) -> Result<Dim, AlgebraError> {
@@ -903,10 +917,12 @@ impl Algebra {
         if self.speculative > 0 {
             // Inside a branch that may not run: the equality holds only when it
             // does, so it is recorded, not merged.
+            let text = format!("{} == {}", self.render(a), self.render(b));
             self.relations.push(Relation {
                 lhs: a,
                 rhs: b,
                 node: format!("{reason} (conditional)"),
+                text,
             });
             return Ok(a);
         }
