@@ -462,7 +462,7 @@ fn decide_condition(
         let producer = g
             .nodes
             .iter()
-            .find(|n| n.outputs.iter().any(|o| *o == name))?;
+            .find(|n| n.outputs.contains(&name))?;
         if !producer.domain.is_empty() {
             return None;
         }
