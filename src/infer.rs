@@ -459,10 +459,7 @@ fn decide_condition(
     let mut name = cond.to_string();
     let mut want = taken;
     for _ in 0..8 {
-        let producer = g
-            .nodes
-            .iter()
-            .find(|n| n.outputs.contains(&name))?;
+        let producer = g.nodes.iter().find(|n| n.outputs.contains(&name))?;
         if !producer.domain.is_empty() {
             return None;
         }

@@ -449,6 +449,60 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(cfg(150))]
+
+    /// `m*x` vs `m*y` for a monomial `m`: a disproof that factors `m` out (`m != 0`
+    /// and `x - y != 0`) must hold at every assignment, also when inputs may be 0.
+    #[test]
+    fn equal_with_a_common_monomial_factor(
+        m in proptest::collection::vec(proptest::sample::select(SYMS), 1..=3),
+        x in expr(), y in expr(), zero in any::<bool>(), envs in envs_with(SYMS, (0i64..=6).boxed(), 16),
+    ) {
+        let m = m.join("*");
+        let mut alg = if zero {
+            Algebra::new(Config { input_lower: Rat::zero(), ..Config::default() })
+        } else {
+            Algebra::default()
+        };
+        let envs: Vec<Env> = if zero {
+            envs
+        } else {
+            envs.into_iter().filter(|e| e.values().all(|v| *v >= Rat::one())).collect()
+        };
+        check_equal(&mut alg, &format!("{m}*({})", x.text()), &format!("{m}*({})", y.text()), &envs);
+        check_equal(&mut alg, &format!("{m}*({}) + {m}", x.text()), &m, &envs);
+    }
+
+    /// Loosening large interval ends keeps every value the interval held.
+    #[test]
+    fn coarsened_intervals_contain_the_original(
+        lo in -300i32..300, hi in -300i32..300, num in 1i64..1000, den in 1i64..1000,
+        inf_lo in any::<bool>(), inf_hi in any::<bool>(),
+    ) {
+        use symdim::algebra::{Bound, Interval};
+        let end = |e: i32| {
+            let p = Rat::pow2(e.unsigned_abs());
+            let p = if e < 0 { p.neg() } else { p };
+            p.mul(&Rat::frac(num, den).unwrap())
+        };
+        let (l, h) = (end(lo), end(hi));
+        let iv = Interval::new(
+            if inf_lo { Bound::NegInf } else { Bound::Finite(l.clone()) },
+            if inf_hi { Bound::PosInf } else { Bound::Finite(h.clone()) },
+        );
+        let c = iv.clone().coarsen();
+        for end in [c.lo(), c.hi()].into_iter().flatten() {
+            prop_assert!(end.bits() <= 257, "{} has {} bits", end, end.bits());
+        }
+        for v in [&l, &h] {
+            if iv.contains(v) {
+                prop_assert!(c.contains(v), "{} in {} but not in {}", v, iv, c);
+            }
+        }
+    }
+}
+
 // ----- 4. commuted, reassociated, distributed forms render identically ------------
 
 /// A sum of products: terms of a coefficient and factors.

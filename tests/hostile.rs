@@ -325,3 +325,56 @@ fn a_huge_declared_rank_is_unknown_not_built() {
         assert_eq!(r.tensors["y"].shape, None, "{op}");
     }
 }
+
+/// The `algebra_ops` fuzzer's find (`tests/fixtures/fuzz/algebra_ops_assume_slow.bin`):
+/// `A*A + A*S == A` was merged (interval bounds alone cannot refute it), and the fact
+/// `A >= 6` then squared the lower bound of the self-referential class `A ==
+/// A*(A + S)` at every refinement: 14.8 s of big-number arithmetic. Now the union is
+/// refuted (`A*A + A*S - A = A*(A + S - 1)`, a product of two factors >= 1), and a
+/// forced merge of the same kind keeps its bounds below 2^256.
+#[test]
+fn algebra_fuzz_find_nonlinear_union_then_fact() {
+    use symdim::algebra::{Algebra, AlgebraError, Truth};
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fuzz/algebra_ops_assume_slow.bin"
+    ))
+    .unwrap();
+    // The fixture's ops, decoded as the fuzz target does (3 bytes per op).
+    assert_eq!(bytes.len(), 21);
+    let mut alg = Algebra::default();
+    let a = alg.input("A");
+    let s = alg.input("S");
+    let a_s = alg.add_dims(s, a);
+    let prod = alg.mul(a, a_s);
+    let _ = alg.broadcast(a, a);
+    let _ = alg.neg(a_s);
+    assert_eq!(alg.equal(prod, a), Truth::False);
+    assert!(matches!(
+        alg.union(prod, a, "fuzz"),
+        Err(AlgebraError::Contradiction { .. })
+    ));
+    let _ = alg.div(s, a);
+    alg.assume("A >= 6").unwrap();
+    assert_eq!(alg.render(a), "A");
+
+    // With dims allowed to be 0 the union is possible (A = 0), so it is merged; the
+    // fact then refines the cyclic class's bounds, which must stay small.
+    let mut alg = Algebra::new(symdim::algebra::Config {
+        input_lower: symdim::algebra::Rat::zero(),
+        ..Default::default()
+    });
+    let a = alg.input("A");
+    let s = alg.input("S");
+    let a_s = alg.add_dims(s, a);
+    let prod = alg.mul(a, a_s);
+    assert_eq!(alg.equal(prod, a), Truth::Unknown);
+    alg.union(prod, a, "fuzz").unwrap();
+    let _ = alg.assume("A >= 6");
+    let lo = alg.bounds(a).lo().cloned();
+    assert!(
+        lo.as_ref().is_none_or(|l| l.bits() <= 257),
+        "the lower bound grew to {} bits",
+        lo.map_or(0, |l| l.bits())
+    );
+}

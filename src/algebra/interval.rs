@@ -6,6 +6,12 @@
 use super::rational::Rat;
 use std::fmt;
 
+/// Finite ends stay within `2^BOUND_BITS` in magnitude (and integral past that
+/// size): a larger end is loosened, which keeps every interval sound and stops
+/// bounds from growing without limit. A self-referential e-class such as
+/// `A == A*(A + S)` otherwise squares its lower bound at each refinement.
+pub const BOUND_BITS: u32 = 256;
+
 /// One end of an interval.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Bound {
@@ -195,6 +201,43 @@ impl Interval {
         ];
         let lo = cands.iter().min().cloned().unwrap_or(Bound::NegInf);
         let hi = cands.iter().max().cloned().unwrap_or(Bound::PosInf);
+        Interval { lo, hi }.coarsen()
+    }
+
+    /// Loosen ends past [`BOUND_BITS`]: a lower end at or above `2^BOUND_BITS`
+    /// becomes `2^BOUND_BITS`, one at or below `-2^BOUND_BITS` becomes `-inf`, and a
+    /// large fraction in between its floor (upper ends symmetrically). The result
+    /// contains `self`.
+    pub fn coarsen(self) -> Interval {
+        let big = |b: &Bound| b.finite().is_some_and(|r| r.bits() > u64::from(BOUND_BITS));
+        if !big(&self.lo) && !big(&self.hi) {
+            return self;
+        }
+        let limit = Rat::pow2(BOUND_BITS);
+        let lo = match &self.lo {
+            Bound::Finite(r) if big(&self.lo) => {
+                if *r >= limit {
+                    Bound::Finite(limit.clone())
+                } else if *r <= limit.neg() {
+                    Bound::NegInf
+                } else {
+                    Bound::Finite(r.floor())
+                }
+            }
+            other => other.clone(),
+        };
+        let hi = match &self.hi {
+            Bound::Finite(r) if big(&self.hi) => {
+                if *r <= limit.neg() {
+                    Bound::Finite(limit.neg())
+                } else if *r >= limit {
+                    Bound::PosInf
+                } else {
+                    Bound::Finite(r.ceil())
+                }
+            }
+            other => other.clone(),
+        };
         Interval { lo, hi }
     }
 

@@ -732,6 +732,17 @@ impl Algebra {
                 return Truth::False;
             }
         }
+        // diff = m * q for the common monomial m: zero needs m == 0 or q == 0.
+        // `A*A + A*S - A = A * (A + S - 1)` is never 0 for A, S >= 1.
+        let m = diff.common_monomial();
+        if m.as_const().is_none() {
+            if let Some(q) = diff.div(&m) {
+                let excludes_zero = |p: &Poly| !p.bounds(info).contains(&Rat::zero());
+                if excludes_zero(&m) && excludes_zero(&q) {
+                    return Truth::False;
+                }
+            }
+        }
         // diff = (a provable multiple of g) + c: zero needs g | -c. `12*D - 25` never is.
         let c = diff.as_const_term();
         let rest = diff.sub(&Poly::constant(c.clone()));

@@ -525,6 +525,28 @@ impl Poly {
         Some(Poly::op_raw(OpKind::Div, self.scale(&inv), o.scale(&inv)))
     }
 
+    /// The largest monomial that divides every term (per atom, the least exponent
+    /// over all terms, counting an absent atom as exponent 0), as a polynomial with
+    /// coefficient 1; `1` when there is none.
+    pub fn common_monomial(&self) -> Poly {
+        let Some((first, _)) = self.0.first() else {
+            return Poly::constant(Rat::one());
+        };
+        let mut out: SmallVec<[(Atom, i32); 2]> = SmallVec::new();
+        for (atom, _) in &first.0 {
+            let least = self
+                .0
+                .iter()
+                .map(|(m, _)| m.0.iter().find(|(a, _)| a == atom).map_or(0, |(_, e)| *e))
+                .min()
+                .unwrap_or(0);
+            if least > 0 {
+                out.push((atom.clone(), least));
+            }
+        }
+        Poly(vec![(Mono(out), Rat::one())])
+    }
+
     /// Multivariate long division; the quotient when the remainder is zero.
     pub fn long_div(&self, o: &Poly) -> Option<Poly> {
         let (lm, lc) = o.0.first()?;

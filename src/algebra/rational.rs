@@ -129,6 +129,20 @@ impl Rat {
         }
     }
 
+    /// The larger bit length of the numerator and the denominator (0 for a small
+    /// value, which never exceeds 63 bits).
+    pub fn bits(&self) -> u64 {
+        match self {
+            Rat::Small(_) => 0,
+            Rat::Big(b) => b.numer().bits().max(b.denom().bits()),
+        }
+    }
+
+    /// `2^k`.
+    pub fn pow2(k: u32) -> Rat {
+        Rat::from_bigint(BigInt::one() << k)
+    }
+
     /// The numerator, as a big integer.
     pub fn numer(&self) -> BigInt {
         match self {
