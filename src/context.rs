@@ -183,12 +183,6 @@ pub enum OpError {
         /// The rank found.
         found: usize,
     },
-    /// An input whose rank must be known is of unknown rank.
-    #[error("{what} has unknown rank")]
-    UnknownRank {
-        /// Which input.
-        what: String,
-    },
     /// An axis outside `[-rank, rank)`.
     #[error("axis {axis} is out of range for rank {rank}")]
     AxisOutOfRange {
@@ -271,8 +265,7 @@ impl OpError {
             | OpError::MissingInput { .. }
             | OpError::UnknownTensor { .. }
             | OpError::MissingAttribute { .. }
-            | OpError::BadAttribute { .. }
-            | OpError::UnknownRank { .. } => false,
+            | OpError::BadAttribute { .. } => false,
         }
     }
 
@@ -438,6 +431,13 @@ impl ShapesContext {
             op: node.op_type.clone(),
             message,
         });
+    }
+
+    /// Record a warning about a node, prefixed with its op, version and attributes
+    /// (`Reshape-14 (allowzero=1): ...`).
+    pub fn warn(&mut self, node: &Node, message: &str) {
+        let full = format!("{}: {message}", node_context(node));
+        self.diagnose(Severity::Warning, node, full);
     }
 
     /// Record an error diagnostic about a node; `proven` marks an error that proves

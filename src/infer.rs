@@ -263,14 +263,20 @@ pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
     }
     let (order, stuck) = topo_order(ctx, g);
     run_order(ctx, g, &order, &declared);
-    for i in stuck {
+    // What each node of a cycle waits for, read before any of them gets outputs.
+    let waits: Vec<Vec<&str>> = stuck
+        .iter()
+        .map(|&i| {
+            g.nodes[i]
+                .inputs
+                .iter()
+                .filter(|n| !n.is_empty() && ctx.get(n).is_none())
+                .map(String::as_str)
+                .collect()
+        })
+        .collect();
+    for (&i, waiting) in stuck.iter().zip(waits) {
         let node = &g.nodes[i];
-        let waiting: Vec<&str> = node
-            .inputs
-            .iter()
-            .filter(|n| !n.is_empty() && ctx.get(n).is_none())
-            .map(String::as_str)
-            .collect();
         let msg = format!(
             "{}: the node is part of a cycle (it waits for {})",
             node_context(node),
@@ -483,12 +489,7 @@ fn decide_condition(
                 let rel = if want { "==" } else { "!=" };
                 let text = format!("{} {rel} {}", ctx.alg.render(a), ctx.alg.render(b));
                 if want {
-                    let why = if ctx.alg.is_speculative() {
-                        format!("{} (conditional)", node.name)
-                    } else {
-                        node.name.clone()
-                    };
-                    ctx.alg.record_relation(a, b, &why);
+                    ctx.alg.record_relation(a, b, &node.name);
                 }
                 return Some(text);
             }

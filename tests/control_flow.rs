@@ -144,6 +144,19 @@ fn an_undecided_branch_does_not_leak_its_equalities() {
     // The branches differ in rank, so the If output's rank is unknown.
     assert_eq!(shape(&r, "y"), None);
     assert!(!r.has_errors(), "{:?}", r.diagnostics);
+    // The Squeeze's T == 1 is recorded once, marked conditional (it holds only when
+    // the then branch runs).
+    let ctx = symdim::infer::infer_context(&squeeze_if(vec![]), &Options::default());
+    let rel: Vec<(String, String)> = ctx
+        .alg
+        .relations()
+        .iter()
+        .map(|r| (r.text.clone(), r.node.clone()))
+        .collect();
+    assert_eq!(
+        rel,
+        [("T == 1".to_string(), "sq (conditional)".to_string())]
+    );
 }
 
 /// `squeeze_if` whose model also has the input `w` of shape `dims`.

@@ -686,13 +686,21 @@ impl Algebra {
         &self.relations
     }
 
-    /// Record a relation the model needs (for reports and contracts).
+    /// Record a relation the model needs (for reports and contracts). Inside a
+    /// speculative scope its node is marked ` (conditional)`: it holds only when
+    /// the branch runs.
     pub fn record_relation(&mut self, lhs: Dim, rhs: Dim, node: &str) {
         let text = format!("{} == {}", self.render(lhs), self.render(rhs));
+        // Inside a branch that may not run, the relation holds only when it does.
+        let node = if self.speculative > 0 && !node.ends_with(" (conditional)") {
+            format!("{node} (conditional)")
+        } else {
+            node.to_string()
+        };
         self.relations.push(Relation {
             lhs,
             rhs,
-            node: node.to_string(),
+            node,
             text,
         });
     }
@@ -927,7 +935,12 @@ impl Algebra {
         }
         if self.speculative > 0 {
             // Inside a branch that may not run: the equality holds only when it
-            // does, so it is recorded, not merged.
+            // does, so it is recorded, not merged (once: an op rule often records
+            // the relation under its node's name just before the union).
+            let last = self.relations.last();
+            if last.is_some_and(|r| (r.lhs, r.rhs) == (a, b) || (r.lhs, r.rhs) == (b, a)) {
+                return Ok(a);
+            }
             let text = format!("{} == {}", self.render(a), self.render(b));
             self.relations.push(Relation {
                 lhs: a,

@@ -453,17 +453,17 @@ const LT_KEYS: &[&str] = &[
 ];
 
 fn parse_top(v: &Value, limits: &OnednnLimits) -> Result<OnednnGraph, OnednnError> {
-    let obj = as_object(v, "")?;
-    check_keys(obj, "", TOP_KEYS)?;
-    let version = get_str(required(obj, "", "version")?, "version")?.to_string();
+    let obj = as_object(v, "(top level)")?;
+    check_keys(obj, "(top level)", TOP_KEYS)?;
+    let version = get_str(required(obj, "(top level)", "version")?, "version")?.to_string();
     let engine_kind = get_enum(
-        required(obj, "", "engine_kind")?,
+        required(obj, "(top level)", "engine_kind")?,
         "engine_kind",
         EngineKind::parse,
         EngineKind::FIELD,
     )?;
     let fpmath_mode = get_enum(
-        required(obj, "", "fpmath_mode")?,
+        required(obj, "(top level)", "fpmath_mode")?,
         "fpmath_mode",
         FpmathMode::parse,
         FpmathMode::FIELD,
@@ -489,7 +489,7 @@ fn parse_top(v: &Value, limits: &OnednnLimits) -> Result<OnednnGraph, OnednnErro
         .get("output_ports")
         .map(|x| get_u64_list(x, "output_ports"))
         .transpose()?;
-    let graph_v = required(obj, "", "graph")?;
+    let graph_v = required(obj, "(top level)", "graph")?;
     let graph = graph_v
         .as_array()
         .ok_or_else(|| wrong("graph", "an array", graph_v))?;

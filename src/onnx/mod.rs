@@ -129,9 +129,29 @@ pub fn load(path: impl AsRef<Path>) -> Result<OwnedModel, OnnxError> {
 /// A cheap content sniff: whether `bytes` look like a serialized `ModelProto`. Checks that
 /// every top-level field is a `ModelProto` field with its proper wire type, that
 /// `ir_version` and `graph` are present, and that the graph's first fields are `GraphProto`
-/// fields. Does not parse nodes or tensors.
+/// fields. Does not parse nodes or tensors. A file that opens with an `ir_version` field
+/// (`0x08`, a varint in 1..=1000, then another `ModelProto` field tag) counts as ONNX even
+/// when the rest does not read, so a truncated or damaged model gets the parser's
+/// precise error instead of "not a model".
 pub fn looks_like_onnx(bytes: &[u8]) -> bool {
-    sniff(bytes).unwrap_or(false)
+    sniff(bytes).unwrap_or(false) || opens_with_ir_version(bytes)
+}
+
+fn opens_with_ir_version(bytes: &[u8]) -> bool {
+    let mut r = Reader::new(bytes, 0);
+    let first = matches!(
+        r.next_field(),
+        Ok(Some(f)) if f.number == 1 && matches!(f.value, Value::Varint(v) if (1..=1000).contains(&v))
+    );
+    // The next field must at least start like one of ModelProto's (its tag byte).
+    let next_tag_ok = || {
+        let rest = bytes.get(r.offset()..).unwrap_or_default();
+        rest.first().is_some_and(|&t| {
+            let (field, wire) = (t >> 3, t & 7);
+            matches!((field, wire), (2..=8, 0 | 2) | (14, 2))
+        })
+    };
+    first && next_tag_ok()
 }
 
 fn sniff(bytes: &[u8]) -> Result<bool, OnnxError> {

@@ -26,7 +26,6 @@ pub mod rnn;
 pub mod select;
 pub mod tensor;
 
-use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
 use std::collections::HashMap;
@@ -159,13 +158,6 @@ pub fn check_inputs(node: &Node, min: usize, max: usize) -> Result<(), OpError> 
         return Err(OpError::InputCount { expected, found: n });
     }
     Ok(())
-}
-
-/// The shape of an input, or an error naming it when the rank is unknown.
-pub fn known_shape(fact: &TensorFact, what: &str) -> Result<Vec<Dim>, OpError> {
-    fact.shape.clone().ok_or_else(|| OpError::UnknownRank {
-        what: what.to_string(),
-    })
 }
 
 #[cfg(test)]

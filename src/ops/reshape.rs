@@ -313,8 +313,7 @@ enum Entry {
 }
 
 fn warn(ctx: &mut ShapesContext, node: &Node, message: String) {
-    let full = format!("{}: {message}", node_context(node));
-    ctx.diagnose(Severity::Warning, node, full);
+    ctx.warn(node, &message);
 }
 
 /// The output shape of a reshape of `input` (`None`: unknown rank) to `target`.

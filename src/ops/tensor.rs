@@ -1091,6 +1091,13 @@ fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
                     let q = ctx.alg.div_rational(d, n);
                     let lhs = ctx.alg.mul(n, q);
                     ctx.alg.record_relation(lhs, d, &node.name);
+                    let msg = format!(
+                        "axis {axis} of size {} splits into {n_out} equal parts of {} only when {n_out} divides it (valid when {} % {n_out} == 0)",
+                        ctx.alg.render(d),
+                        ctx.alg.render(q),
+                        ctx.alg.render(d)
+                    );
+                    ctx.warn(node, &msg);
                     q
                 }
                 Err(e) => return Err(e.into()),
