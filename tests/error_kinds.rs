@@ -13,7 +13,6 @@
 //! Each message was read against the op's spec and the model that triggers it.
 
 mod common;
-#[allow(dead_code)]
 mod ops_support;
 
 use ops_support::{apply, model, node, put};
