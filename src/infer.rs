@@ -422,12 +422,19 @@ fn split_if(
     let mut ctx = kept.ctx;
     ctx.splits_done = spent;
     let cond_name = node.input(0).unwrap_or_default();
+    // Inside a branch of an enclosing If that may not run, the conclusion holds
+    // only when that branch runs.
+    let scope = if ctx.alg.is_speculative() {
+        "When the enclosing branch runs, the model"
+    } else {
+        "The model"
+    };
     let condition = match &kept.condition {
         Some(c) => format!("`{c}`"),
         None => format!("`{cond_name}` is {}", kept.taken),
     };
     let msg = format!(
-        "{}: the condition `{cond_name}` is not decided and the branches give outputs of different ranks; with the {} branch, {} ({}) fails: {}. The model is valid only when the {} branch runs, that is when {condition}; the report assumes it",
+        "{}: the condition `{cond_name}` is not decided and the branches give outputs of different ranks; with the {} branch, {} ({}) fails: {}. {scope} is valid only when the {} branch runs, that is when {condition}; the report assumes it",
         node_context(node),
         branch(!kept.taken),
         why.node,

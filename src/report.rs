@@ -266,16 +266,11 @@ impl Report {
             s.push('\n');
         }
         let _ = writeln!(s, "outputs: {}", self.outputs.join(", "));
-        let _ = writeln!(
-            s,
-            "diagnostics: {}",
-            if self.diagnostics.is_empty() {
-                "none"
-            } else {
-                ""
-            }
-            .trim_end()
-        );
+        if self.diagnostics.is_empty() {
+            s.push_str("diagnostics: none\n");
+        } else {
+            s.push_str("diagnostics:\n");
+        }
         for d in &self.diagnostics {
             let _ = writeln!(s, "  {d}");
         }

@@ -11,8 +11,7 @@
 //! counted apart. The relations symdim records as conditions of validity (not
 //! marked `(conditional)`) must hold at the binding too, since onnxruntime ran the
 //! model there. Every mismatch is collected and printed before the test fails;
-//! [`ALLOWED`] lists known, explained mismatches (one today: a relation recorded
-//! without its `(conditional)` mark; no shape mismatch).
+//! [`ALLOWED`] lists known, explained mismatches (none today).
 //!
 //! The two large models (7k and 4k tensors) get a compact snapshot (symbols, every
 //! 50th tensor, outputs, diagnostics) instead of the full report, and are still
@@ -33,21 +32,11 @@ use symdim::report::Report;
 /// Known mismatches between symdim and onnxruntime: (model stem, tensor or
 /// `relation of NODE`, why). Each entry is explained; an entry that no longer
 /// mismatches fails the test, so that it is removed once fixed.
-const ALLOWED: &[(&str, &str, &str)] = &[(
-    "silero-vad__silero_vad",
-    "relation of If_0_else_branch__Inline_0__/decoder/Squeeze",
-    // A symdim bug, not a shape error. The 8 kHz path (the else branch of the
-    // outer If on `sr == 16000`) squeezes the encoder's time dim, which is 1 only
-    // when 96 <= sequence <= 351. Squeeze calls `record_relation` before `union`;
-    // inside the speculatively inferred branch `union` records the relation as
-    // `(conditional)`, but `record_relation` also records it without the mark, so
-    // `relations()` claims the whole model needs `floordiv(input.1 - 96, 256) + 1
-    // == 1`. onnxruntime runs the model at sequence 600 with sr 16000 (the fixture)
-    // and fails only with sr 8000 (checked by hand: 8000 runs at 96..=351, fails at
-    // 95 and 352). The LSTM's `state.1 == input.0` has the same doubled, unmarked
-    // record, but holds at this binding.
-    "the 8 kHz branch's Squeeze relation is recorded without `(conditional)`",
-)];
+// Empty today. The one entry this check found (the 8 kHz branch's Squeeze relation
+// in silero_vad.onnx, recorded without its `(conditional)` mark, so `relations()`
+// claimed the whole model needed `floordiv(input.1 - 96, 256) + 1 == 1`) was fixed:
+// `record_relation` marks relations inside a speculative scope.
+const ALLOWED: &[(&str, &str, &str)] = &[];
 
 /// Reports of models with more tensors than this are snapshotted as a summary.
 const FULL_REPORT_LIMIT: usize = 1000;
