@@ -22,7 +22,7 @@ use crate::algebra::poly::render_symbol;
 use crate::algebra::{rules, Dim, DimLang};
 use crate::context::{node_context, ShapesContext};
 use crate::graph::{Model, Node};
-use egg::{EGraph, FlatTerm, Id, RecExpr, Runner};
+use egg::{EGraph, FlatTerm, Id, Language, RecExpr, Runner};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
@@ -163,16 +163,13 @@ fn explain_dim(model: &Model, ctx: &ShapesContext, name: &str, axis: usize, d: D
             let _ = writeln!(out, "{pad}{here} = {value}");
             continue;
         };
-        let _ = writeln!(out, "{pad}{here} = {value}  <- {} `{}`", node_context(node), node.name);
-        let built = built_term(ctx, dim);
-        if built != value {
-            let _ = writeln!(out, "{pad}  as built: {built}");
-        }
-        // The node's inputs, and the dims to follow.
+        // The node's input dims: the same e-class (the dim passes through), or
+        // sharing a symbol (the dim is computed from them).
         let mut same: Vec<(String, Slot, Dim)> = Vec::new();
         let mut related: Vec<(String, Slot, Dim)> = Vec::new();
         let mut syms = Vec::new();
         alg.canon(dim).symbols(&mut syms);
+        let mut lines = Vec::new();
         for (i, input) in node.inputs.iter().enumerate() {
             let Some(f) = ctx.get(input) else { continue };
             let shape = f
@@ -185,7 +182,7 @@ fn explain_dim(model: &Model, ctx: &ShapesContext, name: &str, axis: usize, d: D
                 .filter(|_| f.dtype.is_integer())
                 .map(|v| format!(" = {}", ctx.render_dims(v)))
                 .unwrap_or_default();
-            let _ = writeln!(out, "{pad}  input {i} `{input}`: {shape}{val}");
+            lines.push(format!("{pad}  input {i} `{input}`: {shape}{val}"));
             let mut slots: Vec<(Slot, Dim)> = Vec::new();
             if let Some(s) = &f.shape {
                 slots.extend(s.iter().enumerate().map(|(a, d)| (Slot::Axis(a), *d)));
@@ -206,6 +203,26 @@ fn explain_dim(model: &Model, ctx: &ShapesContext, name: &str, axis: usize, d: D
                     }
                 }
             }
+        }
+        let built = rule_term(ctx, node, dim);
+        if let (Some(first), None) = (same.first(), &built) {
+            // Passes through unchanged: one line, no indentation.
+            let _ = writeln!(
+                out,
+                "{pad}{here} = {value}  <- {} `{}` (from {})",
+                node_context(node),
+                node.name,
+                slot_text(&first.0, first.1)
+            );
+            queue.push((first.0.clone(), first.1, first.2, depth));
+            continue;
+        }
+        let _ = writeln!(out, "{pad}{here} = {value}  <- {} `{}`", node_context(node), node.name);
+        if let Some(b) = &built {
+            let _ = writeln!(out, "{pad}  by the rule: {b}");
+        }
+        for l in lines {
+            let _ = writeln!(out, "{l}");
         }
         let next: Vec<(String, Slot, Dim)> = if let Some(first) = same.into_iter().next() {
             vec![first]
@@ -258,6 +275,63 @@ fn explain_dim(model: &Model, ctx: &ShapesContext, name: &str, axis: usize, d: D
     for line in rewrites(ctx, d) {
         let _ = writeln!(out, "  {line}");
     }
+}
+
+/// An e-node of the dim's class built from the node's input dims (the op rule's
+/// expression, such as `broadcast(S, min(S, 512))`), rendered over the canonical
+/// forms of its children.
+fn rule_term(ctx: &ShapesContext, node: &Node, d: Dim) -> Option<String> {
+    let alg = &ctx.alg;
+    let eg = alg.egraph();
+    let mut classes: HashSet<Id> = HashSet::new();
+    for input in &node.inputs {
+        let Some(f) = ctx.get(input) else { continue };
+        for x in f.shape.iter().flatten().chain(f.value.iter().flatten()) {
+            classes.insert(eg.find(x.id()));
+        }
+    }
+    let class = &eg[eg.find(d.id())];
+    let trivial = |n: &DimLang| {
+        let c = |i: Id| eg[eg.find(i)].data.canon.as_const();
+        match n {
+            DimLang::Sym(_) | DimLang::Num(_) => true,
+            DimLang::Broadcast([a, b]) => {
+                c(*a).is_some_and(|v| v.is_one())
+                    || c(*b).is_some_and(|v| v.is_one())
+                    || eg.find(*a) == eg.find(*b)
+            }
+            DimLang::Add([a, b]) => c(*a).is_some_and(|v| v.is_zero()) || c(*b).is_some_and(|v| v.is_zero()),
+            DimLang::Sub([_, b]) => c(*b).is_some_and(|v| v.is_zero()),
+            DimLang::Mul([a, b]) => c(*a).is_some_and(|v| v.is_one()) || c(*b).is_some_and(|v| v.is_one()),
+            DimLang::Div([_, b]) | DimLang::FloorDiv([_, b]) | DimLang::CeilDiv([_, b]) => {
+                c(*b).is_some_and(|v| v.is_one())
+            }
+            _ => false,
+        }
+    };
+    let mut nodes: Vec<&DimLang> = class.nodes.iter().filter(|n| !trivial(n)).collect();
+    // The op-level terms first: broadcast, then the others in e-graph order.
+    nodes.sort_by_key(|n| !matches!(n, DimLang::Broadcast(_)));
+    for n in nodes {
+        let ok = n.children().iter().all(|c| {
+            let c = eg.find(*c);
+            classes.contains(&c) || eg[c].data.canon.as_const().is_some()
+        });
+        if ok {
+            let text = node_text(n, &|c| {
+                let p = &eg[eg.find(c)].data.canon;
+                let r = p.render();
+                let single = p.len() == 1 && p.0[0].1.is_one() && p.0[0].0 .0.len() == 1;
+                if single || p.as_const().is_some_and(|v| !v.is_negative()) {
+                    r
+                } else {
+                    format!("({r})")
+                }
+            });
+            return Some(strip_parens(text));
+        }
+    }
+    None
 }
 
 /// The term built for a dim, in the grammar (without redundant parentheses at the
