@@ -1077,7 +1077,14 @@ fn solve_single(
 
 fn render_cond(c: &Cond) -> String {
     match c {
-        Cond::Eq(a, b) => format!("{a} == {b}"),
+        Cond::Eq(a, b) => {
+            // A constant reads better on the right: `S == 1`.
+            if a.parse::<i64>().is_ok() && b.parse::<i64>().is_err() {
+                format!("{b} == {a}")
+            } else {
+                format!("{a} == {b}")
+            }
+        }
         Cond::Le(a, b) => {
             // A constant on the left reads better on the right: `S >= 240`.
             if a.parse::<i64>().is_ok() && b.parse::<i64>().is_err() {
