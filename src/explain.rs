@@ -193,7 +193,7 @@ fn explain_dim(model: &Model, ctx: &ShapesContext, name: &str, axis: usize, d: D
                 }
             }
             for (s, x) in slots {
-                if alg.egraph().find(x.id()) == class {
+                if alg.egraph().find(x.id()) == class && alg.as_const(dim).is_none() {
                     same.push((input.clone(), s, x));
                 } else if alg.as_const(x).is_none() {
                     let mut xs = Vec::new();
@@ -295,6 +295,10 @@ fn rule_term(ctx: &ShapesContext, node: &Node, d: Dim) -> Option<String> {
         let c = |i: Id| eg[eg.find(i)].data.canon.as_const();
         match n {
             DimLang::Sym(_) | DimLang::Num(_) => true,
+            // A clamp at 0 that the rules added (dims are never negative).
+            DimLang::Max([a, b]) | DimLang::Min([a, b]) => {
+                c(*a).is_some_and(|v| !v.is_positive()) || c(*b).is_some_and(|v| !v.is_positive())
+            }
             DimLang::Broadcast([a, b]) => {
                 c(*a).is_some_and(|v| v.is_one())
                     || c(*b).is_some_and(|v| v.is_one())
@@ -313,10 +317,13 @@ fn rule_term(ctx: &ShapesContext, node: &Node, d: Dim) -> Option<String> {
     // The op-level terms first: broadcast, then the others in e-graph order.
     nodes.sort_by_key(|n| !matches!(n, DimLang::Broadcast(_)));
     for n in nodes {
-        let ok = n.children().iter().all(|c| {
-            let c = eg.find(*c);
-            classes.contains(&c) || eg[c].data.canon.as_const().is_some()
-        });
+        // Every child is one of the node's input dims (a constant only when it is
+        // one too), and at least one is not a constant.
+        let ok = n.children().iter().all(|c| classes.contains(&eg.find(*c)))
+            && n
+                .children()
+                .iter()
+                .any(|c| eg[eg.find(*c)].data.canon.as_const().is_none());
         if ok {
             let text = node_text(n, &|c| {
                 let p = &eg[eg.find(c)].data.canon;

@@ -242,7 +242,8 @@ fn main() -> ExitCode {
                 ..Options::default()
             };
             let ctx = symdim::infer::infer_context(&m, &options);
-            let report = symdim::report::Report::build(&m, &ctx);
+            let mut report = symdim::report::Report::build(&m, &ctx);
+            report.add_constraints(&symdim::contracts::derive(&m, &ctx, &options));
             let text = match format {
                 OutFormat::Text => report.to_text(),
                 OutFormat::Json => report.to_json(),
