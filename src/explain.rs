@@ -120,7 +120,14 @@ fn slot_text(tensor: &str, slot: Slot) -> String {
     }
 }
 
-fn explain_dim(model: &Model, ctx: &ShapesContext, name: &str, axis: usize, d: Dim, out: &mut String) {
+fn explain_dim(
+    model: &Model,
+    ctx: &ShapesContext,
+    name: &str,
+    axis: usize,
+    d: Dim,
+    out: &mut String,
+) {
     let alg = &ctx.alg;
     let _ = writeln!(out, "{name}[{axis}] = {}", alg.render(d));
     let producer: HashMap<&str, &Node> = model
@@ -131,7 +138,8 @@ fn explain_dim(model: &Model, ctx: &ShapesContext, name: &str, axis: usize, d: D
         .collect();
     let inputs: HashSet<&str> = model.graph.inputs.iter().map(|v| v.name.as_str()).collect();
     let _ = writeln!(out, "chain of ops:");
-    let mut queue: Vec<(String, Slot, Dim, usize)> = vec![(name.to_string(), Slot::Axis(axis), d, 0)];
+    let mut queue: Vec<(String, Slot, Dim, usize)> =
+        vec![(name.to_string(), Slot::Axis(axis), d, 0)];
     let mut seen: HashSet<(String, Slot)> = HashSet::new();
     let mut classes: Vec<Id> = Vec::new();
     let mut steps = 0;
@@ -217,7 +225,12 @@ fn explain_dim(model: &Model, ctx: &ShapesContext, name: &str, axis: usize, d: D
             queue.push((first.0.clone(), first.1, first.2, depth));
             continue;
         }
-        let _ = writeln!(out, "{pad}{here} = {value}  <- {} `{}`", node_context(node), node.name);
+        let _ = writeln!(
+            out,
+            "{pad}{here} = {value}  <- {} `{}`",
+            node_context(node),
+            node.name
+        );
         if let Some(b) = &built {
             let _ = writeln!(out, "{pad}  by the rule: {b}");
         }
@@ -304,9 +317,13 @@ fn rule_term(ctx: &ShapesContext, node: &Node, d: Dim) -> Option<String> {
                     || c(*b).is_some_and(|v| v.is_one())
                     || eg.find(*a) == eg.find(*b)
             }
-            DimLang::Add([a, b]) => c(*a).is_some_and(|v| v.is_zero()) || c(*b).is_some_and(|v| v.is_zero()),
+            DimLang::Add([a, b]) => {
+                c(*a).is_some_and(|v| v.is_zero()) || c(*b).is_some_and(|v| v.is_zero())
+            }
             DimLang::Sub([_, b]) => c(*b).is_some_and(|v| v.is_zero()),
-            DimLang::Mul([a, b]) => c(*a).is_some_and(|v| v.is_one()) || c(*b).is_some_and(|v| v.is_one()),
+            DimLang::Mul([a, b]) => {
+                c(*a).is_some_and(|v| v.is_one()) || c(*b).is_some_and(|v| v.is_one())
+            }
             DimLang::Div([_, b]) | DimLang::FloorDiv([_, b]) | DimLang::CeilDiv([_, b]) => {
                 c(*b).is_some_and(|v| v.is_one())
             }
@@ -320,8 +337,7 @@ fn rule_term(ctx: &ShapesContext, node: &Node, d: Dim) -> Option<String> {
         // Every child is one of the node's input dims (a constant only when it is
         // one too), and at least one is not a constant.
         let ok = n.children().iter().all(|c| classes.contains(&eg.find(*c)))
-            && n
-                .children()
+            && n.children()
                 .iter()
                 .any(|c| eg[eg.find(*c)].data.canon.as_const().is_none());
         if ok {
@@ -456,7 +472,10 @@ fn rewrites(ctx: &ShapesContext, d: Dim) -> Vec<String> {
         if i == 0 {
             lines.push(text);
         } else {
-            lines.push(format!("= {text}  [{}]", rule.unwrap_or_else(|| "?".to_string())));
+            lines.push(format!(
+                "= {text}  [{}]",
+                rule.unwrap_or_else(|| "?".to_string())
+            ));
         }
     }
     lines

@@ -179,7 +179,13 @@ fn unnamed_dims_of_two_inputs_forced_equal_by_concat() {
     let m = model(
         vec![input("a", &["", "4"]), input("b", &["", ""])],
         vec![],
-        vec![node("cat", "Concat", &["a", "b"], &["y"], vec![("axis", Attr::Int(0))])],
+        vec![node(
+            "cat",
+            "Concat",
+            &["a", "b"],
+            &["y"],
+            vec![("axis", Attr::Int(0))],
+        )],
     );
     assert_eq!(
         conditions(&contract(&m)),

@@ -62,9 +62,18 @@ fn explanations_of_real_model_dims() {
     };
     let cases = [
         ("export/gpt2_l2_ts17.onnx", "/m/wpe/Gather_output_0[1]"),
-        ("export/bert_l2_ts17.onnx", "/m/embeddings/Add_1_output_0[1]"),
-        ("export/bert_l2_ts17.onnx", "/m/encoder/layer.0/attention/self/Reshape_output_0[2]"),
-        ("pypi/silero-vad__silero_vad_16k_op15.onnx", "/model/stft/Conv_output_0[2]"),
+        (
+            "export/bert_l2_ts17.onnx",
+            "/m/embeddings/Add_1_output_0[1]",
+        ),
+        (
+            "export/bert_l2_ts17.onnx",
+            "/m/encoder/layer.0/attention/self/Reshape_output_0[2]",
+        ),
+        (
+            "pypi/silero-vad__silero_vad_16k_op15.onnx",
+            "/model/stft/Conv_output_0[2]",
+        ),
     ];
     let mut all = String::new();
     for (file, target) in cases {
