@@ -3,7 +3,10 @@
 
 pub mod algebra;
 pub mod annotate;
+pub mod check;
 pub mod context;
+pub mod contracts;
+pub mod explain;
 pub mod graph;
 pub mod infer;
 pub mod load;

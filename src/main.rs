@@ -52,6 +52,48 @@ enum Command {
         #[arg(short = 'o', value_name = "OUT.onnx")]
         out: Option<PathBuf>,
     },
+    /// The conditions on the input dims under which every node is valid.
+    Constraints {
+        /// The model (ONNX, OpenVINO IR or oneDNN Graph JSON).
+        model: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutFormat,
+        /// Bind a symbol to a value first, e.g. `--bind batch=4`.
+        #[arg(long = "bind", value_name = "NAME=INT", value_parser = parse_bind)]
+        binds: Vec<(String, i64)>,
+        /// Assume a fact first, e.g. `--assume "sequence <= 512"`.
+        #[arg(long = "assume", value_name = "EXPR")]
+        assumes: Vec<String>,
+    },
+    /// Say whether the model is valid for the given values (without running it).
+    Check {
+        /// The model.
+        model: PathBuf,
+        /// Bind a symbol to a value, e.g. `--bind batch=4`.
+        #[arg(long = "bind", value_name = "NAME=INT", value_parser = parse_bind)]
+        binds: Vec<(String, i64)>,
+        /// Assume a fact, e.g. `--assume "sequence <= 512"`.
+        #[arg(long = "assume", value_name = "EXPR")]
+        assumes: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutFormat,
+    },
+    /// Explain why a dim equals what the report says: `symdim explain m.onnx 'y[1]'`.
+    Explain {
+        /// The model.
+        model: PathBuf,
+        /// A tensor and axis, `NAME[AXIS]` (a negative axis counts from the end); a
+        /// bare `NAME` explains every axis.
+        target: String,
+        /// Bind a symbol to a value first.
+        #[arg(long = "bind", value_name = "NAME=INT", value_parser = parse_bind)]
+        binds: Vec<(String, i64)>,
+        /// Assume a fact first.
+        #[arg(long = "assume", value_name = "EXPR")]
+        assumes: Vec<String>,
+    },
     /// Simplify dim expressions and print their canonical form.
     Simplify {
         /// Expressions in the grammar of docs/grammar.md.
@@ -78,9 +120,104 @@ fn parse_symbol(s: &str) -> Result<symdim::onednn::to_graph::Symbolize, String> 
     s.parse()
 }
 
+/// Load a model and infer it with the given facts; `None` (after a message on
+/// stderr) when no report is possible.
+fn load_and_infer(
+    model: &std::path::Path,
+    binds: Vec<(String, i64)>,
+    assumes: Vec<String>,
+) -> Option<(
+    symdim::graph::Model,
+    symdim::context::ShapesContext,
+    Options,
+)> {
+    let m = match symdim::load::load(model) {
+        Ok((m, _)) => m,
+        Err(e) => {
+            eprintln!("symdim: {e}");
+            return None;
+        }
+    };
+    let options = Options {
+        binds,
+        assumes,
+        ..Options::default()
+    };
+    let ctx = symdim::infer::infer_context(&m, &options);
+    Some((m, ctx, options))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Constraints {
+            model,
+            format,
+            binds,
+            assumes,
+        } => {
+            let Some((m, ctx, options)) = load_and_infer(&model, binds, assumes) else {
+                return ExitCode::from(2);
+            };
+            let c = symdim::contracts::derive(&m, &ctx, &options);
+            print!(
+                "{}",
+                match format {
+                    OutFormat::Text => c.to_text(),
+                    OutFormat::Json => c.to_json(),
+                }
+            );
+            std::mem::forget((m, ctx));
+            ExitCode::SUCCESS
+        }
+        Command::Check {
+            model,
+            binds,
+            assumes,
+            format,
+        } => {
+            let m = match symdim::load::load(&model) {
+                Ok((m, _)) => m,
+                Err(e) => {
+                    eprintln!("symdim: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let options = Options {
+                binds,
+                assumes,
+                ..Options::default()
+            };
+            let v = symdim::check::check(&m, &options);
+            print!(
+                "{}",
+                match format {
+                    OutFormat::Text => v.to_text(),
+                    OutFormat::Json => v.to_json(),
+                }
+            );
+            std::mem::forget(m);
+            ExitCode::from(v.exit_code())
+        }
+        Command::Explain {
+            model,
+            target,
+            binds,
+            assumes,
+        } => {
+            let Some((m, ctx, _)) = load_and_infer(&model, binds, assumes) else {
+                return ExitCode::from(2);
+            };
+            match symdim::explain::explain(&m, &ctx, &target) {
+                Ok(text) => print!("{text}"),
+                Err(e) => {
+                    eprintln!("symdim: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+            std::mem::forget((m, ctx));
+            ExitCode::SUCCESS
+        }
         Command::Infer {
             model,
             format,
@@ -105,7 +242,8 @@ fn main() -> ExitCode {
                 ..Options::default()
             };
             let ctx = symdim::infer::infer_context(&m, &options);
-            let report = symdim::report::Report::build(&m, &ctx);
+            let mut report = symdim::report::Report::build(&m, &ctx);
+            report.add_constraints(&symdim::contracts::derive(&m, &ctx, &options));
             let text = match format {
                 OutFormat::Text => report.to_text(),
                 OutFormat::Json => report.to_json(),

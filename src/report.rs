@@ -87,6 +87,9 @@ pub struct Report {
     pub outputs: Vec<String>,
     /// Diagnostics, in the order they were found.
     pub diagnostics: Vec<Diagnostic>,
+    /// Per input symbol, the conditions of the model's contract that mention it
+    /// (see [`Report::add_constraints`]); empty unless added.
+    pub constraints: IndexMap<String, Vec<String>>,
 }
 
 impl Report {
@@ -190,6 +193,23 @@ impl Report {
             tensors,
             outputs: g.outputs.iter().map(|v| v.name.clone()).collect(),
             diagnostics,
+            constraints: IndexMap::new(),
+        }
+    }
+
+    /// Add the derived constraints of the model's contract to the symbols section:
+    /// each symbol lists the conditions that mention it (JSON: a `constraints`
+    /// array in the symbol's object; text: `needs ...` after its kind).
+    pub fn add_constraints(&mut self, contract: &crate::contracts::Contract) {
+        for name in self.symbols.keys() {
+            let conds: Vec<String> = contract
+                .for_symbol(name)
+                .into_iter()
+                .map(|c| c.condition.clone())
+                .collect();
+            if !conds.is_empty() {
+                self.constraints.insert(name.clone(), conds);
+            }
         }
     }
 
@@ -233,7 +253,14 @@ impl Report {
                 ReportSymbol::Derived { definition } => format!("derived = {definition}"),
                 ReportSymbol::DataDependent { node } => format!("data-dependent (from {node})"),
             };
-            let _ = writeln!(s, "  {name:<w$}  {what}");
+            match self.constraints.get(name) {
+                Some(c) => {
+                    let _ = writeln!(s, "  {name:<w$}  {what}; needs {}", c.join(", "));
+                }
+                None => {
+                    let _ = writeln!(s, "  {name:<w$}  {what}");
+                }
+            }
         }
         let _ = writeln!(s, "tensors:");
         let w = self
@@ -355,12 +382,41 @@ impl Serialize for DiagnosticJson<'_> {
     }
 }
 
+/// A symbol with the constraints that mention it (only when there are some).
+struct SymbolJson<'a>(&'a ReportSymbol, Option<&'a Vec<String>>);
+
+impl Serialize for SymbolJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match self.0 {
+            ReportSymbol::Input => m.serialize_entry("kind", "input")?,
+            ReportSymbol::Derived { definition } => {
+                m.serialize_entry("kind", "derived")?;
+                m.serialize_entry("definition", definition)?;
+            }
+            ReportSymbol::DataDependent { node } => {
+                m.serialize_entry("kind", "data-dependent")?;
+                m.serialize_entry("node", node)?;
+            }
+        }
+        if let Some(c) = self.1 {
+            m.serialize_entry("constraints", c)?;
+        }
+        m.end()
+    }
+}
+
 impl Serialize for Report {
     /// The pinned JSON shape (see the module doc); fields are only ever added.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(5))?;
         m.serialize_entry("model", &ModelJson(self))?;
-        m.serialize_entry("symbols", &self.symbols)?;
+        let symbols: IndexMap<&str, SymbolJson<'_>> = self
+            .symbols
+            .iter()
+            .map(|(k, v)| (k.as_str(), SymbolJson(v, self.constraints.get(k))))
+            .collect();
+        m.serialize_entry("symbols", &symbols)?;
         m.serialize_entry("tensors", &self.tensors)?;
         m.serialize_entry("outputs", &self.outputs)?;
         let diags: Vec<DiagnosticJson<'_>> = self.diagnostics.iter().map(DiagnosticJson).collect();

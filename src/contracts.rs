@@ -1,0 +1,1267 @@
+//! Model contracts: the conditions on a model's input dims under which every node
+//! is valid (`symdim constraints`), derived from what inference recorded.
+//!
+//! Sources, each naming the nodes it comes from:
+//!
+//! | source | condition |
+//! | --- | --- |
+//! | relations (`Algebra::relations`) | equalities that MatMul, Concat, broadcasting, Expand, Squeeze, Split force (`` `a.0` == `b.0` ``) |
+//! | Reshape `-1` | a fresh `r0` with `k*r0 == p` needs `k \| p`, printed `p % k == 0` |
+//! | `broadcast(a, b)` terms | numpy broadcasting left undecided: `a == b or a == 1 or b == 1`; `a == min(a, c)` reads `a <= c` |
+//! | Gather | indices from `Range(start, limit, 1)` (through Unsqueeze, Cast, ...) or known values must lie in the table: `limit <= rows` |
+//! | dims | every dim of every tensor is `>= 0` (a Conv or Pad output that could be negative) |
+//! | errors | an error diagnostic's hint (`valid when 8 divides 12*B*S`), or the error itself |
+//! | e-graph | an input symbol that the e-graph merged with another expression |
+//!
+//! A condition that involves a data-dependent dim, a branch that may not run, or an
+//! op without a shape rule cannot be decided from dims alone: it is listed as
+//! `undecidable`.
+//!
+//! Every condition is normalised in a scratch [`Algebra`] holding the user's facts
+//! (`--bind`, `--assume`, the inputs' declared bounds): one that holds already is
+//! dropped, one that can never hold is kept as `impossible`. Then redundant
+//! conditions are removed: going from the last to the first, a condition is dropped
+//! when a fresh algebra holding the facts and every other remaining condition
+//! proves it (`equal`, `le`, `divides` return [`Truth::True`]).
+//!
+//! A single-symbol inequality whose form is not linear (`floordiv(S - 400, 160) + 1
+//! >= 0`) is solved for the symbol by evaluation: when the condition changes truth
+//! value exactly once over `1..=65536`, it is printed as `S >= 240` (or `<=`).
+
+use crate::algebra::poly::{render_symbol, Atom, Mono};
+use crate::algebra::{Algebra, Dim, OpKind, Poly, Rat, SymbolKind, Truth};
+use crate::context::{Severity, ShapesContext};
+use crate::graph::{Attr, Model, Node};
+use crate::infer::Options;
+use egg::{Id, RecExpr};
+use indexmap::IndexMap;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+/// What kind of condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// `a == b`.
+    Equal,
+    /// `p % k == 0`.
+    Divides,
+    /// A bound on one symbol: `S <= 512`, `S >= 240`.
+    Range,
+    /// A bound involving several symbols: `past + S <= 512`.
+    Inequality,
+    /// Alternatives: `a == b or a == 1 or b == 1`.
+    Either,
+    /// Cannot be decided from dims (data-dependent dims, a branch that may not run,
+    /// an op without a shape rule).
+    Undecidable,
+    /// Can never hold: the model is invalid for every value of its inputs.
+    Impossible,
+}
+
+impl Kind {
+    /// The kebab-case name used in text and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Equal => "equal",
+            Kind::Divides => "divides",
+            Kind::Range => "range",
+            Kind::Inequality => "inequality",
+            Kind::Either => "either",
+            Kind::Undecidable => "undecidable",
+            Kind::Impossible => "impossible",
+        }
+    }
+}
+
+/// One condition of a model's contract.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Condition {
+    /// What kind of condition.
+    pub kind: Kind,
+    /// The condition as a fact in the expression grammar (`docs/grammar.md`), which
+    /// `--assume` accepts; alternatives are joined by ` or `.
+    pub condition: String,
+    /// The symbols it involves, in first-seen order.
+    pub symbols: Vec<String>,
+    /// The nodes it comes from, in graph order.
+    pub nodes: Vec<String>,
+    /// Where it comes from: `relation`, `reshape`, `broadcast`, `gather`, `dims`,
+    /// `error`, `e-graph`, `no-rule`.
+    pub sources: Vec<String>,
+    /// Why it is undecidable or impossible, when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(skip)]
+    form: Cond,
+}
+
+impl Condition {
+    /// Decide the condition under facts (`N == 4`, `S <= 512`, ...): `True` when
+    /// they prove it, `False` when they refute it, else `Unknown` (always for
+    /// undecidable and impossible conditions).
+    pub fn decide(&self, facts: &[String]) -> Truth {
+        if matches!(self.kind, Kind::Undecidable | Kind::Impossible) {
+            return Truth::Unknown;
+        }
+        Scratch::new(facts).eval(&self.form)
+    }
+}
+
+/// The contract of a model: the minimal conditions on its input symbols.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Contract {
+    /// The model's path, as given.
+    pub model: String,
+    /// The input symbols, in creation order.
+    pub inputs: Vec<String>,
+    /// The facts given by the user (`--bind`, `--assume`).
+    pub facts: Vec<String>,
+    /// The conditions, equalities first, then divisibility, ranges, inequalities,
+    /// alternatives, undecidable and impossible ones.
+    pub conditions: Vec<Condition>,
+    /// Conditions dropped because the others (or the facts) imply them.
+    pub redundant: Vec<Condition>,
+}
+
+/// A condition before normalisation: sides are texts in the grammar.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Cond {
+    /// `a == b`.
+    Eq(String, String),
+    /// `divisor | dividend`.
+    Div(String, String),
+    /// `a <= b`.
+    Le(String, String),
+    /// Any of these.
+    Or(Vec<Cond>),
+    /// All of these (a solved condition: `192 <= S` and `S <= 703`).
+    And(Vec<Cond>),
+    /// Not a dim fact: kept as text.
+    Opaque(String),
+}
+
+struct Candidate {
+    cond: Cond,
+    node: String,
+    source: &'static str,
+    note: Option<String>,
+    undecidable: bool,
+}
+
+/// Derive the contract of an inferred model. `options` are the facts inference ran
+/// with (they are assumed, so conditions they imply are not listed).
+pub fn derive(model: &Model, ctx: &ShapesContext, options: &Options) -> Contract {
+    let alg = &ctx.alg;
+    let mut facts: Vec<String> = options
+        .binds
+        .iter()
+        .map(|(n, v)| format!("{} == {v}", render_symbol(n)))
+        .collect();
+    facts.extend(options.assumes.iter().cloned());
+    let mut base = facts.clone();
+    // Bounds and divisors of input symbols (declared intervals, --assume on one symbol).
+    let inputs: Vec<String> = alg
+        .symbols()
+        .filter(|(_, e)| e.kind == SymbolKind::Input)
+        .map(|(n, _)| n.to_string())
+        .collect();
+    for (name, e) in alg.symbols() {
+        if e.kind != SymbolKind::Input {
+            continue;
+        }
+        let s = render_symbol(name);
+        if let Some(lo) = e.bounds.lo().cloned() {
+            if lo.sub(&Rat::one()).is_positive() {
+                base.push(format!("{s} >= {lo}"));
+            }
+        }
+        if let Some(hi) = e.bounds.hi().cloned() {
+            base.push(format!("{s} <= {hi}"));
+        }
+        if !e.divisor.is_one() && !e.divisor.is_zero() {
+            base.push(format!("{s} % {} == 0", e.divisor));
+        }
+    }
+
+    let mut cands: Vec<Candidate> = Vec::new();
+    let order = node_order(model);
+    collect_relations(ctx, &mut cands);
+    collect_broadcasts(model, ctx, &mut cands);
+    collect_gathers(model, ctx, &mut cands);
+    collect_dims(model, ctx, &mut cands);
+    collect_reflect_pads(model, ctx, &mut cands);
+    collect_diagnostics(ctx, &mut cands);
+    collect_merges(ctx, &mut cands);
+
+    // Normalise in one scratch algebra holding the base facts.
+    let mut scratch = Scratch::new(&base);
+    let mut merged: IndexMap<(Kind, String), Condition> = IndexMap::new();
+    let mut flat: Vec<(Kind, Cond, Option<String>, &Candidate)> = Vec::new();
+    for c in &cands {
+        let (kind, norm, note) = if c.undecidable {
+            let n = scratch.canonical(&c.cond).unwrap_or_else(|| c.cond.clone());
+            (Kind::Undecidable, n, c.note.clone())
+        } else {
+            match scratch.normalise(&c.cond) {
+                Normal::Holds => continue,
+                Normal::Never(n) => (
+                    Kind::Impossible,
+                    n,
+                    c.note.clone().or(Some("can never hold".to_string())),
+                ),
+                Normal::Cond(k, n) => (k, n, c.note.clone()),
+            }
+        };
+        match norm {
+            Cond::And(parts) if kind != Kind::Undecidable && kind != Kind::Impossible => {
+                for p in parts {
+                    let k = scratch.kind(&p);
+                    flat.push((k, p, note.clone(), c));
+                }
+            }
+            n => flat.push((kind, n, note, c)),
+        }
+    }
+    for (kind, norm, note, c) in flat {
+        let text = render_cond(&norm);
+        let symbols = scratch.symbols(&norm);
+        let entry = merged
+            .entry((kind, text.clone()))
+            .or_insert_with(|| Condition {
+                kind,
+                condition: text.clone(),
+                symbols,
+                nodes: Vec::new(),
+                sources: Vec::new(),
+                note,
+                form: norm.clone(),
+            });
+        if !c.node.is_empty() && !entry.nodes.contains(&c.node) {
+            entry.nodes.push(c.node.clone());
+        }
+        if !entry.sources.iter().any(|s| s == c.source) {
+            entry.sources.push(c.source.to_string());
+        }
+    }
+    let mut all: Vec<(Condition, Cond)> = merged
+        .into_values()
+        .map(|mut c| {
+            c.nodes
+                .sort_by_key(|n| order.get(n.as_str()).copied().unwrap_or(usize::MAX));
+            let norm = c.form.clone();
+            (c, norm)
+        })
+        .collect();
+    all.sort_by_key(|(c, _)| c.kind);
+
+    // Redundancy: from the last to the first, drop what the others imply.
+    let mut keep = vec![true; all.len()];
+    for i in (0..all.len()).rev() {
+        if !matches!(
+            all[i].0.kind,
+            Kind::Equal | Kind::Divides | Kind::Range | Kind::Inequality | Kind::Either
+        ) {
+            continue;
+        }
+        let mut s = Scratch::new(&base);
+        for (j, (_, cj)) in all.iter().enumerate() {
+            if j != i && keep[j] && all[j].0.kind != Kind::Undecidable {
+                s.assume(cj);
+            }
+        }
+        if s.eval(&all[i].1) == Truth::True {
+            keep[i] = false;
+        }
+    }
+    let mut conditions = Vec::new();
+    let mut redundant = Vec::new();
+    for ((c, _), k) in all.into_iter().zip(keep) {
+        if k {
+            conditions.push(c);
+        } else {
+            redundant.push(c);
+        }
+    }
+    Contract {
+        model: model.path.clone(),
+        inputs,
+        facts,
+        conditions,
+        redundant,
+    }
+}
+
+fn node_order(model: &Model) -> HashMap<&str, usize> {
+    model
+        .graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.name.as_str(), i))
+        .collect()
+}
+
+// ----- sources ---------------------------------------------------------------
+
+/// The term originally built for an e-class id, in the grammar, with derived
+/// symbols replaced by their definitions.
+fn term_text(alg: &Algebra, id: Id) -> String {
+    let expr = alg.egraph().id_to_expr(id);
+    rec_text(alg, &expr, Id::from(expr.as_ref().len() - 1))
+}
+
+fn rec_text(alg: &Algebra, e: &RecExpr<crate::algebra::DimLang>, i: Id) -> String {
+    use crate::algebra::DimLang as L;
+    let t = |j: &Id| rec_text(alg, e, *j);
+    match &e[i] {
+        L::Num(r) => format!("({r})"),
+        L::Sym(s) => match alg.symbol_entry(s.as_str()).map(|x| &x.kind) {
+            Some(SymbolKind::Derived { definition }) => format!("({})", definition.render()),
+            _ => render_symbol(s.as_str()),
+        },
+        L::Add([a, b]) => format!("({} + {})", t(a), t(b)),
+        L::Sub([a, b]) => format!("({} - {})", t(a), t(b)),
+        L::Mul([a, b]) => format!("({} * {})", t(a), t(b)),
+        L::Div([a, b]) => format!("({} / {})", t(a), t(b)),
+        L::Neg([a]) => format!("(-{})", t(a)),
+        L::FloorDiv([a, b]) => format!("floordiv({}, {})", t(a), t(b)),
+        L::CeilDiv([a, b]) => format!("ceildiv({}, {})", t(a), t(b)),
+        L::Mod([a, b]) => format!("mod({}, {})", t(a), t(b)),
+        L::Min([a, b]) => format!("min({}, {})", t(a), t(b)),
+        L::Max([a, b]) => format!("max({}, {})", t(a), t(b)),
+        L::Broadcast([a, b]) => format!("broadcast({}, {})", t(a), t(b)),
+    }
+}
+
+/// Data-dependent symbols in a dim's canonical form (and the terms of a relation).
+fn data_dependent(alg: &Algebra, dims: &[Dim]) -> Vec<String> {
+    let polys: Vec<&Poly> = dims.iter().map(|d| alg.canon(*d)).collect();
+    data_dependent_polys(alg, &polys)
+}
+
+fn data_dependent_polys(alg: &Algebra, polys: &[&Poly]) -> Vec<String> {
+    let mut syms = Vec::new();
+    for p in polys {
+        p.symbols(&mut syms);
+    }
+    syms.into_iter()
+        .filter(|s| {
+            matches!(
+                alg.symbol_entry(s.as_str()).map(|e| &e.kind),
+                Some(SymbolKind::DataDependent { .. })
+            )
+        })
+        .map(|s| s.as_str().to_string())
+        .collect()
+}
+
+fn collect_relations(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
+    use crate::algebra::DimLang as L;
+    let alg = &ctx.alg;
+    let rels = alg.relations();
+    let is_cond = |i: usize| rels[i].node.ends_with(" (conditional)");
+    for (i, r) in rels.iter().enumerate() {
+        // Inside an undecided If branch an op records the relation with its node and
+        // `union` records it again, marked conditional: the pair is conditional.
+        let twin = |j: usize| {
+            j < rels.len()
+                && is_cond(j)
+                && ((rels[j].lhs, rels[j].rhs) == (r.lhs, r.rhs)
+                    || (rels[j].lhs, rels[j].rhs) == (r.rhs, r.lhs))
+        };
+        if is_cond(i)
+            && ((i > 0 && !is_cond(i - 1) && twin(i) && {
+                let p = &rels[i - 1];
+                (p.lhs, p.rhs) == (r.lhs, r.rhs) || (p.lhs, p.rhs) == (r.rhs, r.lhs)
+            }) || (i + 1 < rels.len() && !is_cond(i + 1) && {
+                let p = &rels[i + 1];
+                (p.lhs, p.rhs) == (r.lhs, r.rhs) || (p.lhs, p.rhs) == (r.rhs, r.lhs)
+            }))
+        {
+            continue; // listed with its twin, which names the node
+        }
+        let conditional = is_cond(i) || (i > 0 && twin(i - 1)) || twin(i + 1);
+        let node = r
+            .node
+            .strip_suffix(" (conditional)")
+            .unwrap_or(&r.node)
+            .to_string();
+        // Reshape's `-1`: `k * r == p` with `r` derived needs `k | p`.
+        let lhs_node = alg.egraph().id_to_node(r.lhs.id());
+        let mut cond = None;
+        if let L::Mul([a, b]) = lhs_node {
+            for (k, q) in [(a, b), (b, a)] {
+                if let L::Sym(s) = alg.egraph().id_to_node(*q) {
+                    if matches!(
+                        alg.symbol_entry(s.as_str()).map(|e| &e.kind),
+                        Some(SymbolKind::Derived { .. })
+                    ) {
+                        cond = Some((
+                            Cond::Div(term_text(alg, *k), term_text(alg, r.rhs.id())),
+                            "reshape",
+                        ));
+                        break;
+                    }
+                }
+            }
+        }
+        let (cond, source) = cond.unwrap_or_else(|| {
+            (
+                Cond::Eq(term_text(alg, r.lhs.id()), term_text(alg, r.rhs.id())),
+                "relation",
+            )
+        });
+        let dd = data_dependent(alg, &[r.lhs, r.rhs]);
+        let note = if conditional {
+            Some("holds only when the branch runs".to_string())
+        } else if !dd.is_empty() {
+            Some(format!("involves data-dependent {}", dd.join(", ")))
+        } else {
+            None
+        };
+        out.push(Candidate {
+            cond,
+            node,
+            source,
+            undecidable: note.is_some(),
+            note,
+        });
+    }
+}
+
+/// Every `broadcast(a, b)` e-node: `a == b or a == 1 or b == 1`, attributed to the
+/// first node where `a` and `b` meet, right-aligned, in two inputs (or an input and
+/// Expand's shape).
+fn collect_broadcasts(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
+    use crate::algebra::DimLang as L;
+    let alg = &ctx.alg;
+    let eg = alg.egraph();
+    let mut pairs: Vec<(Id, Id)> = Vec::new();
+    let mut seen = HashSet::new();
+    for class in eg.classes() {
+        for n in &class.nodes {
+            if let L::Broadcast([a, b]) = n {
+                let (a, b) = (eg.find(*a), eg.find(*b));
+                let key = if a <= b { (a, b) } else { (b, a) };
+                if seen.insert(key) {
+                    pairs.push(key);
+                }
+            }
+        }
+    }
+    if pairs.is_empty() {
+        return;
+    }
+    // Attribution: the first node whose inputs hold the pair right-aligned.
+    let mut owner: HashMap<(Id, Id), String> = HashMap::new();
+    for node in &model.graph.nodes {
+        let mut shapes: Vec<Vec<Id>> = Vec::new();
+        for (i, name) in node.inputs.iter().enumerate() {
+            let Some(f) = ctx.get(name) else { continue };
+            if let Some(s) = &f.shape {
+                shapes.push(s.iter().map(|d| eg.find(d.id())).collect());
+            }
+            if node.op_type == "Expand" && i == 1 {
+                if let Some(v) = &f.value {
+                    shapes.push(v.iter().map(|d| eg.find(d.id())).collect());
+                }
+            }
+        }
+        for x in 0..shapes.len() {
+            for y in x + 1..shapes.len() {
+                let (sa, sb) = (&shapes[x], &shapes[y]);
+                for k in 1..=sa.len().min(sb.len()) {
+                    let (a, b) = (sa[sa.len() - k], sb[sb.len() - k]);
+                    let key = if a <= b { (a, b) } else { (b, a) };
+                    owner.entry(key).or_insert_with(|| node.name.clone());
+                }
+            }
+        }
+    }
+    for (a, b) in pairs {
+        let (pa, pb) = (&eg[a].data.canon, &eg[b].data.canon);
+        let (ta, tb) = (pa.render(), pb.render());
+        let dd = data_dependent_polys(alg, &[pa, pb]);
+        let note = (!dd.is_empty()).then(|| format!("involves data-dependent {}", dd.join(", ")));
+        out.push(Candidate {
+            cond: Cond::Or(vec![
+                Cond::Eq(ta.clone(), tb.clone()),
+                Cond::Eq(ta, "1".to_string()),
+                Cond::Eq(tb, "1".to_string()),
+            ]),
+            node: owner.get(&(a, b)).cloned().unwrap_or_default(),
+            source: "broadcast",
+            undecidable: note.is_some(),
+            note,
+        });
+    }
+}
+
+/// Ops whose output holds the same values as their first input, rearranged.
+const VALUE_PRESERVING: &[&str] = &[
+    "Unsqueeze",
+    "Squeeze",
+    "Reshape",
+    "Cast",
+    "Identity",
+    "Expand",
+    "Flatten",
+];
+
+/// Gather on a table of `R` rows: indices must lie in `[-R, R)`.
+fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
+    let alg = &ctx.alg;
+    let producer: HashMap<&str, &Node> = model
+        .graph
+        .nodes
+        .iter()
+        .flat_map(|n| n.outputs.iter().map(move |o| (o.as_str(), n)))
+        .collect();
+    for node in &model.graph.nodes {
+        if node.op_type != "Gather" || !node.domain.is_empty() {
+            continue;
+        }
+        let (Some(data), Some(indices)) = (node.input(0), node.input(1)) else {
+            continue;
+        };
+        let Some(shape) = ctx.get(data).and_then(|f| f.shape.clone()) else {
+            continue;
+        };
+        let axis = match node.attr("axis") {
+            Some(Attr::Int(a)) => *a,
+            _ => 0,
+        };
+        let rank = shape.len() as i64;
+        let axis = if axis < 0 { axis + rank } else { axis };
+        let Some(&rows) = usize::try_from(axis).ok().and_then(|a| shape.get(a)) else {
+            continue;
+        };
+        let rows_t = alg.render(rows);
+        // Known index values.
+        if let Some(vals) = ctx.get(indices).and_then(|f| f.value.clone()) {
+            for v in vals {
+                let t = alg.render(v);
+                out.push(gather_cand(
+                    node,
+                    Cond::Le(t.clone(), format!("({rows_t}) - 1")),
+                ));
+                out.push(gather_cand(node, Cond::Le(format!("-({rows_t})"), t)));
+            }
+            continue;
+        }
+        // Indices from Range(start, limit, 1), through value-preserving ops.
+        let mut t = indices;
+        let mut range = None;
+        for _ in 0..16 {
+            let Some(p) = producer.get(t) else { break };
+            if p.op_type == "Range" {
+                range = Some(*p);
+                break;
+            }
+            if !VALUE_PRESERVING.contains(&p.op_type.as_str()) {
+                break;
+            }
+            match p.input(0) {
+                Some(i) => t = i,
+                None => break,
+            }
+        }
+        let Some(range) = range else { continue };
+        let scalar = |i: usize| -> Option<Dim> {
+            let v = ctx.get(range.input(i)?)?.value.clone()?;
+            (v.len() == 1).then(|| v[0])
+        };
+        let (Some(start), Some(limit), Some(delta)) = (scalar(0), scalar(1), scalar(2)) else {
+            continue;
+        };
+        if alg.as_i64(delta) != Some(1) || !alg.bounds(start).is_nonneg() {
+            continue;
+        }
+        out.push(gather_cand(
+            node,
+            Cond::Le(alg.render(limit), rows_t.clone()),
+        ));
+    }
+}
+
+fn gather_cand(node: &Node, cond: Cond) -> Candidate {
+    Candidate {
+        cond,
+        node: node.name.clone(),
+        source: "gather",
+        note: None,
+        undecidable: false,
+    }
+}
+
+/// Pad in `reflect` mode (opset 11 and later: pads as input 1) mirrors the input
+/// without repeating the edge: each pad of an axis must be at most its dim - 1.
+fn collect_reflect_pads(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
+    let alg = &ctx.alg;
+    for node in &model.graph.nodes {
+        if node.op_type != "Pad" || !node.domain.is_empty() {
+            continue;
+        }
+        if !matches!(node.attr("mode"), Some(Attr::Str(m)) if m == "reflect") {
+            continue;
+        }
+        let (Some(x), Some(p)) = (node.input(0), node.input(1)) else {
+            continue;
+        };
+        let Some(shape) = ctx.get(x).and_then(|f| f.shape.clone()) else {
+            continue;
+        };
+        let Some(pads) = ctx.get(p).and_then(|f| f.value.clone()) else {
+            continue;
+        };
+        if node.input(3).is_some() || pads.len() != 2 * shape.len() {
+            continue; // axes given: not handled
+        }
+        let r = shape.len();
+        for (i, pad) in pads.iter().enumerate() {
+            let dim = shape[i % r];
+            if alg.as_i64(*pad) == Some(0) {
+                continue;
+            }
+            out.push(Candidate {
+                cond: Cond::Le(alg.render(*pad), format!("({}) - 1", alg.render(dim))),
+                node: node.name.clone(),
+                source: "pad",
+                note: None,
+                undecidable: false,
+            });
+        }
+    }
+}
+
+/// Every dim of every node output is `>= 0`.
+fn collect_dims(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
+    let alg = &ctx.alg;
+    let mut seen = HashSet::new();
+    for node in &model.graph.nodes {
+        for o in &node.outputs {
+            let Some(shape) = ctx.get(o).and_then(|f| f.shape.as_ref()) else {
+                continue;
+            };
+            for d in shape {
+                let id = alg.egraph().find(d.id());
+                if !seen.insert(id) || alg.bounds(*d).is_nonneg() {
+                    continue;
+                }
+                if !data_dependent(alg, &[*d]).is_empty() {
+                    continue;
+                }
+                out.push(Candidate {
+                    cond: Cond::Le("0".to_string(), alg.render(*d)),
+                    node: node.name.clone(),
+                    source: "dims",
+                    note: None,
+                    undecidable: false,
+                });
+            }
+        }
+    }
+}
+
+/// Error diagnostics: their hint as a condition, or the error as impossible.
+/// Ops without a shape rule: undecidable.
+fn collect_diagnostics(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
+    for d in &ctx.diagnostics {
+        if d.severity == Severity::Warning {
+            if d.message.starts_with("no shape rule for") {
+                out.push(Candidate {
+                    cond: Cond::Opaque(format!("{} is valid", d.op)),
+                    node: d.node.clone(),
+                    source: "no-rule",
+                    note: Some(d.message.clone()),
+                    undecidable: true,
+                });
+            }
+            continue;
+        }
+        let hint = d.message.rsplit_once("; valid when ").map(|(_, h)| h);
+        let cond = hint.and_then(|h| {
+            if let Some((a, b)) = h.split_once(" divides ") {
+                Some(Cond::Div(a.to_string(), b.to_string()))
+            } else {
+                h.split_once(" == ")
+                    .map(|(a, b)| Cond::Eq(a.to_string(), b.to_string()))
+            }
+        });
+        match cond {
+            Some(c) => out.push(Candidate {
+                cond: c,
+                node: d.node.clone(),
+                source: "error",
+                note: None,
+                undecidable: false,
+            }),
+            None => out.push(Candidate {
+                cond: Cond::Opaque(format!("error at {}", d.node)),
+                node: d.node.clone(),
+                source: "error",
+                note: Some(d.message.clone()),
+                undecidable: false,
+            }),
+        }
+    }
+}
+
+/// Input symbols the e-graph merged with another expression (a safety net: most
+/// merges are also relations, which name their node).
+fn collect_merges(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
+    let alg = &ctx.alg;
+    for (name, e) in alg.symbols() {
+        if e.kind != SymbolKind::Input {
+            continue;
+        }
+        let Some(id) = alg
+            .egraph()
+            .lookup(crate::algebra::DimLang::Sym(egg::Symbol::from(name)))
+        else {
+            continue;
+        };
+        let canon = &alg.egraph()[id].data.canon;
+        if canon.as_sym().is_some_and(|s| s.as_str() == name) {
+            continue;
+        }
+        out.push(Candidate {
+            cond: Cond::Eq(render_symbol(name), canon.render()),
+            node: String::new(),
+            source: "e-graph",
+            note: None,
+            undecidable: false,
+        });
+    }
+}
+
+// ----- normalisation and implication ----------------------------------------
+
+enum Normal {
+    Holds,
+    Never(Cond),
+    Cond(Kind, Cond),
+}
+
+/// A scratch algebra holding facts, for normalising and deciding conditions.
+struct Scratch {
+    alg: Algebra,
+}
+
+impl Scratch {
+    fn new(facts: &[String]) -> Scratch {
+        let mut alg = Algebra::default();
+        for f in facts {
+            let _ = alg.assume(f);
+        }
+        Scratch { alg }
+    }
+
+    /// The symbols a condition involves.
+    fn symbols(&mut self, c: &Cond) -> Vec<String> {
+        let texts: Vec<&String> = match c {
+            Cond::Eq(a, b) | Cond::Le(a, b) | Cond::Div(a, b) => vec![a, b],
+            Cond::Or(cs) | Cond::And(cs) => {
+                let mut out: Vec<String> = Vec::new();
+                for c in cs {
+                    for s in self.symbols(c) {
+                        if !out.contains(&s) {
+                            out.push(s);
+                        }
+                    }
+                }
+                return out;
+            }
+            Cond::Opaque(_) => return Vec::new(),
+        };
+        let mut syms = Vec::new();
+        for t in texts {
+            if let Some(d) = self.dim(t) {
+                self.alg.canon(d).symbols(&mut syms);
+            }
+        }
+        syms.iter().map(|s| s.as_str().to_string()).collect()
+    }
+
+    fn dim(&mut self, t: &str) -> Option<Dim> {
+        self.alg.parse(t).ok()
+    }
+
+    fn assume(&mut self, c: &Cond) {
+        let fact = match c {
+            Cond::Eq(a, b) => format!("{a} == {b}"),
+            Cond::Le(a, b) => format!("{a} <= {b}"),
+            Cond::Div(k, p) => match (self.dim(k), self.dim(p)) {
+                (Some(kd), Some(pd))
+                    if self.alg.as_symbol(pd).is_some() && self.alg.as_const(kd).is_some() =>
+                {
+                    format!("{p} % {k} == 0")
+                }
+                _ => format!("mod({p}, {k}) == 0"),
+            },
+            Cond::And(cs) => {
+                for c in cs {
+                    self.assume(c);
+                }
+                return;
+            }
+            Cond::Or(_) | Cond::Opaque(_) => return,
+        };
+        let _ = self.alg.assume(&fact);
+    }
+
+    fn eval(&mut self, c: &Cond) -> Truth {
+        match c {
+            Cond::Eq(a, b) => match (self.dim(a), self.dim(b)) {
+                (Some(x), Some(y)) => self.alg.equal(x, y),
+                _ => Truth::Unknown,
+            },
+            Cond::Le(a, b) => match (self.dim(a), self.dim(b)) {
+                (Some(x), Some(y)) => self.alg.le(x, y),
+                _ => Truth::Unknown,
+            },
+            Cond::Div(k, p) => match (self.dim(k), self.dim(p)) {
+                (Some(kd), Some(pd)) => match self.alg.divides(kd, pd) {
+                    Truth::Unknown => {
+                        let Some(m) = self.dim(&format!("mod({p}, {k})")) else {
+                            return Truth::Unknown;
+                        };
+                        let z = self.alg.constant(0);
+                        self.alg.equal(m, z)
+                    }
+                    t => t,
+                },
+                _ => Truth::Unknown,
+            },
+            Cond::Or(cs) => {
+                let mut all_false = true;
+                for c in cs {
+                    match self.eval(c) {
+                        Truth::True => return Truth::True,
+                        Truth::Unknown => all_false = false,
+                        Truth::False => {}
+                    }
+                }
+                if all_false {
+                    Truth::False
+                } else {
+                    Truth::Unknown
+                }
+            }
+            Cond::And(cs) => {
+                let mut all_true = true;
+                for c in cs {
+                    match self.eval(c) {
+                        Truth::False => return Truth::False,
+                        Truth::Unknown => all_true = false,
+                        Truth::True => {}
+                    }
+                }
+                if all_true {
+                    Truth::True
+                } else {
+                    Truth::Unknown
+                }
+            }
+            Cond::Opaque(_) => Truth::Unknown,
+        }
+    }
+
+    fn normalise(&mut self, c: &Cond) -> Normal {
+        match c {
+            Cond::Opaque(_) => Normal::Cond(Kind::Impossible, c.clone()),
+            Cond::Or(cs) => {
+                let mut parts: Vec<Cond> = Vec::new();
+                for c in cs {
+                    match self.normalise(c) {
+                        Normal::Holds => return Normal::Holds,
+                        Normal::Never(_) => {}
+                        Normal::Cond(_, n) => {
+                            if !parts.contains(&n) {
+                                parts.push(n)
+                            }
+                        }
+                    }
+                }
+                // Absorption: drop an alternative that implies another one.
+                let mut i = 0;
+                while i < parts.len() && parts.len() > 1 {
+                    let implies_other = (0..parts.len()).any(|j| {
+                        j != i && {
+                            let mut s = Scratch {
+                                alg: Algebra::default(),
+                            };
+                            s.assume(&parts[i]);
+                            s.eval(&parts[j]) == Truth::True
+                        }
+                    });
+                    if implies_other {
+                        parts.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+                match parts.len() {
+                    0 => Normal::Never(c.clone()),
+                    1 => {
+                        let p = parts.remove(0);
+                        let k = self.kind(&p);
+                        Normal::Cond(k, p)
+                    }
+                    _ => Normal::Cond(Kind::Either, Cond::Or(parts)),
+                }
+            }
+            _ => {
+                match self.eval(c) {
+                    Truth::True => return Normal::Holds,
+                    Truth::False => return Normal::Never(self.canonical(c).unwrap_or(c.clone())),
+                    Truth::Unknown => {}
+                }
+                let n = self.canonical(c).unwrap_or_else(|| c.clone());
+                let k = self.kind(&n);
+                Normal::Cond(k, n)
+            }
+        }
+    }
+
+    fn kind(&mut self, c: &Cond) -> Kind {
+        match c {
+            Cond::Eq(..) => Kind::Equal,
+            Cond::Div(..) => Kind::Divides,
+            Cond::Le(a, b) => {
+                let mut syms = Vec::new();
+                for t in [a, b] {
+                    if let Some(d) = self.dim(t) {
+                        self.alg.canon(d).symbols(&mut syms);
+                    }
+                }
+                if syms.len() == 1 {
+                    Kind::Range
+                } else {
+                    Kind::Inequality
+                }
+            }
+            Cond::Or(_) => Kind::Either,
+            Cond::And(cs) => cs.first().map_or(Kind::Range, |c| self.kind(c)),
+            Cond::Opaque(_) => Kind::Impossible,
+        }
+    }
+
+    /// The canonical text of a condition.
+    fn canonical(&mut self, c: &Cond) -> Option<Cond> {
+        match c {
+            Cond::Eq(a, b) => {
+                let (x, y) = (self.dim(a)?, self.dim(b)?);
+                let (px, py) = (self.alg.canon(x).clone(), self.alg.canon(y).clone());
+                // `a == min(a, c)` is `a <= c`; `a == max(a, c)` is `a >= c`;
+                // `min(a, c) == v` with a constant c != v is `a == v`.
+                for (p, q) in [(&px, &py), (&py, &px)] {
+                    if let Some(Atom::Op(o)) = p.as_atom() {
+                        for (u, v) in [(&o.a, &o.b), (&o.b, &o.a)] {
+                            if u == q {
+                                match o.kind {
+                                    OpKind::Min => {
+                                        return self.canonical(&Cond::Le(u.render(), v.render()))
+                                    }
+                                    OpKind::Max => {
+                                        return self.canonical(&Cond::Le(v.render(), u.render()))
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            if matches!(o.kind, OpKind::Min | OpKind::Max)
+                                && v.as_const().is_some()
+                                && q.as_const().is_some()
+                                && v != q
+                            {
+                                return self.canonical(&Cond::Eq(u.render(), q.render()));
+                            }
+                        }
+                    }
+                }
+                let diff = px.sub(&py);
+                let mut syms = Vec::new();
+                diff.symbols(&mut syms);
+                if syms.len() == 1 && !is_linear(&diff) {
+                    let s = syms[0];
+                    let holds = |v: i64| {
+                        let r = diff.eval(&|t| (t == s).then(|| Rat::int(v)))?;
+                        Some(r.is_zero())
+                    };
+                    if let Some(parts) = solve_single(&holds, s) {
+                        return Some(and(parts));
+                    }
+                }
+                let (pos, neg) = split_signs(&diff);
+                Some(Cond::Eq(pos.render(), neg.render()))
+            }
+            Cond::Le(a, b) => {
+                let (x, y) = (self.dim(a)?, self.dim(b)?);
+                let diff = self.alg.canon(y).sub(self.alg.canon(x));
+                let mut syms = Vec::new();
+                diff.symbols(&mut syms);
+                if syms.len() == 1 && !is_linear(&diff) {
+                    let s = syms[0];
+                    let holds = |v: i64| {
+                        let r = diff.eval(&|t| (t == s).then(|| Rat::int(v)))?;
+                        Some(!r.is_negative())
+                    };
+                    if let Some(parts) = solve_single(&holds, s) {
+                        return Some(and(parts));
+                    }
+                }
+                // diff >= 0: positive terms >= negative terms.
+                let (pos, neg) = split_signs(&diff);
+                if pos.as_const().is_some() {
+                    Some(Cond::Le(neg.render(), pos.render()))
+                } else {
+                    Some(Cond::Le(neg.render(), pos.render())).map(|c| match c {
+                        Cond::Le(n, p) => flip_ge(n, p),
+                        c => c,
+                    })
+                }
+            }
+            Cond::Div(k, p) => {
+                let (kd, pd) = (self.dim(k)?, self.dim(p)?);
+                let (kp, pp) = (self.alg.canon(kd).clone(), self.alg.canon(pd).clone());
+                // k | c*m with constants: (k / gcd(k, c)) | m.
+                if let (Some(kc), [(m, c)]) = (kp.as_const(), pp.0.as_slice()) {
+                    if kc.is_integer() && c.is_integer() && !kc.is_zero() {
+                        let g = kc.gcd(c);
+                        let k2 = kc.div(&g)?.abs();
+                        let m = Poly::from_terms(vec![(m.clone(), Rat::one())]);
+                        return Some(Cond::Div(k2.to_string(), m.render()));
+                    }
+                }
+                Some(Cond::Div(kp.render(), pp.render()))
+            }
+            _ => Some(c.clone()),
+        }
+    }
+}
+
+/// `n <= p` printed with the non-constant side on the left when the other side is
+/// constant: `S >= 240` rather than `240 <= S`. Kept as a `Le` with swapped text.
+fn flip_ge(n: String, p: String) -> Cond {
+    Cond::Le(n, p)
+}
+
+fn is_linear(p: &Poly) -> bool {
+    p.0.iter().all(|(m, _)| {
+        m.0.iter()
+            .all(|(a, e)| matches!(a, Atom::Sym(_)) && (*e == 1 || *e == 0))
+            && m.0.len() <= 1
+    })
+}
+
+/// Positive terms and negated negative terms of a polynomial, so `p == 0` reads
+/// `pos == neg`.
+fn split_signs(p: &Poly) -> (Poly, Poly) {
+    let mut pos: Vec<(Mono, Rat)> = Vec::new();
+    let mut neg: Vec<(Mono, Rat)> = Vec::new();
+    for (m, c) in &p.0 {
+        if c.is_negative() {
+            neg.push((m.clone(), c.neg()));
+        } else {
+            pos.push((m.clone(), c.clone()));
+        }
+    }
+    (Poly::from_terms(pos), Poly::from_terms(neg))
+}
+
+fn and(mut parts: Vec<Cond>) -> Cond {
+    if parts.len() == 1 {
+        parts.remove(0)
+    } else {
+        Cond::And(parts)
+    }
+}
+
+/// Largest value searched when solving a single-symbol inequality.
+const SOLVE_LIMIT: i64 = 65536;
+
+/// The values of `s` in `1..=SOLVE_LIMIT` where `holds` is true, when they form
+/// one interval `[lo, hi]` (`hi == None`: up to the limit); `None` otherwise or
+/// when it never or always holds.
+fn solve_interval(holds: &dyn Fn(i64) -> Option<bool>) -> Option<(i64, Option<i64>)> {
+    let mut lo = None;
+    let mut hi = None;
+    let mut prev = false;
+    for v in 1..=SOLVE_LIMIT {
+        let h = holds(v)?;
+        if h && !prev {
+            if lo.is_some() {
+                return None; // a second interval
+            }
+            lo = Some(v);
+        }
+        if !h && prev {
+            hi = Some(v - 1);
+        }
+        prev = h;
+    }
+    let lo = lo?;
+    if lo == 1 && hi.is_none() {
+        return None; // holds at every value searched: not proven, keep as is
+    }
+    Some((lo, hi))
+}
+
+/// A single-symbol condition solved by evaluation (see the module doc): the
+/// bounds it reduces to, as `Le` conditions.
+fn solve_single(eval: &dyn Fn(i64) -> Option<bool>, s: egg::Symbol) -> Option<Vec<Cond>> {
+    let (lo, hi) = solve_interval(eval)?;
+    let name = render_symbol(s.as_str());
+    let mut out = Vec::new();
+    if lo > 1 {
+        out.push(Cond::Le(lo.to_string(), name.clone()));
+    }
+    if let Some(hi) = hi {
+        out.push(Cond::Le(name, hi.to_string()));
+    }
+    Some(out)
+}
+
+fn render_cond(c: &Cond) -> String {
+    match c {
+        Cond::Eq(a, b) => {
+            // A constant reads better on the right: `S == 1`.
+            if a.parse::<i64>().is_ok() && b.parse::<i64>().is_err() {
+                format!("{b} == {a}")
+            } else {
+                format!("{a} == {b}")
+            }
+        }
+        Cond::Le(a, b) => {
+            // A constant on the left reads better on the right: `S >= 240`.
+            if a.parse::<i64>().is_ok() && b.parse::<i64>().is_err() {
+                format!("{b} >= {a}")
+            } else {
+                format!("{a} <= {b}")
+            }
+        }
+        Cond::Div(k, p) => {
+            if crate::algebra::poly::is_plain_identifier(p) || p.starts_with('`') {
+                format!("{p} % {k} == 0")
+            } else {
+                format!("({p}) % {k} == 0")
+            }
+        }
+        Cond::Or(cs) => cs.iter().map(render_cond).collect::<Vec<_>>().join(" or "),
+        Cond::And(cs) => cs.iter().map(render_cond).collect::<Vec<_>>().join(" and "),
+        Cond::Opaque(t) => t.clone(),
+    }
+}
+
+// ----- output ----------------------------------------------------------------
+
+impl Contract {
+    /// True when some condition can never hold.
+    pub fn is_impossible(&self) -> bool {
+        self.conditions.iter().any(|c| c.kind == Kind::Impossible)
+    }
+
+    /// The conditions that mention a symbol (for the report's symbols section).
+    pub fn for_symbol(&self, name: &str) -> Vec<&Condition> {
+        self.conditions
+            .iter()
+            .filter(|c| c.symbols.iter().any(|s| s == name))
+            .collect()
+    }
+
+    /// The contract as JSON (one object, pretty-printed, with a final newline).
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// The contract as text (see `docs/constraints.md`).
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "model: {}", self.model);
+        let inputs: Vec<String> = self.inputs.iter().map(|n| render_symbol(n)).collect();
+        let _ = writeln!(
+            s,
+            "inputs: {} (each >= 1)",
+            if inputs.is_empty() {
+                "none".to_string()
+            } else {
+                inputs.join(", ")
+            }
+        );
+        if !self.facts.is_empty() {
+            let _ = writeln!(s, "facts: {}", self.facts.join(", "));
+        }
+        if self.conditions.is_empty() {
+            let _ = writeln!(s, "conditions: none (valid for every value of the inputs)");
+        } else {
+            let _ = writeln!(s, "conditions:");
+            let w = self
+                .conditions
+                .iter()
+                .map(|c| c.condition.len())
+                .max()
+                .unwrap_or(0)
+                .min(60);
+            for c in &self.conditions {
+                let _ = writeln!(
+                    s,
+                    "  {:<11} {:<w$}  {}",
+                    c.kind.name(),
+                    c.condition,
+                    where_from(c)
+                );
+                if let Some(n) = &c.note {
+                    let _ = writeln!(s, "  {:<11} {:<w$}  ({n})", "", "");
+                }
+            }
+        }
+        if !self.redundant.is_empty() {
+            let _ = writeln!(s, "redundant (implied by the above):");
+            for c in &self.redundant {
+                let _ = writeln!(
+                    s,
+                    "  {:<11} {}  {}",
+                    c.kind.name(),
+                    c.condition,
+                    where_from(c)
+                );
+            }
+        }
+        s
+    }
+}
+
+fn where_from(c: &Condition) -> String {
+    const SHOWN: usize = 3;
+    let mut nodes: Vec<String> = c.nodes.iter().take(SHOWN).cloned().collect();
+    if c.nodes.len() > SHOWN {
+        nodes.push(format!("and {} more", c.nodes.len() - SHOWN));
+    }
+    let at = if nodes.is_empty() {
+        String::new()
+    } else {
+        format!(" at {}", nodes.join(", "))
+    };
+    format!("[{}{at}]", c.sources.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solve_floordiv_bound() {
+        let mut s = Scratch::new(&[]);
+        let c = Cond::Le("0".into(), "floordiv(S - 192, 128) + 1".into());
+        match s.normalise(&c) {
+            Normal::Cond(k, n) => {
+                assert_eq!((k, render_cond(&n)), (Kind::Range, "S >= 64".to_string()))
+            }
+            _ => panic!("not a condition"),
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! `symdim constraints` and `symdim check` on small hand-built models. Every
+//! expected condition is derived by hand from the ONNX spec (comments give the
+//! derivation), not copied from symdim's output.
+
+use indexmap::IndexMap;
+use symdim::check::{check, Status};
+use symdim::contracts::{derive, Contract, Kind};
+use symdim::graph::{
+    Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
+};
+use symdim::infer::{infer_context, Options};
+
+fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
+    Node {
+        name: name.into(),
+        op_type: op.into(),
+        domain: String::new(),
+        version: 17,
+        inputs: inputs.iter().map(|s| s.to_string()).collect(),
+        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+    }
+}
+
+fn input(name: &str, dims: &[&str]) -> ValueDecl {
+    ValueDecl {
+        name: name.into(),
+        dtype: DType::Float,
+        shape: Some(
+            dims.iter()
+                .map(|d| match d.parse::<i64>() {
+                    Ok(v) => DeclDim::Value(v),
+                    Err(_) if d.is_empty() => DeclDim::Unknown,
+                    Err(_) => DeclDim::Param(d.to_string()),
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn ints(values: &[i64]) -> ConstTensor {
+    ConstTensor {
+        dtype: DType::Int64,
+        dims: vec![values.len() as i64],
+        data: ConstData::Ints(values.to_vec()),
+    }
+}
+
+fn scalar(v: i64) -> ConstTensor {
+    ConstTensor {
+        dtype: DType::Int64,
+        dims: vec![],
+        data: ConstData::Ints(vec![v]),
+    }
+}
+
+fn table(rows: i64, cols: i64) -> ConstTensor {
+    ConstTensor {
+        dtype: DType::Float,
+        dims: vec![rows, cols],
+        data: ConstData::NotLoaded,
+    }
+}
+
+fn model(inputs: Vec<ValueDecl>, inits: Vec<(&str, ConstTensor)>, nodes: Vec<Node>) -> Model {
+    let outputs = nodes
+        .last()
+        .map(|n| n.outputs[0].clone())
+        .into_iter()
+        .map(|o| ValueDecl {
+            name: o,
+            dtype: DType::Undefined,
+            shape: None,
+        })
+        .collect();
+    Model {
+        path: "hand.onnx".into(),
+        format: Format::Onnx,
+        opsets: IndexMap::from([(String::new(), 17)]),
+        graph: Graph {
+            name: "g".into(),
+            inputs,
+            outputs,
+            initializers: inits.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            nodes,
+            value_info: vec![],
+        },
+    }
+}
+
+fn contract(m: &Model) -> Contract {
+    let options = Options::default();
+    let ctx = infer_context(m, &options);
+    derive(m, &ctx, &options)
+}
+
+/// `(kind, condition, first node)` of every kept condition.
+fn conditions(c: &Contract) -> Vec<(Kind, String, String)> {
+    c.conditions
+        .iter()
+        .map(|c| {
+            (
+                c.kind,
+                c.condition.clone(),
+                c.nodes.first().cloned().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn reshape(name: &str, x: &str, target: &str, out: &str) -> Node {
+    node(name, "Reshape", &[x, target], &[out], vec![])
+}
+
+#[test]
+fn reshape_that_always_divides_needs_nothing() {
+    // [B, S, 768] -> [B, -1, 12, 64]: the -1 is S*768/768 = S, always an integer.
+    let m = model(
+        vec![input("x", &["B", "S", "768"])],
+        vec![("t", ints(&[0, -1, 12, 64]))],
+        vec![reshape("r", "x", "t", "y")],
+    );
+    assert_eq!(conditions(&contract(&m)), vec![]);
+}
+
+#[test]
+fn reshape_minus_one_needs_divisibility() {
+    // [B, S] -> [B, -1, 8]: the -1 is B*S/(8*B) = S/8, an integer iff 8 | S.
+    let m = model(
+        vec![input("x", &["B", "S"])],
+        vec![("t", ints(&[0, -1, 8]))],
+        vec![reshape("r", "x", "t", "y")],
+    );
+    assert_eq!(
+        conditions(&contract(&m)),
+        vec![(Kind::Divides, "S % 8 == 0".to_string(), "r".to_string())]
+    );
+}
+
+#[test]
+fn a_condition_implied_by_another_is_redundant() {
+    // r8: [B, S] -> [B, -1, 8] needs 8 | S; r4: [B, S] -> [B, -1, 4] needs 4 | S,
+    // which 8 | S implies: only 8 | S is kept, 4 | S is listed as redundant.
+    let m = model(
+        vec![input("x", &["B", "S"])],
+        vec![("t8", ints(&[0, -1, 8])), ("t4", ints(&[0, -1, 4]))],
+        vec![
+            reshape("r4", "x", "t4", "y4"),
+            reshape("r8", "x", "t8", "y8"),
+        ],
+    );
+    let c = contract(&m);
+    assert_eq!(
+        conditions(&c),
+        vec![(Kind::Divides, "S % 8 == 0".to_string(), "r8".to_string())]
+    );
+    assert_eq!(c.redundant.len(), 1);
+    assert_eq!(c.redundant[0].condition, "S % 4 == 0");
+}
+
+#[test]
+fn matmul_inner_dims_must_be_equal() {
+    // MatMul [M, K1] x [K2, N]: the spec needs K1 == K2.
+    let m = model(
+        vec![input("a", &["M", "K1"]), input("b", &["K2", "N"])],
+        vec![],
+        vec![node("mm", "MatMul", &["a", "b"], &["y"], vec![])],
+    );
+    assert_eq!(
+        conditions(&contract(&m)),
+        vec![(Kind::Equal, "K1 == K2".to_string(), "mm".to_string())]
+    );
+}
+
+#[test]
+fn unnamed_dims_of_two_inputs_forced_equal_by_concat() {
+    // Concat on axis 0 of [?, 4] and [?, ?]: axis 1 must match, so `b.1 == 4`;
+    // the unnamed dims get the names `a.0`, `b.0`, `b.1`.
+    let m = model(
+        vec![input("a", &["", "4"]), input("b", &["", ""])],
+        vec![],
+        vec![node(
+            "cat",
+            "Concat",
+            &["a", "b"],
+            &["y"],
+            vec![("axis", Attr::Int(0))],
+        )],
+    );
+    assert_eq!(
+        conditions(&contract(&m)),
+        vec![(Kind::Equal, "`b.1` == 4".to_string(), "cat".to_string())]
+    );
+}
+
+#[test]
+fn broadcasting_two_input_dims_needs_equal_or_one() {
+    // Add of [A] and [C]: numpy broadcasting needs A == C, or A == 1, or C == 1.
+    let m = model(
+        vec![input("a", &["A"]), input("c", &["C"])],
+        vec![],
+        vec![node("add", "Add", &["a", "c"], &["y"], vec![])],
+    );
+    let got = conditions(&contract(&m));
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, Kind::Either);
+    assert_eq!(got[0].2, "add");
+    let mut parts: Vec<&str> = got[0].1.split(" or ").collect();
+    parts.sort();
+    assert_eq!(parts, vec!["A == 1", "A == C", "C == 1"]);
+}
+
+#[test]
+fn positional_table_bounds_the_sequence() {
+    // Range(0, S, 1) gives the indices 0..S-1; Gather on a table of 2048 rows needs
+    // every index < 2048, so S <= 2048.
+    let m = model(
+        vec![input("x", &["B", "S"])],
+        vec![
+            ("zero", scalar(0)),
+            ("one", scalar(1)),
+            ("idx1", ints(&[1])),
+            ("pos", table(2048, 16)),
+        ],
+        vec![
+            node("shape", "Shape", &["x"], &["s"], vec![]),
+            node("seq", "Gather", &["s", "idx1"], &["s1"], vec![]),
+            node("sq", "Squeeze", &["s1"], &["len"], vec![]),
+            node("range", "Range", &["zero", "len", "one"], &["ids"], vec![]),
+            node("emb", "Gather", &["pos", "ids"], &["e"], vec![]),
+        ],
+    );
+    assert_eq!(
+        conditions(&contract(&m)),
+        vec![(Kind::Range, "S <= 2048".to_string(), "emb".to_string())]
+    );
+}
+
+#[test]
+fn conv_output_must_not_be_negative() {
+    // Conv over [N, 1, L] with a kernel of 5, no padding, stride 1: the output
+    // length is L - 5 + 1 = L - 4, which must be >= 0, so L >= 4.
+    let m = model(
+        vec![input("x", &["N", "1", "L"])],
+        vec![(
+            "w",
+            ConstTensor {
+                dtype: DType::Float,
+                dims: vec![2, 1, 5],
+                data: ConstData::NotLoaded,
+            },
+        )],
+        vec![node("conv", "Conv", &["x", "w"], &["y"], vec![])],
+    );
+    assert_eq!(
+        conditions(&contract(&m)),
+        vec![(Kind::Range, "L >= 4".to_string(), "conv".to_string())]
+    );
+}
+
+#[test]
+fn check_names_the_failing_node() {
+    let m = model(
+        vec![input("x", &["B", "S"])],
+        vec![("t", ints(&[0, -1, 8]))],
+        vec![reshape("r", "x", "t", "y")],
+    );
+    let at = |binds: &[(&str, i64)]| {
+        let options = Options {
+            binds: binds.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            ..Options::default()
+        };
+        check(&m, &options)
+    };
+    // S = 7: 8 does not divide 7.
+    let v = at(&[("B", 2), ("S", 7)]);
+    assert_eq!(v.status, Status::Invalid);
+    assert!(v.failures.iter().all(|f| f.node == "r"), "{v:?}");
+    assert!(!v.failures.is_empty());
+    assert_eq!(v.exit_code(), 1);
+    // S = 16: valid.
+    let v = at(&[("B", 2), ("S", 16)]);
+    assert_eq!(v.status, Status::Valid, "{v:?}");
+    assert_eq!(v.exit_code(), 0);
+    // S unbound: undecided, needing S % 8 == 0.
+    let v = at(&[("B", 2)]);
+    assert_eq!(v.status, Status::Undecided);
+    assert_eq!(v.open[0].condition, "S % 8 == 0");
+}
