@@ -361,28 +361,9 @@ fn collect_relations(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     use crate::algebra::DimLang as L;
     let alg = &ctx.alg;
     let rels = alg.relations();
-    let is_cond = |i: usize| rels[i].node.ends_with(" (conditional)");
-    for (i, r) in rels.iter().enumerate() {
-        // Inside an undecided If branch an op records the relation with its node and
-        // `union` records it again, marked conditional: the pair is conditional.
-        let twin = |j: usize| {
-            j < rels.len()
-                && is_cond(j)
-                && ((rels[j].lhs, rels[j].rhs) == (r.lhs, r.rhs)
-                    || (rels[j].lhs, rels[j].rhs) == (r.rhs, r.lhs))
-        };
-        if is_cond(i)
-            && ((i > 0 && !is_cond(i - 1) && twin(i) && {
-                let p = &rels[i - 1];
-                (p.lhs, p.rhs) == (r.lhs, r.rhs) || (p.lhs, p.rhs) == (r.rhs, r.lhs)
-            }) || (i + 1 < rels.len() && !is_cond(i + 1) && {
-                let p = &rels[i + 1];
-                (p.lhs, p.rhs) == (r.lhs, r.rhs) || (p.lhs, p.rhs) == (r.rhs, r.lhs)
-            }))
-        {
-            continue; // listed with its twin, which names the node
-        }
-        let conditional = is_cond(i) || (i > 0 && twin(i - 1)) || twin(i + 1);
+    for r in rels {
+        // A relation recorded inside an undecided If branch holds only when it runs.
+        let conditional = r.node.ends_with(" (conditional)");
         let node = r
             .node
             .strip_suffix(" (conditional)")
@@ -641,20 +622,30 @@ fn collect_dims(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
     let mut seen = HashSet::new();
     for node in &model.graph.nodes {
+        // A convolution needs its (padded) input to cover the dilated kernel: every
+        // spatial output dim is at least 1 (onnxruntime rejects a 0-length output:
+        // silero-vad's STFT Conv fails at 191 samples, runs at 192).
+        let conv = node.domain.is_empty()
+            && matches!(
+                node.op_type.as_str(),
+                "Conv" | "ConvInteger" | "QLinearConv"
+            );
         for o in &node.outputs {
             let Some(shape) = ctx.get(o).and_then(|f| f.shape.as_ref()) else {
                 continue;
             };
-            for d in shape {
+            for (axis, d) in shape.iter().enumerate() {
+                let least = if conv && axis >= 2 { 1 } else { 0 };
+                let holds = alg.bounds(*d).lo().is_some_and(|lo| *lo >= Rat::int(least));
                 let id = alg.egraph().find(d.id());
-                if !seen.insert(id) || alg.bounds(*d).is_nonneg() {
+                if holds || !seen.insert((id, least)) {
                     continue;
                 }
                 if !data_dependent(alg, &[*d]).is_empty() {
                     continue;
                 }
                 out.push(Candidate {
-                    cond: Cond::Le("0".to_string(), alg.render(*d)),
+                    cond: Cond::Le(least.to_string(), alg.render(*d)),
                     node: node.name.clone(),
                     source: "dims",
                     note: None,

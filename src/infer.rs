@@ -611,7 +611,7 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
             ctx.diagnose(Severity::Warning, node, msg);
             fallback(ctx, node, declared)
         }
-        Some(rule) => match rule(ctx, node) {
+        Some(rule) => match run_rule(ctx, node, rule) {
             Ok(facts) => facts,
             Err(e) => {
                 report_error(ctx, node, &e);
@@ -635,6 +635,19 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
         .filter_map(|o| declared.get(o.as_str()).map(|v| (*v).clone()))
         .collect();
     check_declared(ctx, &outs, "value_info");
+}
+
+/// Run an op rule with the node named as the algebra's site (restored afterwards:
+/// rules nest through subgraphs).
+fn run_rule(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    rule: crate::ops::OpRule,
+) -> Result<Vec<TensorFact>, OpError> {
+    let outer = ctx.alg.set_site(&node.name);
+    let result = rule(ctx, node);
+    ctx.alg.set_site(&outer);
+    result
 }
 
 /// Turn an op error into a diagnostic naming the node, op, version and attributes.

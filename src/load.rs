@@ -100,7 +100,9 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
     match text_start {
         Some(b'<') => Some(Format::OpenVino),
         Some(b'{') => Some(Format::OneDnn),
-        _ if crate::onnx::looks_like_onnx(bytes) => Some(Format::Onnx),
+        _ if crate::onnx::looks_like_onnx(bytes) || crate::onnx::opens_like_onnx(bytes) => {
+            Some(Format::Onnx)
+        }
         _ => None,
     }
 }

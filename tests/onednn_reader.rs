@@ -523,7 +523,7 @@ fn document_rules() {
     // Unknown keys at every level name the key and its place.
     type Edit = fn(&mut Value);
     let cases: [(&str, Edit); 3] = [
-        ("", |v| {
+        ("(top level)", |v| {
             v["comment"] = Value::from("x");
         }),
         ("graph[0]", |v| {

@@ -268,6 +268,7 @@ pub struct Algebra {
     disequalities: Vec<(Dim, Dim)>,
     warned_product: bool,
     speculative: u32,
+    site: String,
 }
 
 impl Default for Algebra {
@@ -299,6 +300,7 @@ impl Algebra {
             disequalities: Vec::new(),
             warned_product: false,
             speculative: 0,
+            site: String::new(),
         }
     }
 
@@ -913,6 +915,13 @@ impl Algebra {
         }
     }
 
+    /// Name the node whose rule runs now: a relation that [`Algebra::union`] records
+    /// inside a speculative scope names it (instead of the union's reason). Returns
+    /// the previous name, for the caller to restore (rules nest through subgraphs).
+    pub fn set_site(&mut self, node: &str) -> String {
+        std::mem::replace(&mut self.site, node.to_string())
+    }
+
     /// True inside a speculative scope (see [`Algebra::speculate`]).
     pub fn is_speculative(&self) -> bool {
         self.speculative > 0
@@ -942,10 +951,15 @@ impl Algebra {
                 return Ok(a);
             }
             let text = format!("{} == {}", self.render(a), self.render(b));
+            let at = if self.site.is_empty() {
+                reason
+            } else {
+                &self.site
+            };
             self.relations.push(Relation {
                 lhs: a,
                 rhs: b,
-                node: format!("{reason} (conditional)"),
+                node: format!("{at} (conditional)"),
                 text,
             });
             return Ok(a);

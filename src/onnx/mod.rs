@@ -129,15 +129,16 @@ pub fn load(path: impl AsRef<Path>) -> Result<OwnedModel, OnnxError> {
 /// A cheap content sniff: whether `bytes` look like a serialized `ModelProto`. Checks that
 /// every top-level field is a `ModelProto` field with its proper wire type, that
 /// `ir_version` and `graph` are present, and that the graph's first fields are `GraphProto`
-/// fields. Does not parse nodes or tensors. A file that opens with an `ir_version` field
-/// (`0x08`, a varint in 1..=1000, then another `ModelProto` field tag) counts as ONNX even
-/// when the rest does not read, so a truncated or damaged model gets the parser's
-/// precise error instead of "not a model".
+/// fields. Does not parse nodes or tensors.
 pub fn looks_like_onnx(bytes: &[u8]) -> bool {
-    sniff(bytes).unwrap_or(false) || opens_with_ir_version(bytes)
+    sniff(bytes).unwrap_or(false)
 }
 
-fn opens_with_ir_version(bytes: &[u8]) -> bool {
+/// A weaker sniff for format detection: the file opens with an `ir_version` field
+/// (`0x08`, a varint in 1..=1000) followed by the tag of another `ModelProto` field,
+/// even if the rest does not read. A truncated or damaged model then gets the
+/// parser's precise error instead of "not a model".
+pub fn opens_like_onnx(bytes: &[u8]) -> bool {
     let mut r = Reader::new(bytes, 0);
     let first = matches!(
         r.next_field(),
