@@ -378,3 +378,44 @@ fn algebra_fuzz_find_nonlinear_union_then_fact() {
         lo.map_or(0, |l| l.bits())
     );
 }
+
+/// The `algebra_ops` fuzzer's second find (`tests/fixtures/fuzz/algebra_ops_cyclic_ceildiv.bin`,
+/// a timeout under the sanitizer): `A == ceildiv(A, B)` is satisfiable (B == 1), so it
+/// is merged, and the class of `A` then contains an operator term over itself. The
+/// rewrites that follow stop at the rule-application limit (512 per saturation), with
+/// warnings, instead of running on; every answer stays sound.
+#[test]
+fn algebra_fuzz_find_cyclic_ceildiv_stays_within_the_limits() {
+    use symdim::algebra::{Algebra, AlgebraWarning};
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fuzz/algebra_ops_cyclic_ceildiv.bin"
+    ))
+    .unwrap();
+    assert_eq!(bytes.len(), 23);
+    // The fixture's ops, decoded as the fuzz target does (3 bytes per op).
+    let mut alg = Algebra::default();
+    let a = alg.input("A");
+    let b = alg.input("B");
+    let s = alg.input("S");
+    let c = alg.ceildiv(a, b);
+    alg.union(a, c, "fuzz").unwrap();
+    let aa = alg.ceildiv(a, a);
+    let q = alg.div(a, a).unwrap();
+    alg.union(b, s, "fuzz").unwrap();
+    alg.assume("A >= 0").unwrap();
+    assert_eq!(alg.render(aa), "1");
+    assert_eq!(alg.render(q), "1");
+    assert!(alg
+        .warnings()
+        .iter()
+        .all(|w| matches!(w, AlgebraWarning::RuleLimit { limit: 512, .. })));
+    // Sound at the only assignments the merge allows (B == S == 1).
+    for v in 1..6 {
+        let env = |n: &str| match n {
+            "A" => Some(symdim::algebra::Rat::int(v)),
+            _ => Some(symdim::algebra::Rat::int(1)),
+        };
+        assert_eq!(alg.eval(c, &env), Some(symdim::algebra::Rat::int(v)));
+    }
+}
