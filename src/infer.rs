@@ -420,6 +420,17 @@ fn split_if(
     let branch = |t: bool| if t { "then" } else { "else" };
     let kept = alts.swap_remove(keep);
     let mut ctx = kept.ctx;
+    // The condition is also what keeps the refuted node valid: name it too.
+    let own: Vec<(Dim, Dim)> = ctx
+        .alg
+        .relations()
+        .iter()
+        .filter(|r| r.node == node.name)
+        .map(|r| (r.lhs, r.rhs))
+        .collect();
+    for (a, b) in own {
+        ctx.alg.record_relation(a, b, &why.node);
+    }
     ctx.splits_done = spent;
     let cond_name = node.input(0).unwrap_or_default();
     // Inside a branch of an enclosing If that may not run, the conclusion holds
