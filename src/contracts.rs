@@ -191,7 +191,7 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Options) -> Contract
     collect_broadcasts(model, ctx, &mut cands);
     collect_gathers(model, ctx, &mut cands);
     collect_dims(model, ctx, &mut cands);
-    collect_reflect_pads(model, ctx, &mut cands);
+    collect_requirements(ctx, &mut cands);
     collect_diagnostics(ctx, &mut cands);
     collect_merges(ctx, &mut cands);
 
@@ -577,43 +577,32 @@ fn gather_cand(node: &Node, cond: Cond) -> Candidate {
     }
 }
 
-/// Pad in `reflect` mode (opset 11 and later: pads as input 1) mirrors the input
-/// without repeating the edge: each pad of an axis must be at most its dim - 1.
-fn collect_reflect_pads(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
+/// Inequalities op rules recorded while inferring (a reflect Pad's `pad <= dim - 1`),
+/// also inside subgraphs; inside an undecided If branch they are undecidable.
+fn collect_requirements(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
-    for node in &model.graph.nodes {
-        if node.op_type != "Pad" || !node.domain.is_empty() {
-            continue;
-        }
-        if !matches!(node.attr("mode"), Some(Attr::Str(m)) if m == "reflect") {
-            continue;
-        }
-        let (Some(x), Some(p)) = (node.input(0), node.input(1)) else {
-            continue;
+    for r in alg.requirements() {
+        let conditional = r.node.ends_with(" (conditional)");
+        let node = r
+            .node
+            .strip_suffix(" (conditional)")
+            .unwrap_or(&r.node)
+            .to_string();
+        let dd = data_dependent(alg, &[r.lhs, r.rhs]);
+        let note = if conditional {
+            Some("holds only when the branch runs".to_string())
+        } else if !dd.is_empty() {
+            Some(format!("involves data-dependent {}", dd.join(", ")))
+        } else {
+            None
         };
-        let Some(shape) = ctx.get(x).and_then(|f| f.shape.clone()) else {
-            continue;
-        };
-        let Some(pads) = ctx.get(p).and_then(|f| f.value.clone()) else {
-            continue;
-        };
-        if node.input(3).is_some() || pads.len() != 2 * shape.len() {
-            continue; // axes given: not handled
-        }
-        let r = shape.len();
-        for (i, pad) in pads.iter().enumerate() {
-            let dim = shape[i % r];
-            if alg.as_i64(*pad) == Some(0) {
-                continue;
-            }
-            out.push(Candidate {
-                cond: Cond::Le(alg.render(*pad), format!("({}) - 1", alg.render(dim))),
-                node: node.name.clone(),
-                source: "pad",
-                note: None,
-                undecidable: false,
-            });
-        }
+        out.push(Candidate {
+            cond: Cond::Le(term_text(alg, r.lhs.id()), term_text(alg, r.rhs.id())),
+            node,
+            source: r.kind,
+            undecidable: note.is_some(),
+            note,
+        });
     }
 }
 

@@ -289,3 +289,25 @@ fn check_names_the_failing_node() {
     assert_eq!(v.status, Status::Undecided);
     assert_eq!(v.open[0].condition, "S % 8 == 0");
 }
+
+#[test]
+fn reflect_pad_needs_each_pad_below_the_length() {
+    // Pad-18 in reflect mode on [N, L] with pads [0, 3, 0, 5] (begin N, begin L, end
+    // N, end L): reflection does not repeat the edge, so each pad of L is at most
+    // L - 1: 3 <= L - 1 and 5 <= L - 1, i.e. L >= 6 (which implies L >= 4).
+    let mut pad = node("pad", "Pad", &["x", "pads"], &["y"], vec![]);
+    pad.version = 18;
+    pad.attrs.insert("mode".into(), Attr::Str("reflect".into()));
+    let m = model(
+        vec![input("x", &["N", "L"])],
+        vec![("pads", ints(&[0, 3, 0, 5]))],
+        vec![pad],
+    );
+    let c = contract(&m);
+    assert_eq!(
+        conditions(&c),
+        vec![(Kind::Range, "L >= 6".to_string(), "pad".to_string())]
+    );
+    assert_eq!(c.redundant.len(), 1, "{:?}", c.redundant);
+    assert_eq!(c.redundant[0].condition, "L >= 4");
+}

@@ -252,6 +252,22 @@ pub struct Relation {
     pub text: String,
 }
 
+/// An inequality an op needs, `lhs <= rhs` (for example a reflect Pad's `pad <= dim - 1`),
+/// recorded while inferring so that contracts see it even inside subgraphs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requirement {
+    /// The smaller side.
+    pub lhs: Dim,
+    /// The larger side.
+    pub rhs: Dim,
+    /// The node that needs it; ` (conditional)` inside a branch that may not run.
+    pub node: String,
+    /// What kind of condition it is, for reports (`pad`).
+    pub kind: &'static str,
+    /// `lhs <= rhs` rendered when it was recorded.
+    pub text: String,
+}
+
 /// A symbolic dimension algebra over an e-graph.
 ///
 /// Cloning copies the whole e-graph (used to infer the alternatives of an undecided
@@ -265,6 +281,7 @@ pub struct Algebra {
     fresh: IndexMap<FreshKey, Symbol>,
     fresh_counters: IndexMap<String, usize>,
     relations: Vec<Relation>,
+    requirements: Vec<Requirement>,
     disequalities: Vec<(Dim, Dim)>,
     warned_product: bool,
     speculative: u32,
@@ -297,6 +314,7 @@ impl Algebra {
             fresh: IndexMap::new(),
             fresh_counters: IndexMap::new(),
             relations: Vec::new(),
+            requirements: Vec::new(),
             disequalities: Vec::new(),
             warned_product: false,
             speculative: 0,
@@ -686,6 +704,29 @@ impl Algebra {
     /// Relations recorded by [`Algebra::solve_minus_one`] and [`Algebra::record_relation`].
     pub fn relations(&self) -> &[Relation] {
         &self.relations
+    }
+
+    /// Inequalities recorded by [`Algebra::record_requirement`].
+    pub fn requirements(&self) -> &[Requirement] {
+        &self.requirements
+    }
+
+    /// Record that the model needs `lhs <= rhs` at `node` (for contracts). Inside a
+    /// speculative scope the node is marked ` (conditional)`. Nothing is assumed.
+    pub fn record_requirement(&mut self, lhs: Dim, rhs: Dim, node: &str, kind: &'static str) {
+        let text = format!("{} <= {}", self.render(lhs), self.render(rhs));
+        let node = if self.speculative > 0 {
+            format!("{node} (conditional)")
+        } else {
+            node.to_string()
+        };
+        self.requirements.push(Requirement {
+            lhs,
+            rhs,
+            node,
+            kind,
+            text,
+        });
     }
 
     /// Record a relation the model needs (for reports and contracts). Inside a

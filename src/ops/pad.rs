@@ -102,6 +102,36 @@ fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
     }
     let zero = ctx.alg.constant(0);
     let n = axes.len();
+    // Reflect mirrors the input without repeating its edge: each pad of an axis is
+    // at most its length - 1 (onnxruntime: "Pad reflect: post-pad (64) exceeds
+    // maximum allowed (15)").
+    let reflect = matches!(super::attr_str(node, "mode")?, Some("reflect"));
+    if reflect {
+        let one = ctx.alg.constant(1);
+        for (j, &a) in axes.iter().enumerate() {
+            let most = ctx.alg.sub(xs[a], one);
+            for p in [pads[j], pads[j + n]] {
+                if ctx.alg.as_i64(p) == Some(0) {
+                    continue;
+                }
+                match ctx.alg.le(p, most) {
+                    Truth::True => {}
+                    Truth::False => {
+                        return Err(OpError::BadShapeValue {
+                            what: format!(
+                                "axis {a}: reflect pad {} exceeds the input length {} - 1",
+                                ctx.alg.render(p),
+                                ctx.alg.render(xs[a])
+                            ),
+                        })
+                    }
+                    Truth::Unknown => {
+                        ctx.alg.record_requirement(p, most, &node.name, "pad");
+                    }
+                }
+            }
+        }
+    }
     for (j, &a) in axes.iter().enumerate() {
         let grown = ctx.alg.add_dims(xs[a], pads[j]);
         let d = ctx.alg.add_dims(grown, pads[j + n]);
