@@ -8,8 +8,10 @@
 //! 3. Nodes run in a deterministic topological order (file order when the file is
 //!    sorted). A node in a cycle is reported and its outputs get no shape.
 //! 4. A rule's error becomes an error diagnostic naming the node, the op, its version
-//!    and attributes; the outputs take the declared shape when there is one, and no
-//!    shape otherwise; inference goes on. An op without a rule gets a warning.
+//!    and attributes; the outputs take the declared shape when there is one, else
+//!    fresh dims of the rank the op fixes (input 0's for rank-preserving ops, the
+//!    broadcast rank, Reshape's target length), else no shape; inference goes on. An
+//!    op without a rule gets a warning.
 //! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
 //!    are reported with both shapes.
 
@@ -620,13 +622,13 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
                 node.op_type, node.version
             );
             ctx.diagnose(Severity::Warning, node, msg);
-            fallback(ctx, node, declared)
+            fallback(ctx, node, declared, false)
         }
         Some(rule) => match run_rule(ctx, node, rule) {
             Ok(facts) => facts,
             Err(e) => {
                 report_error(ctx, node, &e);
-                fallback(ctx, node, declared)
+                fallback(ctx, node, declared, true)
             }
         },
     };
@@ -676,6 +678,7 @@ fn fallback(
     ctx: &mut ShapesContext,
     node: &Node,
     declared: &HashMap<&str, &ValueDecl>,
+    failed: bool,
 ) -> Vec<TensorFact> {
     node.outputs
         .iter()
@@ -706,9 +709,100 @@ fn fallback(
                     value: None,
                 }
             }
-            None => TensorFact::unknown(crate::graph::DType::Undefined),
+            None => match failed_rank(ctx, node) {
+                // A node whose rule failed but whose output rank the op fixes: fresh
+                // dims of that rank, so its consumers are still inferred.
+                Some((rank, dtype)) if failed => {
+                    let kind = SymbolKind::DataDependent {
+                        node: node.name.clone(),
+                    };
+                    let dims = (0..rank)
+                        .map(|axis| ctx.fresh_dim(node, i, axis, "unk", kind.clone()))
+                        .collect();
+                    TensorFact::new(dtype, dims)
+                }
+                _ => TensorFact::unknown(crate::graph::DType::Undefined),
+            },
         })
         .collect()
+}
+
+/// The output rank (and element type) an op fixes whatever its operands' dims: the
+/// rank of input 0 for rank-preserving ops, the broadcast rank of elementwise ops,
+/// the target length of Reshape. `None` when it cannot be told.
+fn failed_rank(ctx: &ShapesContext, node: &Node) -> Option<(usize, crate::graph::DType)> {
+    use crate::graph::DType;
+    if !node.domain.is_empty() {
+        return None;
+    }
+    let rank_of = |i: usize| {
+        node.input(i)
+            .and_then(|n| ctx.get(n))
+            .and_then(|f| f.rank())
+    };
+    let dtype_of = |i: usize| {
+        node.input(i)
+            .and_then(|n| ctx.get(n))
+            .map_or(DType::Undefined, |f| f.dtype)
+    };
+    let op = node.op_type.as_str();
+    match op {
+        "Relu"
+        | "Sigmoid"
+        | "Tanh"
+        | "Softmax"
+        | "LogSoftmax"
+        | "Identity"
+        | "Dropout"
+        | "LayerNormalization"
+        | "BatchNormalization"
+        | "InstanceNormalization"
+        | "Pad"
+        | "Slice"
+        | "Transpose"
+        | "Conv"
+        | "ConvTranspose"
+        | "MaxPool"
+        | "AveragePool"
+        | "Resize"
+        | "Split"
+        | "Concat"
+        | "Clip"
+        | "Erf"
+        | "Gelu"
+        | "Abs"
+        | "Neg"
+        | "Sqrt"
+        | "Exp"
+        | "Log"
+        | "CumSum"
+        | "Tile"
+        | "LeakyRelu"
+        | "HardSigmoid"
+        | "Softplus" => Some((rank_of(0)?, dtype_of(0))),
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "Max" | "Min" | "Sum" | "Mean"
+        | "PRelu" | "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" | "And"
+        | "Or" | "Xor" | "Where" => {
+            let ranks: Option<Vec<usize>> = (0..node.inputs.len()).map(rank_of).collect();
+            let rank = ranks?.into_iter().max()?;
+            let dtype = match op {
+                "Equal" | "Less" | "Greater" | "LessOrEqual" | "GreaterOrEqual" | "And" | "Or"
+                | "Xor" => DType::Bool,
+                "Where" => dtype_of(1),
+                _ => dtype_of(0),
+            };
+            Some((rank, dtype))
+        }
+        "MatMul" => {
+            let (a, b) = (rank_of(0)?, rank_of(1)?);
+            (a >= 2 && b >= 2).then_some((a.max(b), dtype_of(0)))
+        }
+        "Reshape" => {
+            let target = ctx.get(node.input(1)?)?;
+            Some((target.static_len(&ctx.alg)?, dtype_of(0)))
+        }
+        _ => None,
+    }
 }
 
 /// Compare declared shapes with inferred ones; report provable contradictions.
