@@ -606,35 +606,26 @@ fn collect_requirements(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     }
 }
 
-/// Every dim of every node output is `>= 0`.
+/// Every dim of every node output is `>= 0`. (A Conv's or pool's spatial output of
+/// at least 1 is recorded by the op rule as a `window` requirement, subgraphs too.)
 fn collect_dims(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
     let mut seen = HashSet::new();
     for node in &model.graph.nodes {
-        // A convolution needs its (padded) input to cover the dilated kernel: every
-        // spatial output dim is at least 1 (onnxruntime rejects a 0-length output:
-        // silero-vad's STFT Conv fails at 191 samples, runs at 192).
-        let conv = node.domain.is_empty()
-            && matches!(
-                node.op_type.as_str(),
-                "Conv" | "ConvInteger" | "QLinearConv"
-            );
         for o in &node.outputs {
             let Some(shape) = ctx.get(o).and_then(|f| f.shape.as_ref()) else {
                 continue;
             };
-            for (axis, d) in shape.iter().enumerate() {
-                let least = if conv && axis >= 2 { 1 } else { 0 };
-                let holds = alg.bounds(*d).lo().is_some_and(|lo| *lo >= Rat::int(least));
+            for d in shape {
                 let id = alg.egraph().find(d.id());
-                if holds || !seen.insert((id, least)) {
+                if alg.bounds(*d).is_nonneg() || !seen.insert(id) {
                     continue;
                 }
                 if !data_dependent(alg, &[*d]).is_empty() {
                     continue;
                 }
                 out.push(Candidate {
-                    cond: Cond::Le(least.to_string(), alg.render(*d)),
+                    cond: Cond::Le("0".to_string(), alg.render(*d)),
                     node: node.name.clone(),
                     source: "dims",
                     note: None,

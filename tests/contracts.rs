@@ -311,3 +311,24 @@ fn reflect_pad_needs_each_pad_below_the_length() {
     assert_eq!(c.redundant.len(), 1, "{:?}", c.redundant);
     assert_eq!(c.redundant[0].condition, "L >= 4");
 }
+
+#[test]
+fn a_pool_output_may_be_empty() {
+    // MaxPool-11, kernel 2, stride 2 over [N, 1, L]: the output length is
+    // floor((L - 2) / 2) + 1, which is 0 at L = 1. onnxruntime runs such a pool (it
+    // runs ppocr's classifier at 16x16, where a MaxPool gets a length-1 input), unlike
+    // a Conv, so L >= 1 is all it needs: no condition.
+    let mut pool = node(
+        "pool",
+        "MaxPool",
+        &["x"],
+        &["y"],
+        vec![
+            ("kernel_shape", Attr::Ints(vec![2])),
+            ("strides", Attr::Ints(vec![2])),
+        ],
+    );
+    pool.version = 11;
+    let m = model(vec![input("x", &["N", "1", "L"])], vec![], vec![pool]);
+    assert_eq!(conditions(&contract(&m)), vec![]);
+}

@@ -25,8 +25,9 @@
 //! the algebra cannot decide) and `group` must divide `M`.
 //!
 //! Special values: `group` must be positive; strides and dilations positive; pads
-//! of Conv and pools non-negative. An output length that is provably below 1 is an
-//! error.
+//! of Conv and pools non-negative. A Conv or ConvTranspose output length that is
+//! provably below 1 is an error (onnxruntime rejects a 0-length Conv output); a
+//! pool's may be 0 (onnxruntime runs it), and below 0 is an error.
 //!
 //! Version history (shape-relevant):
 //! - Conv-1, -11 (`auto_pad`/`kernel_shape` inference from `W` unchanged;
@@ -206,16 +207,30 @@ impl Window {
     }
 
     /// The output lengths of every spatial axis; an error when one is provably
-    /// below 1.
-    pub fn outputs(&self, ctx: &mut ShapesContext, spatial: &[Dim]) -> Result<Vec<Dim>, OpError> {
-        let one = ctx.alg.constant(1);
+    /// below `least`, and a recorded requirement (`least <= length`, for contracts)
+    /// when that is not decided. A convolution needs 1: onnxruntime rejects a
+    /// 0-length Conv output (silero-vad's STFT Conv fails at 191 samples and runs at
+    /// 192); a pool accepts 0 (it runs ppocr's classifier at 16x16, where a MaxPool
+    /// gets a length-1 input and a kernel of 2), so pools pass 0.
+    pub fn outputs(
+        &self,
+        ctx: &mut ShapesContext,
+        node: &Node,
+        spatial: &[Dim],
+        least: i64,
+    ) -> Result<Vec<Dim>, OpError> {
+        let one = ctx.alg.constant(least);
         let mut out = Vec::with_capacity(spatial.len());
         for (i, d) in spatial.iter().enumerate() {
             let o = self.output(ctx, i, *d);
-            if ctx.alg.le(one, o) == Truth::False {
+            let fits = ctx.alg.le(one, o);
+            if fits == Truth::Unknown {
+                ctx.alg.record_requirement(one, o, &node.name, "window");
+            }
+            if fits == Truth::False {
                 return Err(OpError::BadShapeValue {
                     what: format!(
-                        "spatial axis {i}: output length {} is below 1 (input {}, kernel {})",
+                        "spatial axis {i}: output length {} is below {least} (input {}, kernel {})",
                         ctx.alg.render(o),
                         ctx.alg.render(*d),
                         ctx.alg.render(self.kernel[i]),
@@ -360,7 +375,7 @@ pub fn conv_shape(
     let c = ctx.alg.mul(gd, ws[1]);
     unify(ctx, node, "input channels X[1] and group * W[1]", xs[1], c)?;
     let mut out = vec![xs[0], ws[0]];
-    out.extend(window.outputs(ctx, &xs[2..])?);
+    out.extend(window.outputs(ctx, node, &xs[2..], 1)?);
     Ok(Some(out))
 }
 
@@ -562,7 +577,7 @@ fn pool_shape(
         return Ok(Some(out));
     };
     let mut out = vec![xs[0], xs[1]];
-    out.extend(window.outputs(ctx, &xs[2..])?);
+    out.extend(window.outputs(ctx, node, &xs[2..], 0)?);
     Ok(Some(out))
 }
 
