@@ -303,7 +303,7 @@ fn algebra_error_proven(e: &AlgebraError) -> bool {
 pub struct ShapesContext {
     /// The dim algebra every dim lives in.
     pub alg: Algebra,
-    tensors: IndexMap<String, TensorFact>,
+    tensors: IndexMap<String, TensorFact, rustc_hash::FxBuildHasher>,
     /// Diagnostics, in the order they were found.
     pub diagnostics: Vec<Diagnostic>,
     /// How many subgraphs deep inference currently is.
@@ -328,7 +328,7 @@ impl ShapesContext {
     pub fn new(alg: Algebra) -> ShapesContext {
         ShapesContext {
             alg,
-            tensors: IndexMap::new(),
+            tensors: IndexMap::default(),
             diagnostics: Vec::new(),
             depth: 0,
             proven: Vec::new(),

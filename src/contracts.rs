@@ -494,7 +494,7 @@ const VALUE_PRESERVING: &[&str] = &[
 /// Gather on a table of `R` rows: indices must lie in `[-R, R)`.
 fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
-    let producer: HashMap<&str, &Node> = model
+    let producer: rustc_hash::FxHashMap<&str, &Node> = model
         .graph
         .nodes
         .iter()
@@ -523,6 +523,13 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
         // Known index values.
         if let Some(vals) = ctx.get(indices).and_then(|f| f.value.clone()) {
             for v in vals {
+                // A constant index into a table of constant length (a Gather on a
+                // Shape, the common case) is decided here, not in the scratch algebra.
+                if let (Some(i), Some(r)) = (alg.as_i64(v), alg.as_i64(rows)) {
+                    if -r <= i && i < r {
+                        continue;
+                    }
+                }
                 let t = alg.render(v);
                 out.push(gather_cand(
                     node,
@@ -617,8 +624,9 @@ fn collect_dims(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
                 continue;
             };
             for d in shape {
+                // Each class once (its bounds cost a walk of its canonical form).
                 let id = alg.egraph().find(d.id());
-                if alg.bounds(*d).is_nonneg() || !seen.insert(id) {
+                if !seen.insert(id) || alg.bounds(*d).is_nonneg() {
                     continue;
                 }
                 if !data_dependent(alg, &[*d]).is_empty() {

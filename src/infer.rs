@@ -20,7 +20,7 @@ use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact}
 use crate::graph::{ConstData, ConstTensor, DeclDim, Graph, Model, Node, ValueDecl};
 use crate::ops;
 use crate::report::Report;
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 /// Tensors with at most this many elements carry their values as dims.
 pub const VALUE_FACT_LIMIT: usize = 64;
@@ -256,7 +256,7 @@ pub fn run_subgraph(
 pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
     // A declaration with a shape wins over one without (a graph output is often
     // declared without a shape and again, with one, in value_info).
-    let mut declared: HashMap<&str, &ValueDecl> = HashMap::new();
+    let mut declared: HashMap<&str, &ValueDecl> = HashMap::default();
     for v in g.value_info.iter().chain(g.outputs.iter()) {
         let slot = declared.entry(v.name.as_str()).or_insert(v);
         if slot.shape.is_none() {
@@ -523,7 +523,8 @@ fn decide_condition(
 /// A deterministic topological order: file order where possible, the lowest ready
 /// index otherwise. Returns the order and the nodes that never became ready (cycles).
 fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
-    let mut producer: HashMap<&str, usize> = HashMap::with_capacity(g.nodes.len() * 2);
+    let mut producer: HashMap<&str, usize> =
+        HashMap::with_capacity_and_hasher(g.nodes.len() * 2, Default::default());
     for (i, n) in g.nodes.iter().enumerate() {
         for o in n.outputs.iter().filter(|o| !o.is_empty()) {
             producer.entry(o.as_str()).or_insert(i);
@@ -545,8 +546,8 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
     };
     // Fast path: the file is already sorted (every input produced in this graph is
     // produced by an earlier node), as exporters write it.
-    let mut done: std::collections::HashSet<&str> =
-        std::collections::HashSet::with_capacity(producer.len());
+    let mut done: FxHashSet<&str> =
+        FxHashSet::with_capacity_and_hasher(producer.len(), Default::default());
     let sorted = g.nodes.iter().all(|n| {
         let ok = n.inputs.iter().chain(subgraph_captures(n).iter()).all(|s| {
             s.is_empty()
@@ -587,8 +588,7 @@ fn subgraph_captures(n: &Node) -> Vec<String> {
             _ => continue,
         };
         for g in graphs {
-            let mut defined: std::collections::HashSet<&str> =
-                g.inputs.iter().map(|v| v.name.as_str()).collect();
+            let mut defined: FxHashSet<&str> = g.inputs.iter().map(|v| v.name.as_str()).collect();
             defined.extend(g.initializers.keys().map(String::as_str));
             for node in &g.nodes {
                 for i in node.inputs.iter().chain(subgraph_captures(node).iter()) {

@@ -6,6 +6,11 @@
 //! error diagnostic, 2 when no report is possible (the message goes to stderr).
 
 use clap::{Parser, Subcommand, ValueEnum};
+
+// mimalloc: the run allocates many small strings and vectors; it is faster than the
+// system allocator for that pattern (see docs/benchmarks.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use symdim::infer::Options;

@@ -21,7 +21,7 @@ use super::poly::{OpKind, Poly, SymbolInfo};
 use super::rational::Rat;
 use egg::{Analysis, DidMerge, EGraph, Id, Symbol};
 use indexmap::{IndexMap, IndexSet};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// How many times one class's bounds may tighten through merges; bounds stop
 /// tightening after that, which keeps propagation finite on cyclic e-graphs.
