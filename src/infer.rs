@@ -161,6 +161,31 @@ pub fn const_fact(alg: &mut Algebra, t: &ConstTensor) -> TensorFact {
 
 /// A finite float as an exact rational.
 pub fn float_rat(x: f64) -> Option<Rat> {
+    // Fast path: `x = m * 2^e` with small parts (most constants in models) stays in
+    // machine integers; big-number reduction is only for the rest.
+    if x.is_finite() && x != 0.0 {
+        let bits = x.to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as i64;
+        let frac = bits & ((1u64 << 52) - 1);
+        let (mut m, mut e) = if exp == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1u64 << 52), exp - 1075)
+        };
+        let tz = m.trailing_zeros();
+        m >>= tz;
+        e += i64::from(tz);
+        let sign = if x < 0.0 { -1 } else { 1 };
+        if (0..=9).contains(&e) {
+            return Some(Rat::int(sign * ((m as i64) << e)));
+        }
+        if (-61..0).contains(&e) {
+            // m is odd and the denominator a power of two: already reduced, and both
+            // below 2^62, as `Rat::Small` requires.
+            let r = num_rational::Ratio::new_raw(sign * m as i64, 1i64 << (-e));
+            return Some(Rat::Small(r));
+        }
+    }
     num_rational::BigRational::from_float(x).map(Rat::from_big)
 }
 

@@ -1239,3 +1239,17 @@ fn regression_nested_division_chains_stay_linear() {
         assert_eq!(assert_sound_on_grid(&mut alg, text, &["S"], 1, 60), out);
     }
 }
+
+proptest! {
+    #![proptest_config(cfg(2000))]
+
+    /// The fast path of `float_rat` (machine integers for small dyadic values) gives
+    /// exactly the big-rational conversion, in the same normal form.
+    #[test]
+    fn float_constants_convert_exactly(bits in any::<u64>(), small in -1.0e6f64..1.0e6) {
+        for x in [f64::from_bits(bits), small, small / 1024.0, small * 3.0e-7] {
+            let slow = num_rational::BigRational::from_float(x).map(Rat::from_big);
+            prop_assert_eq!(symdim::infer::float_rat(x), slow, "{}", x);
+        }
+    }
+}
