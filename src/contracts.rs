@@ -814,36 +814,8 @@ impl Scratch {
                 },
                 _ => Truth::Unknown,
             },
-            Cond::Or(cs) => {
-                let mut all_false = true;
-                for c in cs {
-                    match self.eval(c) {
-                        Truth::True => return Truth::True,
-                        Truth::Unknown => all_false = false,
-                        Truth::False => {}
-                    }
-                }
-                if all_false {
-                    Truth::False
-                } else {
-                    Truth::Unknown
-                }
-            }
-            Cond::And(cs) => {
-                let mut all_true = true;
-                for c in cs {
-                    match self.eval(c) {
-                        Truth::False => return Truth::False,
-                        Truth::Unknown => all_true = false,
-                        Truth::True => {}
-                    }
-                }
-                if all_true {
-                    Truth::True
-                } else {
-                    Truth::Unknown
-                }
-            }
+            Cond::Or(cs) => cs.iter().fold(Truth::False, |acc, c| acc.or(self.eval(c))),
+            Cond::And(cs) => cs.iter().fold(Truth::True, |acc, c| acc.and(self.eval(c))),
             Cond::Opaque(_) => Truth::Unknown,
         }
     }

@@ -127,6 +127,29 @@ fn parse_symbol(s: &str) -> Result<symdim::onednn::to_graph::Symbolize, String> 
 
 /// Load a model and infer it with the given facts; `None` (after a message on
 /// stderr) when no report is possible.
+/// Read a model; an unreadable one is reported on stderr (`None`: exit status 2).
+fn load_model(
+    model: &std::path::Path,
+    options: &symdim::load::LoadOptions,
+) -> Option<(symdim::graph::Model, Vec<u8>)> {
+    match symdim::load::load_with(model, options) {
+        Ok(x) => Some(x),
+        Err(e) => {
+            eprintln!("symdim: {e}");
+            None
+        }
+    }
+}
+
+/// The inference options of `--bind` and `--assume`.
+fn options(binds: Vec<(String, i64)>, assumes: Vec<String>) -> Options {
+    Options {
+        binds,
+        assumes,
+        ..Options::default()
+    }
+}
+
 fn load_and_infer(
     model: &std::path::Path,
     binds: Vec<(String, i64)>,
@@ -136,18 +159,8 @@ fn load_and_infer(
     symdim::context::ShapesContext,
     Options,
 )> {
-    let m = match symdim::load::load(model) {
-        Ok((m, _)) => m,
-        Err(e) => {
-            eprintln!("symdim: {e}");
-            return None;
-        }
-    };
-    let options = Options {
-        binds,
-        assumes,
-        ..Options::default()
-    };
+    let (m, _) = load_model(model, &Default::default())?;
+    let options = options(binds, assumes);
     let ctx = symdim::infer::infer_context(&m, &options);
     Some((m, ctx, options))
 }
@@ -187,19 +200,10 @@ fn main() -> ExitCode {
             assumes,
             format,
         } => {
-            let m = match symdim::load::load(&model) {
-                Ok((m, _)) => m,
-                Err(e) => {
-                    eprintln!("symdim: {e}");
-                    return ExitCode::from(2);
-                }
+            let Some((m, _)) = load_model(&model, &Default::default()) else {
+                return ExitCode::from(2);
             };
-            let options = Options {
-                binds,
-                assumes,
-                ..Options::default()
-            };
-            let v = symdim::check::check(&m, &options);
+            let v = symdim::check::check(&m, &options(binds, assumes));
             print!(
                 "{}",
                 match format {
@@ -240,18 +244,10 @@ fn main() -> ExitCode {
             let load_options = symdim::load::LoadOptions {
                 onednn_symbols: symbols,
             };
-            let (m, bytes) = match symdim::load::load_with(&model, &load_options) {
-                Ok(x) => x,
-                Err(e) => {
-                    eprintln!("symdim: {e}");
-                    return ExitCode::from(2);
-                }
+            let Some((m, bytes)) = load_model(&model, &load_options) else {
+                return ExitCode::from(2);
             };
-            let options = Options {
-                binds,
-                assumes,
-                ..Options::default()
-            };
+            let options = options(binds, assumes);
             let ctx = symdim::infer::infer_context(&m, &options);
             let mut report = symdim::report::Report::build(&m, &ctx);
             report.add_constraints(&symdim::contracts::derive(&m, &ctx, &options));

@@ -340,19 +340,7 @@ impl Serialize for ModelJson<'_> {
 
 impl Serialize for ReportSymbol {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        match self {
-            ReportSymbol::Input => m.serialize_entry("kind", "input")?,
-            ReportSymbol::Derived { definition } => {
-                m.serialize_entry("kind", "derived")?;
-                m.serialize_entry("definition", definition)?;
-            }
-            ReportSymbol::DataDependent { node } => {
-                m.serialize_entry("kind", "data-dependent")?;
-                m.serialize_entry("node", node)?;
-            }
-        }
-        m.end()
+        SymbolJson(self, None).serialize(s)
     }
 }
 

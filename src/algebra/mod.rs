@@ -70,6 +70,26 @@ pub enum Truth {
     Unknown,
 }
 
+impl Truth {
+    /// Three-valued disjunction: true when either side is, false when both are.
+    pub fn or(self, other: Truth) -> Truth {
+        match (self, other) {
+            (Truth::True, _) | (_, Truth::True) => Truth::True,
+            (Truth::False, Truth::False) => Truth::False,
+            _ => Truth::Unknown,
+        }
+    }
+
+    /// Three-valued conjunction: false when either side is, true when both are.
+    pub fn and(self, other: Truth) -> Truth {
+        match (self, other) {
+            (Truth::False, _) | (_, Truth::False) => Truth::False,
+            (Truth::True, Truth::True) => Truth::True,
+            _ => Truth::Unknown,
+        }
+    }
+}
+
 impl fmt::Display for Truth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -706,6 +726,16 @@ impl Algebra {
         &self.relations
     }
 
+    /// `node`, marked ` (conditional)` inside a speculative scope: what is recorded
+    /// there holds only when the branch runs.
+    fn scoped(&self, node: &str) -> String {
+        if self.speculative > 0 && !node.ends_with(" (conditional)") {
+            format!("{node} (conditional)")
+        } else {
+            node.to_string()
+        }
+    }
+
     /// Inequalities recorded by [`Algebra::record_requirement`].
     pub fn requirements(&self) -> &[Requirement] {
         &self.requirements
@@ -715,11 +745,7 @@ impl Algebra {
     /// speculative scope the node is marked ` (conditional)`. Nothing is assumed.
     pub fn record_requirement(&mut self, lhs: Dim, rhs: Dim, node: &str, kind: &'static str) {
         let text = format!("{} <= {}", self.render(lhs), self.render(rhs));
-        let node = if self.speculative > 0 {
-            format!("{node} (conditional)")
-        } else {
-            node.to_string()
-        };
+        let node = self.scoped(node);
         self.requirements.push(Requirement {
             lhs,
             rhs,
@@ -734,12 +760,7 @@ impl Algebra {
     /// the branch runs.
     pub fn record_relation(&mut self, lhs: Dim, rhs: Dim, node: &str) {
         let text = format!("{} == {}", self.render(lhs), self.render(rhs));
-        // Inside a branch that may not run, the relation holds only when it does.
-        let node = if self.speculative > 0 && !node.ends_with(" (conditional)") {
-            format!("{node} (conditional)")
-        } else {
-            node.to_string()
-        };
+        let node = self.scoped(node);
         self.relations.push(Relation {
             lhs,
             rhs,
