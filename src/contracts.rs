@@ -362,13 +362,6 @@ fn collect_relations(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
     let rels = alg.relations();
     for r in rels {
-        // A relation recorded inside an undecided If branch holds only when it runs.
-        let conditional = r.node.ends_with(" (conditional)");
-        let node = r
-            .node
-            .strip_suffix(" (conditional)")
-            .unwrap_or(&r.node)
-            .to_string();
         // Reshape's `-1`: `k * r == p` with `r` derived needs `k | p`.
         let lhs_node = alg.egraph().id_to_node(r.lhs.id());
         let mut cond = None;
@@ -394,14 +387,7 @@ fn collect_relations(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
                 "relation",
             )
         });
-        let dd = data_dependent(alg, &[r.lhs, r.rhs]);
-        let note = if conditional {
-            Some("holds only when the branch runs".to_string())
-        } else if !dd.is_empty() {
-            Some(format!("involves data-dependent {}", dd.join(", ")))
-        } else {
-            None
-        };
+        let (node, note) = recorded_at(alg, &r.node, &[r.lhs, r.rhs]);
         out.push(Candidate {
             cond,
             node,
@@ -584,25 +570,31 @@ fn gather_cand(node: &Node, cond: Cond) -> Candidate {
     }
 }
 
+/// The node of something the algebra recorded (without its ` (conditional)` mark),
+/// and why it is undecidable: it holds only when an undecided If branch runs, or it
+/// involves data-dependent dims.
+fn recorded_at(alg: &Algebra, node: &str, dims: &[Dim]) -> (String, Option<String>) {
+    let (node, conditional) = match node.strip_suffix(" (conditional)") {
+        Some(n) => (n, true),
+        None => (node, false),
+    };
+    let dd = data_dependent(alg, dims);
+    let note = if conditional {
+        Some("holds only when the branch runs".to_string())
+    } else if !dd.is_empty() {
+        Some(format!("involves data-dependent {}", dd.join(", ")))
+    } else {
+        None
+    };
+    (node.to_string(), note)
+}
+
 /// Inequalities op rules recorded while inferring (a reflect Pad's `pad <= dim - 1`),
 /// also inside subgraphs; inside an undecided If branch they are undecidable.
 fn collect_requirements(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
     for r in alg.requirements() {
-        let conditional = r.node.ends_with(" (conditional)");
-        let node = r
-            .node
-            .strip_suffix(" (conditional)")
-            .unwrap_or(&r.node)
-            .to_string();
-        let dd = data_dependent(alg, &[r.lhs, r.rhs]);
-        let note = if conditional {
-            Some("holds only when the branch runs".to_string())
-        } else if !dd.is_empty() {
-            Some(format!("involves data-dependent {}", dd.join(", ")))
-        } else {
-            None
-        };
+        let (node, note) = recorded_at(alg, &r.node, &[r.lhs, r.rhs]);
         out.push(Candidate {
             cond: Cond::Le(term_text(alg, r.lhs.id()), term_text(alg, r.rhs.id())),
             node,
