@@ -826,6 +826,53 @@ impl Algebra {
         Truth::Unknown
     }
 
+    /// Why `a == b` is impossible, for messages: the canonical difference and its
+    /// bounds, or the pair of forms (see [`Algebra::forms`]) whose difference is.
+    fn refutation(&self, a: Dim, b: Dim) -> String {
+        let info = &self.egraph.analysis.symbols;
+        let diff = self.canon(a).sub(self.canon(b));
+        if self.decide_zero(&diff) == Truth::False {
+            return format!(
+                "their difference {} lies in {}",
+                diff.render(),
+                diff.bounds(info)
+            );
+        }
+        for x in self.forms(a.0) {
+            for y in self.forms(b.0) {
+                let d = x.sub(&y);
+                if self.decide_zero(&d) == Truth::False {
+                    return format!(
+                        "they are also {} and {}, whose difference {} lies in {}",
+                        x.render(),
+                        y.render(),
+                        d.render(),
+                        d.bounds(info)
+                    );
+                }
+            }
+        }
+        format!(
+            "their difference {} lies in {}",
+            diff.render(),
+            diff.bounds(info)
+        )
+    }
+
+    /// A class's canonical form and the forms of (at most 8 of) its e-nodes, built
+    /// from their children's canonical forms.
+    fn forms(&self, id: Id) -> Vec<Poly> {
+        let class = &self.egraph[id];
+        let mut out = vec![class.data.canon.clone()];
+        for n in class.nodes.iter().take(8) {
+            let f = analysis::node_canon(&self.egraph, n);
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        out
+    }
+
     /// Is `a == b` for every value of the symbols?
     pub fn equal(&mut self, a: Dim, b: Dim) -> Truth {
         if self.egraph.find(a.0) == self.egraph.find(b.0) {
@@ -840,6 +887,18 @@ impl Algebra {
         match self.decide_zero(&expanded) {
             Truth::Unknown => {}
             t => return t,
+        }
+        // Each class may hold other forms than its canonical one (after `B == A + 1`
+        // the class of `B` also holds `A + 1`): a difference of any two that is
+        // provably non-zero refutes the equality. Without this, `A == B` would pass
+        // as undecided and be merged, and the contradiction found only afterwards.
+        let (forms_a, forms_b) = (self.forms(a.0), self.forms(b.0));
+        for x in &forms_a {
+            for y in &forms_b {
+                if self.decide_zero(&x.sub(y)) == Truth::False {
+                    return Truth::False;
+                }
+            }
         }
         let (fa, fb) = (self.egraph.find(a.0), self.egraph.find(b.0));
         if self.disequalities.iter().any(|(x, y)| {
@@ -993,15 +1052,10 @@ impl Algebra {
     /// Inside a speculative scope the equality is only recorded.
     pub fn union(&mut self, a: Dim, b: Dim, reason: &str) -> Result<Dim, AlgebraError> {
         if self.equal(a, b) == Truth::False {
-            let diff = self.canon(a).sub(self.canon(b));
             return Err(AlgebraError::Contradiction {
                 left: self.render(a),
                 right: self.render(b),
-                reason: format!(
-                    "their difference {} lies in {}",
-                    diff.render(),
-                    diff.bounds(&self.egraph.analysis.symbols)
-                ),
+                reason: self.refutation(a, b),
             });
         }
         if self.speculative > 0 {
