@@ -654,7 +654,9 @@ fn regression_failed_union_leaves_nothing_behind() {
             "B" => Some(Rat::int(6)),
             _ => None,
         };
-        let want = symdim::algebra::parse::parse_expr(p).unwrap().eval(&|s: &str| env(s));
+        let want = symdim::algebra::parse::parse_expr(p)
+            .unwrap()
+            .eval(&|s: &str| env(s));
         assert_eq!(alg.eval(d, &env), want, "{p}");
     }
 }

@@ -419,3 +419,78 @@ fn algebra_fuzz_find_cyclic_ceildiv_stays_within_the_limits() {
         assert_eq!(alg.eval(c, &env), Some(symdim::algebra::Rat::int(v)));
     }
 }
+
+/// Undecided Ifs whose branches differ in rank make the driver case-split (infer the
+/// rest of the graph once per branch). A chain of 40 of them, where neither branch
+/// is ever ruled out, must stay within the split budget: at most `MAX_SPLITS` splits
+/// in all, at most `MAX_SPLIT_NESTING` nested, so the work is bounded.
+#[test]
+fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
+    use symdim::infer::{infer_context, Options, MAX_SPLITS};
+    let n = 40;
+    let mut inputs = vec![input("x0", &[p("N")])];
+    let mut nodes = Vec::new();
+    let mut inits = vec![ints("axis0", &[0])];
+    for i in 0..n {
+        inputs.push(ValueDecl {
+            name: format!("c{i}"),
+            dtype: DType::Bool,
+            shape: Some(vec![]),
+        });
+        let (x, y) = (format!("x{i}"), format!("x{}", i + 1));
+        let then_g = Graph {
+            name: format!("then{i}"),
+            outputs: vec![ValueDecl {
+                name: format!("t{i}"),
+                dtype: DType::Float,
+                shape: None,
+            }],
+            nodes: vec![node(
+                &format!("unsq{i}"),
+                "Unsqueeze",
+                &[&x, "axis0"],
+                &[&format!("t{i}")],
+                &[],
+            )],
+            ..Graph::default()
+        };
+        let else_g = Graph {
+            name: format!("else{i}"),
+            outputs: vec![ValueDecl {
+                name: format!("e{i}"),
+                dtype: DType::Float,
+                shape: None,
+            }],
+            nodes: vec![node(
+                &format!("id{i}"),
+                "Identity",
+                &[&x],
+                &[&format!("e{i}")],
+                &[],
+            )],
+            ..Graph::default()
+        };
+        nodes.push(node(
+            &format!("if{i}"),
+            "If",
+            &[&format!("c{i}")],
+            &[&y],
+            &[
+                ("then_branch", Attr::Graph(Box::new(then_g))),
+                ("else_branch", Attr::Graph(Box::new(else_g))),
+            ],
+        ));
+    }
+    inits.truncate(1);
+    let last = format!("x{n}");
+    let m = model(inputs, inits, nodes, &[&last]);
+    let ctx = infer_context(&m, &Options::default());
+    assert!(ctx.splits_done <= MAX_SPLITS, "{} splits", ctx.splits_done);
+    assert!(ctx.splits_done > 0, "the first If is split");
+    // Neither branch fails anywhere, so no branch is chosen: the ranks stay unknown.
+    assert!(ctx.get(&last).unwrap().shape.is_none());
+    assert!(!ctx
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("is not decided")));
+}
