@@ -2,25 +2,15 @@
 //! expected condition is derived by hand from the ONNX spec (comments give the
 //! derivation), not copied from symdim's output.
 
+mod ops_support;
 use indexmap::IndexMap;
+use ops_support::named as node;
 use symdim::check::{check, Status};
 use symdim::contracts::{derive, Contract, Kind};
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
 use symdim::infer::{infer_context, Options};
-
-fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
-    Node {
-        name: name.into(),
-        op_type: op.into(),
-        domain: String::new(),
-        version: 17,
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
-        outputs: outputs.iter().map(|s| s.to_string()).collect(),
-        attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-    }
-}
 
 fn input(name: &str, dims: &[&str]) -> ValueDecl {
     ValueDecl {

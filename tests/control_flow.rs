@@ -1,23 +1,13 @@
 //! If, Loop and Scan on small graphs.
 
+mod ops_support;
 use indexmap::IndexMap;
+use ops_support::named as node;
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
 use symdim::infer::{infer, Options};
 use symdim::report::{Report, ReportDim};
-
-fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
-    Node {
-        name: name.into(),
-        op_type: op.into(),
-        domain: String::new(),
-        version: 17,
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
-        outputs: outputs.iter().map(|s| s.to_string()).collect(),
-        attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-    }
-}
 
 fn decl(name: &str, dtype: DType, dims: Option<Vec<DeclDim>>) -> ValueDecl {
     ValueDecl {

@@ -166,6 +166,25 @@ impl Run {
     }
 }
 
+/// A default-domain node of opset 17 with a name of its own.
+pub fn named(
+    name: &str,
+    op: &str,
+    inputs: &[&str],
+    outputs: &[&str],
+    a: Vec<(&str, Attr)>,
+) -> Node {
+    Node {
+        name: name.to_string(),
+        op_type: op.to_string(),
+        domain: String::new(),
+        version: 17,
+        inputs: inputs.iter().map(|s| s.to_string()).collect(),
+        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        attrs: attrs(a),
+    }
+}
+
 /// A node for hand-built context cases.
 pub fn node(
     op: &str,
