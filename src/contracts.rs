@@ -36,7 +36,7 @@ use crate::infer::Options;
 use egg::{Id, RecExpr};
 use indexmap::IndexMap;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 /// What kind of condition.
@@ -293,7 +293,7 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Options) -> Contract
     }
 }
 
-fn node_order(model: &Model) -> HashMap<&str, usize> {
+fn node_order(model: &Model) -> rustc_hash::FxHashMap<&str, usize> {
     model
         .graph
         .nodes
@@ -422,7 +422,8 @@ fn collect_broadcasts(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidat
         return;
     }
     // Attribution: the first node whose inputs hold the pair right-aligned.
-    let mut owner: HashMap<(Id, Id), String> = HashMap::new();
+    let wanted: rustc_hash::FxHashSet<(Id, Id)> = pairs.iter().copied().collect();
+    let mut owner: rustc_hash::FxHashMap<(Id, Id), String> = Default::default();
     for node in &model.graph.nodes {
         let mut shapes: Vec<Vec<Id>> = Vec::new();
         for (i, name) in node.inputs.iter().enumerate() {
@@ -442,7 +443,9 @@ fn collect_broadcasts(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidat
                 for k in 1..=sa.len().min(sb.len()) {
                     let (a, b) = (sa[sa.len() - k], sb[sb.len() - k]);
                     let key = if a <= b { (a, b) } else { (b, a) };
-                    owner.entry(key).or_insert_with(|| node.name.clone());
+                    if wanted.contains(&key) {
+                        owner.entry(key).or_insert_with(|| node.name.clone());
+                    }
                 }
             }
         }
