@@ -315,6 +315,9 @@ pub struct ShapesContext {
     pub splits_done: usize,
     /// How many case splits enclose the inference now running.
     pub split_nesting: usize,
+    /// Set by the `If` rule when it merged two branch outputs of different known
+    /// ranks (what makes a case split worth trying).
+    pub rank_conflict: bool,
 }
 
 impl Default for ShapesContext {
@@ -334,6 +337,7 @@ impl ShapesContext {
             proven: Vec::new(),
             splits_done: 0,
             split_nesting: 0,
+            rank_conflict: false,
         }
     }
 

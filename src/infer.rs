@@ -346,12 +346,11 @@ fn run_order(
             continue;
         }
         let before = ctx.clone();
+        ctx.rank_conflict = false;
         run_node(ctx, node, declared);
-        let rank_lost = node
-            .outputs
-            .iter()
-            .any(|o| !o.is_empty() && ctx.get(o).is_some_and(|f| f.shape.is_none()));
-        if !rank_lost {
+        // Split only when the branches gave an output known ranks that differ (not
+        // when a branch's own rank is unknown: then neither alternative knows more).
+        if !std::mem::take(&mut ctx.rank_conflict) {
             continue;
         }
         let rest = &order[k + 1..];

@@ -93,6 +93,10 @@ fn merge(
             }
             Some(dims)
         }
+        (Some(_), Some(_)) => {
+            ctx.rank_conflict = true;
+            None
+        }
         _ => None,
     };
     let value = match (&a.value, &b.value) {
