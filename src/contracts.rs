@@ -425,6 +425,10 @@ fn collect_broadcasts(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidat
     let wanted: rustc_hash::FxHashSet<(Id, Id)> = pairs.iter().copied().collect();
     let mut owner: rustc_hash::FxHashMap<(Id, Id), String> = Default::default();
     for node in &model.graph.nodes {
+        // Broadcasting needs two operands (Expand's second is its shape value).
+        if node.inputs.iter().filter(|i| !i.is_empty()).count() < 2 {
+            continue;
+        }
         let mut shapes: Vec<Vec<Id>> = Vec::new();
         for (i, name) in node.inputs.iter().enumerate() {
             let Some(f) = ctx.get(name) else { continue };
