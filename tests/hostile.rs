@@ -494,3 +494,44 @@ fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
         .iter()
         .any(|d| d.message.contains("is not decided")));
 }
+
+/// The `algebra_ops` fuzzer's third find (`tests/fixtures/fuzz/algebra_ops_cyclic_floordiv.bin`,
+/// a slow unit under the sanitizer): `A == floordiv(A, B)` (satisfiable with B == 1)
+/// makes `A`'s class hold an operator term over itself, like the ceildiv find; the
+/// rewrites that follow stop at the rule-application limit.
+#[test]
+fn algebra_fuzz_find_cyclic_floordiv_stays_within_the_limits() {
+    use symdim::algebra::{Algebra, AlgebraWarning, Rat};
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fuzz/algebra_ops_cyclic_floordiv.bin"
+    ))
+    .unwrap();
+    assert_eq!(bytes.len(), 23);
+    let mut alg = Algebra::default();
+    let a = alg.input("A");
+    let b = alg.input("B");
+    let s = alg.input("S");
+    let fab = alg.floordiv(a, b);
+    let fas = alg.floordiv(a, s);
+    let _ = alg.floordiv(b, a);
+    alg.union(a, fab, "fuzz").unwrap();
+    let _ = alg.neg(fas);
+    let ff = alg.floordiv(fab, fab);
+    let aa = alg.floordiv(a, a);
+    let _ = alg.floordiv(fab, a);
+    assert_eq!(alg.render(ff), "1");
+    assert_eq!(alg.render(aa), "1");
+    assert!(alg
+        .warnings()
+        .iter()
+        .all(|w| matches!(w, AlgebraWarning::RuleLimit { limit: 512, .. })));
+    // Sound where the merge allows it (B == 1): floordiv(A, B) is A.
+    for v in 1..6 {
+        let env = |n: &str| match n {
+            "B" => Some(Rat::int(1)),
+            _ => Some(Rat::int(v)),
+        };
+        assert_eq!(alg.eval(fab, &env), Some(Rat::int(v)));
+    }
+}
