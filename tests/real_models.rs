@@ -177,3 +177,44 @@ fn silero_vad_keeps_the_if_branch_that_onnxruntime_can_run() {
     let out = ctx.get("output").unwrap();
     assert_eq!(ctx.render_dims(out.shape.as_ref().unwrap()), "[batch, 1]");
 }
+
+#[test]
+fn check_agrees_with_onnxruntime_on_silero_vad() {
+    // onnxruntime (CPU) runs silero_vad_16k_op15 at 192 and 703 samples, fails in
+    // /model/stft/Conv at 191 (the STFT kernel of 256 does not fit 191 + 64) and
+    // in the LSTM inside /model/decoder/If_1 at 704 (the encoder's time dim is 2, the
+    // decoder If takes its else branch, the LSTM gets a rank-5 input).
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let path = corpus.join("real-models/pypi/silero-vad__silero_vad_16k_op15.onnx");
+    let (model, _) = symdim::load::load(&path).unwrap();
+    let run = |n: i64| {
+        let options = Options {
+            binds: vec![("batch".into(), 1), ("sequence".into(), n)],
+            ..Options::default()
+        };
+        symdim::check::check(&model, &options)
+    };
+    use symdim::check::Status;
+    for n in [192, 512, 703] {
+        let v = run(n);
+        assert_eq!(v.status, Status::Valid, "{n}: {:?}", v.failures);
+    }
+    let v = run(191);
+    assert_eq!(v.status, Status::Invalid);
+    assert!(
+        v.failures.iter().any(|f| f.node == "/model/stft/Conv"),
+        "{:?}",
+        v.failures
+    );
+    let v = run(704);
+    assert_eq!(v.status, Status::Invalid);
+    assert!(
+        v.failures
+            .iter()
+            .any(|f| f.node == "/model/decoder/rnn/LSTM"),
+        "{:?}",
+        v.failures
+    );
+}
