@@ -225,29 +225,7 @@ fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     }
     let rank = shapes[0].len();
     let axis = norm_axis(super::attr_int_required(node, "axis")?, rank)?;
-    let mut out = shapes[0].clone();
-    for (i, s) in shapes.iter().enumerate().skip(1) {
-        if s.len() != rank {
-            return Err(OpError::Rank {
-                what: format!("input {i}"),
-                expected: rank.to_string(),
-                found: s.len(),
-            });
-        }
-        for a in 0..rank {
-            out[a] = if a == axis {
-                ctx.alg.add_dims(out[a], s[a])
-            } else {
-                merge_dim(
-                    ctx,
-                    node,
-                    &|| format!("axis {a} of inputs 0 and {i}"),
-                    out[a],
-                    s[a],
-                )?
-            };
-        }
-    }
+    let out = super::openvino::concat_dims(ctx, node, &shapes, axis)?;
     Ok(vec![TensorFact::new(dtype, out)])
 }
 

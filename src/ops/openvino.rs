@@ -280,6 +280,42 @@ pub fn merge_dim(
     }
 }
 
+/// *Shared.* The output shape of a concatenation along `axis` of shapes that must all
+/// have the rank of the first: the sum on `axis`, merged dims elsewhere (see
+/// [`merge_dim`]). OpenVINO Concat and oneDNN Concat use it.
+pub fn concat_dims(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    shapes: &[Vec<Dim>],
+    axis: usize,
+) -> Result<Vec<Dim>, OpError> {
+    let rank = shapes[0].len();
+    let mut out = shapes[0].clone();
+    for (i, s) in shapes.iter().enumerate().skip(1) {
+        if s.len() != rank {
+            return Err(OpError::Rank {
+                what: format!("input {i}"),
+                expected: rank.to_string(),
+                found: s.len(),
+            });
+        }
+        for a in 0..rank {
+            out[a] = if a == axis {
+                ctx.alg.add_dims(out[a], s[a])
+            } else {
+                merge_dim(
+                    ctx,
+                    node,
+                    &|| format!("axis {a} of inputs 0 and {i}"),
+                    out[a],
+                    s[a],
+                )?
+            };
+        }
+    }
+    Ok(out)
+}
+
 /// *Shared.* Numpy broadcasting of any number of shapes (`None` when a rank is
 /// unknown). Built on [`broadcast_shapes`].
 pub fn broadcast_all(
@@ -332,24 +368,11 @@ pub fn broadcast_values(values: &[Dim], from: &[i64], to: &[i64]) -> Option<Vec<
     if n > VALUE_FACT_LIMIT || from.len() > to.len() {
         return None;
     }
-    let off = to.len() - from.len();
-    let fs = strides_of(from);
-    let ts = strides_of(to);
-    let mut out = Vec::with_capacity(n);
-    for flat in 0..n {
-        let mut src = 0usize;
-        for (i, &t) in ts.iter().enumerate() {
-            let idx = (flat / t) % to[i].max(1) as usize;
-            if i >= off {
-                let j = i - off;
-                if from[j] != 1 {
-                    src += idx * fs[j];
-                }
-            }
-        }
-        out.push(*values.get(src)?);
-    }
-    Some(out)
+    let dims = |s: &[i64]| -> Vec<usize> { s.iter().map(|&d| d.max(0) as usize).collect() };
+    super::tensor::broadcast_map(&dims(to), &dims(from))
+        .into_iter()
+        .map(|i| values.get(i).copied())
+        .collect()
 }
 
 /// *Shared.* Select a sub-tensor of a tensor of constant shape: `picks[axis]` lists
@@ -1395,29 +1418,7 @@ fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     let rank = shapes[0].len();
     let axis_attr = ov_i64(node, "axis")?.ok_or(OpError::MissingAttribute { name: "axis" })?;
     let axis = norm_axis(axis_attr, rank)?;
-    let mut out = shapes[0].clone();
-    for (i, s) in shapes.iter().enumerate().skip(1) {
-        if s.len() != rank {
-            return Err(OpError::Rank {
-                what: format!("input {i}"),
-                expected: rank.to_string(),
-                found: s.len(),
-            });
-        }
-        for a in 0..rank {
-            if a == axis {
-                out[a] = ctx.alg.add_dims(out[a], s[a]);
-            } else {
-                out[a] = merge_dim(
-                    ctx,
-                    node,
-                    &|| format!("axis {a} of inputs 0 and {i}"),
-                    out[a],
-                    s[a],
-                )?;
-            }
-        }
-    }
+    let out = concat_dims(ctx, node, &shapes, axis)?;
     let value = (|| {
         let consts: Vec<Vec<i64>> = shapes
             .iter()
