@@ -315,6 +315,8 @@ pub struct ShapesContext {
     pub splits_done: usize,
     /// How many case splits enclose the inference now running.
     pub split_nesting: usize,
+    /// Undecided `If` nodes probed for a split so far (each probe copies the context).
+    pub split_probes: usize,
     /// Set by the `If` rule when it merged two branch outputs of different known
     /// ranks (what makes a case split worth trying).
     pub rank_conflict: bool,
@@ -337,6 +339,7 @@ impl ShapesContext {
             proven: Vec::new(),
             splits_done: 0,
             split_nesting: 0,
+            split_probes: 0,
             rank_conflict: false,
         }
     }

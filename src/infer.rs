@@ -325,6 +325,11 @@ pub const MAX_SPLITS: usize = 16;
 /// How deeply case splits may nest (a split inside a branch of a split).
 pub const MAX_SPLIT_NESTING: usize = 3;
 
+/// How many undecided `If` nodes one inference may probe for a split. A probe copies
+/// the context (the whole e-graph) before the `If` runs, whether or not it then
+/// splits, so a model of many undecided Ifs with same-rank branches stays linear.
+pub const MAX_SPLIT_PROBES: usize = 64;
+
 /// Run nodes in order. An undecided `If` whose branches give
 /// an output of different ranks is case-split: the rest of the graph is inferred
 /// once per branch, with the condition decided. When exactly one branch leaves the
@@ -340,11 +345,14 @@ fn run_order(
 ) {
     for (k, &i) in order.iter().enumerate() {
         let node = &g.nodes[i];
-        let budget = ctx.splits_done < MAX_SPLITS && ctx.split_nesting < MAX_SPLIT_NESTING;
+        let budget = ctx.splits_done < MAX_SPLITS
+            && ctx.split_nesting < MAX_SPLIT_NESTING
+            && ctx.split_probes < MAX_SPLIT_PROBES;
         if !budget || !undecided_if(ctx, node) {
             run_node(ctx, node, declared);
             continue;
         }
+        ctx.split_probes += 1;
         let before = ctx.clone();
         ctx.rank_conflict = false;
         run_node(ctx, node, declared);
@@ -360,8 +368,11 @@ fn run_order(
                 return;
             }
             // Neither branch alone is refuted: the merged result stands, and the
-            // splits spent finding that out still count.
-            Err(spent) => ctx.splits_done = spent,
+            // splits and probes spent finding that out still count.
+            Err((splits, probes)) => {
+                ctx.splits_done = splits;
+                ctx.split_probes = probes;
+            }
         }
     }
 }
@@ -397,19 +408,20 @@ fn split_if(
     node: &Node,
     rest: &[usize],
     declared: &HashMap<&str, &ValueDecl>,
-) -> Result<ShapesContext, usize> {
+) -> Result<ShapesContext, (usize, usize)> {
     let mark = before.diagnostics.len();
-    let mut spent = before.splits_done + 1;
+    // (splits, probes) spent so far, carried from one alternative to the next.
+    let mut spent = (before.splits_done + 1, before.split_probes);
     let mut alts: Vec<Alternative> = Vec::with_capacity(2);
     for taken in [true, false] {
         let mut alt = before.clone();
-        alt.splits_done = spent;
+        (alt.splits_done, alt.split_probes) = spent;
         alt.split_nesting += 1;
         let condition = decide_condition(&mut alt, g, node, taken);
         run_node(&mut alt, node, declared);
         run_order(&mut alt, g, rest, declared);
         alt.split_nesting -= 1;
-        spent = alt.splits_done;
+        spent = (alt.splits_done, alt.split_probes);
         let refutations = (mark..alt.diagnostics.len())
             .filter(|&i| alt.is_proven(i))
             .map(|i| alt.diagnostics[i].clone())
@@ -457,7 +469,7 @@ fn split_if(
     for (a, b) in own {
         ctx.alg.record_relation(a, b, &why.node);
     }
-    ctx.splits_done = spent;
+    (ctx.splits_done, ctx.split_probes) = spent;
     let cond_name = node.input(0).unwrap_or_default();
     // Inside a branch of an enclosing If that may not run, the conclusion holds
     // only when that branch runs.

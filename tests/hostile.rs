@@ -535,3 +535,55 @@ fn algebra_fuzz_find_cyclic_floordiv_stays_within_the_limits() {
         assert_eq!(alg.eval(fab, &env), Some(Rat::int(v)));
     }
 }
+
+/// Each undecided If is probed for a split by copying the context first; a model of
+/// many undecided Ifs whose branches agree on rank must not copy it for every one.
+#[test]
+fn undecided_ifs_are_probed_for_a_split_a_bounded_number_of_times() {
+    use symdim::infer::{infer_context, Options, MAX_SPLIT_PROBES};
+    let n = 200;
+    let mut inputs = vec![input("x0", &[p("N")])];
+    let mut nodes = Vec::new();
+    for i in 0..n {
+        inputs.push(ValueDecl {
+            name: format!("c{i}"),
+            dtype: DType::Bool,
+            shape: Some(vec![]),
+        });
+        let (x, y) = (format!("x{i}"), format!("x{}", i + 1));
+        let branch = |tag: &str| Graph {
+            name: format!("{tag}{i}"),
+            outputs: vec![ValueDecl {
+                name: format!("{tag}_out{i}"),
+                dtype: DType::Float,
+                shape: None,
+            }],
+            nodes: vec![node(
+                &format!("{tag}_id{i}"),
+                "Identity",
+                &[&x],
+                &[&format!("{tag}_out{i}")],
+                &[],
+            )],
+            ..Graph::default()
+        };
+        nodes.push(node(
+            &format!("if{i}"),
+            "If",
+            &[&format!("c{i}")],
+            &[&y],
+            &[
+                ("then_branch", Attr::Graph(Box::new(branch("t")))),
+                ("else_branch", Attr::Graph(Box::new(branch("e")))),
+            ],
+        ));
+    }
+    let last = format!("x{n}");
+    let m = model(inputs, vec![], nodes, &[&last]);
+    let ctx = infer_context(&m, &Options::default());
+    assert_eq!(ctx.split_probes, MAX_SPLIT_PROBES);
+    assert_eq!(ctx.splits_done, 0, "same ranks: nothing to split");
+    // Both branches are Identity: every If keeps [N].
+    let shape = ctx.get(&last).unwrap().shape.as_ref().unwrap();
+    assert_eq!(ctx.render_dims(shape), "[N]");
+}
