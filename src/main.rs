@@ -165,6 +165,22 @@ fn load_and_infer(
     Some((m, ctx, options))
 }
 
+/// Write a report to stdout. A reader that went away (`symdim infer m.onnx | head`)
+/// is not an error worth a message; any other write error is reported. Either way the
+/// exit status is 2 when the report could not be written whole.
+fn emit(text: &str) -> Result<(), ExitCode> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(ExitCode::from(2)),
+        Err(e) => {
+            eprintln!("symdim: cannot write the report: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
 fn main() -> ExitCode {
     // egg times every e-graph rebuild with `quanta`, whose first clock read calibrates
     // the TSC (0.6 ms measured here). Calibrate on the other core while this one reads
@@ -184,13 +200,12 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             let c = symdim::contracts::derive(&m, &ctx, &options);
-            print!(
-                "{}",
-                match format {
-                    OutFormat::Text => c.to_text(),
-                    OutFormat::Json => c.to_json(),
-                }
-            );
+            if let Err(code) = emit(&match format {
+                OutFormat::Text => c.to_text(),
+                OutFormat::Json => c.to_json(),
+            }) {
+                return code;
+            }
             std::mem::forget((m, ctx));
             ExitCode::SUCCESS
         }
@@ -204,13 +219,12 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             let v = symdim::check::check(&m, &options(binds, assumes));
-            print!(
-                "{}",
-                match format {
-                    OutFormat::Text => v.to_text(),
-                    OutFormat::Json => v.to_json(),
-                }
-            );
+            if let Err(code) = emit(&match format {
+                OutFormat::Text => v.to_text(),
+                OutFormat::Json => v.to_json(),
+            }) {
+                return code;
+            }
             std::mem::forget(m);
             ExitCode::from(v.exit_code())
         }
@@ -224,7 +238,11 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             match symdim::explain::explain(&m, &ctx, &target) {
-                Ok(text) => print!("{text}"),
+                Ok(text) => {
+                    if let Err(code) = emit(&text) {
+                        return code;
+                    }
+                }
                 Err(e) => {
                     eprintln!("symdim: {e}");
                     return ExitCode::from(2);
@@ -249,13 +267,14 @@ fn main() -> ExitCode {
             };
             let options = options(binds, assumes);
             let ctx = symdim::infer::infer_context(&m, &options);
-            let mut report = symdim::report::Report::build(&m, &ctx);
-            report.add_constraints(&symdim::contracts::derive(&m, &ctx, &options));
+            let report = symdim::report::Report::build_with_constraints(&m, &ctx, &options);
             let text = match format {
                 OutFormat::Text => report.to_text(),
                 OutFormat::Json => report.to_json(),
             };
-            print!("{text}");
+            if let Err(code) = emit(&text) {
+                return code;
+            }
             if let Some(out) = out {
                 if let Err(e) = symdim::annotate::write_annotated(&m, &bytes, &report, &out) {
                     eprintln!("symdim: {e}");
@@ -282,7 +301,11 @@ fn main() -> ExitCode {
             }
             for e in &exprs {
                 match alg.parse(e) {
-                    Ok(d) => println!("{}", alg.simplify(d)),
+                    Ok(d) => {
+                        if let Err(code) = emit(&format!("{}\n", alg.simplify(d))) {
+                            return code;
+                        }
+                    }
                     Err(err) => {
                         eprintln!("symdim: {err}");
                         return ExitCode::from(2);

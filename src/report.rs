@@ -20,8 +20,8 @@ use crate::context::{Diagnostic, ShapesContext};
 use crate::graph::{DType, Model};
 use egg::Symbol;
 use indexmap::{IndexMap, IndexSet};
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// A dim in a report.
@@ -82,7 +82,7 @@ pub struct Report {
     /// Every symbol that appears, in creation order.
     pub symbols: IndexMap<String, ReportSymbol>,
     /// Every graph input and node output, in graph order.
-    pub tensors: IndexMap<String, ReportTensor>,
+    pub tensors: IndexMap<String, ReportTensor, FxBuildHasher>,
     /// Graph output names.
     pub outputs: Vec<String>,
     /// Diagnostics, in the order they were found.
@@ -97,9 +97,12 @@ impl Report {
     pub fn build(model: &Model, ctx: &ShapesContext) -> Report {
         let mut used: IndexSet<Symbol> = IndexSet::new();
         // Most dims are shared by many tensors: render each e-class once.
-        let mut rendered: HashMap<egg::Id, ReportDim> = HashMap::new();
-        let mut tensors = IndexMap::new();
+        let mut rendered: FxHashMap<egg::Id, ReportDim> = FxHashMap::default();
         let g = &model.graph;
+        let mut tensors = IndexMap::with_capacity_and_hasher(
+            g.inputs.len() + g.nodes.len() + g.nodes.len() / 2,
+            FxBuildHasher,
+        );
         let names = g.inputs.iter().map(|v| v.name.as_str()).chain(
             g.nodes
                 .iter()
@@ -197,6 +200,34 @@ impl Report {
         }
     }
 
+    /// [`Report::build`] with the constraints of the model's contract added
+    /// ([`crate::contracts::derive`], then [`Report::add_constraints`]): what
+    /// `symdim infer` prints. The contract is derived on a second thread while this one
+    /// builds the report (both only read `ctx`); when no thread can be started, one after
+    /// the other. The result is the same either way.
+    pub fn build_with_constraints(
+        model: &Model,
+        ctx: &ShapesContext,
+        options: &crate::infer::Options,
+    ) -> Report {
+        let derive = || crate::contracts::derive(model, ctx, options);
+        let (mut report, contract) =
+            std::thread::scope(
+                |s| match std::thread::Builder::new().spawn_scoped(s, derive) {
+                    Ok(handle) => {
+                        let report = Report::build(model, ctx);
+                        match handle.join() {
+                            Ok(contract) => (report, contract),
+                            Err(panic) => std::panic::resume_unwind(panic),
+                        }
+                    }
+                    Err(_) => (Report::build(model, ctx), derive()),
+                },
+            );
+        report.add_constraints(&contract);
+        report
+    }
+
     /// Add the derived constraints of the model's contract to the symbols section:
     /// each symbol lists the conditions that mention it (JSON: a `constraints`
     /// array in the symbol's object; text: `needs ...` after its kind).
@@ -220,14 +251,125 @@ impl Report {
             .any(|d| d.severity == crate::context::Severity::Error)
     }
 
-    /// The JSON report (one object, pretty-printed, with a final newline). It is
-    /// streamed through `serde`, never built as a value tree.
+    /// The JSON report (one object, pretty-printed, with a final newline).
+    ///
+    /// Written directly by [`json`], byte for byte what `serde_json`'s pretty printer
+    /// makes of this type's [`Serialize`] implementation (a test compares the two on
+    /// every bundled model), without going through a serializer per value.
     pub fn to_json(&self) -> String {
-        let mut out = Vec::with_capacity(256 + self.tensors.len() * 96);
-        // Writing into a Vec cannot fail, and every key is a string.
-        let _ = serde_json::to_writer_pretty(&mut out, self);
-        out.push(b'\n');
-        String::from_utf8(out).unwrap_or_default()
+        let mut out = json::Writer::with_capacity(256 + self.tensors.len() * 96);
+        self.write_json(&mut out);
+        out.finish()
+    }
+
+    fn write_json(&self, w: &mut json::Writer) {
+        w.open_object();
+        w.key("model");
+        w.open_object();
+        w.key("path");
+        w.string(&self.path);
+        w.key("format");
+        w.string(&self.format);
+        w.key("opsets");
+        w.open_object();
+        for (domain, version) in &self.opsets {
+            w.key(domain);
+            w.int(*version);
+        }
+        w.close_object();
+        w.close_object();
+        w.key("symbols");
+        w.open_object();
+        for (name, sym) in &self.symbols {
+            w.key(name);
+            w.open_object();
+            match sym {
+                ReportSymbol::Input => {
+                    w.key("kind");
+                    w.string("input");
+                }
+                ReportSymbol::Derived { definition } => {
+                    w.key("kind");
+                    w.string("derived");
+                    w.key("definition");
+                    w.string(definition);
+                }
+                ReportSymbol::DataDependent { node } => {
+                    w.key("kind");
+                    w.string("data-dependent");
+                    w.key("node");
+                    w.string(node);
+                }
+            }
+            if let Some(conds) = self.constraints.get(name) {
+                w.key("constraints");
+                w.open_array();
+                for c in conds {
+                    w.item();
+                    w.string(c);
+                }
+                w.close_array();
+            }
+            w.close_object();
+        }
+        w.close_object();
+        w.key("tensors");
+        w.open_object();
+        let dims = |w: &mut json::Writer, dims: &Option<Vec<ReportDim>>| match dims {
+            None => w.null(),
+            Some(ds) => {
+                w.open_array();
+                for d in ds {
+                    w.item();
+                    match d {
+                        ReportDim::Int(v) => w.int(*v),
+                        ReportDim::Expr(e) => w.string(e),
+                    }
+                }
+                w.close_array();
+            }
+        };
+        for (name, t) in &self.tensors {
+            w.key(name);
+            w.open_object();
+            w.key("dtype");
+            match t.dtype {
+                Some(d) => w.string(d.short_name()),
+                None => w.null(),
+            }
+            w.key("shape");
+            dims(w, &t.shape);
+            if t.value.is_some() {
+                w.key("value");
+                dims(w, &t.value);
+            }
+            w.close_object();
+        }
+        w.close_object();
+        w.key("outputs");
+        w.open_array();
+        for o in &self.outputs {
+            w.item();
+            w.string(o);
+        }
+        w.close_array();
+        w.key("diagnostics");
+        w.open_array();
+        for d in &self.diagnostics {
+            w.item();
+            w.open_object();
+            w.key("severity");
+            w.string(d.severity.name());
+            w.key("node");
+            w.string(&d.node);
+            w.key("op");
+            w.string(&d.op);
+            w.key("message");
+            w.string(&d.message);
+            w.close_object();
+        }
+        w.close_array();
+        w.close_object();
     }
 
     /// The text report (see `docs/report.md`).
@@ -410,5 +552,126 @@ impl Serialize for Report {
         let diags: Vec<DiagnosticJson<'_>> = self.diagnostics.iter().map(DiagnosticJson).collect();
         m.serialize_entry("diagnostics", &diags)?;
         m.end()
+    }
+}
+
+/// A pretty-printing JSON writer with `serde_json`'s layout: two-space indents, one
+/// member or element per line, `"key": value`, and `{}` / `[]` when empty.
+mod json {
+    use std::fmt::Write as _;
+
+    /// The writer: a buffer and, per open container, whether it has members yet.
+    pub(super) struct Writer {
+        out: String,
+        open: Vec<bool>,
+    }
+
+    impl Writer {
+        pub(super) fn with_capacity(n: usize) -> Writer {
+            Writer {
+                out: String::with_capacity(n),
+                open: Vec::new(),
+            }
+        }
+
+        /// The text, with a final newline.
+        pub(super) fn finish(mut self) -> String {
+            self.out.push('\n');
+            self.out
+        }
+
+        fn newline(&mut self) {
+            self.out.push('\n');
+            for _ in 0..self.open.len() {
+                self.out.push_str("  ");
+            }
+        }
+
+        /// Start a member or element of the innermost container.
+        fn member(&mut self) {
+            if let Some(has) = self.open.last_mut() {
+                let first = !*has;
+                *has = true;
+                if !first {
+                    self.out.push(',');
+                }
+                self.newline();
+            }
+        }
+
+        fn close(&mut self, c: char) {
+            if self.open.pop() == Some(true) {
+                self.newline();
+            }
+            self.out.push(c);
+        }
+
+        pub(super) fn open_object(&mut self) {
+            self.out.push('{');
+            self.open.push(false);
+        }
+
+        pub(super) fn close_object(&mut self) {
+            self.close('}');
+        }
+
+        pub(super) fn open_array(&mut self) {
+            self.out.push('[');
+            self.open.push(false);
+        }
+
+        pub(super) fn close_array(&mut self) {
+            self.close(']');
+        }
+
+        /// An object member's key; its value follows.
+        pub(super) fn key(&mut self, k: &str) {
+            self.member();
+            self.string(k);
+            self.out.push_str(": ");
+        }
+
+        /// An array element; its value follows.
+        pub(super) fn item(&mut self) {
+            self.member();
+        }
+
+        pub(super) fn null(&mut self) {
+            self.out.push_str("null");
+        }
+
+        pub(super) fn int(&mut self, v: i64) {
+            let _ = write!(self.out, "{v}");
+        }
+
+        /// A string, escaped as `serde_json` escapes: `\"`, `\\`, `\b`, `\f`, `\n`,
+        /// `\r`, `\t`, other control characters as `\u00XX`; everything else as is.
+        pub(super) fn string(&mut self, s: &str) {
+            self.out.push('"');
+            let bytes = s.as_bytes();
+            let mut start = 0;
+            for (i, &b) in bytes.iter().enumerate() {
+                let esc: &str = match b {
+                    b'"' => "\\\"",
+                    b'\\' => "\\\\",
+                    b'\n' => "\\n",
+                    b'\r' => "\\r",
+                    b'\t' => "\\t",
+                    0x08 => "\\b",
+                    0x0c => "\\f",
+                    0..=0x1f => "",
+                    _ => continue,
+                };
+                self.out.push_str(&s[start..i]);
+                if esc.is_empty() {
+                    let _ = write!(self.out, "\\u{b:04x}");
+                } else {
+                    self.out.push_str(esc);
+                }
+                start = i + 1;
+            }
+            self.out.push_str(&s[start..]);
+            self.out.push('"');
+        }
     }
 }

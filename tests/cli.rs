@@ -186,14 +186,80 @@ fn simplify_prints_canonical_forms() {
     );
 }
 
+/// `Report::to_json` writes the JSON directly; it must be byte for byte what
+/// `serde_json`'s pretty printer makes of the report's `Serialize` implementation (the
+/// reference), on every bundled model: the example, the peer cases (errors, warnings,
+/// values, unknown ranks), the ONNX, OpenVINO and oneDNN fixtures. Constraints are added
+/// as `symdim infer` adds them.
 #[test]
-fn streamed_json_equals_the_value_tree_rendering() {
+fn direct_json_equals_serde_json_pretty() {
+    let mut files = vec![std::path::PathBuf::from(example())];
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")];
+    while let Some(dir) = stack.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("onnx" | "xml" | "json")
+            ) {
+                files.push(p);
+            }
+        }
+    }
+    let mut compared = 0;
+    for path in &files {
+        // Fixtures that are not models (expected results, case tables) do not load.
+        let Ok((model, _)) = symdim::load::load(path) else {
+            continue;
+        };
+        let options = symdim::infer::Options::default();
+        let ctx = symdim::infer::infer_context(&model, &options);
+        let report = symdim::report::Report::build_with_constraints(&model, &ctx, &options);
+        let mut reference = serde_json::to_string_pretty(&report).unwrap();
+        reference.push('\n');
+        assert_eq!(report.to_json(), reference, "{}", path.display());
+        // And the reference agrees with a parse of itself (it is valid JSON).
+        let value: serde_json::Value = serde_json::from_str(&reference).unwrap();
+        assert!(value.get("tensors").is_some(), "{}", path.display());
+        compared += 1;
+    }
+    assert!(compared > 200, "only {compared} models compared");
+}
+
+/// The direct writer escapes strings as `serde_json` does: every control character,
+/// quotes and backslashes; non-ASCII and DEL as they are. Empty containers print as
+/// `{}` and `[]`.
+#[test]
+fn direct_json_escapes_as_serde_json() {
     let (model, _) = symdim::load::load(Path::new(&example())).unwrap();
-    let report = symdim::infer::infer(&model, &symdim::infer::Options::default());
-    let value = serde_json::to_value(&report).unwrap();
-    let mut via_tree = serde_json::to_string_pretty(&value).unwrap();
-    via_tree.push('\n');
-    assert_eq!(report.to_json(), via_tree);
+    let mut report = symdim::infer::infer(&model, &symdim::infer::Options::default());
+    let nasty: String = (0u8..0x20)
+        .map(char::from)
+        .chain("\"\\/\u{7f}é漢🙂 end".chars())
+        .collect();
+    report.diagnostics.push(symdim::context::Diagnostic {
+        severity: symdim::context::Severity::Warning,
+        node: nasty.clone(),
+        op: String::new(),
+        message: nasty.clone(),
+    });
+    report.path = nasty.clone();
+    report.opsets.clear();
+    report.outputs.clear();
+    report
+        .constraints
+        .insert("batch".to_string(), vec![nasty.clone(), String::new()]);
+    let mut reference = serde_json::to_string_pretty(&report).unwrap();
+    reference.push('\n');
+    assert_eq!(report.to_json(), reference);
+    assert!(reference.contains("\"opsets\": {}"));
+    assert!(reference.contains("\"outputs\": []"));
 }
 
 /// The README's example. Reviewed against an outside reference: every tensor's shape
@@ -206,4 +272,40 @@ fn example_report_snapshot() {
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     common::snapshots().bind(|| insta::assert_snapshot!("example_attention_report", text));
+}
+
+/// A reader that goes away (`symdim ... | head`) ends the run with status 2 and no
+/// panic message. The output (120 KB) is larger than a pipe's buffer, so some write
+/// fails whenever the read end is closed.
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    let exprs: Vec<String> = (0..20_000).map(|_| "A + B".to_string()).collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_symdim"))
+        .arg("simplify")
+        .args(&exprs)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run symdim");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+/// Any other write error is reported on stderr, with status 2.
+#[test]
+fn unwritable_stdout_is_reported() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full on this system");
+        return;
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_symdim"))
+        .args(["infer", &example()])
+        .stdout(full)
+        .output()
+        .expect("run symdim");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("symdim: cannot write the report: "), "{err}");
 }
