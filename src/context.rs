@@ -354,6 +354,12 @@ impl ShapesContext {
         self.tensors.insert(name.to_string(), fact);
     }
 
+    /// Make room for `additional` more tensors at once (the driver knows how many a
+    /// graph defines), so that the map is not regrown and rehashed step by step.
+    pub fn reserve(&mut self, additional: usize) {
+        self.tensors.reserve(additional);
+    }
+
     /// Remove a tensor (used when leaving a subgraph scope).
     pub fn remove(&mut self, name: &str) -> Option<TensorFact> {
         self.tensors.shift_remove(name)

@@ -35,8 +35,8 @@ use crate::graph::{Attr, Model, Node};
 use crate::infer::Options;
 use egg::{Id, RecExpr};
 use indexmap::IndexMap;
+use rustc_hash::FxHashSet as HashSet;
 use serde::Serialize;
-use std::collections::HashSet;
 use std::fmt::Write as _;
 
 /// What kind of condition.
@@ -186,7 +186,6 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Options) -> Contract
     }
 
     let mut cands: Vec<Candidate> = Vec::new();
-    let order = node_order(model);
     collect_relations(ctx, &mut cands);
     collect_broadcasts(model, ctx, &mut cands);
     collect_gathers(model, ctx, &mut cands);
@@ -245,6 +244,12 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Options) -> Contract
             entry.sources.push(c.source.to_string());
         }
     }
+    // Graph order of the nodes named by conditions (a map only when some are named).
+    let order = if merged.values().any(|c| c.nodes.len() > 1) {
+        node_order(model)
+    } else {
+        Default::default()
+    };
     let mut all: Vec<(Condition, Cond)> = merged
         .into_values()
         .map(|mut c| {
@@ -406,7 +411,7 @@ fn collect_broadcasts(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidat
     let alg = &ctx.alg;
     let eg = alg.egraph();
     let mut pairs: Vec<(Id, Id)> = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for class in eg.classes() {
         for n in &class.nodes {
             if let L::Broadcast([a, b]) = n {
@@ -487,12 +492,8 @@ const VALUE_PRESERVING: &[&str] = &[
 /// Gather on a table of `R` rows: indices must lie in `[-R, R)`.
 fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
-    let producer: rustc_hash::FxHashMap<&str, &Node> = model
-        .graph
-        .nodes
-        .iter()
-        .flat_map(|n| n.outputs.iter().map(move |o| (o.as_str(), n)))
-        .collect();
+    // Who produces each tensor, built on the first Gather that needs it.
+    let mut producers: Option<rustc_hash::FxHashMap<&str, &Node>> = None;
     for node in &model.graph.nodes {
         if node.op_type != "Gather" || !node.domain.is_empty() {
             continue;
@@ -500,7 +501,7 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
         let (Some(data), Some(indices)) = (node.input(0), node.input(1)) else {
             continue;
         };
-        let Some(shape) = ctx.get(data).and_then(|f| f.shape.clone()) else {
+        let Some(shape) = ctx.get(data).and_then(|f| f.shape.as_ref()) else {
             continue;
         };
         let axis = match node.attr("axis") {
@@ -512,10 +513,10 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
         let Some(&rows) = usize::try_from(axis).ok().and_then(|a| shape.get(a)) else {
             continue;
         };
-        let rows_t = alg.render(rows);
+        let rows_t = || alg.render(rows);
         // Known index values.
-        if let Some(vals) = ctx.get(indices).and_then(|f| f.value.clone()) {
-            for v in vals {
+        if let Some(vals) = ctx.get(indices).and_then(|f| f.value.as_ref()) {
+            for &v in vals {
                 // A constant index into a table of constant length (a Gather on a
                 // Shape, the common case) is decided here, not in the scratch algebra.
                 if let (Some(i), Some(r)) = (alg.as_i64(v), alg.as_i64(rows)) {
@@ -523,7 +524,7 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
                         continue;
                     }
                 }
-                let t = alg.render(v);
+                let (t, rows_t) = (alg.render(v), rows_t());
                 out.push(gather_cand(
                     node,
                     Cond::Le(t.clone(), format!("({rows_t}) - 1")),
@@ -535,6 +536,14 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
         // Indices from Range(start, limit, 1), through value-preserving ops.
         let mut t = indices;
         let mut range = None;
+        let producer = producers.get_or_insert_with(|| {
+            model
+                .graph
+                .nodes
+                .iter()
+                .flat_map(|n| n.outputs.iter().map(move |o| (o.as_str(), n)))
+                .collect()
+        });
         for _ in 0..16 {
             let Some(p) = producer.get(t) else { break };
             if p.op_type == "Range" {
@@ -560,10 +569,7 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
         if alg.as_i64(delta) != Some(1) || !alg.bounds(start).is_nonneg() {
             continue;
         }
-        out.push(gather_cand(
-            node,
-            Cond::Le(alg.render(limit), rows_t.clone()),
-        ));
+        out.push(gather_cand(node, Cond::Le(alg.render(limit), rows_t())));
     }
 }
 
@@ -616,7 +622,7 @@ fn collect_requirements(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
 /// at least 1 is recorded by the op rule as a `window` requirement, subgraphs too.)
 fn collect_dims(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for node in &model.graph.nodes {
         for o in &node.outputs {
             let Some(shape) = ctx.get(o).and_then(|f| f.shape.as_ref()) else {

@@ -85,6 +85,12 @@ pub fn infer(model: &Model, options: &Options) -> Report {
 /// Infer and return the context (for callers that want the algebra itself).
 pub fn infer_context(model: &Model, options: &Options) -> ShapesContext {
     let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
+    let g = &model.graph;
+    ctx.reserve(
+        g.inputs.len()
+            + g.initializers.len()
+            + g.nodes.iter().map(|n| n.outputs.len()).sum::<usize>(),
+    );
     for (name, value) in &options.binds {
         if let Err(e) = ctx.alg.bind(name, *value) {
             model_diagnostic(
@@ -668,15 +674,18 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
             }
         },
     };
-    for (i, out) in node.outputs.iter().enumerate() {
+    let mut facts = facts.into_iter();
+    for out in &node.outputs {
+        let fact = facts
+            .next()
+            .unwrap_or_else(|| TensorFact::unknown(crate::graph::DType::Undefined));
         if out.is_empty() || ctx.get(out).is_some() {
             continue;
         }
-        let fact = facts
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| TensorFact::unknown(crate::graph::DType::Undefined));
         ctx.insert(out, fact);
+    }
+    if declared.is_empty() {
+        return;
     }
     let outs: Vec<ValueDecl> = node
         .outputs

@@ -307,5 +307,8 @@ fn unwritable_stdout_is_reported() {
         .expect("run symdim");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("symdim: cannot write the report: "), "{err}");
+    assert!(
+        err.starts_with("symdim: cannot write the report: "),
+        "{err}"
+    );
 }

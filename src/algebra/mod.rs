@@ -912,6 +912,10 @@ impl Algebra {
 
     /// Is `a <= b` for every value of the symbols?
     pub fn le(&mut self, a: Dim, b: Dim) -> Truth {
+        // Two constants compare exactly, with no new e-node for their difference.
+        if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
+            return if x <= y { Truth::True } else { Truth::False };
+        }
         let diff = self.sub(b, a);
         let bounds = self.bounds(diff);
         if bounds.is_nonneg() {

@@ -74,7 +74,20 @@ fn int_range(t: DType) -> Option<(Rat, Rat)> {
         t,
         DType::Uint8 | DType::Uint16 | DType::Uint32 | DType::Uint64 | DType::Uint4 | DType::Uint2
     );
+    // The 64-bit ranges are big rationals: compute each once.
+    static RANGES: std::sync::OnceLock<[(Rat, Rat); 2]> = std::sync::OnceLock::new();
     let pow = |e: u32| Rat::int(2).pow(e as i32);
+    if bits == 64 && (signed || unsigned) {
+        let ranges = RANGES.get_or_init(|| {
+            let half = pow(63).unwrap_or_else(Rat::zero);
+            let full = pow(64).unwrap_or_else(Rat::zero);
+            [
+                (half.neg(), half.sub(&Rat::one())),
+                (Rat::zero(), full.sub(&Rat::one())),
+            ]
+        });
+        return Some(ranges[usize::from(unsigned)].clone());
+    }
     if signed {
         let half = pow(bits - 1)?;
         Some((half.neg(), half.sub(&Rat::one())))

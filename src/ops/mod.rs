@@ -28,7 +28,6 @@ pub mod tensor;
 
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// A shape rule: the facts of every output of `node`.
@@ -58,10 +57,12 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     onednn::RULES,
 ];
 
-fn registry() -> &'static HashMap<(&'static str, &'static str), OpRule> {
-    static REG: OnceLock<HashMap<(&'static str, &'static str), OpRule>> = OnceLock::new();
+type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;
+
+fn registry() -> &'static Registry {
+    static REG: OnceLock<Registry> = OnceLock::new();
     REG.get_or_init(|| {
-        let mut m = HashMap::new();
+        let mut m = Registry::default();
         for fam in FAMILIES {
             for (domain, op, rule) in fam.iter() {
                 // The first family to claim an op keeps it; `tests` check no op is
