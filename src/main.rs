@@ -165,6 +165,42 @@ fn load_and_infer(
     Some((m, ctx, options))
 }
 
+/// Wall time per phase of `symdim infer`, printed on stderr when the environment
+/// variable `SYMDIM_PHASES` is set (see docs/benchmarks.md); nothing otherwise.
+struct Phases {
+    last: Option<std::time::Instant>,
+    marks: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl Phases {
+    fn from_env() -> Phases {
+        Phases {
+            last: std::env::var_os("SYMDIM_PHASES").map(|_| std::time::Instant::now()),
+            marks: Vec::new(),
+        }
+    }
+
+    /// The phase `name` ends now.
+    fn mark(&mut self, name: &'static str) {
+        if let Some(last) = self.last {
+            let now = std::time::Instant::now();
+            self.marks.push((name, now - last));
+            self.last = Some(now);
+        }
+    }
+
+    fn print(&self) {
+        if self.last.is_some() {
+            let parts: Vec<String> = self
+                .marks
+                .iter()
+                .map(|(n, d)| format!("{n} {:.2} ms", d.as_secs_f64() * 1e3))
+                .collect();
+            eprintln!("symdim phases: {}", parts.join(", "));
+        }
+    }
+}
+
 /// Write a report to stdout. A reader that went away (`symdim infer m.onnx | head`)
 /// is not an error worth a message; any other write error is reported. Either way the
 /// exit status is 2 when the report could not be written whole.
@@ -182,12 +218,6 @@ fn emit(text: &str) -> Result<(), ExitCode> {
 }
 
 fn main() -> ExitCode {
-    // egg times every e-graph rebuild with `quanta`, whose first clock read calibrates
-    // the TSC (0.6 ms measured here). Calibrate on the other core while this one reads
-    // the model.
-    std::thread::spawn(|| {
-        let _ = quanta::Instant::now();
-    });
     let cli = Cli::parse();
     match cli.command {
         Command::Constraints {
@@ -262,19 +292,26 @@ fn main() -> ExitCode {
             let load_options = symdim::load::LoadOptions {
                 onednn_symbols: symbols,
             };
+            let mut phases = Phases::from_env();
             let Some((m, bytes)) = load_model(&model, &load_options) else {
                 return ExitCode::from(2);
             };
+            phases.mark("load");
             let options = options(binds, assumes);
             let ctx = symdim::infer::infer_context(&m, &options);
+            phases.mark("infer");
             let report = symdim::report::Report::build_with_constraints(&m, &ctx, &options);
+            phases.mark("report+constraints");
             let text = match format {
                 OutFormat::Text => report.to_text(),
                 OutFormat::Json => report.to_json(),
             };
+            phases.mark("format");
             if let Err(code) = emit(&text) {
                 return code;
             }
+            phases.mark("write");
+            phases.print();
             if let Some(out) = out {
                 if let Err(e) = symdim::annotate::write_annotated(&m, &bytes, &report, &out) {
                     eprintln!("symdim: {e}");

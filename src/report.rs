@@ -257,7 +257,8 @@ impl Report {
     /// makes of this type's [`Serialize`] implementation (a test compares the two on
     /// every bundled model), without going through a serializer per value.
     pub fn to_json(&self) -> String {
-        let mut out = json::Writer::with_capacity(256 + self.tensors.len() * 96);
+        // About 160 bytes per tensor in real models; regrowing would copy it all.
+        let mut out = json::Writer::with_capacity(4096 + self.tensors.len() * 192);
         self.write_json(&mut out);
         out.finish()
     }
@@ -581,9 +582,13 @@ mod json {
         }
 
         fn newline(&mut self) {
+            const SPACES: &str = "                                                                ";
             self.out.push('\n');
-            for _ in 0..self.open.len() {
-                self.out.push_str("  ");
+            let mut n = 2 * self.open.len();
+            while n > 0 {
+                let k = n.min(SPACES.len());
+                self.out.push_str(&SPACES[..k]);
+                n -= k;
             }
         }
 
@@ -641,7 +646,7 @@ mod json {
         }
 
         pub(super) fn int(&mut self, v: i64) {
-            let _ = write!(self.out, "{v}");
+            self.out.push_str(itoa::Buffer::new().format(v));
         }
 
         /// A string, escaped as `serde_json` escapes: `\"`, `\\`, `\b`, `\f`, `\n`,
@@ -649,6 +654,11 @@ mod json {
         pub(super) fn string(&mut self, s: &str) {
             self.out.push('"');
             let bytes = s.as_bytes();
+            if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+                self.out.push_str(s);
+                self.out.push('"');
+                return;
+            }
             let mut start = 0;
             for (i, &b) in bytes.iter().enumerate() {
                 let esc: &str = match b {

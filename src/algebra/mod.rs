@@ -608,7 +608,7 @@ impl Algebra {
     fn sync(&mut self) {
         if self.egraph.analysis.dirty {
             self.egraph.analysis.dirty = false;
-            self.egraph.rebuild();
+            rebuild(&mut self.egraph);
         } else {
             self.egraph.clean = true;
         }
@@ -1087,7 +1087,7 @@ impl Algebra {
         let before = self.egraph.analysis.contradictions.len();
         let diff = self.canon(a).sub(self.canon(b));
         self.egraph.union_trusted(a.0, b.0, reason);
-        self.egraph.rebuild();
+        rebuild(&mut self.egraph);
         self.saturate();
         // A linear relation is solved for a pivot symbol, so that the symbol itself
         // (and every expression built on it) learns the equality: S + 1 == T + 1
@@ -1097,7 +1097,7 @@ impl Algebra {
             let s = rules::add_poly(&mut self.egraph, &Poly::sym(sym));
             let v = rules::add_poly(&mut self.egraph, &value);
             self.egraph.union_trusted(s, v, reason);
-            self.egraph.rebuild();
+            rebuild(&mut self.egraph);
             self.saturate();
         }
         // Propagating the merge may reveal a contradiction (A == B with B == A + 1).
@@ -1255,7 +1255,7 @@ impl Algebra {
                     refinements: 0,
                 };
                 self.egraph.set_analysis_data(e.0, new);
-                self.egraph.rebuild();
+                rebuild(&mut self.egraph);
                 self.resaturate_all();
                 Ok(())
             }
@@ -1278,7 +1278,7 @@ impl Algebra {
             refinements: 0,
         };
         self.egraph.set_analysis_data(id, new);
-        self.egraph.rebuild();
+        rebuild(&mut self.egraph);
         self.resaturate_all();
     }
 }
@@ -1321,4 +1321,16 @@ fn solve_for_pivot(diff: &Poly) -> Option<(Symbol, Poly)> {
     let rest = Poly(diff.0.iter().filter(|(t, _)| *t != m).cloned().collect());
     let value = rest.scale(&Rat::one().div(&c)?.neg());
     Some((s, value))
+}
+
+/// Rebuild the e-graph (restore congruence after unions).
+///
+/// egg times every rebuild with `quanta`, only to log it. The first read of quanta's
+/// global clock calibrates the TSC, which spins for milliseconds; a mock clock, installed
+/// for the rebuild on this thread only, spares that. No result depends on the time.
+fn rebuild(egraph: &mut DimGraph) -> usize {
+    thread_local! {
+        static CLOCK: quanta::Clock = quanta::Clock::mock().0;
+    }
+    CLOCK.with(|clock| quanta::with_clock(clock, || egraph.rebuild()))
 }

@@ -324,12 +324,13 @@ fn reshape_dims(
     input: Option<&[Dim]>,
     target: &[Dim],
 ) -> Result<Vec<Dim>, OpError> {
-    let shown = ctx.render_dims(target);
-    let shown_input = match input {
+    // The target and input as messages show them, rendered only for a message.
+    let shown = |ctx: &ShapesContext| ctx.render_dims(target);
+    let shown_input = |ctx: &ShapesContext| match input {
         Some(dims) => ctx.render_dims(dims),
         None => "[...]".to_string(),
     };
-    let err = |why: String| mode.source.error(&shown, why);
+    let err = |ctx: &ShapesContext, why: String| mode.source.error(&shown(ctx), why);
 
     // Classify left to right, in the order every spec checks.
     let mut entries = Vec::with_capacity(target.len());
@@ -342,25 +343,30 @@ fn reshape_dims(
             continue;
         };
         if !c.is_integer() {
-            return Err(err(format!("{c} at axis {i} is not an integer")));
+            return Err(err(ctx, format!("{c} at axis {i} is not an integer")));
         }
         if c == Rat::int(-1) {
             if let Some(j) = minus_one {
-                return Err(err(format!("more than one -1 (axes {j} and {i})")));
+                return Err(err(ctx, format!("more than one -1 (axes {j} and {i})")));
             }
             minus_one = Some(i);
             entries.push(Entry::MinusOne);
         } else if c < Rat::int(-1) {
-            return Err(err(format!(
-                "{c} at axis {i} is below -1 (values must be >= -1)"
-            )));
+            return Err(err(
+                ctx,
+                format!("{c} at axis {i} is below -1 (values must be >= -1)"),
+            ));
         } else if c.is_zero() && mode.zero_copies {
             if let Some(dims) = input {
                 if i >= dims.len() {
-                    return Err(err(format!(
-                        "the 0 at axis {i} copies input dim {i}, but the input {shown_input} has rank {}",
-                        dims.len()
-                    )));
+                    return Err(err(
+                        ctx,
+                        format!(
+                            "the 0 at axis {i} copies input dim {i}, but the input {} has rank {}",
+                            shown_input(ctx),
+                            dims.len()
+                        ),
+                    ));
                 }
             }
             entries.push(Entry::Copy);
@@ -373,7 +379,7 @@ fn reshape_dims(
     }
     if mode.forbids_zero_with_minus_one() {
         if let (Some(z), Some(k)) = (literal_zero, minus_one) {
-            return Err(err(format!(
+            return Err(err(ctx, format!(
                 "with {} the target may not hold both 0 (axis {z}) and -1 (axis {k}): the -1 cannot be determined",
                 mode.literal_zero_flag()
             )));
@@ -443,6 +449,7 @@ fn reshape_dims(
                     return Ok(out);
                 }
                 (Flavor::OpenVino, Truth::Unknown) => {
+                    let (shown, shown_input) = (shown(ctx), shown_input(ctx));
                     warn(
                         ctx,
                         node,
@@ -454,12 +461,13 @@ fn reshape_dims(
                     return Ok(out);
                 }
                 (Flavor::OpenVino, Truth::False) => {
-                    return Err(err(format!(
-                        "cannot infer the -1 at axis {k}: the other output dims {shown_known} multiply to 0 and the input {shown_input} is not zero-size"
+                    return Err(err(ctx, format!(
+                        "cannot infer the -1 at axis {k}: the other output dims {shown_known} multiply to 0 and the input {} is not zero-size",
+                        shown_input(ctx)
                     )));
                 }
                 _ => {
-                    return Err(err(format!(
+                    return Err(err(ctx, format!(
                         "cannot infer the -1 at axis {k}: the other output dims {shown_known} multiply to 0"
                     )));
                 }
@@ -478,6 +486,7 @@ fn reshape_dims(
                 let q = ctx.alg.product(&lits);
                 let (ps, ks) = (ctx.alg.render(p), ctx.alg.render(q));
                 let name = ctx.alg.render(dim);
+                let shown = shown(ctx);
                 warn(
                     ctx,
                     node,
@@ -490,8 +499,8 @@ fn reshape_dims(
             Err(source) => {
                 return Err(OpError::MinusOne {
                     axis: k,
-                    target: shown,
-                    input: shown_input,
+                    target: shown(ctx),
+                    input: shown_input(ctx),
                     source: Box::new(source),
                 })
             }
@@ -515,6 +524,7 @@ fn reshape_dims(
         Truth::Unknown => {
             let (si, so) = (ctx.alg.render(pin), ctx.alg.render(pout));
             let shown_out = ctx.render_dims(&out);
+            let shown_input = shown_input(ctx);
             let residual = ctx.alg.div_rational(pin, pout);
             let residual = ctx.alg.render(residual);
             warn(
