@@ -205,9 +205,16 @@ impl Phases {
 /// is not an error worth a message; any other write error is reported. Either way the
 /// exit status is 2 when the report could not be written whole.
 fn emit(text: &str) -> Result<(), ExitCode> {
+    emit_with(|out| out.write_all(text.as_bytes()))
+}
+
+/// [`emit`] for a report that writes itself to stdout.
+fn emit_with(
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), ExitCode> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match write(&mut out).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(ExitCode::from(2)),
         Err(e) => {
@@ -297,17 +304,25 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             phases.mark("load");
+            // The file's bytes are only needed to write the annotated copy; without
+            // one, their memory goes back to the allocator for what follows.
+            let bytes = if out.is_some() {
+                bytes
+            } else {
+                drop(bytes);
+                Vec::new()
+            };
             let options = options(binds, assumes);
             let ctx = symdim::infer::infer_context(&m, &options);
             phases.mark("infer");
             let report = symdim::report::Report::build_with_constraints(&m, &ctx, &options);
             phases.mark("report+constraints");
-            let text = match format {
-                OutFormat::Text => report.to_text(),
-                OutFormat::Json => report.to_json(),
+            // JSON goes out as it is written; text is made whole first.
+            let written = match format {
+                OutFormat::Text => emit(&report.to_text()),
+                OutFormat::Json => emit_with(|out| report.write_json(out)),
             };
-            phases.mark("format");
-            if let Err(code) = emit(&text) {
+            if let Err(code) = written {
                 return code;
             }
             phases.mark("write");
@@ -325,7 +340,7 @@ fn main() -> ExitCode {
             };
             // The process ends here: freeing a large model's graph, e-graph and report
             // piece by piece would only cost time.
-            std::mem::forget((m, bytes, ctx, report, text));
+            std::mem::forget((m, bytes, ctx, report));
             status
         }
         Command::Simplify { exprs, assumes } => {

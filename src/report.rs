@@ -258,12 +258,21 @@ impl Report {
     /// every bundled model), without going through a serializer per value.
     pub fn to_json(&self) -> String {
         // About 160 bytes per tensor in real models; regrowing would copy it all.
-        let mut out = json::Writer::with_capacity(4096 + self.tensors.len() * 192);
-        self.write_json(&mut out);
-        out.finish()
+        let mut out = json::Writer::new(4096 + self.tensors.len() * 192, None);
+        self.emit_json(&mut out);
+        out.finish().1
     }
 
-    fn write_json(&self, w: &mut json::Writer) {
+    /// [`Report::to_json`] written to `sink` as it is made, in pieces of about 64 KiB,
+    /// instead of as one string (a large model's report is megabytes). Stops at the
+    /// first write error and returns it.
+    pub fn write_json(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
+        self.emit_json(&mut out);
+        out.finish().0
+    }
+
+    fn emit_json(&self, w: &mut json::Writer<'_>) {
         w.open_object();
         w.key("model");
         w.open_object();
@@ -316,7 +325,7 @@ impl Report {
         w.close_object();
         w.key("tensors");
         w.open_object();
-        let dims = |w: &mut json::Writer, dims: &Option<Vec<ReportDim>>| match dims {
+        let dims = |w: &mut json::Writer<'_>, dims: &Option<Vec<ReportDim>>| match dims {
             None => w.null(),
             Some(ds) => {
                 w.open_array();
@@ -561,24 +570,55 @@ impl Serialize for Report {
 mod json {
     use std::fmt::Write as _;
 
-    /// The writer: a buffer and, per open container, whether it has members yet.
-    pub(super) struct Writer {
+    /// How much text the writer holds before passing it on to its sink.
+    pub(super) const SPILL: usize = 1 << 16;
+
+    /// The writer: a buffer, where it goes when it fills up (or nowhere: the caller
+    /// takes the whole text), the first write error, and per open container whether
+    /// it has members yet.
+    pub(super) struct Writer<'w> {
         out: String,
+        sink: Option<&'w mut dyn std::io::Write>,
+        error: Option<std::io::Error>,
         open: Vec<bool>,
     }
 
-    impl Writer {
-        pub(super) fn with_capacity(n: usize) -> Writer {
+    impl<'w> Writer<'w> {
+        pub(super) fn new(capacity: usize, sink: Option<&'w mut dyn std::io::Write>) -> Self {
             Writer {
-                out: String::with_capacity(n),
+                out: String::with_capacity(capacity),
+                sink,
+                error: None,
                 open: Vec::new(),
             }
         }
 
-        /// The text, with a final newline.
-        pub(super) fn finish(mut self) -> String {
+        /// Pass the buffered text to the sink, if there is one.
+        fn spill(&mut self) {
+            if let Some(sink) = self.sink.as_mut() {
+                if self.error.is_none() {
+                    if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                        self.error = Some(e);
+                    }
+                }
+                self.out.clear();
+            }
+        }
+
+        /// End the text with a newline. With a sink: everything written and flushed
+        /// (or the first error), and an empty string; without: the text.
+        pub(super) fn finish(mut self) -> (std::io::Result<()>, String) {
             self.out.push('\n');
-            self.out
+            self.spill();
+            if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
+                if let Err(e) = sink.flush() {
+                    self.error = Some(e);
+                }
+            }
+            match self.error.take() {
+                Some(e) => (Err(e), String::new()),
+                None => (Ok(()), std::mem::take(&mut self.out)),
+            }
         }
 
         fn newline(&mut self) {
@@ -594,6 +634,9 @@ mod json {
 
         /// Start a member or element of the innermost container.
         fn member(&mut self) {
+            if self.out.len() >= SPILL {
+                self.spill();
+            }
             if let Some(has) = self.open.last_mut() {
                 let first = !*has;
                 *has = true;

@@ -224,6 +224,10 @@ fn direct_json_equals_serde_json_pretty() {
         let mut reference = serde_json::to_string_pretty(&report).unwrap();
         reference.push('\n');
         assert_eq!(report.to_json(), reference, "{}", path.display());
+        // Streamed in pieces, the same bytes.
+        let mut streamed = Vec::new();
+        report.write_json(&mut streamed).unwrap();
+        assert_eq!(streamed, reference.as_bytes(), "{}", path.display());
         // And the reference agrees with a parse of itself (it is valid JSON).
         let value: serde_json::Value = serde_json::from_str(&reference).unwrap();
         assert!(value.get("tensors").is_some(), "{}", path.display());
@@ -311,4 +315,59 @@ fn unwritable_stdout_is_reported() {
         err.starts_with("symdim: cannot write the report: "),
         "{err}"
     );
+}
+
+/// A sink that accepts `room` bytes, then fails.
+struct FailingSink {
+    room: usize,
+    taken: Vec<u8>,
+}
+
+impl std::io::Write for FailingSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.room == 0 {
+            return Err(std::io::Error::other("sink full"));
+        }
+        let n = buf.len().min(self.room);
+        self.room -= n;
+        self.taken.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `write_json` returns the sink's first error, and what reached the sink is a prefix
+/// of the report; a large report goes out in several pieces.
+#[test]
+fn write_json_streams_and_stops_at_the_first_error() {
+    let (model, _) = symdim::load::load(Path::new(&example())).unwrap();
+    let mut report = symdim::infer::infer(&model, &symdim::infer::Options::default());
+    // Make it larger than one piece (64 KiB): many copies of the tensors.
+    let tensors: Vec<_> = report.tensors.clone().into_iter().collect();
+    for i in 0..400 {
+        for (name, t) in &tensors {
+            report.tensors.insert(format!("{name}#{i}"), t.clone());
+        }
+    }
+    let whole = report.to_json();
+    assert!(whole.len() > 3 * 65536, "{}", whole.len());
+    for room in [0, 10, 65536, 100_000, whole.len() - 1] {
+        let mut sink = FailingSink {
+            room,
+            taken: Vec::new(),
+        };
+        let err = report.write_json(&mut sink).unwrap_err();
+        assert_eq!(err.to_string(), "sink full");
+        assert!(whole.as_bytes().starts_with(&sink.taken));
+        assert_eq!(sink.taken.len(), room.min(whole.len()));
+    }
+    let mut sink = FailingSink {
+        room: whole.len(),
+        taken: Vec::new(),
+    };
+    report.write_json(&mut sink).unwrap();
+    assert_eq!(sink.taken, whole.as_bytes());
 }
