@@ -587,18 +587,14 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
         v
     };
     // Fast path: the file is already sorted (every input produced in this graph is
-    // produced by an earlier node), as exporters write it.
-    let mut done: FxHashSet<&str> =
-        FxHashSet::with_capacity_and_hasher(producer.len(), Default::default());
-    let sorted = g.nodes.iter().all(|n| {
-        let ok = n.inputs.iter().chain(subgraph_captures(n).iter()).all(|s| {
+    // produced by an earlier node), as exporters write it. `producer` holds the first
+    // node to produce each name, so "an earlier node produced it" is `p < i`.
+    let sorted = g.nodes.iter().enumerate().all(|(i, n)| {
+        n.inputs.iter().chain(subgraph_captures(n).iter()).all(|s| {
             s.is_empty()
-                || !producer.contains_key(s.as_str())
-                || done.contains(s.as_str())
+                || !producer.get(s.as_str()).is_some_and(|&p| p >= i)
                 || ctx.get(s).is_some()
-        });
-        done.extend(n.outputs.iter().map(String::as_str));
-        ok
+        })
     });
     if sorted {
         return ((0..g.nodes.len()).collect(), Vec::new());
