@@ -354,6 +354,18 @@ impl ShapesContext {
         self.tensors.insert(name.to_string(), fact);
     }
 
+    /// Insert a tensor unless one of that name exists (then nothing changes); true when
+    /// it was inserted. One lookup, where `get` then `insert` would take two.
+    pub fn insert_if_absent(&mut self, name: &str, fact: TensorFact) -> bool {
+        match self.tensors.entry(name.to_string()) {
+            indexmap::map::Entry::Vacant(v) => {
+                v.insert(fact);
+                true
+            }
+            indexmap::map::Entry::Occupied(_) => false,
+        }
+    }
+
     /// Make room for `additional` more tensors at once (the driver knows how many a
     /// graph defines), so that the map is not regrown and rehashed step by step.
     pub fn reserve(&mut self, additional: usize) {

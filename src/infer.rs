@@ -675,10 +675,9 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
         let fact = facts
             .next()
             .unwrap_or_else(|| TensorFact::unknown(crate::graph::DType::Undefined));
-        if out.is_empty() || ctx.get(out).is_some() {
-            continue;
+        if !out.is_empty() {
+            ctx.insert_if_absent(out, fact);
         }
-        ctx.insert(out, fact);
     }
     if declared.is_empty() {
         return;
