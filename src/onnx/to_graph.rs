@@ -16,7 +16,7 @@ use super::{
     NodeProto, OnnxError, TensorProto, ValueInfoProto,
 };
 use crate::graph::{
-    Attr, ConstData, ConstTensor, DeclDim, Format, Graph, Model, Node, ValueDecl,
+    Attr, AttrMap, ConstData, ConstTensor, DeclDim, Format, Graph, Model, Node, ValueDecl,
     MAX_VALUE_ELEMENTS,
 };
 use indexmap::IndexMap;
@@ -57,7 +57,7 @@ struct Cx<'m, 'a> {
 struct Inline<'c> {
     prefix: String,
     rename: HashMap<String, String>,
-    attrs: &'c IndexMap<String, Attr>,
+    attrs: &'c AttrMap,
 }
 
 impl Inline<'_> {
@@ -126,7 +126,7 @@ impl Cx<'_, '_> {
             Some(il) => il.name(s),
             None => s.to_string(),
         };
-        let mut attrs = IndexMap::new();
+        let mut attrs = AttrMap::with_capacity(n.attribute.len());
         for a in &n.attribute {
             if let Some(v) = self.attr(a, inline, depth)? {
                 attrs.insert(a.name.to_string(), v);
@@ -162,7 +162,7 @@ impl Cx<'_, '_> {
         call: &str,
         inputs: &[String],
         outputs: &[String],
-        call_attrs: &IndexMap<String, Attr>,
+        call_attrs: &AttrMap,
         depth: usize,
         out: &mut Vec<Node>,
     ) -> Result<(), OnnxError> {
@@ -174,7 +174,7 @@ impl Cx<'_, '_> {
             rename.insert(formal.to_string(), actual.clone());
         }
         // Defaults of the function's attributes, overridden by the call.
-        let mut attrs = IndexMap::new();
+        let mut attrs = AttrMap::with_capacity(f.attribute_proto.len() + call_attrs.len());
         for a in &f.attribute_proto {
             if let Some(v) = self.attr(a, None, depth)? {
                 attrs.insert(a.name.to_string(), v);
