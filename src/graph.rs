@@ -12,8 +12,21 @@ use std::fmt;
 pub use crate::onnx::DataType as DType;
 
 /// Integer or float tensors with at most this many elements keep their values
-/// (shape tensors, scalars, small constants); larger ones keep only their dims.
+/// (shape tensors, scalars, small constants); larger ones keep only their dims. The
+/// ONNX reader keeps the values of float tensors only up to
+/// [`MAX_FLOAT_VALUE_ELEMENTS`].
 pub const MAX_VALUE_ELEMENTS: usize = 4096;
+
+/// The ONNX reader decodes the values of float tensors (FLOAT, DOUBLE, FLOAT16,
+/// BFLOAT16 initializers and Constant values) only when they have at most this many
+/// elements; larger ones are [`ConstData::NotLoaded`]. Inference reads the values of a
+/// constant only up to [`crate::infer::VALUE_FACT_LIMIT`] elements, so this changes no
+/// shape, while models with many small float weights (norm scales of a few thousand
+/// elements) no longer decode each one into a `Vec<f64>`.
+pub const MAX_FLOAT_VALUE_ELEMENTS: usize = 64;
+
+// Every float value that inference can read must still be decoded.
+const _: () = assert!(MAX_FLOAT_VALUE_ELEMENTS >= crate::infer::VALUE_FACT_LIMIT);
 
 /// The source format of a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

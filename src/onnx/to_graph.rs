@@ -2,8 +2,9 @@
 //!
 //! - Each node gets the opset version of its domain; an empty node name gets a
 //!   deterministic one (`<op_type>_<index>`).
-//! - Initializers become constants: dims always, values only for tensors of at most
-//!   [`MAX_VALUE_ELEMENTS`] elements. Graph inputs that are also initializers (IR < 4)
+//! - Initializers become constants: dims always, values only for integer tensors of at
+//!   most [`MAX_VALUE_ELEMENTS`] elements and float tensors of at most
+//!   [`MAX_FLOAT_VALUE_ELEMENTS`]. Graph inputs that are also initializers (IR < 4)
 //!   are constants, not inputs.
 //! - Calls of model-local functions are inlined: the body's nodes are renamed under
 //!   the calling node's name, formal inputs and outputs are bound to the call's
@@ -17,7 +18,7 @@ use super::{
 };
 use crate::graph::{
     Attr, AttrMap, ConstData, ConstTensor, DeclDim, Format, Graph, Model, Node, ValueDecl,
-    MAX_VALUE_ELEMENTS,
+    MAX_FLOAT_VALUE_ELEMENTS, MAX_VALUE_ELEMENTS,
 };
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -244,22 +245,21 @@ fn value_decl(v: &ValueInfoProto<'_>) -> ValueDecl {
     }
 }
 
-/// Convert a tensor constant, decoding its values only when small.
+/// Convert a tensor constant, decoding its values only when small: integer tensors up
+/// to [`MAX_VALUE_ELEMENTS`] elements, float tensors up to [`MAX_FLOAT_VALUE_ELEMENTS`].
 pub fn const_tensor(t: &TensorProto<'_>, src: &DataSource) -> ConstTensor {
     let dims: Vec<i64> = t.dims.to_vec();
-    let small = t
-        .num_elements()
-        .is_ok_and(|n| n as usize <= MAX_VALUE_ELEMENTS);
-    let data = if !small {
-        ConstData::NotLoaded
-    } else if t.data_type.is_integer() {
+    let count = t.num_elements().ok();
+    let within = |cap: usize| count.is_some_and(|n| n <= cap as u64);
+    let data = if t.data_type.is_integer() && within(MAX_VALUE_ELEMENTS) {
         t.to_i64_vec(src, MAX_VALUE_ELEMENTS)
             .map_or(ConstData::NotLoaded, ConstData::Ints)
     } else if matches!(
         t.data_type,
         DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16
-    ) {
-        t.to_f64_vec(src, MAX_VALUE_ELEMENTS)
+    ) && within(MAX_FLOAT_VALUE_ELEMENTS)
+    {
+        t.to_f64_vec(src, MAX_FLOAT_VALUE_ELEMENTS)
             .map_or(ConstData::NotLoaded, ConstData::Floats)
     } else {
         ConstData::NotLoaded
