@@ -327,6 +327,21 @@ impl<'a> ModelProto<'a> {
     /// Parses a model from its serialized bytes. Nothing is copied: strings and tensor
     /// payloads borrow from `bytes`.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, OnnxError> {
+        let mut graph = None;
+        let mut m = Self::parse_with(bytes, |r| {
+            graph = Some(GraphProto::parse(r, 0)?);
+            Ok(())
+        })?;
+        m.graph = graph;
+        Ok(m)
+    }
+
+    /// [`ModelProto::parse`], except that each `graph` field (in file order) is handed to
+    /// `graph` instead of being parsed; the result's `graph` is `None`.
+    pub(crate) fn parse_with(
+        bytes: &'a [u8],
+        mut graph: impl FnMut(Reader<'a>) -> Result<(), OnnxError>,
+    ) -> Result<Self, OnnxError> {
         const M: &str = "ModelProto";
         let mut r = Reader::new(bytes, 0);
         let mut m = ModelProto::default();
@@ -337,7 +352,7 @@ impl<'a> ModelProto<'a> {
                 3 => m.producer_version = f.str(M)?,
                 4 => m.domain = f.str(M)?,
                 5 => m.model_version = f.int64(M)?,
-                7 => m.graph = Some(GraphProto::parse(f.message(M)?, 0)?),
+                7 => graph(f.message(M)?)?,
                 8 => m.opset_import.push(OperatorSetId::parse(f.message(M)?)?),
                 14 => m
                     .metadata_props

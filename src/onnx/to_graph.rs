@@ -12,9 +12,11 @@
 //!   [`MAX_FUNCTION_DEPTH`] nested calls).
 //! - Subgraph attributes (If, Loop, Scan) are converted recursively.
 
+use super::types::check_depth;
+use super::wire::Reader;
 use super::{
     AttrValue, AttributeProto, DataSource, DataType, Dim, FunctionProto, GraphProto, ModelProto,
-    NodeProto, OnnxError, TensorProto, ValueInfoProto,
+    NodeProto, OnnxError, SparseTensorProto, TensorProto, ValueInfoProto,
 };
 use crate::graph::{
     Attr, AttrMap, ConstData, ConstTensor, DeclDim, Format, Graph, Model, Node, ValueDecl,
@@ -40,6 +42,51 @@ pub fn to_model(m: &ModelProto<'_>, path: &str, src: &DataSource) -> Result<Mode
         src,
     };
     let graph = cx.graph(g, 0)?;
+    Ok(Model {
+        path: path.to_string(),
+        format: Format::Onnx,
+        opsets,
+        graph,
+    })
+}
+
+/// Parse a model's bytes and convert it: the same [`Model`] as [`to_model`] of
+/// [`ModelProto::parse`], and on bad input the same error, but the main graph's nodes
+/// are converted one by one as they are parsed, never held as a whole `Vec<NodeProto>`.
+///
+/// The streaming pass reads the model's fields in another order than
+/// [`ModelProto::parse`] (the main graph's nodes after its other fields), so when it
+/// fails, the model is parsed again the usual way for the error that parse gives.
+pub fn load_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, OnnxError> {
+    match stream_model(bytes, path, src) {
+        Ok(model) => Ok(model),
+        Err(_) => to_model(&ModelProto::parse(bytes)?, path, src),
+    }
+}
+
+fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, OnnxError> {
+    let mut graphs = Vec::new();
+    let m = ModelProto::parse_with(bytes, |r| {
+        graphs.push(r);
+        Ok(())
+    })?;
+    // Only the last `graph` field counts (as in `ModelProto::parse`); earlier ones are
+    // still checked.
+    let last = graphs.pop().ok_or(OnnxError::MissingGraph)?;
+    for r in graphs {
+        GraphProto::parse(r, 0)?;
+    }
+    let mut opsets = IndexMap::new();
+    for o in &m.opset_import {
+        let domain = if o.domain == "ai.onnx" { "" } else { o.domain };
+        opsets.insert(domain.to_string(), o.version);
+    }
+    let cx = Cx {
+        model: &m,
+        opsets: &opsets,
+        src,
+    };
+    let graph = cx.stream_graph(last)?;
     Ok(Model {
         path: path.to_string(),
         format: Format::Onnx,
@@ -104,6 +151,54 @@ impl Cx<'_, '_> {
             nodes,
             value_info,
         })
+    }
+
+    /// [`Cx::graph`] of the main graph, from its unparsed bytes (see [`load_model`]):
+    /// each node is converted as soon as it is parsed.
+    fn stream_graph(&self, mut r: Reader<'_>) -> Result<Graph, OnnxError> {
+        const M: &str = "GraphProto";
+        check_depth(0, r.offset())?;
+        // Count the nodes first, to size the vector once.
+        let mut count = 0;
+        let mut pre = r.clone();
+        while let Some(f) = pre.next_field()? {
+            count += usize::from(f.number == 1);
+        }
+        let mut g = Graph {
+            nodes: Vec::with_capacity(count),
+            ..Graph::default()
+        };
+        let mut index = 0;
+        let mut inputs = Vec::new();
+        while let Some(f) = r.next_field()? {
+            match f.number {
+                1 => {
+                    let n = NodeProto::parse(f.message(M)?, 0)?;
+                    self.node(&n, index, None, 0, &mut g.nodes)?;
+                    index += 1;
+                }
+                2 => g.name = f.str(M)?.to_string(),
+                5 => {
+                    let t = TensorProto::parse(f.message(M)?)?;
+                    g.initializers
+                        .insert(t.name.to_string(), const_tensor(&t, self.src));
+                }
+                15 => {
+                    SparseTensorProto::parse(f.message(M)?)?;
+                }
+                11 => inputs.push(value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+                12 => g
+                    .outputs
+                    .push(value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+                13 => g
+                    .value_info
+                    .push(value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+                _ => {} // 10 = doc_string, 14 = quantization_annotation, 16 = metadata_props
+            }
+        }
+        inputs.retain(|v| !g.initializers.contains_key(&v.name));
+        g.inputs = inputs;
+        Ok(g)
     }
 
     fn node(
