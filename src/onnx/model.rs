@@ -67,8 +67,7 @@ pub struct NodeProto<'a> {
 }
 
 impl<'a> NodeProto<'a> {
-    pub(crate) fn parse(mut r: Reader<'a>, depth: usize) -> Result<Self, OnnxError> {
-        const M: &str = "NodeProto";
+    pub(crate) fn parse(r: Reader<'a>, depth: usize) -> Result<Self, OnnxError> {
         let mut n = NodeProto {
             input: Vec::new(),
             output: Vec::new(),
@@ -78,6 +77,19 @@ impl<'a> NodeProto<'a> {
             overload: "",
             attribute: Vec::new(),
         };
+        n.parse_into(r, depth)?;
+        Ok(n)
+    }
+
+    /// [`NodeProto::parse`] into `self`, reusing its vectors (a streaming reader parses
+    /// node after node into one value).
+    pub(crate) fn parse_into(&mut self, mut r: Reader<'a>, depth: usize) -> Result<(), OnnxError> {
+        const M: &str = "NodeProto";
+        let n = self;
+        n.input.clear();
+        n.output.clear();
+        n.attribute.clear();
+        (n.name, n.op_type, n.domain, n.overload) = ("", "", "", "");
         while let Some(f) = r.next_field()? {
             match f.number {
                 1 => n.input.push(f.str(M)?),
@@ -90,7 +102,7 @@ impl<'a> NodeProto<'a> {
                 _ => {} // 6 = doc_string, 9 = metadata_props, 10 = device_configurations
             }
         }
-        Ok(n)
+        Ok(())
     }
 
     /// The attribute called `name` (the first one, if repeated).

@@ -170,10 +170,12 @@ impl Cx<'_, '_> {
         };
         let mut index = 0;
         let mut inputs = Vec::new();
+        // One NodeProto for all nodes: its vectors are allocated once.
+        let mut n = NodeProto::parse(Reader::new(&[], 0), 0)?;
         while let Some(f) = r.next_field()? {
             match f.number {
                 1 => {
-                    let n = NodeProto::parse(f.message(M)?, 0)?;
+                    n.parse_into(f.message(M)?, 0)?;
                     self.node(&n, index, None, 0, &mut g.nodes)?;
                     index += 1;
                 }
