@@ -110,11 +110,20 @@ impl<'a> Field<'a> {
     #[inline]
     pub fn str(&self, message: &'static str) -> Result<&'a str, OnnxError> {
         let b = self.bytes(message)?;
-        utf8(b).ok_or(OnnxError::InvalidUtf8 {
+        match utf8(b) {
+            Some(s) => Ok(s),
+            None => Err(self.invalid_utf8(message)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn invalid_utf8(&self, message: &'static str) -> OnnxError {
+        OnnxError::InvalidUtf8 {
             offset: self.value_start,
             message,
             field: self.number,
-        })
+        }
     }
 
     /// A varint field, raw.
