@@ -65,7 +65,13 @@ fn models() -> &'static [(String, PathBuf)] {
             files.retain(|p| p.extension().is_some_and(|e| e == "onnx"));
             files.sort();
             for p in files {
-                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                let mut name = p.file_name().unwrap().to_string_lossy().into_owned();
+                // The same file name in two directories (the corpus's models and stripped
+                // copies of them): name the later one by its directory too.
+                if out.iter().any(|(n, _): &(String, PathBuf)| *n == name) {
+                    let dir = d.file_name().map(|s| s.to_string_lossy().into_owned());
+                    name = format!("{}/{name}", dir.unwrap_or_default());
+                }
                 out.push((name, p));
             }
         }

@@ -12,8 +12,21 @@ use std::fmt;
 pub use crate::onnx::DataType as DType;
 
 /// Integer or float tensors with at most this many elements keep their values
-/// (shape tensors, scalars, small constants); larger ones keep only their dims.
+/// (shape tensors, scalars, small constants); larger ones keep only their dims. The
+/// ONNX reader keeps the values of float tensors only up to
+/// [`MAX_FLOAT_VALUE_ELEMENTS`].
 pub const MAX_VALUE_ELEMENTS: usize = 4096;
+
+/// The ONNX reader decodes the values of float tensors (FLOAT, DOUBLE, FLOAT16,
+/// BFLOAT16 initializers and Constant values) only when they have at most this many
+/// elements; larger ones are [`ConstData::NotLoaded`]. Inference reads the values of a
+/// constant only up to [`crate::infer::VALUE_FACT_LIMIT`] elements, so this changes no
+/// shape, while models with many small float weights (norm scales of a few thousand
+/// elements) no longer decode each one into a `Vec<f64>`.
+pub const MAX_FLOAT_VALUE_ELEMENTS: usize = 64;
+
+// Every float value that inference can read must still be decoded.
+const _: () = assert!(MAX_FLOAT_VALUE_ELEMENTS >= crate::infer::VALUE_FACT_LIMIT);
 
 /// The source format of a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -167,6 +180,160 @@ impl fmt::Display for Attr {
     }
 }
 
+/// The attributes of a [`Node`]: a small map from name to value that keeps insertion
+/// (file) order.
+///
+/// Nodes have zero to a handful of attributes, so the map is a vector of pairs searched
+/// linearly: one allocation per node with attributes (none without), no hashing. It has
+/// the map methods the code base uses, with the semantics of `IndexMap`'s: [`insert`]
+/// replaces the value of an existing name in place and returns the old one,
+/// [`shift_remove`] keeps the order of the rest, collecting pairs with a repeated name
+/// keeps the first position and the last value, and equality does not depend on order.
+///
+/// [`insert`]: AttrMap::insert
+/// [`shift_remove`]: AttrMap::shift_remove
+#[derive(Clone, Default)]
+pub struct AttrMap {
+    entries: Vec<(String, Attr)>,
+}
+
+/// The iterator of [`AttrMap::iter`]: `(name, value)` pairs in order.
+pub type AttrIter<'a> = std::iter::Map<
+    std::slice::Iter<'a, (String, Attr)>,
+    fn(&'a (String, Attr)) -> (&'a String, &'a Attr),
+>;
+
+impl AttrMap {
+    /// An empty map (no allocation).
+    pub const fn new() -> Self {
+        AttrMap {
+            entries: Vec::new(),
+        }
+    }
+
+    /// An empty map with room for `n` attributes.
+    pub fn with_capacity(n: usize) -> Self {
+        AttrMap {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        self.entries.iter().position(|(k, _)| k == name)
+    }
+
+    /// The value of an attribute.
+    pub fn get(&self, name: &str) -> Option<&Attr> {
+        self.entries.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// The value of an attribute, mutably.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Attr> {
+        self.entries
+            .iter_mut()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
+    }
+
+    /// Whether the map has an attribute of this name.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.position(name).is_some()
+    }
+
+    /// Sets an attribute: a new name goes last, an existing one keeps its place and gets
+    /// the new value; returns the old value, if any.
+    pub fn insert(&mut self, name: String, value: Attr) -> Option<Attr> {
+        match self.position(&name) {
+            Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            None => {
+                self.entries.push((name, value));
+                None
+            }
+        }
+    }
+
+    /// Removes an attribute, keeping the order of the others; returns its value.
+    pub fn shift_remove(&mut self, name: &str) -> Option<Attr> {
+        let i = self.position(name)?;
+        Some(self.entries.remove(i).1)
+    }
+
+    /// Removes every attribute.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// The number of attributes.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are no attributes.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// `(name, value)` pairs, in order.
+    pub fn iter(&self) -> AttrIter<'_> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    /// The names, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> + '_ {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// The values, in order.
+    pub fn values(&self) -> impl Iterator<Item = &Attr> + '_ {
+        self.entries.iter().map(|(_, v)| v)
+    }
+}
+
+impl PartialEq for AttrMap {
+    /// Map equality: the same names with equal values, in any order.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
+    }
+}
+
+impl fmt::Debug for AttrMap {
+    /// Like a map: `{"axis": Int(1)}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl FromIterator<(String, Attr)> for AttrMap {
+    fn from_iter<I: IntoIterator<Item = (String, Attr)>>(iter: I) -> Self {
+        let iter = iter.into_iter();
+        let mut m = AttrMap::with_capacity(iter.size_hint().0);
+        m.extend(iter);
+        m
+    }
+}
+
+impl Extend<(String, Attr)> for AttrMap {
+    fn extend<I: IntoIterator<Item = (String, Attr)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl<const N: usize> From<[(String, Attr); N]> for AttrMap {
+    fn from(pairs: [(String, Attr); N]) -> Self {
+        pairs.into_iter().collect()
+    }
+}
+
+impl<'a> IntoIterator for &'a AttrMap {
+    type Item = (&'a String, &'a Attr);
+    type IntoIter = AttrIter<'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// A node (an operator application).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
@@ -183,7 +350,7 @@ pub struct Node {
     /// Output tensor names; `""` marks an unused optional output.
     pub outputs: Vec<String>,
     /// Attributes, in file order.
-    pub attrs: IndexMap<String, Attr>,
+    pub attrs: AttrMap,
 }
 
 impl Node {

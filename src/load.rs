@@ -142,16 +142,13 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>),
             format: Format::Onnx,
         }),
         Format::Onnx => {
-            let m = crate::onnx::parse(&bytes).map_err(|source| LoadError::Onnx {
-                path: shown.clone(),
-                source,
-            })?;
             let src = crate::onnx::DataSource::for_model_file(path);
-            let model =
-                crate::onnx::to_model(&m, &shown, &src).map_err(|source| LoadError::Onnx {
+            let model = crate::onnx::load_model(&bytes, &shown, &src).map_err(|source| {
+                LoadError::Onnx {
                     path: shown.clone(),
                     source,
-                })?;
+                }
+            })?;
             Ok((model, bytes))
         }
         Format::OpenVino => {

@@ -269,7 +269,7 @@ fn a_million_node_chain_does_not_overflow_the_stack() {
             version: 17,
             inputs: vec![prev.clone()],
             outputs: vec![out.clone()],
-            attrs: IndexMap::from([("to".to_string(), Attr::Int(1))]),
+            attrs: symdim::graph::AttrMap::from([("to".to_string(), Attr::Int(1))]),
         });
         prev = out;
     }

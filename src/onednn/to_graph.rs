@@ -28,7 +28,7 @@
 use super::{DataType, Dims, OnednnGraph, Op};
 use crate::algebra::{Dim, Rat, Truth};
 use crate::context::ShapesContext;
-use crate::graph::{Attr, DType, DeclDim, Format, Graph, Model, Node, ValueDecl};
+use crate::graph::{Attr, AttrMap, DType, DeclDim, Format, Graph, Model, Node, ValueDecl};
 use indexmap::IndexMap;
 use std::collections::HashMap;
 
@@ -217,7 +217,7 @@ pub fn to_model(
         ..Graph::default()
     };
     for op in g.ops_topological() {
-        let mut attrs: IndexMap<String, Attr> = op
+        let mut attrs: AttrMap = op
             .attrs
             .iter()
             .map(|(k, v)| (k.clone(), attr_of(v)))

@@ -53,7 +53,7 @@ pub use tensor::{
     bf16_to_f64, f16_to_f64, DataLocation, DataSource, Repeated, RepeatedElem, RepeatedIter,
     SparseTensorProto, TensorProto,
 };
-pub use to_graph::{const_tensor, to_model, MAX_FUNCTION_DEPTH};
+pub use to_graph::{const_tensor, load_model, to_model, MAX_FUNCTION_DEPTH};
 pub use types::{
     Dim, OperatorSetId, StringStringEntry, TensorType, TypeProto, ValueInfoProto, MAX_NESTING,
 };

@@ -67,8 +67,7 @@ pub struct NodeProto<'a> {
 }
 
 impl<'a> NodeProto<'a> {
-    pub(crate) fn parse(mut r: Reader<'a>, depth: usize) -> Result<Self, OnnxError> {
-        const M: &str = "NodeProto";
+    pub(crate) fn parse(r: Reader<'a>, depth: usize) -> Result<Self, OnnxError> {
         let mut n = NodeProto {
             input: Vec::new(),
             output: Vec::new(),
@@ -78,6 +77,19 @@ impl<'a> NodeProto<'a> {
             overload: "",
             attribute: Vec::new(),
         };
+        n.parse_into(r, depth)?;
+        Ok(n)
+    }
+
+    /// [`NodeProto::parse`] into `self`, reusing its vectors (a streaming reader parses
+    /// node after node into one value).
+    pub(crate) fn parse_into(&mut self, mut r: Reader<'a>, depth: usize) -> Result<(), OnnxError> {
+        const M: &str = "NodeProto";
+        let n = self;
+        n.input.clear();
+        n.output.clear();
+        n.attribute.clear();
+        (n.name, n.op_type, n.domain, n.overload) = ("", "", "", "");
         while let Some(f) = r.next_field()? {
             match f.number {
                 1 => n.input.push(f.str(M)?),
@@ -90,7 +102,7 @@ impl<'a> NodeProto<'a> {
                 _ => {} // 6 = doc_string, 9 = metadata_props, 10 = device_configurations
             }
         }
-        Ok(n)
+        Ok(())
     }
 
     /// The attribute called `name` (the first one, if repeated).
@@ -327,6 +339,21 @@ impl<'a> ModelProto<'a> {
     /// Parses a model from its serialized bytes. Nothing is copied: strings and tensor
     /// payloads borrow from `bytes`.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, OnnxError> {
+        let mut graph = None;
+        let mut m = Self::parse_with(bytes, |r| {
+            graph = Some(GraphProto::parse(r, 0)?);
+            Ok(())
+        })?;
+        m.graph = graph;
+        Ok(m)
+    }
+
+    /// [`ModelProto::parse`], except that each `graph` field (in file order) is handed to
+    /// `graph` instead of being parsed; the result's `graph` is `None`.
+    pub(crate) fn parse_with(
+        bytes: &'a [u8],
+        mut graph: impl FnMut(Reader<'a>) -> Result<(), OnnxError>,
+    ) -> Result<Self, OnnxError> {
         const M: &str = "ModelProto";
         let mut r = Reader::new(bytes, 0);
         let mut m = ModelProto::default();
@@ -337,7 +364,7 @@ impl<'a> ModelProto<'a> {
                 3 => m.producer_version = f.str(M)?,
                 4 => m.domain = f.str(M)?,
                 5 => m.model_version = f.int64(M)?,
-                7 => m.graph = Some(GraphProto::parse(f.message(M)?, 0)?),
+                7 => graph(f.message(M)?)?,
                 8 => m.opset_import.push(OperatorSetId::parse(f.message(M)?)?),
                 14 => m
                     .metadata_props

@@ -859,3 +859,150 @@ fn repeated_debug_is_bounded() {
     let s = format!("{:?}", t.int64_data);
     assert!(s.contains("84 more"), "{s}");
 }
+
+/// `load_model` against its definition, `to_model` of `ModelProto::parse`: the same model,
+/// or the same error.
+fn loads_as_in_two_steps(bytes: &[u8]) {
+    let src = mem();
+    let streamed = load_model(bytes, "m.onnx", &src);
+    let two_steps = ModelProto::parse(bytes).and_then(|m| to_model(&m, "m.onnx", &src));
+    match (streamed, two_steps) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(
+                (&a.path, a.format, &a.opsets),
+                (&b.path, b.format, &b.opsets)
+            );
+            assert_eq!(a.graph, b.graph);
+        }
+        (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
+        (a, b) => panic!("streamed {a:?}, in two steps {b:?}"),
+    }
+}
+
+/// A model of `n` nodes (enough for the two-thread path when large): every third node
+/// unnamed (its name comes from its index), attributes, a subgraph, and calls of a
+/// model-local function, which are inlined.
+fn many_nodes_model(n: usize) -> B {
+    let mut graph = B::new().s(2, "g");
+    for i in 0..n {
+        let mut node = B::new()
+            .s(
+                1,
+                if i == 0 {
+                    "x".to_string()
+                } else {
+                    format!("t{}", i - 1)
+                },
+            )
+            .s(2, format!("t{i}"));
+        if i % 3 != 0 {
+            node = node.s(3, format!("node{i}"));
+        }
+        node = match i % 5 {
+            0 => node.s(4, "Relu"),
+            1 => node
+                .s(4, "Transpose")
+                .m(5, B::new().s(1, "perm").packed_varints(8, &[1, 0]).v(20, 7)),
+            2 => node.s(4, "Twice").s(7, "local"),
+            3 => node.s(4, "If").m(
+                5,
+                B::new()
+                    .s(1, "then_branch")
+                    .m(
+                        6,
+                        B::new()
+                            .s(2, "b")
+                            .m(1, B::new().s(1, "c").s(2, "d").s(4, "Neg")),
+                    )
+                    .v(20, 5),
+            ),
+            _ => node.s(4, "Constant").m(
+                5,
+                B::new()
+                    .s(1, "value")
+                    .m(5, B::new().v(1, 2).v(2, 7).packed_varints(7, &[3, 4]))
+                    .v(20, 4),
+            ),
+        };
+        graph = graph.m(1, node);
+    }
+    let graph = graph
+        .m(
+            5,
+            B::new().v(1, 2).v(2, 1).s(8, "w").f32(4, 1.0).f32(4, 2.0),
+        )
+        .m(
+            11,
+            value_info("x", tensor_type(1, Some(&[B::new().s(2, "N")]))),
+        )
+        .m(11, value_info("w", tensor_type(1, None)))
+        .m(12, value_info(&format!("t{}", n - 1), tensor_type(1, None)));
+    let function = B::new()
+        .s(1, "Twice")
+        .s(10, "local")
+        .s(4, "a")
+        .s(5, "b")
+        .m(7, B::new().s(1, "a").s(2, "h").s(4, "Relu"))
+        .m(7, B::new().s(1, "h").s(2, "b").s(4, "Relu"))
+        .m(9, B::new().s(1, "").v(2, 17));
+    model_with_graph(graph)
+        .m(8, B::new().s(1, "local").v(2, 1))
+        .m(25, function)
+}
+
+#[test]
+fn streamed_load_matches_parse_then_convert() {
+    loads_as_in_two_steps(small_model().bytes());
+    // Large enough for two threads; the function calls are inlined in both halves.
+    let big = many_nodes_model(5000);
+    loads_as_in_two_steps(big.bytes());
+    let m = load_model(big.bytes(), "m.onnx", &mem()).unwrap();
+    assert_eq!(m.graph.nodes.len(), 6000);
+    assert_eq!(m.graph.nodes[4999 + 1000].name, "node4999");
+    assert!(m.graph.nodes.iter().any(|n| n.name == "Relu_4995"));
+    assert!(m.graph.nodes.iter().any(|n| n.name == "node4997/Relu_1"));
+    assert_eq!(m.graph.inputs.len(), 1);
+    // No graph; two graphs (the last one counts).
+    loads_as_in_two_steps(B::new().v(1, 8).bytes());
+    let two = model_with_graph(B::new().s(2, "first").m(1, B::new().s(4, "Relu")))
+        .m(7, B::new().s(2, "second"));
+    loads_as_in_two_steps(two.bytes());
+}
+
+#[test]
+fn streamed_load_fails_as_parse_then_convert() {
+    let small = small_model();
+    let big = many_nodes_model(3000);
+    for b in [small.bytes(), big.bytes()] {
+        // Every prefix of the small model; prefixes of the big one ending in each half.
+        let step = if b.len() > 10_000 { b.len() / 23 } else { 1 };
+        for i in (0..=b.len()).step_by(step) {
+            loads_as_in_two_steps(&b[..i]);
+        }
+        // Damaged bytes anywhere: wrong wire types, bad lengths, bad UTF-8.
+        for i in (0..b.len()).step_by(step / 3 + 1) {
+            for v in [0x00, 0xff, 0x07] {
+                let mut d = b.to_vec();
+                d[i] = v;
+                loads_as_in_two_steps(&d);
+            }
+        }
+    }
+}
+
+#[test]
+fn streamed_load_of_the_fixtures() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/onnx");
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "onnx") {
+            let b = std::fs::read(e.path()).unwrap();
+            loads_as_in_two_steps(&b);
+            for i in 0..b.len() {
+                loads_as_in_two_steps(&b[..i]);
+                let mut d = b.clone();
+                d[i] ^= 0x80;
+                loads_as_in_two_steps(&d);
+            }
+        }
+    }
+}

@@ -2,8 +2,9 @@
 //!
 //! - Each node gets the opset version of its domain; an empty node name gets a
 //!   deterministic one (`<op_type>_<index>`).
-//! - Initializers become constants: dims always, values only for tensors of at most
-//!   [`MAX_VALUE_ELEMENTS`] elements. Graph inputs that are also initializers (IR < 4)
+//! - Initializers become constants: dims always, values only for integer tensors of at
+//!   most [`MAX_VALUE_ELEMENTS`] elements and float tensors of at most
+//!   [`MAX_FLOAT_VALUE_ELEMENTS`]. Graph inputs that are also initializers (IR < 4)
 //!   are constants, not inputs.
 //! - Calls of model-local functions are inlined: the body's nodes are renamed under
 //!   the calling node's name, formal inputs and outputs are bound to the call's
@@ -11,13 +12,15 @@
 //!   [`MAX_FUNCTION_DEPTH`] nested calls).
 //! - Subgraph attributes (If, Loop, Scan) are converted recursively.
 
+use super::types::check_depth;
+use super::wire::Reader;
 use super::{
     AttrValue, AttributeProto, DataSource, DataType, Dim, FunctionProto, GraphProto, ModelProto,
-    NodeProto, OnnxError, TensorProto, ValueInfoProto,
+    NodeProto, OnnxError, SparseTensorProto, TensorProto, ValueInfoProto,
 };
 use crate::graph::{
-    Attr, ConstData, ConstTensor, DeclDim, Format, Graph, Model, Node, ValueDecl,
-    MAX_VALUE_ELEMENTS,
+    Attr, AttrMap, ConstData, ConstTensor, DeclDim, Format, Graph, Model, Node, ValueDecl,
+    MAX_FLOAT_VALUE_ELEMENTS, MAX_VALUE_ELEMENTS,
 };
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -47,6 +50,51 @@ pub fn to_model(m: &ModelProto<'_>, path: &str, src: &DataSource) -> Result<Mode
     })
 }
 
+/// Parse a model's bytes and convert it: the same [`Model`] as [`to_model`] of
+/// [`ModelProto::parse`], and on bad input the same error, but the main graph's nodes
+/// are converted one by one as they are parsed, never held as a whole `Vec<NodeProto>`.
+///
+/// The streaming pass reads the model's fields in another order than
+/// [`ModelProto::parse`] (the main graph's nodes after its other fields), so when it
+/// fails, the model is parsed again the usual way for the error that parse gives.
+pub fn load_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, OnnxError> {
+    match stream_model(bytes, path, src) {
+        Ok(model) => Ok(model),
+        Err(_) => to_model(&ModelProto::parse(bytes)?, path, src),
+    }
+}
+
+fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, OnnxError> {
+    let mut graphs = Vec::new();
+    let m = ModelProto::parse_with(bytes, |r| {
+        graphs.push(r);
+        Ok(())
+    })?;
+    // Only the last `graph` field counts (as in `ModelProto::parse`); earlier ones are
+    // still checked.
+    let last = graphs.pop().ok_or(OnnxError::MissingGraph)?;
+    for r in graphs {
+        GraphProto::parse(r, 0)?;
+    }
+    let mut opsets = IndexMap::new();
+    for o in &m.opset_import {
+        let domain = if o.domain == "ai.onnx" { "" } else { o.domain };
+        opsets.insert(domain.to_string(), o.version);
+    }
+    let cx = Cx {
+        model: &m,
+        opsets: &opsets,
+        src,
+    };
+    let graph = cx.stream_graph(last)?;
+    Ok(Model {
+        path: path.to_string(),
+        format: Format::Onnx,
+        opsets,
+        graph,
+    })
+}
+
 struct Cx<'m, 'a> {
     model: &'m ModelProto<'a>,
     opsets: &'m IndexMap<String, i64>,
@@ -57,7 +105,7 @@ struct Cx<'m, 'a> {
 struct Inline<'c> {
     prefix: String,
     rename: HashMap<String, String>,
-    attrs: &'c IndexMap<String, Attr>,
+    attrs: &'c AttrMap,
 }
 
 impl Inline<'_> {
@@ -105,6 +153,56 @@ impl Cx<'_, '_> {
         })
     }
 
+    /// [`Cx::graph`] of the main graph, from its unparsed bytes (see [`load_model`]):
+    /// each node is converted as soon as it is parsed.
+    fn stream_graph(&self, mut r: Reader<'_>) -> Result<Graph, OnnxError> {
+        const M: &str = "GraphProto";
+        check_depth(0, r.offset())?;
+        // Count the nodes first, to size the vector once.
+        let mut count = 0;
+        let mut pre = r.clone();
+        while let Some(f) = pre.next_field()? {
+            count += usize::from(f.number == 1);
+        }
+        let mut g = Graph {
+            nodes: Vec::with_capacity(count),
+            ..Graph::default()
+        };
+        let mut index = 0;
+        let mut inputs = Vec::new();
+        // One NodeProto for all nodes: its vectors are allocated once.
+        let mut n = NodeProto::parse(Reader::new(&[], 0), 0)?;
+        while let Some(f) = r.next_field()? {
+            match f.number {
+                1 => {
+                    n.parse_into(f.message(M)?, 0)?;
+                    self.node(&n, index, None, 0, &mut g.nodes)?;
+                    index += 1;
+                }
+                2 => g.name = f.str(M)?.to_string(),
+                5 => {
+                    let t = TensorProto::parse(f.message(M)?)?;
+                    g.initializers
+                        .insert(t.name.to_string(), const_tensor(&t, self.src));
+                }
+                15 => {
+                    SparseTensorProto::parse(f.message(M)?)?;
+                }
+                11 => inputs.push(value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+                12 => g
+                    .outputs
+                    .push(value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+                13 => g
+                    .value_info
+                    .push(value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+                _ => {} // 10 = doc_string, 14 = quantization_annotation, 16 = metadata_props
+            }
+        }
+        inputs.retain(|v| !g.initializers.contains_key(&v.name));
+        g.inputs = inputs;
+        Ok(g)
+    }
+
     fn node(
         &self,
         n: &NodeProto<'_>,
@@ -126,7 +224,7 @@ impl Cx<'_, '_> {
             Some(il) => il.name(s),
             None => s.to_string(),
         };
-        let mut attrs = IndexMap::new();
+        let mut attrs = AttrMap::with_capacity(n.attribute.len());
         for a in &n.attribute {
             if let Some(v) = self.attr(a, inline, depth)? {
                 attrs.insert(a.name.to_string(), v);
@@ -162,7 +260,7 @@ impl Cx<'_, '_> {
         call: &str,
         inputs: &[String],
         outputs: &[String],
-        call_attrs: &IndexMap<String, Attr>,
+        call_attrs: &AttrMap,
         depth: usize,
         out: &mut Vec<Node>,
     ) -> Result<(), OnnxError> {
@@ -174,7 +272,7 @@ impl Cx<'_, '_> {
             rename.insert(formal.to_string(), actual.clone());
         }
         // Defaults of the function's attributes, overridden by the call.
-        let mut attrs = IndexMap::new();
+        let mut attrs = AttrMap::with_capacity(f.attribute_proto.len() + call_attrs.len());
         for a in &f.attribute_proto {
             if let Some(v) = self.attr(a, None, depth)? {
                 attrs.insert(a.name.to_string(), v);
@@ -244,22 +342,21 @@ fn value_decl(v: &ValueInfoProto<'_>) -> ValueDecl {
     }
 }
 
-/// Convert a tensor constant, decoding its values only when small.
+/// Convert a tensor constant, decoding its values only when small: integer tensors up
+/// to [`MAX_VALUE_ELEMENTS`] elements, float tensors up to [`MAX_FLOAT_VALUE_ELEMENTS`].
 pub fn const_tensor(t: &TensorProto<'_>, src: &DataSource) -> ConstTensor {
     let dims: Vec<i64> = t.dims.to_vec();
-    let small = t
-        .num_elements()
-        .is_ok_and(|n| n as usize <= MAX_VALUE_ELEMENTS);
-    let data = if !small {
-        ConstData::NotLoaded
-    } else if t.data_type.is_integer() {
+    let count = t.num_elements().ok();
+    let within = |cap: usize| count.is_some_and(|n| n <= cap as u64);
+    let data = if t.data_type.is_integer() && within(MAX_VALUE_ELEMENTS) {
         t.to_i64_vec(src, MAX_VALUE_ELEMENTS)
             .map_or(ConstData::NotLoaded, ConstData::Ints)
     } else if matches!(
         t.data_type,
         DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16
-    ) {
-        t.to_f64_vec(src, MAX_VALUE_ELEMENTS)
+    ) && within(MAX_FLOAT_VALUE_ELEMENTS)
+    {
+        t.to_f64_vec(src, MAX_FLOAT_VALUE_ELEMENTS)
             .map_or(ConstData::NotLoaded, ConstData::Floats)
     } else {
         ConstData::NotLoaded

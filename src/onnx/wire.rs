@@ -110,11 +110,20 @@ impl<'a> Field<'a> {
     #[inline]
     pub fn str(&self, message: &'static str) -> Result<&'a str, OnnxError> {
         let b = self.bytes(message)?;
-        std::str::from_utf8(b).map_err(|_| OnnxError::InvalidUtf8 {
+        match utf8(b) {
+            Some(s) => Ok(s),
+            None => Err(self.invalid_utf8(message)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn invalid_utf8(&self, message: &'static str) -> OnnxError {
+        OnnxError::InvalidUtf8 {
             offset: self.value_start,
             message,
             field: self.number,
-        })
+        }
     }
 
     /// A varint field, raw.
@@ -195,6 +204,18 @@ impl<'a> Field<'a> {
             }
             _ => Err(self.wrong(message, WireType::I32)),
         }
+    }
+}
+
+/// `b` as a `str` if it is valid UTF-8. The names in a model are short and almost always
+/// ASCII: an inlined ASCII check decides those without calling the general validator.
+#[inline]
+pub(crate) fn utf8(b: &[u8]) -> Option<&str> {
+    if b.is_ascii() {
+        // SAFETY: every ASCII byte sequence is valid UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(b) })
+    } else {
+        std::str::from_utf8(b).ok()
     }
 }
 
@@ -430,6 +451,36 @@ mod tests {
             Err(OnnxError::Truncated { offset: 0, .. })
         ));
         assert!(matches!(decode(&[]), Err(OnnxError::Truncated { .. })));
+    }
+
+    #[test]
+    fn utf8_fast_path_and_fallback() {
+        assert_eq!(utf8(b""), Some(""));
+        assert_eq!(
+            utf8(b"/model/layers.0/Mul_1"),
+            Some("/model/layers.0/Mul_1")
+        );
+        assert_eq!(utf8("größe·Ω".as_bytes()), Some("größe·Ω"));
+        for bad in [
+            &b"\xff"[..],
+            b"ab\xc3",
+            b"\xc3\x28",
+            b"x\xed\xa0\x80y",
+            b"\x80",
+        ] {
+            assert_eq!(utf8(bad), None, "{bad:?}");
+        }
+        let mut b = Vec::new();
+        put_len(&mut b, 3, b"ok\xfe");
+        let f = Reader::new(&b, 10).next_field().unwrap().unwrap();
+        assert!(matches!(
+            f.str("T"),
+            Err(OnnxError::InvalidUtf8 {
+                offset: 12,
+                field: 3,
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use indexmap::IndexMap;
 use symdim::context::{OpError, ShapesContext, TensorFact};
 use symdim::graph::{
-    Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
+    Attr, AttrMap, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
 use symdim::infer::{infer_context, Options};
 
@@ -38,7 +38,7 @@ pub fn decl(d: &str) -> DeclDim {
 }
 
 /// An attribute list from pairs.
-pub fn attrs(pairs: Vec<(&str, Attr)>) -> IndexMap<String, Attr> {
+pub fn attrs(pairs: Vec<(&str, Attr)>) -> AttrMap {
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
