@@ -58,7 +58,7 @@ pub fn write_annotated(
                     .map(|d| match d {
                         ReportDim::Int(v) if *v >= 0 => InferredDim::Value(*v),
                         ReportDim::Int(_) => InferredDim::Unknown,
-                        ReportDim::Expr(s) => InferredDim::Param(s.clone()),
+                        ReportDim::Expr(s) => InferredDim::Param(s.to_string()),
                     })
                     .collect()
             }),

@@ -23,21 +23,24 @@ use indexmap::{IndexMap, IndexSet};
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// A dim in a report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReportDim {
     /// An integer constant.
     Int(i64),
-    /// An expression in the grammar of `docs/grammar.md`.
-    Expr(String),
+    /// An expression in the grammar of `docs/grammar.md`. Shared: every tensor dim of
+    /// one e-class holds the same text (a large model has hundreds of thousands of
+    /// dims and a few thousand distinct expressions).
+    Expr(Arc<str>),
 }
 
 impl ReportDim {
     fn text(&self) -> String {
         match self {
             ReportDim::Int(v) => v.to_string(),
-            ReportDim::Expr(s) => s.clone(),
+            ReportDim::Expr(s) => s.to_string(),
         }
     }
 }
@@ -465,7 +468,7 @@ fn report_dim(ctx: &ShapesContext, d: Dim, used: &mut IndexSet<Symbol>) -> Repor
     let mut found = Vec::new();
     canon.symbols(&mut found);
     used.extend(found);
-    ReportDim::Expr(canon.render())
+    ReportDim::Expr(canon.render().into())
 }
 
 impl Serialize for ReportDim {

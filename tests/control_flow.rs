@@ -60,7 +60,7 @@ fn shape(r: &Report, t: &str) -> Option<String> {
             .iter()
             .map(|d| match d {
                 ReportDim::Int(v) => v.to_string(),
-                ReportDim::Expr(e) => e.clone(),
+                ReportDim::Expr(e) => e.to_string(),
             })
             .collect();
         format!("[{}]", v.join(", "))

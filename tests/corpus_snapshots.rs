@@ -28,7 +28,7 @@ fn dims_text(dims: &[ReportDim]) -> String {
         .iter()
         .map(|d| match d {
             ReportDim::Int(v) => v.to_string(),
-            ReportDim::Expr(s) => s.clone(),
+            ReportDim::Expr(s) => s.to_string(),
         })
         .collect();
     format!("[{}]", parts.join(", "))

@@ -83,7 +83,7 @@ fn shape(r: &Report, t: &str) -> Option<Vec<String>> {
         s.iter()
             .map(|d| match d {
                 ReportDim::Int(v) => v.to_string(),
-                ReportDim::Expr(e) => e.clone(),
+                ReportDim::Expr(e) => e.to_string(),
             })
             .collect()
     })
