@@ -537,12 +537,19 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
         let mut t = indices;
         let mut range = None;
         let producer = producers.get_or_insert_with(|| {
-            model
-                .graph
-                .nodes
-                .iter()
-                .flat_map(|n| n.outputs.iter().map(move |o| (o.as_str(), n)))
-                .collect()
+            // Sized once: this runs on a second thread, where every regrowth of the
+            // table is fresh memory for the kernel to fault in.
+            let nodes = &model.graph.nodes;
+            let mut m = rustc_hash::FxHashMap::with_capacity_and_hasher(
+                nodes.iter().map(|n| n.outputs.len()).sum(),
+                Default::default(),
+            );
+            for n in nodes {
+                for o in &n.outputs {
+                    m.insert(o.as_str(), n);
+                }
+            }
+            m
         });
         for _ in 0..16 {
             let Some(p) = producer.get(t) else { break };

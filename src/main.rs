@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 // system allocator for that pattern (see docs/benchmarks.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use symdim::infer::Options;
@@ -205,23 +206,24 @@ impl Phases {
 /// is not an error worth a message; any other write error is reported. Either way the
 /// exit status is 2 when the report could not be written whole.
 fn emit(text: &str) -> Result<(), ExitCode> {
-    emit_with(|out| out.write_all(text.as_bytes()))
+    emit_with(|out| ((), out.write_all(text.as_bytes()))).1
 }
 
-/// [`emit`] for a report that writes itself to stdout.
-fn emit_with(
-    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> Result<(), ExitCode> {
-    use std::io::Write as _;
+/// [`emit`] for a report that writes itself to stdout (and returns something too).
+fn emit_with<T>(
+    write: impl FnOnce(&mut dyn std::io::Write) -> (T, std::io::Result<()>),
+) -> (T, Result<(), ExitCode>) {
     let mut out = std::io::stdout().lock();
-    match write(&mut out).and_then(|()| out.flush()) {
+    let (value, written) = write(&mut out);
+    let status = match written.and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(ExitCode::from(2)),
         Err(e) => {
             eprintln!("symdim: cannot write the report: {e}");
             Err(ExitCode::from(2))
         }
-    }
+    };
+    (value, status)
 }
 
 fn main() -> ExitCode {
@@ -315,17 +317,23 @@ fn main() -> ExitCode {
             let options = options(binds, assumes);
             let ctx = symdim::infer::infer_context(&m, &options);
             phases.mark("infer");
-            let report = symdim::report::Report::build_with_constraints(&m, &ctx, &options);
-            phases.mark("report+constraints");
-            // JSON goes out as it is written; text is made whole first.
-            let written = match format {
-                OutFormat::Text => emit(&report.to_text()),
-                OutFormat::Json => emit_with(|out| report.write_json(out)),
+            // JSON goes out as it is written, its bulk made while the contract is
+            // derived; text is made whole first.
+            let (report, written) = match format {
+                OutFormat::Text => {
+                    let report = symdim::report::Report::build_with_constraints(&m, &ctx, &options);
+                    phases.mark("report+constraints");
+                    let written = emit(&report.to_text());
+                    (report, written)
+                }
+                OutFormat::Json => emit_with(|out| {
+                    symdim::report::Report::build_and_write_json(&m, &ctx, &options, out)
+                }),
             };
             if let Err(code) = written {
                 return code;
             }
-            phases.mark("write");
+            phases.mark("report+write");
             phases.print();
             if let Some(out) = out {
                 if let Err(e) = symdim::annotate::write_annotated(&m, &bytes, &report, &out) {

@@ -262,7 +262,7 @@ impl Report {
     pub fn to_json(&self) -> String {
         // About 160 bytes per tensor in real models; regrowing would copy it all.
         let mut out = json::Writer::new(4096 + self.tensors.len() * 192, None);
-        self.emit_json(&mut out);
+        self.emit_json(&mut out, None);
         out.finish().1
     }
 
@@ -271,11 +271,91 @@ impl Report {
     /// first write error and returns it.
     pub fn write_json(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
-        self.emit_json(&mut out);
+        self.emit_json(&mut out, None);
         out.finish().0
     }
 
-    fn emit_json(&self, w: &mut json::Writer<'_>) {
+    /// The members of the `tensors` object, laid out as they are inside the report.
+    fn emit_tensors(&self, w: &mut json::Writer<'_>) {
+        let dims = |w: &mut json::Writer<'_>, dims: &Option<Vec<ReportDim>>| match dims {
+            None => w.null(),
+            Some(ds) => {
+                w.open_array();
+                for d in ds {
+                    w.item();
+                    match d {
+                        ReportDim::Int(v) => w.int(*v),
+                        ReportDim::Expr(e) => w.string(e),
+                    }
+                }
+                w.close_array();
+            }
+        };
+        for (name, t) in &self.tensors {
+            w.key(name);
+            w.open_object();
+            w.key("dtype");
+            match t.dtype {
+                Some(d) => w.string(d.short_name()),
+                None => w.null(),
+            }
+            w.key("shape");
+            dims(w, &t.shape);
+            if t.value.is_some() {
+                w.key("value");
+                dims(w, &t.value);
+            }
+            w.close_object();
+        }
+    }
+
+    /// The text of the `tensors` members, as [`Report::emit_json`] writes them at the
+    /// depth of the report's `tensors` object.
+    fn tensors_json(&self) -> String {
+        let mut w = json::Writer::new(64 + self.tensors.len() * 192, None);
+        w.nest(2);
+        self.emit_tensors(&mut w);
+        w.into_text()
+    }
+
+    /// Build the report with its contract's constraints and write it as JSON to
+    /// `sink`: what `symdim infer --format json` does, with the work spread over two
+    /// threads. The contract is derived on a second thread while this one builds the
+    /// report and writes its `tensors` section (the bulk of the text, which does not
+    /// depend on the contract) into a buffer; then the whole report goes to `sink`.
+    /// The bytes are those of [`Report::build_with_constraints`] then
+    /// [`Report::write_json`]. Returns the report and the first write error.
+    pub fn build_and_write_json(
+        model: &Model,
+        ctx: &ShapesContext,
+        options: &crate::infer::Options,
+        sink: &mut dyn std::io::Write,
+    ) -> (Report, std::io::Result<()>) {
+        let derive = || crate::contracts::derive(model, ctx, options);
+        let (mut report, contract, tensors) =
+            std::thread::scope(
+                |s| match std::thread::Builder::new().spawn_scoped(s, derive) {
+                    Ok(handle) => {
+                        let report = Report::build(model, ctx);
+                        let tensors = report.tensors_json();
+                        match handle.join() {
+                            Ok(contract) => (report, contract, Some(tensors)),
+                            Err(panic) => std::panic::resume_unwind(panic),
+                        }
+                    }
+                    Err(_) => (Report::build(model, ctx), derive(), None),
+                },
+            );
+        report.add_constraints(&contract);
+        let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
+        report.emit_json(&mut out, tensors.as_deref());
+        let written = out.finish().0;
+        (report, written)
+    }
+
+    /// The whole report; `tensors` is the members of the `tensors` object when they
+    /// were written beforehand ([`Report::tensors_json`]).
+    fn emit_json(&self, w: &mut json::Writer<'_>, tensors: Option<&str>) {
         w.open_object();
         w.key("model");
         w.open_object();
@@ -328,35 +408,9 @@ impl Report {
         w.close_object();
         w.key("tensors");
         w.open_object();
-        let dims = |w: &mut json::Writer<'_>, dims: &Option<Vec<ReportDim>>| match dims {
-            None => w.null(),
-            Some(ds) => {
-                w.open_array();
-                for d in ds {
-                    w.item();
-                    match d {
-                        ReportDim::Int(v) => w.int(*v),
-                        ReportDim::Expr(e) => w.string(e),
-                    }
-                }
-                w.close_array();
-            }
-        };
-        for (name, t) in &self.tensors {
-            w.key(name);
-            w.open_object();
-            w.key("dtype");
-            match t.dtype {
-                Some(d) => w.string(d.short_name()),
-                None => w.null(),
-            }
-            w.key("shape");
-            dims(w, &t.shape);
-            if t.value.is_some() {
-                w.key("value");
-                dims(w, &t.value);
-            }
-            w.close_object();
+        match tensors {
+            Some(text) => w.raw_members(text, !self.tensors.is_empty()),
+            None => self.emit_tensors(w),
         }
         w.close_object();
         w.key("outputs");
@@ -593,6 +647,42 @@ mod json {
                 sink,
                 error: None,
                 open: Vec::new(),
+            }
+        }
+
+        /// Start as if inside `depth` containers that already have members (to write
+        /// a section that will be placed there).
+        pub(super) fn nest(&mut self, depth: usize) {
+            self.open = vec![true; depth];
+            if let Some(innermost) = self.open.last_mut() {
+                *innermost = false;
+            }
+        }
+
+        /// The text written so far (no sink).
+        pub(super) fn into_text(self) -> String {
+            self.out
+        }
+
+        /// Members written beforehand (by a writer [`Writer::nest`]ed to this depth) for
+        /// the innermost container, which then has members when `any`.
+        pub(super) fn raw_members(&mut self, text: &str, any: bool) {
+            if self.out.len() >= SPILL {
+                self.spill();
+            }
+            if self.sink.is_some() && self.error.is_none() && text.len() >= SPILL {
+                // A large section goes straight to the sink.
+                self.spill();
+                if let Some(sink) = self.sink.as_mut() {
+                    if let Err(e) = sink.write_all(text.as_bytes()) {
+                        self.error = Some(e);
+                    }
+                }
+            } else {
+                self.out.push_str(text);
+            }
+            if let Some(has) = self.open.last_mut() {
+                *has = any;
             }
         }
 

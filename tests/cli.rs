@@ -3,6 +3,8 @@
 
 mod common;
 
+mod ops_support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -228,6 +230,13 @@ fn direct_json_equals_serde_json_pretty() {
         let mut streamed = Vec::new();
         report.write_json(&mut streamed).unwrap();
         assert_eq!(streamed, reference.as_bytes(), "{}", path.display());
+        // Built and written on two threads (`symdim infer --format json`): the same.
+        let mut both = Vec::new();
+        let (again, written) =
+            symdim::report::Report::build_and_write_json(&model, &ctx, &options, &mut both);
+        written.unwrap();
+        assert_eq!(both, reference.as_bytes(), "{}", path.display());
+        assert_eq!(again, report, "{}", path.display());
         // And the reference agrees with a parse of itself (it is valid JSON).
         let value: serde_json::Value = serde_json::from_str(&reference).unwrap();
         assert!(value.get("tensors").is_some(), "{}", path.display());
@@ -370,4 +379,46 @@ fn write_json_streams_and_stops_at_the_first_error() {
     };
     report.write_json(&mut sink).unwrap();
     assert_eq!(sink.taken, whole.as_bytes());
+}
+
+/// `symdim infer --format json`'s two-thread writer on a report whose `tensors`
+/// section is larger than one piece of output (it then goes to the sink in one write):
+/// the same bytes as building then writing, and on a failing sink a prefix of them and
+/// the sink's error. The model, a chain of 3000 Relu on `[N, 3*k]` with a reshape every
+/// so often, is built here.
+#[test]
+fn two_thread_json_writer_on_a_large_report() {
+    use symdim::graph::DType;
+    let mut b = ops_support::model(17)
+        .input("x0", DType::Float, Some(&["N", "S", "12"]))
+        .ints("shape", &[3], &[0, 0, -1]);
+    for i in 0..3000 {
+        let (x, y) = (format!("x{i}"), format!("x{}", i + 1));
+        b = if i % 7 == 3 {
+            b.node("Reshape", &[&x, "shape"], &[&y], vec![])
+        } else {
+            b.node("Relu", &[&x], &[&y], vec![])
+        };
+    }
+    let model = b.build();
+    let options = symdim::infer::Options::default();
+    let ctx = symdim::infer::infer_context(&model, &options);
+    let reference =
+        symdim::report::Report::build_with_constraints(&model, &ctx, &options).to_json();
+    assert!(reference.len() > 4 * 65536, "{}", reference.len());
+    let mut out = Vec::new();
+    let (_, written) =
+        symdim::report::Report::build_and_write_json(&model, &ctx, &options, &mut out);
+    written.unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), reference);
+    for room in [0, 100, 70_000, reference.len() - 1] {
+        let mut sink = FailingSink {
+            room,
+            taken: Vec::new(),
+        };
+        let (_, written) =
+            symdim::report::Report::build_and_write_json(&model, &ctx, &options, &mut sink);
+        assert_eq!(written.unwrap_err().to_string(), "sink full");
+        assert!(reference.as_bytes().starts_with(&sink.taken));
+    }
 }
