@@ -1253,3 +1253,71 @@ proptest! {
         }
     }
 }
+
+// ----- exact rationals against num-rational ----------------------------------------
+
+/// Numerators and denominators around every representation edge: small, near 2^31,
+/// near the 2^62 limit of `Rat::Small`, and near i64's ends.
+fn rat_part() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        -20i64..=20,
+        any::<i32>().prop_map(i64::from),
+        ((1i64 << 62) - 4..=(1i64 << 62) + 4),
+        (-(1i64 << 62) - 4..=-(1i64 << 62) + 4),
+        Just(i64::MAX),
+        Just(i64::MIN + 1),
+        any::<i64>(),
+    ]
+}
+
+fn rat_value() -> impl Strategy<Value = (i64, i64)> {
+    (
+        rat_part(),
+        rat_part().prop_filter("non-zero denominator", |d| *d != 0),
+    )
+}
+
+proptest! {
+    #![proptest_config(cfg(2000))]
+
+    /// `Rat`'s arithmetic (with its machine-integer fast paths) equals num-rational's
+    /// exact arithmetic, equal values hash alike, and the result is normalised (a value
+    /// that fits `Small` is `Small`).
+    #[test]
+    fn rat_arithmetic_matches_num_rational((an, ad) in rat_value(), (bn, bd) in rat_value()) {
+        use num_rational::BigRational;
+        use std::hash::{Hash, Hasher};
+        let big = |n: i64, d: i64| BigRational::new(n.into(), d.into());
+        let (a, b) = (Rat::frac(an, ad).unwrap(), Rat::frac(bn, bd).unwrap());
+        let (x, y) = (big(an, ad), big(bn, bd));
+        let check = |r: Rat, want: BigRational| {
+            prop_assert_eq!(r.to_big(), want.clone());
+            prop_assert_eq!(&r, &Rat::from_big(want));
+            Ok(())
+        };
+        check(a.add(&b), &x + &y)?;
+        check(a.sub(&b), &x - &y)?;
+        check(a.mul(&b), &x * &y)?;
+        if let Some(q) = a.div(&b) {
+            check(q, &x / &y)?;
+        }
+        // gcd of rationals: gcd of numerators over lcm of denominators.
+        use num_integer::Integer;
+        let g = x.numer().gcd(y.numer());
+        let want = if num_traits::Zero::is_zero(&g) {
+            BigRational::from_integer(0.into())
+        } else {
+            BigRational::new(g, x.denom().lcm(y.denom()))
+        };
+        check(a.gcd(&b), want)?;
+        // Equal values hash alike, however they were computed.
+        let hash = |r: &Rat| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            r.hash(&mut h);
+            h.finish()
+        };
+        let same = a.add(&b).sub(&b);
+        prop_assert_eq!(&same, &a);
+        prop_assert_eq!(hash(&same), hash(&a));
+    }
+}

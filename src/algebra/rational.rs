@@ -16,12 +16,31 @@ use std::fmt;
 use std::str::FromStr;
 
 /// An exact rational number: `i64` numerator and denominator while they fit, big otherwise.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rat {
     /// A reduced fraction with a positive denominator, both in `i64`.
     Small(Ratio<i64>),
     /// A reduced fraction too large for `i64`.
     Big(Box<BigRational>),
+}
+
+/// Hashes the parts of the reduced form (the representation is normalised, so equal
+/// values have equal parts), without `num-rational`'s division-based hash.
+impl std::hash::Hash for Rat {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            Rat::Small(r) => {
+                state.write_u8(0);
+                state.write_i64(*r.numer());
+                state.write_i64(*r.denom());
+            }
+            Rat::Big(b) => {
+                state.write_u8(1);
+                b.numer().hash(state);
+                b.denom().hash(state);
+            }
+        }
+    }
 }
 
 /// The error returned when text is not a rational constant.
@@ -163,7 +182,16 @@ impl Rat {
     pub fn add(&self, o: &Rat) -> Rat {
         if let (Rat::Small(a), Rat::Small(b)) = (self, o) {
             let (an, ad, bn, bd) = parts(a, b);
+            if ad == 1 && bd == 1 {
+                return small_or_big(an + bn, 1);
+            }
             return small_or_big(an * bd + bn * ad, ad * bd);
+        }
+        if o.is_zero() {
+            return self.clone();
+        }
+        if self.is_zero() {
+            return o.clone();
         }
         Rat::from_big(self.to_big() + o.to_big())
     }
@@ -178,6 +206,15 @@ impl Rat {
         if let (Rat::Small(a), Rat::Small(b)) = (self, o) {
             let (an, ad, bn, bd) = parts(a, b);
             return small_or_big(an * bn, ad * bd);
+        }
+        if self.is_zero() || o.is_zero() {
+            return Rat::zero();
+        }
+        if o.is_one() {
+            return self.clone();
+        }
+        if self.is_one() {
+            return o.clone();
         }
         Rat::from_big(self.to_big() * o.to_big())
     }
@@ -258,6 +295,16 @@ impl Rat {
     /// Greatest common divisor of two integers (non-negative); for rationals,
     /// `gcd(a/b, c/d) = gcd(a, c) / lcm(b, d)`, the largest rational dividing both.
     pub fn gcd(&self, o: &Rat) -> Rat {
+        if let (Rat::Small(a), Rat::Small(b)) = (self, o) {
+            // Both parts of a `Small` are below 2^62: gcd and lcm fit in i128.
+            let n = gcd_u64(a.numer().unsigned_abs(), b.numer().unsigned_abs());
+            if n == 0 {
+                return Rat::zero();
+            }
+            let (ad, bd) = (a.denom().unsigned_abs(), b.denom().unsigned_abs());
+            let lcm = i128::from(ad / gcd_u64(ad, bd)) * i128::from(bd);
+            return small_or_big(i128::from(n), lcm);
+        }
         let n = self.numer().gcd(&o.numer());
         let d = self.denom().lcm(&o.denom());
         if n.is_zero() {
@@ -297,11 +344,47 @@ fn gcd_i128(mut a: i128, mut b: i128) -> i128 {
     a
 }
 
+/// The greatest common divisor of two machine integers (binary: no division); `0`
+/// only for `gcd(0, 0)`.
+fn gcd_u64(mut a: u64, mut b: u64) -> u64 {
+    if a == 0 {
+        return b;
+    }
+    if b == 0 {
+        return a;
+    }
+    let shift = (a | b).trailing_zeros();
+    a >>= a.trailing_zeros();
+    loop {
+        b >>= b.trailing_zeros();
+        if a > b {
+            std::mem::swap(&mut a, &mut b);
+        }
+        b -= a;
+        if b == 0 {
+            return a << shift;
+        }
+    }
+}
+
 /// Reduce `n/d` (with `d != 0`, both well inside `i128`) and pick the representation.
 fn small_or_big(mut n: i128, mut d: i128) -> Rat {
     if d < 0 {
         n = -n;
         d = -d;
+    }
+    // Integers (most constants) need no reduction, and parts that fit in 64 bits reduce
+    // with machine arithmetic.
+    if d == 1 && n.unsigned_abs() < SMALL_LIMIT as u128 {
+        return Rat::Small(Ratio::new_raw(n as i64, 1));
+    }
+    if let (Ok(n64), Ok(d64)) = (u64::try_from(n.unsigned_abs()), u64::try_from(d)) {
+        let g = gcd_u64(n64, d64).max(1);
+        let (m, e) = (n64 / g, d64 / g);
+        if m < SMALL_LIMIT as u64 && e < SMALL_LIMIT as u64 {
+            let m = m as i64;
+            return Rat::Small(Ratio::new_raw(if n < 0 { -m } else { m }, e as i64));
+        }
     }
     let g = gcd_i128(n, d).max(1);
     n /= g;
