@@ -275,8 +275,15 @@ impl Report {
         out.finish().0
     }
 
-    /// The members of the `tensors` object, laid out as they are inside the report.
-    fn emit_tensors(&self, w: &mut json::Writer<'_>) {
+    /// The members of the `tensors` object from the `from`-th tensor on, laid out as
+    /// they are inside the report; `until` says when to stop early (checked every 256
+    /// tensors). Returns where it stopped.
+    fn emit_tensors(
+        &self,
+        w: &mut json::Writer<'_>,
+        from: usize,
+        until: &dyn Fn() -> bool,
+    ) -> usize {
         let dims = |w: &mut json::Writer<'_>, dims: &Option<Vec<ReportDim>>| match dims {
             None => w.null(),
             Some(ds) => {
@@ -291,7 +298,10 @@ impl Report {
                 w.close_array();
             }
         };
-        for (name, t) in &self.tensors {
+        for (i, (name, t)) in self.tensors.iter().enumerate().skip(from) {
+            if i % 256 == 0 && until() {
+                return i;
+            }
             w.key(name);
             w.open_object();
             w.key("dtype");
@@ -307,22 +317,25 @@ impl Report {
             }
             w.close_object();
         }
+        self.tensors.len()
     }
 
-    /// The text of the `tensors` members, as [`Report::emit_json`] writes them at the
-    /// depth of the report's `tensors` object.
-    fn tensors_json(&self) -> String {
+    /// The text of the first `tensors` members, as [`Report::emit_json`] writes them
+    /// at the depth of the report's `tensors` object, until `until` says to stop; and
+    /// how many tensors it holds.
+    fn tensors_json(&self, until: &dyn Fn() -> bool) -> (String, usize) {
         let mut w = json::Writer::new(64 + self.tensors.len() * 192, None);
         w.nest(2);
-        self.emit_tensors(&mut w);
-        w.into_text()
+        let n = self.emit_tensors(&mut w, 0, until);
+        (w.into_text(), n)
     }
 
     /// Build the report with its contract's constraints and write it as JSON to
     /// `sink`: what `symdim infer --format json` does, with the work spread over two
     /// threads. The contract is derived on a second thread while this one builds the
-    /// report and writes its `tensors` section (the bulk of the text, which does not
-    /// depend on the contract) into a buffer; then the whole report goes to `sink`.
+    /// report and, until the contract is ready, writes its `tensors` section (the bulk
+    /// of the text, which does not depend on the contract) into a buffer; then the whole
+    /// report goes to `sink`.
     /// The bytes are those of [`Report::build_with_constraints`] then
     /// [`Report::write_json`]. Returns the report and the first write error.
     pub fn build_and_write_json(
@@ -337,7 +350,9 @@ impl Report {
                 |s| match std::thread::Builder::new().spawn_scoped(s, derive) {
                     Ok(handle) => {
                         let report = Report::build(model, ctx);
-                        let tensors = report.tensors_json();
+                        // Only while the contract is still being derived: the rest
+                        // is written straight to the sink, not held in memory.
+                        let tensors = report.tensors_json(&|| handle.is_finished());
                         match handle.join() {
                             Ok(contract) => (report, contract, Some(tensors)),
                             Err(panic) => std::panic::resume_unwind(panic),
@@ -348,14 +363,15 @@ impl Report {
             );
         report.add_constraints(&contract);
         let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
-        report.emit_json(&mut out, tensors.as_deref());
+        report.emit_json(&mut out, tensors.as_ref().map(|(t, n)| (t.as_str(), *n)));
         let written = out.finish().0;
         (report, written)
     }
 
-    /// The whole report; `tensors` is the members of the `tensors` object when they
-    /// were written beforehand ([`Report::tensors_json`]).
-    fn emit_json(&self, w: &mut json::Writer<'_>, tensors: Option<&str>) {
+    /// The whole report; `tensors` is the text of the first members of the `tensors`
+    /// object and how many tensors it holds, when they were written beforehand
+    /// ([`Report::tensors_json`]).
+    fn emit_json(&self, w: &mut json::Writer<'_>, tensors: Option<(&str, usize)>) {
         w.open_object();
         w.key("model");
         w.open_object();
@@ -408,10 +424,14 @@ impl Report {
         w.close_object();
         w.key("tensors");
         w.open_object();
-        match tensors {
-            Some(text) => w.raw_members(text, !self.tensors.is_empty()),
-            None => self.emit_tensors(w),
-        }
+        let from = match tensors {
+            Some((text, n)) => {
+                w.raw_members(text, n > 0);
+                n
+            }
+            None => 0,
+        };
+        self.emit_tensors(w, from, &|| false);
         w.close_object();
         w.key("outputs");
         w.open_array();
@@ -818,6 +838,63 @@ mod json {
             }
             self.out.push_str(&s[start..]);
             self.out.push('"');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report of `n` tensors `t0..`, each `[N, i]`.
+    fn big_report(n: usize) -> Report {
+        let tensors = (0..n)
+            .map(|i| {
+                let t = ReportTensor {
+                    dtype: Some(DType::Float),
+                    shape: Some(vec![ReportDim::Expr("N".into()), ReportDim::Int(i as i64)]),
+                    value: None,
+                };
+                (format!("t{i}"), t)
+            })
+            .collect();
+        Report {
+            path: "m.onnx".into(),
+            format: "onnx".into(),
+            opsets: IndexMap::new(),
+            symbols: IndexMap::from([("N".to_string(), ReportSymbol::Input)]),
+            tensors,
+            outputs: vec!["t0".into()],
+            diagnostics: Vec::new(),
+            constraints: IndexMap::new(),
+        }
+    }
+
+    /// The `tensors` section written beforehand up to any stopping point (every 256
+    /// tensors), then finished by the report's writer, gives the report's bytes.
+    #[test]
+    fn tensors_written_beforehand_up_to_any_point() {
+        for n in [0, 1, 255, 256, 257, 700] {
+            let report = big_report(n);
+            let whole = report.to_json();
+            for stop_after in 0..4 {
+                let calls = std::cell::Cell::new(0);
+                let until = || {
+                    calls.set(calls.get() + 1);
+                    calls.get() > stop_after
+                };
+                let (text, k) = report.tensors_json(&until);
+                assert_eq!(k, (256 * stop_after).min(n), "n {n} stop {stop_after}");
+                let mut sink = Vec::new();
+                let mut w = json::Writer::new(16, Some(&mut sink));
+                report.emit_json(&mut w, Some((&text, k)));
+                w.finish().0.unwrap();
+                assert_eq!(
+                    String::from_utf8(sink).unwrap(),
+                    whole,
+                    "n {n} stop {stop_after}"
+                );
+            }
         }
     }
 }
