@@ -112,9 +112,12 @@ impl Report {
                 .flat_map(|n| n.outputs.iter().map(String::as_str)),
         );
         for name in names {
-            if name.is_empty() || tensors.contains_key(name) {
+            if name.is_empty() {
                 continue;
             }
+            let indexmap::map::Entry::Vacant(slot) = tensors.entry(name.to_string()) else {
+                continue;
+            };
             let Some(fact) = ctx.get(name) else { continue };
             let mut dims = |ds: &[Dim]| -> Vec<ReportDim> {
                 ds.iter()
@@ -134,14 +137,11 @@ impl Report {
                 None
             };
             let dtype = (fact.dtype != DType::Undefined).then_some(fact.dtype);
-            tensors.insert(
-                name.to_string(),
-                ReportTensor {
-                    dtype,
-                    shape,
-                    value,
-                },
-            );
+            slot.insert(ReportTensor {
+                dtype,
+                shape,
+                value,
+            });
         }
         // Symbols used by definitions of derived symbols, transitively.
         let mut i = 0;
