@@ -256,9 +256,9 @@ impl Report {
 
     /// The JSON report (one object, pretty-printed, with a final newline).
     ///
-    /// Written directly by [`json`], byte for byte what `serde_json`'s pretty printer
-    /// makes of this type's [`Serialize`] implementation (a test compares the two on
-    /// every bundled model), without going through a serializer per value.
+    /// Written directly, byte for byte what `serde_json`'s pretty printer makes of this
+    /// type's [`Serialize`] implementation (a test compares the two on every bundled
+    /// model), without going through a serializer per value.
     pub fn to_json(&self) -> String {
         // About 160 bytes per tensor in real models; regrowing would copy it all.
         let mut out = json::Writer::new(4096 + self.tensors.len() * 192, None);
