@@ -213,20 +213,8 @@ impl Report {
         ctx: &ShapesContext,
         options: &crate::infer::Options,
     ) -> Report {
-        let derive = || crate::contracts::derive(model, ctx, options);
         let (mut report, contract) =
-            std::thread::scope(
-                |s| match std::thread::Builder::new().spawn_scoped(s, derive) {
-                    Ok(handle) => {
-                        let report = Report::build(model, ctx);
-                        match handle.join() {
-                            Ok(contract) => (report, contract),
-                            Err(panic) => std::panic::resume_unwind(panic),
-                        }
-                    }
-                    Err(_) => (Report::build(model, ctx), derive()),
-                },
-            );
+            with_contract(model, ctx, options, |_| Report::build(model, ctx));
         report.add_constraints(&contract);
         report
     }
@@ -344,26 +332,16 @@ impl Report {
         options: &crate::infer::Options,
         sink: &mut dyn std::io::Write,
     ) -> (Report, std::io::Result<()>) {
-        let derive = || crate::contracts::derive(model, ctx, options);
-        let (mut report, contract, tensors) =
-            std::thread::scope(
-                |s| match std::thread::Builder::new().spawn_scoped(s, derive) {
-                    Ok(handle) => {
-                        let report = Report::build(model, ctx);
-                        // Only while the contract is still being derived: the rest
-                        // is written straight to the sink, not held in memory.
-                        let tensors = report.tensors_json(&|| handle.is_finished());
-                        match handle.join() {
-                            Ok(contract) => (report, contract, Some(tensors)),
-                            Err(panic) => std::panic::resume_unwind(panic),
-                        }
-                    }
-                    Err(_) => (Report::build(model, ctx), derive(), None),
-                },
-            );
+        let ((mut report, tensors), contract) = with_contract(model, ctx, options, |ready| {
+            let report = Report::build(model, ctx);
+            // Only while the contract is still being derived: the rest is written
+            // straight to the sink, not held in memory.
+            let tensors = report.tensors_json(ready);
+            (report, tensors)
+        });
         report.add_constraints(&contract);
         let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
-        report.emit_json(&mut out, tensors.as_ref().map(|(t, n)| (t.as_str(), *n)));
+        report.emit_json(&mut out, Some((&tensors.0, tensors.1)));
         let written = out.finish().0;
         (report, written)
     }
@@ -534,6 +512,31 @@ impl Report {
     }
 }
 
+/// Run `work` here while the model's contract ([`crate::contracts::derive`]) is derived
+/// on a second thread; `work` gets a test of whether the contract is ready yet. Both only
+/// read `ctx`. When no thread can be started, the contract is derived afterwards, here,
+/// and `work`'s test says it is ready from the start (nothing waits for it).
+fn with_contract<T>(
+    model: &Model,
+    ctx: &ShapesContext,
+    options: &crate::infer::Options,
+    work: impl FnOnce(&dyn Fn() -> bool) -> T,
+) -> (T, crate::contracts::Contract) {
+    let derive = || crate::contracts::derive(model, ctx, options);
+    std::thread::scope(
+        |s| match std::thread::Builder::new().spawn_scoped(s, derive) {
+            Ok(handle) => {
+                let done = work(&|| handle.is_finished());
+                match handle.join() {
+                    Ok(contract) => (done, contract),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            Err(_) => (work(&|| true), derive()),
+        },
+    )
+}
+
 fn report_dim(ctx: &ShapesContext, d: Dim, used: &mut IndexSet<Symbol>) -> ReportDim {
     let canon: &Poly = ctx.alg.canon(d);
     if let Some(v) = canon.as_const().and_then(|r| r.to_i64()) {
@@ -687,17 +690,10 @@ mod json {
         /// Members written beforehand (by a writer [`Writer::nest`]ed to this depth) for
         /// the innermost container, which then has members when `any`.
         pub(super) fn raw_members(&mut self, text: &str, any: bool) {
-            if self.out.len() >= SPILL {
+            if self.sink.is_some() && text.len() >= SPILL {
+                // A large section goes straight to the sink, after what is buffered.
                 self.spill();
-            }
-            if self.sink.is_some() && self.error.is_none() && text.len() >= SPILL {
-                // A large section goes straight to the sink.
-                self.spill();
-                if let Some(sink) = self.sink.as_mut() {
-                    if let Err(e) = sink.write_all(text.as_bytes()) {
-                        self.error = Some(e);
-                    }
-                }
+                self.send(text);
             } else {
                 self.out.push_str(text);
             }
@@ -706,14 +702,22 @@ mod json {
             }
         }
 
+        /// Write `text` to the sink, unless there is none or a write already failed
+        /// (the first error is kept).
+        fn send(&mut self, text: &str) {
+            if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
+                if let Err(e) = sink.write_all(text.as_bytes()) {
+                    self.error = Some(e);
+                }
+            }
+        }
+
         /// Pass the buffered text to the sink, if there is one.
         fn spill(&mut self) {
-            if let Some(sink) = self.sink.as_mut() {
-                if self.error.is_none() {
-                    if let Err(e) = sink.write_all(self.out.as_bytes()) {
-                        self.error = Some(e);
-                    }
-                }
+            if self.sink.is_some() {
+                let out = std::mem::take(&mut self.out);
+                self.send(&out);
+                self.out = out;
                 self.out.clear();
             }
         }
