@@ -74,28 +74,25 @@ fn int_range(t: DType) -> Option<(Rat, Rat)> {
         t,
         DType::Uint8 | DType::Uint16 | DType::Uint32 | DType::Uint64 | DType::Uint4 | DType::Uint2
     );
+    // `[-2^(bits-1), 2^(bits-1) - 1]` or `[0, 2^bits - 1]`.
+    let range = |bits: u32, unsigned: bool| -> Option<(Rat, Rat)> {
+        let pow = |e: u32| Rat::int(2).pow(e as i32);
+        Some(if unsigned {
+            (Rat::zero(), pow(bits)?.sub(&Rat::one()))
+        } else {
+            let half = pow(bits - 1)?;
+            (half.neg(), half.sub(&Rat::one()))
+        })
+    };
+    if !signed && !unsigned {
+        return None;
+    }
+    if bits != 64 {
+        return range(bits, unsigned);
+    }
     // The 64-bit ranges are big rationals: compute each once.
-    static RANGES: std::sync::OnceLock<[(Rat, Rat); 2]> = std::sync::OnceLock::new();
-    let pow = |e: u32| Rat::int(2).pow(e as i32);
-    if bits == 64 && (signed || unsigned) {
-        let ranges = RANGES.get_or_init(|| {
-            let half = pow(63).unwrap_or_else(Rat::zero);
-            let full = pow(64).unwrap_or_else(Rat::zero);
-            [
-                (half.neg(), half.sub(&Rat::one())),
-                (Rat::zero(), full.sub(&Rat::one())),
-            ]
-        });
-        return Some(ranges[usize::from(unsigned)].clone());
-    }
-    if signed {
-        let half = pow(bits - 1)?;
-        Some((half.neg(), half.sub(&Rat::one())))
-    } else if unsigned {
-        Some((Rat::zero(), pow(bits)?.sub(&Rat::one())))
-    } else {
-        None
-    }
+    static RANGES: std::sync::OnceLock<[Option<(Rat, Rat)>; 2]> = std::sync::OnceLock::new();
+    RANGES.get_or_init(|| [range(64, false), range(64, true)])[usize::from(unsigned)].clone()
 }
 
 /// The largest integer magnitude a float type represents exactly (all smaller
