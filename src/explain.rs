@@ -455,7 +455,7 @@ fn rewrites(ctx: &ShapesContext, d: Dim) -> Vec<String> {
         .with_iter_limit(16)
         .with_node_limit(20_000)
         .with_time_limit(std::time::Duration::from_secs(3600))
-        .run(&rules::rewrites());
+        .run(rules::compiled());
     let mut eg = runner.egraph;
     if eg.find(root) != eg.find(t) {
         return vec![

@@ -43,7 +43,7 @@ pub use poly::{OpKind, Poly};
 pub use rational::Rat;
 
 use analysis::{default_bounds, DimAnalysis, DimGraph};
-use egg::{Id, Rewrite, Symbol};
+use egg::{Id, Symbol};
 use indexmap::IndexMap;
 use poly::SymbolInfo;
 use std::fmt;
@@ -295,7 +295,6 @@ pub struct Requirement {
 #[derive(Clone)]
 pub struct Algebra {
     egraph: DimGraph,
-    rules: Vec<Rewrite<DimLang, analysis::DimAnalysis>>,
     config: Config,
     warnings: Vec<AlgebraWarning>,
     fresh: IndexMap<FreshKey, Symbol>,
@@ -328,7 +327,6 @@ impl Algebra {
     pub fn new(config: Config) -> Algebra {
         Algebra {
             egraph: DimGraph::new(DimAnalysis::default()),
-            rules: rules::rewrites(),
             config,
             warnings: Vec::new(),
             fresh: IndexMap::new(),
@@ -620,13 +618,17 @@ impl Algebra {
         let limit = self.config.limits.rule_applications;
         let mut applied = 0usize;
         let mut seen_limit = false;
+        if self.egraph.analysis.pending_rules.is_empty() {
+            return;
+        }
+        // Compiled on the first saturation of the process (many models need none).
+        let rules = rules::compiled();
         while let Some(id) = self.egraph.analysis.pending_rules.pop() {
             let mut id = self.egraph.find(id);
             let mut again = true;
             while again {
                 again = false;
-                for r in 0..self.rules.len() {
-                    let rule = &self.rules[r];
+                for rule in rules {
                     let Some(m) = rule.searcher.search_eclass(&self.egraph, id) else {
                         continue;
                     };

@@ -461,7 +461,16 @@ impl Applier<DimLang, DimAnalysis> for TableApplier {
     }
 }
 
-/// Build the egg rewrites of [`RULES`].
+/// The egg rewrites of [`RULES`], compiled once per process on first use and
+/// shared by every [`super::Algebra`] (and its clones). Compiling parses each rule's
+/// pattern, which costs more than inferring a small model that needs no rule.
+pub fn compiled() -> &'static [Rewrite<DimLang, DimAnalysis>] {
+    static COMPILED: std::sync::OnceLock<Vec<Rewrite<DimLang, DimAnalysis>>> =
+        std::sync::OnceLock::new();
+    COMPILED.get_or_init(rewrites)
+}
+
+/// Build the egg rewrites of [`RULES`] (a fresh copy; [`compiled`] is the shared one).
 pub fn rewrites() -> Vec<Rewrite<DimLang, DimAnalysis>> {
     RULES
         .iter()
