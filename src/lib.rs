@@ -14,5 +14,6 @@ pub mod onednn;
 pub mod onnx;
 pub mod openvino;
 pub mod ops;
+mod overlap;
 pub mod report;
 pub mod shapes_api;

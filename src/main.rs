@@ -315,25 +315,33 @@ fn main() -> ExitCode {
                 Vec::new()
             };
             let options = options(binds, assumes);
-            let ctx = symdim::infer::infer_context(&m, &options);
-            phases.mark("infer");
             // JSON goes out as it is written, its bulk made while the contract is
-            // derived; text is made whole first.
-            let (report, written) = match format {
+            // derived (on a thread started before inference); text is made whole first.
+            let (ctx, report, written) = match format {
                 OutFormat::Text => {
+                    let ctx = symdim::infer::infer_context(&m, &options);
+                    phases.mark("infer");
                     let report = symdim::report::Report::build_with_constraints(&m, &ctx, &options);
                     phases.mark("report+constraints");
                     let written = emit(&report.to_text());
-                    (report, written)
+                    (ctx, report, written)
                 }
-                OutFormat::Json => emit_with(|out| {
-                    symdim::report::Report::build_and_write_json(&m, &ctx, &options, out)
-                }),
+                OutFormat::Json => {
+                    let ((ctx, report), written) = emit_with(|out| {
+                        let (ctx, report, written) =
+                            symdim::report::Report::infer_and_write_json(&m, &options, out);
+                        ((ctx, report), written)
+                    });
+                    (ctx, report, written)
+                }
             };
             if let Err(code) = written {
                 return code;
             }
-            phases.mark("report+write");
+            phases.mark(match format {
+                OutFormat::Text => "write",
+                OutFormat::Json => "infer+report+write",
+            });
             phases.print();
             if let Some(out) = out {
                 if let Err(e) = symdim::annotate::write_annotated(&m, &bytes, &report, &out) {

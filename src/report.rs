@@ -332,18 +332,52 @@ impl Report {
         options: &crate::infer::Options,
         sink: &mut dyn std::io::Write,
     ) -> (Report, std::io::Result<()>) {
-        let ((mut report, tensors), contract) = with_contract(model, ctx, options, |ready| {
-            let report = Report::build(model, ctx);
-            // Only while the contract is still being derived: the rest is written
-            // straight to the sink, not held in memory.
-            let tensors = report.tensors_json(ready);
-            (report, tensors)
-        });
+        let (_, report, written) = Report::write_json_after(model, || ctx, options, sink);
+        (report, written)
+    }
+
+    /// [`crate::infer::infer_context`] then [`Report::build_and_write_json`]: what
+    /// `symdim infer --format json` does. The contract's thread is started before
+    /// inference, so that it is awake when the context is ready (a thread started only
+    /// then took up to 2.8 ms to run on a virtual machine); when it is late all the
+    /// same, this thread derives the contract itself. Returns the context too.
+    pub fn infer_and_write_json(
+        model: &Model,
+        options: &crate::infer::Options,
+        sink: &mut dyn std::io::Write,
+    ) -> (ShapesContext, Report, std::io::Result<()>) {
+        Report::write_json_after(
+            model,
+            || crate::infer::infer_context(model, options),
+            options,
+            sink,
+        )
+    }
+
+    /// [`Report::build_and_write_json`] of the context `infer` makes, the contract's
+    /// thread started before it.
+    fn write_json_after<C: std::borrow::Borrow<ShapesContext> + Send + Sync>(
+        model: &Model,
+        infer: impl FnOnce() -> C,
+        options: &crate::infer::Options,
+        sink: &mut dyn std::io::Write,
+    ) -> (C, Report, std::io::Result<()>) {
+        let (ctx, (mut report, tensors), contract) = crate::overlap::overlapped(
+            infer,
+            |ctx| crate::contracts::derive(model, ctx.borrow(), options),
+            |ctx, ready| {
+                let report = Report::build(model, ctx.borrow());
+                // Only while the contract is still being derived: the rest is written
+                // straight to the sink, not held in memory.
+                let tensors = report.tensors_json(ready);
+                (report, tensors)
+            },
+        );
         report.add_constraints(&contract);
         let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
         report.emit_json(&mut out, Some((&tensors.0, tensors.1)));
         let written = out.finish().0;
-        (report, written)
+        (ctx, report, written)
     }
 
     /// The whole report; `tensors` is the text of the first members of the `tensors`
@@ -513,28 +547,20 @@ impl Report {
 }
 
 /// Run `work` here while the model's contract ([`crate::contracts::derive`]) is derived
-/// on a second thread; `work` gets a test of whether the contract is ready yet. Both only
-/// read `ctx`. When no thread can be started, the contract is derived afterwards, here,
-/// and `work`'s test says it is ready from the start (nothing waits for it).
+/// on a second thread (see [`crate::overlap::overlapped`]); `work` gets a test of
+/// whether the contract is ready yet. Both only read `ctx`.
 fn with_contract<T>(
     model: &Model,
     ctx: &ShapesContext,
     options: &crate::infer::Options,
     work: impl FnOnce(&dyn Fn() -> bool) -> T,
 ) -> (T, crate::contracts::Contract) {
-    let derive = || crate::contracts::derive(model, ctx, options);
-    std::thread::scope(
-        |s| match std::thread::Builder::new().spawn_scoped(s, derive) {
-            Ok(handle) => {
-                let done = work(&|| handle.is_finished());
-                match handle.join() {
-                    Ok(contract) => (done, contract),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-            Err(_) => (work(&|| true), derive()),
-        },
-    )
+    let (_, t, contract) = crate::overlap::overlapped(
+        || ctx,
+        |ctx| crate::contracts::derive(model, ctx, options),
+        |_, ready| work(ready),
+    );
+    (t, contract)
 }
 
 fn report_dim(ctx: &ShapesContext, d: Dim, used: &mut IndexSet<Symbol>) -> ReportDim {

@@ -237,6 +237,19 @@ fn direct_json_equals_serde_json_pretty() {
         written.unwrap();
         assert_eq!(both, reference.as_bytes(), "{}", path.display());
         assert_eq!(again, report, "{}", path.display());
+        // Inferred with the contract's thread started ahead: the same again.
+        let mut ahead = Vec::new();
+        let (ctx_ahead, again, written) =
+            symdim::report::Report::infer_and_write_json(&model, &options, &mut ahead);
+        written.unwrap();
+        assert_eq!(ahead, reference.as_bytes(), "{}", path.display());
+        assert_eq!(again, report, "{}", path.display());
+        assert_eq!(
+            symdim::report::Report::build(&model, &ctx_ahead),
+            symdim::report::Report::build(&model, &ctx),
+            "{}",
+            path.display()
+        );
         // And the reference agrees with a parse of itself (it is valid JSON).
         let value: serde_json::Value = serde_json::from_str(&reference).unwrap();
         assert!(value.get("tensors").is_some(), "{}", path.display());
@@ -409,6 +422,10 @@ fn two_thread_json_writer_on_a_large_report() {
     let mut out = Vec::new();
     let (_, written) =
         symdim::report::Report::build_and_write_json(&model, &ctx, &options, &mut out);
+    written.unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), reference);
+    let mut out = Vec::new();
+    let (_, _, written) = symdim::report::Report::infer_and_write_json(&model, &options, &mut out);
     written.unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), reference);
     for room in [0, 100, 70_000, reference.len() - 1] {

@@ -1,0 +1,183 @@
+//! Two pieces of work on two threads, the second's helper thread started ahead.
+//!
+//! `symdim infer --format json` ends with two independent jobs over the inferred
+//! context: the report (this thread) and the model's contract (a second thread).
+//! Starting a thread only when the context is ready costs more than it seems on a
+//! virtual machine: the idle CPU sleeps, and waking it took from 0.1 to 2.8 ms in the
+//! runs measured for `docs/benchmarks.md`, as long as deriving the contract itself.
+//! So [`overlapped`] starts the helper before the work that produces the context,
+//! keeps it ready (polling, then sleeping), and whichever thread is free first takes
+//! the second job: when the helper has not taken it by the time this thread's own work
+//! is done, this thread does it. The results never depend on which thread did what.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long the helper polls for its input before it sleeps on a condition variable.
+/// Polling keeps its CPU awake, so that the hand-over is immediate; past this, a
+/// model is large enough that a slow wake-up no longer matters.
+pub const POLL: Duration = Duration::from_millis(30);
+
+const WAITING: u8 = 0;
+const READY: u8 = 1;
+const ABANDONED: u8 = 2;
+
+/// The hand-over of the first job's result to the helper.
+struct Handoff {
+    state: AtomicU8,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl Handoff {
+    fn new() -> Handoff {
+        Handoff {
+            state: AtomicU8::new(WAITING),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        }
+    }
+
+    fn set(&self, state: u8) {
+        // Under the lock, so that a helper between its check and its wait cannot miss
+        // the notification.
+        let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.state.store(state, Ordering::Release);
+        self.wake.notify_all();
+    }
+
+    /// Wait until the input is ready (`true`) or will never be (`false`).
+    fn wait(&self) -> bool {
+        let start = Instant::now();
+        loop {
+            match self.state.load(Ordering::Acquire) {
+                // Yielding, not a pause loop: on a virtual machine, spinning on
+                // `pause` traps to the host and made runs 5-8% slower.
+                WAITING if start.elapsed() < POLL => std::thread::yield_now(),
+                WAITING => break,
+                s => return s == READY,
+            }
+        }
+        let mut held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            match self.state.load(Ordering::Acquire) {
+                WAITING => held = self.wake.wait(held).unwrap_or_else(|e| e.into_inner()),
+                s => return s == READY,
+            }
+        }
+    }
+}
+
+/// Marks the hand-over abandoned when dropped before the input was published (this
+/// thread unwinding), so that the helper stops and the scope can end.
+struct AbandonOnDrop<'h>(&'h Handoff);
+
+impl Drop for AbandonOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.0.state.load(Ordering::Acquire) == WAITING {
+            self.0.set(ABANDONED);
+        }
+    }
+}
+
+/// Run `first`, then `work` on its result on this thread, while `second` of the same
+/// result runs on a helper thread that was started before `first`. `work` gets a test
+/// of whether `second` is finished. When the helper has not started `second` by the
+/// time `work` returns (or no thread could be started), this thread runs it.
+pub fn overlapped<C: Send + Sync, T, D: Send>(
+    first: impl FnOnce() -> C,
+    second: impl FnOnce(&C) -> D + Send,
+    work: impl FnOnce(&C, &dyn Fn() -> bool) -> T,
+) -> (C, T, D) {
+    let input: OnceLock<C> = OnceLock::new();
+    let handoff = Handoff::new();
+    // Whoever takes the job out runs it.
+    let job = Mutex::new(Some(second));
+    let take = || job.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let (t, d) = std::thread::scope(|s| {
+        let abandon = AbandonOnDrop(&handoff);
+        let helper = std::thread::Builder::new()
+            .name("symdim-helper".into())
+            .spawn_scoped(s, || {
+                if !handoff.wait() {
+                    return None;
+                }
+                let (c, f) = (input.get()?, take()?);
+                Some(f(c))
+            });
+        let _ = input.set(first());
+        handoff.set(READY);
+        drop(abandon);
+        let Some(c) = input.get() else {
+            unreachable!("the input was set just above")
+        };
+        let t = match &helper {
+            Ok(h) => work(c, &|| h.is_finished()),
+            Err(_) => work(c, &|| true),
+        };
+        let d = match take() {
+            Some(f) => f(c),
+            None => match helper.map(|h| h.join()) {
+                Ok(Ok(Some(d))) => d,
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                // The helper took the job, so it returned its result or panicked.
+                _ => unreachable!("the helper took the job and returned no result"),
+            },
+        };
+        (t, d)
+    });
+    let Some(c) = input.into_inner() else {
+        unreachable!("the input was set in the scope")
+    };
+    (c, t, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_the_same_whoever_runs_the_second_job() {
+        for delay in [0u64, 1, 5] {
+            let (c, t, d) = overlapped(
+                || {
+                    std::thread::sleep(Duration::from_millis(delay));
+                    21
+                },
+                |c: &i32| c * 2,
+                |c, _ready| c + 1,
+            );
+            assert_eq!((c, t, d), (21, 22, 42));
+        }
+    }
+
+    #[test]
+    fn the_helper_runs_the_second_job_when_work_waits_for_it() {
+        // `work` waits (boundedly) for the helper: on a machine with a second CPU it
+        // finishes the job; either way the result is the same.
+        let (_, _, d) = overlapped(
+            || 3,
+            |c: &i32| c * 3,
+            |_, ready| {
+                let start = Instant::now();
+                while !ready() && start.elapsed() < Duration::from_secs(2) {
+                    std::thread::yield_now();
+                }
+            },
+        );
+        assert_eq!(d, 9);
+    }
+
+    #[test]
+    fn a_panic_in_the_first_job_ends_the_helper() {
+        let r = std::panic::catch_unwind(|| {
+            overlapped(
+                || -> i32 { panic!("first failed") },
+                |c: &i32| *c,
+                |c, _| *c,
+            )
+        });
+        assert!(r.is_err());
+    }
+}
