@@ -10,7 +10,7 @@
 //! the second job: when the helper has not taken it by the time this thread's own work
 //! is done, this thread does it. The results never depend on which thread did what.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -83,8 +83,9 @@ impl Drop for AbandonOnDrop<'_> {
 
 /// Run `first`, then `work` on its result on this thread, while `second` of the same
 /// result runs on a helper thread that was started before `first`. `work` gets a test
-/// of whether `second` is finished. When the helper has not started `second` by the
-/// time `work` returns (or no thread could be started), this thread runs it.
+/// of whether waiting for `second` is over: it is finished, or nobody is running it.
+/// When the helper has not started `second` by the time `work` returns (or no thread
+/// could be started), this thread runs it.
 pub fn overlapped<C: Send + Sync, T, D: Send>(
     first: impl FnOnce() -> C,
     second: impl FnOnce(&C) -> D + Send,
@@ -94,7 +95,12 @@ pub fn overlapped<C: Send + Sync, T, D: Send>(
     let handoff = Handoff::new();
     // Whoever takes the job out runs it.
     let job = Mutex::new(Some(second));
-    let take = || job.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let taken = AtomicBool::new(false);
+    let take = || {
+        let f = job.lock().unwrap_or_else(|e| e.into_inner()).take();
+        taken.store(true, Ordering::Release);
+        f
+    };
     let (t, d) = std::thread::scope(|s| {
         let abandon = AbandonOnDrop(&handoff);
         let helper = std::thread::Builder::new()
@@ -112,8 +118,11 @@ pub fn overlapped<C: Send + Sync, T, D: Send>(
         let Some(c) = input.get() else {
             unreachable!("the input was set just above")
         };
+        // Waiting is over when the helper has finished, and also while nobody has
+        // taken the job: then this thread runs it after `work`, and nothing that
+        // `work` holds back for it would be released any sooner.
         let t = match &helper {
-            Ok(h) => work(c, &|| h.is_finished()),
+            Ok(h) => work(c, &|| h.is_finished() || !taken.load(Ordering::Acquire)),
             Err(_) => work(c, &|| true),
         };
         let d = match take() {
