@@ -213,8 +213,8 @@ impl Report {
         ctx: &ShapesContext,
         options: &crate::infer::Options,
     ) -> Report {
-        let (mut report, contract) =
-            with_contract(model, ctx, options, |_| Report::build(model, ctx));
+        let (_, mut report, contract) =
+            with_contract(model, || ctx, options, |ctx, _| Report::build(model, ctx));
         report.add_constraints(&contract);
         report
     }
@@ -362,17 +362,14 @@ impl Report {
         options: &crate::infer::Options,
         sink: &mut dyn std::io::Write,
     ) -> (C, Report, std::io::Result<()>) {
-        let (ctx, (mut report, tensors), contract) = crate::overlap::overlapped(
-            infer,
-            |ctx| crate::contracts::derive(model, ctx.borrow(), options),
-            |ctx, ready| {
-                let report = Report::build(model, ctx.borrow());
+        let (ctx, (mut report, tensors), contract) =
+            with_contract(model, infer, options, |ctx, ready| {
+                let report = Report::build(model, ctx);
                 // Only while the contract is still being derived: the rest is written
                 // straight to the sink, not held in memory.
                 let tensors = report.tensors_json(ready);
                 (report, tensors)
-            },
-        );
+            });
         report.add_constraints(&contract);
         let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
         report.emit_json(&mut out, Some((&tensors.0, tensors.1)));
@@ -546,21 +543,21 @@ impl Report {
     }
 }
 
-/// Run `work` here while the model's contract ([`crate::contracts::derive`]) is derived
-/// on a second thread (see [`crate::overlap::overlapped`]); `work` gets a test of
-/// whether the contract is ready yet. Both only read `ctx`.
-fn with_contract<T>(
+/// Run `work` here on the context `first` makes while the model's contract
+/// ([`crate::contracts::derive`]) is derived on a second thread, started before
+/// `first` (see [`crate::overlap::overlapped`]); `work` gets a test of whether waiting
+/// for the contract is over. Both only read the context.
+fn with_contract<C: std::borrow::Borrow<ShapesContext> + Send + Sync, T>(
     model: &Model,
-    ctx: &ShapesContext,
+    first: impl FnOnce() -> C,
     options: &crate::infer::Options,
-    work: impl FnOnce(&dyn Fn() -> bool) -> T,
-) -> (T, crate::contracts::Contract) {
-    let (_, t, contract) = crate::overlap::overlapped(
-        || ctx,
-        |ctx| crate::contracts::derive(model, ctx, options),
-        |_, ready| work(ready),
-    );
-    (t, contract)
+    work: impl FnOnce(&ShapesContext, &dyn Fn() -> bool) -> T,
+) -> (C, T, crate::contracts::Contract) {
+    crate::overlap::overlapped(
+        first,
+        |ctx| crate::contracts::derive(model, ctx.borrow(), options),
+        |ctx, ready| work(ctx.borrow(), ready),
+    )
 }
 
 fn report_dim(ctx: &ShapesContext, d: Dim, used: &mut IndexSet<Symbol>) -> ReportDim {

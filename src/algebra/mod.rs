@@ -615,12 +615,12 @@ impl Algebra {
     /// Apply the rule table to the classes that are new or changed, until nothing
     /// changes or the rule-application limit is reached.
     fn saturate(&mut self) {
-        let limit = self.config.limits.rule_applications;
-        let mut applied = 0usize;
-        let mut seen_limit = false;
         if self.egraph.analysis.pending_rules.is_empty() {
             return;
         }
+        let limit = self.config.limits.rule_applications;
+        let mut applied = 0usize;
+        let mut seen_limit = false;
         // Compiled on the first saturation of the process (many models need none).
         let rules = rules::compiled();
         while let Some(id) = self.egraph.analysis.pending_rules.pop() {
