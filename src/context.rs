@@ -349,6 +349,26 @@ impl ShapesContext {
         self.tensors.get(name)
     }
 
+    /// The facts of a tensor with its position among [`ShapesContext::tensors`].
+    pub fn get_full(&self, name: &str) -> Option<(usize, &TensorFact)> {
+        self.tensors.get_full(name).map(|(i, _, f)| (i, f))
+    }
+
+    /// The `index`-th tensor of [`ShapesContext::tensors`]: its name and facts.
+    pub fn get_index(&self, index: usize) -> Option<(&str, &TensorFact)> {
+        self.tensors.get_index(index).map(|(k, f)| (k.as_str(), f))
+    }
+
+    /// How many tensors the context has facts for.
+    pub fn len(&self) -> usize {
+        self.tensors.len()
+    }
+
+    /// True when the context has no tensor facts.
+    pub fn is_empty(&self) -> bool {
+        self.tensors.is_empty()
+    }
+
     /// Set the facts of a tensor (replacing what was there).
     pub fn insert(&mut self, name: &str, fact: TensorFact) {
         self.tensors.insert(name.to_string(), fact);

@@ -166,6 +166,14 @@ fn load_and_infer(
     Some((m, ctx, options))
 }
 
+/// A model file at least this large is handed back to the system once parsed:
+/// mimalloc keeps freed memory for reuse, and the file's pages would otherwise count
+/// in the process's peak memory for the rest of the run (18 of the 98 MB of a
+/// 100k-node model, see docs/benchmarks.md). Handing it back costs time (the
+/// collection, and fresh pages later): 4% on a 9 MB model, where memory is far from
+/// its budget.
+const RETURN_TO_OS: usize = 16 << 20;
+
 /// Wall time per phase of `symdim infer`, printed on stderr when the environment
 /// variable `SYMDIM_PHASES` is set (see docs/benchmarks.md); nothing otherwise.
 struct Phases {
@@ -311,13 +319,19 @@ fn main() -> ExitCode {
             let bytes = if out.is_some() {
                 bytes
             } else {
+                let large = bytes.len() >= RETURN_TO_OS;
                 drop(bytes);
+                if large {
+                    // SAFETY: `mi_collect` only asks the global allocator (mimalloc,
+                    // above) to return the memory it holds unused to the system.
+                    unsafe { libmimalloc_sys::mi_collect(true) };
+                }
                 Vec::new()
             };
             let options = options(binds, assumes);
             // JSON goes out as it is written, its bulk made while the contract is
             // derived (on a thread started before inference); text is made whole first.
-            let (ctx, report, written) = match format {
+            let (ctx, mut report, written) = match format {
                 OutFormat::Text => {
                     let ctx = symdim::infer::infer_context(&m, &options);
                     phases.mark("infer");
@@ -344,6 +358,10 @@ fn main() -> ExitCode {
             });
             phases.print();
             if let Some(out) = out {
+                if report.tensors.is_empty() {
+                    // The JSON writer streams the tensors without keeping them.
+                    report.fill_tensors(&m, &ctx);
+                }
                 if let Err(e) = symdim::annotate::write_annotated(&m, &bytes, &report, &out) {
                     eprintln!("symdim: {e}");
                     return ExitCode::from(2);

@@ -98,51 +98,20 @@ pub struct Report {
 impl Report {
     /// Build the report of an inferred model.
     pub fn build(model: &Model, ctx: &ShapesContext) -> Report {
-        let mut used: IndexSet<Symbol> = IndexSet::new();
-        // Most dims are shared by many tensors: render each e-class once.
-        let mut rendered: FxHashMap<egg::Id, ReportDim> = FxHashMap::default();
+        let mut rows = Rows::new(model, ctx);
+        let tensors = rows.collect(ctx);
+        Report::summary(model, ctx, std::mem::take(&mut rows.used), tensors)
+    }
+
+    /// The report with `tensors` as its tensors section; the symbols are those of
+    /// `used` and of the definitions of derived symbols among them.
+    fn summary(
+        model: &Model,
+        ctx: &ShapesContext,
+        mut used: IndexSet<Symbol>,
+        tensors: IndexMap<String, ReportTensor, FxBuildHasher>,
+    ) -> Report {
         let g = &model.graph;
-        let mut tensors = IndexMap::with_capacity_and_hasher(
-            g.inputs.len() + g.nodes.len() + g.nodes.len() / 2,
-            FxBuildHasher,
-        );
-        let names = g.inputs.iter().map(|v| v.name.as_str()).chain(
-            g.nodes
-                .iter()
-                .flat_map(|n| n.outputs.iter().map(String::as_str)),
-        );
-        for name in names {
-            if name.is_empty() {
-                continue;
-            }
-            let indexmap::map::Entry::Vacant(slot) = tensors.entry(name.to_string()) else {
-                continue;
-            };
-            let Some(fact) = ctx.get(name) else { continue };
-            let mut dims = |ds: &[Dim]| -> Vec<ReportDim> {
-                ds.iter()
-                    .map(|d| {
-                        let id = ctx.alg.egraph().find(d.id());
-                        rendered
-                            .entry(id)
-                            .or_insert_with(|| report_dim(ctx, *d, &mut used))
-                            .clone()
-                    })
-                    .collect()
-            };
-            let shape = fact.shape.as_deref().map(&mut dims);
-            let value = if fact.dtype.is_integer() {
-                fact.value.as_deref().map(&mut dims)
-            } else {
-                None
-            };
-            let dtype = (fact.dtype != DType::Undefined).then_some(fact.dtype);
-            slot.insert(ReportTensor {
-                dtype,
-                shape,
-                value,
-            });
-        }
         // Symbols used by definitions of derived symbols, transitively.
         let mut i = 0;
         while let Some(sym) = used.get_index(i).copied() {
@@ -250,7 +219,7 @@ impl Report {
     pub fn to_json(&self) -> String {
         // About 160 bytes per tensor in real models; regrowing would copy it all.
         let mut out = json::Writer::new(4096 + self.tensors.len() * 192, None);
-        self.emit_json(&mut out, None);
+        self.emit_json(&mut out, Source::Kept(&self.tensors), None);
         out.finish().1
     }
 
@@ -259,63 +228,8 @@ impl Report {
     /// first write error and returns it.
     pub fn write_json(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
-        self.emit_json(&mut out, None);
+        self.emit_json(&mut out, Source::Kept(&self.tensors), None);
         out.finish().0
-    }
-
-    /// The members of the `tensors` object from the `from`-th tensor on, laid out as
-    /// they are inside the report; `until` says when to stop early (checked every 256
-    /// tensors). Returns where it stopped.
-    fn emit_tensors(
-        &self,
-        w: &mut json::Writer<'_>,
-        from: usize,
-        until: &dyn Fn() -> bool,
-    ) -> usize {
-        let dims = |w: &mut json::Writer<'_>, dims: &Option<Vec<ReportDim>>| match dims {
-            None => w.null(),
-            Some(ds) => {
-                w.open_array();
-                for d in ds {
-                    w.item();
-                    match d {
-                        ReportDim::Int(v) => w.int(*v),
-                        ReportDim::Expr(e) => w.string(e),
-                    }
-                }
-                w.close_array();
-            }
-        };
-        for (i, (name, t)) in self.tensors.iter().enumerate().skip(from) {
-            if i % 256 == 0 && until() {
-                return i;
-            }
-            w.key(name);
-            w.open_object();
-            w.key("dtype");
-            match t.dtype {
-                Some(d) => w.string(d.short_name()),
-                None => w.null(),
-            }
-            w.key("shape");
-            dims(w, &t.shape);
-            if t.value.is_some() {
-                w.key("value");
-                dims(w, &t.value);
-            }
-            w.close_object();
-        }
-        self.tensors.len()
-    }
-
-    /// The text of the first `tensors` members, as [`Report::emit_json`] writes them
-    /// at the depth of the report's `tensors` object, until `until` says to stop; and
-    /// how many tensors it holds.
-    fn tensors_json(&self, until: &dyn Fn() -> bool) -> (String, usize) {
-        let mut w = json::Writer::new(64 + self.tensors.len() * 192, None);
-        w.nest(2);
-        let n = self.emit_tensors(&mut w, 0, until);
-        (w.into_text(), n)
     }
 
     /// Build the report with its contract's constraints and write it as JSON to
@@ -326,6 +240,10 @@ impl Report {
     /// report goes to `sink`.
     /// The bytes are those of [`Report::build_with_constraints`] then
     /// [`Report::write_json`]. Returns the report and the first write error.
+    ///
+    /// The tensors are read from `ctx` as they are written and not kept: the report
+    /// returned has every section but `tensors`, which is empty (for a 100k-node model
+    /// it would be tens of megabytes). [`Report::fill_tensors`] makes it.
     pub fn build_and_write_json(
         model: &Model,
         ctx: &ShapesContext,
@@ -340,7 +258,8 @@ impl Report {
     /// `symdim infer --format json` does. The contract's thread is started before
     /// inference, so that it is awake when the context is ready (a thread started only
     /// then took up to 2.8 ms to run on a virtual machine); when it is late all the
-    /// same, this thread derives the contract itself. Returns the context too.
+    /// same, this thread derives the contract itself. Returns the context too; the
+    /// report's `tensors` are empty, as in [`Report::build_and_write_json`].
     pub fn infer_and_write_json(
         model: &Model,
         options: &crate::infer::Options,
@@ -362,25 +281,36 @@ impl Report {
         options: &crate::infer::Options,
         sink: &mut dyn std::io::Write,
     ) -> (C, Report, std::io::Result<()>) {
-        let (ctx, (mut report, tensors), contract) =
+        let (ctx, (mut report, rows, before), contract) =
             with_contract(model, infer, options, |ctx, ready| {
-                let report = Report::build(model, ctx);
+                let mut rows = Rows::new(model, ctx);
+                let used = std::mem::take(&mut rows.used);
+                let report = Report::summary(model, ctx, used, IndexMap::default());
                 // Only while the contract is still being derived: the rest is written
                 // straight to the sink, not held in memory.
-                let tensors = report.tensors_json(ready);
-                (report, tensors)
+                let before = tensors_json(Source::Rows(&rows, ctx), ready, HELD_BACK);
+                (report, rows, before)
             });
         report.add_constraints(&contract);
         let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
-        report.emit_json(&mut out, Some((&tensors.0, tensors.1)));
+        let src = Source::Rows(&rows, ctx.borrow());
+        report.emit_json(&mut out, src, Some((&before.0, before.1)));
         let written = out.finish().0;
         (ctx, report, written)
     }
 
-    /// The whole report; `tensors` is the text of the first members of the `tensors`
-    /// object and how many tensors it holds, when they were written beforehand
-    /// ([`Report::tensors_json`]).
-    fn emit_json(&self, w: &mut json::Writer<'_>, tensors: Option<(&str, usize)>) {
+    /// Make the `tensors` section of [`Report::build`] from the model and context the
+    /// report was made of: what the streaming writers
+    /// ([`Report::build_and_write_json`], [`Report::infer_and_write_json`]) write but
+    /// do not keep.
+    pub fn fill_tensors(&mut self, model: &Model, ctx: &ShapesContext) {
+        self.tensors = Rows::new(model, ctx).collect(ctx);
+    }
+
+    /// The whole report, its tensors taken from `src`; `before` is the text of the
+    /// first members of the `tensors` object and how many tensors it holds, when they
+    /// were written beforehand ([`tensors_json`]).
+    fn emit_json(&self, w: &mut json::Writer<'_>, src: Source<'_>, before: Option<(&str, usize)>) {
         w.open_object();
         w.key("model");
         w.open_object();
@@ -433,14 +363,14 @@ impl Report {
         w.close_object();
         w.key("tensors");
         w.open_object();
-        let from = match tensors {
+        let from = match before {
             Some((text, n)) => {
                 w.raw_members(text, n > 0);
                 n
             }
             None => 0,
         };
-        self.emit_tensors(w, from, &|| false);
+        emit_tensors(src, w, from, &|| false, usize::MAX);
         w.close_object();
         w.key("outputs");
         w.open_array();
@@ -558,6 +488,251 @@ fn with_contract<C: std::borrow::Borrow<ShapesContext> + Send + Sync, T>(
         |ctx| crate::contracts::derive(model, ctx.borrow(), options),
         |ctx, ready| work(ctx.borrow(), ready),
     )
+}
+
+/// The tensors a report lists and their dims rendered, without the per-tensor copies
+/// a [`Report`]'s `tensors` map holds (for a 100k-node model those are tens of
+/// megabytes): the writers that stream a report read the rows from the context.
+struct Rows {
+    /// Positions in the context's tensors, in report order: graph inputs, then node
+    /// outputs in node order, each name once, those the context has facts for.
+    order: Vec<usize>,
+    /// The text of every dim of those tensors, per e-class: most dims are shared by
+    /// many tensors, so each is rendered once.
+    rendered: FxHashMap<egg::Id, ReportDim>,
+    /// The symbols those dims mention.
+    used: IndexSet<Symbol>,
+}
+
+/// The dims of a tensor's `value` that a report shows: integer tensors only.
+fn shown_value(fact: &crate::context::TensorFact) -> Option<&[Dim]> {
+    if fact.dtype.is_integer() {
+        fact.value.as_deref()
+    } else {
+        None
+    }
+}
+
+/// A tensor's element type as a report shows it: absent when undefined.
+fn shown_dtype(fact: &crate::context::TensorFact) -> Option<DType> {
+    (fact.dtype != DType::Undefined).then_some(fact.dtype)
+}
+
+impl Rows {
+    fn new(model: &Model, ctx: &ShapesContext) -> Rows {
+        let g = &model.graph;
+        let names = g.inputs.iter().map(|v| v.name.as_str()).chain(
+            g.nodes
+                .iter()
+                .flat_map(|n| n.outputs.iter().map(String::as_str)),
+        );
+        let mut seen = vec![false; ctx.len()];
+        let mut rows = Rows {
+            order: Vec::with_capacity(g.inputs.len() + g.nodes.len() + g.nodes.len() / 2),
+            rendered: FxHashMap::default(),
+            used: IndexSet::new(),
+        };
+        for name in names {
+            if name.is_empty() {
+                continue;
+            }
+            let Some((i, fact)) = ctx.get_full(name) else {
+                continue;
+            };
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            rows.order.push(i);
+            let dims = fact
+                .shape
+                .as_deref()
+                .into_iter()
+                .chain(shown_value(fact))
+                .flatten();
+            for d in dims {
+                let id = ctx.alg.egraph().find(d.id());
+                if let std::collections::hash_map::Entry::Vacant(slot) = rows.rendered.entry(id) {
+                    slot.insert(report_dim(ctx, *d, &mut rows.used));
+                }
+            }
+        }
+        rows
+    }
+
+    /// The rendered dims of `dims` (which must be dims of the rows' tensors).
+    fn dims<'r>(
+        &'r self,
+        ctx: &'r ShapesContext,
+        dims: &'r [Dim],
+    ) -> impl ExactSizeIterator<Item = &'r ReportDim> + 'r {
+        dims.iter()
+            .map(move |d| &self.rendered[&ctx.alg.egraph().find(d.id())])
+    }
+
+    /// The `index`-th row: its name and facts.
+    fn row<'c>(
+        &self,
+        ctx: &'c ShapesContext,
+        index: usize,
+    ) -> (&'c str, &'c crate::context::TensorFact) {
+        ctx.get_index(self.order[index])
+            .expect("rows index the context they were made from")
+    }
+
+    /// The rows as a report's `tensors` map.
+    fn collect(&self, ctx: &ShapesContext) -> IndexMap<String, ReportTensor, FxBuildHasher> {
+        let mut tensors = IndexMap::with_capacity_and_hasher(self.order.len(), FxBuildHasher);
+        for i in 0..self.order.len() {
+            let (name, fact) = self.row(ctx, i);
+            let shape = fact
+                .shape
+                .as_deref()
+                .map(|ds| self.dims(ctx, ds).cloned().collect());
+            let value = shown_value(fact).map(|ds| self.dims(ctx, ds).cloned().collect());
+            tensors.insert(
+                name.to_string(),
+                ReportTensor {
+                    dtype: shown_dtype(fact),
+                    shape,
+                    value,
+                },
+            );
+        }
+        tensors
+    }
+}
+
+/// The members of the `tensors` object from the `from`-th tensor on, laid out as
+/// they are inside the report; `until` says when to stop early, and so does the
+/// writer's holding `max_len` bytes or more (both checked every 256 tensors). Returns
+/// where it stopped.
+fn emit_tensors(
+    src: Source<'_>,
+    w: &mut json::Writer<'_>,
+    from: usize,
+    until: &dyn Fn() -> bool,
+    max_len: usize,
+) -> usize {
+    let dims = |w: &mut json::Writer<'_>,
+                dims: Option<&mut dyn ExactSizeIterator<Item = &ReportDim>>| {
+        match dims {
+            None => w.null(),
+            Some(ds) => {
+                w.open_array();
+                for d in ds {
+                    w.item();
+                    match d {
+                        ReportDim::Int(v) => w.int(*v),
+                        ReportDim::Expr(e) => w.string(e),
+                    }
+                }
+                w.close_array();
+            }
+        }
+    };
+    for i in from..src.len() {
+        if i % 256 == 0 && (w.len() >= max_len || until()) {
+            return i;
+        }
+        src.with_row(i, |name, dtype, shape, value| {
+            w.key(name);
+            w.open_object();
+            w.key("dtype");
+            match dtype {
+                Some(d) => w.string(d.short_name()),
+                None => w.null(),
+            }
+            w.key("shape");
+            dims(w, shape);
+            if value.is_some() {
+                w.key("value");
+                dims(w, value);
+            }
+            w.close_object();
+        });
+    }
+    src.len()
+}
+
+/// The most text of the `tensors` section held back while the contract is derived
+/// (about 25,000 tensors). A larger model's contract takes long enough for the rest of
+/// its tensors (16 MB of text for 100k nodes) to pile up in memory; past this, the
+/// report waits for the contract instead.
+const HELD_BACK: usize = 4 << 20;
+
+/// The text of the first `tensors` members, as [`Report::emit_json`] writes them at
+/// the depth of the report's `tensors` object, until `until` says to stop or there is
+/// `max_len` of it ([`HELD_BACK`]); and how many tensors it holds.
+fn tensors_json(src: Source<'_>, until: &dyn Fn() -> bool, max_len: usize) -> (String, usize) {
+    // About 160 bytes per tensor, and a few hundred tensors past the limit at most.
+    let capacity = (64 + src.len() * 192).min(max_len.saturating_add(1 << 16));
+    let mut w = json::Writer::new(capacity, None);
+    w.nest(2);
+    let n = emit_tensors(src, &mut w, 0, until, max_len);
+    (w.into_text(), n)
+}
+
+/// Where the writers take a report's tensors from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// A report's `tensors` map.
+    Kept(&'a IndexMap<String, ReportTensor, FxBuildHasher>),
+    /// Rows read from the context they were made from.
+    Rows(&'a Rows, &'a ShapesContext),
+}
+
+impl Source<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Source::Kept(t) => t.len(),
+            Source::Rows(r, _) => r.order.len(),
+        }
+    }
+
+    /// Call `f` with the `index`-th tensor: name, dtype, shape and value.
+    fn with_row<R>(
+        &self,
+        index: usize,
+        f: impl FnOnce(
+            &str,
+            Option<DType>,
+            Option<&mut dyn ExactSizeIterator<Item = &ReportDim>>,
+            Option<&mut dyn ExactSizeIterator<Item = &ReportDim>>,
+        ) -> R,
+    ) -> R {
+        match self {
+            Source::Kept(t) => {
+                let (name, t) = t.get_index(index).expect("index within the map");
+                let mut shape = t.shape.as_ref().map(|v| v.iter());
+                let mut value = t.value.as_ref().map(|v| v.iter());
+                f(
+                    name,
+                    t.dtype,
+                    shape
+                        .as_mut()
+                        .map(|i| i as &mut dyn ExactSizeIterator<Item = &ReportDim>),
+                    value
+                        .as_mut()
+                        .map(|i| i as &mut dyn ExactSizeIterator<Item = &ReportDim>),
+                )
+            }
+            Source::Rows(rows, ctx) => {
+                let (name, fact) = rows.row(ctx, index);
+                let mut shape = fact.shape.as_deref().map(|ds| rows.dims(ctx, ds));
+                let mut value = shown_value(fact).map(|ds| rows.dims(ctx, ds));
+                f(
+                    name,
+                    shown_dtype(fact),
+                    shape
+                        .as_mut()
+                        .map(|i| i as &mut dyn ExactSizeIterator<Item = &ReportDim>),
+                    value
+                        .as_mut()
+                        .map(|i| i as &mut dyn ExactSizeIterator<Item = &ReportDim>),
+                )
+            }
+        }
+    }
 }
 
 fn report_dim(ctx: &ShapesContext, d: Dim, used: &mut IndexSet<Symbol>) -> ReportDim {
@@ -703,6 +878,11 @@ mod json {
             if let Some(innermost) = self.open.last_mut() {
                 *innermost = false;
             }
+        }
+
+        /// How many bytes it holds.
+        pub(super) fn len(&self) -> usize {
+            self.out.len()
         }
 
         /// The text written so far (no sink).
@@ -910,11 +1090,11 @@ mod tests {
                     calls.set(calls.get() + 1);
                     calls.get() > stop_after
                 };
-                let (text, k) = report.tensors_json(&until);
+                let (text, k) = tensors_json(Source::Kept(&report.tensors), &until, usize::MAX);
                 assert_eq!(k, (256 * stop_after).min(n), "n {n} stop {stop_after}");
                 let mut sink = Vec::new();
                 let mut w = json::Writer::new(16, Some(&mut sink));
-                report.emit_json(&mut w, Some((&text, k)));
+                report.emit_json(&mut w, Source::Kept(&report.tensors), Some((&text, k)));
                 w.finish().0.unwrap();
                 assert_eq!(
                     String::from_utf8(sink).unwrap(),
@@ -922,6 +1102,30 @@ mod tests {
                     "n {n} stop {stop_after}"
                 );
             }
+        }
+    }
+
+    /// Past `max_len` bytes of held-back text, the section stops at the next check
+    /// (every 256 tensors), and the report's writer finishes it: the same bytes.
+    #[test]
+    fn held_back_text_stops_at_its_limit() {
+        let report = big_report(1000);
+        let whole = report.to_json();
+        let src = Source::Kept(&report.tensors);
+        let (all, n) = tensors_json(src, &|| false, usize::MAX);
+        assert_eq!(n, 1000);
+        // Checked before tensor 0, 256, 512...: a limit of 1 byte is passed at 256, and
+        // so is a quarter of the text (the first 256 members are 23,588 of its
+        // 92,780 bytes).
+        for (max_len, expect) in [(0, 0), (1, 256), (all.len() / 4, 256), (all.len(), 1000)] {
+            let (text, k) = tensors_json(src, &|| false, max_len);
+            assert_eq!(k, expect, "max_len {max_len}");
+            assert!(all.starts_with(&text));
+            let mut sink = Vec::new();
+            let mut w = json::Writer::new(16, Some(&mut sink));
+            report.emit_json(&mut w, src, Some((&text, k)));
+            w.finish().0.unwrap();
+            assert_eq!(String::from_utf8(sink).unwrap(), whole, "max_len {max_len}");
         }
     }
 }
