@@ -172,7 +172,7 @@ fn sym(s: &str) -> DeclDim {
 
 fn input(name: &str, dtype: DType, dims: Vec<DeclDim>) -> ValueDecl {
     ValueDecl {
-        name: name.to_string(),
+        name: name.into(),
         dtype,
         shape: Some(dims),
     }
@@ -201,8 +201,8 @@ fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<(&st
         op_type: op.to_string(),
         domain: String::new(),
         version: 17,
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
-        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        inputs: inputs.iter().map(|s| (*s).into()).collect(),
+        outputs: outputs.iter().map(|s| (*s).into()).collect(),
         attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
     }
 }
@@ -220,7 +220,7 @@ fn model(graph: Graph) -> Model {
 
 fn finish(mut g: Graph, last: &str) -> Model {
     g.outputs = vec![ValueDecl {
-        name: last.to_string(),
+        name: last.into(),
         dtype: DType::Float,
         shape: None,
     }];

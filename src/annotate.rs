@@ -45,7 +45,7 @@ pub fn write_annotated(
         return Err(AnnotateError::NotOnnx(model.path.clone(), model.format));
     }
     let inputs: std::collections::HashSet<&str> =
-        model.graph.inputs.iter().map(|v| v.name.as_str()).collect();
+        model.graph.inputs.iter().map(|v| &*v.name).collect();
     let infos: Vec<InferredValueInfo> = report
         .tensors
         .iter()

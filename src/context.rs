@@ -303,7 +303,7 @@ fn algebra_error_proven(e: &AlgebraError) -> bool {
 pub struct ShapesContext {
     /// The dim algebra every dim lives in.
     pub alg: Algebra,
-    tensors: IndexMap<String, TensorFact, rustc_hash::FxBuildHasher>,
+    tensors: IndexMap<crate::graph::Name, TensorFact, rustc_hash::FxBuildHasher>,
     /// Diagnostics, in the order they were found.
     pub diagnostics: Vec<Diagnostic>,
     /// How many subgraphs deep inference currently is.
@@ -356,7 +356,7 @@ impl ShapesContext {
 
     /// The `index`-th tensor of [`ShapesContext::tensors`]: its name and facts.
     pub fn get_index(&self, index: usize) -> Option<(&str, &TensorFact)> {
-        self.tensors.get_index(index).map(|(k, f)| (k.as_str(), f))
+        self.tensors.get_index(index).map(|(k, f)| (&**k, f))
     }
 
     /// How many tensors the context has facts for.
@@ -370,14 +370,18 @@ impl ShapesContext {
     }
 
     /// Set the facts of a tensor (replacing what was there).
-    pub fn insert(&mut self, name: &str, fact: TensorFact) {
-        self.tensors.insert(name.to_string(), fact);
+    pub fn insert(&mut self, name: impl crate::graph::IntoName, fact: TensorFact) {
+        self.tensors.insert(name.into_name(), fact);
     }
 
     /// Insert a tensor unless one of that name exists (then nothing changes); true when
     /// it was inserted. One lookup, where `get` then `insert` would take two.
-    pub fn insert_if_absent(&mut self, name: &str, fact: TensorFact) -> bool {
-        match self.tensors.entry(name.to_string()) {
+    pub fn insert_if_absent(
+        &mut self,
+        name: impl crate::graph::IntoName,
+        fact: TensorFact,
+    ) -> bool {
+        match self.tensors.entry(name.into_name()) {
             indexmap::map::Entry::Vacant(v) => {
                 v.insert(fact);
                 true
@@ -399,7 +403,7 @@ impl ShapesContext {
 
     /// Every tensor, in insertion order.
     pub fn tensors(&self) -> impl Iterator<Item = (&str, &TensorFact)> {
-        self.tensors.iter().map(|(k, v)| (k.as_str(), v))
+        self.tensors.iter().map(|(k, v)| (&**k, v))
     }
 
     /// The facts of the node's `index`-th input (cloned, so the algebra can be used

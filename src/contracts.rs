@@ -546,7 +546,7 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
             );
             for n in nodes {
                 for o in &n.outputs {
-                    m.insert(o.as_str(), n);
+                    m.insert(&**o, n);
                 }
             }
             m

@@ -134,9 +134,9 @@ fn explain_dim(
         .graph
         .nodes
         .iter()
-        .flat_map(|n| n.outputs.iter().map(move |o| (o.as_str(), n)))
+        .flat_map(|n| n.outputs.iter().map(move |o| (&**o, n)))
         .collect();
-    let inputs: HashSet<&str> = model.graph.inputs.iter().map(|v| v.name.as_str()).collect();
+    let inputs: HashSet<&str> = model.graph.inputs.iter().map(|v| &*v.name).collect();
     let _ = writeln!(out, "chain of ops:");
     let mut queue: Vec<(String, Slot, Dim, usize)> =
         vec![(name.to_string(), Slot::Axis(axis), d, 0)];
@@ -202,12 +202,12 @@ fn explain_dim(
             }
             for (s, x) in slots {
                 if alg.egraph().find(x.id()) == class && alg.as_const(dim).is_none() {
-                    same.push((input.clone(), s, x));
+                    same.push((input.to_string(), s, x));
                 } else if alg.as_const(x).is_none() {
                     let mut xs = Vec::new();
                     alg.canon(x).symbols(&mut xs);
                     if xs.iter().any(|s| syms.contains(s)) {
-                        related.push((input.clone(), s, x));
+                        related.push((input.to_string(), s, x));
                     }
                 }
             }

@@ -56,6 +56,66 @@ impl fmt::Display for Format {
     }
 }
 
+/// A tensor name. Shared (`Arc<str>`): the model spells each tensor's name once, and
+/// its uses, the inference context and the report's writers clone the pointer, not
+/// the text (a 100k-node model names about 130,000 tensors, most of them two or three
+/// times).
+pub type Name = std::sync::Arc<str>;
+
+/// What a tensor name can be made from: a [`Name`] is shared, text is copied once.
+pub trait IntoName {
+    /// The name.
+    fn into_name(self) -> Name;
+}
+
+impl IntoName for Name {
+    fn into_name(self) -> Name {
+        self
+    }
+}
+
+impl IntoName for &Name {
+    fn into_name(self) -> Name {
+        self.clone()
+    }
+}
+
+impl IntoName for &str {
+    fn into_name(self) -> Name {
+        Name::from(self)
+    }
+}
+
+impl IntoName for String {
+    fn into_name(self) -> Name {
+        Name::from(self)
+    }
+}
+
+impl IntoName for &String {
+    fn into_name(self) -> Name {
+        Name::from(self.as_str())
+    }
+}
+
+/// One [`Name`] per distinct text: the model readers make every tensor name through
+/// this while they convert a file, so that a tensor's producer and its consumers share
+/// it.
+#[derive(Debug, Default)]
+pub struct Names(rustc_hash::FxHashSet<Name>);
+
+impl Names {
+    /// The name spelled `text`, made the first time it is asked for.
+    pub fn get(&mut self, text: &str) -> Name {
+        if let Some(n) = self.0.get(text) {
+            return n.clone();
+        }
+        let n = Name::from(text);
+        self.0.insert(n.clone());
+        n
+    }
+}
+
 /// A model: a graph and where it came from.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -92,7 +152,7 @@ pub enum DeclDim {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValueDecl {
     /// Tensor name.
-    pub name: String,
+    pub name: Name,
     /// Element type (`Undefined` when not given).
     pub dtype: DType,
     /// Dims, or `None` for unknown rank.
@@ -346,9 +406,9 @@ pub struct Node {
     /// Opset version of the op's domain (OpenVINO: the layer's opset number).
     pub version: i64,
     /// Input tensor names; `""` marks an absent optional input.
-    pub inputs: Vec<String>,
+    pub inputs: Vec<Name>,
     /// Output tensor names; `""` marks an unused optional output.
-    pub outputs: Vec<String>,
+    pub outputs: Vec<Name>,
     /// Attributes, in file order.
     pub attrs: AttrMap,
 }
@@ -361,10 +421,7 @@ impl Node {
 
     /// The `i`-th input name when present and not empty.
     pub fn input(&self, i: usize) -> Option<&str> {
-        self.inputs
-            .get(i)
-            .map(String::as_str)
-            .filter(|s| !s.is_empty())
+        self.inputs.get(i).map(|s| &**s).filter(|s| !s.is_empty())
     }
 
     /// The number of inputs up to the last non-empty one.

@@ -234,11 +234,11 @@ pub fn run_subgraph(
     ctx.depth += 1;
     let mut names: Vec<&str> = Vec::new();
     names.extend(g.initializers.keys().map(String::as_str));
-    names.extend(g.inputs.iter().map(|v| v.name.as_str()));
+    names.extend(g.inputs.iter().map(|v| &*v.name));
     names.extend(
         g.nodes
             .iter()
-            .flat_map(|n| n.outputs.iter().map(String::as_str))
+            .flat_map(|n| n.outputs.iter().map(|s| &**s))
             .filter(|s| !s.is_empty()),
     );
     let saved: Vec<(String, TensorFact)> = names
@@ -289,7 +289,7 @@ pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
     // declared without a shape and again, with one, in value_info).
     let mut declared: HashMap<&str, &ValueDecl> = HashMap::default();
     for v in g.value_info.iter().chain(g.outputs.iter()) {
-        let slot = declared.entry(v.name.as_str()).or_insert(v);
+        let slot = declared.entry(&*v.name).or_insert(v);
         if slot.shape.is_none() {
             *slot = v;
         }
@@ -304,7 +304,7 @@ pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
                 .inputs
                 .iter()
                 .filter(|n| !n.is_empty() && ctx.get(n).is_none())
-                .map(String::as_str)
+                .map(|s| &**s)
                 .collect()
         })
         .collect();
@@ -527,7 +527,10 @@ fn decide_condition(
     let mut name = cond.to_string();
     let mut want = taken;
     for _ in 0..8 {
-        let producer = g.nodes.iter().find(|n| n.outputs.contains(&name))?;
+        let producer = g
+            .nodes
+            .iter()
+            .find(|n| n.outputs.iter().any(|o| **o == *name))?;
         if !producer.domain.is_empty() {
             return None;
         }
@@ -569,7 +572,7 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
         HashMap::with_capacity_and_hasher(g.nodes.len() * 2, Default::default());
     for (i, n) in g.nodes.iter().enumerate() {
         for o in n.outputs.iter().filter(|o| !o.is_empty()) {
-            producer.entry(o.as_str()).or_insert(i);
+            producer.entry(&**o).or_insert(i);
         }
     }
     // Inputs a node waits for: produced by another node of this graph.
@@ -579,7 +582,7 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
             .iter()
             .chain(subgraph_captures(&g.nodes[i]).iter())
             .filter(|s| !s.is_empty() && ctx.get(s).is_none())
-            .filter_map(|s| producer.get(s.as_str()).copied())
+            .filter_map(|s| producer.get(&**s).copied())
             .filter(|&p| p != i)
             .collect();
         v.sort_unstable();
@@ -591,9 +594,7 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
     // node to produce each name, so "an earlier node produced it" is `p < i`.
     let sorted = g.nodes.iter().enumerate().all(|(i, n)| {
         n.inputs.iter().chain(subgraph_captures(n).iter()).all(|s| {
-            s.is_empty()
-                || !producer.get(s.as_str()).is_some_and(|&p| p >= i)
-                || ctx.get(s).is_some()
+            s.is_empty() || !producer.get(&**s).is_some_and(|&p| p >= i) || ctx.get(s).is_some()
         })
     });
     if sorted {
@@ -603,7 +604,7 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
         .map(|i| {
             let mut d = deps(i);
             // a node that consumes its own output never runs
-            let own = |s: &String| producer.get(s.as_str()) == Some(&i);
+            let own = |s: &crate::graph::Name| producer.get(&**s) == Some(&i);
             if g.nodes[i].inputs.iter().any(own) {
                 d.push(i);
             }
@@ -617,7 +618,7 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// Names a node's subgraphs read from the enclosing scope (their free inputs).
-fn subgraph_captures(n: &Node) -> Vec<String> {
+fn subgraph_captures(n: &Node) -> Vec<crate::graph::Name> {
     let mut out = Vec::new();
     for a in n.attrs.values() {
         let graphs: Vec<&Graph> = match a {
@@ -626,15 +627,15 @@ fn subgraph_captures(n: &Node) -> Vec<String> {
             _ => continue,
         };
         for g in graphs {
-            let mut defined: FxHashSet<&str> = g.inputs.iter().map(|v| v.name.as_str()).collect();
+            let mut defined: FxHashSet<&str> = g.inputs.iter().map(|v| &*v.name).collect();
             defined.extend(g.initializers.keys().map(String::as_str));
             for node in &g.nodes {
                 for i in node.inputs.iter().chain(subgraph_captures(node).iter()) {
-                    if !i.is_empty() && !defined.contains(i.as_str()) && !out.contains(i) {
+                    if !i.is_empty() && !defined.contains(&**i) && !out.contains(i) {
                         out.push(i.clone());
                     }
                 }
-                defined.extend(node.outputs.iter().map(String::as_str));
+                defined.extend(node.outputs.iter().map(|s| &**s));
             }
         }
     }
@@ -685,7 +686,7 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
     let outs: Vec<ValueDecl> = node
         .outputs
         .iter()
-        .filter_map(|o| declared.get(o.as_str()).map(|v| (*v).clone()))
+        .filter_map(|o| declared.get(&**o).map(|v| (*v).clone()))
         .collect();
     check_declared(ctx, &outs, "value_info");
 }
@@ -723,7 +724,7 @@ fn fallback(
     node.outputs
         .iter()
         .enumerate()
-        .map(|(i, out)| match declared.get(out.as_str()) {
+        .map(|(i, out)| match declared.get(&**out) {
             Some(v) => {
                 let shape = v.shape.as_ref().map(|dims| {
                     dims.iter()

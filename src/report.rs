@@ -166,7 +166,7 @@ impl Report {
             opsets: model.opsets.clone(),
             symbols,
             tensors,
-            outputs: g.outputs.iter().map(|v| v.name.clone()).collect(),
+            outputs: g.outputs.iter().map(|v| v.name.to_string()).collect(),
             diagnostics,
             constraints: IndexMap::new(),
         }
@@ -521,11 +521,11 @@ fn shown_dtype(fact: &crate::context::TensorFact) -> Option<DType> {
 impl Rows {
     fn new(model: &Model, ctx: &ShapesContext) -> Rows {
         let g = &model.graph;
-        let names = g.inputs.iter().map(|v| v.name.as_str()).chain(
-            g.nodes
-                .iter()
-                .flat_map(|n| n.outputs.iter().map(String::as_str)),
-        );
+        let names = g
+            .inputs
+            .iter()
+            .map(|v| &*v.name)
+            .chain(g.nodes.iter().flat_map(|n| n.outputs.iter().map(|s| &**s)));
         let mut seen = vec![false; ctx.len()];
         let mut rows = Rows {
             order: Vec::with_capacity(g.inputs.len() + g.nodes.len() + g.nodes.len() / 2),

@@ -65,7 +65,7 @@ fn case(tensors: &[Put<'_>], node: Node) -> (&'static str, String) {
     for (name, dtype, shape, value) in tensors {
         match shape {
             Some(s) => put(&mut ctx, name, *dtype, s, *value),
-            None => ctx.insert(name, symdim::context::TensorFact::unknown(*dtype)),
+            None => ctx.insert(*name, symdim::context::TensorFact::unknown(*dtype)),
         }
     }
     let e = match apply(&mut ctx, &node) {

@@ -854,7 +854,7 @@ mod hostile {
             let mut g = Graph::default();
             for (i, s) in shapes.iter().enumerate() {
                 g.inputs.push(ValueDecl {
-                    name: i.to_string(),
+                    name: i.to_string().into(),
                     dtype: DType::Float,
                     shape: s.as_ref().map(|d| {
                         d.iter()
@@ -872,8 +872,8 @@ mod hostile {
                 op_type: op.to_string(),
                 domain: "onednn".to_string(),
                 version: 1,
-                inputs: (0..shapes.len()).map(|i| i.to_string()).collect(),
-                outputs: (0..outputs).map(|i| format!("o{i}")).collect(),
+                inputs: (0..shapes.len()).map(|i| i.to_string().into()).collect(),
+                outputs: (0..outputs).map(|i| format!("o{i}").into()).collect(),
                 attrs: attrs.iter().map(|(a, v)| (ATTRS[*a].to_string(), v.clone())).collect(),
             });
             // A StaticReshape too, for its rule's symbolic attribute check.
@@ -882,8 +882,8 @@ mod hostile {
                 op_type: "StaticReshape".to_string(),
                 domain: "onednn".to_string(),
                 version: 1,
-                inputs: vec!["0".to_string()],
-                outputs: vec!["r0".to_string()],
+                inputs: vec!["0".into()],
+                outputs: vec!["r0".into()],
                 attrs: attrs.iter().map(|(a, v)| (ATTRS[*a].to_string(), v.clone())).collect(),
             });
             let m = Model {

@@ -194,7 +194,7 @@ fn fixture_converts() {
     assert_eq!(m.format.name(), "openvino");
     let g = &m.graph;
     assert_eq!(g.inputs.len(), 1);
-    assert_eq!(g.inputs[0].name, "x");
+    assert_eq!(&*g.inputs[0].name, "x");
     assert_eq!(
         g.inputs[0].shape,
         Some(vec![
@@ -215,7 +215,7 @@ fn fixture_converts() {
                 n.name.as_str(),
                 n.op_type.as_str(),
                 n.version,
-                n.outputs[0].as_str(),
+                &*n.outputs[0],
             )
         })
         .collect();
@@ -227,16 +227,19 @@ fn fixture_converts() {
             ("scaled", "Multiply", 1, "y"),
         ]
     );
-    assert_eq!(g.nodes[0].inputs, vec!["x", "1:0"]);
+    assert_eq!(
+        g.nodes[0].inputs,
+        vec!["x".into(), "1:0".into()] as Vec<symdim::graph::Name>
+    );
     assert_eq!(g.outputs.len(), 1);
-    assert_eq!(g.outputs[0].name, "y");
+    assert_eq!(&*g.outputs[0].name, "y");
     assert_eq!(
         g.outputs[0].shape,
         Some(vec![DeclDim::Unknown, DeclDim::Unknown])
     );
     // The scalar Convert output port has no dims: not declared.
-    assert!(g.value_info.iter().all(|v| v.name != "4:1"));
-    assert!(g.value_info.iter().any(|v| v.name == "flat"));
+    assert!(g.value_info.iter().all(|v| &*v.name != "4:1"));
+    assert!(g.value_info.iter().any(|v| &*v.name == "flat"));
 }
 
 #[test]
@@ -1144,10 +1147,10 @@ fn corpus_models() -> Vec<CorpusModel> {
                     .graph
                     .inputs
                     .iter()
-                    .find(|v| names.contains(&v.name.as_str()))
+                    .find(|v| names.contains(&&*v.name))
                     .unwrap_or_else(|| panic!("{id}: no input for {bi}"))
                     .name
-                    .clone()
+                    .to_string()
             })
             .collect();
         out.push(CorpusModel {
@@ -1188,7 +1191,7 @@ fn probe_values(cm: &CorpusModel, probe: &Value) -> BTreeMap<String, i64> {
             .graph
             .inputs
             .iter()
-            .find(|v| &v.name == name)
+            .find(|v| *v.name == **name)
             .unwrap();
         for (axis, d) in dims.as_array().unwrap().iter().enumerate() {
             let dynamic = decl
@@ -1810,7 +1813,7 @@ mod hostile {
             let name = format!("in{i}");
             match inp {
                 In::Param(dims) => g.inputs.push(ValueDecl {
-                    name: name.clone(),
+                    name: name.as_str().into(),
                     dtype: DType::Float,
                     shape: Some(
                         dims.iter()
@@ -1834,11 +1837,11 @@ mod hostile {
                     );
                 }
                 In::Absent => {
-                    names.push(String::new());
+                    names.push(symdim::graph::Name::from(""));
                     continue;
                 }
             }
-            names.push(name);
+            names.push(name.into());
         }
         g.nodes.push(Node {
             name: "n".to_string(),
@@ -1846,7 +1849,7 @@ mod hostile {
             domain: "openvino".to_string(),
             version,
             inputs: names,
-            outputs: (0..outputs).map(|i| format!("out{i}")).collect(),
+            outputs: (0..outputs).map(|i| format!("out{i}").into()).collect(),
             attrs: attrs
                 .iter()
                 .map(|&(a, v)| (ATTRS[a].to_string(), Attr::Str(VALUES[v].to_string())))

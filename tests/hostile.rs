@@ -18,8 +18,8 @@ fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str], attrs: &[(&str,
         op_type: op.into(),
         domain: String::new(),
         version: 17,
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
-        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        inputs: inputs.iter().map(|s| (*s).into()).collect(),
+        outputs: outputs.iter().map(|s| (*s).into()).collect(),
         attrs: attrs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -62,7 +62,7 @@ fn model(
             outputs: outputs
                 .iter()
                 .map(|o| ValueDecl {
-                    name: o.to_string(),
+                    name: (*o).into(),
                     dtype: DType::Undefined,
                     shape: None,
                 })
@@ -267,8 +267,8 @@ fn a_million_node_chain_does_not_overflow_the_stack() {
             op_type: "Cast".into(),
             domain: String::new(),
             version: 17,
-            inputs: vec![prev.clone()],
-            outputs: vec![out.clone()],
+            inputs: vec![prev.as_str().into()],
+            outputs: vec![out.as_str().into()],
             attrs: symdim::graph::AttrMap::from([("to".to_string(), Attr::Int(1))]),
         });
         prev = out;
@@ -433,7 +433,7 @@ fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
     let mut inits = vec![ints("axis0", &[0])];
     for i in 0..n {
         inputs.push(ValueDecl {
-            name: format!("c{i}"),
+            name: format!("c{i}").into(),
             dtype: DType::Bool,
             shape: Some(vec![]),
         });
@@ -441,7 +441,7 @@ fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
         let then_g = Graph {
             name: format!("then{i}"),
             outputs: vec![ValueDecl {
-                name: format!("t{i}"),
+                name: format!("t{i}").into(),
                 dtype: DType::Float,
                 shape: None,
             }],
@@ -457,7 +457,7 @@ fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
         let else_g = Graph {
             name: format!("else{i}"),
             outputs: vec![ValueDecl {
-                name: format!("e{i}"),
+                name: format!("e{i}").into(),
                 dtype: DType::Float,
                 shape: None,
             }],
@@ -546,7 +546,7 @@ fn undecided_ifs_are_probed_for_a_split_a_bounded_number_of_times() {
     let mut nodes = Vec::new();
     for i in 0..n {
         inputs.push(ValueDecl {
-            name: format!("c{i}"),
+            name: format!("c{i}").into(),
             dtype: DType::Bool,
             shape: Some(vec![]),
         });
@@ -554,7 +554,7 @@ fn undecided_ifs_are_probed_for_a_split_a_bounded_number_of_times() {
         let branch = |tag: &str| Graph {
             name: format!("{tag}{i}"),
             outputs: vec![ValueDecl {
-                name: format!("{tag}_out{i}"),
+                name: format!("{tag}_out{i}").into(),
                 dtype: DType::Float,
                 shape: None,
             }],

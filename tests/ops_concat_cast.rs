@@ -15,8 +15,8 @@ fn node(op: &str, inputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
         op_type: op.to_string(),
         domain: String::new(),
         version: 21,
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
-        outputs: vec!["y".to_string()],
+        inputs: inputs.iter().map(|s| (*s).into()).collect(),
+        outputs: vec!["y".into()],
         attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
     }
 }

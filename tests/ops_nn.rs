@@ -17,8 +17,8 @@ fn node(op: &str, version: i64, inputs: &[&str], outputs: &[&str], attrs: &[(&st
         op_type: op.to_string(),
         domain: String::new(),
         version,
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
-        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        inputs: inputs.iter().map(|s| (*s).into()).collect(),
+        outputs: outputs.iter().map(|s| (*s).into()).collect(),
         attrs: attrs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -1164,12 +1164,17 @@ fn backend_node_cases() {
         for (k, v) in inputs.into_iter().enumerate() {
             let t = read_pb(&data.join(format!("input_{k}.pb")));
             if v.dtype.is_integer() && matches!(t.data, symdim::graph::ConstData::Ints(_)) {
-                model.graph.initializers.insert(v.name.clone(), t);
+                model.graph.initializers.insert(v.name.to_string(), t);
             } else {
                 model.graph.inputs.push(v);
             }
         }
-        let outputs: Vec<String> = model.graph.outputs.iter().map(|o| o.name.clone()).collect();
+        let outputs: Vec<String> = model
+            .graph
+            .outputs
+            .iter()
+            .map(|o| o.name.to_string())
+            .collect();
         for o in &mut model.graph.outputs {
             o.shape = None;
         }

@@ -93,13 +93,13 @@ fn infer_case(case: &Value) -> ShapesContext {
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|s| s.as_str().unwrap().to_string())
+                .map(|s| s.as_str().unwrap().into())
                 .collect(),
             outputs: n["outputs"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|s| s.as_str().unwrap().to_string())
+                .map(|s| s.as_str().unwrap().into())
                 .collect(),
             attrs: n["attrs"]
                 .as_object()

@@ -37,14 +37,19 @@ fn score_case(dir: &std::path::Path, with_values: bool, score: &mut Score) {
         for (k, v) in inputs.into_iter().enumerate() {
             let t = read_pb(&data.join(format!("input_{k}.pb")));
             if v.dtype.is_integer() && matches!(t.data, symdim::graph::ConstData::Ints(_)) {
-                model.graph.initializers.insert(v.name.clone(), t);
+                model.graph.initializers.insert(v.name.to_string(), t);
             } else {
                 model.graph.inputs.push(v);
             }
         }
     }
     // The declared output shapes are stripped: they must be inferred.
-    let outputs: Vec<String> = model.graph.outputs.iter().map(|o| o.name.clone()).collect();
+    let outputs: Vec<String> = model
+        .graph
+        .outputs
+        .iter()
+        .map(|o| o.name.to_string())
+        .collect();
     for o in &mut model.graph.outputs {
         o.shape = None;
     }

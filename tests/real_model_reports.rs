@@ -155,12 +155,8 @@ fn check(f: &Fixture, model: &Model, ctx: &ShapesContext) -> Row {
     let runtime: std::collections::HashSet<&str> =
         f.shapes.iter().map(|(n, _)| n.as_str()).collect();
     let g = &model.graph;
-    let mut tensors: Vec<&str> = g.inputs.iter().map(|v| v.name.as_str()).collect();
-    tensors.extend(
-        g.nodes
-            .iter()
-            .flat_map(|n| n.outputs.iter().map(String::as_str)),
-    );
+    let mut tensors: Vec<&str> = g.inputs.iter().map(|v| &*v.name).collect();
+    tensors.extend(g.nodes.iter().flat_map(|n| n.outputs.iter().map(|s| &**s)));
     tensors.sort();
     tensors.dedup();
     row.unchecked = tensors

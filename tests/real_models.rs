@@ -48,7 +48,7 @@ fn classify(model: &Model, ctx: &ShapesContext) -> Counts {
     let mut seen = std::collections::HashSet::new();
     for n in &model.graph.nodes {
         for o in n.outputs.iter().filter(|o| !o.is_empty()) {
-            if !seen.insert(o.as_str()) {
+            if !seen.insert(&**o) {
                 continue;
             }
             c.total += 1;

@@ -22,8 +22,8 @@ fn node(
         op_type: op.to_string(),
         domain: domain.to_string(),
         version: 21,
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
-        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        inputs: inputs.iter().map(|s| (*s).into()).collect(),
+        outputs: outputs.iter().map(|s| (*s).into()).collect(),
         attrs: attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
     }
 }

@@ -172,7 +172,7 @@ fn attr_of(v: &super::AttrValue) -> Attr {
 
 fn known_decl(id: u64, dtype: DataType, shape: &Dims) -> ValueDecl {
     ValueDecl {
-        name: id.to_string(),
+        name: id.to_string().into(),
         dtype: dtype_of(dtype),
         shape: shape
             .known()
@@ -243,8 +243,8 @@ pub fn to_model(
             op_type: op.kind.clone(),
             domain: DOMAIN.to_string(),
             version: 1,
-            inputs: op.inputs.iter().map(|t| t.id.to_string()).collect(),
-            outputs: op.outputs.iter().map(|t| t.id.to_string()).collect(),
+            inputs: op.inputs.iter().map(|t| t.id.to_string().into()).collect(),
+            outputs: op.outputs.iter().map(|t| t.id.to_string().into()).collect(),
             attrs,
         });
     }
@@ -274,7 +274,7 @@ fn apply_symbol(
 ) -> Result<(), SymbolizeError> {
     let (tensor, axis) = (s.tensor, s.axis);
     let key = tensor.to_string();
-    let Some(decl) = inputs.iter_mut().find(|v| v.name == key) else {
+    let Some(decl) = inputs.iter_mut().find(|v| *v.name == *key) else {
         return Err(match g.producer(tensor) {
             Some(p) => SymbolizeError::NotAnInput {
                 tensor,

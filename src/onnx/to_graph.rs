@@ -19,7 +19,7 @@ use super::{
     NodeProto, OnnxError, SparseTensorProto, TensorProto, ValueInfoProto,
 };
 use crate::graph::{
-    Attr, AttrMap, ConstData, ConstTensor, DeclDim, Format, Graph, Model, Node, ValueDecl,
+    Attr, AttrMap, ConstData, ConstTensor, DeclDim, Format, Graph, Model, Name, Node, ValueDecl,
     MAX_FLOAT_VALUE_ELEMENTS, MAX_VALUE_ELEMENTS,
 };
 use indexmap::IndexMap;
@@ -40,6 +40,7 @@ pub fn to_model(m: &ModelProto<'_>, path: &str, src: &DataSource) -> Result<Mode
         model: m,
         opsets: &opsets,
         src,
+        names: Default::default(),
     };
     let graph = cx.graph(g, 0)?;
     Ok(Model {
@@ -85,6 +86,7 @@ fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, Onn
         model: &m,
         opsets: &opsets,
         src,
+        names: Default::default(),
     };
     let graph = cx.stream_graph(last)?;
     Ok(Model {
@@ -99,28 +101,39 @@ struct Cx<'m, 'a> {
     model: &'m ModelProto<'a>,
     opsets: &'m IndexMap<String, i64>,
     src: &'m DataSource,
+    /// Every tensor name of the model, made once.
+    names: std::cell::RefCell<crate::graph::Names>,
 }
 
 /// Where a function body is being inlined: renames and attribute values.
 struct Inline<'c> {
     prefix: String,
-    rename: HashMap<String, String>,
+    rename: HashMap<String, Name>,
     attrs: &'c AttrMap,
 }
 
 impl Inline<'_> {
-    fn name(&self, n: &str) -> String {
+    fn name(&self, cx: &Cx<'_, '_>, n: &str) -> Name {
         if n.is_empty() {
-            return String::new();
+            return cx.name(n);
         }
-        self.rename
-            .get(n)
-            .cloned()
-            .unwrap_or_else(|| format!("{}/{n}", self.prefix))
+        match self.rename.get(n) {
+            Some(actual) => actual.clone(),
+            None => cx.name(&format!("{}/{n}", self.prefix)),
+        }
     }
 }
 
 impl Cx<'_, '_> {
+    /// The tensor name spelled `text`, shared with its other uses.
+    fn name(&self, text: &str) -> Name {
+        self.names.borrow_mut().get(text)
+    }
+
+    fn value_decl(&self, v: &ValueInfoProto<'_>) -> ValueDecl {
+        value_decl(v, self.name(v.name))
+    }
+
     fn version(&self, domain: &str) -> i64 {
         let d = if domain == "ai.onnx" { "" } else { domain };
         self.opsets.get(d).copied().unwrap_or(0)
@@ -135,10 +148,10 @@ impl Cx<'_, '_> {
             .input
             .iter()
             .filter(|v| !initializers.contains_key(v.name))
-            .map(value_decl)
+            .map(|v| self.value_decl(v))
             .collect();
-        let outputs = g.output.iter().map(value_decl).collect();
-        let value_info = g.value_info.iter().map(value_decl).collect();
+        let outputs = g.output.iter().map(|v| self.value_decl(v)).collect();
+        let value_info = g.value_info.iter().map(|v| self.value_decl(v)).collect();
         let mut nodes = Vec::with_capacity(g.node.len());
         for (i, n) in g.node.iter().enumerate() {
             self.node(n, i, None, depth, &mut nodes)?;
@@ -188,17 +201,17 @@ impl Cx<'_, '_> {
                 15 => {
                     SparseTensorProto::parse(f.message(M)?)?;
                 }
-                11 => inputs.push(value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+                11 => inputs.push(self.value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
                 12 => g
                     .outputs
-                    .push(value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+                    .push(self.value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
                 13 => g
                     .value_info
-                    .push(value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+                    .push(self.value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
                 _ => {} // 10 = doc_string, 14 = quantization_annotation, 16 = metadata_props
             }
         }
-        inputs.retain(|v| !g.initializers.contains_key(&v.name));
+        inputs.retain(|v| !g.initializers.contains_key(&*v.name));
         g.inputs = inputs;
         Ok(g)
     }
@@ -221,8 +234,8 @@ impl Cx<'_, '_> {
             None => base,
         };
         let rename = |s: &str| match inline {
-            Some(il) => il.name(s),
-            None => s.to_string(),
+            Some(il) => il.name(self, s),
+            None => self.name(s),
         };
         let mut attrs = AttrMap::with_capacity(n.attribute.len());
         for a in &n.attribute {
@@ -230,8 +243,8 @@ impl Cx<'_, '_> {
                 attrs.insert(a.name.to_string(), v);
             }
         }
-        let inputs: Vec<String> = n.input.iter().map(|s| rename(s)).collect();
-        let outputs: Vec<String> = n.output.iter().map(|s| rename(s)).collect();
+        let inputs: Vec<Name> = n.input.iter().map(|s| rename(s)).collect();
+        let outputs: Vec<Name> = n.output.iter().map(|s| rename(s)).collect();
         if let Some(f) = self.model.function_for(n) {
             if depth < MAX_FUNCTION_DEPTH {
                 return self.inline(f, &name, &inputs, &outputs, &attrs, depth + 1, out);
@@ -258,8 +271,8 @@ impl Cx<'_, '_> {
         &self,
         f: &FunctionProto<'_>,
         call: &str,
-        inputs: &[String],
-        outputs: &[String],
+        inputs: &[Name],
+        outputs: &[Name],
         call_attrs: &AttrMap,
         depth: usize,
         out: &mut Vec<Node>,
@@ -324,9 +337,9 @@ impl Cx<'_, '_> {
     }
 }
 
-fn value_decl(v: &ValueInfoProto<'_>) -> ValueDecl {
+fn value_decl(v: &ValueInfoProto<'_>, name: Name) -> ValueDecl {
     ValueDecl {
-        name: v.name.to_string(),
+        name,
         dtype: v.elem_type(),
         shape: v.shape().map(|dims| {
             dims.iter()

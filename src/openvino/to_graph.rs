@@ -34,7 +34,7 @@
 
 use super::{ElementType, IrError, IrGraph, IrModel, Layer, PartialShape, Weights};
 use crate::graph::{
-    Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
+    Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Name, Node, ValueDecl,
     MAX_VALUE_ELEMENTS,
 };
 use indexmap::IndexMap;
@@ -90,7 +90,7 @@ pub fn opset_number(version: &str) -> i64 {
 /// (which would collide with the fallback); otherwise it is named `"<layer>:<port>"`.
 #[derive(Debug, Clone)]
 pub struct TensorNames {
-    names: HashMap<(u64, u64), String>,
+    names: HashMap<(u64, u64), Name>,
 }
 
 impl TensorNames {
@@ -114,7 +114,7 @@ impl TensorNames {
                     }
                     _ => fallback,
                 };
-                names.insert((l.id, p.id), name);
+                names.insert((l.id, p.id), Name::from(name));
             }
         }
         TensorNames { names }
@@ -122,11 +122,11 @@ impl TensorNames {
 
     /// The name of output port `port` of layer `layer` (`"<layer>:<port>"` for a port
     /// the graph does not declare).
-    pub fn get(&self, layer: u64, port: u64) -> String {
+    pub fn get(&self, layer: u64, port: u64) -> Name {
         self.names
             .get(&(layer, port))
             .cloned()
-            .unwrap_or_else(|| format!("{layer}:{port}"))
+            .unwrap_or_else(|| format!("{layer}:{port}").into())
     }
 }
 
@@ -215,7 +215,8 @@ pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrE
                     continue;
                 };
                 let t = const_tensor(l, weights)?;
-                out.initializers.insert(names.get(l.id, port.id), t);
+                out.initializers
+                    .insert(names.get(l.id, port.id).to_string(), t);
             }
             "Result" => {
                 let Some(src) = l.inputs.first().and_then(|p| g.producer(l.id, p.id)) else {
@@ -240,11 +241,10 @@ pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrE
                     .map(|p| {
                         g.producer(l.id, p.id)
                             .map(|src| names.get(src.layer, src.port))
-                            .unwrap_or_default()
+                            .unwrap_or_else(|| Name::from(""))
                     })
                     .collect();
-                let outputs: Vec<String> =
-                    l.outputs.iter().map(|p| names.get(l.id, p.id)).collect();
+                let outputs: Vec<Name> = l.outputs.iter().map(|p| names.get(l.id, p.id)).collect();
                 for (p, tensor) in l.outputs.iter().zip(&outputs) {
                     if !p.dims.is_empty() {
                         out.value_info.push(port_decl(tensor, p));
@@ -272,9 +272,9 @@ pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrE
 
 /// The declared tensor of an output port: its precision and `<dim>`s (`-1` is
 /// unknown); no dims means the rank is not known.
-fn port_decl(name: &str, p: &super::Port) -> ValueDecl {
+fn port_decl(name: &Name, p: &super::Port) -> ValueDecl {
     ValueDecl {
-        name: name.to_string(),
+        name: name.clone(),
         dtype: p.element_type().map_or(DType::Undefined, dtype_of),
         shape: if p.dims.is_empty() {
             None

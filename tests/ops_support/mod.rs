@@ -46,7 +46,7 @@ impl Builder {
     /// A graph input (`None` dims: unknown rank).
     pub fn input(mut self, name: &str, dtype: DType, dims: Option<&[&str]>) -> Self {
         self.model.graph.inputs.push(ValueDecl {
-            name: name.to_string(),
+            name: name.into(),
             dtype,
             shape: dims.map(|d| d.iter().map(|x| decl(x)).collect()),
         });
@@ -94,8 +94,8 @@ impl Builder {
             op_type: op.to_string(),
             domain: String::new(),
             version,
-            inputs: inputs.iter().map(|s| s.to_string()).collect(),
-            outputs: outputs.iter().map(|s| s.to_string()).collect(),
+            inputs: inputs.iter().map(|s| (*s).into()).collect(),
+            outputs: outputs.iter().map(|s| (*s).into()).collect(),
             attrs: self::attrs(attrs),
         });
         self
@@ -179,8 +179,8 @@ pub fn named(
         op_type: op.to_string(),
         domain: String::new(),
         version: 17,
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
-        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        inputs: inputs.iter().map(|s| (*s).into()).collect(),
+        outputs: outputs.iter().map(|s| (*s).into()).collect(),
         attrs: attrs(a),
     }
 }
@@ -198,8 +198,8 @@ pub fn node(
         op_type: op.to_string(),
         domain: String::new(),
         version,
-        inputs: inputs.iter().map(|s| s.to_string()).collect(),
-        outputs: outputs.iter().map(|s| s.to_string()).collect(),
+        inputs: inputs.iter().map(|s| (*s).into()).collect(),
+        outputs: outputs.iter().map(|s| (*s).into()).collect(),
         attrs: attrs(a),
     }
 }
