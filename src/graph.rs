@@ -105,6 +105,14 @@ impl IntoName for &String {
 pub struct Names(rustc_hash::FxHashSet<Name>);
 
 impl Names {
+    /// Room for `n` distinct names without regrowing.
+    pub fn with_capacity(n: usize) -> Names {
+        Names(rustc_hash::FxHashSet::with_capacity_and_hasher(
+            n,
+            Default::default(),
+        ))
+    }
+
     /// The name spelled `text`, made the first time it is asked for.
     pub fn get(&mut self, text: &str) -> Name {
         if let Some(n) = self.0.get(text) {
