@@ -672,6 +672,14 @@ fn tensors_json(src: Source<'_>, until: &dyn Fn() -> bool, max_len: usize) -> (S
     (w.into_text(), n)
 }
 
+/// A row's dims as [`Source::with_row`] passes them on, whatever iterator made them.
+fn as_dyn<'a, 'd, I: ExactSizeIterator<Item = &'d ReportDim>>(
+    dims: &'a mut Option<I>,
+) -> Option<&'a mut dyn ExactSizeIterator<Item = &'d ReportDim>> {
+    dims.as_mut()
+        .map(|i| i as &mut dyn ExactSizeIterator<Item = &'d ReportDim>)
+}
+
 /// Where the writers take a report's tensors from.
 #[derive(Clone, Copy)]
 enum Source<'a> {
@@ -705,16 +713,7 @@ impl Source<'_> {
                 let (name, t) = t.get_index(index).expect("index within the map");
                 let mut shape = t.shape.as_ref().map(|v| v.iter());
                 let mut value = t.value.as_ref().map(|v| v.iter());
-                f(
-                    name,
-                    t.dtype,
-                    shape
-                        .as_mut()
-                        .map(|i| i as &mut dyn ExactSizeIterator<Item = &ReportDim>),
-                    value
-                        .as_mut()
-                        .map(|i| i as &mut dyn ExactSizeIterator<Item = &ReportDim>),
-                )
+                f(name, t.dtype, as_dyn(&mut shape), as_dyn(&mut value))
             }
             Source::Rows(rows, ctx) => {
                 let (name, fact) = rows.row(ctx, index);
@@ -723,12 +722,8 @@ impl Source<'_> {
                 f(
                     name,
                     shown_dtype(fact),
-                    shape
-                        .as_mut()
-                        .map(|i| i as &mut dyn ExactSizeIterator<Item = &ReportDim>),
-                    value
-                        .as_mut()
-                        .map(|i| i as &mut dyn ExactSizeIterator<Item = &ReportDim>),
+                    as_dyn(&mut shape),
+                    as_dyn(&mut value),
                 )
             }
         }
