@@ -98,9 +98,9 @@ pub struct Report {
 impl Report {
     /// Build the report of an inferred model.
     pub fn build(model: &Model, ctx: &ShapesContext) -> Report {
-        let mut rows = Rows::new(model, ctx);
+        let (rows, used) = Rows::new(model, ctx);
         let tensors = rows.collect(ctx);
-        Report::summary(model, ctx, std::mem::take(&mut rows.used), tensors)
+        Report::summary(model, ctx, used, tensors)
     }
 
     /// The report with `tensors` as its tensors section; the symbols are those of
@@ -283,8 +283,7 @@ impl Report {
     ) -> (C, Report, std::io::Result<()>) {
         let (ctx, (mut report, rows, before), contract) =
             with_contract(model, infer, options, |ctx, ready| {
-                let mut rows = Rows::new(model, ctx);
-                let used = std::mem::take(&mut rows.used);
+                let (rows, used) = Rows::new(model, ctx);
                 let report = Report::summary(model, ctx, used, IndexMap::default());
                 // Only while the contract is still being derived: the rest is written
                 // straight to the sink, not held in memory.
@@ -304,7 +303,7 @@ impl Report {
     /// ([`Report::build_and_write_json`], [`Report::infer_and_write_json`]) write but
     /// do not keep.
     pub fn fill_tensors(&mut self, model: &Model, ctx: &ShapesContext) {
-        self.tensors = Rows::new(model, ctx).collect(ctx);
+        self.tensors = Rows::new(model, ctx).0.collect(ctx);
     }
 
     /// The whole report, its tensors taken from `src`; `before` is the text of the
@@ -500,8 +499,6 @@ struct Rows {
     /// The text of every dim of those tensors, per e-class: most dims are shared by
     /// many tensors, so each is rendered once.
     rendered: FxHashMap<egg::Id, ReportDim>,
-    /// The symbols those dims mention.
-    used: IndexSet<Symbol>,
 }
 
 /// The dims of a tensor's `value` that a report shows: integer tensors only.
@@ -519,7 +516,8 @@ fn shown_dtype(fact: &crate::context::TensorFact) -> Option<DType> {
 }
 
 impl Rows {
-    fn new(model: &Model, ctx: &ShapesContext) -> Rows {
+    /// The rows of the model's tensors, and the symbols their dims mention.
+    fn new(model: &Model, ctx: &ShapesContext) -> (Rows, IndexSet<Symbol>) {
         let g = &model.graph;
         let names = g
             .inputs
@@ -530,8 +528,8 @@ impl Rows {
         let mut rows = Rows {
             order: Vec::with_capacity(g.inputs.len() + g.nodes.len() + g.nodes.len() / 2),
             rendered: FxHashMap::default(),
-            used: IndexSet::new(),
         };
+        let mut used = IndexSet::new();
         for name in names {
             if name.is_empty() {
                 continue;
@@ -552,11 +550,11 @@ impl Rows {
             for d in dims {
                 let id = ctx.alg.egraph().find(d.id());
                 if let std::collections::hash_map::Entry::Vacant(slot) = rows.rendered.entry(id) {
-                    slot.insert(report_dim(ctx, *d, &mut rows.used));
+                    slot.insert(report_dim(ctx, *d, &mut used));
                 }
             }
         }
-        rows
+        (rows, used)
     }
 
     /// The rendered dims of `dims` (which must be dims of the rows' tensors).
@@ -581,22 +579,17 @@ impl Rows {
 
     /// The rows as a report's `tensors` map.
     fn collect(&self, ctx: &ShapesContext) -> IndexMap<String, ReportTensor, FxBuildHasher> {
+        let src = Source::Rows(self, ctx);
         let mut tensors = IndexMap::with_capacity_and_hasher(self.order.len(), FxBuildHasher);
         for i in 0..self.order.len() {
-            let (name, fact) = self.row(ctx, i);
-            let shape = fact
-                .shape
-                .as_deref()
-                .map(|ds| self.dims(ctx, ds).cloned().collect());
-            let value = shown_value(fact).map(|ds| self.dims(ctx, ds).cloned().collect());
-            tensors.insert(
-                name.to_string(),
-                ReportTensor {
-                    dtype: shown_dtype(fact),
-                    shape,
-                    value,
-                },
-            );
+            src.with_row(i, |name, dtype, shape, value| {
+                let t = ReportTensor {
+                    dtype,
+                    shape: shape.map(|ds| ds.cloned().collect()),
+                    value: value.map(|ds| ds.cloned().collect()),
+                };
+                tensors.insert(name.to_string(), t);
+            });
         }
         tensors
     }

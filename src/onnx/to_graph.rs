@@ -132,7 +132,21 @@ impl Cx<'_, '_> {
     }
 
     fn value_decl(&self, v: &ValueInfoProto<'_>) -> ValueDecl {
-        value_decl(v, self.name(v.name))
+        ValueDecl {
+            name: self.name(v.name),
+            dtype: v.elem_type(),
+            shape: v.shape().map(|dims| {
+                dims.iter()
+                    .map(|d| match d {
+                        Dim::Value(x) if *x >= 0 => DeclDim::Value(*x),
+                        Dim::Param(p) if !p.trim().is_empty() && p.trim() != "?" => {
+                            DeclDim::Param(p.to_string())
+                        }
+                        _ => DeclDim::Unknown,
+                    })
+                    .collect()
+            }),
+        }
     }
 
     fn version(&self, domain: &str) -> i64 {
@@ -335,24 +349,6 @@ impl Cx<'_, '_> {
             ),
             _ => return Ok(None),
         }))
-    }
-}
-
-fn value_decl(v: &ValueInfoProto<'_>, name: Name) -> ValueDecl {
-    ValueDecl {
-        name,
-        dtype: v.elem_type(),
-        shape: v.shape().map(|dims| {
-            dims.iter()
-                .map(|d| match d {
-                    Dim::Value(x) if *x >= 0 => DeclDim::Value(*x),
-                    Dim::Param(p) if !p.trim().is_empty() && p.trim() != "?" => {
-                        DeclDim::Param(p.to_string())
-                    }
-                    _ => DeclDim::Unknown,
-                })
-                .collect()
-        }),
     }
 }
 
