@@ -1111,12 +1111,9 @@ fn unknown_ranks_never_panic() {
 // ----- ONNX backend-node cases of these families ------------------------------------
 
 mod common;
+mod ops_support;
 
-fn read_pb(path: &std::path::Path) -> symdim::graph::ConstTensor {
-    let bytes = std::fs::read(path).expect("read pb");
-    let t = symdim::onnx::parse_tensor(&bytes).expect("parse tensor");
-    symdim::onnx::const_tensor(&t, &symdim::onnx::DataSource::in_memory())
-}
+use ops_support::{prepare_case, read_pb};
 
 fn nn_op(op: &str) -> bool {
     use symdim::ops::*;
@@ -1160,24 +1157,7 @@ fn backend_node_cases() {
         }
         cases += 1;
         let data = dir.join("test_data_set_0");
-        let inputs = std::mem::take(&mut model.graph.inputs);
-        for (k, v) in inputs.into_iter().enumerate() {
-            let t = read_pb(&data.join(format!("input_{k}.pb")));
-            if v.dtype.is_integer() && matches!(t.data, symdim::graph::ConstData::Ints(_)) {
-                model.graph.initializers.insert(v.name.to_string(), t);
-            } else {
-                model.graph.inputs.push(v);
-            }
-        }
-        let outputs: Vec<String> = model
-            .graph
-            .outputs
-            .iter()
-            .map(|o| o.name.to_string())
-            .collect();
-        for o in &mut model.graph.outputs {
-            o.shape = None;
-        }
+        let outputs = prepare_case(&mut model, &data, true);
         let ctx = symdim::infer::infer_context(&model, &symdim::infer::Options::default());
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let mut is_exact = true;

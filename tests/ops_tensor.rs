@@ -32,27 +32,7 @@ fn my_op(op: &str) -> bool {
 fn score_case(dir: &std::path::Path, with_values: bool, score: &mut Score) {
     let (mut model, _) = symdim::load::load(&dir.join("model.onnx")).expect("load");
     let data = dir.join("test_data_set_0");
-    if with_values {
-        let inputs = std::mem::take(&mut model.graph.inputs);
-        for (k, v) in inputs.into_iter().enumerate() {
-            let t = read_pb(&data.join(format!("input_{k}.pb")));
-            if v.dtype.is_integer() && matches!(t.data, symdim::graph::ConstData::Ints(_)) {
-                model.graph.initializers.insert(v.name.to_string(), t);
-            } else {
-                model.graph.inputs.push(v);
-            }
-        }
-    }
-    // The declared output shapes are stripped: they must be inferred.
-    let outputs: Vec<String> = model
-        .graph
-        .outputs
-        .iter()
-        .map(|o| o.name.to_string())
-        .collect();
-    for o in &mut model.graph.outputs {
-        o.shape = None;
-    }
+    let outputs = prepare_case(&mut model, &data, with_values);
     let ctx = symdim::infer::infer_context(&model, &symdim::infer::Options::default());
     let name = dir.file_name().unwrap().to_string_lossy().to_string();
     let errors: Vec<String> = ctx

@@ -258,3 +258,31 @@ pub fn read_pb(path: &std::path::Path) -> ConstTensor {
     let t = symdim::onnx::parse_tensor(&bytes).expect("parse tensor");
     symdim::onnx::const_tensor(&t, &symdim::onnx::DataSource::in_memory())
 }
+
+/// Make a backend-node case's model ready to infer: with `with_values`, the integer
+/// inputs whose `input_{k}.pb` in `data` holds their values become initializers (so
+/// the shape-tensor evaluator sees them); the declared output shapes are stripped
+/// (they must be inferred). Returns the output names, in order.
+pub fn prepare_case(model: &mut Model, data: &std::path::Path, with_values: bool) -> Vec<String> {
+    if with_values {
+        let inputs = std::mem::take(&mut model.graph.inputs);
+        for (k, v) in inputs.into_iter().enumerate() {
+            let t = read_pb(&data.join(format!("input_{k}.pb")));
+            if v.dtype.is_integer() && matches!(t.data, ConstData::Ints(_)) {
+                model.graph.initializers.insert(v.name.to_string(), t);
+            } else {
+                model.graph.inputs.push(v);
+            }
+        }
+    }
+    let outputs = model
+        .graph
+        .outputs
+        .iter()
+        .map(|o| o.name.to_string())
+        .collect();
+    for o in &mut model.graph.outputs {
+        o.shape = None;
+    }
+    outputs
+}
