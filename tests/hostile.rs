@@ -78,6 +78,52 @@ fn p(s: &str) -> DeclDim {
     DeclDim::Param(s.into())
 }
 
+/// A subgraph `name` of one node `node_name` (`op` of `inputs`) whose output `out` is
+/// the subgraph's, of unknown rank.
+fn branch(name: &str, node_name: &str, op: &str, inputs: &[&str], out: &str) -> Graph {
+    Graph {
+        name: name.to_string(),
+        outputs: vec![ValueDecl {
+            name: out.into(),
+            dtype: DType::Float,
+            shape: None,
+        }],
+        nodes: vec![node(node_name, op, inputs, &[out], &[])],
+        ..Graph::default()
+    }
+}
+
+/// `n` undecided `If`s in a chain: `if{i}` on the Boolean scalar input `c{i}` turns
+/// `x{i}` into `x{i+1}`, with the branches `branches(i, "x{i}")` makes. Returns the
+/// graph inputs (`x0: [N]`, then the conditions) and the nodes.
+fn if_chain(
+    n: usize,
+    branches: impl Fn(usize, &str) -> (Graph, Graph),
+) -> (Vec<ValueDecl>, Vec<Node>) {
+    let mut inputs = vec![input("x0", &[p("N")])];
+    let mut nodes = Vec::new();
+    for i in 0..n {
+        inputs.push(ValueDecl {
+            name: format!("c{i}").into(),
+            dtype: DType::Bool,
+            shape: Some(vec![]),
+        });
+        let (x, y) = (format!("x{i}"), format!("x{}", i + 1));
+        let (then_g, else_g) = branches(i, &x);
+        nodes.push(node(
+            &format!("if{i}"),
+            "If",
+            &[&format!("c{i}")],
+            &[&y],
+            &[
+                ("then_branch", Attr::Graph(Box::new(then_g))),
+                ("else_branch", Attr::Graph(Box::new(else_g))),
+            ],
+        ));
+    }
+    (inputs, nodes)
+}
+
 fn shape(r: &Report, t: &str) -> Option<Vec<String>> {
     r.tensors[t].shape.as_ref().map(|s| {
         s.iter()
@@ -428,62 +474,26 @@ fn algebra_fuzz_find_cyclic_ceildiv_stays_within_the_limits() {
 fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
     use symdim::infer::{infer_context, Options, MAX_SPLITS};
     let n = 40;
-    let mut inputs = vec![input("x0", &[p("N")])];
-    let mut nodes = Vec::new();
-    let mut inits = vec![ints("axis0", &[0])];
-    for i in 0..n {
-        inputs.push(ValueDecl {
-            name: format!("c{i}").into(),
-            dtype: DType::Bool,
-            shape: Some(vec![]),
-        });
-        let (x, y) = (format!("x{i}"), format!("x{}", i + 1));
-        let then_g = Graph {
-            name: format!("then{i}"),
-            outputs: vec![ValueDecl {
-                name: format!("t{i}").into(),
-                dtype: DType::Float,
-                shape: None,
-            }],
-            nodes: vec![node(
+    let (inputs, nodes) = if_chain(n, |i, x| {
+        (
+            branch(
+                &format!("then{i}"),
                 &format!("unsq{i}"),
                 "Unsqueeze",
-                &[&x, "axis0"],
-                &[&format!("t{i}")],
-                &[],
-            )],
-            ..Graph::default()
-        };
-        let else_g = Graph {
-            name: format!("else{i}"),
-            outputs: vec![ValueDecl {
-                name: format!("e{i}").into(),
-                dtype: DType::Float,
-                shape: None,
-            }],
-            nodes: vec![node(
+                &[x, "axis0"],
+                &format!("t{i}"),
+            ),
+            branch(
+                &format!("else{i}"),
                 &format!("id{i}"),
                 "Identity",
-                &[&x],
-                &[&format!("e{i}")],
-                &[],
-            )],
-            ..Graph::default()
-        };
-        nodes.push(node(
-            &format!("if{i}"),
-            "If",
-            &[&format!("c{i}")],
-            &[&y],
-            &[
-                ("then_branch", Attr::Graph(Box::new(then_g))),
-                ("else_branch", Attr::Graph(Box::new(else_g))),
-            ],
-        ));
-    }
-    inits.truncate(1);
+                &[x],
+                &format!("e{i}"),
+            ),
+        )
+    });
     let last = format!("x{n}");
-    let m = model(inputs, inits, nodes, &[&last]);
+    let m = model(inputs, vec![ints("axis0", &[0])], nodes, &[&last]);
     let ctx = infer_context(&m, &Options::default());
     assert!(ctx.splits_done <= MAX_SPLITS, "{} splits", ctx.splits_done);
     assert!(ctx.splits_done > 0, "the first If is split");
@@ -542,42 +552,18 @@ fn algebra_fuzz_find_cyclic_floordiv_stays_within_the_limits() {
 fn undecided_ifs_are_probed_for_a_split_a_bounded_number_of_times() {
     use symdim::infer::{infer_context, Options, MAX_SPLIT_PROBES};
     let n = 200;
-    let mut inputs = vec![input("x0", &[p("N")])];
-    let mut nodes = Vec::new();
-    for i in 0..n {
-        inputs.push(ValueDecl {
-            name: format!("c{i}").into(),
-            dtype: DType::Bool,
-            shape: Some(vec![]),
-        });
-        let (x, y) = (format!("x{i}"), format!("x{}", i + 1));
-        let branch = |tag: &str| Graph {
-            name: format!("{tag}{i}"),
-            outputs: vec![ValueDecl {
-                name: format!("{tag}_out{i}").into(),
-                dtype: DType::Float,
-                shape: None,
-            }],
-            nodes: vec![node(
+    let (inputs, nodes) = if_chain(n, |i, x| {
+        let branch = |tag: &str| {
+            branch(
+                &format!("{tag}{i}"),
                 &format!("{tag}_id{i}"),
                 "Identity",
-                &[&x],
-                &[&format!("{tag}_out{i}")],
-                &[],
-            )],
-            ..Graph::default()
+                &[x],
+                &format!("{tag}_out{i}"),
+            )
         };
-        nodes.push(node(
-            &format!("if{i}"),
-            "If",
-            &[&format!("c{i}")],
-            &[&y],
-            &[
-                ("then_branch", Attr::Graph(Box::new(branch("t")))),
-                ("else_branch", Attr::Graph(Box::new(branch("e")))),
-            ],
-        ));
-    }
+        (branch("t"), branch("e"))
+    });
     let last = format!("x{n}");
     let m = model(inputs, vec![], nodes, &[&last]);
     let ctx = infer_context(&m, &Options::default());
