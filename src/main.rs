@@ -329,33 +329,26 @@ fn main() -> ExitCode {
                 Vec::new()
             };
             let options = options(binds, assumes);
-            // JSON goes out as it is written, its bulk made while the contract is
-            // derived (on a thread started before inference); text is made whole first.
-            let (ctx, mut report, written) = match format {
-                OutFormat::Text => {
+            // The report goes out as it is written, its bulk made while the contract is
+            // derived (on a thread started before inference).
+            let format = match format {
+                OutFormat::Text => symdim::report::Format::Text,
+                OutFormat::Json => symdim::report::Format::Json,
+            };
+            let ((ctx, mut report), written) = emit_with(|out| {
+                let infer = || {
                     let ctx = symdim::infer::infer_context(&m, &options);
                     phases.mark("infer");
-                    let report = symdim::report::Report::build_with_constraints(&m, &ctx, &options);
-                    phases.mark("report+constraints");
-                    let written = emit(&report.to_text());
-                    (ctx, report, written)
-                }
-                OutFormat::Json => {
-                    let ((ctx, report), written) = emit_with(|out| {
-                        let (ctx, report, written) =
-                            symdim::report::Report::infer_and_write_json(&m, &options, out);
-                        ((ctx, report), written)
-                    });
-                    (ctx, report, written)
-                }
-            };
+                    ctx
+                };
+                let (ctx, report, written) =
+                    symdim::report::Report::infer_and_write(&m, infer, &options, format, out);
+                ((ctx, report), written)
+            });
             if let Err(code) = written {
                 return code;
             }
-            phases.mark(match format {
-                OutFormat::Text => "write",
-                OutFormat::Json => "infer+report+write",
-            });
+            phases.mark("report+write");
             phases.print();
             if let Some(out) = out {
                 if report.tensors.is_empty() {

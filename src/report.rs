@@ -36,15 +36,6 @@ pub enum ReportDim {
     Expr(Arc<str>),
 }
 
-impl ReportDim {
-    fn text(&self) -> String {
-        match self {
-            ReportDim::Int(v) => v.to_string(),
-            ReportDim::Expr(s) => s.to_string(),
-        }
-    }
-}
-
 /// A symbol in a report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReportSymbol {
@@ -232,53 +223,31 @@ impl Report {
         out.finish().0
     }
 
-    /// Build the report with its contract's constraints and write it as JSON to
-    /// `sink`: what `symdim infer --format json` does, with the work spread over two
-    /// threads. The contract is derived on a second thread while this one builds the
-    /// report and, until the contract is ready, writes its `tensors` section (the bulk
-    /// of the text, which does not depend on the contract) into a buffer; then the whole
-    /// report goes to `sink`.
-    /// The bytes are those of [`Report::build_with_constraints`] then
-    /// [`Report::write_json`]. Returns the report and the first write error.
+    /// Infer the model and write its report, with the contract's constraints, to
+    /// `sink` in `format`: what `symdim infer` does, with the work spread over two
+    /// threads. `infer` makes the context: usually
+    /// `|| symdim::infer::infer_context(model, options)`, or `|| &ctx` for a context
+    /// inferred beforehand. The bytes are those of [`Report::build_with_constraints`]
+    /// then [`Report::write`]. Returns the context, the report and the first write
+    /// error.
     ///
-    /// The tensors are read from `ctx` as they are written and not kept: the report
-    /// returned has every section but `tensors`, which is empty (for a 100k-node model
-    /// it would be tens of megabytes). [`Report::fill_tensors`] makes it.
-    pub fn build_and_write_json(
-        model: &Model,
-        ctx: &ShapesContext,
-        options: &crate::infer::Options,
-        sink: &mut dyn std::io::Write,
-    ) -> (Report, std::io::Result<()>) {
-        let (_, report, written) = Report::write_json_after(model, || ctx, options, sink);
-        (report, written)
-    }
-
-    /// [`crate::infer::infer_context`] then [`Report::build_and_write_json`]: what
-    /// `symdim infer --format json` does. The contract's thread is started before
-    /// inference, so that it is awake when the context is ready (a thread started only
-    /// then took up to 2.8 ms to run on a virtual machine); when it is late all the
-    /// same, this thread derives the contract itself. Returns the context too; the
-    /// report's `tensors` are empty, as in [`Report::build_and_write_json`].
-    pub fn infer_and_write_json(
-        model: &Model,
-        options: &crate::infer::Options,
-        sink: &mut dyn std::io::Write,
-    ) -> (ShapesContext, Report, std::io::Result<()>) {
-        Report::write_json_after(
-            model,
-            || crate::infer::infer_context(model, options),
-            options,
-            sink,
-        )
-    }
-
-    /// [`Report::build_and_write_json`] of the context `infer` makes, the contract's
-    /// thread started before it.
-    fn write_json_after<C: std::borrow::Borrow<ShapesContext> + Send + Sync>(
+    /// The contract ([`crate::contracts::derive`]) is derived on a second thread,
+    /// started before `infer` runs so that it is awake when the context is ready (a
+    /// thread started only then took up to 2.8 ms to run on a virtual machine); when
+    /// it is late all the same, this thread derives the contract itself. Meanwhile this
+    /// thread builds the report and writes the start of its `tensors` section (the bulk
+    /// of the text, which does not depend on the contract) into a buffer, at most
+    /// 4 MiB of it; then the whole report goes to `sink`, in pieces of about 64 KiB.
+    ///
+    /// The tensors are read from the context as they are written and not kept: the
+    /// report returned has every section but `tensors`, which is empty (for a
+    /// 100k-node model it would be tens of megabytes). [`Report::fill_tensors`] makes
+    /// it.
+    pub fn infer_and_write<C: std::borrow::Borrow<ShapesContext> + Send + Sync>(
         model: &Model,
         infer: impl FnOnce() -> C,
         options: &crate::infer::Options,
+        format: Format,
         sink: &mut dyn std::io::Write,
     ) -> (C, Report, std::io::Result<()>) {
         let (ctx, (mut report, rows, before), contract) =
@@ -287,28 +256,38 @@ impl Report {
                 let report = Report::summary(model, ctx, used, IndexMap::default());
                 // Only while the contract is still being derived: the rest is written
                 // straight to the sink, not held in memory.
-                let before = tensors_json(Source::Rows(&rows, ctx), ready, HELD_BACK);
+                let src = Source::Rows(&rows, ctx);
+                let before = tensors_before(src, format, ready, HELD_BACK);
                 (report, rows, before)
             });
         report.add_constraints(&contract);
-        let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
         let src = Source::Rows(&rows, ctx.borrow());
-        report.emit_json(&mut out, src, Some((&before.0, before.1)));
-        let written = out.finish().0;
+        let before = Some((before.0.as_str(), before.1));
+        let written = match format {
+            Format::Json => {
+                let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
+                report.emit_json(&mut out, src, before);
+                out.finish().0
+            }
+            Format::Text => {
+                let mut out = out::Buffer::new(out::SPILL + 4096, Some(sink));
+                report.emit_text(&mut out, src, before);
+                out.finish().0
+            }
+        };
         (ctx, report, written)
     }
 
     /// Make the `tensors` section of [`Report::build`] from the model and context the
-    /// report was made of: what the streaming writers
-    /// ([`Report::build_and_write_json`], [`Report::infer_and_write_json`]) write but
-    /// do not keep.
+    /// report was made of: what the streaming writer ([`Report::infer_and_write`])
+    /// writes but does not keep.
     pub fn fill_tensors(&mut self, model: &Model, ctx: &ShapesContext) {
         self.tensors = Rows::new(model, ctx).0.collect(ctx);
     }
 
     /// The whole report, its tensors taken from `src`; `before` is the text of the
     /// first members of the `tensors` object and how many tensors it holds, when they
-    /// were written beforehand ([`tensors_json`]).
+    /// were written beforehand ([`tensors_before`]).
     fn emit_json(&self, w: &mut json::Writer<'_>, src: Source<'_>, before: Option<(&str, usize)>) {
         w.open_object();
         w.key("model");
@@ -399,7 +378,34 @@ impl Report {
 
     /// The text report (see `docs/report.md`).
     pub fn to_text(&self) -> String {
-        let mut s = String::new();
+        let mut out = out::Buffer::new(4096 + self.tensors.len() * 96, None);
+        self.emit_text(&mut out, Source::Kept(&self.tensors), None);
+        out.finish().1
+    }
+
+    /// [`Report::to_text`] written to `sink` as it is made, in pieces of about 64 KiB.
+    /// Stops at the first write error and returns it.
+    pub fn write_text(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+        self.write(Format::Text, sink)
+    }
+
+    /// The report in `format` written to `sink` as it is made ([`Report::write_text`]
+    /// or [`Report::write_json`]).
+    pub fn write(&self, format: Format, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match format {
+            Format::Text => {
+                let mut out = out::Buffer::new(out::SPILL + 4096, Some(sink));
+                self.emit_text(&mut out, Source::Kept(&self.tensors), None);
+                out.finish().0
+            }
+            Format::Json => self.write_json(sink),
+        }
+    }
+
+    /// The whole text report, its tensors taken from `src`; `before` is the text of
+    /// the first lines of the `tensors` section and how many tensors it holds, when
+    /// they were written beforehand ([`tensors_before`]).
+    fn emit_text(&self, s: &mut out::Buffer<'_>, src: Source<'_>, before: Option<(&str, usize)>) {
         let opsets: Vec<String> = self
             .opsets
             .iter()
@@ -428,37 +434,17 @@ impl Report {
                     let _ = writeln!(s, "  {name:<w$}  {what}");
                 }
             }
+            s.spill_if_full();
         }
         let _ = writeln!(s, "tensors:");
-        let w = self
-            .tensors
-            .keys()
-            .map(|k| k.len())
-            .max()
-            .unwrap_or(0)
-            .min(48);
-        for (name, t) in &self.tensors {
-            let dtype = t.dtype.map_or("?", |d| d.short_name());
-            let shape = match &t.shape {
-                None => "unknown rank".to_string(),
-                Some(dims) => format!(
-                    "[{}]",
-                    dims.iter()
-                        .map(ReportDim::text)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            let _ = write!(s, "  {name:<w$}  {dtype:<6} {shape}");
-            if let Some(v) = &t.value {
-                let _ = write!(
-                    s,
-                    " = [{}]",
-                    v.iter().map(ReportDim::text).collect::<Vec<_>>().join(", ")
-                );
+        let from = match before {
+            Some((text, n)) => {
+                s.raw(text);
+                n
             }
-            s.push('\n');
-        }
+            None => 0,
+        };
+        text_tensors(src, s, name_width(src), from, &|| false, usize::MAX);
         let _ = writeln!(s, "outputs: {}", self.outputs.join(", "));
         if self.diagnostics.is_empty() {
             s.push_str("diagnostics: none\n");
@@ -467,9 +453,75 @@ impl Report {
         }
         for d in &self.diagnostics {
             let _ = writeln!(s, "  {d}");
+            s.spill_if_full();
         }
-        s
     }
+}
+
+/// A report's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The text report ([`Report::to_text`]).
+    Text,
+    /// The JSON report ([`Report::to_json`]).
+    Json,
+}
+
+/// How wide the text report's column of tensor names is: the longest name's length in
+/// bytes, at most 48 (longer names push their line's other columns right).
+fn name_width(src: Source<'_>) -> usize {
+    (0..src.len())
+        .map(|i| src.name(i).len())
+        .max()
+        .unwrap_or(0)
+        .min(48)
+}
+
+/// The lines of the text report's `tensors` section from the `from`-th tensor on, the
+/// names padded to `width`; `until` says when to stop early, and so does the buffer's
+/// holding `max_len` bytes or more (both checked every 256 tensors). Returns where it
+/// stopped.
+fn text_tensors(
+    src: Source<'_>,
+    s: &mut out::Buffer<'_>,
+    width: usize,
+    from: usize,
+    until: &dyn Fn() -> bool,
+    max_len: usize,
+) -> usize {
+    let dims = |s: &mut out::Buffer<'_>, dims: &mut dyn ExactSizeIterator<Item = &ReportDim>| {
+        s.push('[');
+        for (k, d) in dims.enumerate() {
+            if k > 0 {
+                s.push_str(", ");
+            }
+            match d {
+                ReportDim::Int(v) => s.push_str(itoa::Buffer::new().format(*v)),
+                ReportDim::Expr(e) => s.push_str(e),
+            }
+        }
+        s.push(']');
+    };
+    for i in from..src.len() {
+        if i % 256 == 0 && (s.len() >= max_len || until()) {
+            return i;
+        }
+        s.spill_if_full();
+        src.with_row(i, |name, dtype, shape, value| {
+            let dtype = dtype.map_or("?", |d| d.short_name());
+            let _ = write!(s, "  {name:<width$}  {dtype:<6} ");
+            match shape {
+                None => s.push_str("unknown rank"),
+                Some(ds) => dims(s, ds),
+            }
+            if let Some(v) = value {
+                s.push_str(" = ");
+                dims(s, v);
+            }
+            s.push('\n');
+        });
+    }
+    src.len()
 }
 
 /// Run `work` here on the context `first` makes while the model's contract
@@ -665,6 +717,26 @@ fn tensors_json(src: Source<'_>, until: &dyn Fn() -> bool, max_len: usize) -> (S
     (w.into_text(), n)
 }
 
+/// The first lines or members of the `tensors` section in `format`, as the report's
+/// writer writes them ([`tensors_json`] for JSON), and how many tensors they hold.
+fn tensors_before(
+    src: Source<'_>,
+    format: Format,
+    until: &dyn Fn() -> bool,
+    max_len: usize,
+) -> (String, usize) {
+    match format {
+        Format::Json => tensors_json(src, until, max_len),
+        Format::Text => {
+            // About 80 bytes per line in real models.
+            let capacity = (64 + src.len() * 96).min(max_len.saturating_add(1 << 16));
+            let mut s = out::Buffer::new(capacity, None);
+            let n = text_tensors(src, &mut s, name_width(src), 0, until, max_len);
+            (s.into_text(), n)
+        }
+    }
+}
+
 /// A row's dims as [`Source::with_row`] passes them on, whatever iterator made them.
 fn as_dyn<'a, 'd, I: ExactSizeIterator<Item = &'d ReportDim>>(
     dims: &'a mut Option<I>,
@@ -687,6 +759,14 @@ impl Source<'_> {
         match self {
             Source::Kept(t) => t.len(),
             Source::Rows(r, _) => r.order.len(),
+        }
+    }
+
+    /// The `index`-th tensor's name.
+    fn name(&self, index: usize) -> &str {
+        match self {
+            Source::Kept(t) => t.get_index(index).expect("index within the map").0,
+            Source::Rows(rows, ctx) => rows.row(ctx, index).0,
         }
     }
 
@@ -833,28 +913,124 @@ impl Serialize for Report {
 
 /// A pretty-printing JSON writer with `serde_json`'s layout: two-space indents, one
 /// member or element per line, `"key": value`, and `{}` / `[]` when empty.
-mod json {
-    use std::fmt::Write as _;
-
-    /// How much text the writer holds before passing it on to its sink.
+/// Report text on its way out: a buffer, where it goes when it fills up (or nowhere:
+/// the caller takes the whole text), and the first write error.
+mod out {
+    /// How much text the buffer holds before passing it on to its sink.
     pub(super) const SPILL: usize = 1 << 16;
 
-    /// The writer: a buffer, where it goes when it fills up (or nowhere: the caller
-    /// takes the whole text), the first write error, and per open container whether
-    /// it has members yet.
-    pub(super) struct Writer<'w> {
-        out: String,
+    pub(super) struct Buffer<'w> {
+        text: String,
         sink: Option<&'w mut dyn std::io::Write>,
         error: Option<std::io::Error>,
+    }
+
+    impl<'w> Buffer<'w> {
+        pub(super) fn new(capacity: usize, sink: Option<&'w mut dyn std::io::Write>) -> Self {
+            Buffer {
+                text: String::with_capacity(capacity),
+                sink,
+                error: None,
+            }
+        }
+
+        /// How many bytes it holds.
+        pub(super) fn len(&self) -> usize {
+            self.text.len()
+        }
+
+        /// The text written so far (no sink).
+        pub(super) fn into_text(self) -> String {
+            self.text
+        }
+
+        pub(super) fn push(&mut self, c: char) {
+            self.text.push(c);
+        }
+
+        pub(super) fn push_str(&mut self, s: &str) {
+            self.text.push_str(s);
+        }
+
+        /// Text written beforehand: a large piece goes straight to the sink, after
+        /// what is buffered, instead of being copied into the buffer.
+        pub(super) fn raw(&mut self, text: &str) {
+            if self.sink.is_some() && text.len() >= SPILL {
+                self.spill();
+                self.send(text);
+            } else {
+                self.text.push_str(text);
+            }
+        }
+
+        /// Pass the buffered text on once there is [`SPILL`] of it.
+        pub(super) fn spill_if_full(&mut self) {
+            if self.text.len() >= SPILL {
+                self.spill();
+            }
+        }
+
+        /// Write `text` to the sink, unless there is none or a write already failed
+        /// (the first error is kept).
+        fn send(&mut self, text: &str) {
+            if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
+                if let Err(e) = sink.write_all(text.as_bytes()) {
+                    self.error = Some(e);
+                }
+            }
+        }
+
+        /// Pass the buffered text to the sink, if there is one.
+        fn spill(&mut self) {
+            if self.sink.is_some() {
+                let text = std::mem::take(&mut self.text);
+                self.send(&text);
+                self.text = text;
+                self.text.clear();
+            }
+        }
+
+        /// With a sink: everything written and flushed (or the first error), and an
+        /// empty string; without: the text.
+        pub(super) fn finish(mut self) -> (std::io::Result<()>, String) {
+            self.spill();
+            if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
+                if let Err(e) = sink.flush() {
+                    self.error = Some(e);
+                }
+            }
+            match self.error.take() {
+                Some(e) => (Err(e), String::new()),
+                None => (Ok(()), std::mem::take(&mut self.text)),
+            }
+        }
+    }
+
+    impl std::fmt::Write for Buffer<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.text.push_str(s);
+            Ok(())
+        }
+    }
+}
+
+mod json {
+    use super::out::Buffer;
+    use std::fmt::Write as _;
+
+    pub(super) use super::out::SPILL;
+
+    /// The writer: where the text goes ([`Buffer`]) and, per open container, whether
+    /// it has members yet.
+    pub(super) struct Writer<'w> {
+        out: Buffer<'w>,
         open: Vec<bool>,
     }
 
     impl<'w> Writer<'w> {
         pub(super) fn new(capacity: usize, sink: Option<&'w mut dyn std::io::Write>) -> Self {
             Writer {
-                out: String::with_capacity(capacity),
-                sink,
-                error: None,
+                out: Buffer::new(capacity, sink),
                 open: Vec::new(),
             }
         }
@@ -875,41 +1051,15 @@ mod json {
 
         /// The text written so far (no sink).
         pub(super) fn into_text(self) -> String {
-            self.out
+            self.out.into_text()
         }
 
         /// Members written beforehand (by a writer [`Writer::nest`]ed to this depth) for
         /// the innermost container, which then has members when `any`.
         pub(super) fn raw_members(&mut self, text: &str, any: bool) {
-            if self.sink.is_some() && text.len() >= SPILL {
-                // A large section goes straight to the sink, after what is buffered.
-                self.spill();
-                self.send(text);
-            } else {
-                self.out.push_str(text);
-            }
+            self.out.raw(text);
             if let Some(has) = self.open.last_mut() {
                 *has = any;
-            }
-        }
-
-        /// Write `text` to the sink, unless there is none or a write already failed
-        /// (the first error is kept).
-        fn send(&mut self, text: &str) {
-            if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
-                if let Err(e) = sink.write_all(text.as_bytes()) {
-                    self.error = Some(e);
-                }
-            }
-        }
-
-        /// Pass the buffered text to the sink, if there is one.
-        fn spill(&mut self) {
-            if self.sink.is_some() {
-                let out = std::mem::take(&mut self.out);
-                self.send(&out);
-                self.out = out;
-                self.out.clear();
             }
         }
 
@@ -917,16 +1067,7 @@ mod json {
         /// (or the first error), and an empty string; without: the text.
         pub(super) fn finish(mut self) -> (std::io::Result<()>, String) {
             self.out.push('\n');
-            self.spill();
-            if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
-                if let Err(e) = sink.flush() {
-                    self.error = Some(e);
-                }
-            }
-            match self.error.take() {
-                Some(e) => (Err(e), String::new()),
-                None => (Ok(()), std::mem::take(&mut self.out)),
-            }
+            self.out.finish()
         }
 
         fn newline(&mut self) {
@@ -942,9 +1083,7 @@ mod json {
 
         /// Start a member or element of the innermost container.
         fn member(&mut self) {
-            if self.out.len() >= SPILL {
-                self.spill();
-            }
+            self.out.spill_if_full();
             if let Some(has) = self.open.last_mut() {
                 let first = !*has;
                 *has = true;
@@ -1091,6 +1230,106 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The text report's `tensors` lines written beforehand up to any stopping point,
+    /// or up to a length limit, then finished by the report's writer: the same bytes.
+    #[test]
+    fn text_lines_written_beforehand_up_to_any_point() {
+        for n in [0, 1, 255, 256, 257, 700] {
+            let mut report = big_report(n);
+            if n > 1 {
+                // A name longer than the column (48) and one with a known value.
+                let t = report.tensors.swap_remove_index(1).unwrap().1;
+                report.tensors.insert("x".repeat(60), t);
+                report.tensors[0].value = Some(vec![ReportDim::Int(-3), ReportDim::Int(7)]);
+            }
+            let whole = report.to_text();
+            let src = Source::Kept(&report.tensors);
+            for stop_after in 0..4 {
+                let calls = std::cell::Cell::new(0);
+                let until = || {
+                    calls.set(calls.get() + 1);
+                    calls.get() > stop_after
+                };
+                let (text, k) = tensors_before(src, Format::Text, &until, usize::MAX);
+                assert_eq!(k, (256 * stop_after).min(n), "n {n} stop {stop_after}");
+                let mut sink = Vec::new();
+                let mut s = out::Buffer::new(16, Some(&mut sink));
+                report.emit_text(&mut s, src, Some((&text, k)));
+                s.finish().0.unwrap();
+                assert_eq!(
+                    String::from_utf8(sink).unwrap(),
+                    whole,
+                    "n {n} stop {stop_after}"
+                );
+            }
+            for max_len in [0, 1, 5000] {
+                let (text, k) = tensors_before(src, Format::Text, &|| false, max_len);
+                assert_eq!(k, if max_len == 0 { 0 } else { n.min(256) }, "n {n}");
+                let mut s = out::Buffer::new(16, None);
+                report.emit_text(&mut s, src, Some((&text, k)));
+                assert_eq!(s.finish().1, whole, "n {n} max_len {max_len}");
+            }
+        }
+    }
+
+    /// The text report as `docs/report.md` lays it out, written by hand from it:
+    /// columns padded to the longest name (tensor names to at most 48), the dtype in
+    /// 6, a known value after ` = `, constraints after `; needs`, diagnostics as
+    /// `SEVERITY at NODE: MESSAGE` (no `at NODE` for a model-level one).
+    #[test]
+    fn text_layout() {
+        let mut report = big_report(2);
+        report.opsets.insert(String::new(), 17);
+        report.symbols.insert(
+            "r0".into(),
+            ReportSymbol::Derived {
+                definition: "48*A/F".into(),
+            },
+        );
+        report
+            .constraints
+            .insert("N".into(), vec!["N <= 512".into(), "N % 8 == 0".into()]);
+        report.tensors[1].dtype = None;
+        report.tensors[1].shape = None;
+        report.tensors[0].value = Some(vec![ReportDim::Int(2), ReportDim::Expr("N".into())]);
+        report
+            .tensors
+            .insert("long_name".into(), report.tensors[0].clone());
+        report
+            .tensors
+            .insert("y".repeat(50), report.tensors[1].clone());
+        for (severity, node) in [
+            (crate::context::Severity::Warning, "n1"),
+            (crate::context::Severity::Error, ""),
+        ] {
+            report.diagnostics.push(Diagnostic {
+                severity,
+                node: node.into(),
+                op: "Relu".into(),
+                message: "m".into(),
+            });
+        }
+        let pad = " ".repeat(48 - 2);
+        let expect = format!(
+            "model: m.onnx (onnx; opsets ai.onnx=17)\n\
+             symbols:\n  N   input; needs N <= 512, N % 8 == 0\n  r0  derived = 48*A/F\n\
+             tensors:\n\
+             \x20 t0{pad}  f32    [N, 0] = [2, N]\n\
+             \x20 t1{pad}  ?      unknown rank\n\
+             \x20 long_name{}  f32    [N, 0] = [2, N]\n\
+             \x20 {}  ?      unknown rank\n\
+             outputs: t0\n\
+             diagnostics:\n  warning at n1: m\n  error: m\n",
+            " ".repeat(48 - 9),
+            "y".repeat(50),
+        );
+        assert_eq!(report.to_text(), expect);
+        report.diagnostics.clear();
+        assert!(report
+            .to_text()
+            .ends_with("outputs: t0\ndiagnostics: none\n"));
     }
 
     /// Past `max_len` bytes of held-back text, the section stops at the next check

@@ -7,6 +7,7 @@ mod ops_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use symdim::report::{Format, Report};
 
 fn symdim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_symdim"))
@@ -243,31 +244,38 @@ fn direct_json_equals_serde_json_pretty() {
         let mut streamed = Vec::new();
         report.write_json(&mut streamed).unwrap();
         assert_eq!(streamed, reference.as_bytes(), "{}", path.display());
-        // Built and written on two threads (`symdim infer --format json`): the same.
-        let mut both = Vec::new();
-        let (mut again, written) =
-            symdim::report::Report::build_and_write_json(&model, &ctx, &options, &mut both);
-        written.unwrap();
-        assert_eq!(both, reference.as_bytes(), "{}", path.display());
-        // The tensors were written from the context, not kept; made again, the same.
-        assert!(again.tensors.is_empty(), "{}", path.display());
-        again.fill_tensors(&model, &ctx);
-        assert_eq!(again, report, "{}", path.display());
-        // Inferred with the contract's thread started ahead: the same again.
-        let mut ahead = Vec::new();
-        let (ctx_ahead, mut again, written) =
-            symdim::report::Report::infer_and_write_json(&model, &options, &mut ahead);
-        written.unwrap();
-        assert_eq!(ahead, reference.as_bytes(), "{}", path.display());
-        assert!(again.tensors.is_empty(), "{}", path.display());
-        again.fill_tensors(&model, &ctx_ahead);
-        assert_eq!(again, report, "{}", path.display());
-        assert_eq!(
-            symdim::report::Report::build(&model, &ctx_ahead),
-            symdim::report::Report::build(&model, &ctx),
-            "{}",
-            path.display()
-        );
+        let text = report.to_text();
+        let mut streamed = Vec::new();
+        report.write_text(&mut streamed).unwrap();
+        assert_eq!(streamed, text.as_bytes(), "{}", path.display());
+        for (format, reference) in [(Format::Json, &reference), (Format::Text, &text)] {
+            // Built and written on two threads (`symdim infer`): the same.
+            let mut both = Vec::new();
+            let (_, mut again, written) =
+                Report::infer_and_write(&model, || &ctx, &options, format, &mut both);
+            written.unwrap();
+            assert_eq!(both, reference.as_bytes(), "{format:?} {}", path.display());
+            // The tensors were written from the context, not kept; made again, the same.
+            assert!(again.tensors.is_empty(), "{}", path.display());
+            again.fill_tensors(&model, &ctx);
+            assert_eq!(again, report, "{}", path.display());
+            // Inferred with the contract's thread started ahead: the same again.
+            let mut ahead = Vec::new();
+            let infer = || symdim::infer::infer_context(&model, &options);
+            let (ctx_ahead, mut again, written) =
+                Report::infer_and_write(&model, infer, &options, format, &mut ahead);
+            written.unwrap();
+            assert_eq!(ahead, reference.as_bytes(), "{format:?} {}", path.display());
+            assert!(again.tensors.is_empty(), "{}", path.display());
+            again.fill_tensors(&model, &ctx_ahead);
+            assert_eq!(again, report, "{}", path.display());
+            assert_eq!(
+                Report::build(&model, &ctx_ahead),
+                Report::build(&model, &ctx),
+                "{}",
+                path.display()
+            );
+        }
         // And the reference agrees with a parse of itself (it is valid JSON).
         let value: serde_json::Value = serde_json::from_str(&reference).unwrap();
         assert!(value.get("tensors").is_some(), "{}", path.display());
@@ -379,10 +387,10 @@ impl std::io::Write for FailingSink {
     }
 }
 
-/// `write_json` returns the sink's first error, and what reached the sink is a prefix
-/// of the report; a large report goes out in several pieces.
+/// `write_json` and `write_text` return the sink's first error, and what reached the
+/// sink is a prefix of the report; a large report goes out in several pieces.
 #[test]
-fn write_json_streams_and_stops_at_the_first_error() {
+fn writers_stream_and_stop_at_the_first_error() {
     let (model, _) = symdim::load::load(Path::new(&example())).unwrap();
     let mut report = symdim::infer::infer(&model, &symdim::infer::Options::default());
     // Make it larger than one piece (64 KiB): many copies of the tensors.
@@ -392,33 +400,37 @@ fn write_json_streams_and_stops_at_the_first_error() {
             report.tensors.insert(format!("{name}#{i}"), t.clone());
         }
     }
-    let whole = report.to_json();
-    assert!(whole.len() > 3 * 65536, "{}", whole.len());
-    for room in [0, 10, 65536, 100_000, whole.len() - 1] {
+    for (format, whole) in [
+        (Format::Json, report.to_json()),
+        (Format::Text, report.to_text()),
+    ] {
+        assert!(whole.len() > 3 * 65536, "{format:?} {}", whole.len());
+        for room in [0, 10, 65536, 100_000, whole.len() - 1] {
+            let mut sink = FailingSink {
+                room,
+                taken: Vec::new(),
+            };
+            let err = report.write(format, &mut sink).unwrap_err();
+            assert_eq!(err.to_string(), "sink full");
+            assert!(whole.as_bytes().starts_with(&sink.taken));
+            assert_eq!(sink.taken.len(), room.min(whole.len()));
+        }
         let mut sink = FailingSink {
-            room,
+            room: whole.len(),
             taken: Vec::new(),
         };
-        let err = report.write_json(&mut sink).unwrap_err();
-        assert_eq!(err.to_string(), "sink full");
-        assert!(whole.as_bytes().starts_with(&sink.taken));
-        assert_eq!(sink.taken.len(), room.min(whole.len()));
+        report.write(format, &mut sink).unwrap();
+        assert_eq!(sink.taken, whole.as_bytes());
     }
-    let mut sink = FailingSink {
-        room: whole.len(),
-        taken: Vec::new(),
-    };
-    report.write_json(&mut sink).unwrap();
-    assert_eq!(sink.taken, whole.as_bytes());
 }
 
-/// `symdim infer --format json`'s two-thread writer on a report whose `tensors`
+/// `symdim infer`'s two-thread writer, in both formats, on a report whose `tensors`
 /// section is larger than one piece of output (it then goes to the sink in one write):
 /// the same bytes as building then writing, and on a failing sink a prefix of them and
 /// the sink's error. The model, a chain of 3000 Relu on `[N, 3*k]` with a reshape every
 /// so often, is built here.
 #[test]
-fn two_thread_json_writer_on_a_large_report() {
+fn two_thread_writer_on_a_large_report() {
     use symdim::graph::DType;
     let mut b = ops_support::model(17)
         .input("x0", DType::Float, Some(&["N", "S", "12"]))
@@ -434,26 +446,30 @@ fn two_thread_json_writer_on_a_large_report() {
     let model = b.build();
     let options = symdim::infer::Options::default();
     let ctx = symdim::infer::infer_context(&model, &options);
-    let reference =
-        symdim::report::Report::build_with_constraints(&model, &ctx, &options).to_json();
-    assert!(reference.len() > 4 * 65536, "{}", reference.len());
-    let mut out = Vec::new();
-    let (_, written) =
-        symdim::report::Report::build_and_write_json(&model, &ctx, &options, &mut out);
-    written.unwrap();
-    assert_eq!(String::from_utf8(out).unwrap(), reference);
-    let mut out = Vec::new();
-    let (_, _, written) = symdim::report::Report::infer_and_write_json(&model, &options, &mut out);
-    written.unwrap();
-    assert_eq!(String::from_utf8(out).unwrap(), reference);
-    for room in [0, 100, 70_000, reference.len() - 1] {
-        let mut sink = FailingSink {
-            room,
-            taken: Vec::new(),
-        };
-        let (_, written) =
-            symdim::report::Report::build_and_write_json(&model, &ctx, &options, &mut sink);
-        assert_eq!(written.unwrap_err().to_string(), "sink full");
-        assert!(reference.as_bytes().starts_with(&sink.taken));
+    let report = Report::build_with_constraints(&model, &ctx, &options);
+    for (format, reference) in [
+        (Format::Json, report.to_json()),
+        (Format::Text, report.to_text()),
+    ] {
+        assert!(reference.len() > 65536, "{format:?} {}", reference.len());
+        let mut out = Vec::new();
+        let (_, _, written) = Report::infer_and_write(&model, || &ctx, &options, format, &mut out);
+        written.unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), reference, "{format:?}");
+        let mut out = Vec::new();
+        let infer = || symdim::infer::infer_context(&model, &options);
+        let (_, _, written) = Report::infer_and_write(&model, infer, &options, format, &mut out);
+        written.unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), reference, "{format:?}");
+        for room in [0, 100, 70_000, reference.len() - 1] {
+            let mut sink = FailingSink {
+                room,
+                taken: Vec::new(),
+            };
+            let (_, _, written) =
+                Report::infer_and_write(&model, || &ctx, &options, format, &mut sink);
+            assert_eq!(written.unwrap_err().to_string(), "sink full");
+            assert!(reference.as_bytes().starts_with(&sink.taken));
+        }
     }
 }
