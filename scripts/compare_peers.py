@@ -202,44 +202,91 @@ def run_symdim(spawner, binary, path, out_path, err_path):
     return r
 
 
-def time_symdim(spawner, binary, path, model, runs, tmp):
-    out, err = os.path.join(tmp, "report.json"), os.path.join(tmp, "stderr.txt")
-    first = run_symdim(spawner, binary, path, out, err)  # warm-up (page cache), not timed
-    with open(out) as fh:
-        report = json.load(fh)
-    os.remove(out)
-    rs = [run_symdim(spawner, binary, path, os.devnull, err) for _ in range(runs)]
-    diags = report.get("diagnostics", [])
-    return dict(times=[r["wall"] for r in rs], median_s=statistics.median(r["wall"] for r in rs),
-                cpu_times=[r["cpu"] for r in rs], median_cpu_s=statistics.median(r["cpu"] for r in rs),
-                peak_rss_kib=max([first["maxrss"]] + [r["maxrss"] for r in rs]), exit_code=first["rc"],
-                grounded=grounded_symdim(model, report),
-                errors=sum(d.get("severity") == "error" for d in diags),
-                warnings=sum(d.get("severity") == "warning" for d in diags))
+class SymdimTimer:
+    """symdim's runs on one model: a warm-up run that writes the report (page cache; not
+    timed), then one timed run per step(), up to `runs`."""
+
+    def __init__(self, spawner, binary, path, model, runs, tmp):
+        self.spawner, self.binary, self.path, self.model, self.runs = spawner, binary, path, model, runs
+        self.out, self.err = os.path.join(tmp, "report.json"), os.path.join(tmp, "stderr.txt")
+        self.rs, self.first, self.report, self.error = [], None, None, None
+
+    def warm(self):
+        try:
+            self.first = run_symdim(self.spawner, self.binary, self.path, self.out, self.err)
+            with open(self.out) as fh:
+                self.report = json.load(fh)
+            os.remove(self.out)
+        except RuntimeError as e:
+            self.error = str(e)
+
+    def step(self):
+        if self.error is None and len(self.rs) < self.runs:
+            try:
+                self.rs.append(run_symdim(self.spawner, self.binary, self.path, os.devnull, self.err))
+            except RuntimeError as e:
+                self.error = str(e)
+
+    def summary(self):
+        if self.error is not None or not self.rs:
+            return dict(median_s=None, error=self.error)
+        rs, report = self.rs, self.report
+        diags = report.get("diagnostics", [])
+        return dict(times=[r["wall"] for r in rs], median_s=statistics.median(r["wall"] for r in rs),
+                    cpu_times=[r["cpu"] for r in rs], median_cpu_s=statistics.median(r["cpu"] for r in rs),
+                    peak_rss_kib=max([self.first["maxrss"]] + [r["maxrss"] for r in rs]),
+                    exit_code=self.first["rc"], grounded=grounded_symdim(self.model, report),
+                    errors=sum(d.get("severity") == "error" for d in diags),
+                    warnings=sum(d.get("severity") == "warning" for d in diags))
 
 
-def time_inprocess(fn, base, runs, warmup, single_above):
-    import onnx
-    times, cpu, result, err = [], [], None, None
-    total = runs + (1 if warmup else 0)
-    for rep in range(total):
+class InProcessTimer:
+    """An in-process peer's calls on one model, each on a fresh copy of the ModelProto
+    (copying is not timed): an optional warm-up call (not timed), then one timed call per
+    step(), up to `runs`; no more calls after one slower than `single_above` seconds or
+    one that raised."""
+
+    def __init__(self, fn, base, runs, warmup, single_above):
+        self.fn, self.base, self.runs, self.warmup, self.single_above = fn, base, runs, warmup, single_above
+        self.times, self.cpu, self.result, self.error, self.done = [], [], None, None, False
+
+    def call(self):
+        import onnx
         m = onnx.ModelProto()
-        m.CopyFrom(base)
+        m.CopyFrom(self.base)
         t0, c0 = time.perf_counter(), time.process_time()
         try:
-            result = fn(m)
+            self.result = self.fn(m)
         except Exception as e:  # noqa: BLE001 - report and go on
-            err = f"{type(e).__name__}: {e}"[:300]
-            break
-        dt, dc = time.perf_counter() - t0, time.process_time() - c0
-        if not (warmup and rep == 0) or dt > single_above:
-            times.append(dt)
-            cpu.append(dc)
-        if dt > single_above:
-            break
-    out = dict(times=times, median_s=statistics.median(times) if times else None,
-               cpu_times=cpu, median_cpu_s=statistics.median(cpu) if cpu else None, error=err)
-    return out, result
+            self.error = f"{type(e).__name__}: {e}"[:300]
+            self.done = True
+            return None
+        return time.perf_counter() - t0, time.process_time() - c0
+
+    def warm(self):
+        if self.warmup and not self.done:
+            t = self.call()
+            if t is not None and t[0] > self.single_above:
+                # Too slow to repeat: the warm-up is the one measurement.
+                self.times.append(t[0])
+                self.cpu.append(t[1])
+                self.done = True
+
+    def step(self):
+        if self.done or len(self.times) >= self.runs:
+            return
+        t = self.call()
+        if t is None:
+            return
+        self.times.append(t[0])
+        self.cpu.append(t[1])
+        if t[0] > self.single_above:
+            self.done = True
+
+    def summary(self):
+        times, cpu = self.times, self.cpu
+        return dict(times=times, median_s=statistics.median(times) if times else None,
+                    cpu_times=cpu, median_cpu_s=statistics.median(cpu) if cpu else None, error=self.error)
 
 
 def peer_onnx(m):
@@ -293,6 +340,9 @@ def main():
     ap.add_argument("--shipped", action="store_true",
                     help="run every tool on the file as shipped (exporter value_info and output shapes "
                          "kept) instead of on the stripped copy")
+    ap.add_argument("--sequential", action="store_true",
+                    help="time each peer's runs in one block (symdim, then onnx, then onnxruntime) "
+                         "instead of interleaving them round by round")
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="which median the table shows: wall time (default) or CPU time "
                          "(user+sys; steadier on a loaded machine). --json keeps both.")
@@ -314,6 +364,7 @@ def main():
     spawner = Spawner() if "symdim" in peers else None
     results = dict(
         date=time.strftime("%Y-%m-%d %H:%M:%S %z"), symdim=a.symdim, runs=a.runs, ort_runs=a.ort_runs,
+        order="sequential" if a.sequential else "interleaved",
         clock=a.clock, shipped=a.shipped, load_average=os.getloadavg(), cpus=os.cpu_count(),
         versions=dict(python=sys.version.split()[0], onnx=onnx.__version__,
                       onnxruntime=onnxruntime.__version__ if "ort" in peers else None),
@@ -335,21 +386,34 @@ def main():
                      node_outputs=len(node_outputs(orig)))
             print(f"{name}: {r['nodes']} nodes, {size / 1e6:.1f} MB {'as shipped' if a.shipped else 'stripped'}",
                   file=sys.stderr, flush=True)
+            timers = {}
             if "symdim" in peers:
-                try:
-                    r["symdim"] = time_symdim(spawner, a.symdim, stripped, orig, a.runs, tmp)
-                except RuntimeError as e:
-                    r["symdim"] = dict(median_s=None, error=str(e))
+                timers["symdim"] = SymdimTimer(spawner, a.symdim, stripped, orig, a.runs, tmp)
             if "onnx" in peers:
-                r["onnx"], res = time_inprocess(peer_onnx, base, a.runs, True, a.single_above)
-                if res is not None:
-                    r["onnx"]["grounded"] = grounded_onnx(orig, res)
+                timers["onnx"] = InProcessTimer(peer_onnx, base, a.runs, True, a.single_above)
             if "ort" in peers:
-                r["ort"], res = time_inprocess(peer_ort, base, a.ort_runs, False, a.single_above)
-                if res is not None:
-                    r["ort"]["grounded"] = grounded_onnx(orig, res)
-                elif r["ort"]["error"] is None:
-                    r["ort"]["error"] = "returned None (incomplete inference)"
+                timers["ort"] = InProcessTimer(peer_ort, base, a.ort_runs, False, a.single_above)
+            for t in timers.values():
+                t.warm()
+            if a.sequential:
+                for t in timers.values():
+                    for _ in range(max(a.runs, a.ort_runs)):
+                        t.step()
+            else:
+                # Round after round, every peer once per round: a slow spell of the machine
+                # falls on all of them, not on whichever block of runs it happened to hit.
+                for _ in range(max(a.runs, a.ort_runs)):
+                    for t in timers.values():
+                        t.step()
+            for peer, t in timers.items():
+                r[peer] = t.summary()
+            for peer in ("onnx", "ort"):
+                if peer in timers:
+                    res = timers[peer].result
+                    if res is not None:
+                        r[peer]["grounded"] = grounded_onnx(orig, res)
+                    elif peer == "ort" and r[peer]["error"] is None:
+                        r[peer]["error"] = "returned None (incomplete inference)"
             if not a.shipped:
                 os.remove(stripped)
             results["models"][name] = r
@@ -390,7 +454,7 @@ def print_table(results):
     w[0] = min(w[0], 60)
     print(f"# {results['date']}  symdim={results['symdim']}  runs={results['runs']} ort_runs={results['ort_runs']}"
           f"  onnx={results['versions']['onnx']} onnxruntime={results['versions']['onnxruntime']}"
-          f"  clock={results['clock']}{'  AS SHIPPED (not stripped)' if results.get('shipped') else ''}  load average {results['load_average'][0]:.1f} on {results['cpus']} CPUs")
+          f"  clock={results['clock']} order={results.get('order', 'sequential')}{'  AS SHIPPED (not stripped)' if results.get('shipped') else ''}  load average {results['load_average'][0]:.1f} on {results['cpus']} CPUs")
     print("  ".join(h.ljust(w[i]) if i == 0 else h.rjust(w[i]) for i, h in enumerate(head)))
     for row in rows:
         if not row[1]:
