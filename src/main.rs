@@ -239,10 +239,11 @@ fn main() {
     // flushed (the report writers flush it already; this is for anything printed
     // since), stderr is unbuffered.
     let _ = std::io::stdout().flush();
-    // `_exit` skips the C runtime's exit handlers: the allocator's would hand its
-    // memory back to the system piece by piece (50 `madvise` calls on a 7k-node model,
-    // 3% of the run) just before the kernel reclaims all of it (see
-    // docs/benchmarks.md). Nothing else registers one.
+    // `_exit` skips the C runtime's exit handlers: the allocator's collects its heap and
+    // hands memory back to the system just before the kernel reclaims all of it (with
+    // mimalloc 3.x, 50 `madvise` calls and 3% of the run on a 7k-node model; with 2.x,
+    // which the binary now uses, 0-2%: see docs/benchmarks.md). Nothing else registers
+    // one.
     #[cfg(unix)]
     // SAFETY: ends the process; no destructor of this program is pending (`run` has
     // returned) and the standard library keeps no state that needs them.
