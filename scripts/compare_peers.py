@@ -21,6 +21,8 @@ peers for the corpus) so that every tool has to infer everything, then times:
            as in measure_peers.py). A call slower than --single-above seconds
            (default 60) is not repeated.
 Each in-process call gets a fresh copy of the stripped ModelProto (copying is not timed).
+After the warm-ups the peers take turns, one timed run or call each per round, so that a
+slow spell of the machine falls on all of them (--sequential: each peer's runs in a block).
 Wall and CPU (user+sys) times are both recorded; --clock cpu makes the table use CPU time,
 which is steadier when other jobs share the machine.
 
@@ -30,7 +32,7 @@ against the target 2 x file size + 50 MB, and how many node outputs each tool gr
 (rank known and every dim a number or an expression of the graph inputs' symbols).
 
 Usage:
-  python scripts/compare_peers.py MODEL_OR_DIR... [--runs 5] [--ort-runs 3] [--clock wall|cpu] [--shipped]
+  python scripts/compare_peers.py MODEL_OR_DIR... [--runs 5] [--ort-runs 3] [--clock wall|cpu] [--shipped] [--sequential]
          [--symdim PATH] [--peers symdim,onnx,ort] [--json OUT.json]
 The symdim binary defaults to $CARGO_TARGET_DIR/release/symdim, else target/release/symdim.
 Needs the PyPI packages onnx, onnxruntime, sympy, numpy (see scripts/README.md).
