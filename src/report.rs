@@ -218,9 +218,7 @@ impl Report {
     /// instead of as one string (a large model's report is megabytes). Stops at the
     /// first write error and returns it.
     pub fn write_json(&self, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
-        self.emit_json(&mut out, Source::Kept(&self.tensors), None);
-        out.finish().0
+        self.write(Format::Json, sink)
     }
 
     /// Infer the model and write its report, with the contract's constraints, to
@@ -262,19 +260,7 @@ impl Report {
             });
         report.add_constraints(&contract);
         let src = Source::Rows(&rows, ctx.borrow());
-        let before = Some((before.0.as_str(), before.1));
-        let written = match format {
-            Format::Json => {
-                let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
-                report.emit_json(&mut out, src, before);
-                out.finish().0
-            }
-            Format::Text => {
-                let mut out = out::Buffer::new(out::SPILL + 4096, Some(sink));
-                report.emit_text(&mut out, src, before);
-                out.finish().0
-            }
-        };
+        let written = report.emit_to(format, src, Some((&before.0, before.1)), sink);
         (ctx, report, written)
     }
 
@@ -392,13 +378,30 @@ impl Report {
     /// The report in `format` written to `sink` as it is made ([`Report::write_text`]
     /// or [`Report::write_json`]).
     pub fn write(&self, format: Format, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+        self.emit_to(format, Source::Kept(&self.tensors), None, sink)
+    }
+
+    /// The whole report in `format`, its tensors taken from `src` (`before`: see
+    /// [`Report::emit_json`] and [`Report::emit_text`]), written to `sink` in pieces of
+    /// about 64 KiB; the first write error.
+    fn emit_to(
+        &self,
+        format: Format,
+        src: Source<'_>,
+        before: Option<(&str, usize)>,
+        sink: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
         match format {
-            Format::Text => {
-                let mut out = out::Buffer::new(out::SPILL + 4096, Some(sink));
-                self.emit_text(&mut out, Source::Kept(&self.tensors), None);
+            Format::Json => {
+                let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
+                self.emit_json(&mut out, src, before);
                 out.finish().0
             }
-            Format::Json => self.write_json(sink),
+            Format::Text => {
+                let mut out = out::Buffer::new(out::SPILL + 4096, Some(sink));
+                self.emit_text(&mut out, src, before);
+                out.finish().0
+            }
         }
     }
 
@@ -911,8 +914,6 @@ impl Serialize for Report {
     }
 }
 
-/// A pretty-printing JSON writer with `serde_json`'s layout: two-space indents, one
-/// member or element per line, `"key": value`, and `{}` / `[]` when empty.
 /// Report text on its way out: a buffer, where it goes when it fills up (or nowhere:
 /// the caller takes the whole text), and the first write error.
 mod out {
@@ -1014,6 +1015,8 @@ mod out {
     }
 }
 
+/// A pretty-printing JSON writer with `serde_json`'s layout: two-space indents, one
+/// member or element per line, `"key": value`, and `{}` / `[]` when empty.
 mod json {
     use super::out::Buffer;
     use std::fmt::Write as _;
