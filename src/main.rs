@@ -372,10 +372,8 @@ fn run() -> u8 {
             phases.mark("report+write");
             phases.print();
             if let Some(out) = out {
-                if report.tensors.is_empty() {
-                    // The JSON writer streams the tensors without keeping them.
-                    report.fill_tensors(&m, &ctx);
-                }
+                // The report was written without keeping its tensors.
+                report.fill_tensors(&m, &ctx);
                 if let Err(e) = symdim::annotate::write_annotated(&m, &bytes, &report, &out) {
                     eprintln!("symdim: {e}");
                     return 2;

@@ -1,7 +1,7 @@
 //! Two pieces of work on two threads, the second's helper thread started ahead.
 //!
-//! `symdim infer --format json` ends with two independent jobs over the inferred
-//! context: the report (this thread) and the model's contract (a second thread).
+//! `symdim infer` ends with two independent jobs over the inferred context: the report
+//! (this thread) and the model's contract (a second thread).
 //! Starting a thread only when the context is ready costs more than it seems on a
 //! virtual machine: the idle CPU sleeps, and waking it took from 0.1 to 2.8 ms in the
 //! runs measured for `docs/benchmarks.md`, as long as deriving the contract itself.

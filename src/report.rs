@@ -255,7 +255,11 @@ impl Report {
                 // Only while the contract is still being derived: the rest is written
                 // straight to the sink, not held in memory.
                 let src = Source::Rows(&rows, ctx);
-                let before = tensors_before(src, format, ready, HELD_BACK);
+                let stop = Stop {
+                    until: ready,
+                    max_len: HELD_BACK,
+                };
+                let before = tensors_before(src, format, stop);
                 (report, rows, before)
             });
         report.add_constraints(&contract);
@@ -334,7 +338,7 @@ impl Report {
             }
             None => 0,
         };
-        emit_tensors(src, w, from, &|| false, usize::MAX);
+        emit_tensors(src, w, from, Stop::NEVER);
         w.close_object();
         w.key("outputs");
         w.open_array();
@@ -447,7 +451,7 @@ impl Report {
             }
             None => 0,
         };
-        text_tensors(src, s, name_width(src), from, &|| false, usize::MAX);
+        text_tensors(src, s, name_width(src), from, Stop::NEVER);
         let _ = writeln!(s, "outputs: {}", self.outputs.join(", "));
         if self.diagnostics.is_empty() {
             s.push_str("diagnostics: none\n");
@@ -480,17 +484,35 @@ fn name_width(src: Source<'_>) -> usize {
         .min(48)
 }
 
+/// When writing the `tensors` section beforehand stops: once `until` says so, or once
+/// `max_len` bytes of it are held ([`HELD_BACK`]). Asked before every 256th tensor.
+#[derive(Clone, Copy)]
+struct Stop<'a> {
+    until: &'a dyn Fn() -> bool,
+    max_len: usize,
+}
+
+impl Stop<'_> {
+    /// Write every tensor.
+    const NEVER: Stop<'static> = Stop {
+        until: &|| false,
+        max_len: usize::MAX,
+    };
+
+    /// Whether to stop before the `index`-th tensor, with `held` bytes written.
+    fn before(&self, index: usize, held: usize) -> bool {
+        index % 256 == 0 && (held >= self.max_len || (self.until)())
+    }
+}
+
 /// The lines of the text report's `tensors` section from the `from`-th tensor on, the
-/// names padded to `width`; `until` says when to stop early, and so does the buffer's
-/// holding `max_len` bytes or more (both checked every 256 tensors). Returns where it
-/// stopped.
+/// names padded to `width`, until `stop` says so. Returns where it stopped.
 fn text_tensors(
     src: Source<'_>,
     s: &mut out::Buffer<'_>,
     width: usize,
     from: usize,
-    until: &dyn Fn() -> bool,
-    max_len: usize,
+    stop: Stop<'_>,
 ) -> usize {
     let dims = |s: &mut out::Buffer<'_>, dims: &mut dyn ExactSizeIterator<Item = &ReportDim>| {
         s.push('[');
@@ -506,7 +528,7 @@ fn text_tensors(
         s.push(']');
     };
     for i in from..src.len() {
-        if i % 256 == 0 && (s.len() >= max_len || until()) {
+        if stop.before(i, s.len()) {
             return i;
         }
         s.spill_if_full();
@@ -651,16 +673,8 @@ impl Rows {
 }
 
 /// The members of the `tensors` object from the `from`-th tensor on, laid out as
-/// they are inside the report; `until` says when to stop early, and so does the
-/// writer's holding `max_len` bytes or more (both checked every 256 tensors). Returns
-/// where it stopped.
-fn emit_tensors(
-    src: Source<'_>,
-    w: &mut json::Writer<'_>,
-    from: usize,
-    until: &dyn Fn() -> bool,
-    max_len: usize,
-) -> usize {
+/// they are inside the report, until `stop` says so. Returns where it stopped.
+fn emit_tensors(src: Source<'_>, w: &mut json::Writer<'_>, from: usize, stop: Stop<'_>) -> usize {
     let dims = |w: &mut json::Writer<'_>,
                 dims: Option<&mut dyn ExactSizeIterator<Item = &ReportDim>>| {
         match dims {
@@ -679,7 +693,7 @@ fn emit_tensors(
         }
     };
     for i in from..src.len() {
-        if i % 256 == 0 && (w.len() >= max_len || until()) {
+        if stop.before(i, w.len()) {
             return i;
         }
         src.with_row(i, |name, dtype, shape, value| {
@@ -708,33 +722,27 @@ fn emit_tensors(
 /// report waits for the contract instead.
 const HELD_BACK: usize = 4 << 20;
 
-/// The text of the first `tensors` members, as [`Report::emit_json`] writes them at
-/// the depth of the report's `tensors` object, until `until` says to stop or there is
-/// `max_len` of it ([`HELD_BACK`]); and how many tensors it holds.
-fn tensors_json(src: Source<'_>, until: &dyn Fn() -> bool, max_len: usize) -> (String, usize) {
-    // About 160 bytes per tensor, and a few hundred tensors past the limit at most.
-    let capacity = (64 + src.len() * 192).min(max_len.saturating_add(1 << 16));
-    let mut w = json::Writer::new(capacity, None);
-    w.nest(2);
-    let n = emit_tensors(src, &mut w, 0, until, max_len);
-    (w.into_text(), n)
-}
-
-/// The first lines or members of the `tensors` section in `format`, as the report's
-/// writer writes them ([`tensors_json`] for JSON), and how many tensors they hold.
-fn tensors_before(
-    src: Source<'_>,
-    format: Format,
-    until: &dyn Fn() -> bool,
-    max_len: usize,
-) -> (String, usize) {
+/// The first members or lines of the `tensors` section in `format`, as the report's
+/// writer writes them (JSON: at the depth of the report's `tensors` object), until
+/// `stop` says so; and how many tensors they hold.
+fn tensors_before(src: Source<'_>, format: Format, stop: Stop<'_>) -> (String, usize) {
+    // About 160 bytes per tensor in JSON and 80 per line of text in real models, and a
+    // few hundred tensors past the limit at most.
+    let per_tensor = match format {
+        Format::Json => 192,
+        Format::Text => 96,
+    };
+    let capacity = (64 + src.len() * per_tensor).min(stop.max_len.saturating_add(1 << 16));
     match format {
-        Format::Json => tensors_json(src, until, max_len),
+        Format::Json => {
+            let mut w = json::Writer::new(capacity, None);
+            w.nest(2);
+            let n = emit_tensors(src, &mut w, 0, stop);
+            (w.into_text(), n)
+        }
         Format::Text => {
-            // About 80 bytes per line in real models.
-            let capacity = (64 + src.len() * 96).min(max_len.saturating_add(1 << 16));
             let mut s = out::Buffer::new(capacity, None);
-            let n = text_tensors(src, &mut s, name_width(src), 0, until, max_len);
+            let n = text_tensors(src, &mut s, name_width(src), 0, stop);
             (s.into_text(), n)
         }
     }
@@ -1220,7 +1228,11 @@ mod tests {
                     calls.set(calls.get() + 1);
                     calls.get() > stop_after
                 };
-                let (text, k) = tensors_json(Source::Kept(&report.tensors), &until, usize::MAX);
+                let stop = Stop {
+                    until: &until,
+                    max_len: usize::MAX,
+                };
+                let (text, k) = tensors_before(Source::Kept(&report.tensors), Format::Json, stop);
                 assert_eq!(k, (256 * stop_after).min(n), "n {n} stop {stop_after}");
                 let mut sink = Vec::new();
                 let mut w = json::Writer::new(16, Some(&mut sink));
@@ -1255,7 +1267,11 @@ mod tests {
                     calls.set(calls.get() + 1);
                     calls.get() > stop_after
                 };
-                let (text, k) = tensors_before(src, Format::Text, &until, usize::MAX);
+                let stop = Stop {
+                    until: &until,
+                    max_len: usize::MAX,
+                };
+                let (text, k) = tensors_before(src, Format::Text, stop);
                 assert_eq!(k, (256 * stop_after).min(n), "n {n} stop {stop_after}");
                 let mut sink = Vec::new();
                 let mut s = out::Buffer::new(16, Some(&mut sink));
@@ -1268,7 +1284,11 @@ mod tests {
                 );
             }
             for max_len in [0, 1, 5000] {
-                let (text, k) = tensors_before(src, Format::Text, &|| false, max_len);
+                let stop = Stop {
+                    until: &|| false,
+                    max_len,
+                };
+                let (text, k) = tensors_before(src, Format::Text, stop);
                 assert_eq!(k, if max_len == 0 { 0 } else { n.min(256) }, "n {n}");
                 let mut s = out::Buffer::new(16, None);
                 report.emit_text(&mut s, src, Some((&text, k)));
@@ -1342,13 +1362,17 @@ mod tests {
         let report = big_report(1000);
         let whole = report.to_json();
         let src = Source::Kept(&report.tensors);
-        let (all, n) = tensors_json(src, &|| false, usize::MAX);
+        let (all, n) = tensors_before(src, Format::Json, Stop::NEVER);
         assert_eq!(n, 1000);
         // Checked before tensor 0, 256, 512...: a limit of 1 byte is passed at 256, and
         // so is a quarter of the text (the first 256 members are 23,588 of its
         // 92,780 bytes).
         for (max_len, expect) in [(0, 0), (1, 256), (all.len() / 4, 256), (all.len(), 1000)] {
-            let (text, k) = tensors_json(src, &|| false, max_len);
+            let stop = Stop {
+                until: &|| false,
+                max_len,
+            };
+            let (text, k) = tensors_before(src, Format::Json, stop);
             assert_eq!(k, expect, "max_len {max_len}");
             assert!(all.starts_with(&text));
             let mut sink = Vec::new();
