@@ -30,19 +30,31 @@ pub const MAX_FUNCTION_DEPTH: usize = 16;
 
 /// Convert a parsed ONNX model.
 pub fn to_model(m: &ModelProto<'_>, path: &str, src: &DataSource) -> Result<Model, OnnxError> {
+    let g = m.graph()?;
+    convert(m, path, src, Default::default(), |cx| cx.graph(g, 0))
+}
+
+/// The model of `m` with the main graph that `graph` makes with a converter over `m`
+/// (its opsets, functions and external data), which makes names through `names`.
+fn convert(
+    m: &ModelProto<'_>,
+    path: &str,
+    src: &DataSource,
+    names: crate::graph::Names,
+    graph: impl FnOnce(&Cx<'_, '_>) -> Result<Graph, OnnxError>,
+) -> Result<Model, OnnxError> {
     let mut opsets = IndexMap::new();
     for o in &m.opset_import {
         let domain = if o.domain == "ai.onnx" { "" } else { o.domain };
         opsets.insert(domain.to_string(), o.version);
     }
-    let g = m.graph()?;
     let cx = Cx {
         model: m,
         opsets: &opsets,
         src,
-        names: Default::default(),
+        names: std::cell::RefCell::new(names),
     };
-    let graph = cx.graph(g, 0)?;
+    let graph = graph(&cx)?;
     Ok(Model {
         path: path.to_string(),
         format: Format::Onnx,
@@ -77,25 +89,9 @@ fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, Onn
     for r in graphs {
         GraphProto::parse(r, 0)?;
     }
-    let mut opsets = IndexMap::new();
-    for o in &m.opset_import {
-        let domain = if o.domain == "ai.onnx" { "" } else { o.domain };
-        opsets.insert(domain.to_string(), o.version);
-    }
-    let cx = Cx {
-        model: &m,
-        opsets: &opsets,
-        src,
-        // Exported graphs spend roughly 250 bytes per distinct tensor name.
-        names: std::cell::RefCell::new(crate::graph::Names::with_capacity(last.body().len() / 256)),
-    };
-    let graph = cx.stream_graph(last)?;
-    Ok(Model {
-        path: path.to_string(),
-        format: Format::Onnx,
-        opsets,
-        graph,
-    })
+    // Exported graphs spend roughly 250 bytes per distinct tensor name.
+    let names = crate::graph::Names::with_capacity(last.body().len() / 256);
+    convert(&m, path, src, names, |cx| cx.stream_graph(last))
 }
 
 struct Cx<'m, 'a> {
