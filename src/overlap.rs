@@ -9,8 +9,9 @@
 //! keeps it ready (polling, then sleeping), and whichever thread is free first takes
 //! the second job: when the helper has not taken it by the time this thread's own work
 //! is done, this thread does it. On Linux the helper keeps off the CPU of the thread
-//! that started it: left to the scheduler, it was often too slow to take the job even
-//! while polling. The results never depend on which thread did what.
+//! that started it, and that thread yields once after starting it
+//! ([`spawn_helper`]): a new thread is queued behind the thread that started it and
+//! waited there for milliseconds. The results never depend on which thread did what.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
@@ -103,19 +104,15 @@ pub fn overlapped<C: Send + Sync, T, D: Send>(
         taken.store(true, Ordering::Release);
         f
     };
-    let here = current_cpu();
     let (t, d) = std::thread::scope(|s| {
         let abandon = AbandonOnDrop(&handoff);
-        let helper = std::thread::Builder::new()
-            .name("symdim-helper".into())
-            .spawn_scoped(s, || {
-                avoid_cpu(here);
-                if !handoff.wait() {
-                    return None;
-                }
-                let (c, f) = (input.get()?, take()?);
-                Some(f(c))
-            });
+        let helper = spawn_helper(s, "symdim-helper", None, || {
+            if !handoff.wait() {
+                return None;
+            }
+            let (c, f) = (input.get()?, take()?);
+            Some(f(c))
+        });
         let _ = input.set(first());
         handoff.set(READY);
         drop(abandon);
@@ -144,6 +141,39 @@ pub fn overlapped<C: Send + Sync, T, D: Send>(
         unreachable!("the input was set in the scope")
     };
     (c, t, d)
+}
+
+/// Start a helper thread named `name` in scope `s`, running `f` off this thread's CPU
+/// (see [`avoid_cpu`]), with a stack of `stack` bytes (or the default, 2 MiB); `Err`
+/// when no thread could be started.
+///
+/// A thread that needs little stack should say so: a fresh 2 MiB stack is faulted in
+/// as one transparent huge page, which the kernel zeroes (0.2 ms in traces, while the
+/// thread that started it waits in its yield, below).
+///
+/// A new thread is queued on the CPU of the thread that started it, and a scheduler
+/// trace (`perf sched timehist`, docs/benchmarks.md) showed it waiting there 3.5 ms,
+/// until this thread's time slice ended, before it could even move itself to the idle
+/// CPU: the two threads then ran one after the other. So this thread yields once
+/// after starting it: the helper runs, moves to another CPU, and this thread goes on.
+/// When the helper was placed on another CPU from the start, the yield returns at once.
+pub(crate) fn spawn_helper<'scope, T: Send + 'scope>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    name: &str,
+    stack: Option<usize>,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> std::io::Result<std::thread::ScopedJoinHandle<'scope, T>> {
+    let here = current_cpu();
+    let mut builder = std::thread::Builder::new().name(name.into());
+    if let Some(bytes) = stack {
+        builder = builder.stack_size(bytes);
+    }
+    let helper = builder.spawn_scoped(s, move || {
+        avoid_cpu(here);
+        f()
+    });
+    std::thread::yield_now();
+    helper
 }
 
 /// The CPU this thread runs on, when the system says (Linux).
@@ -230,20 +260,23 @@ mod tests {
         assert_eq!(d, 9);
     }
 
+    /// How many CPUs the calling thread may run on, and whether `cpu` is one (Linux).
+    #[cfg(target_os = "linux")]
+    fn allowed(cpu: usize) -> (i32, bool) {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: as in `avoid_cpu`; `cpu` is below the set's 1024 bits in the tests.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
+            (libc::CPU_COUNT(&set), libc::CPU_ISSET(cpu, &set))
+        }
+    }
+
     /// On Linux with two CPUs or more, a thread that avoids a CPU no longer may run on
     /// it, and runs elsewhere; a CPU index past the set, or none, changes nothing.
     #[cfg(target_os = "linux")]
     #[test]
     fn a_helper_avoids_the_cpu_it_is_told_to() {
-        let allowed = |cpu: usize| {
-            let size = std::mem::size_of::<libc::cpu_set_t>();
-            // SAFETY: as in `avoid_cpu`.
-            unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0);
-                (libc::CPU_COUNT(&set), libc::CPU_ISSET(cpu, &set))
-            }
-        };
         std::thread::spawn(move || {
             let (count, on_0) = allowed(0);
             avoid_cpu(Some(1 << 20));
@@ -259,6 +292,33 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    /// A helper started by `spawn_helper` runs its function, off one of the CPUs
+    /// this thread may use when there are two or more (Linux).
+    #[test]
+    fn a_spawned_helper_runs_off_one_cpu() {
+        let count = || {
+            #[cfg(target_os = "linux")]
+            return allowed(0).0;
+            #[cfg(not(target_os = "linux"))]
+            1
+        };
+        let here = count();
+        let there = std::thread::scope(|s| {
+            spawn_helper(s, "test-helper", Some(64 << 10), || {
+                assert_eq!(std::thread::current().name(), Some("test-helper"));
+                count()
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+        });
+        if cfg!(target_os = "linux") && here > 1 && current_cpu().is_some() {
+            assert_eq!(there, here - 1);
+        } else {
+            assert_eq!(there, here);
+        }
     }
 
     #[test]

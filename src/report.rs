@@ -1215,6 +1215,15 @@ mod tests {
         }
     }
 
+    /// A `Stop::until` test that says to stop from its `(n + 1)`-th call on.
+    fn stops_after(n: usize) -> impl Fn() -> bool {
+        let calls = std::cell::Cell::new(0);
+        move || {
+            calls.set(calls.get() + 1);
+            calls.get() > n
+        }
+    }
+
     /// The `tensors` section written beforehand up to any stopping point (every 256
     /// tensors), then finished by the report's writer, gives the report's bytes.
     #[test]
@@ -1223,11 +1232,7 @@ mod tests {
             let report = big_report(n);
             let whole = report.to_json();
             for stop_after in 0..4 {
-                let calls = std::cell::Cell::new(0);
-                let until = || {
-                    calls.set(calls.get() + 1);
-                    calls.get() > stop_after
-                };
+                let until = stops_after(stop_after);
                 let stop = Stop {
                     until: &until,
                     max_len: usize::MAX,
@@ -1262,11 +1267,7 @@ mod tests {
             let whole = report.to_text();
             let src = Source::Kept(&report.tensors);
             for stop_after in 0..4 {
-                let calls = std::cell::Cell::new(0);
-                let until = || {
-                    calls.set(calls.get() + 1);
-                    calls.get() > stop_after
-                };
+                let until = stops_after(stop_after);
                 let stop = Stop {
                     until: &until,
                     max_len: usize::MAX,
