@@ -4,6 +4,8 @@
 pub mod algebra;
 pub mod annotate;
 pub mod check;
+#[cfg(unix)]
+mod chunked;
 pub mod context;
 pub mod contracts;
 pub mod explain;

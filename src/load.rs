@@ -117,6 +117,12 @@ pub fn load(path: &Path) -> Result<(Model, Vec<u8>), LoadError> {
 /// next to it when it has Const layers.
 pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>), LoadError> {
     let shown = path.display().to_string();
+    #[cfg(unix)]
+    if options.onednn_symbols.is_empty() {
+        if let Some(loaded) = load_onnx_while_reading(path, &shown)? {
+            return Ok(loaded);
+        }
+    }
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
         path: shown.clone(),
         source,
@@ -226,4 +232,31 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>),
             Ok((model, bytes))
         }
     }
+}
+
+/// A large ONNX model, parsed while it is read (`crate::onnx::pipelined`): `None` when
+/// the file is not one (too small, or not opening like ONNX), to be read whole.
+#[cfg(unix)]
+fn load_onnx_while_reading(
+    path: &Path,
+    shown: &str,
+) -> Result<Option<(Model, Vec<u8>)>, LoadError> {
+    use crate::onnx::pipelined::{load, Failure};
+    let io = |source| LoadError::Io {
+        path: shown.to_string(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let size = file.metadata().map_err(io)?.len();
+    let Ok(size) = usize::try_from(size) else {
+        return Ok(None);
+    };
+    let src = crate::onnx::DataSource::for_model_file(path);
+    load(&file, size, shown, &src).map_err(|e| match e {
+        Failure::Io(source) => io(source),
+        Failure::Onnx(source) => LoadError::Onnx {
+            path: shown.to_string(),
+            source,
+        },
+    })
 }

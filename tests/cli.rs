@@ -473,3 +473,117 @@ fn two_thread_writer_on_a_large_report() {
         }
     }
 }
+
+/// Appends `v` as a protobuf varint.
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a protobuf varint at `*pos`.
+fn get_varint(b: &[u8], pos: &mut usize) -> u64 {
+    let mut v = 0;
+    for i in 0.. {
+        let byte = b[*pos];
+        *pos += 1;
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte < 0x80 {
+            break;
+        }
+    }
+    v
+}
+
+/// The model with a graph `doc_string` of `pad` bytes put before (or after) the
+/// graph's other fields: the same model, in a file larger than the size at which
+/// `symdim` parses a file while it reads it.
+fn with_graph_doc(model: &[u8], pad: usize, first: bool) -> Vec<u8> {
+    let (mut out, mut pos) = (Vec::new(), 0);
+    while pos < model.len() {
+        let start = pos;
+        let tag = get_varint(model, &mut pos);
+        match tag & 7 {
+            0 => {
+                get_varint(model, &mut pos);
+            }
+            2 => {
+                let len = get_varint(model, &mut pos) as usize;
+                if tag == (7 << 3 | 2) {
+                    let mut doc = Vec::new();
+                    put_varint(&mut doc, 10 << 3 | 2);
+                    put_varint(&mut doc, pad as u64);
+                    doc.resize(doc.len() + pad, b'#');
+                    let body = &model[pos..pos + len];
+                    let graph = if first {
+                        [&doc[..], body].concat()
+                    } else {
+                        [body, &doc[..]].concat()
+                    };
+                    put_varint(&mut out, tag);
+                    put_varint(&mut out, graph.len() as u64);
+                    out.extend_from_slice(&graph);
+                    pos += len;
+                    continue;
+                }
+                pos += len;
+            }
+            other => panic!("wire type {other} at the top level"),
+        }
+        out.extend_from_slice(&model[start..pos]);
+    }
+    out
+}
+
+/// A model file of a few megabytes is parsed while it is read (two threads): the
+/// reports, in both formats, and the annotated model are those of the same model in
+/// a small file (the graph's `doc_string` is not read), whether the padding comes
+/// before the nodes or after them.
+#[test]
+fn a_large_model_file_reports_as_a_small_one() {
+    let small = std::fs::read(example()).unwrap();
+    let dir = |name: &str| {
+        let d = tmp(name);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    };
+    let run = |dir: &Path, args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_symdim"))
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .expect("run symdim");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let reference = dir("large-reference");
+    std::fs::write(reference.join("m.onnx"), &small).unwrap();
+    for first in [true, false] {
+        let large = with_graph_doc(&small, 3_000_000, first);
+        assert!(large.len() > 3_000_000);
+        let padded = dir(if first { "large-first" } else { "large-last" });
+        std::fs::write(padded.join("m.onnx"), &large).unwrap();
+        for format in ["json", "text"] {
+            let args = ["infer", "m.onnx", "--format", format];
+            assert_eq!(run(&padded, &args), run(&reference, &args), "{format}");
+        }
+        // The annotated copy keeps the padding and adds the same value infos (at the
+        // graph's end, so after the padding when it comes last).
+        run(&padded, &["infer", "m.onnx", "-o", "out.onnx"]);
+        run(&reference, &["infer", "m.onnx", "-o", "out.onnx"]);
+        if first {
+            let annotated = std::fs::read(padded.join("out.onnx")).unwrap();
+            let reference = std::fs::read(reference.join("out.onnx")).unwrap();
+            assert!(annotated == with_graph_doc(&reference, 3_000_000, first));
+        }
+        let args = ["infer", "out.onnx", "--format", "json"];
+        assert_eq!(run(&padded, &args), run(&reference, &args));
+    }
+}

@@ -34,6 +34,8 @@ mod attr;
 mod dtype;
 mod error;
 mod model;
+#[cfg(unix)]
+pub(crate) mod pipelined;
 mod tensor;
 mod to_graph;
 mod types;
@@ -124,6 +126,16 @@ pub fn load(path: impl AsRef<Path>) -> Result<OwnedModel, OnnxError> {
         bytes,
         path: Some(path.to_path_buf()),
     })
+}
+
+/// The default ONNX domain's one spelling: `"ai.onnx"` and `""` name the same domain,
+/// and symdim keys it as `""`.
+pub fn canonical_domain(domain: &str) -> &str {
+    if domain == "ai.onnx" {
+        ""
+    } else {
+        domain
+    }
 }
 
 /// A cheap content sniff: whether `bytes` look like a serialized `ModelProto`. Checks that

@@ -383,17 +383,11 @@ impl<'a> ModelProto<'a> {
 
     /// The imported version of an opset domain; `""` and `"ai.onnx"` are the same domain.
     pub fn opset_version(&self, domain: &str) -> Option<i64> {
-        fn norm(d: &str) -> &str {
-            if d == "ai.onnx" {
-                ""
-            } else {
-                d
-            }
-        }
+        let domain = super::canonical_domain(domain);
         self.opset_import
             .iter()
             .rev()
-            .find(|o| norm(o.domain) == norm(domain))
+            .find(|o| super::canonical_domain(o.domain) == domain)
             .map(|o| o.version)
     }
 

@@ -883,6 +883,12 @@ fn loads_as_in_two_steps(bytes: &[u8]) {
 /// unnamed (its name comes from its index), attributes, a subgraph, and calls of a
 /// model-local function, which are inlined.
 fn many_nodes_model(n: usize) -> B {
+    many_nodes_model_with_docs(n, 0)
+}
+
+/// [`many_nodes_model`] with a `doc_string` of `doc` bytes on every node (skipped when
+/// read, as exporters' stack traces are).
+fn many_nodes_model_with_docs(n: usize, doc: usize) -> B {
     let mut graph = B::new().s(2, "g");
     for i in 0..n {
         let mut node = B::new()
@@ -897,6 +903,9 @@ fn many_nodes_model(n: usize) -> B {
             .s(2, format!("t{i}"));
         if i % 3 != 0 {
             node = node.s(3, format!("node{i}"));
+        }
+        if doc > 0 {
+            node = node.s(6, vec![b'#'; doc]);
         }
         node = match i % 5 {
             0 => node.s(4, "Relu"),
@@ -1005,4 +1014,134 @@ fn streamed_load_of_the_fixtures() {
             }
         }
     }
+}
+
+/// `pipelined::load` of `bytes` from a file, against `load_model` of them: the same
+/// model and bytes, or the same error. `Ok(None)` (read whole instead) only when
+/// `streams` is false.
+fn loads_while_reading_as_whole(dir: &TempDir, bytes: &[u8], streams: bool) {
+    let path = dir.0.join("m.onnx");
+    std::fs::write(&path, bytes).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let src = mem();
+    let read = pipelined::load(&file, bytes.len(), "m.onnx", &src);
+    let whole = load_model(bytes, "m.onnx", &src);
+    match (read, whole) {
+        (Ok(Some((a, read))), Ok(b)) => {
+            assert!(read == bytes, "the bytes read differ from the file's");
+            assert_eq!(
+                (&a.path, a.format, &a.opsets),
+                (&b.path, b.format, &b.opsets)
+            );
+            assert_eq!(a.graph, b.graph);
+        }
+        (Err(pipelined::Failure::Onnx(a)), Err(b)) => {
+            assert_eq!(format!("{a:?}"), format!("{b:?}"))
+        }
+        (Ok(None), _) if !streams => {}
+        (a, b) => panic!("read while parsing {a:?}, whole {b:?}"),
+    }
+}
+
+#[test]
+fn loading_while_reading_matches_loading_whole() {
+    let dir = TempDir::new("pipelined");
+    // 2 MB: several chunks, node fields across their ends.
+    let big = many_nodes_model_with_docs(6000, 320);
+    let b = big.bytes();
+    assert!(b.len() > pipelined::MIN_SIZE + 3 * crate::chunked::CHUNK);
+    loads_while_reading_as_whole(&dir, b, true);
+    // A field larger than a chunk (a graph doc_string) first in the graph, then the nodes.
+    let graph = B::new()
+        .s(
+            10,
+            vec![b'.'; pipelined::MIN_SIZE + crate::chunked::CHUNK + 17],
+        )
+        .m(1, B::new().s(1, "x").s(2, "y").s(4, "Relu"))
+        .m(
+            11,
+            value_info("x", tensor_type(1, Some(&[B::new().s(2, "N")]))),
+        );
+    let padded = model_with_graph(graph.clone());
+    loads_while_reading_as_whole(&dir, padded.bytes(), true);
+    // Small files, and files whose graph does not open in the head, are read whole.
+    loads_while_reading_as_whole(&dir, small_model().bytes(), false);
+    let late = B::new()
+        .v(1, 8)
+        .s(2, vec![b'p'; pipelined::HEAD])
+        .m(7, graph.clone())
+        .m(8, B::new().s(1, "").v(2, 17));
+    loads_while_reading_as_whole(&dir, late.bytes(), false);
+    let file = std::fs::File::open(dir.0.join("m.onnx")).unwrap();
+    assert!(matches!(
+        pipelined::load(&file, late.bytes().len(), "m.onnx", &mem()),
+        Ok(None)
+    ));
+    // A second graph after the first (the last one counts), and a large tail.
+    let two = padded.clone().m(7, B::new().s(2, "second"));
+    loads_while_reading_as_whole(&dir, two.bytes(), true);
+    let tail = padded.clone().s(6, vec![b'd'; 100_000]);
+    loads_while_reading_as_whole(&dir, tail.bytes(), true);
+    // Cut anywhere (in the graph: read whole; after it: the same error), or damaged.
+    let step = b.len() / 17;
+    for i in (0..b.len()).step_by(step) {
+        loads_while_reading_as_whole(&dir, &b[..i], false);
+    }
+    for i in [3, 60, 1000, b.len() / 2, b.len() - 40] {
+        for v in [0x00, 0xff, 0x07] {
+            let mut d = b.to_vec();
+            d[i] = v;
+            loads_while_reading_as_whole(&dir, &d, false);
+        }
+    }
+}
+
+#[test]
+fn loading_while_reading_a_file_that_shrank_is_a_read_error() {
+    let dir = TempDir::new("pipelined-shrank");
+    let big = many_nodes_model_with_docs(5000, 250);
+    let path = dir.0.join("m.onnx");
+    std::fs::write(&path, big.bytes()).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    // The size said is that of the whole model; the file now ends after 1 MB.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(pipelined::MIN_SIZE as u64)
+        .unwrap();
+    match pipelined::load(&file, big.bytes().len(), "m.onnx", &mem()) {
+        Err(pipelined::Failure::Io(e)) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof, "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `"ai.onnx"` and `""` are one domain everywhere: the opsets, a node's domain and
+/// version, the model's opset lookup and the op rules.
+#[test]
+fn ai_onnx_is_the_default_domain() {
+    let graph = B::new()
+        .m(1, B::new().s(1, "x").s(2, "y").s(4, "Relu").s(7, "ai.onnx"))
+        .m(1, B::new().s(1, "y").s(2, "z").s(4, "Relu"));
+    let bytes = B::new()
+        .v(1, 8)
+        .m(7, graph)
+        .m(8, B::new().s(1, "ai.onnx").v(2, 13));
+    let m = ModelProto::parse(bytes.bytes()).unwrap();
+    assert_eq!(m.opset_version(""), Some(13));
+    assert_eq!(m.opset_version("ai.onnx"), Some(13));
+    let model = load_model(bytes.bytes(), "m.onnx", &mem()).unwrap();
+    assert_eq!(model.opsets.get(""), Some(&13));
+    assert_eq!(model.opsets.len(), 1);
+    for n in &model.graph.nodes {
+        assert_eq!((n.domain.as_str(), n.version), ("", 13), "{}", n.name);
+    }
+    assert!(crate::ops::rule_for("ai.onnx", "Relu").is_some());
+    assert_eq!(
+        crate::ops::rule_for("ai.onnx", "NoSuchOp").is_some(),
+        crate::ops::rule_for("", "NoSuchOp").is_some()
+    );
+    assert_eq!(canonical_domain("com.microsoft"), "com.microsoft");
 }

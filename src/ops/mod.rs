@@ -76,7 +76,7 @@ fn registry() -> &'static Registry {
 
 /// The rule for an op, if symdim has one.
 pub fn rule_for(domain: &str, op_type: &str) -> Option<OpRule> {
-    let domain = if domain == "ai.onnx" { "" } else { domain };
+    let domain = crate::onnx::canonical_domain(domain);
     registry().get(&(domain, op_type)).copied()
 }
 
