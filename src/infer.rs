@@ -84,13 +84,20 @@ pub fn infer(model: &Model, options: &Options) -> Report {
 
 /// Infer and return the context (for callers that want the algebra itself).
 pub fn infer_context(model: &Model, options: &Options) -> ShapesContext {
-    let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
     let g = &model.graph;
-    ctx.reserve(
-        g.inputs.len()
-            + g.initializers.len()
-            + g.nodes.iter().map(|n| n.outputs.len()).sum::<usize>(),
-    );
+    let outputs = g.nodes.iter().map(|n| n.outputs.len()).sum::<usize>();
+    let mut ctx = start(g, options, outputs);
+    run_graph(&mut ctx, &model.graph);
+    check_declared(&mut ctx, &model.graph.outputs, "graph output");
+    ctx
+}
+
+/// The context before any node of the main graph `g` runs: the options' bindings and
+/// assumptions, then `g`'s initializers and inputs; with room for `outputs` node
+/// outputs besides.
+fn start(g: &Graph, options: &Options, outputs: usize) -> ShapesContext {
+    let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
+    ctx.reserve(g.inputs.len() + g.initializers.len() + outputs);
     for (name, value) in &options.binds {
         if let Err(e) = ctx.alg.bind(name, *value) {
             model_diagnostic(
@@ -105,9 +112,72 @@ pub fn infer_context(model: &Model, options: &Options) -> ShapesContext {
             model_diagnostic(&mut ctx, Severity::Error, format!("--assume {fact}: {e}"));
         }
     }
-    declare_inputs(&mut ctx, &model.graph);
-    run_graph(&mut ctx, &model.graph);
-    check_declared(&mut ctx, &model.graph.outputs, "graph output");
+    declare_inputs(&mut ctx, g);
+    ctx
+}
+
+/// [`infer_context`] begun while the main graph is still being converted: the nodes
+/// already run, in file order, and the context they left.
+///
+/// A loader that converts the graph's other fields first (`crate::onnx::pipelined`)
+/// runs the nodes on a second thread as they are converted; [`infer_rest`] then
+/// finishes the inference on the whole model. The result is [`infer_context`]'s
+/// exactly: nodes run ahead only in file order, and only the way [`run_graph`]
+/// would run them when the file is topologically sorted (as exporters write it);
+/// an undecided `If` that may be case-split stops the run ahead, and a file that
+/// turns out not to be sorted is inferred again from the start.
+pub(crate) struct Ahead {
+    ctx: ShapesContext,
+    /// How many of the graph's first nodes have run.
+    ran: usize,
+}
+
+/// Run the nodes of a main graph as `nodes` gives them, in file order, `tail` being
+/// the graph without its nodes, and keep each node in `keep`, in order (see [`Ahead`]).
+pub(crate) fn infer_ahead(
+    tail: &Graph,
+    options: &Options,
+    nodes: impl Iterator<Item = Node>,
+    keep: &mut Vec<Node>,
+) -> Ahead {
+    let mut ctx = start(tail, options, keep.capacity());
+    let declared = declared_of(tail);
+    let mut ran = 0;
+    let mut stopped = false;
+    for node in nodes {
+        if !stopped {
+            // As `run_order` does, but a node that may be case-split needs the nodes
+            // after it: it and the rest run in `infer_rest`.
+            if split_budget(&ctx) && undecided_if(&ctx, &node) {
+                stopped = true;
+            } else {
+                run_node(&mut ctx, &node, &declared);
+                ran += 1;
+            }
+        }
+        keep.push(node);
+    }
+    Ahead { ctx, ran }
+}
+
+/// Finish an inference begun by [`infer_ahead`] on the whole model (whose main graph
+/// holds the nodes [`infer_ahead`] kept): the same context as [`infer_context`].
+pub(crate) fn infer_rest(ahead: Ahead, model: &Model, options: &Options) -> ShapesContext {
+    let g = &model.graph;
+    let known: FxHashSet<&str> = g
+        .initializers
+        .keys()
+        .map(String::as_str)
+        .chain(g.inputs.iter().map(|v| &*v.name))
+        .collect();
+    if ahead.ran > g.nodes.len() || !is_sorted(g, &producers(g), |s| known.contains(s)) {
+        // `run_graph` would have run the nodes in another order.
+        return infer_context(model, options);
+    }
+    let Ahead { mut ctx, ran } = ahead;
+    let order: Vec<usize> = (ran..g.nodes.len()).collect();
+    run_order(&mut ctx, g, &order, &declared_of(g));
+    check_declared(&mut ctx, &g.outputs, "graph output");
     ctx
 }
 
@@ -285,15 +355,7 @@ pub fn run_subgraph(
 
 /// Run the nodes of a graph whose inputs are already in the context.
 pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
-    // A declaration with a shape wins over one without (a graph output is often
-    // declared without a shape and again, with one, in value_info).
-    let mut declared: HashMap<&str, &ValueDecl> = HashMap::default();
-    for v in g.value_info.iter().chain(g.outputs.iter()) {
-        let slot = declared.entry(&*v.name).or_insert(v);
-        if slot.shape.is_none() {
-            *slot = v;
-        }
-    }
+    let declared = declared_of(g);
     let (order, stuck) = topo_order(ctx, g);
     run_order(ctx, g, &order, &declared);
     // What each node of a cycle waits for, read before any of them gets outputs.
@@ -324,6 +386,27 @@ pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
     }
 }
 
+/// The shapes a graph declares for its tensors (value_info and outputs), by name.
+fn declared_of(g: &Graph) -> HashMap<&str, &ValueDecl> {
+    // A declaration with a shape wins over one without (a graph output is often
+    // declared without a shape and again, with one, in value_info).
+    let mut declared: HashMap<&str, &ValueDecl> = HashMap::default();
+    for v in g.value_info.iter().chain(g.outputs.iter()) {
+        let slot = declared.entry(&*v.name).or_insert(v);
+        if slot.shape.is_none() {
+            *slot = v;
+        }
+    }
+    declared
+}
+
+/// Whether an undecided `If` may still be case-split (or probed for a split).
+fn split_budget(ctx: &ShapesContext) -> bool {
+    ctx.splits_done < MAX_SPLITS
+        && ctx.split_nesting < MAX_SPLIT_NESTING
+        && ctx.split_probes < MAX_SPLIT_PROBES
+}
+
 /// How many undecided `If` nodes one inference may case-split in all. Each split
 /// infers the rest of its graph once per branch.
 pub const MAX_SPLITS: usize = 16;
@@ -351,10 +434,7 @@ fn run_order(
 ) {
     for (k, &i) in order.iter().enumerate() {
         let node = &g.nodes[i];
-        let budget = ctx.splits_done < MAX_SPLITS
-            && ctx.split_nesting < MAX_SPLIT_NESTING
-            && ctx.split_probes < MAX_SPLIT_PROBES;
-        if !budget || !undecided_if(ctx, node) {
+        if !split_budget(ctx) || !undecided_if(ctx, node) {
             run_node(ctx, node, declared);
             continue;
         }
@@ -567,7 +647,8 @@ fn decide_condition(
 
 /// A deterministic topological order: file order where possible, the lowest ready
 /// index otherwise. Returns the order and the nodes that never became ready (cycles).
-fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
+/// The first node to produce each tensor of `g`, by name.
+fn producers(g: &Graph) -> HashMap<&str, usize> {
     let mut producer: HashMap<&str, usize> =
         HashMap::with_capacity_and_hasher(g.nodes.len() * 2, Default::default());
     for (i, n) in g.nodes.iter().enumerate() {
@@ -575,6 +656,24 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
             producer.entry(&**o).or_insert(i);
         }
     }
+    producer
+}
+
+/// Whether `g`'s nodes are already in a topological order: every input (or name a
+/// subgraph captures) that a node of `g` produces is produced by an earlier node,
+/// unless `known` (a tensor defined before the nodes run). `producer` holds the first
+/// node to produce each name, so "an earlier node produced it" is `p < i`.
+fn is_sorted(g: &Graph, producer: &HashMap<&str, usize>, known: impl Fn(&str) -> bool) -> bool {
+    g.nodes.iter().enumerate().all(|(i, n)| {
+        n.inputs
+            .iter()
+            .chain(subgraph_captures(n).iter())
+            .all(|s| s.is_empty() || !producer.get(&**s).is_some_and(|&p| p >= i) || known(s))
+    })
+}
+
+fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
+    let producer = producers(g);
     // Inputs a node waits for: produced by another node of this graph.
     let deps = |i: usize| -> Vec<usize> {
         let mut v: Vec<usize> = g.nodes[i]
@@ -589,15 +688,8 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
         v.dedup();
         v
     };
-    // Fast path: the file is already sorted (every input produced in this graph is
-    // produced by an earlier node), as exporters write it. `producer` holds the first
-    // node to produce each name, so "an earlier node produced it" is `p < i`.
-    let sorted = g.nodes.iter().enumerate().all(|(i, n)| {
-        n.inputs.iter().chain(subgraph_captures(n).iter()).all(|s| {
-            s.is_empty() || !producer.get(&**s).is_some_and(|&p| p >= i) || ctx.get(s).is_some()
-        })
-    });
-    if sorted {
+    // Fast path: the file is already sorted, as exporters write it.
+    if is_sorted(g, &producer, |s| ctx.get(s).is_some()) {
         return ((0..g.nodes.len()).collect(), Vec::new());
     }
     let preds: Vec<Vec<usize>> = (0..g.nodes.len())

@@ -113,16 +113,51 @@ pub fn load(path: &Path) -> Result<(Model, Vec<u8>), LoadError> {
     load_with(path, &LoadOptions::default())
 }
 
+/// [`load_with`], then [`crate::infer::infer_context`] on the model: the model, the
+/// file's bytes and the inferred context.
+///
+/// The context is exactly [`crate::infer::infer_context`]'s, but on an ONNX file of
+/// 1 to 16 MiB (unix) the inference runs on a second thread while the graph is still
+/// being converted (`docs/architecture.md`).
+pub fn load_and_infer(
+    path: &Path,
+    options: &LoadOptions,
+    infer: &crate::infer::Options,
+) -> Result<(Model, Vec<u8>, crate::context::ShapesContext), LoadError> {
+    let (model, bytes, ctx) = load_with_infer(path, options, Some(infer))?;
+    let ctx = match ctx {
+        Some(ctx) => ctx,
+        None => crate::infer::infer_context(&model, infer),
+    };
+    Ok((model, bytes, ctx))
+}
+
 /// [`load`] with options. An OpenVINO IR `.xml` needs its weights (same stem, `.bin`)
 /// next to it when it has Const layers.
 pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>), LoadError> {
+    load_with_infer(path, options, None).map(|(m, bytes, _)| (m, bytes))
+}
+
+/// The model loaded as [`load_with`] loads it, and the context when the loader could
+/// infer it while converting (see [`load_and_infer`]).
+type LoadedWith = (Model, Vec<u8>, Option<crate::context::ShapesContext>);
+
+/// [`load_with`], inferring the model while it is converted when `infer` is given and
+/// the loader can (the context is then returned).
+fn load_with_infer(
+    path: &Path,
+    options: &LoadOptions,
+    infer: Option<&crate::infer::Options>,
+) -> Result<LoadedWith, LoadError> {
     let shown = path.display().to_string();
     #[cfg(unix)]
     if options.onednn_symbols.is_empty() {
-        if let Some(loaded) = load_onnx_while_reading(path, &shown)? {
+        if let Some(loaded) = load_onnx_while_reading(path, &shown, infer)? {
             return Ok(loaded);
         }
     }
+    #[cfg(not(unix))]
+    let _ = infer;
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
         path: shown.clone(),
         source,
@@ -155,7 +190,7 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>),
                     source,
                 }
             })?;
-            Ok((model, bytes))
+            Ok((model, bytes, None))
         }
         Format::OpenVino => {
             let ir = |source| LoadError::OpenVino {
@@ -202,7 +237,7 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>),
                 });
             }
             let model = crate::openvino::to_graph::to_model(&m, &weights, &shown).map_err(ir)?;
-            Ok((model, bytes))
+            Ok((model, bytes, None))
         }
         Format::OneDnn => {
             let text = std::str::from_utf8(&bytes).map_err(|_| LoadError::OneDnn {
@@ -229,7 +264,7 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>),
                     source,
                 }
             })?;
-            Ok((model, bytes))
+            Ok((model, bytes, None))
         }
     }
 }
@@ -240,8 +275,9 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>),
 fn load_onnx_while_reading(
     path: &Path,
     shown: &str,
-) -> Result<Option<(Model, Vec<u8>)>, LoadError> {
-    use crate::onnx::pipelined::{load, Failure};
+    infer: Option<&crate::infer::Options>,
+) -> Result<Option<LoadedWith>, LoadError> {
+    use crate::onnx::pipelined::{load_and_infer, Failure};
     let io = |source| LoadError::Io {
         path: shown.to_string(),
         source,
@@ -252,7 +288,7 @@ fn load_onnx_while_reading(
         return Ok(None);
     };
     let src = crate::onnx::DataSource::for_model_file(path);
-    load(&file, size, shown, &src).map_err(|e| match e {
+    load_and_infer(&file, size, shown, &src, infer).map_err(|e| match e {
         Failure::Io(source) => io(source),
         Failure::Onnx(source) => LoadError::Onnx {
             path: shown.to_string(),

@@ -159,10 +159,14 @@ fn load_and_infer(
     symdim::context::ShapesContext,
     Options,
 )> {
-    let (m, _) = load_model(model, &Default::default())?;
     let options = options(binds, assumes);
-    let ctx = symdim::infer::infer_context(&m, &options);
-    Some((m, ctx, options))
+    match symdim::load::load_and_infer(model, &Default::default(), &options) {
+        Ok((m, _, ctx)) => Some((m, ctx, options)),
+        Err(e) => {
+            eprintln!("symdim: {e}");
+            None
+        }
+    }
 }
 
 /// A model file at least this large is handed back to the system once parsed:
@@ -331,9 +335,17 @@ fn run() -> u8 {
                 onednn_symbols: symbols,
             };
             let mut phases = Phases::from_env();
-            let Some((m, bytes)) = load_model(&model, &load_options) else {
-                return 2;
-            };
+            let options = options(binds, assumes);
+            // The inference runs while the model loads when it can (an ONNX file of
+            // 1 to 16 MiB): the `load` phase then holds most of it.
+            let (m, bytes, ctx) =
+                match symdim::load::load_and_infer(&model, &load_options, &options) {
+                    Ok(loaded) => loaded,
+                    Err(e) => {
+                        eprintln!("symdim: {e}");
+                        return 2;
+                    }
+                };
             phases.mark("load");
             // The file's bytes are only needed to write the annotated copy; without
             // one, their memory goes back to the allocator for what follows.
@@ -349,7 +361,6 @@ fn run() -> u8 {
                 }
                 Vec::new()
             };
-            let options = options(binds, assumes);
             // The report goes out as it is written, its bulk made while the contract is
             // derived (on a thread started before inference).
             let format = match format {
@@ -358,7 +369,6 @@ fn run() -> u8 {
             };
             let ((ctx, mut report), written) = emit_with(|out| {
                 let infer = || {
-                    let ctx = symdim::infer::infer_context(&m, &options);
                     phases.mark("infer");
                     ctx
                 };

@@ -10,18 +10,33 @@
 //! the helper also takes the first writes to the buffer's fresh pages, which the
 //! kernel zeroes (about 0.2 ms per 2 MB huge page here).
 //!
+//! [`load_and_infer`] also runs the inference while the file loads (files of at most
+//! [`MAX_INFER_AHEAD`] bytes). The helper thread, once it has read the file, converts
+//! the main graph's fields other than its nodes (initializers, inputs, outputs,
+//! value_info: ONNX writes them after the nodes), then infers the nodes that this
+//! thread converts and hands it, in batches, in file order
+//! ([`crate::infer::infer_ahead`]). The two threads make their tensor names
+//! separately. On the 2.7 MB corpus model, where inference took longer than loading,
+//! the whole run took 0.79-0.84 × as long; on the 9 MB one, whose helper first reads
+//! 9 MB, about as long (docs/benchmarks.md). The context is
+//! [`crate::infer::infer_context`]'s on the loaded model, exactly (see
+//! [`crate::infer::infer_rest`]).
+//!
 //! The model and the errors are those of [`super::load_model`] on the whole file:
 //! whenever the streaming pass fails, or the file is laid out otherwise than it
 //! expects (another `graph` field, a graph that does not open within [`HEAD`]), the
 //! whole file is read and [`super::load_model`] converts it.
 
-use super::to_graph::stream_parts;
+use super::to_graph::{graph_tail, stream_parts};
 use super::wire::Reader;
 use super::{DataSource, OnnxError};
 use crate::chunked::{Chunked, CHUNK};
-use crate::graph::Model;
+use crate::context::ShapesContext;
+use crate::graph::{Graph, Model, Node};
+use crate::infer::Options;
 use std::cell::RefCell;
 use std::fs::File;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 
 /// Files smaller than this are read whole before they are parsed: starting a helper
 /// thread costs more than reading them.
@@ -45,12 +60,29 @@ pub(crate) enum Failure {
 /// Load an ONNX model of `size` bytes from `file`, reading it while it is parsed; the
 /// model with the file's bytes, or `Ok(None)` when the file is too small for this or
 /// does not open like an ONNX model (the caller then reads it whole).
+#[cfg(test)]
 pub(crate) fn load(
     file: &File,
     size: usize,
     path: &str,
     src: &DataSource,
 ) -> Result<Option<(Model, Vec<u8>)>, Failure> {
+    Ok(load_and_infer(file, size, path, src, None)?.map(|(m, bytes, _)| (m, bytes)))
+}
+
+/// [`load`], and when `infer` gives the inference options and the file is at most
+/// [`MAX_INFER_AHEAD`] bytes, the model's inference too: the helper thread, once it
+/// has read the file, infers the main graph's nodes while this thread converts the
+/// rest ([`crate::infer::infer_ahead`]). The context is then
+/// [`crate::infer::infer_context`]'s on the model, exactly; `None` when the
+/// inference did not run ahead (the caller runs it).
+pub(crate) fn load_and_infer(
+    file: &File,
+    size: usize,
+    path: &str,
+    src: &DataSource,
+    infer: Option<&Options>,
+) -> Result<Option<Loaded>, Failure> {
     if size < MIN_SIZE {
         return Ok(None);
     }
@@ -70,25 +102,102 @@ pub(crate) fn load(
     drop(tail);
     let chunked = Chunked::new(file, size);
     let io_error = RefCell::new(None);
-    let streamed = std::thread::scope(|s| {
-        // Without a helper (none could be started), this thread reads every chunk.
-        // The reader's work is shallow: a small stack.
-        let stack = Some(READER_STACK);
-        let _helper = crate::overlap::spawn_helper(s, "symdim-reader", stack, || chunked.help());
-        let streamed = stream(&chunked, &top, &graph, &io_error, path, src);
-        chunked.stop();
-        streamed
+    let options = infer.filter(|_| size <= MAX_INFER_AHEAD);
+    let (streamed, ahead) = std::thread::scope(|s| match options {
+        None => {
+            // Without a helper (none could be started), this thread reads every
+            // chunk. The reader's work is shallow: a small stack.
+            let stack = Some(READER_STACK);
+            let _helper =
+                crate::overlap::spawn_helper(s, "symdim-reader", stack, || chunked.help());
+            let streamed = stream(&chunked, &top, &graph, &io_error, path, src, None);
+            chunked.stop();
+            (streamed, None)
+        }
+        Some(options) => {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let helper = crate::overlap::spawn_helper(s, "symdim-ahead", Some(AHEAD_STACK), {
+                let (chunked, top, graph) = (&chunked, &top, &graph);
+                move || {
+                    chunked.help();
+                    // The whole graph is read (or a chunk failed, and this thread has
+                    // nothing to do: the other thread reports the error).
+                    let body = chunked.get(graph.start, graph.end).ok()?;
+                    let r = Reader::new(body, graph.start);
+                    let (tail, count) = graph_tail(top, r, path, src).ok()?;
+                    Some(infer_from(tail, count, &rx, options))
+                }
+            });
+            let streamed = stream(&chunked, &top, &graph, &io_error, path, src, Some(tx));
+            chunked.stop();
+            // No helper, or a panic in its inference: this thread infers afterwards
+            // (and meets the same panic).
+            let ahead = helper.ok().and_then(|h| h.join().ok()).flatten();
+            (streamed, ahead)
+        }
     });
     if let Some(e) = io_error.into_inner() {
         return Err(Failure::Io(e));
     }
     let bytes = chunked.into_bytes().map_err(Failure::Io)?;
-    let model = match streamed {
-        Ok(Some(model)) => model,
-        // The whole file, for its model or error.
-        Ok(None) | Err(_) => super::load_model(&bytes, path, src).map_err(Failure::Onnx)?,
+    let (model, ctx) = match (streamed, ahead, options) {
+        (Ok(Some(mut model)), Some((mut tail, nodes, ahead)), Some(options)) => {
+            tail.nodes = nodes;
+            model.graph = tail;
+            let ctx = crate::infer::infer_rest(ahead, &model, options);
+            (model, Some(ctx))
+        }
+        (Ok(Some(model)), _, None) => (model, None),
+        // The whole file, for its model or error (a graph streamed tail first whose
+        // nodes did not come back is converted again too).
+        _ => (
+            super::load_model(&bytes, path, src).map_err(Failure::Onnx)?,
+            None,
+        ),
     };
-    Ok(Some((model, bytes)))
+    Ok(Some((model, bytes, ctx)))
+}
+
+/// A model loaded by [`load_and_infer`]: the model, the file's bytes, and the
+/// context when the inference ran ahead.
+pub(crate) type Loaded = (Model, Vec<u8>, Option<ShapesContext>);
+
+/// Files larger than this are not inferred ahead: the file's bytes stay in memory
+/// until the graph is converted, while the inference ahead fills the context, and on
+/// the largest models that would pass the memory target (docs/benchmarks.md).
+pub const MAX_INFER_AHEAD: usize = 16 << 20;
+
+/// The stack of the thread that infers ahead: the main thread's usual 8 MiB, as it
+/// runs the same inference.
+const AHEAD_STACK: usize = 8 << 20;
+
+/// The next batch of nodes, or `None` once the converting thread has dropped its
+/// sender. It yields a while before it sleeps: the other thread usually hands a batch
+/// on within microseconds, and waking a sleeping thread takes longer.
+fn receive(rx: &Receiver<Vec<Node>>) -> Option<Vec<Node>> {
+    for _ in 0..256 {
+        match rx.try_recv() {
+            Ok(m) => return Some(m),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => std::thread::yield_now(),
+        }
+    }
+    rx.recv().ok()
+}
+
+/// The helper's inference of the graph whose tail (the graph without its nodes, and
+/// `count` node fields) it converted, its nodes coming on `rx`
+/// ([`crate::infer::infer_ahead`]): the tail and the nodes back, with the run ahead.
+fn infer_from(
+    tail: Graph,
+    count: usize,
+    rx: &Receiver<Vec<Node>>,
+    options: &Options,
+) -> (Graph, Vec<Node>, crate::infer::Ahead) {
+    let mut nodes = Vec::with_capacity(count);
+    let batches = std::iter::from_fn(|| receive(rx));
+    let ahead = crate::infer::infer_ahead(&tail, options, batches.flatten(), &mut nodes);
+    (tail, nodes, ahead)
 }
 
 /// Where the main graph lies in the file.
@@ -121,7 +230,8 @@ fn find_graph(head: &[u8], size: usize) -> Option<GraphAt> {
 }
 
 /// The streaming conversion of the model in `chunked`, whose graph lies at `graph`;
-/// a read error is left in `io_error`.
+/// a read error is left in `io_error`. With `tx`, only the graph's nodes are
+/// converted, and sent on `tx` ([`super::to_graph::stream_parts`]).
 fn stream(
     chunked: &Chunked<'_>,
     top: &[u8],
@@ -129,6 +239,7 @@ fn stream(
     io_error: &RefCell<Option<std::io::Error>>,
     path: &str,
     src: &DataSource,
+    tx: Option<Sender<Vec<Node>>>,
 ) -> Result<Option<Model>, OnnxError> {
     let bytes = |from: usize, to: usize| {
         chunked.get(from, to).map_err(|e| {
@@ -158,5 +269,14 @@ fn stream(
             }
         }
     };
-    stream_parts(top, graph.start..graph.end, next, path, src)
+    // A send fails only when the helper is gone: the caller then converts again.
+    let mut send = |batch| {
+        if let Some(tx) = &tx {
+            let _ = tx.send(batch);
+        }
+    };
+    let nodes = tx
+        .is_some()
+        .then_some(&mut send as &mut dyn FnMut(Vec<Node>));
+    stream_parts(top, graph.start..graph.end, next, path, src, nodes)
 }

@@ -1145,3 +1145,124 @@ fn ai_onnx_is_the_default_domain() {
     );
     assert_eq!(canonical_domain("com.microsoft"), "com.microsoft");
 }
+
+/// A sorted chain of `n` simple nodes (`Relu`, `Transpose`, and a `Constant` added
+/// to the chain), each with a `doc`-byte doc string; with `unsorted`, nodes 5 and 6
+/// are swapped in the file, so that node 6 comes before the node 5 whose output it
+/// reads.
+fn chain_model(n: usize, doc: usize, unsorted: bool) -> B {
+    let mut nodes = Vec::new();
+    for i in 0..n {
+        let input = if i == 0 {
+            "x".to_string()
+        } else {
+            format!("t{}", i - 1)
+        };
+        let mut node = B::new().s(1, input).s(2, format!("t{i}"));
+        node = match i % 3 {
+            0 => node.s(4, "Relu"),
+            1 => node
+                .s(4, "Transpose")
+                .m(5, B::new().s(1, "perm").packed_varints(8, &[1, 0]).v(20, 7)),
+            _ => node.s(1, format!("c{i}")).s(4, "Add"),
+        };
+        if doc > 0 {
+            node = node.s(6, vec![b'#'; doc]);
+        }
+        nodes.push(node);
+        if i % 3 == 2 {
+            nodes.push(
+                B::new().s(2, format!("c{i}")).s(4, "Constant").m(
+                    5,
+                    B::new()
+                        .s(1, "value")
+                        .m(5, B::new().v(1, 1).v(2, 1).f32(4, i as f32))
+                        .v(20, 4),
+                ),
+            );
+        }
+    }
+    if unsorted {
+        nodes.swap(5, 6);
+    }
+    let mut graph = B::new().s(2, "g");
+    for node in nodes {
+        graph = graph.m(1, node);
+    }
+    let graph = graph
+        .m(
+            11,
+            value_info(
+                "x",
+                tensor_type(1, Some(&[B::new().s(2, "N"), B::new().s(2, "N")])),
+            ),
+        )
+        .m(12, value_info(&format!("t{}", n - 1), tensor_type(1, None)));
+    model_with_graph(graph)
+}
+
+/// Loading `bytes` from a file while inferring it gives the model, the report and
+/// the error of loading the bytes whole and inferring afterwards.
+fn infers_while_loading_as_whole(dir: &TempDir, bytes: &[u8], options: &crate::infer::Options) {
+    let path = dir.0.join("m.onnx");
+    std::fs::write(&path, bytes).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let src = mem();
+    let read = pipelined::load_and_infer(&file, bytes.len(), "m.onnx", &src, Some(options));
+    let whole = load_model(bytes, "m.onnx", &src);
+    match (read, whole) {
+        (Ok(Some((a, read, ctx))), Ok(b)) => {
+            assert!(read == bytes, "the bytes read differ from the file's");
+            assert_eq!(a.graph, b.graph);
+            // Large enough and within the limit: inferred while loading.
+            let ctx = ctx.expect("no inference ran while loading");
+            let want = crate::infer::infer_context(&b, options);
+            let (ra, rb) = (
+                crate::report::Report::build(&a, &ctx),
+                crate::report::Report::build(&b, &want),
+            );
+            assert_eq!(ra.to_json(), rb.to_json());
+            assert_eq!(ra.to_text(), rb.to_text());
+        }
+        (Err(pipelined::Failure::Onnx(a)), Err(b)) => {
+            assert_eq!(format!("{a:?}"), format!("{b:?}"))
+        }
+        (a, b) => panic!(
+            "read while inferring {:?}, whole {b:?}",
+            a.map(|o| o.map(|(m, _, _)| m))
+        ),
+    }
+}
+
+/// The inference that runs while a large file loads gives the report of inferring
+/// the loaded model: a sorted file inferred ahead to its end, one whose first
+/// undecided `If` stops the run ahead, an unsorted file (inferred again), with
+/// bindings and assumptions, and broken files (the same errors).
+#[test]
+fn inferring_while_loading_matches_inferring_afterwards() {
+    let dir = TempDir::new("pipelined-infer");
+    let plain = crate::infer::Options::default();
+    let bound = crate::infer::Options {
+        binds: vec![("N".into(), 3)],
+        ..Default::default()
+    };
+    let assumed = crate::infer::Options {
+        assumes: vec!["N >= 5".into()],
+        ..Default::default()
+    };
+    let sorted = chain_model(6000, 300, false);
+    let b = sorted.bytes();
+    assert!(b.len() > pipelined::MIN_SIZE + 3 * crate::chunked::CHUNK);
+    for options in [&plain, &bound, &assumed] {
+        infers_while_loading_as_whole(&dir, b, options);
+    }
+    infers_while_loading_as_whole(&dir, chain_model(6000, 300, true).bytes(), &plain);
+    infers_while_loading_as_whole(&dir, many_nodes_model_with_docs(6000, 320).bytes(), &plain);
+    for i in [b.len() / 3, b.len() - 40] {
+        for v in [0x00, 0xff] {
+            let mut d = b.to_vec();
+            d[i] = v;
+            infers_while_loading_as_whole(&dir, &d, &plain);
+        }
+    }
+}

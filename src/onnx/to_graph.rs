@@ -100,12 +100,19 @@ fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, Onn
 /// `Ok(None)` when `top` has a `graph` field of its own (the last one counts), and on
 /// any error: the caller then converts the whole file with [`load_model`], which gives
 /// the model, or the error, of the file as a whole.
+///
+/// With `nodes`, only the graph's nodes are converted, and handed to `nodes` a few at
+/// a time in file order; the model comes back with an empty graph. [`graph_tail`]
+/// converts the rest, on another thread: the caller puts the two together
+/// (`crate::onnx::pipelined`). The two threads make their tensor names separately,
+/// so a name may then be two equal `Arc`s.
 pub(crate) fn stream_parts<'g>(
     top: &[u8],
     graph: std::ops::Range<usize>,
     next: impl FnMut() -> Result<Option<Field<'g>>, OnnxError>,
     path: &str,
     src: &DataSource,
+    nodes: Option<&mut dyn FnMut(Vec<Node>)>,
 ) -> Result<Option<Model>, OnnxError> {
     let mut other_graph = false;
     let m = ModelProto::parse_with(top, |_| {
@@ -116,10 +123,33 @@ pub(crate) fn stream_parts<'g>(
         return Ok(None);
     }
     let names = names_for(graph.len());
-    convert(&m, path, src, names, |cx| {
-        cx.stream_fields(graph, NodeCount::Unknown, next)
+    convert(&m, path, src, names, |cx| match nodes {
+        None => cx.stream_fields(graph, NodeCount::Unknown, next),
+        Some(batch) => {
+            cx.stream_nodes(graph, next, batch)?;
+            Ok(Graph::default())
+        }
     })
     .map(Some)
+}
+
+/// The main graph's fields other than its nodes, its whole payload in `graph`, for
+/// the caller of [`stream_parts`] with `nodes`: the graph without nodes, and how many node fields it
+/// has. `top` is as for [`stream_parts`].
+pub(crate) fn graph_tail(
+    top: &[u8],
+    graph: Reader<'_>,
+    path: &str,
+    src: &DataSource,
+) -> Result<(Graph, usize), OnnxError> {
+    let m = ModelProto::parse_with(top, |_| Ok(()))?;
+    let mut count = 0;
+    let mut model = convert(&m, path, src, Default::default(), |cx| {
+        let (g, n) = cx.graph_tail(graph)?;
+        count = n;
+        Ok(g)
+    })?;
+    Ok((std::mem::take(&mut model.graph), count))
 }
 
 /// Room for the distinct tensor names of a main graph of `bytes` bytes: exported
@@ -274,28 +304,95 @@ impl Cx<'_, '_> {
                     self.node(&n, index, None, 0, &mut g.nodes)?;
                     index += 1;
                 }
-                2 => g.name = f.str(M)?.to_string(),
-                5 => {
-                    let t = TensorProto::parse(f.message(M)?)?;
-                    g.initializers
-                        .insert(t.name.to_string(), const_tensor(&t, self.src));
-                }
-                15 => {
-                    SparseTensorProto::parse(f.message(M)?)?;
-                }
-                11 => inputs.push(self.value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
-                12 => g
-                    .outputs
-                    .push(self.value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
-                13 => g
-                    .value_info
-                    .push(self.value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
-                _ => {} // 10 = doc_string, 14 = quantization_annotation, 16 = metadata_props
+                _ => self.graph_field(&mut g, &mut inputs, &f)?,
             }
         }
         inputs.retain(|v| !g.initializers.contains_key(&*v.name));
         g.inputs = inputs;
         Ok(g)
+    }
+
+    /// A main-graph field other than a node, into `g` (its inputs into `inputs`, for
+    /// the caller to drop those that are initializers once all are known).
+    fn graph_field(
+        &self,
+        g: &mut Graph,
+        inputs: &mut Vec<ValueDecl>,
+        f: &Field<'_>,
+    ) -> Result<(), OnnxError> {
+        const M: &str = "GraphProto";
+        match f.number {
+            2 => g.name = f.str(M)?.to_string(),
+            5 => {
+                let t = TensorProto::parse(f.message(M)?)?;
+                g.initializers
+                    .insert(t.name.to_string(), const_tensor(&t, self.src));
+            }
+            15 => {
+                SparseTensorProto::parse(f.message(M)?)?;
+            }
+            11 => inputs.push(self.value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+            12 => g
+                .outputs
+                .push(self.value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+            13 => g
+                .value_info
+                .push(self.value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
+            _ => {} // 10 = doc_string, 14 = quantization_annotation, 16 = metadata_props
+        }
+        Ok(())
+    }
+
+    /// The main graph's fields other than its nodes, all in `r` (its whole payload):
+    /// the graph without nodes, and how many node fields it has.
+    fn graph_tail(&self, r: Reader<'_>) -> Result<(Graph, usize), OnnxError> {
+        check_depth(0, r.offset())?;
+        let mut g = Graph::default();
+        let mut inputs = Vec::new();
+        let mut count = 0;
+        let mut fields = r;
+        while let Some(f) = fields.next_field()? {
+            if f.number == 1 {
+                count += 1;
+            } else {
+                self.graph_field(&mut g, &mut inputs, &f)?;
+            }
+        }
+        inputs.retain(|v| !g.initializers.contains_key(&*v.name));
+        g.inputs = inputs;
+        Ok((g, count))
+    }
+
+    /// The main graph's nodes, converted in file order as `next` gives the graph's
+    /// fields (the others are skipped), handed to `batch` a few at a time.
+    fn stream_nodes<'g>(
+        &self,
+        span: std::ops::Range<usize>,
+        mut next: impl FnMut() -> Result<Option<Field<'g>>, OnnxError>,
+        mut batch: impl FnMut(Vec<Node>),
+    ) -> Result<(), OnnxError> {
+        const M: &str = "GraphProto";
+        /// Nodes handed on at once: few, so that the other thread starts early.
+        const BATCH: usize = 16;
+        check_depth(0, span.start)?;
+        let mut index = 0;
+        let mut nodes = Vec::with_capacity(BATCH);
+        // One NodeProto for all nodes, as in `stream_fields`.
+        let mut n = NodeProto::parse(Reader::new(&[], 0), 0)?;
+        while let Some(f) = next()? {
+            if f.number == 1 {
+                n.parse_into(f.message(M)?, 0)?;
+                self.node(&n, index, None, 0, &mut nodes)?;
+                index += 1;
+                if nodes.len() >= BATCH {
+                    batch(std::mem::replace(&mut nodes, Vec::with_capacity(BATCH)));
+                }
+            }
+        }
+        if !nodes.is_empty() {
+            batch(nodes);
+        }
+        Ok(())
     }
 
     fn node(
