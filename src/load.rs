@@ -113,8 +113,8 @@ pub fn load(path: &Path) -> Result<(Model, Vec<u8>), LoadError> {
     load_with(path, &LoadOptions::default())
 }
 
-/// [`load_with`], then [`crate::infer::infer_context`] on the model: the model, the
-/// file's bytes and the inferred context.
+/// [`load_with`], then [`crate::infer::infer_context`] on the model: the model and
+/// the inferred context.
 ///
 /// The context is exactly [`crate::infer::infer_context`]'s, but on an ONNX file of
 /// 1 to 16 MiB (unix) the inference runs on a second thread while the graph is still
@@ -123,13 +123,26 @@ pub fn load_and_infer(
     path: &Path,
     options: &LoadOptions,
     infer: &crate::infer::Options,
-) -> Result<(Model, Vec<u8>, crate::context::ShapesContext), LoadError> {
-    let (model, bytes, ctx) = load_with_infer(path, options, Some(infer))?;
+) -> Result<(Model, crate::context::ShapesContext), LoadError> {
+    let (model, bytes, ctx) = load_inferring(path, options, infer)?;
+    // The file's memory is free for the inference.
+    drop(bytes);
     let ctx = match ctx {
         Some(ctx) => ctx,
         None => crate::infer::infer_context(&model, infer),
     };
-    Ok((model, bytes, ctx))
+    Ok((model, ctx))
+}
+
+/// [`load_with`], and the context of [`crate::infer::infer_context`] on the model
+/// when the loader inferred it while converting (see [`load_and_infer`]); `None`
+/// when the caller is to infer it.
+pub fn load_inferring(
+    path: &Path,
+    options: &LoadOptions,
+    infer: &crate::infer::Options,
+) -> Result<LoadedWith, LoadError> {
+    load_with_infer(path, options, Some(infer))
 }
 
 /// [`load`] with options. An OpenVINO IR `.xml` needs its weights (same stem, `.bin`)
@@ -138,9 +151,9 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>),
     load_with_infer(path, options, None).map(|(m, bytes, _)| (m, bytes))
 }
 
-/// The model loaded as [`load_with`] loads it, and the context when the loader could
-/// infer it while converting (see [`load_and_infer`]).
-type LoadedWith = (Model, Vec<u8>, Option<crate::context::ShapesContext>);
+/// The model and the file's bytes as [`load_with`] gives them, and the context when
+/// the loader inferred it while converting (see [`load_and_infer`]).
+pub type LoadedWith = (Model, Vec<u8>, Option<crate::context::ShapesContext>);
 
 /// [`load_with`], inferring the model while it is converted when `infer` is given and
 /// the loader can (the context is then returned).

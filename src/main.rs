@@ -161,7 +161,7 @@ fn load_and_infer(
 )> {
     let options = options(binds, assumes);
     match symdim::load::load_and_infer(model, &Default::default(), &options) {
-        Ok((m, _, ctx)) => Some((m, ctx, options)),
+        Ok((m, ctx)) => Some((m, ctx, options)),
         Err(e) => {
             eprintln!("symdim: {e}");
             None
@@ -339,7 +339,7 @@ fn run() -> u8 {
             // The inference runs while the model loads when it can (an ONNX file of
             // 1 to 16 MiB): the `load` phase then holds most of it.
             let (m, bytes, ctx) =
-                match symdim::load::load_and_infer(&model, &load_options, &options) {
+                match symdim::load::load_inferring(&model, &load_options, &options) {
                     Ok(loaded) => loaded,
                     Err(e) => {
                         eprintln!("symdim: {e}");
@@ -369,6 +369,10 @@ fn run() -> u8 {
             };
             let ((ctx, mut report), written) = emit_with(|out| {
                 let infer = || {
+                    let ctx = match ctx {
+                        Some(ctx) => ctx,
+                        None => symdim::infer::infer_context(&m, &options),
+                    };
                     phases.mark("infer");
                     ctx
                 };
