@@ -17,7 +17,7 @@
 //! thread converts and hands it, in batches, in file order
 //! ([`crate::infer::infer_ahead`]). The two threads make their tensor names
 //! separately. On the 2.7 MB corpus model, where inference took longer than loading,
-//! the whole run took 0.79-0.84 × as long; on the 9 MB one, whose helper first reads
+//! the whole run took 0.79 × as long; on the 9 MB one, whose helper first reads
 //! 9 MB, about as long (docs/benchmarks.md). The context is
 //! [`crate::infer::infer_context`]'s on the loaded model, exactly (see
 //! [`crate::infer::infer_rest`]).
