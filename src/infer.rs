@@ -170,7 +170,7 @@ pub(crate) fn infer_rest(ahead: Ahead, model: &Model, options: &Options) -> Shap
         .map(String::as_str)
         .chain(g.inputs.iter().map(|v| &*v.name))
         .collect();
-    if ahead.ran > g.nodes.len() || !is_sorted(g, &producers(g), |s| known.contains(s)) {
+    if !is_sorted(g, &producers(g), |s| known.contains(s)) {
         // `run_graph` would have run the nodes in another order.
         return infer_context(model, options);
     }

@@ -125,20 +125,18 @@ fn parse_symbol(s: &str) -> Result<symdim::onednn::to_graph::Symbolize, String> 
     s.parse()
 }
 
-/// Load a model and infer it with the given facts; `None` (after a message on
-/// stderr) when no report is possible.
+/// What a loader gave; an unreadable model is reported on stderr (`None`: exit
+/// status 2).
+fn reported<T>(loaded: Result<T, symdim::load::LoadError>) -> Option<T> {
+    loaded.map_err(|e| eprintln!("symdim: {e}")).ok()
+}
+
 /// Read a model; an unreadable one is reported on stderr (`None`: exit status 2).
 fn load_model(
     model: &std::path::Path,
     options: &symdim::load::LoadOptions,
 ) -> Option<(symdim::graph::Model, Vec<u8>)> {
-    match symdim::load::load_with(model, options) {
-        Ok(x) => Some(x),
-        Err(e) => {
-            eprintln!("symdim: {e}");
-            None
-        }
-    }
+    reported(symdim::load::load_with(model, options))
 }
 
 /// The inference options of `--bind` and `--assume`.
@@ -150,6 +148,8 @@ fn options(binds: Vec<(String, i64)>, assumes: Vec<String>) -> Options {
     }
 }
 
+/// Load a model and infer it with the given facts; `None` (after a message on
+/// stderr) when no report is possible.
 fn load_and_infer(
     model: &std::path::Path,
     binds: Vec<(String, i64)>,
@@ -160,13 +160,12 @@ fn load_and_infer(
     Options,
 )> {
     let options = options(binds, assumes);
-    match symdim::load::load_and_infer(model, &Default::default(), &options) {
-        Ok((m, ctx)) => Some((m, ctx, options)),
-        Err(e) => {
-            eprintln!("symdim: {e}");
-            None
-        }
-    }
+    let (m, ctx) = reported(symdim::load::load_and_infer(
+        model,
+        &Default::default(),
+        &options,
+    ))?;
+    Some((m, ctx, options))
 }
 
 /// A model file at least this large is handed back to the system once parsed:
@@ -338,14 +337,10 @@ fn run() -> u8 {
             let options = options(binds, assumes);
             // The inference runs while the model loads when it can (an ONNX file of
             // 1 to 16 MiB): the `load` phase then holds most of it.
-            let (m, bytes, ctx) =
-                match symdim::load::load_inferring(&model, &load_options, &options) {
-                    Ok(loaded) => loaded,
-                    Err(e) => {
-                        eprintln!("symdim: {e}");
-                        return 2;
-                    }
-                };
+            let loaded = symdim::load::load_inferring(&model, &load_options, &options);
+            let Some((m, bytes, ctx)) = reported(loaded) else {
+                return 2;
+            };
             phases.mark("load");
             // The file's bytes are only needed to write the annotated copy; without
             // one, their memory goes back to the allocator for what follows.

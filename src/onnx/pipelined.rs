@@ -103,38 +103,41 @@ pub(crate) fn load_and_infer(
     let chunked = Chunked::new(file, size);
     let io_error = RefCell::new(None);
     let options = infer.filter(|_| size <= MAX_INFER_AHEAD);
-    let (streamed, ahead) = std::thread::scope(|s| match options {
-        None => {
-            // Without a helper (none could be started), this thread reads every
-            // chunk. The reader's work is shallow: a small stack.
-            let stack = Some(READER_STACK);
-            let _helper =
-                crate::overlap::spawn_helper(s, "symdim-reader", stack, || chunked.help());
-            let streamed = stream(&chunked, &top, &graph, &io_error, path, src, None);
-            chunked.stop();
-            (streamed, None)
-        }
-        Some(options) => {
+    // With inference, this thread hands the nodes it converts to the helper.
+    let (tx, rx) = match options {
+        Some(_) => {
             let (tx, rx) = std::sync::mpsc::channel();
-            let helper = crate::overlap::spawn_helper(s, "symdim-ahead", Some(AHEAD_STACK), {
-                let (chunked, top, graph) = (&chunked, &top, &graph);
-                move || {
-                    chunked.help();
-                    // The whole graph is read (or a chunk failed, and this thread has
-                    // nothing to do: the other thread reports the error).
-                    let body = chunked.get(graph.start, graph.end).ok()?;
-                    let r = Reader::new(body, graph.start);
-                    let (tail, count) = graph_tail(top, r, path, src).ok()?;
-                    Some(infer_from(tail, count, &rx, options))
-                }
-            });
-            let streamed = stream(&chunked, &top, &graph, &io_error, path, src, Some(tx));
-            chunked.stop();
-            // No helper, or a panic in its inference: this thread infers afterwards
-            // (and meets the same panic).
-            let ahead = helper.ok().and_then(|h| h.join().ok()).flatten();
-            (streamed, ahead)
+            (Some(tx), Some(rx))
         }
+        None => (None, None),
+    };
+    let (streamed, ahead) = std::thread::scope(|s| {
+        // Without a helper (none could be started), this thread reads every chunk.
+        // A reader's work is shallow: a small stack; one that infers runs what the
+        // main thread would.
+        let (name, stack) = match options {
+            None => ("symdim-reader", READER_STACK),
+            Some(_) => ("symdim-ahead", AHEAD_STACK),
+        };
+        let helper = crate::overlap::spawn_helper(s, name, Some(stack), {
+            let (chunked, top, graph) = (&chunked, &top, &graph);
+            move || {
+                chunked.help();
+                let (options, rx) = (options?, rx?);
+                // The whole graph is read (or a chunk failed, and this thread has
+                // nothing to do: the other thread reports the error).
+                let body = chunked.get(graph.start, graph.end).ok()?;
+                let r = Reader::new(body, graph.start);
+                let (tail, count) = graph_tail(top, r, path, src).ok()?;
+                Some(infer_from(tail, count, &rx, options))
+            }
+        });
+        let streamed = stream(&chunked, &top, &graph, &io_error, path, src, tx);
+        chunked.stop();
+        // No helper, or a panic in its inference: this thread infers afterwards (and
+        // meets the same panic).
+        let ahead = helper.ok().and_then(|h| h.join().ok()).flatten();
+        (streamed, ahead)
     });
     if let Some(e) = io_error.into_inner() {
         return Err(Failure::Io(e));
@@ -148,8 +151,8 @@ pub(crate) fn load_and_infer(
             (model, Some(ctx))
         }
         (Ok(Some(model)), _, None) => (model, None),
-        // The whole file, for its model or error (a graph streamed tail first whose
-        // nodes did not come back is converted again too).
+        // The whole file, for its model or error (a graph whose nodes this thread
+        // converted is converted again when the helper's part did not come back).
         _ => (
             super::load_model(&bytes, path, src).map_err(Failure::Onnx)?,
             None,
@@ -270,13 +273,11 @@ fn stream(
         }
     };
     // A send fails only when the helper is gone: the caller then converts again.
-    let mut send = |batch| {
-        if let Some(tx) = &tx {
+    let mut send = tx.map(|tx| {
+        move |batch| {
             let _ = tx.send(batch);
         }
-    };
-    let nodes = tx
-        .is_some()
-        .then_some(&mut send as &mut dyn FnMut(Vec<Node>));
+    });
+    let nodes = send.as_mut().map(|f| f as &mut dyn FnMut(Vec<Node>));
     stream_parts(top, graph.start..graph.end, next, path, src, nodes)
 }
