@@ -17,7 +17,7 @@
 
 use crate::algebra::{Algebra, Config, Dim, Rat, SymbolKind, Truth};
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
-use crate::graph::{ConstData, ConstTensor, DeclDim, Graph, Model, Node, ValueDecl};
+use crate::graph::{Attr, ConstData, ConstTensor, DeclDim, Graph, Model, Name, Node, ValueDecl};
 use crate::ops;
 use crate::report::Report;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
@@ -162,7 +162,15 @@ pub(crate) fn infer_ahead(
 
 /// Finish an inference begun by [`infer_ahead`] on the whole model (whose main graph
 /// holds the nodes [`infer_ahead`] kept): the same context as [`infer_context`].
-pub(crate) fn infer_rest(ahead: Ahead, model: &Model, options: &Options) -> ShapesContext {
+///
+/// `order`, when given, is a [`SortCheck`] that saw the main graph's nodes, in order:
+/// it answers whether they are sorted without going over them again.
+pub(crate) fn infer_rest(
+    ahead: Ahead,
+    model: &Model,
+    options: &Options,
+    order: Option<SortCheck>,
+) -> ShapesContext {
     let g = &model.graph;
     let known: FxHashSet<&str> = g
         .initializers
@@ -170,7 +178,11 @@ pub(crate) fn infer_rest(ahead: Ahead, model: &Model, options: &Options) -> Shap
         .map(String::as_str)
         .chain(g.inputs.iter().map(|v| &*v.name))
         .collect();
-    if !is_sorted(g, &producers(g), |s| known.contains(s)) {
+    let sorted = match order {
+        Some(order) => order.late.iter().all(|s| known.contains(&**s)),
+        None => is_sorted(g, &producers(g), |s| known.contains(s)),
+    };
+    if !sorted {
         // `run_graph` would have run the nodes in another order.
         return infer_context(model, options);
     }
@@ -670,6 +682,60 @@ fn is_sorted(g: &Graph, producer: &HashMap<&str, usize>, known: impl Fn(&str) ->
             .chain(subgraph_captures(n).iter())
             .all(|s| s.is_empty() || !producer.get(&**s).is_some_and(|&p| p >= i) || known(s))
     })
+}
+
+/// [`is_sorted`] for a graph whose nodes come one at a time, in file order: each
+/// name a node consumes before any node has produced it waits; a name produced while
+/// it waits is late. The nodes are sorted exactly when every late name is known (see
+/// [`is_sorted`]), which only the graph's other fields tell.
+///
+/// Names are compared by address: every name of the nodes must come from one
+/// [`crate::graph::Names`] set, which makes one [`Name`] per text (the ONNX
+/// converter's names, in its streaming loader).
+#[derive(Default)]
+pub(crate) struct SortCheck {
+    /// Every name some node seen produced.
+    produced: FxHashSet<usize>,
+    /// Names consumed while no node had produced them.
+    waiting: FxHashSet<usize>,
+    /// Names produced while they were waiting, once each.
+    late: Vec<Name>,
+}
+
+impl SortCheck {
+    /// Room for the names of `nodes` nodes.
+    pub(crate) fn with_capacity(nodes: usize) -> SortCheck {
+        SortCheck {
+            produced: FxHashSet::with_capacity_and_hasher(nodes * 2, Default::default()),
+            ..SortCheck::default()
+        }
+    }
+
+    /// The next node, in file order.
+    pub(crate) fn node(&mut self, n: &Node) {
+        let at = |s: &Name| std::sync::Arc::as_ptr(s) as *const u8 as usize;
+        for s in n.inputs.iter().filter(|s| !s.is_empty()) {
+            if !self.produced.contains(&at(s)) {
+                self.waiting.insert(at(s));
+            }
+        }
+        if n.attrs
+            .values()
+            .any(|a| matches!(a, Attr::Graph(_) | Attr::Graphs(_)))
+        {
+            for s in subgraph_captures(n) {
+                if !self.produced.contains(&at(&s)) {
+                    self.waiting.insert(at(&s));
+                }
+            }
+        }
+        for o in n.outputs.iter().filter(|o| !o.is_empty()) {
+            // Only a name's first producer counts, as in `producers`.
+            if self.produced.insert(at(o)) && self.waiting.contains(&at(o)) {
+                self.late.push(o.clone());
+            }
+        }
+    }
 }
 
 fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {

@@ -111,6 +111,9 @@ pub(crate) fn load_and_infer(
         }
         None => (None, None),
     };
+    // Whether the nodes are sorted, found here as they are converted: the helper,
+    // which infers them, has more to do than this thread.
+    let mut order = options.map(|_| crate::infer::SortCheck::with_capacity(size / 256));
     let (streamed, ahead) = std::thread::scope(|s| {
         // Without a helper (none could be started), this thread reads every chunk.
         // A reader's work is shallow: a small stack; one that infers runs what the
@@ -132,7 +135,7 @@ pub(crate) fn load_and_infer(
                 Some(infer_from(tail, count, &rx, options))
             }
         });
-        let streamed = stream(&chunked, &top, &graph, &io_error, path, src, tx);
+        let streamed = stream(&chunked, &top, &graph, &io_error, path, src, tx, &mut order);
         chunked.stop();
         // No helper, or a panic in its inference: this thread infers afterwards (and
         // meets the same panic).
@@ -147,7 +150,7 @@ pub(crate) fn load_and_infer(
         (Ok(Some(mut model)), Some((mut tail, nodes, ahead)), Some(options)) => {
             tail.nodes = nodes;
             model.graph = tail;
-            let ctx = crate::infer::infer_rest(ahead, &model, options);
+            let ctx = crate::infer::infer_rest(ahead, &model, options, order);
             (model, Some(ctx))
         }
         (Ok(Some(model)), _, None) => (model, None),
@@ -234,7 +237,9 @@ fn find_graph(head: &[u8], size: usize) -> Option<GraphAt> {
 
 /// The streaming conversion of the model in `chunked`, whose graph lies at `graph`;
 /// a read error is left in `io_error`. With `tx`, only the graph's nodes are
-/// converted, and sent on `tx` ([`super::to_graph::stream_parts`]).
+/// converted, and sent on `tx` ([`super::to_graph::stream_parts`]), `order` seeing
+/// each of them first.
+#[allow(clippy::too_many_arguments)]
 fn stream(
     chunked: &Chunked<'_>,
     top: &[u8],
@@ -243,6 +248,7 @@ fn stream(
     path: &str,
     src: &DataSource,
     tx: Option<Sender<Vec<Node>>>,
+    order: &mut Option<crate::infer::SortCheck>,
 ) -> Result<Option<Model>, OnnxError> {
     let bytes = |from: usize, to: usize| {
         chunked.get(from, to).map_err(|e| {
@@ -274,7 +280,10 @@ fn stream(
     };
     // A send fails only when the helper is gone: the caller then converts again.
     let mut send = tx.map(|tx| {
-        move |batch| {
+        move |batch: Vec<Node>| {
+            if let Some(order) = order.as_mut() {
+                batch.iter().for_each(|n| order.node(n));
+            }
             let _ = tx.send(batch);
         }
     });

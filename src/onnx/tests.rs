@@ -1146,11 +1146,9 @@ fn ai_onnx_is_the_default_domain() {
     assert_eq!(canonical_domain("com.microsoft"), "com.microsoft");
 }
 
-/// A sorted chain of `n` simple nodes (`Relu`, `Transpose`, and a `Constant` added
-/// to the chain), each with a `doc`-byte doc string; with `unsorted`, nodes 5 and 6
-/// are swapped in the file, so that node 6 comes before the node 5 whose output it
-/// reads.
-fn chain_model(n: usize, doc: usize, unsorted: bool) -> B {
+/// A chain of `n` simple nodes (`Relu`, `Transpose`, and a `Constant` added to the
+/// chain), each with a `doc`-byte doc string, in the file in `order`.
+fn chain_model(n: usize, doc: usize, order: Order) -> B {
     let mut nodes = Vec::new();
     for i in 0..n {
         let input = if i == 0 {
@@ -1159,17 +1157,6 @@ fn chain_model(n: usize, doc: usize, unsorted: bool) -> B {
             format!("t{}", i - 1)
         };
         let mut node = B::new().s(1, input).s(2, format!("t{i}"));
-        node = match i % 3 {
-            0 => node.s(4, "Relu"),
-            1 => node
-                .s(4, "Transpose")
-                .m(5, B::new().s(1, "perm").packed_varints(8, &[1, 0]).v(20, 7)),
-            _ => node.s(1, format!("c{i}")).s(4, "Add"),
-        };
-        if doc > 0 {
-            node = node.s(6, vec![b'#'; doc]);
-        }
-        nodes.push(node);
         if i % 3 == 2 {
             nodes.push(
                 B::new().s(2, format!("c{i}")).s(4, "Constant").m(
@@ -1181,9 +1168,46 @@ fn chain_model(n: usize, doc: usize, unsorted: bool) -> B {
                 ),
             );
         }
+        node = match i % 3 {
+            0 => node.s(4, "Relu"),
+            1 => node
+                .s(4, "Transpose")
+                .m(5, B::new().s(1, "perm").packed_varints(8, &[1, 0]).v(20, 7)),
+            _ => node.s(1, format!("c{i}")).s(4, "Add"),
+        };
+        if doc > 0 {
+            node = node.s(6, vec![b'#'; doc]);
+        }
+        nodes.push(node);
     }
-    if unsorted {
-        nodes.swap(5, 6);
+    match order {
+        Order::Sorted => {}
+        // `t4` (Transpose of `t3`) before `t3` (Relu).
+        Order::Swapped => nodes.swap(4, 5),
+        // First, an `If` on a constant whose branches read `t10`, made later.
+        Order::CaptureLate => {
+            let branch = |name: &str| {
+                B::new()
+                    .m(1, B::new().s(1, "t10").s(2, name).s(4, "Neg"))
+                    .s(2, name)
+                    .m(12, value_info(name, tensor_type(1, None)))
+            };
+            let cond = B::new().s(2, "cond").s(4, "Constant").m(
+                5,
+                B::new()
+                    .s(1, "value")
+                    .m(5, B::new().v(2, 9).v(5, 1))
+                    .v(20, 4),
+            );
+            let iff = B::new()
+                .s(1, "cond")
+                .s(2, "early")
+                .s(4, "If")
+                .m(5, B::new().s(1, "then_branch").m(6, branch("d")).v(20, 5))
+                .m(5, B::new().s(1, "else_branch").m(6, branch("e")).v(20, 5));
+            nodes.insert(0, iff);
+            nodes.insert(0, cond);
+        }
     }
     let mut graph = B::new().s(2, "g");
     for node in nodes {
@@ -1199,6 +1223,17 @@ fn chain_model(n: usize, doc: usize, unsorted: bool) -> B {
         )
         .m(12, value_info(&format!("t{}", n - 1), tensor_type(1, None)));
     model_with_graph(graph)
+}
+
+/// How [`chain_model`] orders its nodes.
+#[derive(Clone, Copy)]
+enum Order {
+    /// Every node after the nodes it reads.
+    Sorted,
+    /// Two nodes swapped: one reads what the next makes.
+    Swapped,
+    /// A subgraph reads a tensor that a later node makes.
+    CaptureLate,
 }
 
 /// Loading `bytes` from a file while inferring it gives the model, the report and
@@ -1250,13 +1285,15 @@ fn inferring_while_loading_matches_inferring_afterwards() {
         assumes: vec!["N >= 5".into()],
         ..Default::default()
     };
-    let sorted = chain_model(6000, 300, false);
+    let sorted = chain_model(6000, 300, Order::Sorted);
     let b = sorted.bytes();
     assert!(b.len() > pipelined::MIN_SIZE + 3 * crate::chunked::CHUNK);
     for options in [&plain, &bound, &assumed] {
         infers_while_loading_as_whole(&dir, b, options);
     }
-    infers_while_loading_as_whole(&dir, chain_model(6000, 300, true).bytes(), &plain);
+    for order in [Order::Swapped, Order::CaptureLate] {
+        infers_while_loading_as_whole(&dir, chain_model(6000, 300, order).bytes(), &plain);
+    }
     infers_while_loading_as_whole(&dir, many_nodes_model_with_docs(6000, 320).bytes(), &plain);
     for i in [b.len() / 3, b.len() - 40] {
         for v in [0x00, 0xff] {
