@@ -430,6 +430,10 @@ fn collect_broadcasts(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidat
     let wanted: rustc_hash::FxHashSet<(Id, Id)> = pairs.iter().copied().collect();
     let mut owner: rustc_hash::FxHashMap<(Id, Id), String> = Default::default();
     for node in &model.graph.nodes {
+        // Every pair has its first node: later nodes change nothing.
+        if owner.len() == wanted.len() {
+            break;
+        }
         // Broadcasting needs two operands (Expand's second is its shape value).
         if node.inputs.iter().filter(|i| !i.is_empty()).count() < 2 {
             continue;
