@@ -1155,7 +1155,7 @@ mod json {
         pub(super) fn string(&mut self, s: &str) {
             self.out.push('"');
             let bytes = s.as_bytes();
-            if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+            if !needs_escape(bytes) {
                 self.out.push_str(s);
                 self.out.push('"');
                 return;
@@ -1185,11 +1185,62 @@ mod json {
             self.out.push('"');
         }
     }
+
+    /// Whether `bytes` hold a byte that [`Writer::string`] escapes: a control
+    /// character, `"` or `\`. Eight bytes at a time: a byte below 0x20 (or a zero byte
+    /// after an `xor`) borrows into its top bit in `v - 0x0101..`, which `!v` keeps only
+    /// for bytes below 0x80 (the classic "has a byte less than n" test, exact for
+    /// n <= 0x80).
+    pub(super) fn needs_escape(bytes: &[u8]) -> bool {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH != 0;
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let v = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            if below(v, 0x20) || below(v ^ (ONES * 0x22), 1) || below(v ^ (ONES * 0x5c), 1) {
+                return true;
+            }
+        }
+        words
+            .remainder()
+            .iter()
+            .any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-at-a-time test finds every byte that needs escaping, at every place in
+    /// a word and in the tail, and nothing else: against the byte-by-byte test on
+    /// strings of every length to 40, one special byte (or none) at each position, among
+    /// fillers from every range (ASCII, 0x7f, bytes of multi-byte characters).
+    #[test]
+    fn needs_escape_matches_the_bytewise_test() {
+        let special = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
+        let fillers = [
+            b'a', b'~', 0x7f, 0x80, 0xa2, 0xdc, 0xff, b'!', b'#', b'[', b']', 0x21,
+        ];
+        for len in 0..40 {
+            for &fill in &fillers {
+                let base = vec![fill; len];
+                assert_eq!(json::needs_escape(&base), base.iter().any(|&b| special(b)));
+                for at in 0..len {
+                    for b in 0..=255u8 {
+                        let mut v = base.clone();
+                        v[at] = b;
+                        assert_eq!(
+                            json::needs_escape(&v),
+                            v.iter().any(|&b| special(b)),
+                            "{v:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// A report of `n` tensors `t0..`, each `[N, i]`.
     fn big_report(n: usize) -> Report {
