@@ -607,13 +607,21 @@ impl Rows {
             rendered: FxHashMap::default(),
         };
         let mut used = IndexSet::new();
+        // The context holds node outputs in the order the nodes ran, mostly the rows'
+        // order: the tensor after the last one found is tried before the hash lookup.
+        let mut next = 0;
         for name in names {
             if name.is_empty() {
                 continue;
             }
-            let Some((i, fact)) = ctx.get_full(name) else {
+            let found = match ctx.get_index(next) {
+                Some((n, fact)) if n == name => Some((next, fact)),
+                _ => ctx.get_full(name),
+            };
+            let Some((i, fact)) = found else {
                 continue;
             };
+            next = i + 1;
             if std::mem::replace(&mut seen[i], true) {
                 continue;
             }
