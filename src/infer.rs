@@ -96,8 +96,18 @@ pub fn infer_context(model: &Model, options: &Options) -> ShapesContext {
 /// assumptions, then `g`'s initializers and inputs; with room for `outputs` node
 /// outputs besides.
 fn start(g: &Graph, options: &Options, outputs: usize) -> ShapesContext {
+    let mut ctx = prepare(options, g.inputs.len() + g.initializers.len() + outputs);
+    declare_inputs(&mut ctx, g);
+    ctx
+}
+
+/// The context with the options' bindings and assumptions only, and room for `room`
+/// tensors: [`start`] before the graph's inputs, for [`infer_ahead`]. A loader makes
+/// it on the thread that converts the nodes, whose heap is already in use, while the
+/// thread that will infer is still reading.
+pub(crate) fn prepare(options: &Options, room: usize) -> ShapesContext {
     let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
-    ctx.reserve(g.inputs.len() + g.initializers.len() + outputs);
+    ctx.reserve(room);
     for (name, value) in &options.binds {
         if let Err(e) = ctx.alg.bind(name, *value) {
             model_diagnostic(
@@ -112,7 +122,6 @@ fn start(g: &Graph, options: &Options, outputs: usize) -> ShapesContext {
             model_diagnostic(&mut ctx, Severity::Error, format!("--assume {fact}: {e}"));
         }
     }
-    declare_inputs(&mut ctx, g);
     ctx
 }
 
@@ -134,13 +143,14 @@ pub(crate) struct Ahead {
 
 /// Run the nodes of a main graph as `nodes` gives them, in file order, `tail` being
 /// the graph without its nodes, and keep each node in `keep`, in order (see [`Ahead`]).
+/// `ctx` is [`prepare`]'s for the same options.
 pub(crate) fn infer_ahead(
     tail: &Graph,
-    options: &Options,
+    mut ctx: ShapesContext,
     nodes: impl Iterator<Item = Node>,
     keep: &mut Vec<Node>,
 ) -> Ahead {
-    let mut ctx = start(tail, options, keep.capacity());
+    declare_inputs(&mut ctx, tail);
     let declared = declared_of(tail);
     let mut ran = 0;
     let mut stopped = false;

@@ -114,6 +114,13 @@ pub(crate) fn load_and_infer(
     // Whether the nodes are sorted, found here as they are converted: the helper,
     // which infers them, has more to do than this thread.
     let mut order = options.map(|_| crate::infer::SortCheck::with_capacity(size / 256));
+    // The context to infer in, made here: this thread's heap is in use already, and
+    // the op rules' table too, while the helper's heap is fresh memory for the kernel
+    // to fault in and this thread has time to spare at the end.
+    let ctx = options.map(|o| {
+        let _ = crate::ops::rule_for("", "");
+        crate::infer::prepare(o, size / 256)
+    });
     let (streamed, ahead) = std::thread::scope(|s| {
         // Without a helper (none could be started), this thread reads every chunk.
         // A reader's work is shallow: a small stack; one that infers runs what the
@@ -126,13 +133,13 @@ pub(crate) fn load_and_infer(
             let (chunked, top, graph) = (&chunked, &top, &graph);
             move || {
                 chunked.help();
-                let (options, rx) = (options?, rx?);
+                let (ctx, rx) = (ctx?, rx?);
                 // The whole graph is read (or a chunk failed, and this thread has
                 // nothing to do: the other thread reports the error).
                 let body = chunked.get(graph.start, graph.end).ok()?;
                 let r = Reader::new(body, graph.start);
                 let (tail, count) = graph_tail(top, r, path, src).ok()?;
-                Some(infer_from(tail, count, &rx, options))
+                Some(infer_from(tail, count, &rx, ctx))
             }
         });
         let streamed = stream(&chunked, &top, &graph, &io_error, path, src, tx, &mut order);
@@ -198,11 +205,11 @@ fn infer_from(
     tail: Graph,
     count: usize,
     rx: &Receiver<Vec<Node>>,
-    options: &Options,
+    ctx: ShapesContext,
 ) -> (Graph, Vec<Node>, crate::infer::Ahead) {
     let mut nodes = Vec::with_capacity(count);
     let batches = std::iter::from_fn(|| receive(rx));
-    let ahead = crate::infer::infer_ahead(&tail, options, batches.flatten(), &mut nodes);
+    let ahead = crate::infer::infer_ahead(&tail, ctx, batches.flatten(), &mut nodes);
     (tail, nodes, ahead)
 }
 
