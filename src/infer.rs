@@ -150,6 +150,9 @@ pub(crate) fn infer_ahead(
     nodes: impl Iterator<Item = Node>,
     keep: &mut Vec<Node>,
 ) -> Ahead {
+    // Room for the graph's tensors, when the prepared room is short (nothing is moved
+    // otherwise).
+    ctx.reserve(tail.inputs.len() + tail.initializers.len() + keep.capacity());
     declare_inputs(&mut ctx, tail);
     let declared = declared_of(tail);
     let mut ran = 0;
