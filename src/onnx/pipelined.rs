@@ -91,6 +91,7 @@ pub(crate) fn load_and_infer(
     let Some(graph) = find_graph(&head, size) else {
         return Ok(None);
     };
+    let tensors = tensors_estimate(&head, &graph);
     // The fields after the graph, read here: the file's bytes are all read in chunks.
     let mut tail = vec![0; size - graph.end];
     std::os::unix::fs::FileExt::read_exact_at(file, &mut tail, graph.end as u64)
@@ -119,7 +120,7 @@ pub(crate) fn load_and_infer(
     // to fault in and this thread has time to spare at the end.
     let ctx = options.map(|o| {
         let _ = crate::ops::rule_for("", "");
-        crate::infer::prepare(o, size / 256)
+        crate::infer::prepare(o, tensors)
     });
     let (streamed, ahead) = std::thread::scope(|s| {
         // Without a helper (none could be started), this thread reads every chunk.
@@ -211,6 +212,31 @@ fn infer_from(
     let batches = std::iter::from_fn(|| receive(rx));
     let ahead = crate::infer::infer_ahead(&tail, ctx, batches.flatten(), &mut nodes);
     (tail, nodes, ahead)
+}
+
+/// How many tensors a main graph at `graph` is likely to define, from the node fields
+/// within the file's first bytes (`head`): the graph's bytes over the bytes per node
+/// there, and a quarter more, but at most one per 256 bytes of the graph (exporters
+/// spend from 169 bytes per node, torchscript's, to 1658, torch.export's with its
+/// metadata; the graph's initializers count as nodes here, hence the bound).
+fn tensors_estimate(head: &[u8], graph: &GraphAt) -> usize {
+    let len = graph.end - graph.start;
+    let bound = len / 256;
+    let Some(body) = head.get(graph.start..graph.end.min(head.len())) else {
+        return bound;
+    };
+    let mut r = Reader::new(body, graph.start);
+    let (mut nodes, mut bytes) = (0usize, 0usize);
+    while let Ok(Some(f)) = r.next_field() {
+        if f.number == 1 {
+            nodes += 1;
+            bytes += f.end - f.start;
+        }
+    }
+    match len.checked_mul(nodes).and_then(|n| n.checked_div(bytes)) {
+        Some(n) => (n + n / 4).min(bound),
+        None => bound,
+    }
 }
 
 /// Where the main graph lies in the file.
