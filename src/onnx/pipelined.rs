@@ -112,16 +112,15 @@ pub(crate) fn load_and_infer(
         }
         None => (None, None),
     };
-    // Whether the nodes are sorted, found here as they are converted: the helper,
-    // which infers them, has more to do than this thread.
-    let mut order = options.map(|_| crate::infer::SortCheck::with_capacity(size / 256));
-    // The context to infer in, made here: this thread's heap is in use already, and
-    // the op rules' table too, while the helper's heap is fresh memory for the kernel
-    // to fault in and this thread has time to spare at the end.
-    let ctx = options.map(|o| {
-        let _ = crate::ops::rule_for("", "");
-        crate::infer::prepare(o, tensors)
-    });
+    // The context to infer in comes from this thread (see below).
+    let (ctx_tx, ctx_rx) = match options {
+        Some(_) => {
+            let (tx, rx) = std::sync::mpsc::channel();
+            (Some(tx), Some(rx))
+        }
+        None => (None, None),
+    };
+    let mut order = None;
     let (streamed, ahead) = std::thread::scope(|s| {
         // Without a helper (none could be started), this thread reads every chunk.
         // A reader's work is shallow: a small stack; one that infers runs what the
@@ -134,15 +133,26 @@ pub(crate) fn load_and_infer(
             let (chunked, top, graph) = (&chunked, &top, &graph);
             move || {
                 chunked.help();
-                let (ctx, rx) = (ctx?, rx?);
+                let (ctx_rx, rx) = (ctx_rx?, rx?);
                 // The whole graph is read (or a chunk failed, and this thread has
                 // nothing to do: the other thread reports the error).
                 let body = chunked.get(graph.start, graph.end).ok()?;
                 let r = Reader::new(body, graph.start);
                 let (tail, count) = graph_tail(top, r, path, src).ok()?;
+                let ctx = ctx_rx.recv().ok()?;
                 Some(infer_from(tail, count, &rx, ctx))
             }
         });
+        // Made once the helper is on its way: the context to infer in (this thread's
+        // heap is in use already, and the op rules' table too, while the helper's heap
+        // is fresh memory for the kernel to fault in, and this thread has time to
+        // spare at the end), and the check that the nodes are sorted, which this
+        // thread makes as it converts them (the helper has more to do).
+        if let (Some(o), Some(ctx_tx)) = (options, ctx_tx) {
+            let _ = crate::ops::rule_for("", "");
+            let _ = ctx_tx.send(crate::infer::prepare(o, tensors));
+            order = Some(crate::infer::SortCheck::with_capacity(size / 256));
+        }
         let streamed = stream(&chunked, &top, &graph, &io_error, path, src, tx, &mut order);
         chunked.stop();
         // No helper, or a panic in its inference: this thread infers afterwards (and
