@@ -17,7 +17,7 @@
 
 use crate::algebra::{Algebra, Config, Dim, Rat, SymbolKind, Truth};
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
-use crate::graph::{Attr, ConstData, ConstTensor, DeclDim, Graph, Model, Name, Node, ValueDecl};
+use crate::graph::{ConstData, ConstTensor, DeclDim, Graph, Model, Name, Node, ValueDecl};
 use crate::ops;
 use crate::report::Report;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
@@ -716,10 +716,10 @@ pub(crate) struct SortCheck {
 }
 
 impl SortCheck {
-    /// Room for the names of `nodes` nodes.
-    pub(crate) fn with_capacity(nodes: usize) -> SortCheck {
+    /// Room for `tensors` names produced.
+    pub(crate) fn with_capacity(tensors: usize) -> SortCheck {
         SortCheck {
-            produced: FxHashSet::with_capacity_and_hasher(nodes * 2, Default::default()),
+            produced: FxHashSet::with_capacity_and_hasher(tensors, Default::default()),
             ..SortCheck::default()
         }
     }
@@ -727,19 +727,10 @@ impl SortCheck {
     /// The next node, in file order.
     pub(crate) fn node(&mut self, n: &Node) {
         let at = |s: &Name| std::sync::Arc::as_ptr(s) as *const u8 as usize;
-        for s in n.inputs.iter().filter(|s| !s.is_empty()) {
+        let captures = subgraph_captures(n);
+        for s in n.inputs.iter().chain(&captures).filter(|s| !s.is_empty()) {
             if !self.produced.contains(&at(s)) {
                 self.waiting.insert(at(s));
-            }
-        }
-        if n.attrs
-            .values()
-            .any(|a| matches!(a, Attr::Graph(_) | Attr::Graphs(_)))
-        {
-            for s in subgraph_captures(n) {
-                if !self.produced.contains(&at(&s)) {
-                    self.waiting.insert(at(&s));
-                }
             }
         }
         for o in n.outputs.iter().filter(|o| !o.is_empty()) {

@@ -127,10 +127,7 @@ pub fn load_and_infer(
     let (model, bytes, ctx) = load_inferring(path, options, infer)?;
     // The file's memory is free for the inference.
     drop(bytes);
-    let ctx = match ctx {
-        Some(ctx) => ctx,
-        None => crate::infer::infer_context(&model, infer),
-    };
+    let ctx = ctx.unwrap_or_else(|| crate::infer::infer_context(&model, infer));
     Ok((model, ctx))
 }
 

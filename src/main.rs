@@ -364,10 +364,7 @@ fn run() -> u8 {
             };
             let ((ctx, mut report), written) = emit_with(|out| {
                 let infer = || {
-                    let ctx = match ctx {
-                        Some(ctx) => ctx,
-                        None => symdim::infer::infer_context(&m, &options),
-                    };
+                    let ctx = ctx.unwrap_or_else(|| symdim::infer::infer_context(&m, &options));
                     phases.mark("infer");
                     ctx
                 };

@@ -91,7 +91,8 @@ pub(crate) fn load_and_infer(
     let Some(graph) = find_graph(&head, size) else {
         return Ok(None);
     };
-    let tensors = tensors_estimate(&head, &graph);
+    let options = infer.filter(|_| size <= MAX_INFER_AHEAD);
+    let tensors = options.map(|_| tensors_estimate(&head, &graph));
     // The fields after the graph, read here: the file's bytes are all read in chunks.
     let mut tail = vec![0; size - graph.end];
     std::os::unix::fs::FileExt::read_exact_at(file, &mut tail, graph.end as u64)
@@ -103,23 +104,10 @@ pub(crate) fn load_and_infer(
     drop(tail);
     let chunked = Chunked::new(file, size);
     let io_error = RefCell::new(None);
-    let options = infer.filter(|_| size <= MAX_INFER_AHEAD);
-    // With inference, this thread hands the nodes it converts to the helper.
-    let (tx, rx) = match options {
-        Some(_) => {
-            let (tx, rx) = std::sync::mpsc::channel();
-            (Some(tx), Some(rx))
-        }
-        None => (None, None),
-    };
-    // The context to infer in comes from this thread (see below).
-    let (ctx_tx, ctx_rx) = match options {
-        Some(_) => {
-            let (tx, rx) = std::sync::mpsc::channel();
-            (Some(tx), Some(rx))
-        }
-        None => (None, None),
-    };
+    // With inference, this thread hands the helper the nodes it converts, and the
+    // context to infer in (see below).
+    let (tx, rx) = options.map(|_| std::sync::mpsc::channel()).unzip();
+    let (ctx_tx, ctx_rx) = options.map(|_| std::sync::mpsc::channel()).unzip();
     let mut order = None;
     let (streamed, ahead) = std::thread::scope(|s| {
         // Without a helper (none could be started), this thread reads every chunk.
@@ -148,10 +136,10 @@ pub(crate) fn load_and_infer(
         // is fresh memory for the kernel to fault in, and this thread has time to
         // spare at the end), and the check that the nodes are sorted, which this
         // thread makes as it converts them (the helper has more to do).
-        if let (Some(o), Some(ctx_tx)) = (options, ctx_tx) {
+        if let (Some(o), Some(ctx_tx), Some(tensors)) = (options, ctx_tx, tensors) {
             let _ = crate::ops::rule_for("", "");
             let _ = ctx_tx.send(crate::infer::prepare(o, tensors));
-            order = Some(crate::infer::SortCheck::with_capacity(size / 256));
+            order = Some(crate::infer::SortCheck::with_capacity(tensors));
         }
         let streamed = stream(&chunked, &top, &graph, &io_error, path, src, tx, &mut order);
         chunked.stop();

@@ -152,6 +152,13 @@ pub(crate) fn graph_tail(
     Ok((std::mem::take(&mut model.graph), count))
 }
 
+/// The graph's inputs: those declared, less its initializers (older exporters list
+/// every initializer as an input too).
+fn set_inputs(g: &mut Graph, mut inputs: Vec<ValueDecl>) {
+    inputs.retain(|v| !g.initializers.contains_key(&*v.name));
+    g.inputs = inputs;
+}
+
 /// Room for the distinct tensor names of a main graph of `bytes` bytes: exported
 /// graphs spend roughly 250 bytes per name.
 fn names_for(bytes: usize) -> crate::graph::Names {
@@ -307,8 +314,7 @@ impl Cx<'_, '_> {
                 _ => self.graph_field(&mut g, &mut inputs, &f)?,
             }
         }
-        inputs.retain(|v| !g.initializers.contains_key(&*v.name));
-        g.inputs = inputs;
+        set_inputs(&mut g, inputs);
         Ok(g)
     }
 
@@ -358,8 +364,7 @@ impl Cx<'_, '_> {
                 self.graph_field(&mut g, &mut inputs, &f)?;
             }
         }
-        inputs.retain(|v| !g.initializers.contains_key(&*v.name));
-        g.inputs = inputs;
+        set_inputs(&mut g, inputs);
         Ok((g, count))
     }
 
