@@ -772,6 +772,34 @@ fn constant_attributes() {
         ],
     );
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+    // The value attributes given are named in the spec's order, whatever the node's.
+    let n = node(
+        "Constant",
+        13,
+        &[],
+        &["y"],
+        vec![
+            ("value_strings", Attr::Strs(vec!["a".into()])),
+            ("value_float", Attr::Float(1.0)),
+            ("value_int", Attr::Int(1)),
+        ],
+    );
+    match err(&mut ctx, &n) {
+        OpError::BadAttribute { name, value, .. } => {
+            assert_eq!(name, "value");
+            assert_eq!(value, "value_int, value_float, value_strings");
+        }
+        other => panic!("{other:?}"),
+    }
+    // An attribute that is not a value (a name the spec does not define) is not one.
+    let n = node(
+        "Constant",
+        13,
+        &[],
+        &["y"],
+        vec![("note", Attr::Str("x".into())), ("value_int", Attr::Int(7))],
+    );
+    assert_eq!(one(&mut ctx, &n), ("[]".into(), "[7]".into()));
 }
 
 // ----- small models through infer ---------------------------------------------------------

@@ -347,22 +347,32 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         "value_strings",
         "sparse_value",
     ];
-    let given: Vec<(&str, &Attr)> = KEYS
-        .iter()
-        .filter_map(|k| node.attr(k).map(|a| (*k, a)))
-        .collect();
-    let (key, attr) = match given.as_slice() {
-        [one] => *one,
-        [] => return Err(OpError::MissingAttribute {
+    // One pass over the node's attributes (usually just one): which of the keys it
+    // has, as bits in the keys' order.
+    let mut given = 0u8;
+    let mut found = None;
+    for (name, a) in node.attrs.iter() {
+        if let Some(i) = KEYS.iter().position(|k| k == name) {
+            given |= 1 << i;
+            found = Some((KEYS[i], a));
+        }
+    }
+    let (key, attr) = match (given.count_ones(), found) {
+        (1, Some(one)) => one,
+        (0, _) | (_, None) => return Err(OpError::MissingAttribute {
             name:
                 "value (or value_int(s), value_float(s), value_string(s); sparse_value is not read)",
         }),
-        many => {
+        _ => {
+            let many: Vec<&str> = (0..KEYS.len())
+                .filter(|i| given & (1 << i) != 0)
+                .map(|i| KEYS[i])
+                .collect();
             return Err(OpError::BadAttribute {
                 name: "value",
-                value: many.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "),
+                value: many.join(", "),
                 why: "exactly one value attribute is allowed".to_string(),
-            })
+            });
         }
     };
     let alg = &mut ctx.alg;
