@@ -853,13 +853,18 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
     check_declared(ctx, &outs, "value_info");
 }
 
-/// Run an op rule with the node named as the algebra's site (restored afterwards:
-/// rules nest through subgraphs).
+/// Run an op rule, inside a speculative scope with the node named as the algebra's
+/// site (restored afterwards: rules nest through subgraphs). Outside one the site is
+/// never read ([`crate::algebra::Algebra::set_site`]), and the rule that opens a
+/// scope names its own node first.
 fn run_rule(
     ctx: &mut ShapesContext,
     node: &Node,
     rule: crate::ops::OpRule,
 ) -> Result<Vec<TensorFact>, OpError> {
+    if !ctx.alg.is_speculative() {
+        return rule(ctx, node);
+    }
     let outer = ctx.alg.set_site(&node.name);
     let result = rule(ctx, node);
     ctx.alg.set_site(&outer);

@@ -1045,6 +1045,8 @@ impl Algebra {
     /// Name the node whose rule runs now: a relation that [`Algebra::union`] records
     /// inside a speculative scope names it (instead of the union's reason). Returns
     /// the previous name, for the caller to restore (rules nest through subgraphs).
+    /// The name is read only inside a speculative scope: the driver names each node
+    /// there, and a rule that opens a scope names its own node before it does.
     pub fn set_site(&mut self, node: &str) -> String {
         std::mem::replace(&mut self.site, node.to_string())
     }

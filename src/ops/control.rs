@@ -132,11 +132,14 @@ fn if_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         Some(_) => return subgraph(ctx, then_g, &[], "then_branch"),
         None => {}
     }
-    // Undecided: each branch's equalities hold only when it runs.
+    // Undecided: each branch's equalities hold only when it runs, recorded under this
+    // node's name (inner nodes name themselves).
+    let outer = ctx.alg.set_site(&node.name);
     ctx.alg.speculate(true);
     let then_out = subgraph(ctx, then_g, &[], "then_branch");
     let else_out = subgraph(ctx, else_g, &[], "else_branch");
     ctx.alg.speculate(false);
+    ctx.alg.set_site(&outer);
     let (then_out, else_out) = (then_out?, else_out?);
     if then_out.len() != else_out.len() || then_out.len() < node.outputs.len() {
         return Err(OpError::BadAttribute {
