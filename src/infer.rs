@@ -141,34 +141,38 @@ pub(crate) struct Ahead {
     ran: usize,
 }
 
-/// Run the nodes of a main graph as `nodes` gives them, in file order, `tail` being
-/// the graph without its nodes, and keep each node in `keep`, in order (see [`Ahead`]).
-/// `ctx` is [`prepare`]'s for the same options.
+/// Run the nodes of a main graph as `batches` gives them, in file order, `tail` being
+/// the graph without its `count` nodes, and hand each batch on to `done` once it ran
+/// (see [`Ahead`]). `ctx` is [`prepare`]'s for the same options.
 pub(crate) fn infer_ahead(
     tail: &Graph,
     mut ctx: ShapesContext,
-    nodes: impl Iterator<Item = Node>,
-    keep: &mut Vec<Node>,
+    count: usize,
+    batches: impl Iterator<Item = Vec<Node>>,
+    mut done: impl FnMut(Vec<Node>),
 ) -> Ahead {
     // Room for the graph's tensors, when the prepared room is short (nothing is moved
     // otherwise).
-    ctx.reserve(tail.inputs.len() + tail.initializers.len() + keep.capacity());
+    ctx.reserve(tail.inputs.len() + tail.initializers.len() + count);
     declare_inputs(&mut ctx, tail);
     let declared = declared_of(tail);
     let mut ran = 0;
     let mut stopped = false;
-    for node in nodes {
-        if !stopped {
+    for batch in batches {
+        for node in &batch {
+            if stopped {
+                break;
+            }
             // As `run_order` does, but a node that may be case-split needs the nodes
             // after it: it and the rest run in `infer_rest`.
-            if split_budget(&ctx) && undecided_if(&ctx, &node) {
+            if split_budget(&ctx) && undecided_if(&ctx, node) {
                 stopped = true;
             } else {
-                run_node(&mut ctx, &node, &declared);
+                run_node(&mut ctx, node, &declared);
                 ran += 1;
             }
         }
-        keep.push(node);
+        done(batch);
     }
     Ahead { ctx, ran }
 }

@@ -108,6 +108,9 @@ pub(crate) fn load_and_infer(
     // context to infer in (see below).
     let (tx, rx) = options.map(|_| std::sync::mpsc::channel()).unzip();
     let (ctx_tx, ctx_rx) = options.map(|_| std::sync::mpsc::channel()).unzip();
+    // The helper hands the batches back once they ran, for this thread to gather.
+    let (back_tx, back_rx) = options.map(|_| std::sync::mpsc::channel()).unzip();
+    let mut sent = 0;
     let mut order = None;
     let (streamed, ahead) = std::thread::scope(|s| {
         // Without a helper (none could be started), this thread reads every chunk.
@@ -121,14 +124,14 @@ pub(crate) fn load_and_infer(
             let (chunked, top, graph) = (&chunked, &top, &graph);
             move || {
                 chunked.help();
-                let (ctx_rx, rx) = (ctx_rx?, rx?);
+                let (ctx_rx, rx, back_tx) = (ctx_rx?, rx?, back_tx?);
                 // The whole graph is read (or a chunk failed, and this thread has
                 // nothing to do: the other thread reports the error).
                 let body = chunked.get(graph.start, graph.end).ok()?;
                 let r = Reader::new(body, graph.start);
                 let (tail, count) = graph_tail(top, r, path, src).ok()?;
                 let ctx = ctx_rx.recv().ok()?;
-                Some(infer_from(tail, count, &rx, ctx))
+                Some(infer_from(tail, count, &rx, &back_tx, ctx))
             }
         });
         // Made once the helper is on its way: the context to infer in (this thread's
@@ -141,19 +144,29 @@ pub(crate) fn load_and_infer(
             let _ = ctx_tx.send(crate::infer::prepare(o, tensors));
             order = Some(crate::infer::SortCheck::with_capacity(tensors));
         }
-        let streamed = stream(&chunked, &top, &graph, &io_error, path, src, tx, &mut order);
+        let streamed = stream(
+            &chunked, &top, &graph, &io_error, path, src, tx, &mut order, &mut sent,
+        );
         chunked.stop();
+        // While the helper infers, the nodes it ran come back to be put in order: one
+        // move each, here, where the helper's thread has none to make. The channel
+        // closes when the helper is done (or gone).
+        let nodes = back_rx.map(|back: Receiver<Vec<Vec<Node>>>| {
+            let mut nodes = Vec::with_capacity(sent);
+            back.iter().flatten().for_each(|batch| nodes.extend(batch));
+            nodes
+        });
         // No helper, or a panic in its inference: this thread infers afterwards (and
         // meets the same panic).
         let ahead = helper.ok().and_then(|h| h.join().ok()).flatten();
-        (streamed, ahead)
+        (streamed, ahead.zip(nodes))
     });
     if let Some(e) = io_error.into_inner() {
         return Err(Failure::Io(e));
     }
     let bytes = chunked.into_bytes().map_err(Failure::Io)?;
     let (model, ctx) = match (streamed, ahead, options) {
-        (Ok(Some(mut model)), Some((mut tail, nodes, ahead)), Some(options)) => {
+        (Ok(Some(mut model)), Some(((mut tail, ahead), nodes)), Some(options)) => {
             tail.nodes = nodes;
             model.graph = tail;
             let ctx = crate::infer::infer_rest(ahead, &model, options, order);
@@ -197,19 +210,31 @@ fn receive(rx: &Receiver<Vec<Node>>) -> Option<Vec<Node>> {
     rx.recv().ok()
 }
 
+/// How many batches of nodes the helper hands back at a time: a send may wake the
+/// thread that gathers them, which costs the helper a system call.
+const HAND_BACK: usize = 32;
+
 /// The helper's inference of the graph whose tail (the graph without its nodes, and
 /// `count` node fields) it converted, its nodes coming on `rx`
-/// ([`crate::infer::infer_ahead`]): the tail and the nodes back, with the run ahead.
+/// ([`crate::infer::infer_ahead`]) and going back on `back` once they ran, in
+/// groups of [`HAND_BACK`] batches: the tail back, with the run ahead.
 fn infer_from(
     tail: Graph,
     count: usize,
     rx: &Receiver<Vec<Node>>,
+    back: &Sender<Vec<Vec<Node>>>,
     ctx: ShapesContext,
-) -> (Graph, Vec<Node>, crate::infer::Ahead) {
-    let mut nodes = Vec::with_capacity(count);
+) -> (Graph, crate::infer::Ahead) {
+    let mut ran = Vec::with_capacity(HAND_BACK);
     let batches = std::iter::from_fn(|| receive(rx));
-    let ahead = crate::infer::infer_ahead(&tail, ctx, batches.flatten(), &mut nodes);
-    (tail, nodes, ahead)
+    let ahead = crate::infer::infer_ahead(&tail, ctx, count, batches, |batch| {
+        ran.push(batch);
+        if ran.len() == HAND_BACK {
+            let _ = back.send(std::mem::replace(&mut ran, Vec::with_capacity(HAND_BACK)));
+        }
+    });
+    let _ = back.send(ran);
+    (tail, ahead)
 }
 
 /// How many tensors a main graph at `graph` is likely to define, from the node fields
@@ -280,6 +305,7 @@ fn stream(
     src: &DataSource,
     tx: Option<Sender<Vec<Node>>>,
     order: &mut Option<crate::infer::SortCheck>,
+    sent: &mut usize,
 ) -> Result<Option<Model>, OnnxError> {
     let bytes = |from: usize, to: usize| {
         chunked.get(from, to).map_err(|e| {
@@ -315,6 +341,7 @@ fn stream(
             if let Some(order) = order.as_mut() {
                 batch.iter().for_each(|n| order.node(n));
             }
+            *sent += batch.len();
             let _ = tx.send(batch);
         }
     });
