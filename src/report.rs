@@ -575,7 +575,28 @@ struct Rows {
     order: Vec<usize>,
     /// The text of every dim of those tensors, per e-class: most dims are shared by
     /// many tensors, so each is rendered once.
-    rendered: FxHashMap<egg::Id, ReportDim>,
+    rendered: FxHashMap<egg::Id, Rendered>,
+}
+
+/// A dim of a report's rows, rendered: as the report holds it, and as a JSON value.
+struct Rendered {
+    dim: ReportDim,
+    /// The JSON value, exactly as [`json::Writer`] writes `dim`.
+    json: Box<str>,
+}
+
+impl Rendered {
+    fn new(dim: ReportDim) -> Rendered {
+        let mut w = json::Writer::new(16, None);
+        match &dim {
+            ReportDim::Int(v) => w.int(*v),
+            ReportDim::Expr(e) => w.string(e),
+        }
+        Rendered {
+            dim,
+            json: w.into_text().into_boxed_str(),
+        }
+    }
 }
 
 /// The dims of a tensor's `value` that a report shows: integer tensors only.
@@ -635,7 +656,7 @@ impl Rows {
             for d in dims {
                 let id = ctx.alg.egraph().find(d.id());
                 if let std::collections::hash_map::Entry::Vacant(slot) = rows.rendered.entry(id) {
-                    slot.insert(report_dim(ctx, *d, &mut used));
+                    slot.insert(Rendered::new(report_dim(ctx, *d, &mut used)));
                 }
             }
         }
@@ -649,7 +670,17 @@ impl Rows {
         dims: &'r [Dim],
     ) -> impl ExactSizeIterator<Item = &'r ReportDim> + 'r {
         dims.iter()
-            .map(move |d| &self.rendered[&ctx.alg.egraph().find(d.id())])
+            .map(move |d| &self.rendered[&ctx.alg.egraph().find(d.id())].dim)
+    }
+
+    /// [`Rows::dims`] as JSON values.
+    fn json_dims<'r>(
+        &'r self,
+        ctx: &'r ShapesContext,
+        dims: &'r [Dim],
+    ) -> impl Iterator<Item = &'r str> + 'r {
+        dims.iter()
+            .map(move |d| &*self.rendered[&ctx.alg.egraph().find(d.id())].json)
     }
 
     /// The `index`-th row: its name and facts.
@@ -700,6 +731,22 @@ fn emit_tensors(src: Source<'_>, w: &mut json::Writer<'_>, from: usize, stop: St
             }
         }
     };
+    if let Source::Rows(rows, ctx) = src {
+        // The same text, each dim's JSON value made once per e-class.
+        for i in from..src.len() {
+            if stop.before(i, w.len()) {
+                return i;
+            }
+            let (name, fact) = rows.row(ctx, i);
+            w.tensor(
+                name,
+                shown_dtype(fact).map(DType::short_name),
+                fact.shape.as_deref().map(|ds| rows.json_dims(ctx, ds)),
+                shown_value(fact).map(|ds| rows.json_dims(ctx, ds)),
+            );
+        }
+        return src.len();
+    }
     for i in from..src.len() {
         if stop.before(i, w.len()) {
             return i;
@@ -1090,14 +1137,75 @@ mod json {
         }
 
         fn newline(&mut self) {
+            self.indent(self.open.len());
+        }
+
+        /// A new line indented for `depth` open containers.
+        fn indent(&mut self, depth: usize) {
             const SPACES: &str = "                                                                ";
             self.out.push('\n');
-            let mut n = 2 * self.open.len();
+            let mut n = 2 * depth;
             while n > 0 {
                 let k = n.min(SPACES.len());
                 self.out.push_str(&SPACES[..k]);
                 n -= k;
             }
+        }
+
+        /// A member of the innermost object, named `name`, holding a report's tensor:
+        /// `{"dtype": .., "shape": .., "value": ..}` (`value` only when given), the dims
+        /// given as JSON values. The same text as writing it piece by piece with
+        /// [`Writer::key`], [`Writer::open_object`], [`Writer::item`] and the rest,
+        /// without their bookkeeping per dim.
+        pub(super) fn tensor<'d>(
+            &mut self,
+            name: &str,
+            dtype: Option<&str>,
+            shape: Option<impl Iterator<Item = &'d str>>,
+            value: Option<impl Iterator<Item = &'d str>>,
+        ) {
+            self.key(name);
+            let depth = self.open.len() + 1;
+            self.out.push('{');
+            self.indent(depth);
+            self.out.push_str("\"dtype\": ");
+            match dtype {
+                Some(d) => self.string(d),
+                None => self.null(),
+            }
+            self.out.push(',');
+            self.indent(depth);
+            self.out.push_str("\"shape\": ");
+            self.values(depth, shape);
+            if value.is_some() {
+                self.out.push(',');
+                self.indent(depth);
+                self.out.push_str("\"value\": ");
+                self.values(depth, value);
+            }
+            self.indent(depth - 1);
+            self.out.push('}');
+        }
+
+        /// An array of JSON values (`null` for none) as a member at `depth`.
+        fn values<'d>(&mut self, depth: usize, values: Option<impl Iterator<Item = &'d str>>) {
+            let Some(values) = values else {
+                return self.null();
+            };
+            self.out.push('[');
+            let mut any = false;
+            for v in values {
+                if any {
+                    self.out.push(',');
+                }
+                any = true;
+                self.indent(depth + 1);
+                self.out.push_str(v);
+            }
+            if any {
+                self.indent(depth);
+            }
+            self.out.push(']');
         }
 
         /// Start a member or element of the innermost container.
