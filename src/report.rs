@@ -588,10 +588,7 @@ struct Rendered {
 impl Rendered {
     fn new(dim: ReportDim) -> Rendered {
         let mut w = json::Writer::new(16, None);
-        match &dim {
-            ReportDim::Int(v) => w.int(*v),
-            ReportDim::Expr(e) => w.string(e),
-        }
+        json::Value::write_to(&&dim, &mut w);
         Rendered {
             dim,
             json: w.into_text().into_boxed_str(),
@@ -669,8 +666,7 @@ impl Rows {
         ctx: &'r ShapesContext,
         dims: &'r [Dim],
     ) -> impl ExactSizeIterator<Item = &'r ReportDim> + 'r {
-        dims.iter()
-            .map(move |d| &self.rendered[&ctx.alg.egraph().find(d.id())].dim)
+        dims.iter().map(move |d| &self.rendered(ctx, d).dim)
     }
 
     /// [`Rows::dims`] as JSON values.
@@ -679,8 +675,12 @@ impl Rows {
         ctx: &'r ShapesContext,
         dims: &'r [Dim],
     ) -> impl Iterator<Item = &'r str> + 'r {
-        dims.iter()
-            .map(move |d| &*self.rendered[&ctx.alg.egraph().find(d.id())].json)
+        dims.iter().map(move |d| &*self.rendered(ctx, d).json)
+    }
+
+    /// The rendering of `d`'s e-class (`d` must be a dim of the rows' tensors).
+    fn rendered(&self, ctx: &ShapesContext, d: &Dim) -> &Rendered {
+        &self.rendered[&ctx.alg.egraph().find(d.id())]
     }
 
     /// The `index`-th row: its name and facts.
@@ -714,59 +714,31 @@ impl Rows {
 /// The members of the `tensors` object from the `from`-th tensor on, laid out as
 /// they are inside the report, until `stop` says so. Returns where it stopped.
 fn emit_tensors(src: Source<'_>, w: &mut json::Writer<'_>, from: usize, stop: Stop<'_>) -> usize {
-    let dims = |w: &mut json::Writer<'_>,
-                dims: Option<&mut dyn ExactSizeIterator<Item = &ReportDim>>| {
-        match dims {
-            None => w.null(),
-            Some(ds) => {
-                w.open_array();
-                for d in ds {
-                    w.item();
-                    match d {
-                        ReportDim::Int(v) => w.int(*v),
-                        ReportDim::Expr(e) => w.string(e),
-                    }
-                }
-                w.close_array();
-            }
-        }
-    };
-    if let Source::Rows(rows, ctx) = src {
-        // The same text, each dim's JSON value made once per e-class.
-        for i in from..src.len() {
-            if stop.before(i, w.len()) {
-                return i;
-            }
-            let (name, fact) = rows.row(ctx, i);
-            w.tensor(
-                name,
-                shown_dtype(fact).map(DType::short_name),
-                fact.shape.as_deref().map(|ds| rows.json_dims(ctx, ds)),
-                shown_value(fact).map(|ds| rows.json_dims(ctx, ds)),
-            );
-        }
-        return src.len();
-    }
     for i in from..src.len() {
         if stop.before(i, w.len()) {
             return i;
         }
-        src.with_row(i, |name, dtype, shape, value| {
-            w.key(name);
-            w.open_object();
-            w.key("dtype");
-            match dtype {
-                Some(d) => w.string(d.short_name()),
-                None => w.null(),
+        match src {
+            Source::Kept(t) => {
+                let (name, t) = t.get_index(i).expect("index within the map");
+                w.tensor(
+                    name,
+                    t.dtype.map(DType::short_name),
+                    t.shape.as_ref().map(|ds| ds.iter()),
+                    t.value.as_ref().map(|ds| ds.iter()),
+                );
             }
-            w.key("shape");
-            dims(w, shape);
-            if value.is_some() {
-                w.key("value");
-                dims(w, value);
+            // Each dim's JSON value was made once per e-class.
+            Source::Rows(rows, ctx) => {
+                let (name, fact) = rows.row(ctx, i);
+                w.tensor(
+                    name,
+                    shown_dtype(fact).map(DType::short_name),
+                    fact.shape.as_deref().map(|ds| rows.json_dims(ctx, ds)),
+                    shown_value(fact).map(|ds| rows.json_dims(ctx, ds)),
+                );
             }
-            w.close_object();
-        });
+        }
     }
     src.len()
 }
@@ -1153,16 +1125,16 @@ mod json {
         }
 
         /// A member of the innermost object, named `name`, holding a report's tensor:
-        /// `{"dtype": .., "shape": .., "value": ..}` (`value` only when given), the dims
-        /// given as JSON values. The same text as writing it piece by piece with
-        /// [`Writer::key`], [`Writer::open_object`], [`Writer::item`] and the rest,
-        /// without their bookkeeping per dim.
-        pub(super) fn tensor<'d>(
+        /// `{"dtype": .., "shape": .., "value": ..}` (`value` only when given). The
+        /// same text as writing it piece by piece with [`Writer::key`],
+        /// [`Writer::open_object`], [`Writer::item`] and the rest, without their
+        /// bookkeeping per dim.
+        pub(super) fn tensor<V: Value>(
             &mut self,
             name: &str,
             dtype: Option<&str>,
-            shape: Option<impl Iterator<Item = &'d str>>,
-            value: Option<impl Iterator<Item = &'d str>>,
+            shape: Option<impl Iterator<Item = V>>,
+            value: Option<impl Iterator<Item = V>>,
         ) {
             self.key(name);
             let depth = self.open.len() + 1;
@@ -1187,8 +1159,8 @@ mod json {
             self.out.push('}');
         }
 
-        /// An array of JSON values (`null` for none) as a member at `depth`.
-        fn values<'d>(&mut self, depth: usize, values: Option<impl Iterator<Item = &'d str>>) {
+        /// An array of values (`null` for none) as a member at `depth`.
+        fn values<V: Value>(&mut self, depth: usize, values: Option<impl Iterator<Item = V>>) {
             let Some(values) = values else {
                 return self.null();
             };
@@ -1200,7 +1172,7 @@ mod json {
                 }
                 any = true;
                 self.indent(depth + 1);
-                self.out.push_str(v);
+                v.write_to(self);
             }
             if any {
                 self.indent(depth);
@@ -1299,6 +1271,29 @@ mod json {
             }
             self.out.push_str(&s[start..]);
             self.out.push('"');
+        }
+    }
+
+    /// A dim as [`Writer::tensor`] writes it.
+    pub(super) trait Value {
+        /// Write it as one JSON value.
+        fn write_to(&self, w: &mut Writer<'_>);
+    }
+
+    /// Text that is a JSON value already (made once, written as it is).
+    impl Value for &str {
+        fn write_to(&self, w: &mut Writer<'_>) {
+            w.out.push_str(self);
+        }
+    }
+
+    /// An integer, or a string in the expression grammar.
+    impl Value for &super::ReportDim {
+        fn write_to(&self, w: &mut Writer<'_>) {
+            match self {
+                super::ReportDim::Int(v) => w.int(*v),
+                super::ReportDim::Expr(e) => w.string(e),
+            }
         }
     }
 
