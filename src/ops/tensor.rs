@@ -357,13 +357,13 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
             found = Some((KEYS[i], a));
         }
     }
-    let (key, attr) = match (given.count_ones(), found) {
-        (1, Some(one)) => one,
-        (0, _) | (_, None) => return Err(OpError::MissingAttribute {
+    let (key, attr) = match found {
+        None => return Err(OpError::MissingAttribute {
             name:
                 "value (or value_int(s), value_float(s), value_string(s); sparse_value is not read)",
         }),
-        _ => {
+        Some(one) if given.count_ones() == 1 => one,
+        Some(_) => {
             let many: Vec<&str> = (0..KEYS.len())
                 .filter(|i| given & (1 << i) != 0)
                 .map(|i| KEYS[i])
