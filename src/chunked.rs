@@ -201,14 +201,14 @@ impl Drop for Chunked<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A scratch file with `bytes`, removed on drop.
-    struct Scratch(std::path::PathBuf);
+    pub(crate) struct Scratch(pub std::path::PathBuf);
 
     impl Scratch {
-        fn new(tag: &str, bytes: &[u8]) -> Scratch {
+        pub(crate) fn new(tag: &str, bytes: &[u8]) -> Scratch {
             let p =
                 std::env::temp_dir().join(format!("symdim-chunked-{tag}-{}", std::process::id()));
             std::fs::write(&p, bytes).unwrap();

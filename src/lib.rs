@@ -19,3 +19,5 @@ pub mod ops;
 mod overlap;
 pub mod report;
 pub mod shapes_api;
+#[cfg(unix)]
+mod window;

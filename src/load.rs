@@ -124,7 +124,7 @@ pub fn load_and_infer(
     options: &LoadOptions,
     infer: &crate::infer::Options,
 ) -> Result<(Model, crate::context::ShapesContext), LoadError> {
-    let (model, bytes, ctx) = load_inferring(path, options, infer)?;
+    let (model, bytes, ctx) = load_inferring_lean(path, options, infer)?;
     // The file's memory is free for the inference.
     drop(bytes);
     let ctx = ctx.unwrap_or_else(|| crate::infer::infer_context(&model, infer));
@@ -139,13 +139,26 @@ pub fn load_inferring(
     options: &LoadOptions,
     infer: &crate::infer::Options,
 ) -> Result<LoadedWith, LoadError> {
-    load_with_infer(path, options, Some(infer))
+    load_with_infer(path, options, Some(infer), true)
+}
+
+/// [`load_inferring`] for a caller with no use for the file's bytes: an ONNX file
+/// inferred while it loads is then read through two small buffers, never held whole,
+/// and its bytes come back empty (the kernel zeroes every page of a fresh buffer the
+/// size of the file before the read fills it; docs/benchmarks.md). Other files come
+/// back with their bytes, as from [`load_inferring`].
+pub fn load_inferring_lean(
+    path: &Path,
+    options: &LoadOptions,
+    infer: &crate::infer::Options,
+) -> Result<LoadedWith, LoadError> {
+    load_with_infer(path, options, Some(infer), false)
 }
 
 /// [`load`] with options. An OpenVINO IR `.xml` needs its weights (same stem, `.bin`)
 /// next to it when it has Const layers.
 pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>), LoadError> {
-    load_with_infer(path, options, None).map(|(m, bytes, _)| (m, bytes))
+    load_with_infer(path, options, None, true).map(|(m, bytes, _)| (m, bytes))
 }
 
 /// The model and the file's bytes as [`load_with`] gives them, and the context when
@@ -153,21 +166,23 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>),
 pub type LoadedWith = (Model, Vec<u8>, Option<crate::context::ShapesContext>);
 
 /// [`load_with`], inferring the model while it is converted when `infer` is given and
-/// the loader can (the context is then returned).
+/// the loader can (the context is then returned); without `keep`, the bytes of a
+/// file inferred while it loads are not kept ([`load_inferring_lean`]).
 fn load_with_infer(
     path: &Path,
     options: &LoadOptions,
     infer: Option<&crate::infer::Options>,
+    keep: bool,
 ) -> Result<LoadedWith, LoadError> {
     let shown = path.display().to_string();
     #[cfg(unix)]
     if options.onednn_symbols.is_empty() {
-        if let Some(loaded) = load_onnx_while_reading(path, &shown, infer)? {
+        if let Some(loaded) = load_onnx_while_reading(path, &shown, infer, keep)? {
             return Ok(loaded);
         }
     }
     #[cfg(not(unix))]
-    let _ = infer;
+    let _ = (infer, keep);
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
         path: shown.clone(),
         source,
@@ -286,6 +301,7 @@ fn load_onnx_while_reading(
     path: &Path,
     shown: &str,
     infer: Option<&crate::infer::Options>,
+    keep: bool,
 ) -> Result<Option<LoadedWith>, LoadError> {
     use crate::onnx::pipelined::{load_and_infer, Failure};
     let io = |source| LoadError::Io {
@@ -298,7 +314,7 @@ fn load_onnx_while_reading(
         return Ok(None);
     };
     let src = crate::onnx::DataSource::for_model_file(path);
-    load_and_infer(&file, size, shown, &src, infer).map_err(|e| match e {
+    load_and_infer(&file, size, shown, &src, infer, keep).map_err(|e| match e {
         Failure::Io(source) => io(source),
         Failure::Onnx(source) => LoadError::Onnx {
             path: shown.to_string(),

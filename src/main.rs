@@ -337,7 +337,12 @@ fn run() -> u8 {
             let options = options(binds, assumes);
             // The inference runs while the model loads when it can (an ONNX file of
             // 1 to 16 MiB): the `load` phase then holds most of it.
-            let loaded = symdim::load::load_inferring(&model, &load_options, &options);
+            // The file's bytes are kept only for the annotated copy.
+            let loaded = if out.is_some() {
+                symdim::load::load_inferring(&model, &load_options, &options)
+            } else {
+                symdim::load::load_inferring_lean(&model, &load_options, &options)
+            };
             let Some((m, bytes, ctx)) = reported(loaded) else {
                 return 2;
             };

@@ -39,7 +39,7 @@ pub(crate) mod pipelined;
 mod tensor;
 mod to_graph;
 mod types;
-mod wire;
+pub(crate) mod wire;
 mod writer;
 
 #[cfg(test)]

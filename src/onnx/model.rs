@@ -47,8 +47,15 @@ fn push_value_info<'a>(
     Ok(())
 }
 
+/// `v`'s allocation, empty, for another element type of the same layout (collecting
+/// an empty iterator in place keeps it).
+fn reuse<T, U>(mut v: Vec<T>) -> Vec<U> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
+}
+
 /// `NodeProto`: one operator application.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct NodeProto<'a> {
     /// Input value names; `""` marks an absent optional input and is kept in place.
     pub input: Vec<&'a str>,
@@ -79,6 +86,17 @@ impl<'a> NodeProto<'a> {
         };
         n.parse_into(r, depth)?;
         Ok(n)
+    }
+
+    /// An empty node with this one's vectors, cleared: a streaming reader parses node
+    /// after node into the same vectors, each node borrowing other bytes.
+    pub(crate) fn recycle<'b>(self) -> NodeProto<'b> {
+        NodeProto {
+            input: reuse(self.input),
+            output: reuse(self.output),
+            attribute: reuse(self.attribute),
+            ..NodeProto::default()
+        }
     }
 
     /// [`NodeProto::parse`] into `self`, reusing its vectors (a streaming reader parses

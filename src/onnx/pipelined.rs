@@ -28,12 +28,13 @@
 //! whole file is read and [`super::load_model`] converts it.
 
 use super::to_graph::{graph_tail, stream_parts};
-use super::wire::Reader;
+use super::wire::{Fields, FromFn, Reader};
 use super::{DataSource, OnnxError};
 use crate::chunked::{Chunked, CHUNK};
 use crate::context::ShapesContext;
 use crate::graph::{Graph, Model, Node};
 use crate::infer::Options;
+use crate::window::Window;
 use std::cell::RefCell;
 use std::fs::File;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
@@ -67,7 +68,7 @@ pub(crate) fn load(
     path: &str,
     src: &DataSource,
 ) -> Result<Option<(Model, Vec<u8>)>, Failure> {
-    Ok(load_and_infer(file, size, path, src, None)?.map(|(m, bytes, _)| (m, bytes)))
+    Ok(load_and_infer(file, size, path, src, None, true)?.map(|(m, bytes, _)| (m, bytes)))
 }
 
 /// [`load`], and when `infer` gives the inference options and the file is at most
@@ -76,12 +77,19 @@ pub(crate) fn load(
 /// rest ([`crate::infer::infer_ahead`]). The context is then
 /// [`crate::infer::infer_context`]'s on the model, exactly; `None` when the
 /// inference did not run ahead (the caller runs it).
+///
+/// Without `keep` (the caller has no use for the file's bytes), an inference ahead
+/// reads the graph through two [`Window`]s instead of one buffer the size of the
+/// file: the helper's, which skips the nodes, and this thread's, which skips the
+/// rest. The bytes given back are then empty (or the whole file, when it had to be
+/// read whole after all).
 pub(crate) fn load_and_infer(
     file: &File,
     size: usize,
     path: &str,
     src: &DataSource,
     infer: Option<&Options>,
+    keep: bool,
 ) -> Result<Option<Loaded>, Failure> {
     if size < MIN_SIZE {
         return Ok(None);
@@ -102,7 +110,8 @@ pub(crate) fn load_and_infer(
     top.truncate(graph.field);
     top.extend_from_slice(&tail);
     drop(tail);
-    let chunked = Chunked::new(file, size);
+    // The file's bytes in one buffer, or read through windows.
+    let chunked = (keep || options.is_none()).then(|| Chunked::new(file, size));
     let io_error = RefCell::new(None);
     // With inference, this thread hands the helper the nodes it converts, and the
     // context to infer in (see below).
@@ -121,15 +130,26 @@ pub(crate) fn load_and_infer(
             Some(_) => ("symdim-ahead", AHEAD_STACK),
         };
         let helper = crate::overlap::spawn_helper(s, name, Some(stack), {
-            let (chunked, top, graph) = (&chunked, &top, &graph);
+            let (chunked, top, graph) = (chunked.as_ref(), &top, &graph);
             move || {
-                chunked.help();
+                if let Some(c) = chunked {
+                    c.help();
+                }
                 let (ctx_rx, rx, back_tx) = (ctx_rx?, rx?, back_tx?);
-                // The whole graph is read (or a chunk failed, and this thread has
-                // nothing to do: the other thread reports the error).
-                let body = chunked.get(graph.start, graph.end).ok()?;
-                let r = Reader::new(body, graph.start);
-                let (tail, count) = graph_tail(top, r, path, src).ok()?;
+                // A read error or a bad field: this thread has nothing to do (the
+                // other thread reports the error, or the whole file is read for it).
+                let (tail, count) = match chunked {
+                    Some(c) => {
+                        // The whole graph is read.
+                        let body = c.get(graph.start, graph.end).ok()?;
+                        graph_tail(top, &mut Reader::new(body, graph.start), path, src)
+                    }
+                    None => {
+                        let mut w = Window::new(file, graph.start, graph.end, |n| n != 1);
+                        graph_tail(top, &mut w, path, src)
+                    }
+                }
+                .ok()?;
                 let ctx = ctx_rx.recv().ok()?;
                 Some(infer_from(tail, count, &rx, &back_tx, ctx))
             }
@@ -144,10 +164,30 @@ pub(crate) fn load_and_infer(
             let _ = ctx_tx.send(crate::infer::prepare(o, tensors));
             order = Some(crate::infer::SortCheck::with_capacity(tensors));
         }
-        let streamed = stream(
-            &chunked, &top, &graph, &io_error, path, src, tx, &mut order, &mut sent,
-        );
-        chunked.stop();
+        let streamed = match &chunked {
+            Some(c) => {
+                let streamed = stream(
+                    &mut chunk_fields(c, &graph, &io_error),
+                    &top,
+                    &graph,
+                    path,
+                    src,
+                    tx,
+                    &mut order,
+                    &mut sent,
+                );
+                c.stop();
+                streamed
+            }
+            None => {
+                let mut w = Window::new(file, graph.start, graph.end, |n| n == 1);
+                let streamed = stream(&mut w, &top, &graph, path, src, tx, &mut order, &mut sent);
+                if let Some(e) = w.take_error() {
+                    io_error.borrow_mut().get_or_insert(e);
+                }
+                streamed
+            }
+        };
         // While the helper infers, the nodes it ran come back to be put in order: one
         // move each, here, where the helper's thread has none to make. The channel
         // closes when the helper is done (or gone).
@@ -164,7 +204,10 @@ pub(crate) fn load_and_infer(
     if let Some(e) = io_error.into_inner() {
         return Err(Failure::Io(e));
     }
-    let bytes = chunked.into_bytes().map_err(Failure::Io)?;
+    let bytes = match chunked {
+        Some(c) => c.into_bytes().map_err(Failure::Io)?,
+        None => Vec::new(),
+    };
     let (model, ctx) = match (streamed, ahead, options) {
         (Ok(Some(mut model)), Some(((mut tail, ahead), nodes)), Some(options)) => {
             tail.nodes = nodes;
@@ -175,12 +218,27 @@ pub(crate) fn load_and_infer(
         (Ok(Some(model)), _, None) => (model, None),
         // The whole file, for its model or error (a graph whose nodes this thread
         // converted is converted again when the helper's part did not come back).
-        _ => (
-            super::load_model(&bytes, path, src).map_err(Failure::Onnx)?,
-            None,
-        ),
+        _ => {
+            let bytes = match chunked_bytes(bytes, file, size) {
+                Ok(b) => b,
+                Err(e) => return Err(Failure::Io(e)),
+            };
+            let model = super::load_model(&bytes, path, src).map_err(Failure::Onnx)?;
+            return Ok(Some((model, bytes, None)));
+        }
     };
     Ok(Some((model, bytes, ctx)))
+}
+
+/// The file's bytes: `bytes` when they are the file (read in chunks), else the file
+/// read whole (its graph was read through windows).
+fn chunked_bytes(bytes: Vec<u8>, file: &File, size: usize) -> std::io::Result<Vec<u8>> {
+    if bytes.len() == size {
+        return Ok(bytes);
+    }
+    let mut whole = vec![0; size];
+    std::os::unix::fs::FileExt::read_exact_at(file, &mut whole, 0)?;
+    Ok(whole)
 }
 
 /// A model loaded by [`load_and_infer`]: the model, the file's bytes, and the
@@ -293,23 +351,14 @@ fn find_graph(head: &[u8], size: usize) -> Option<GraphAt> {
     }
 }
 
-/// The streaming conversion of the model in `chunked`, whose graph lies at `graph`;
-/// a read error is left in `io_error`. With `tx`, only the graph's nodes are
-/// converted, and sent on `tx` ([`super::to_graph::stream_parts`]), `order` seeing
-/// each of them first.
-#[allow(clippy::too_many_arguments)]
-fn stream(
-    chunked: &Chunked<'_>,
-    top: &[u8],
+/// The fields of the graph at `graph` as the chunks of `chunked` arrive; a read
+/// error is left in `io_error`.
+fn chunk_fields<'c>(
+    chunked: &'c Chunked<'_>,
     graph: &GraphAt,
-    io_error: &RefCell<Option<std::io::Error>>,
-    path: &str,
-    src: &DataSource,
-    tx: Option<Sender<Vec<Node>>>,
-    order: &mut Option<crate::infer::SortCheck>,
-    sent: &mut usize,
-) -> Result<Option<Model>, OnnxError> {
-    let bytes = |from: usize, to: usize| {
+    io_error: &'c RefCell<Option<std::io::Error>>,
+) -> impl Fields + 'c {
+    let bytes = move |from: usize, to: usize| {
         chunked.get(from, to).map_err(|e| {
             io_error.borrow_mut().get_or_insert(e);
             // Never shown: the read error is.
@@ -322,21 +371,40 @@ fn stream(
     };
     // The graph's fields are read from the bytes known to be read, `[.., ready)`;
     // a field that runs past them (or the end of them) waits for the next chunk.
-    let mut ready = graph.start;
-    let mut r = Reader::new(&[], graph.start);
-    let next = || loop {
+    let (start, end) = (graph.start, graph.end);
+    let mut ready = start;
+    let mut r = Reader::new(&[], start);
+    let next = move || loop {
         let at = r.clone();
         match r.next_field() {
             Ok(Some(f)) => return Ok(Some(f)),
-            done if ready >= graph.end => return done,
+            done if ready >= end => return done,
             _ => {
                 let pos = at.offset();
                 ready = (ready / CHUNK + 1) * CHUNK;
-                ready = ready.max(pos + 1).min(graph.end);
+                ready = ready.max(pos + 1).min(end);
                 r = Reader::new(bytes(pos, ready)?, pos);
             }
         }
     };
+    FromFn(next, std::marker::PhantomData)
+}
+
+/// The streaming conversion of the model whose other top-level fields are `top` and
+/// whose graph, at `graph`, `fields` gives. With `tx`, only the graph's nodes are
+/// converted, and sent on `tx` ([`super::to_graph::stream_parts`]), `order` seeing
+/// each of them first.
+#[allow(clippy::too_many_arguments)]
+fn stream(
+    fields: &mut impl Fields,
+    top: &[u8],
+    graph: &GraphAt,
+    path: &str,
+    src: &DataSource,
+    tx: Option<Sender<Vec<Node>>>,
+    order: &mut Option<crate::infer::SortCheck>,
+    sent: &mut usize,
+) -> Result<Option<Model>, OnnxError> {
     // A send fails only when the helper is gone: the caller then converts again.
     let mut send = tx.map(|tx| {
         move |batch: Vec<Node>| {
@@ -348,5 +416,5 @@ fn stream(
         }
     });
     let nodes = send.as_mut().map(|f| f as &mut dyn FnMut(Vec<Node>));
-    stream_parts(top, graph.start..graph.end, next, path, src, nodes)
+    stream_parts(top, graph.start..graph.end, fields, path, src, nodes)
 }

@@ -1101,20 +1101,29 @@ fn loading_while_reading_a_file_that_shrank_is_a_read_error() {
     let dir = TempDir::new("pipelined-shrank");
     let big = many_nodes_model_with_docs(5000, 250);
     let path = dir.0.join("m.onnx");
-    std::fs::write(&path, big.bytes()).unwrap();
-    let file = std::fs::File::open(&path).unwrap();
-    // The size said is that of the whole model; the file now ends after 1 MB.
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_len(pipelined::MIN_SIZE as u64)
-        .unwrap();
-    match pipelined::load(&file, big.bytes().len(), "m.onnx", &mem()) {
-        Err(pipelined::Failure::Io(e)) => {
-            assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof, "{e}")
+    let options = crate::infer::Options::default();
+    // Read in chunks without inference; with it, the bytes kept or not.
+    for (infer, keep) in [
+        (None, true),
+        (Some(&options), true),
+        (Some(&options), false),
+    ] {
+        std::fs::write(&path, big.bytes()).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        // The size said is that of the whole model; the file now ends after 1 MB.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(pipelined::MIN_SIZE as u64)
+            .unwrap();
+        let size = big.bytes().len();
+        match pipelined::load_and_infer(&file, size, "m.onnx", &mem(), infer, keep) {
+            Err(pipelined::Failure::Io(e)) => {
+                assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof, "{e}")
+            }
+            other => panic!("{:?}", other.map(|o| o.map(|(m, _, _)| m))),
         }
-        other => panic!("{other:?}"),
     }
 }
 
@@ -1147,8 +1156,10 @@ fn ai_onnx_is_the_default_domain() {
 }
 
 /// A chain of `n` simple nodes (`Relu`, `Transpose`, and a `Constant` added to the
-/// chain), each with a `doc`-byte doc string, in the file in `order`.
-fn chain_model(n: usize, doc: usize, order: Order) -> B {
+/// chain), each with a `doc`-byte doc string, in the file in `order`. With `pad`, the
+/// graph also has a doc string, a node's doc string and an initializer of `pad`
+/// bytes each.
+fn chain_model(n: usize, doc: usize, order: Order, pad: usize) -> B {
     let mut nodes = Vec::new();
     for i in 0..n {
         let input = if i == 0 {
@@ -1177,6 +1188,9 @@ fn chain_model(n: usize, doc: usize, order: Order) -> B {
         };
         if doc > 0 {
             node = node.s(6, vec![b'#'; doc]);
+        }
+        if pad > 0 && i == n / 2 {
+            node = node.s(6, vec![b'%'; pad]);
         }
         nodes.push(node);
     }
@@ -1210,8 +1224,19 @@ fn chain_model(n: usize, doc: usize, order: Order) -> B {
         }
     }
     let mut graph = B::new().s(2, "g");
+    if pad > 0 {
+        graph = graph.s(10, vec![b'd'; pad]);
+    }
     for node in nodes {
         graph = graph.m(1, node);
+    }
+    if pad > 0 {
+        let raw = B::new()
+            .v(1, pad as i64 / 4)
+            .v(2, 1)
+            .s(8, "padding")
+            .s(9, vec![0; pad / 4 * 4]);
+        graph = graph.m(5, raw);
     }
     let graph = graph
         .m(
@@ -1237,17 +1262,33 @@ enum Order {
 }
 
 /// Loading `bytes` from a file while inferring it gives the model, the report and
-/// the error of loading the bytes whole and inferring afterwards.
+/// the error of loading the bytes whole and inferring afterwards, whether the file's
+/// bytes are kept (read in chunks) or not (read through windows).
 fn infers_while_loading_as_whole(dir: &TempDir, bytes: &[u8], options: &crate::infer::Options) {
+    for keep in [true, false] {
+        infers_while_loading_as_whole_keeping(dir, bytes, options, keep);
+    }
+}
+
+fn infers_while_loading_as_whole_keeping(
+    dir: &TempDir,
+    bytes: &[u8],
+    options: &crate::infer::Options,
+    keep: bool,
+) {
     let path = dir.0.join("m.onnx");
     std::fs::write(&path, bytes).unwrap();
     let file = std::fs::File::open(&path).unwrap();
     let src = mem();
-    let read = pipelined::load_and_infer(&file, bytes.len(), "m.onnx", &src, Some(options));
+    let read = pipelined::load_and_infer(&file, bytes.len(), "m.onnx", &src, Some(options), keep);
     let whole = load_model(bytes, "m.onnx", &src);
     match (read, whole) {
         (Ok(Some((a, read, ctx))), Ok(b)) => {
-            assert!(read == bytes, "the bytes read differ from the file's");
+            // Without `keep`, the bytes are empty, unless the file was read whole.
+            assert!(
+                read == bytes || (!keep && read.is_empty()),
+                "the bytes read differ from the file's"
+            );
             assert_eq!(a.graph, b.graph);
             // Large enough and within the limit: inferred while loading.
             let ctx = ctx.expect("no inference ran while loading");
@@ -1285,15 +1326,18 @@ fn inferring_while_loading_matches_inferring_afterwards() {
         assumes: vec!["N >= 5".into()],
         ..Default::default()
     };
-    let sorted = chain_model(6000, 300, Order::Sorted);
+    let sorted = chain_model(6000, 300, Order::Sorted, 0);
     let b = sorted.bytes();
     assert!(b.len() > pipelined::MIN_SIZE + 3 * crate::chunked::CHUNK);
     for options in [&plain, &bound, &assumed] {
         infers_while_loading_as_whole(&dir, b, options);
     }
     for order in [Order::Swapped, Order::CaptureLate] {
-        infers_while_loading_as_whole(&dir, chain_model(6000, 300, order).bytes(), &plain);
+        infers_while_loading_as_whole(&dir, chain_model(6000, 300, order, 0).bytes(), &plain);
     }
+    // Fields longer than the windows that read the graph, wanted by either thread.
+    let padded = chain_model(6000, 300, Order::Sorted, 3 * crate::window::WINDOW + 5);
+    infers_while_loading_as_whole(&dir, padded.bytes(), &plain);
     infers_while_loading_as_whole(&dir, many_nodes_model_with_docs(6000, 320).bytes(), &plain);
     for i in [b.len() / 3, b.len() - 40] {
         for v in [0x00, 0xff] {

@@ -13,7 +13,7 @@
 //! - Subgraph attributes (If, Loop, Scan) are converted recursively.
 
 use super::types::check_depth;
-use super::wire::{Field, Reader};
+use super::wire::{Field, Fields, Reader};
 use super::{
     AttrValue, AttributeProto, DataSource, DataType, Dim, FunctionProto, GraphProto, ModelProto,
     NodeProto, OnnxError, SparseTensorProto, TensorProto, ValueInfoProto,
@@ -93,9 +93,9 @@ fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, Onn
 }
 
 /// The streaming conversion of [`load_model`] for a model whose main graph arrives
-/// field by field (see `crate::chunked`): `top` holds the model's other top-level
-/// fields (a `ModelProto` without its `graph`), `next` gives the graph's fields in
-/// file order, and the graph's payload spans `graph` in the file.
+/// field by field (see `crate::chunked`, `crate::window`): `top` holds the model's
+/// other top-level fields (a `ModelProto` without its `graph`), `fields` gives the
+/// graph's fields in file order, and the graph's payload spans `graph` in the file.
 ///
 /// `Ok(None)` when `top` has a `graph` field of its own (the last one counts), and on
 /// any error: the caller then converts the whole file with [`load_model`], which gives
@@ -106,10 +106,10 @@ fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, Onn
 /// converts the rest, on another thread: the caller puts the two together
 /// (`crate::onnx::pipelined`). The two threads make their tensor names separately,
 /// so a name may then be two equal `Arc`s.
-pub(crate) fn stream_parts<'g>(
+pub(crate) fn stream_parts(
     top: &[u8],
     graph: std::ops::Range<usize>,
-    next: impl FnMut() -> Result<Option<Field<'g>>, OnnxError>,
+    fields: &mut impl Fields,
     path: &str,
     src: &DataSource,
     nodes: Option<&mut dyn FnMut(Vec<Node>)>,
@@ -124,21 +124,22 @@ pub(crate) fn stream_parts<'g>(
     }
     let names = names_for(graph.len());
     convert(&m, path, src, names, |cx| match nodes {
-        None => cx.stream_fields(graph, NodeCount::Unknown, next),
+        None => cx.stream_fields(graph, NodeCount::Unknown, fields),
         Some(batch) => {
-            cx.stream_nodes(graph, next, batch)?;
+            cx.stream_nodes(graph, fields, batch)?;
             Ok(Graph::default())
         }
     })
     .map(Some)
 }
 
-/// The main graph's fields other than its nodes, its whole payload in `graph`, for
-/// the caller of [`stream_parts`] with `nodes`: the graph without nodes, and how many node fields it
-/// has. `top` is as for [`stream_parts`].
+/// The main graph's fields other than its nodes, as `graph` gives the graph's fields
+/// (nodes among them or not), for the caller of [`stream_parts`] with `nodes`: the
+/// graph without nodes, and how many node fields `graph` gave. `top` is as for
+/// [`stream_parts`].
 pub(crate) fn graph_tail(
     top: &[u8],
-    graph: Reader<'_>,
+    graph: &mut impl Fields,
     path: &str,
     src: &DataSource,
 ) -> Result<(Graph, usize), OnnxError> {
@@ -271,16 +272,16 @@ impl Cx<'_, '_> {
             count += usize::from(f.number == 1);
         }
         let span = r.offset()..r.offset() + r.body().len();
-        self.stream_fields(span, NodeCount::Exact(count), || r.next_field())
+        self.stream_fields(span, NodeCount::Exact(count), &mut r)
     }
 
-    /// [`Cx::stream_graph`] of the main graph's fields as `next` gives them, the graph
-    /// spanning `span` in the file, with room for the nodes as `nodes` says.
-    fn stream_fields<'g>(
+    /// [`Cx::stream_graph`] of the main graph's fields as `fields` gives them, the
+    /// graph spanning `span` in the file, with room for the nodes as `nodes` says.
+    fn stream_fields(
         &self,
         span: std::ops::Range<usize>,
         nodes: NodeCount,
-        mut next: impl FnMut() -> Result<Option<Field<'g>>, OnnxError>,
+        fields: &mut impl Fields,
     ) -> Result<Graph, OnnxError> {
         const M: &str = "GraphProto";
         check_depth(0, span.start)?;
@@ -294,9 +295,9 @@ impl Cx<'_, '_> {
         let mut estimated = matches!(nodes, NodeCount::Exact(_));
         let mut index = 0;
         let mut inputs = Vec::new();
-        // One NodeProto for all nodes: its vectors are allocated once.
-        let mut n = NodeProto::parse(Reader::new(&[], 0), 0)?;
-        while let Some(f) = next()? {
+        // One NodeProto's vectors for all nodes: allocated once.
+        let mut spare = NodeProto::default();
+        while let Some(f) = fields.next_field()? {
             match f.number {
                 1 => {
                     if !estimated && f.start - span.start >= ESTIMATE_AFTER && index >= 64 {
@@ -307,8 +308,10 @@ impl Cx<'_, '_> {
                             .reserve((total + total / 16).saturating_sub(g.nodes.len()));
                         estimated = true;
                     }
+                    let mut n = spare.recycle();
                     n.parse_into(f.message(M)?, 0)?;
                     self.node(&n, index, None, 0, &mut g.nodes)?;
+                    spare = n.recycle();
                     index += 1;
                 }
                 _ => self.graph_field(&mut g, &mut inputs, &f)?,
@@ -349,14 +352,12 @@ impl Cx<'_, '_> {
         Ok(())
     }
 
-    /// The main graph's fields other than its nodes, all in `r` (its whole payload):
-    /// the graph without nodes, and how many node fields it has.
-    fn graph_tail(&self, r: Reader<'_>) -> Result<(Graph, usize), OnnxError> {
-        check_depth(0, r.offset())?;
+    /// The main graph's fields other than its nodes, as `fields` gives them: the graph
+    /// without nodes, and how many node fields it gave.
+    fn graph_tail(&self, fields: &mut impl Fields) -> Result<(Graph, usize), OnnxError> {
         let mut g = Graph::default();
         let mut inputs = Vec::new();
         let mut count = 0;
-        let mut fields = r;
         while let Some(f) = fields.next_field()? {
             if f.number == 1 {
                 count += 1;
@@ -368,12 +369,12 @@ impl Cx<'_, '_> {
         Ok((g, count))
     }
 
-    /// The main graph's nodes, converted in file order as `next` gives the graph's
+    /// The main graph's nodes, converted in file order as `fields` gives the graph's
     /// fields (the others are skipped), handed to `batch` a few at a time.
-    fn stream_nodes<'g>(
+    fn stream_nodes(
         &self,
         span: std::ops::Range<usize>,
-        mut next: impl FnMut() -> Result<Option<Field<'g>>, OnnxError>,
+        fields: &mut impl Fields,
         mut batch: impl FnMut(Vec<Node>),
     ) -> Result<(), OnnxError> {
         const M: &str = "GraphProto";
@@ -382,12 +383,14 @@ impl Cx<'_, '_> {
         check_depth(0, span.start)?;
         let mut index = 0;
         let mut nodes = Vec::with_capacity(BATCH);
-        // One NodeProto for all nodes, as in `stream_fields`.
-        let mut n = NodeProto::parse(Reader::new(&[], 0), 0)?;
-        while let Some(f) = next()? {
+        // One NodeProto's vectors for all nodes, as in `stream_fields`.
+        let mut spare = NodeProto::default();
+        while let Some(f) = fields.next_field()? {
             if f.number == 1 {
+                let mut n = spare.recycle();
                 n.parse_into(f.message(M)?, 0)?;
                 self.node(&n, index, None, 0, &mut nodes)?;
+                spare = n.recycle();
                 index += 1;
                 if nodes.len() >= BATCH {
                     batch(std::mem::replace(&mut nodes, Vec::with_capacity(BATCH)));

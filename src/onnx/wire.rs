@@ -8,7 +8,7 @@ use super::error::OnnxError;
 /// Longest legal varint, in bytes.
 pub(crate) const MAX_VARINT_LEN: usize = 10;
 /// Largest legal protobuf field number.
-const MAX_FIELD_NUMBER: u64 = (1 << 29) - 1;
+pub(crate) const MAX_FIELD_NUMBER: u64 = (1 << 29) - 1;
 
 /// A protobuf wire type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -388,6 +388,30 @@ impl<'a> Reader<'a> {
             value_start,
             end: self.offset(),
         }))
+    }
+}
+
+/// The fields of a message in order, each borrowed until the next is asked for: a
+/// [`Reader`] over bytes in memory, or a message read from a file as it is parsed
+/// (`crate::window`, `crate::onnx::pipelined`).
+pub(crate) trait Fields {
+    /// The next field, or `None` at the message's end.
+    fn next_field(&mut self) -> Result<Option<Field<'_>>, OnnxError>;
+}
+
+impl Fields for Reader<'_> {
+    #[inline(always)]
+    fn next_field(&mut self) -> Result<Option<Field<'_>>, OnnxError> {
+        Reader::next_field(self)
+    }
+}
+
+/// The fields that a closure gives, each borrowed for as long as `'a`.
+pub(crate) struct FromFn<'a, F>(pub F, pub std::marker::PhantomData<&'a ()>);
+
+impl<'a, F: FnMut() -> Result<Option<Field<'a>>, OnnxError>> Fields for FromFn<'a, F> {
+    fn next_field(&mut self) -> Result<Option<Field<'_>>, OnnxError> {
+        (self.0)()
     }
 }
 
