@@ -110,6 +110,10 @@ pub(crate) fn load_and_infer(
     top.truncate(graph.field);
     top.extend_from_slice(&tail);
     drop(tail);
+    if !keep && options.is_none() {
+        // Too large to infer ahead, and its bytes not wanted.
+        return load_through_window(file, size, &top, &graph, path, src).map(Some);
+    }
     // The file's bytes in one buffer, or read through windows.
     let chunked = (keep || options.is_none()).then(|| Chunked::new(file, size));
     let io_error = RefCell::new(None);
@@ -219,7 +223,7 @@ pub(crate) fn load_and_infer(
         // The whole file, for its model or error (a graph whose nodes this thread
         // converted is converted again when the helper's part did not come back).
         _ => {
-            let bytes = match chunked_bytes(bytes, file, size) {
+            let bytes = match file_bytes(bytes, file, size) {
                 Ok(b) => b,
                 Err(e) => return Err(Failure::Io(e)),
             };
@@ -230,11 +234,38 @@ pub(crate) fn load_and_infer(
     Ok(Some((model, bytes, ctx)))
 }
 
-/// The file's bytes: `bytes` when they are the file (read in chunks), else the file
+/// The model of the file whose other top-level fields are `top` and whose graph lies
+/// at `graph`, converted on this thread as a [`Window`] reads the graph's fields; the
+/// file is read whole, for its model or error, when that fails (as in
+/// [`load_and_infer`]). The bytes given back are empty, or the whole file.
+fn load_through_window(
+    file: &File,
+    size: usize,
+    top: &[u8],
+    graph: &GraphAt,
+    path: &str,
+    src: &DataSource,
+) -> Result<Loaded, Failure> {
+    let mut w = Window::new(file, graph.start, graph.end, |_| true);
+    let streamed = stream_parts(top, graph.start..graph.end, &mut w, path, src, None);
+    if let Some(e) = w.take_error() {
+        return Err(Failure::Io(e));
+    }
+    match streamed {
+        Ok(Some(model)) => Ok((model, Vec::new(), None)),
+        _ => {
+            let bytes = file_bytes(Vec::new(), file, size).map_err(Failure::Io)?;
+            let model = super::load_model(&bytes, path, src).map_err(Failure::Onnx)?;
+            Ok((model, bytes, None))
+        }
+    }
+}
+
+/// The file's bytes: `read` when it is the whole file (read in chunks), else the file
 /// read whole (its graph was read through windows).
-fn chunked_bytes(bytes: Vec<u8>, file: &File, size: usize) -> std::io::Result<Vec<u8>> {
-    if bytes.len() == size {
-        return Ok(bytes);
+fn file_bytes(read: Vec<u8>, file: &File, size: usize) -> std::io::Result<Vec<u8>> {
+    if read.len() == size {
+        return Ok(read);
     }
     let mut whole = vec![0; size];
     std::os::unix::fs::FileExt::read_exact_at(file, &mut whole, 0)?;
