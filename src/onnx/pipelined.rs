@@ -37,6 +37,7 @@ use crate::infer::Options;
 use crate::window::Window;
 use std::cell::RefCell;
 use std::fs::File;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 
 /// Files smaller than this are read whole before they are parsed: starting a helper
@@ -99,7 +100,8 @@ pub(crate) fn load_and_infer(
     let Some(graph) = find_graph(&head, size) else {
         return Ok(None);
     };
-    let options = infer.filter(|_| size <= MAX_INFER_AHEAD);
+    // Without the bytes to keep, a file of any size: its graph is read through windows.
+    let options = infer.filter(|_| size <= MAX_INFER_AHEAD || !keep);
     let tensors = options.map(|_| tensors_estimate(&head, &graph));
     // The fields after the graph, read here: the file's bytes are all read in chunks.
     let mut tail = vec![0; size - graph.end];
@@ -110,10 +112,6 @@ pub(crate) fn load_and_infer(
     top.truncate(graph.field);
     top.extend_from_slice(&tail);
     drop(tail);
-    if !keep && options.is_none() {
-        // Too large to infer ahead, and its bytes not wanted.
-        return load_through_window(file, size, &top, &graph, path, src).map(Some);
-    }
     // The file's bytes in one buffer, or read through windows.
     let chunked = (keep || options.is_none()).then(|| Chunked::new(file, size));
     let io_error = RefCell::new(None);
@@ -123,8 +121,8 @@ pub(crate) fn load_and_infer(
     let (ctx_tx, ctx_rx) = options.map(|_| std::sync::mpsc::channel()).unzip();
     // The helper hands the batches back once they ran, for this thread to gather.
     let (back_tx, back_rx) = options.map(|_| std::sync::mpsc::channel()).unzip();
-    let mut sent = 0;
     let mut order = None;
+    let fields = AtomicUsize::new(0);
     let (streamed, ahead) = std::thread::scope(|s| {
         // Without a helper (none could be started), this thread reads every chunk.
         // A reader's work is shallow: a small stack; one that infers runs what the
@@ -134,7 +132,7 @@ pub(crate) fn load_and_infer(
             Some(_) => ("symdim-ahead", AHEAD_STACK),
         };
         let helper = crate::overlap::spawn_helper(s, name, Some(stack), {
-            let (chunked, top, graph) = (chunked.as_ref(), &top, &graph);
+            let (chunked, top, graph, fields) = (chunked.as_ref(), &top, &graph, &fields);
             move || {
                 if let Some(c) = chunked {
                     c.help();
@@ -154,6 +152,7 @@ pub(crate) fn load_and_infer(
                     }
                 }
                 .ok()?;
+                fields.store(count, Ordering::Release);
                 let ctx = ctx_rx.recv().ok()?;
                 Some(infer_from(tail, count, &rx, &back_tx, ctx))
             }
@@ -168,38 +167,41 @@ pub(crate) fn load_and_infer(
             let _ = ctx_tx.send(crate::infer::prepare(o, tensors));
             order = Some(crate::infer::SortCheck::with_capacity(tensors));
         }
+        // With inference, the nodes go to the helper and come back to be put in
+        // order: one move each, here, where the helper's thread has none to make.
+        let mut handoff = match (tx, back_rx, order.as_mut()) {
+            (Some(tx), Some(back), Some(order)) => Some(Handoff {
+                tx: Some(tx),
+                back,
+                order,
+                fields: &fields,
+                nodes: Vec::new(),
+                sent: 0,
+                returned: 0,
+            }),
+            _ => None,
+        };
+        let mut send = handoff.as_mut().map(|h| move |batch| h.send(batch));
+        let send = send.as_mut().map(|f| f as &mut dyn FnMut(Vec<Node>));
+        let span = graph.start..graph.end;
         let streamed = match &chunked {
             Some(c) => {
-                let streamed = stream(
-                    &mut chunk_fields(c, &graph, &io_error),
-                    &top,
-                    &graph,
-                    path,
-                    src,
-                    tx,
-                    &mut order,
-                    &mut sent,
-                );
+                let mut fields = chunk_fields(c, &graph, &io_error);
+                let streamed = stream_parts(&top, span, &mut fields, path, src, send);
                 c.stop();
                 streamed
             }
             None => {
                 let mut w = Window::new(file, graph.start, graph.end, |n| n == 1);
-                let streamed = stream(&mut w, &top, &graph, path, src, tx, &mut order, &mut sent);
+                let streamed = stream_parts(&top, span, &mut w, path, src, send);
                 if let Some(e) = w.take_error() {
                     io_error.borrow_mut().get_or_insert(e);
                 }
                 streamed
             }
         };
-        // While the helper infers, the nodes it ran come back to be put in order: one
-        // move each, here, where the helper's thread has none to make. The channel
-        // closes when the helper is done (or gone).
-        let nodes = back_rx.map(|back: Receiver<Vec<Vec<Node>>>| {
-            let mut nodes = Vec::with_capacity(sent);
-            back.iter().flatten().for_each(|batch| nodes.extend(batch));
-            nodes
-        });
+        // While the helper infers, the last nodes it ran come back to be put in order.
+        let nodes = handoff.map(Handoff::finish);
         // No helper, or a panic in its inference: this thread infers afterwards (and
         // meets the same panic).
         let ahead = helper.ok().and_then(|h| h.join().ok()).flatten();
@@ -234,33 +236,6 @@ pub(crate) fn load_and_infer(
     Ok(Some((model, bytes, ctx)))
 }
 
-/// The model of the file whose other top-level fields are `top` and whose graph lies
-/// at `graph`, converted on this thread as a [`Window`] reads the graph's fields; the
-/// file is read whole, for its model or error, when that fails (as in
-/// [`load_and_infer`]). The bytes given back are empty, or the whole file.
-fn load_through_window(
-    file: &File,
-    size: usize,
-    top: &[u8],
-    graph: &GraphAt,
-    path: &str,
-    src: &DataSource,
-) -> Result<Loaded, Failure> {
-    let mut w = Window::new(file, graph.start, graph.end, |_| true);
-    let streamed = stream_parts(top, graph.start..graph.end, &mut w, path, src, None);
-    if let Some(e) = w.take_error() {
-        return Err(Failure::Io(e));
-    }
-    match streamed {
-        Ok(Some(model)) => Ok((model, Vec::new(), None)),
-        _ => {
-            let bytes = file_bytes(Vec::new(), file, size).map_err(Failure::Io)?;
-            let model = super::load_model(&bytes, path, src).map_err(Failure::Onnx)?;
-            Ok((model, bytes, None))
-        }
-    }
-}
-
 /// The file's bytes: `read` when it is the whole file (read in chunks), else the file
 /// read whole (its graph was read through windows).
 fn file_bytes(read: Vec<u8>, file: &File, size: usize) -> std::io::Result<Vec<u8>> {
@@ -276,9 +251,10 @@ fn file_bytes(read: Vec<u8>, file: &File, size: usize) -> std::io::Result<Vec<u8
 /// context when the inference ran ahead.
 pub(crate) type Loaded = (Model, Vec<u8>, Option<ShapesContext>);
 
-/// Files larger than this are not inferred ahead: the file's bytes stay in memory
-/// until the graph is converted, while the inference ahead fills the context, and on
-/// the largest models that would pass the memory target (docs/benchmarks.md).
+/// Files larger than this are not inferred ahead when their bytes are kept: they stay
+/// in memory until the graph is converted, while the inference ahead fills the
+/// context, and on the largest models that would pass the memory target
+/// (docs/benchmarks.md).
 pub const MAX_INFER_AHEAD: usize = 16 << 20;
 
 /// The stack of the thread that infers ahead: the main thread's usual 8 MiB, as it
@@ -421,31 +397,68 @@ fn chunk_fields<'c>(
     FromFn(next, std::marker::PhantomData)
 }
 
-/// The streaming conversion of the model whose other top-level fields are `top` and
-/// whose graph, at `graph`, `fields` gives. With `tx`, only the graph's nodes are
-/// converted, and sent on `tx` ([`super::to_graph::stream_parts`]), `order` seeing
-/// each of them first.
-#[allow(clippy::too_many_arguments)]
-fn stream(
-    fields: &mut impl Fields,
-    top: &[u8],
-    graph: &GraphAt,
-    path: &str,
-    src: &DataSource,
+/// This thread's side of the inference ahead: it hands the helper the nodes it
+/// converts, in batches, checking their order first, and puts the batches the helper
+/// hands back in order as they come (so their memory is used again for the next
+/// batches, instead of the model's nodes being a second copy of them at the end).
+struct Handoff<'a> {
+    /// `None` once every node is handed on.
     tx: Option<Sender<Vec<Node>>>,
-    order: &mut Option<crate::infer::SortCheck>,
-    sent: &mut usize,
-) -> Result<Option<Model>, OnnxError> {
-    // A send fails only when the helper is gone: the caller then converts again.
-    let mut send = tx.map(|tx| {
-        move |batch: Vec<Node>| {
-            if let Some(order) = order.as_mut() {
-                batch.iter().for_each(|n| order.node(n));
-            }
-            *sent += batch.len();
+    back: Receiver<Vec<Vec<Node>>>,
+    order: &'a mut crate::infer::SortCheck,
+    /// The node fields the helper counted in the graph, once it has: room for them
+    /// is made when the first batches come back.
+    fields: &'a AtomicUsize,
+    /// The nodes handed back, in order.
+    nodes: Vec<Node>,
+    /// Batches handed on, and handed back.
+    sent: usize,
+    returned: usize,
+}
+
+/// How many batches may be out with the helper before this thread waits for some to
+/// come back: a file's nodes convert faster than they infer, and those ahead would
+/// otherwise be a second copy of the model's nodes at the end (15 MB on a 100k-node
+/// model). At least [`HAND_BACK`] (the helper hands back that many at a time), so a
+/// wait always ends.
+const MAX_OUT: usize = 4 * HAND_BACK;
+
+impl Handoff<'_> {
+    /// Hand a batch on (a send fails only when the helper is gone: the caller then
+    /// converts again), and put away those handed back meanwhile.
+    fn send(&mut self, batch: Vec<Node>) {
+        batch.iter().for_each(|n| self.order.node(n));
+        if let Some(tx) = &self.tx {
             let _ = tx.send(batch);
         }
-    });
-    let nodes = send.as_mut().map(|f| f as &mut dyn FnMut(Vec<Node>));
-    stream_parts(top, graph.start..graph.end, fields, path, src, nodes)
+        self.sent += 1;
+        while let Ok(group) = self.back.try_recv() {
+            self.gather(group);
+        }
+        // The helper hands back `HAND_BACK` batches at a time, or closes its end.
+        while self.sent - self.returned > MAX_OUT {
+            match self.back.recv() {
+                Ok(group) => self.gather(group),
+                Err(_) => break,
+            }
+        }
+    }
+
+    fn gather(&mut self, group: Vec<Vec<Node>>) {
+        if self.nodes.capacity() == 0 {
+            // The helper counted the fields before it ran any node.
+            self.nodes.reserve(self.fields.load(Ordering::Acquire));
+        }
+        self.returned += group.len();
+        group.into_iter().for_each(|batch| self.nodes.extend(batch));
+    }
+
+    /// The nodes, once the helper is done (or gone): it closes its end when it is.
+    fn finish(mut self) -> Vec<Node> {
+        self.tx = None;
+        while let Ok(group) = self.back.recv() {
+            self.gather(group);
+        }
+        self.nodes
+    }
 }
