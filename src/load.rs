@@ -117,8 +117,9 @@ pub fn load(path: &Path) -> Result<(Model, Vec<u8>), LoadError> {
 /// the inferred context.
 ///
 /// The context is exactly [`crate::infer::infer_context`]'s, but on an ONNX file of
-/// 1 to 16 MiB (unix) the inference runs on a second thread while the graph is still
-/// being converted (`docs/architecture.md`).
+/// 1 MiB or more (unix) the inference runs on a second thread while the graph is
+/// still being converted (`docs/architecture.md`); the file is read through small
+/// buffers, never held whole ([`load_inferring_lean`]).
 pub fn load_and_infer(
     path: &Path,
     options: &LoadOptions,
@@ -132,8 +133,9 @@ pub fn load_and_infer(
 }
 
 /// [`load_with`], and the context of [`crate::infer::infer_context`] on the model
-/// when the loader inferred it while converting (see [`load_and_infer`]); `None`
-/// when the caller is to infer it.
+/// when the loader inferred it while converting (see [`load_and_infer`]; with the
+/// file's bytes kept, files of at most 16 MiB); `None` when the caller is to infer
+/// it.
 pub fn load_inferring(
     path: &Path,
     options: &LoadOptions,

@@ -336,8 +336,8 @@ fn run() -> u8 {
             let mut phases = Phases::from_env();
             let options = options(binds, assumes);
             // The inference runs while the model loads when it can (an ONNX file of
-            // 1 to 16 MiB): the `load` phase then holds most of it.
-            // The file's bytes are kept only for the annotated copy.
+            // 1 MiB or more; 16 MiB at most with `--out`): the `load` phase then holds
+            // most of it. The file's bytes are kept only for the annotated copy.
             let loaded = if out.is_some() {
                 symdim::load::load_inferring(&model, &load_options, &options)
             } else {
