@@ -225,10 +225,7 @@ pub(crate) fn load_and_infer(
         // The whole file, for its model or error (a graph whose nodes this thread
         // converted is converted again when the helper's part did not come back).
         _ => {
-            let bytes = match file_bytes(bytes, file, size) {
-                Ok(b) => b,
-                Err(e) => return Err(Failure::Io(e)),
-            };
+            let bytes = file_bytes(bytes, file, size).map_err(Failure::Io)?;
             let model = super::load_model(&bytes, path, src).map_err(Failure::Onnx)?;
             return Ok(Some((model, bytes, None)));
         }

@@ -283,7 +283,6 @@ impl Cx<'_, '_> {
         nodes: NodeCount,
         fields: &mut impl Fields,
     ) -> Result<Graph, OnnxError> {
-        const M: &str = "GraphProto";
         check_depth(0, span.start)?;
         let mut g = Graph {
             nodes: Vec::with_capacity(match nodes {
@@ -308,10 +307,7 @@ impl Cx<'_, '_> {
                             .reserve((total + total / 16).saturating_sub(g.nodes.len()));
                         estimated = true;
                     }
-                    let mut n = spare.recycle();
-                    n.parse_into(f.message(M)?, 0)?;
-                    self.node(&n, index, None, 0, &mut g.nodes)?;
-                    spare = n.recycle();
+                    self.node_field(&mut spare, &f, index, &mut g.nodes)?;
                     index += 1;
                 }
                 _ => self.graph_field(&mut g, &mut inputs, &f)?,
@@ -377,7 +373,6 @@ impl Cx<'_, '_> {
         fields: &mut impl Fields,
         mut batch: impl FnMut(Vec<Node>),
     ) -> Result<(), OnnxError> {
-        const M: &str = "GraphProto";
         /// Nodes handed on at once: few, so that the other thread starts early.
         const BATCH: usize = 16;
         check_depth(0, span.start)?;
@@ -387,10 +382,7 @@ impl Cx<'_, '_> {
         let mut spare = NodeProto::default();
         while let Some(f) = fields.next_field()? {
             if f.number == 1 {
-                let mut n = spare.recycle();
-                n.parse_into(f.message(M)?, 0)?;
-                self.node(&n, index, None, 0, &mut nodes)?;
-                spare = n.recycle();
+                self.node_field(&mut spare, &f, index, &mut nodes)?;
                 index += 1;
                 if nodes.len() >= BATCH {
                     batch(std::mem::replace(&mut nodes, Vec::with_capacity(BATCH)));
@@ -400,6 +392,22 @@ impl Cx<'_, '_> {
         if !nodes.is_empty() {
             batch(nodes);
         }
+        Ok(())
+    }
+
+    /// The main graph's `index`-th node, its field `f`, converted into `out`, parsed
+    /// into `spare`'s vectors (handed back for the next node).
+    fn node_field(
+        &self,
+        spare: &mut NodeProto<'static>,
+        f: &Field<'_>,
+        index: usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), OnnxError> {
+        let mut n = std::mem::take(spare).recycle();
+        n.parse_into(f.message("GraphProto")?, 0)?;
+        self.node(&n, index, None, 0, out)?;
+        *spare = n.recycle();
         Ok(())
     }
 
