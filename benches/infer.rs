@@ -119,7 +119,7 @@ fn parse_and_infer(bencher: Bencher, name: &str) {
     let Some(path) = model_path(name) else { return };
     let options = Options::default();
     bencher.bench(|| {
-        let (model, _bytes) = symdim::load::load(path).unwrap();
+        let model = symdim::load::load(path).unwrap();
         infer(&model, &options)
     });
 }
@@ -127,7 +127,7 @@ fn parse_and_infer(bencher: Bencher, name: &str) {
 #[divan::bench(args = model_names(), sample_count = 10, sample_size = 1)]
 fn infer_only(bencher: Bencher, name: &str) {
     let Some(path) = model_path(name) else { return };
-    let (model, _bytes) = symdim::load::load(path).unwrap();
+    let model = symdim::load::load(path).unwrap();
     let options = Options::default();
     bencher.bench(|| infer(&model, &options));
 }

@@ -17,7 +17,7 @@
 
 use crate::algebra::{Algebra, Config, Dim, Rat, SymbolKind, Truth};
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
-use crate::graph::{ConstData, ConstTensor, DeclDim, Graph, Model, Name, Node, ValueDecl};
+use crate::graph::{ConstData, ConstTensor, DeclDim, Graph, Model, Node, ValueDecl};
 use crate::ops;
 use crate::report::Report;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
@@ -101,11 +101,9 @@ fn start(g: &Graph, options: &Options, outputs: usize) -> ShapesContext {
     ctx
 }
 
-/// The context with the options' bindings and assumptions only, and room for `room`
-/// tensors: [`start`] before the graph's inputs, for [`infer_ahead`]. A loader makes
-/// it on the thread that converts the nodes, whose heap is already in use, while the
-/// thread that will infer is still reading.
-pub(crate) fn prepare(options: &Options, room: usize) -> ShapesContext {
+/// A context holding the options' bindings and assumptions, with room for `room`
+/// tensors.
+fn prepare(options: &Options, room: usize) -> ShapesContext {
     let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
     ctx.reserve(room);
     for (name, value) in &options.binds {
@@ -122,91 +120,6 @@ pub(crate) fn prepare(options: &Options, room: usize) -> ShapesContext {
             model_diagnostic(&mut ctx, Severity::Error, format!("--assume {fact}: {e}"));
         }
     }
-    ctx
-}
-
-/// [`infer_context`] begun while the main graph is still being converted: the nodes
-/// already run, in file order, and the context they left.
-///
-/// A loader that converts the graph's other fields first (`crate::onnx::pipelined`)
-/// runs the nodes on a second thread as they are converted; [`infer_rest`] then
-/// finishes the inference on the whole model. The result is [`infer_context`]'s
-/// exactly: nodes run ahead only in file order, and only the way [`run_graph`]
-/// would run them when the file is topologically sorted (as exporters write it);
-/// an undecided `If` that may be case-split stops the run ahead, and a file that
-/// turns out not to be sorted is inferred again from the start.
-pub(crate) struct Ahead {
-    ctx: ShapesContext,
-    /// How many of the graph's first nodes have run.
-    ran: usize,
-}
-
-/// Run the nodes of a main graph as `batches` gives them, in file order, `tail` being
-/// the graph without its `count` nodes, and hand each batch on to `done` once it ran
-/// (see [`Ahead`]). `ctx` is [`prepare`]'s for the same options.
-pub(crate) fn infer_ahead(
-    tail: &Graph,
-    mut ctx: ShapesContext,
-    count: usize,
-    batches: impl Iterator<Item = Vec<Node>>,
-    mut done: impl FnMut(Vec<Node>),
-) -> Ahead {
-    // Room for the graph's tensors, when the prepared room is short (nothing is moved
-    // otherwise).
-    ctx.reserve(tail.inputs.len() + tail.initializers.len() + count);
-    declare_inputs(&mut ctx, tail);
-    let declared = declared_of(tail);
-    let mut ran = 0;
-    let mut stopped = false;
-    for batch in batches {
-        for node in &batch {
-            if stopped {
-                break;
-            }
-            // As `run_order` does, but a node that may be case-split needs the nodes
-            // after it: it and the rest run in `infer_rest`.
-            if split_budget(&ctx) && undecided_if(&ctx, node) {
-                stopped = true;
-            } else {
-                run_node(&mut ctx, node, &declared);
-                ran += 1;
-            }
-        }
-        done(batch);
-    }
-    Ahead { ctx, ran }
-}
-
-/// Finish an inference begun by [`infer_ahead`] on the whole model (whose main graph
-/// holds the nodes [`infer_ahead`] kept): the same context as [`infer_context`].
-///
-/// `order`, when given, is a [`SortCheck`] that saw the main graph's nodes, in order:
-/// it answers whether they are sorted without going over them again.
-pub(crate) fn infer_rest(
-    ahead: Ahead,
-    model: &Model,
-    options: &Options,
-    order: Option<SortCheck>,
-) -> ShapesContext {
-    let g = &model.graph;
-    let known: FxHashSet<&str> = g
-        .initializers
-        .keys()
-        .map(String::as_str)
-        .chain(g.inputs.iter().map(|v| &*v.name))
-        .collect();
-    let sorted = match order {
-        Some(order) => order.late.iter().all(|s| known.contains(&**s)),
-        None => is_sorted(g, &producers(g), |s| known.contains(s)),
-    };
-    if !sorted {
-        // `run_graph` would have run the nodes in another order.
-        return infer_context(model, options);
-    }
-    let Ahead { mut ctx, ran } = ahead;
-    let order: Vec<usize> = (ran..g.nodes.len()).collect();
-    run_order(&mut ctx, g, &order, &declared_of(g));
-    check_declared(&mut ctx, &g.outputs, "graph output");
     ctx
 }
 
@@ -699,51 +612,6 @@ fn is_sorted(g: &Graph, producer: &HashMap<&str, usize>, known: impl Fn(&str) ->
             .chain(subgraph_captures(n).iter())
             .all(|s| s.is_empty() || !producer.get(&**s).is_some_and(|&p| p >= i) || known(s))
     })
-}
-
-/// [`is_sorted`] for a graph whose nodes come one at a time, in file order: each
-/// name a node consumes before any node has produced it waits; a name produced while
-/// it waits is late. The nodes are sorted exactly when every late name is known (see
-/// [`is_sorted`]), which only the graph's other fields tell.
-///
-/// Names are compared by address: every name of the nodes must come from one
-/// [`crate::graph::Names`] set, which makes one [`Name`] per text (the ONNX
-/// converter's names, in its streaming loader).
-#[derive(Default)]
-pub(crate) struct SortCheck {
-    /// Every name some node seen produced.
-    produced: FxHashSet<usize>,
-    /// Names consumed while no node had produced them.
-    waiting: FxHashSet<usize>,
-    /// Names produced while they were waiting, once each.
-    late: Vec<Name>,
-}
-
-impl SortCheck {
-    /// Room for `tensors` names produced.
-    pub(crate) fn with_capacity(tensors: usize) -> SortCheck {
-        SortCheck {
-            produced: FxHashSet::with_capacity_and_hasher(tensors, Default::default()),
-            ..SortCheck::default()
-        }
-    }
-
-    /// The next node, in file order.
-    pub(crate) fn node(&mut self, n: &Node) {
-        let at = |s: &Name| std::sync::Arc::as_ptr(s) as *const u8 as usize;
-        let captures = subgraph_captures(n);
-        for s in n.inputs.iter().chain(&captures).filter(|s| !s.is_empty()) {
-            if !self.produced.contains(&at(s)) {
-                self.waiting.insert(at(s));
-            }
-        }
-        for o in n.outputs.iter().filter(|o| !o.is_empty()) {
-            // Only a name's first producer counts, as in `producers`.
-            if self.produced.insert(at(o)) && self.waiting.contains(&at(o)) {
-                self.late.push(o.clone());
-            }
-        }
-    }
 }
 
 fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {

@@ -4,8 +4,6 @@
 pub mod algebra;
 pub mod annotate;
 pub mod check;
-#[cfg(unix)]
-mod chunked;
 pub mod context;
 pub mod contracts;
 pub mod explain;
@@ -16,8 +14,5 @@ pub mod onednn;
 pub mod onnx;
 pub mod openvino;
 pub mod ops;
-mod overlap;
 pub mod report;
 pub mod shapes_api;
-#[cfg(unix)]
-mod window;

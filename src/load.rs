@@ -107,89 +107,52 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
     }
 }
 
-/// Read and convert a model, returning it with the file's bytes (the ONNX writer
-/// re-emits them with inferred shapes).
-pub fn load(path: &Path) -> Result<(Model, Vec<u8>), LoadError> {
+/// Read and convert a model file.
+pub fn load(path: &Path) -> Result<Model, LoadError> {
     load_with(path, &LoadOptions::default())
 }
 
-/// [`load_with`], then [`crate::infer::infer_context`] on the model: the model and
-/// the inferred context.
-///
-/// The context is exactly [`crate::infer::infer_context`]'s, but on an ONNX file of
-/// 1 MiB or more (unix) the inference runs on a second thread while the graph is
-/// still being converted (`docs/architecture.md`); the file is read through small
-/// buffers, never held whole ([`load_inferring_lean`]).
-pub fn load_and_infer(
-    path: &Path,
-    options: &LoadOptions,
-    infer: &crate::infer::Options,
-) -> Result<(Model, crate::context::ShapesContext), LoadError> {
-    let (model, bytes, ctx) = load_inferring_lean(path, options, infer)?;
-    // The file's memory is free for the inference.
-    drop(bytes);
-    let ctx = ctx.unwrap_or_else(|| crate::infer::infer_context(&model, infer));
-    Ok((model, ctx))
-}
-
-/// [`load_with`], and the context of [`crate::infer::infer_context`] on the model
-/// when the loader inferred it while converting (see [`load_and_infer`]; with the
-/// file's bytes kept, files of at most 16 MiB); `None` when the caller is to infer
-/// it.
-pub fn load_inferring(
-    path: &Path,
-    options: &LoadOptions,
-    infer: &crate::infer::Options,
-) -> Result<LoadedWith, LoadError> {
-    load_with_infer(path, options, Some(infer), true)
-}
-
-/// [`load_inferring`] for a caller with no use for the file's bytes: an ONNX file
-/// inferred while it loads is then read through two small buffers, never held whole,
-/// and its bytes come back empty (the kernel zeroes every page of a fresh buffer the
-/// size of the file before the read fills it; docs/benchmarks.md). Other files come
-/// back with their bytes, as from [`load_inferring`].
-pub fn load_inferring_lean(
-    path: &Path,
-    options: &LoadOptions,
-    infer: &crate::infer::Options,
-) -> Result<LoadedWith, LoadError> {
-    load_with_infer(path, options, Some(infer), false)
-}
-
 /// [`load`] with options. An OpenVINO IR `.xml` needs its weights (same stem, `.bin`)
-/// next to it when it has Const layers.
-pub fn load_with(path: &Path, options: &LoadOptions) -> Result<(Model, Vec<u8>), LoadError> {
-    load_with_infer(path, options, None, true).map(|(m, bytes, _)| (m, bytes))
-}
-
-/// The model and the file's bytes as [`load_with`] gives them, and the context when
-/// the loader inferred it while converting (see [`load_and_infer`]).
-pub type LoadedWith = (Model, Vec<u8>, Option<crate::context::ShapesContext>);
-
-/// [`load_with`], inferring the model while it is converted when `infer` is given and
-/// the loader can (the context is then returned); without `keep`, the bytes of a
-/// file inferred while it loads are not kept ([`load_inferring_lean`]).
-fn load_with_infer(
-    path: &Path,
-    options: &LoadOptions,
-    infer: Option<&crate::infer::Options>,
-    keep: bool,
-) -> Result<LoadedWith, LoadError> {
+/// next to it when it has Const layers; an ONNX model's external data is read from
+/// the file's folder.
+pub fn load_with(path: &Path, options: &LoadOptions) -> Result<Model, LoadError> {
     let shown = path.display().to_string();
-    #[cfg(unix)]
-    if options.onednn_symbols.is_empty() {
-        if let Some(loaded) = load_onnx_while_reading(path, &shown, infer, keep)? {
-            return Ok(loaded);
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = (infer, keep);
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
         path: shown.clone(),
         source,
     })?;
-    let format = match detect(&bytes) {
+    convert(&bytes, &shown, Some(path), options)
+}
+
+/// [`load_with`] of a file whose bytes the caller has already read (to write an
+/// annotated copy of them, say): external data and weights are read from `path`'s
+/// folder.
+pub fn load_file_bytes(
+    bytes: &[u8],
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<Model, LoadError> {
+    convert(bytes, &path.display().to_string(), Some(path), options)
+}
+
+/// Convert a model held in memory; `name` stands for its path in reports and errors.
+/// An ONNX model's external data and an OpenVINO IR model's weights cannot be read
+/// from memory: such tensors keep their dims but not their values, and IR Const
+/// layers are an error.
+pub fn load_bytes(bytes: &[u8], name: &str, options: &LoadOptions) -> Result<Model, LoadError> {
+    convert(bytes, name, None, options)
+}
+
+/// The model of `bytes`, read from `file` when given (its folder holds external data
+/// and weights).
+fn convert(
+    bytes: &[u8],
+    shown: &str,
+    file: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<Model, LoadError> {
+    let shown = shown.to_string();
+    let format = match detect(bytes) {
         Some(f) => f,
         None if bytes.is_empty() => {
             return Err(LoadError::UnknownFormat {
@@ -204,29 +167,30 @@ fn load_with_infer(
             })
         }
     };
+    let where_from = || file.map_or_else(|| std::path::PathBuf::from(&shown), Path::to_path_buf);
     match format {
         Format::Onnx if !options.onednn_symbols.is_empty() => Err(LoadError::SymbolsNotSupported {
             path: shown,
             format: Format::Onnx,
         }),
         Format::Onnx => {
-            let src = crate::onnx::DataSource::for_model_file(path);
-            let model = crate::onnx::load_model(&bytes, &shown, &src).map_err(|source| {
-                LoadError::Onnx {
-                    path: shown.clone(),
-                    source,
-                }
-            })?;
-            Ok((model, bytes, None))
+            let src = match file {
+                Some(p) => crate::onnx::DataSource::for_model_file(p),
+                None => crate::onnx::DataSource::in_memory(),
+            };
+            crate::onnx::load_model(bytes, &shown, &src).map_err(|source| LoadError::Onnx {
+                path: shown.clone(),
+                source,
+            })
         }
         Format::OpenVino => {
             let ir = |source| LoadError::OpenVino {
                 path: shown.clone(),
                 source,
             };
-            let text = std::str::from_utf8(&bytes).map_err(|_| {
+            let text = std::str::from_utf8(bytes).map_err(|_| {
                 ir(crate::openvino::IrError::Io {
-                    path: path.to_path_buf(),
+                    path: where_from(),
                     source: std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
                         "the XML is not valid UTF-8",
@@ -241,8 +205,8 @@ fn load_with_infer(
                 }));
             }
             let m = crate::openvino::IrModel::parse_with_limits(text, &limits).map_err(ir)?;
-            let bin = path.with_extension("bin");
-            let weights = if bin.exists() {
+            let bin = where_from().with_extension("bin");
+            let weights = if file.is_some() && bin.exists() {
                 crate::openvino::Weights::open(&bin)
                     .map_err(ir)?
                     .with_max_const_elements(limits.max_const_elements)
@@ -263,14 +227,13 @@ fn load_with_infer(
                     format: Format::OpenVino,
                 });
             }
-            let model = crate::openvino::to_graph::to_model(&m, &weights, &shown).map_err(ir)?;
-            Ok((model, bytes, None))
+            crate::openvino::to_graph::to_model(&m, &weights, &shown).map_err(ir)
         }
         Format::OneDnn => {
-            let text = std::str::from_utf8(&bytes).map_err(|_| LoadError::OneDnn {
+            let text = std::str::from_utf8(bytes).map_err(|_| LoadError::OneDnn {
                 path: shown.clone(),
                 source: crate::onednn::OnednnError::Io {
-                    path: path.to_path_buf(),
+                    path: where_from(),
                     source: std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
                         "the JSON is not valid UTF-8",
@@ -285,42 +248,12 @@ fn load_with_infer(
             let opts = crate::onednn::to_graph::ConvertOptions {
                 symbols: options.onednn_symbols.clone(),
             };
-            let model = crate::onednn::to_graph::to_model(&g, &shown, &opts).map_err(|source| {
+            crate::onednn::to_graph::to_model(&g, &shown, &opts).map_err(|source| {
                 LoadError::OneDnnSymbol {
                     path: shown.clone(),
                     source,
                 }
-            })?;
-            Ok((model, bytes, None))
+            })
         }
     }
-}
-
-/// A large ONNX model, parsed while it is read (`crate::onnx::pipelined`): `None` when
-/// the file is not one (too small, or not opening like ONNX), to be read whole.
-#[cfg(unix)]
-fn load_onnx_while_reading(
-    path: &Path,
-    shown: &str,
-    infer: Option<&crate::infer::Options>,
-    keep: bool,
-) -> Result<Option<LoadedWith>, LoadError> {
-    use crate::onnx::pipelined::{load_and_infer, Failure};
-    let io = |source| LoadError::Io {
-        path: shown.to_string(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let size = file.metadata().map_err(io)?.len();
-    let Ok(size) = usize::try_from(size) else {
-        return Ok(None);
-    };
-    let src = crate::onnx::DataSource::for_model_file(path);
-    load_and_infer(&file, size, shown, &src, infer, keep).map_err(|e| match e {
-        Failure::Io(source) => io(source),
-        Failure::Onnx(source) => LoadError::Onnx {
-            path: shown.to_string(),
-            source,
-        },
-    })
 }

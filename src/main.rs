@@ -135,7 +135,7 @@ fn reported<T>(loaded: Result<T, symdim::load::LoadError>) -> Option<T> {
 fn load_model(
     model: &std::path::Path,
     options: &symdim::load::LoadOptions,
-) -> Option<(symdim::graph::Model, Vec<u8>)> {
+) -> Option<symdim::graph::Model> {
     reported(symdim::load::load_with(model, options))
 }
 
@@ -160,56 +160,9 @@ fn load_and_infer(
     Options,
 )> {
     let options = options(binds, assumes);
-    let (m, ctx) = reported(symdim::load::load_and_infer(
-        model,
-        &Default::default(),
-        &options,
-    ))?;
+    let m = load_model(model, &Default::default())?;
+    let ctx = symdim::infer::infer_context(&m, &options);
     Some((m, ctx, options))
-}
-
-/// A model file at least this large is handed back to the system once parsed:
-/// mimalloc keeps freed memory for reuse, and the file's pages would otherwise count
-/// in the process's peak memory for the rest of the run (18 of the 98 MB of a
-/// 100k-node model, see docs/benchmarks.md). Handing it back costs time (the
-/// collection, and fresh pages later): 4% on a 9 MB model, where memory is far from
-/// its budget.
-const RETURN_TO_OS: usize = 16 << 20;
-
-/// Wall time per phase of `symdim infer`, printed on stderr when the environment
-/// variable `SYMDIM_PHASES` is set (see docs/benchmarks.md); nothing otherwise.
-struct Phases {
-    last: Option<std::time::Instant>,
-    marks: Vec<(&'static str, std::time::Duration)>,
-}
-
-impl Phases {
-    fn from_env() -> Phases {
-        Phases {
-            last: std::env::var_os("SYMDIM_PHASES").map(|_| std::time::Instant::now()),
-            marks: Vec::new(),
-        }
-    }
-
-    /// The phase `name` ends now.
-    fn mark(&mut self, name: &'static str) {
-        if let Some(last) = self.last {
-            let now = std::time::Instant::now();
-            self.marks.push((name, now - last));
-            self.last = Some(now);
-        }
-    }
-
-    fn print(&self) {
-        if self.last.is_some() {
-            let parts: Vec<String> = self
-                .marks
-                .iter()
-                .map(|(n, d)| format!("{n} {:.2} ms", d.as_secs_f64() * 1e3))
-                .collect();
-            eprintln!("symdim phases: {}", parts.join(", "));
-        }
-    }
 }
 
 /// Write a report to stdout. A reader that went away (`symdim infer m.onnx | head`)
@@ -237,24 +190,7 @@ fn emit_with<T>(
 }
 
 fn main() {
-    let status = run();
-    // What `main` returning would do before the process ends, and no more: stdout is
-    // flushed (the report writers flush it already; this is for anything printed
-    // since), stderr is unbuffered.
-    let _ = std::io::stdout().flush();
-    // `_exit` skips the C runtime's exit handlers: the allocator's collects its heap and
-    // hands memory back to the system just before the kernel reclaims all of it (with
-    // mimalloc 3.x, 50 `madvise` calls and 3% of the run on a 7k-node model; with 2.x,
-    // which the binary now uses, 0-2%: see docs/benchmarks.md). Nothing else registers
-    // one.
-    #[cfg(unix)]
-    // SAFETY: ends the process; no destructor of this program is pending (`run` has
-    // returned) and the standard library keeps no state that needs them.
-    unsafe {
-        libc::_exit(i32::from(status))
-    }
-    #[cfg(not(unix))]
-    std::process::exit(i32::from(status))
+    std::process::exit(i32::from(run()))
 }
 
 /// The command line's work; the process's exit status.
@@ -277,7 +213,6 @@ fn run() -> u8 {
             }) {
                 return code;
             }
-            std::mem::forget((m, ctx));
             0
         }
         Command::Check {
@@ -286,7 +221,7 @@ fn run() -> u8 {
             assumes,
             format,
         } => {
-            let Some((m, _)) = load_model(&model, &Default::default()) else {
+            let Some(m) = load_model(&model, &Default::default()) else {
                 return 2;
             };
             let v = symdim::check::check(&m, &options(binds, assumes));
@@ -296,7 +231,6 @@ fn run() -> u8 {
             }) {
                 return code;
             }
-            std::mem::forget(m);
             v.exit_code()
         }
         Command::Explain {
@@ -319,7 +253,6 @@ fn run() -> u8 {
                     return 2;
                 }
             }
-            std::mem::forget((m, ctx));
             0
         }
         Command::Infer {
@@ -333,68 +266,53 @@ fn run() -> u8 {
             let load_options = symdim::load::LoadOptions {
                 onednn_symbols: symbols,
             };
-            let mut phases = Phases::from_env();
             let options = options(binds, assumes);
-            // The inference runs while the model loads when it can (an ONNX file of
-            // 1 MiB or more; 16 MiB at most with `--out`): the `load` phase then holds
-            // most of it. The file's bytes are kept only for the annotated copy.
-            let loaded = if out.is_some() {
-                symdim::load::load_inferring(&model, &load_options, &options)
-            } else {
-                symdim::load::load_inferring_lean(&model, &load_options, &options)
-            };
-            let Some((m, bytes, ctx)) = reported(loaded) else {
+            if let Some(out) = &out {
+                let read = std::fs::read(&model).map_err(|source| symdim::load::LoadError::Io {
+                    path: model.display().to_string(),
+                    source,
+                });
+                let Some(bytes) = reported(read) else {
+                    return 2;
+                };
+                let loaded = symdim::load::load_file_bytes(&bytes, &model, &load_options);
+                let Some(m) = reported(loaded) else {
+                    return 2;
+                };
+                let ctx = symdim::infer::infer_context(&m, &options);
+                let report = symdim::report::Report::build_with_constraints(&m, &ctx, &options);
+                let text = match format {
+                    OutFormat::Text => report.to_text(),
+                    OutFormat::Json => report.to_json(),
+                };
+                if let Err(code) = emit(&text) {
+                    return code;
+                }
+                if let Err(e) = symdim::annotate::write_annotated(&m, &bytes, &report, out) {
+                    eprintln!("symdim: {e}");
+                    return 2;
+                }
+                return if report.has_errors() { 1 } else { 0 };
+            }
+            let Some(m) = load_model(&model, &load_options) else {
                 return 2;
             };
-            phases.mark("load");
-            // The file's bytes are only needed to write the annotated copy; without
-            // one, their memory goes back to the allocator for what follows.
-            let bytes = if out.is_some() {
-                bytes
-            } else {
-                let large = bytes.len() >= RETURN_TO_OS;
-                drop(bytes);
-                if large {
-                    // SAFETY: `mi_collect` only asks the global allocator (mimalloc,
-                    // above) to return the memory it holds unused to the system.
-                    unsafe { libmimalloc_sys::mi_collect(true) };
-                }
-                Vec::new()
-            };
-            // The report goes out as it is written, its bulk made while the contract is
-            // derived (on a thread started before inference).
+            let ctx = symdim::infer::infer_context(&m, &options);
             let format = match format {
                 OutFormat::Text => symdim::report::Format::Text,
                 OutFormat::Json => symdim::report::Format::Json,
             };
-            let ((ctx, mut report), written) = emit_with(|out| {
-                let infer = || {
-                    let ctx = ctx.unwrap_or_else(|| symdim::infer::infer_context(&m, &options));
-                    phases.mark("infer");
-                    ctx
-                };
-                let (ctx, report, written) =
-                    symdim::report::Report::infer_and_write(&m, infer, &options, format, out);
-                ((ctx, report), written)
+            let (report, written) = emit_with(|out| {
+                symdim::report::Report::write_inferred(&m, &ctx, &options, format, out)
             });
             if let Err(code) = written {
                 return code;
             }
-            phases.mark("report+write");
-            phases.print();
-            if let Some(out) = out {
-                // The report was written without keeping its tensors.
-                report.fill_tensors(&m, &ctx);
-                if let Err(e) = symdim::annotate::write_annotated(&m, &bytes, &report, &out) {
-                    eprintln!("symdim: {e}");
-                    return 2;
-                }
+            if report.has_errors() {
+                1
+            } else {
+                0
             }
-            let status = if report.has_errors() { 1 } else { 0 };
-            // The process ends here: freeing a large model's graph, e-graph and report
-            // piece by piece would only cost time.
-            std::mem::forget((m, bytes, ctx, report));
-            status
         }
         Command::Simplify { exprs, assumes } => {
             let mut alg = symdim::algebra::Algebra::default();

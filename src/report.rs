@@ -165,16 +165,14 @@ impl Report {
 
     /// [`Report::build`] with the constraints of the model's contract added
     /// ([`crate::contracts::derive`], then [`Report::add_constraints`]): what
-    /// `symdim infer` prints. The contract is derived on a second thread while this one
-    /// builds the report (both only read `ctx`); when no thread can be started, one after
-    /// the other. The result is the same either way.
+    /// `symdim infer` prints.
     pub fn build_with_constraints(
         model: &Model,
         ctx: &ShapesContext,
         options: &crate::infer::Options,
     ) -> Report {
-        let (_, mut report, contract) =
-            with_contract(model, || ctx, options, |ctx, _| Report::build(model, ctx));
+        let contract = crate::contracts::derive(model, ctx, options);
+        let mut report = Report::build(model, ctx);
         report.add_constraints(&contract);
         report
     }
@@ -210,7 +208,7 @@ impl Report {
     pub fn to_json(&self) -> String {
         // About 160 bytes per tensor in real models; regrowing would copy it all.
         let mut out = json::Writer::new(4096 + self.tensors.len() * 192, None);
-        self.emit_json(&mut out, Source::Kept(&self.tensors), None);
+        self.emit_json(&mut out, Source::Kept(&self.tensors));
         out.finish().1
     }
 
@@ -221,51 +219,28 @@ impl Report {
         self.write(Format::Json, sink)
     }
 
-    /// Infer the model and write its report, with the contract's constraints, to
-    /// `sink` in `format`: what `symdim infer` does, with the work spread over two
-    /// threads. `infer` makes the context: usually
-    /// `|| symdim::infer::infer_context(model, options)`, or `|| &ctx` for a context
-    /// inferred beforehand. The bytes are those of [`Report::build_with_constraints`]
-    /// then [`Report::write`]. Returns the context, the report and the first write
-    /// error.
-    ///
-    /// The contract ([`crate::contracts::derive`]) is derived on a second thread,
-    /// started before `infer` runs so that it is awake when the context is ready (a
-    /// thread started only then took up to 2.8 ms to run on a virtual machine); when
-    /// it is late all the same, this thread derives the contract itself. Meanwhile this
-    /// thread builds the report and writes the start of its `tensors` section (the bulk
-    /// of the text, which does not depend on the contract) into a buffer, at most
-    /// 4 MiB of it; then the whole report goes to `sink`, in pieces of about 64 KiB.
+    /// Write the report of an inferred model, with the contract's constraints, to
+    /// `sink` in `format`: the bytes of [`Report::build_with_constraints`] then
+    /// [`Report::write`], in pieces of about 64 KiB. Returns the report and the
+    /// first write error.
     ///
     /// The tensors are read from the context as they are written and not kept: the
     /// report returned has every section but `tensors`, which is empty (for a
     /// 100k-node model it would be tens of megabytes). [`Report::fill_tensors`] makes
     /// it.
-    pub fn infer_and_write<C: std::borrow::Borrow<ShapesContext> + Send + Sync>(
+    pub fn write_inferred(
         model: &Model,
-        infer: impl FnOnce() -> C,
+        ctx: &ShapesContext,
         options: &crate::infer::Options,
         format: Format,
         sink: &mut dyn std::io::Write,
-    ) -> (C, Report, std::io::Result<()>) {
-        let (ctx, (mut report, rows, before), contract) =
-            with_contract(model, infer, options, |ctx, ready| {
-                let (rows, used) = Rows::new(model, ctx);
-                let report = Report::summary(model, ctx, used, IndexMap::default());
-                // Only while the contract is still being derived: the rest is written
-                // straight to the sink, not held in memory.
-                let src = Source::Rows(&rows, ctx);
-                let stop = Stop {
-                    until: ready,
-                    max_len: HELD_BACK,
-                };
-                let before = tensors_before(src, format, stop);
-                (report, rows, before)
-            });
+    ) -> (Report, std::io::Result<()>) {
+        let contract = crate::contracts::derive(model, ctx, options);
+        let (rows, used) = Rows::new(model, ctx);
+        let mut report = Report::summary(model, ctx, used, IndexMap::default());
         report.add_constraints(&contract);
-        let src = Source::Rows(&rows, ctx.borrow());
-        let written = report.emit_to(format, src, Some((&before.0, before.1)), sink);
-        (ctx, report, written)
+        let written = report.emit_to(format, Source::Rows(&rows, ctx), sink);
+        (report, written)
     }
 
     /// Make the `tensors` section of [`Report::build`] from the model and context the
@@ -275,10 +250,8 @@ impl Report {
         self.tensors = Rows::new(model, ctx).0.collect(ctx);
     }
 
-    /// The whole report, its tensors taken from `src`; `before` is the text of the
-    /// first members of the `tensors` object and how many tensors it holds, when they
-    /// were written beforehand ([`tensors_before`]).
-    fn emit_json(&self, w: &mut json::Writer<'_>, src: Source<'_>, before: Option<(&str, usize)>) {
+    /// The whole report, its tensors taken from `src`.
+    fn emit_json(&self, w: &mut json::Writer<'_>, src: Source<'_>) {
         w.open_object();
         w.key("model");
         w.open_object();
@@ -331,14 +304,7 @@ impl Report {
         w.close_object();
         w.key("tensors");
         w.open_object();
-        let from = match before {
-            Some((text, n)) => {
-                w.raw_members(text, n > 0);
-                n
-            }
-            None => 0,
-        };
-        emit_tensors(src, w, from, Stop::NEVER);
+        emit_tensors(src, w);
         w.close_object();
         w.key("outputs");
         w.open_array();
@@ -369,7 +335,7 @@ impl Report {
     /// The text report (see `docs/report.md`).
     pub fn to_text(&self) -> String {
         let mut out = out::Buffer::new(4096 + self.tensors.len() * 96, None);
-        self.emit_text(&mut out, Source::Kept(&self.tensors), None);
+        self.emit_text(&mut out, Source::Kept(&self.tensors));
         out.finish().1
     }
 
@@ -382,37 +348,33 @@ impl Report {
     /// The report in `format` written to `sink` as it is made ([`Report::write_text`]
     /// or [`Report::write_json`]).
     pub fn write(&self, format: Format, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
-        self.emit_to(format, Source::Kept(&self.tensors), None, sink)
+        self.emit_to(format, Source::Kept(&self.tensors), sink)
     }
 
-    /// The whole report in `format`, its tensors taken from `src` (`before`: see
-    /// [`Report::emit_json`] and [`Report::emit_text`]), written to `sink` in pieces of
-    /// about 64 KiB; the first write error.
+    /// The whole report in `format`, its tensors taken from `src`, written to `sink`
+    /// in pieces of about 64 KiB; the first write error.
     fn emit_to(
         &self,
         format: Format,
         src: Source<'_>,
-        before: Option<(&str, usize)>,
         sink: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
         match format {
             Format::Json => {
                 let mut out = json::Writer::new(json::SPILL + 4096, Some(sink));
-                self.emit_json(&mut out, src, before);
+                self.emit_json(&mut out, src);
                 out.finish().0
             }
             Format::Text => {
                 let mut out = out::Buffer::new(out::SPILL + 4096, Some(sink));
-                self.emit_text(&mut out, src, before);
+                self.emit_text(&mut out, src);
                 out.finish().0
             }
         }
     }
 
-    /// The whole text report, its tensors taken from `src`; `before` is the text of
-    /// the first lines of the `tensors` section and how many tensors it holds, when
-    /// they were written beforehand ([`tensors_before`]).
-    fn emit_text(&self, s: &mut out::Buffer<'_>, src: Source<'_>, before: Option<(&str, usize)>) {
+    /// The whole text report, its tensors taken from `src`.
+    fn emit_text(&self, s: &mut out::Buffer<'_>, src: Source<'_>) {
         let opsets: Vec<String> = self
             .opsets
             .iter()
@@ -444,14 +406,7 @@ impl Report {
             s.spill_if_full();
         }
         let _ = writeln!(s, "tensors:");
-        let from = match before {
-            Some((text, n)) => {
-                s.raw(text);
-                n
-            }
-            None => 0,
-        };
-        text_tensors(src, s, name_width(src), from, Stop::NEVER);
+        text_tensors(src, s, name_width(src));
         let _ = writeln!(s, "outputs: {}", self.outputs.join(", "));
         if self.diagnostics.is_empty() {
             s.push_str("diagnostics: none\n");
@@ -484,36 +439,8 @@ fn name_width(src: Source<'_>) -> usize {
         .min(48)
 }
 
-/// When writing the `tensors` section beforehand stops: once `until` says so, or once
-/// `max_len` bytes of it are held ([`HELD_BACK`]). Asked before every 256th tensor.
-#[derive(Clone, Copy)]
-struct Stop<'a> {
-    until: &'a dyn Fn() -> bool,
-    max_len: usize,
-}
-
-impl Stop<'_> {
-    /// Write every tensor.
-    const NEVER: Stop<'static> = Stop {
-        until: &|| false,
-        max_len: usize::MAX,
-    };
-
-    /// Whether to stop before the `index`-th tensor, with `held` bytes written.
-    fn before(&self, index: usize, held: usize) -> bool {
-        index % 256 == 0 && (held >= self.max_len || (self.until)())
-    }
-}
-
-/// The lines of the text report's `tensors` section from the `from`-th tensor on, the
-/// names padded to `width`, until `stop` says so. Returns where it stopped.
-fn text_tensors(
-    src: Source<'_>,
-    s: &mut out::Buffer<'_>,
-    width: usize,
-    from: usize,
-    stop: Stop<'_>,
-) -> usize {
+/// The lines of the text report's `tensors` section, the names padded to `width`.
+fn text_tensors(src: Source<'_>, s: &mut out::Buffer<'_>, width: usize) {
     let dims = |s: &mut out::Buffer<'_>, dims: &mut dyn ExactSizeIterator<Item = &ReportDim>| {
         s.push('[');
         for (k, d) in dims.enumerate() {
@@ -527,10 +454,7 @@ fn text_tensors(
         }
         s.push(']');
     };
-    for i in from..src.len() {
-        if stop.before(i, s.len()) {
-            return i;
-        }
+    for i in 0..src.len() {
         s.spill_if_full();
         src.with_row(i, |name, dtype, shape, value| {
             let dtype = dtype.map_or("?", |d| d.short_name());
@@ -546,24 +470,6 @@ fn text_tensors(
             s.push('\n');
         });
     }
-    src.len()
-}
-
-/// Run `work` here on the context `first` makes while the model's contract
-/// ([`crate::contracts::derive`]) is derived on a second thread, started before
-/// `first` (see [`crate::overlap::overlapped`]); `work` gets a test of whether waiting
-/// for the contract is over. Both only read the context.
-fn with_contract<C: std::borrow::Borrow<ShapesContext> + Send + Sync, T>(
-    model: &Model,
-    first: impl FnOnce() -> C,
-    options: &crate::infer::Options,
-    work: impl FnOnce(&ShapesContext, &dyn Fn() -> bool) -> T,
-) -> (C, T, crate::contracts::Contract) {
-    crate::overlap::overlapped(
-        first,
-        |ctx| crate::contracts::derive(model, ctx.borrow(), options),
-        |ctx, ready| work(ctx.borrow(), ready),
-    )
 }
 
 /// The tensors a report lists and their dims rendered, without the per-tensor copies
@@ -711,13 +617,9 @@ impl Rows {
     }
 }
 
-/// The members of the `tensors` object from the `from`-th tensor on, laid out as
-/// they are inside the report, until `stop` says so. Returns where it stopped.
-fn emit_tensors(src: Source<'_>, w: &mut json::Writer<'_>, from: usize, stop: Stop<'_>) -> usize {
-    for i in from..src.len() {
-        if stop.before(i, w.len()) {
-            return i;
-        }
+/// The members of the `tensors` object, laid out as they are inside the report.
+fn emit_tensors(src: Source<'_>, w: &mut json::Writer<'_>) {
+    for i in 0..src.len() {
         match src {
             Source::Kept(t) => {
                 let (name, t) = t.get_index(i).expect("index within the map");
@@ -738,39 +640,6 @@ fn emit_tensors(src: Source<'_>, w: &mut json::Writer<'_>, from: usize, stop: St
                     shown_value(fact).map(|ds| rows.json_dims(ctx, ds)),
                 );
             }
-        }
-    }
-    src.len()
-}
-
-/// The most text of the `tensors` section held back while the contract is derived
-/// (about 25,000 tensors). A larger model's contract takes long enough for the rest of
-/// its tensors (16 MB of text for 100k nodes) to pile up in memory; past this, the
-/// report waits for the contract instead.
-const HELD_BACK: usize = 4 << 20;
-
-/// The first members or lines of the `tensors` section in `format`, as the report's
-/// writer writes them (JSON: at the depth of the report's `tensors` object), until
-/// `stop` says so; and how many tensors they hold.
-fn tensors_before(src: Source<'_>, format: Format, stop: Stop<'_>) -> (String, usize) {
-    // About 160 bytes per tensor in JSON and 80 per line of text in real models, and a
-    // few hundred tensors past the limit at most.
-    let per_tensor = match format {
-        Format::Json => 192,
-        Format::Text => 96,
-    };
-    let capacity = (64 + src.len() * per_tensor).min(stop.max_len.saturating_add(1 << 16));
-    match format {
-        Format::Json => {
-            let mut w = json::Writer::new(capacity, None);
-            w.nest(2);
-            let n = emit_tensors(src, &mut w, 0, stop);
-            (w.into_text(), n)
-        }
-        Format::Text => {
-            let mut s = out::Buffer::new(capacity, None);
-            let n = text_tensors(src, &mut s, name_width(src), 0, stop);
-            (s.into_text(), n)
         }
     }
 }
@@ -970,11 +839,6 @@ mod out {
             }
         }
 
-        /// How many bytes it holds.
-        pub(super) fn len(&self) -> usize {
-            self.text.len()
-        }
-
         /// The text written so far (no sink).
         pub(super) fn into_text(self) -> String {
             self.text
@@ -986,17 +850,6 @@ mod out {
 
         pub(super) fn push_str(&mut self, s: &str) {
             self.text.push_str(s);
-        }
-
-        /// Text written beforehand: a large piece goes straight to the sink, after
-        /// what is buffered, instead of being copied into the buffer.
-        pub(super) fn raw(&mut self, text: &str) {
-            if self.sink.is_some() && text.len() >= SPILL {
-                self.spill();
-                self.send(text);
-            } else {
-                self.text.push_str(text);
-            }
         }
 
         /// Pass the buffered text on once there is [`SPILL`] of it.
@@ -1073,32 +926,9 @@ mod json {
             }
         }
 
-        /// Start as if inside `depth` containers that already have members (to write
-        /// a section that will be placed there).
-        pub(super) fn nest(&mut self, depth: usize) {
-            self.open = vec![true; depth];
-            if let Some(innermost) = self.open.last_mut() {
-                *innermost = false;
-            }
-        }
-
-        /// How many bytes it holds.
-        pub(super) fn len(&self) -> usize {
-            self.out.len()
-        }
-
         /// The text written so far (no sink).
         pub(super) fn into_text(self) -> String {
             self.out.into_text()
-        }
-
-        /// Members written beforehand (by a writer [`Writer::nest`]ed to this depth) for
-        /// the innermost container, which then has members when `any`.
-        pub(super) fn raw_members(&mut self, text: &str, any: bool) {
-            self.out.raw(text);
-            if let Some(has) = self.open.last_mut() {
-                *has = any;
-            }
         }
 
         /// End the text with a newline. With a sink: everything written and flushed
@@ -1377,48 +1207,11 @@ mod tests {
         }
     }
 
-    /// A `Stop::until` test that says to stop from its `(n + 1)`-th call on.
-    fn stops_after(n: usize) -> impl Fn() -> bool {
-        let calls = std::cell::Cell::new(0);
-        move || {
-            calls.set(calls.get() + 1);
-            calls.get() > n
-        }
-    }
-
-    /// The `tensors` section written beforehand up to any stopping point (every 256
-    /// tensors), then finished by the report's writer, gives the report's bytes.
+    /// A report written to a sink, spilling every [`out::SPILL`] bytes, is the text
+    /// the report makes as one string, in either format, for long and short names.
     #[test]
-    fn tensors_written_beforehand_up_to_any_point() {
-        for n in [0, 1, 255, 256, 257, 700] {
-            let report = big_report(n);
-            let whole = report.to_json();
-            for stop_after in 0..4 {
-                let until = stops_after(stop_after);
-                let stop = Stop {
-                    until: &until,
-                    max_len: usize::MAX,
-                };
-                let (text, k) = tensors_before(Source::Kept(&report.tensors), Format::Json, stop);
-                assert_eq!(k, (256 * stop_after).min(n), "n {n} stop {stop_after}");
-                let mut sink = Vec::new();
-                let mut w = json::Writer::new(16, Some(&mut sink));
-                report.emit_json(&mut w, Source::Kept(&report.tensors), Some((&text, k)));
-                w.finish().0.unwrap();
-                assert_eq!(
-                    String::from_utf8(sink).unwrap(),
-                    whole,
-                    "n {n} stop {stop_after}"
-                );
-            }
-        }
-    }
-
-    /// The text report's `tensors` lines written beforehand up to any stopping point,
-    /// or up to a length limit, then finished by the report's writer: the same bytes.
-    #[test]
-    fn text_lines_written_beforehand_up_to_any_point() {
-        for n in [0, 1, 255, 256, 257, 700] {
+    fn written_in_pieces_as_whole() {
+        for n in [0, 1, 255, 700, 3000] {
             let mut report = big_report(n);
             if n > 1 {
                 // A name longer than the column (48) and one with a known value.
@@ -1426,36 +1219,13 @@ mod tests {
                 report.tensors.insert("x".repeat(60), t);
                 report.tensors[0].value = Some(vec![ReportDim::Int(-3), ReportDim::Int(7)]);
             }
-            let whole = report.to_text();
-            let src = Source::Kept(&report.tensors);
-            for stop_after in 0..4 {
-                let until = stops_after(stop_after);
-                let stop = Stop {
-                    until: &until,
-                    max_len: usize::MAX,
-                };
-                let (text, k) = tensors_before(src, Format::Text, stop);
-                assert_eq!(k, (256 * stop_after).min(n), "n {n} stop {stop_after}");
+            for (format, whole) in [
+                (Format::Json, report.to_json()),
+                (Format::Text, report.to_text()),
+            ] {
                 let mut sink = Vec::new();
-                let mut s = out::Buffer::new(16, Some(&mut sink));
-                report.emit_text(&mut s, src, Some((&text, k)));
-                s.finish().0.unwrap();
-                assert_eq!(
-                    String::from_utf8(sink).unwrap(),
-                    whole,
-                    "n {n} stop {stop_after}"
-                );
-            }
-            for max_len in [0, 1, 5000] {
-                let stop = Stop {
-                    until: &|| false,
-                    max_len,
-                };
-                let (text, k) = tensors_before(src, Format::Text, stop);
-                assert_eq!(k, if max_len == 0 { 0 } else { n.min(256) }, "n {n}");
-                let mut s = out::Buffer::new(16, None);
-                report.emit_text(&mut s, src, Some((&text, k)));
-                assert_eq!(s.finish().1, whole, "n {n} max_len {max_len}");
+                report.write(format, &mut sink).unwrap();
+                assert_eq!(String::from_utf8(sink).unwrap(), whole, "n {n}");
             }
         }
     }
@@ -1516,33 +1286,5 @@ mod tests {
         assert!(report
             .to_text()
             .ends_with("outputs: t0\ndiagnostics: none\n"));
-    }
-
-    /// Past `max_len` bytes of held-back text, the section stops at the next check
-    /// (every 256 tensors), and the report's writer finishes it: the same bytes.
-    #[test]
-    fn held_back_text_stops_at_its_limit() {
-        let report = big_report(1000);
-        let whole = report.to_json();
-        let src = Source::Kept(&report.tensors);
-        let (all, n) = tensors_before(src, Format::Json, Stop::NEVER);
-        assert_eq!(n, 1000);
-        // Checked before tensor 0, 256, 512...: a limit of 1 byte is passed at 256, and
-        // so is a quarter of the text (the first 256 members are 23,588 of its
-        // 92,780 bytes).
-        for (max_len, expect) in [(0, 0), (1, 256), (all.len() / 4, 256), (all.len(), 1000)] {
-            let stop = Stop {
-                until: &|| false,
-                max_len,
-            };
-            let (text, k) = tensors_before(src, Format::Json, stop);
-            assert_eq!(k, expect, "max_len {max_len}");
-            assert!(all.starts_with(&text));
-            let mut sink = Vec::new();
-            let mut w = json::Writer::new(16, Some(&mut sink));
-            report.emit_json(&mut w, src, Some((&text, k)));
-            w.finish().0.unwrap();
-            assert_eq!(String::from_utf8(sink).unwrap(), whole, "max_len {max_len}");
-        }
     }
 }

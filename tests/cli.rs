@@ -231,7 +231,7 @@ fn direct_json_equals_serde_json_pretty() {
     let mut compared = 0;
     for path in &files {
         // Fixtures that are not models (expected results, case tables) do not load.
-        let Ok((model, _)) = symdim::load::load(path) else {
+        let Ok(model) = symdim::load::load(path) else {
             continue;
         };
         let options = symdim::infer::Options::default();
@@ -249,32 +249,16 @@ fn direct_json_equals_serde_json_pretty() {
         report.write_text(&mut streamed).unwrap();
         assert_eq!(streamed, text.as_bytes(), "{}", path.display());
         for (format, reference) in [(Format::Json, &reference), (Format::Text, &text)] {
-            // Built and written on two threads (`symdim infer`): the same.
-            let mut both = Vec::new();
-            let (_, mut again, written) =
-                Report::infer_and_write(&model, || &ctx, &options, format, &mut both);
+            // Written straight from the context (`symdim infer`): the same.
+            let mut direct = Vec::new();
+            let (mut again, written) =
+                Report::write_inferred(&model, &ctx, &options, format, &mut direct);
             written.unwrap();
-            assert_eq!(both, reference.as_bytes(), "{format:?} {}", path.display());
+            assert_eq!(direct, reference.as_bytes(), "{format:?} {}", path.display());
             // The tensors were written from the context, not kept; made again, the same.
             assert!(again.tensors.is_empty(), "{}", path.display());
             again.fill_tensors(&model, &ctx);
             assert_eq!(again, report, "{}", path.display());
-            // Inferred with the contract's thread started ahead: the same again.
-            let mut ahead = Vec::new();
-            let infer = || symdim::infer::infer_context(&model, &options);
-            let (ctx_ahead, mut again, written) =
-                Report::infer_and_write(&model, infer, &options, format, &mut ahead);
-            written.unwrap();
-            assert_eq!(ahead, reference.as_bytes(), "{format:?} {}", path.display());
-            assert!(again.tensors.is_empty(), "{}", path.display());
-            again.fill_tensors(&model, &ctx_ahead);
-            assert_eq!(again, report, "{}", path.display());
-            assert_eq!(
-                Report::build(&model, &ctx_ahead),
-                Report::build(&model, &ctx),
-                "{}",
-                path.display()
-            );
         }
         // And the reference agrees with a parse of itself (it is valid JSON).
         let value: serde_json::Value = serde_json::from_str(&reference).unwrap();
@@ -289,7 +273,7 @@ fn direct_json_equals_serde_json_pretty() {
 /// `{}` and `[]`.
 #[test]
 fn direct_json_escapes_as_serde_json() {
-    let (model, _) = symdim::load::load(Path::new(&example())).unwrap();
+    let model = symdim::load::load(Path::new(&example())).unwrap();
     let mut report = symdim::infer::infer(&model, &symdim::infer::Options::default());
     let nasty: String = (0u8..0x20)
         .map(char::from)
@@ -391,7 +375,7 @@ impl std::io::Write for FailingSink {
 /// sink is a prefix of the report; a large report goes out in several pieces.
 #[test]
 fn writers_stream_and_stop_at_the_first_error() {
-    let (model, _) = symdim::load::load(Path::new(&example())).unwrap();
+    let model = symdim::load::load(Path::new(&example())).unwrap();
     let mut report = symdim::infer::infer(&model, &symdim::infer::Options::default());
     // Make it larger than one piece (64 KiB): many copies of the tensors.
     let tensors: Vec<_> = report.tensors.clone().into_iter().collect();
@@ -424,13 +408,13 @@ fn writers_stream_and_stop_at_the_first_error() {
     }
 }
 
-/// `symdim infer`'s two-thread writer, in both formats, on a report whose `tensors`
+/// `symdim infer`'s writer (tensors read from the context), in both formats, on a report whose `tensors`
 /// section is larger than one piece of output (it then goes to the sink in one write):
 /// the same bytes as building then writing, and on a failing sink a prefix of them and
 /// the sink's error. The model, a chain of 3000 Relu on `[N, 3*k]` with a reshape every
 /// so often, is built here.
 #[test]
-fn two_thread_writer_on_a_large_report() {
+fn direct_writer_on_a_large_report() {
     use symdim::graph::DType;
     let mut b = ops_support::model(17)
         .input("x0", DType::Float, Some(&["N", "S", "12"]))
@@ -453,12 +437,7 @@ fn two_thread_writer_on_a_large_report() {
     ] {
         assert!(reference.len() > 65536, "{format:?} {}", reference.len());
         let mut out = Vec::new();
-        let (_, _, written) = Report::infer_and_write(&model, || &ctx, &options, format, &mut out);
-        written.unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), reference, "{format:?}");
-        let mut out = Vec::new();
-        let infer = || symdim::infer::infer_context(&model, &options);
-        let (_, _, written) = Report::infer_and_write(&model, infer, &options, format, &mut out);
+        let (_, written) = Report::write_inferred(&model, &ctx, &options, format, &mut out);
         written.unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), reference, "{format:?}");
         for room in [0, 100, 70_000, reference.len() - 1] {
@@ -466,8 +445,7 @@ fn two_thread_writer_on_a_large_report() {
                 room,
                 taken: Vec::new(),
             };
-            let (_, _, written) =
-                Report::infer_and_write(&model, || &ctx, &options, format, &mut sink);
+            let (_, written) = Report::write_inferred(&model, &ctx, &options, format, &mut sink);
             assert_eq!(written.unwrap_err().to_string(), "sink full");
             assert!(reference.as_bytes().starts_with(&sink.taken));
         }
@@ -537,7 +515,7 @@ fn with_graph_doc(model: &[u8], pad: usize, first: bool) -> Vec<u8> {
     out
 }
 
-/// A model file of a few megabytes is parsed while it is read (two threads): the
+/// A model file of a few megabytes (most of it the graph's `doc_string`): the
 /// reports, in both formats, and the annotated model are those of the same model in
 /// a small file (the graph's `doc_string` is not read), whether the padding comes
 /// before the nodes or after them.

@@ -27,7 +27,7 @@ fn models() -> Vec<std::path::PathBuf> {
 }
 
 fn load(path: &std::path::Path) -> symdim::graph::Model {
-    let (mut m, _) = symdim::load::load(path).expect("load");
+    let mut m = symdim::load::load(path).expect("load");
     let dir = path.parent().and_then(|p| p.file_name()).unwrap();
     m.path = format!(
         "{}/{}",

@@ -114,7 +114,7 @@ fn onednn_reports() {
     let (mut checked, mut unknown) = (0, 0);
     for p in &files {
         let rel = p.strip_prefix(&root).unwrap().to_string_lossy().to_string();
-        let (mut model, _) = load(p).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let mut model = load(p).unwrap_or_else(|e| panic!("{rel}: {e}"));
         model.path = format!("onednn-graph/{rel}");
         let report = infer(&model, &Options::default());
         // Every tensor of the report against the shape the file records for it.
@@ -191,7 +191,7 @@ fn openvino_reshape_tables() {
     let mut rows = 0;
     for dir in &dirs {
         let id = dir.file_name().unwrap().to_string_lossy().to_string();
-        let (mut model, _) = load(&dir.join("model.xml")).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let mut model = load(&dir.join("model.xml")).unwrap_or_else(|e| panic!("{id}: {e}"));
         model.path = format!("openvino-ir/{id}/model.xml");
         let report = infer(&model, &Options::default());
         let baseline = read_json(&dir.join("baseline.json"));

@@ -54,7 +54,7 @@ fn infer_file(path: &Path, syms: &[&str]) -> (Model, ShapesContext) {
     let opts = LoadOptions {
         onednn_symbols: symbols(syms),
     };
-    let (m, _) = load_with(path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let m = load_with(path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let ctx = infer_context(&m, &Options::default());
     (m, ctx)
 }
@@ -80,7 +80,7 @@ fn errors(ctx: &ShapesContext) -> Vec<String> {
 
 #[test]
 fn fixture_converts() {
-    let (m, _) = load(&fixture("int8_avgpool_reshape_fusion.json")).unwrap();
+    let m = load(&fixture("int8_avgpool_reshape_fusion.json")).unwrap();
     let g = &m.graph;
     assert_eq!(m.format.name(), "onednn");
     let ops: Vec<(&str, &str, &str)> = g
@@ -128,7 +128,7 @@ fn fixtures_infer() {
     let (_, ctx) = infer_file(&fixture("int8_avgpool_reshape_fusion.json"), &[]);
     assert!(errors(&ctx).is_empty(), "{:?}", errors(&ctx));
     // AvgPool [1,1,3,3] with a 2x2 kernel, stride 1, NCX.
-    let (m, _) = load(&fixture("int8_avgpool_reshape_fusion.json")).unwrap();
+    let m = load(&fixture("int8_avgpool_reshape_fusion.json")).unwrap();
     let pool_out = &m.graph.nodes[1].outputs[0];
     assert_eq!(shape(&ctx, pool_out), "[1, 1, 2, 2]");
     assert_eq!(ctx.get(pool_out).unwrap().dtype, DType::Float);

@@ -190,7 +190,7 @@ fn fixture() -> PathBuf {
 
 #[test]
 fn fixture_converts() {
-    let (m, _) = load(&fixture()).unwrap();
+    let m = load(&fixture()).unwrap();
     assert_eq!(m.format.name(), "openvino");
     let g = &m.graph;
     assert_eq!(g.inputs.len(), 1);
@@ -244,7 +244,7 @@ fn fixture_converts() {
 
 #[test]
 fn fixture_infers_with_interval_assumptions() {
-    let (mut m, _) = load(&fixture()).unwrap();
+    let mut m = load(&fixture()).unwrap();
     m.path = "tests/fixtures/openvino/tiny_reshape/model.xml".to_string();
     let mut ctx = run(&m);
     assert_eq!(shape(&ctx, "x"), "[`x.0`, 3, `x.2`]");
@@ -1129,7 +1129,7 @@ fn corpus_models() -> Vec<CorpusModel> {
     for m in manifest["models"].as_array().unwrap() {
         let id = m["id"].as_str().unwrap().to_string();
         let mdir = dir.join(m["dir"].as_str().unwrap());
-        let (model, _) = load(&mdir.join("model.xml")).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let model = load(&mdir.join("model.xml")).unwrap_or_else(|e| panic!("{id}: {e}"));
         let baseline = read_json(&mdir.join("baseline.json"));
         let inputs = baseline["inputs"]
             .as_array()

@@ -305,7 +305,7 @@ fn peer_cases() {
         }
         n += 1;
         n_shape += ops.contains(&"Shape") as usize;
-        let (model, _) = symdim::load::load(&model_path).unwrap();
+        let model = symdim::load::load(&model_path).unwrap();
         let ctx = infer_context(&model, &Options::default());
         let syms = input_syms(&model);
         let raised = ctx
@@ -464,7 +464,7 @@ fn backend_node_tests() {
     let mut lines = vec![];
     for case in &cases {
         let name = case.file_name().unwrap().to_string_lossy().to_string();
-        let (model, _) = symdim::load::load(&case.join("model.onnx")).unwrap();
+        let model = symdim::load::load(&case.join("model.onnx")).unwrap();
         let ctx = infer_context(&model, &Options::default());
         if ctx
             .diagnostics

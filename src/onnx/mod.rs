@@ -34,8 +34,6 @@ mod attr;
 mod dtype;
 mod error;
 mod model;
-#[cfg(unix)]
-pub(crate) mod pipelined;
 mod tensor;
 mod to_graph;
 mod types;

@@ -13,7 +13,7 @@
 //! - Subgraph attributes (If, Loop, Scan) are converted recursively.
 
 use super::types::check_depth;
-use super::wire::{Field, Fields, Reader};
+use super::wire::{Field, Reader};
 use super::{
     AttrValue, AttributeProto, DataSource, DataType, Dim, FunctionProto, GraphProto, ModelProto,
     NodeProto, OnnxError, SparseTensorProto, TensorProto, ValueInfoProto,
@@ -92,67 +92,6 @@ fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, Onn
     convert(&m, path, src, names, |cx| cx.stream_graph(last))
 }
 
-/// The streaming conversion of [`load_model`] for a model whose main graph arrives
-/// field by field (see `crate::chunked`, `crate::window`): `top` holds the model's
-/// other top-level fields (a `ModelProto` without its `graph`), `fields` gives the
-/// graph's fields in file order, and the graph's payload spans `graph` in the file.
-///
-/// `Ok(None)` when `top` has a `graph` field of its own (the last one counts), and on
-/// any error: the caller then converts the whole file with [`load_model`], which gives
-/// the model, or the error, of the file as a whole.
-///
-/// With `nodes`, only the graph's nodes are converted, and handed to `nodes` a few at
-/// a time in file order; the model comes back with an empty graph. [`graph_tail`]
-/// converts the rest, on another thread: the caller puts the two together
-/// (`crate::onnx::pipelined`). The two threads make their tensor names separately,
-/// so a name may then be two equal `Arc`s.
-pub(crate) fn stream_parts(
-    top: &[u8],
-    graph: std::ops::Range<usize>,
-    fields: &mut impl Fields,
-    path: &str,
-    src: &DataSource,
-    nodes: Option<&mut dyn FnMut(Vec<Node>)>,
-) -> Result<Option<Model>, OnnxError> {
-    let mut other_graph = false;
-    let m = ModelProto::parse_with(top, |_| {
-        other_graph = true;
-        Ok(())
-    })?;
-    if other_graph {
-        return Ok(None);
-    }
-    let names = names_for(graph.len());
-    convert(&m, path, src, names, |cx| match nodes {
-        None => cx.stream_fields(graph, NodeCount::Unknown, fields),
-        Some(batch) => {
-            cx.stream_nodes(graph, fields, batch)?;
-            Ok(Graph::default())
-        }
-    })
-    .map(Some)
-}
-
-/// The main graph's fields other than its nodes, as `graph` gives the graph's fields
-/// (nodes among them or not), for the caller of [`stream_parts`] with `nodes`: the
-/// graph without nodes, and how many node fields `graph` gave. `top` is as for
-/// [`stream_parts`].
-pub(crate) fn graph_tail(
-    top: &[u8],
-    graph: &mut impl Fields,
-    path: &str,
-    src: &DataSource,
-) -> Result<(Graph, usize), OnnxError> {
-    let m = ModelProto::parse_with(top, |_| Ok(()))?;
-    let mut count = 0;
-    let mut model = convert(&m, path, src, Default::default(), |cx| {
-        let (g, n) = cx.graph_tail(graph)?;
-        count = n;
-        Ok(g)
-    })?;
-    Ok((std::mem::take(&mut model.graph), count))
-}
-
 /// The graph's inputs: those declared, less its initializers (older exporters list
 /// every initializer as an input too).
 fn set_inputs(g: &mut Graph, mut inputs: Vec<ValueDecl>) {
@@ -173,19 +112,6 @@ struct Cx<'m, 'a> {
     /// Every tensor name of the model, made once.
     names: std::cell::RefCell<crate::graph::Names>,
 }
-
-/// How many nodes a graph streamed by [`Cx::stream_fields`] has.
-enum NodeCount {
-    /// Counted beforehand.
-    Exact(usize),
-    /// Not known: the nodes of the graph's first [`ESTIMATE_AFTER`] bytes, scaled to
-    /// its size, give an estimate (growing the vector node by node from empty cost
-    /// 0.5 MB more peak memory on a 100k-node model, 71.7 against 71.2 MB).
-    Unknown,
-}
-
-/// How much of a graph's bytes [`NodeCount::Unknown`] waits for before it estimates.
-const ESTIMATE_AFTER: usize = 256 << 10;
 
 /// Where a function body is being inlined: renames and attribute values.
 struct Inline<'c> {
@@ -265,48 +191,24 @@ impl Cx<'_, '_> {
     /// [`Cx::graph`] of the main graph, from its unparsed bytes (see [`load_model`]):
     /// each node is converted as soon as it is parsed.
     fn stream_graph(&self, mut r: Reader<'_>) -> Result<Graph, OnnxError> {
+        check_depth(0, r.offset())?;
         // Count the nodes first, to size the vector once.
         let mut count = 0;
         let mut pre = r.clone();
         while let Some(f) = pre.next_field()? {
             count += usize::from(f.number == 1);
         }
-        let span = r.offset()..r.offset() + r.body().len();
-        self.stream_fields(span, NodeCount::Exact(count), &mut r)
-    }
-
-    /// [`Cx::stream_graph`] of the main graph's fields as `fields` gives them, the
-    /// graph spanning `span` in the file, with room for the nodes as `nodes` says.
-    fn stream_fields(
-        &self,
-        span: std::ops::Range<usize>,
-        nodes: NodeCount,
-        fields: &mut impl Fields,
-    ) -> Result<Graph, OnnxError> {
-        check_depth(0, span.start)?;
         let mut g = Graph {
-            nodes: Vec::with_capacity(match nodes {
-                NodeCount::Exact(n) => n,
-                NodeCount::Unknown => 0,
-            }),
+            nodes: Vec::with_capacity(count),
             ..Graph::default()
         };
-        let mut estimated = matches!(nodes, NodeCount::Exact(_));
         let mut index = 0;
         let mut inputs = Vec::new();
         // One NodeProto's vectors for all nodes: allocated once.
         let mut spare = NodeProto::default();
-        while let Some(f) = fields.next_field()? {
+        while let Some(f) = r.next_field()? {
             match f.number {
                 1 => {
-                    if !estimated && f.start - span.start >= ESTIMATE_AFTER && index >= 64 {
-                        // The nodes so far, scaled to the whole graph, and a little more.
-                        let seen = f.start - span.start;
-                        let total = (index as u128 * span.len() as u128 / seen as u128) as usize;
-                        g.nodes
-                            .reserve((total + total / 16).saturating_sub(g.nodes.len()));
-                        estimated = true;
-                    }
                     self.node_field(&mut spare, &f, index, &mut g.nodes)?;
                     index += 1;
                 }
@@ -344,53 +246,6 @@ impl Cx<'_, '_> {
                 .value_info
                 .push(self.value_decl(&ValueInfoProto::parse(f.message(M)?, 0)?)),
             _ => {} // 10 = doc_string, 14 = quantization_annotation, 16 = metadata_props
-        }
-        Ok(())
-    }
-
-    /// The main graph's fields other than its nodes, as `fields` gives them: the graph
-    /// without nodes, and how many node fields it gave.
-    fn graph_tail(&self, fields: &mut impl Fields) -> Result<(Graph, usize), OnnxError> {
-        let mut g = Graph::default();
-        let mut inputs = Vec::new();
-        let mut count = 0;
-        while let Some(f) = fields.next_field()? {
-            if f.number == 1 {
-                count += 1;
-            } else {
-                self.graph_field(&mut g, &mut inputs, &f)?;
-            }
-        }
-        set_inputs(&mut g, inputs);
-        Ok((g, count))
-    }
-
-    /// The main graph's nodes, converted in file order as `fields` gives the graph's
-    /// fields (the others are skipped), handed to `batch` a few at a time.
-    fn stream_nodes(
-        &self,
-        span: std::ops::Range<usize>,
-        fields: &mut impl Fields,
-        mut batch: impl FnMut(Vec<Node>),
-    ) -> Result<(), OnnxError> {
-        /// Nodes handed on at once: few, so that the other thread starts early.
-        const BATCH: usize = 16;
-        check_depth(0, span.start)?;
-        let mut index = 0;
-        let mut nodes = Vec::with_capacity(BATCH);
-        // One NodeProto's vectors for all nodes, as in `stream_fields`.
-        let mut spare = NodeProto::default();
-        while let Some(f) = fields.next_field()? {
-            if f.number == 1 {
-                self.node_field(&mut spare, &f, index, &mut nodes)?;
-                index += 1;
-                if nodes.len() >= BATCH {
-                    batch(std::mem::replace(&mut nodes, Vec::with_capacity(BATCH)));
-                }
-            }
-        }
-        if !nodes.is_empty() {
-            batch(nodes);
         }
         Ok(())
     }

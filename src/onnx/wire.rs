@@ -308,30 +308,6 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
-    /// The field at the cursor, from its tag and (when length-delimited) its length
-    /// alone, without needing its payload: its tag and the absolute offsets of its
-    /// value and just past it. `None` when the bytes do not hold a valid tag and length.
-    pub fn peek_field(&self) -> Option<(u64, usize, usize)> {
-        let mut r = self.clone();
-        let tag = r.varint().ok()?;
-        let mut value_start = r.offset();
-        let end = match tag & 7 {
-            0 => {
-                r.varint().ok()?;
-                r.offset()
-            }
-            1 => r.offset().checked_add(8)?,
-            2 => {
-                let len = usize::try_from(r.varint().ok()?).ok()?;
-                value_start = r.offset();
-                value_start.checked_add(len)?
-            }
-            5 => r.offset().checked_add(4)?,
-            _ => return None,
-        };
-        Some((tag, value_start, end))
-    }
-
     /// Reads the next field (tag and value), or `None` at the end of the message.
     // Always inlined: returning the field through memory costs store-forwarding stalls in
     // the callers' loops (measured: about a third of the parse time).
@@ -388,30 +364,6 @@ impl<'a> Reader<'a> {
             value_start,
             end: self.offset(),
         }))
-    }
-}
-
-/// The fields of a message in order, each borrowed until the next is asked for: a
-/// [`Reader`] over bytes in memory, or a message read from a file as it is parsed
-/// (`crate::window`, `crate::onnx::pipelined`).
-pub(crate) trait Fields {
-    /// The next field, or `None` at the message's end.
-    fn next_field(&mut self) -> Result<Option<Field<'_>>, OnnxError>;
-}
-
-impl Fields for Reader<'_> {
-    #[inline(always)]
-    fn next_field(&mut self) -> Result<Option<Field<'_>>, OnnxError> {
-        Reader::next_field(self)
-    }
-}
-
-/// The fields that a closure gives, each borrowed for as long as `'a`.
-pub(crate) struct FromFn<'a, F>(pub F, pub std::marker::PhantomData<&'a ()>);
-
-impl<'a, F: FnMut() -> Result<Option<Field<'a>>, OnnxError>> Fields for FromFn<'a, F> {
-    fn next_field(&mut self) -> Result<Option<Field<'_>>, OnnxError> {
-        (self.0)()
     }
 }
 
