@@ -10,8 +10,8 @@
 //! the spec map to [`OpError::is_out_of_range`] (a missing input) and every other
 //! variant (an invalid argument).
 
-use crate::algebra::{Algebra, AlgebraError, Dim, FreshKey, SymbolKind};
-use crate::graph::{DType, Node};
+use crate::algebra::{Algebra, AlgebraError, Dim, FreshKey, Rat, SymbolKind};
+use crate::graph::{ConstData, ConstTensor, DType, Graph, Node, VALUE_FACT_LIMIT};
 use indexmap::IndexMap;
 use std::fmt;
 
@@ -64,6 +64,9 @@ impl TensorFact {
         (n <= MAX_RANK).then_some(n)
     }
 }
+
+/// How deep subgraphs (If branches, Loop and Scan bodies) are inferred.
+pub const MAX_SUBGRAPH_DEPTH: usize = 32;
 
 /// The largest rank symdim builds from a shape tensor's length (ONNX sets no
 /// limit; real models stay far below it).
@@ -320,7 +323,15 @@ pub struct ShapesContext {
     /// Set by the `If` rule when it merged two branch outputs of different known
     /// ranks (what makes a case split worth trying).
     pub rank_conflict: bool,
+    /// How subgraphs are inferred (see [`ShapesContext::run_subgraph`]).
+    subgraphs: Option<SubgraphRunner>,
 }
+
+/// Infers a subgraph (an If branch, a Loop or Scan body) in a context: the facts of
+/// its outputs, given those of its formal inputs; `None` when it cannot be inferred
+/// (nested too deep). The driver provides it, so that op rules can run subgraphs
+/// without depending on the driver.
+pub type SubgraphRunner = fn(&mut ShapesContext, &Graph, &[TensorFact]) -> Option<Vec<TensorFact>>;
 
 impl Default for ShapesContext {
     fn default() -> Self {
@@ -341,7 +352,20 @@ impl ShapesContext {
             split_nesting: 0,
             split_probes: 0,
             rank_conflict: false,
+            subgraphs: None,
         }
+    }
+
+    /// Set how subgraphs are inferred (the driver does, for the contexts it makes).
+    pub fn set_subgraph_runner(&mut self, runner: SubgraphRunner) {
+        self.subgraphs = Some(runner);
+    }
+
+    /// Infer subgraph `g` with the facts of its formal inputs: the facts of its
+    /// outputs, or `None` when it cannot be inferred (no runner was set, or nested
+    /// too deep).
+    pub fn run_subgraph(&mut self, g: &Graph, inputs: &[TensorFact]) -> Option<Vec<TensorFact>> {
+        (self.subgraphs?)(self, g, inputs)
     }
 
     /// The facts of a tensor.
@@ -545,4 +569,54 @@ impl fmt::Display for Diagnostic {
             )
         }
     }
+}
+
+/// The facts of a constant tensor.
+pub fn const_fact(alg: &mut Algebra, t: &ConstTensor) -> TensorFact {
+    let shape: Vec<Dim> = t.dims.iter().map(|d| alg.constant(*d)).collect();
+    let value = match &t.data {
+        ConstData::Ints(v) if v.len() <= VALUE_FACT_LIMIT => {
+            Some(v.iter().map(|x| alg.constant(*x)).collect())
+        }
+        ConstData::Floats(v) if v.len() <= VALUE_FACT_LIMIT => v
+            .iter()
+            .map(|x| float_rat(*x).map(|r| alg.rational(r)))
+            .collect::<Option<Vec<Dim>>>(),
+        _ => None,
+    };
+    TensorFact {
+        dtype: t.dtype,
+        shape: Some(shape),
+        value,
+    }
+}
+
+/// A finite float as an exact rational.
+pub fn float_rat(x: f64) -> Option<Rat> {
+    // Fast path: `x = m * 2^e` with small parts (most constants in models) stays in
+    // machine integers; big-number reduction is only for the rest.
+    if x.is_finite() && x != 0.0 {
+        let bits = x.to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as i64;
+        let frac = bits & ((1u64 << 52) - 1);
+        let (mut m, mut e) = if exp == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1u64 << 52), exp - 1075)
+        };
+        let tz = m.trailing_zeros();
+        m >>= tz;
+        e += i64::from(tz);
+        let sign = if x < 0.0 { -1 } else { 1 };
+        if (0..=9).contains(&e) {
+            return Some(Rat::int(sign * ((m as i64) << e)));
+        }
+        if (-61..0).contains(&e) {
+            // m is odd and the denominator a power of two: already reduced, and both
+            // below 2^62, as `Rat::Small` requires.
+            let r = num_rational::Ratio::new_raw(sign * m as i64, 1i64 << (-e));
+            return Some(Rat::Small(r));
+        }
+    }
+    num_rational::BigRational::from_float(x).map(Rat::from_big)
 }

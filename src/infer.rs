@@ -15,15 +15,12 @@
 //! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
 //!    are reported with both shapes.
 
-use crate::algebra::{Algebra, Config, Dim, Rat, SymbolKind, Truth};
-use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
-use crate::graph::{ConstData, ConstTensor, DeclDim, Graph, Model, Node, ValueDecl};
+use crate::algebra::{Algebra, Config, Dim, SymbolKind, Truth};
+use crate::context::{const_fact, node_context, OpError, Severity, ShapesContext, TensorFact};
+use crate::graph::{DeclDim, Graph, Model, Node, ValueDecl};
 use crate::ops;
 use crate::report::Report;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
-
-/// Tensors with at most this many elements carry their values as dims.
-pub const VALUE_FACT_LIMIT: usize = 64;
 
 /// What the user adds to inference.
 #[derive(Clone, Debug, Default)]
@@ -105,6 +102,7 @@ fn start(g: &Graph, options: &Options, outputs: usize) -> ShapesContext {
 /// tensors.
 fn prepare(options: &Options, room: usize) -> ShapesContext {
     let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
+    ctx.set_subgraph_runner(run_subgraph);
     ctx.reserve(room);
     for (name, value) in &options.binds {
         if let Err(e) = ctx.alg.bind(name, *value) {
@@ -157,56 +155,6 @@ pub fn decl_dims(ctx: &mut ShapesContext, tensor: &str, dims: &[DeclDim]) -> Vec
         .collect()
 }
 
-/// The facts of a constant tensor.
-pub fn const_fact(alg: &mut Algebra, t: &ConstTensor) -> TensorFact {
-    let shape: Vec<Dim> = t.dims.iter().map(|d| alg.constant(*d)).collect();
-    let value = match &t.data {
-        ConstData::Ints(v) if v.len() <= VALUE_FACT_LIMIT => {
-            Some(v.iter().map(|x| alg.constant(*x)).collect())
-        }
-        ConstData::Floats(v) if v.len() <= VALUE_FACT_LIMIT => v
-            .iter()
-            .map(|x| float_rat(*x).map(|r| alg.rational(r)))
-            .collect::<Option<Vec<Dim>>>(),
-        _ => None,
-    };
-    TensorFact {
-        dtype: t.dtype,
-        shape: Some(shape),
-        value,
-    }
-}
-
-/// A finite float as an exact rational.
-pub fn float_rat(x: f64) -> Option<Rat> {
-    // Fast path: `x = m * 2^e` with small parts (most constants in models) stays in
-    // machine integers; big-number reduction is only for the rest.
-    if x.is_finite() && x != 0.0 {
-        let bits = x.to_bits();
-        let exp = ((bits >> 52) & 0x7ff) as i64;
-        let frac = bits & ((1u64 << 52) - 1);
-        let (mut m, mut e) = if exp == 0 {
-            (frac, -1074)
-        } else {
-            (frac | (1u64 << 52), exp - 1075)
-        };
-        let tz = m.trailing_zeros();
-        m >>= tz;
-        e += i64::from(tz);
-        let sign = if x < 0.0 { -1 } else { 1 };
-        if (0..=9).contains(&e) {
-            return Some(Rat::int(sign * ((m as i64) << e)));
-        }
-        if (-61..0).contains(&e) {
-            // m is odd and the denominator a power of two: already reduced, and both
-            // below 2^62, as `Rat::Small` requires.
-            let r = num_rational::Ratio::new_raw(sign * m as i64, 1i64 << (-e));
-            return Some(Rat::Small(r));
-        }
-    }
-    num_rational::BigRational::from_float(x).map(Rat::from_big)
-}
-
 fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
     for (name, t) in &g.initializers {
         let fact = const_fact(&mut ctx.alg, t);
@@ -225,9 +173,6 @@ fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
     }
 }
 
-/// How deep subgraphs (If branches, Loop and Scan bodies) are inferred.
-pub const MAX_SUBGRAPH_DEPTH: usize = 32;
-
 /// Infer a subgraph (an If branch, a Loop or Scan body) in a nested scope.
 ///
 /// `inputs` are the facts of the subgraph's formal inputs, in order. The subgraph
@@ -240,7 +185,7 @@ pub fn run_subgraph(
     g: &Graph,
     inputs: &[TensorFact],
 ) -> Option<Vec<TensorFact>> {
-    if ctx.depth >= MAX_SUBGRAPH_DEPTH {
+    if ctx.depth >= crate::context::MAX_SUBGRAPH_DEPTH {
         return None;
     }
     ctx.depth += 1;

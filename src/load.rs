@@ -247,6 +247,11 @@ fn convert(
                 })?;
             let opts = crate::onednn::to_graph::ConvertOptions {
                 symbols: options.onednn_symbols.clone(),
+                check_name: Some(|name| {
+                    crate::algebra::parse::parse_expr(name)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                }),
             };
             crate::onednn::to_graph::to_model(&g, &shown, &opts).map_err(|source| {
                 LoadError::OneDnnSymbol {

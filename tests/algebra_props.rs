@@ -1249,7 +1249,7 @@ proptest! {
     fn float_constants_convert_exactly(bits in any::<u64>(), small in -1.0e6f64..1.0e6) {
         for x in [f64::from_bits(bits), small, small / 1024.0, small * 3.0e-7] {
             let slow = num_rational::BigRational::from_float(x).map(Rat::from_big);
-            prop_assert_eq!(symdim::infer::float_rat(x), slow, "{}", x);
+            prop_assert_eq!(symdim::context::float_rat(x), slow, "{}", x);
         }
     }
 }

@@ -254,7 +254,12 @@ fn direct_json_equals_serde_json_pretty() {
             let (mut again, written) =
                 Report::write_inferred(&model, &ctx, &options, format, &mut direct);
             written.unwrap();
-            assert_eq!(direct, reference.as_bytes(), "{format:?} {}", path.display());
+            assert_eq!(
+                direct,
+                reference.as_bytes(),
+                "{format:?} {}",
+                path.display()
+            );
             // The tensors were written from the context, not kept; made again, the same.
             assert!(again.tensors.is_empty(), "{}", path.display());
             again.fill_tensors(&model, &ctx);

@@ -7,10 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
+use symdim::graph::VALUE_FACT_LIMIT;
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, Graph, MAX_FLOAT_VALUE_ELEMENTS, MAX_VALUE_ELEMENTS,
 };
-use symdim::infer::{infer, Options, VALUE_FACT_LIMIT};
+use symdim::infer::{infer, Options};
 
 fn onnx_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {

@@ -1852,7 +1852,10 @@ mod hostile {
             outputs: (0..outputs).map(|i| format!("out{i}").into()).collect(),
             attrs: attrs
                 .iter()
-                .map(|&(a, v)| (ATTRS[a].to_string(), Attr::Str(VALUES[v].to_string())))
+                .map(|&(a, v)| {
+                    let attr = symdim::openvino::to_graph::typed_attr(ATTRS[a], VALUES[v]);
+                    (ATTRS[a].to_string(), attr)
+                })
                 .collect(),
         });
         Model {

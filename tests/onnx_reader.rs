@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::Value as Json;
 use symdim::onnx::{
-    self, write_with_shapes, AttrType, DataSource, DataType, Dim, InferredDim, InferredValueInfo,
+    self, write_with_shapes, AttrType, DType, DataSource, Dim, InferredDim, InferredValueInfo,
     ModelProto, OnnxError, TypeProto,
 };
 
@@ -49,7 +49,7 @@ fn reshape_fixture() {
     assert_eq!(g.initializer.len(), 1);
     let shape = g.initializer("shape").unwrap();
     assert_eq!(shape.dims.as_slice(), &[3]);
-    assert_eq!(shape.data_type, DataType::Int64);
+    assert_eq!(shape.data_type, DType::Int64);
     assert_eq!(shape.raw_data.map(<[u8]>::len), Some(24));
     // The raw payload is borrowed from the input, not copied.
     let raw = shape.raw_data.unwrap();
@@ -70,7 +70,7 @@ fn reshape_fixture() {
     assert_eq!(g.input.len(), 1);
     let data = &g.input[0];
     assert_eq!(data.name, "data");
-    assert_eq!(data.elem_type(), DataType::Float);
+    assert_eq!(data.elem_type(), DType::Float);
     assert_eq!(
         data.shape().unwrap(),
         &[Dim::Value(2), Dim::Value(3), Dim::Value(4)]
@@ -222,7 +222,7 @@ fn truncated_fixtures_never_panic() {
     }
 }
 
-fn vi(name: &str, elem_type: DataType, shape: Option<Vec<InferredDim>>) -> InferredValueInfo {
+fn vi(name: &str, elem_type: DType, shape: Option<Vec<InferredDim>>) -> InferredValueInfo {
     InferredValueInfo {
         name: name.to_string(),
         elem_type,
@@ -246,12 +246,12 @@ fn writer_identity_without_shapes() {
 fn writer_fills_outputs_and_value_info() {
     let bytes = fixture("onnx.dp.test_data_prop_via_function.onnx");
     let shapes = [
-        vi("xshape", DataType::Int64, Some(vec![InferredDim::Value(3)])),
+        vi("xshape", DType::Int64, Some(vec![InferredDim::Value(3)])),
         // Graph inputs are not repeated in value_info.
-        vi("x", DataType::Float, Some(vec![InferredDim::Value(4)])),
+        vi("x", DType::Float, Some(vec![InferredDim::Value(4)])),
         vi(
             "z",
-            DataType::Float,
+            DType::Float,
             Some(vec![
                 InferredDim::Value(4),
                 InferredDim::Param("N".into()),
@@ -265,7 +265,7 @@ fn writer_fills_outputs_and_value_info() {
     // This graph has no outputs, so "z" goes to value_info too.
     let names: Vec<_> = g.value_info.iter().map(|v| v.name).collect();
     assert_eq!(names, ["xshape", "z"]);
-    assert_eq!(g.value_info[0].elem_type(), DataType::Int64);
+    assert_eq!(g.value_info[0].elem_type(), DType::Int64);
     assert_eq!(g.value_info[0].shape().unwrap(), &[Dim::Value(3)]);
     assert_eq!(
         g.value_info[1].shape().unwrap(),
@@ -280,7 +280,7 @@ fn writer_fills_outputs_and_value_info() {
     let bytes = fixture("onnx.backend.reshape.negative_dim.onnx");
     let shapes = [vi(
         "reshaped",
-        DataType::Float,
+        DType::Float,
         Some(vec![
             InferredDim::Value(2),
             InferredDim::Value(6),
@@ -292,7 +292,7 @@ fn writer_fills_outputs_and_value_info() {
     let g = m.graph().unwrap();
     assert!(g.value_info.is_empty());
     assert_eq!(g.output[0].name, "reshaped");
-    assert_eq!(g.output[0].elem_type(), DataType::Float);
+    assert_eq!(g.output[0].elem_type(), DType::Float);
     assert_eq!(
         g.output[0].shape().unwrap(),
         &[Dim::Value(2), Dim::Value(6), Dim::Value(2)]
@@ -306,15 +306,14 @@ fn writer_fills_outputs_and_value_info() {
     assert_eq!(write_with_shapes(&out, &shapes).unwrap(), out);
 
     // Rank-unknown and scalar shapes stay distinct.
-    let out =
-        write_with_shapes(&bytes, &[vi("reshaped", DataType::Undefined, Some(vec![]))]).unwrap();
+    let out = write_with_shapes(&bytes, &[vi("reshaped", DType::Undefined, Some(vec![]))]).unwrap();
     let m = ModelProto::parse(&out).unwrap();
     let t = m.graph().unwrap().output[0].tensor_type().unwrap().clone();
-    assert_eq!((t.elem_type, t.rank()), (DataType::Undefined, Some(0)));
-    let out = write_with_shapes(&bytes, &[vi("reshaped", DataType::Int8, None)]).unwrap();
+    assert_eq!((t.elem_type, t.rank()), (DType::Undefined, Some(0)));
+    let out = write_with_shapes(&bytes, &[vi("reshaped", DType::Int8, None)]).unwrap();
     let m = ModelProto::parse(&out).unwrap();
     let t = m.graph().unwrap().output[0].tensor_type().unwrap().clone();
-    assert_eq!((t.elem_type, t.rank()), (DataType::Int8, None));
+    assert_eq!((t.elem_type, t.rank()), (DType::Int8, None));
 
     // Optional: write the outputs for checking with `onnx.checker` by hand.
     if let Ok(dir) = std::env::var("SYMDIM_ONNX_WRITE_DIR") {
@@ -324,7 +323,7 @@ fn writer_fills_outputs_and_value_info() {
             &f,
             &[vi(
                 "xshape",
-                DataType::Int64,
+                DType::Int64,
                 Some(vec![InferredDim::Value(3)]),
             )],
         )
@@ -622,7 +621,7 @@ fn exercise(bytes: &[u8]) {
         bytes,
         &[vi(
             "z",
-            DataType::Float,
+            DType::Float,
             Some(vec![InferredDim::Param("N".into())]),
         )],
     );
@@ -706,7 +705,7 @@ fn writer_jobs_from_python() {
             .iter()
             .map(|s| InferredValueInfo {
                 name: s["name"].as_str().unwrap().to_string(),
-                elem_type: DataType::from_i32(s["elem_type"].as_i64().unwrap() as i32),
+                elem_type: DType::from_i32(s["elem_type"].as_i64().unwrap() as i32),
                 shape: s["shape"].as_array().map(|dims| {
                     dims.iter()
                         .map(|d| match d {

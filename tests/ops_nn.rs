@@ -681,7 +681,7 @@ fn float_values(ctx: &mut ShapesContext, name: &str, vals: &[f64]) {
     let value = vals
         .iter()
         .map(|v| {
-            let r = symdim::infer::float_rat(*v as f32 as f64).unwrap();
+            let r = symdim::context::float_rat(*v as f32 as f64).unwrap();
             ctx.alg.rational(r)
         })
         .collect();

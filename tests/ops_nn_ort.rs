@@ -10,9 +10,9 @@
 use serde_json::Value;
 use std::collections::HashMap;
 use symdim::algebra::Rat;
+use symdim::context::const_fact;
 use symdim::context::{ShapesContext, TensorFact};
 use symdim::graph::{Attr, ConstData, ConstTensor, DType, Node};
-use symdim::infer::const_fact;
 use symdim::ops::rule_for;
 
 const FIXTURE: &str = concat!(

@@ -37,6 +37,10 @@ impl Kind {
     }
 }
 
+/// An OpenVINO attribute as the IR reader decodes the text the file writes.
+fn ir_attr(name: &str, text: &str) -> Attr {
+    symdim::openvino::to_graph::typed_attr(name, text)
+}
 fn node(op: &str, domain: &str, version: i64, inputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
     Node {
         name: "n0".to_string(),
@@ -147,7 +151,7 @@ fn setup(
             &["x"],
             vec![
                 ("shape", Attr::Ints(ints())),
-                ("special_zero", Attr::Str(flag.to_string())),
+                ("special_zero", ir_attr("special_zero", &flag.to_string())),
             ],
         ),
         Kind::OneDnn => node(
@@ -797,7 +801,7 @@ fn openvino_probes() {
             "openvino",
             1,
             &["x", "p"],
-            vec![("special_zero", Attr::Str(sz.to_string()))],
+            vec![("special_zero", ir_attr("special_zero", &sz.to_string()))],
         );
         let result = apply(&mut ctx, &n);
         let expected_error = p.get("error").is_some();
@@ -1122,7 +1126,7 @@ fn snapshot_error_messages() {
         "ov special_zero string",
         ov_with(&|_, n| {
             n.attrs
-                .insert("special_zero".into(), Attr::Str("yes".into()));
+                .insert("special_zero".into(), ir_attr("special_zero", "yes"));
         }),
     );
     // OpenVINO StaticReshape-1.

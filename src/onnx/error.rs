@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use super::attr::AttrType;
-use super::dtype::DataType;
 use super::wire::WireType;
+use crate::graph::DType;
 
 /// Everything that can go wrong while reading, decoding or re-writing an ONNX model.
 ///
@@ -161,7 +161,7 @@ pub enum OnnxError {
         /// The tensor name.
         tensor: String,
         /// The tensor's data type.
-        data_type: DataType,
+        data_type: DType,
         /// What the caller asked for, e.g. `"i64"`.
         wanted: &'static str,
     },

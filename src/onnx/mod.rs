@@ -31,7 +31,6 @@
 //! untouched fields as raw bytes.
 
 mod attr;
-mod dtype;
 mod error;
 mod model;
 mod tensor;
@@ -45,8 +44,8 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
+pub use crate::graph::DType;
 pub use attr::{AttrType, AttrValue, AttributeProto};
-pub use dtype::DataType;
 pub use error::OnnxError;
 pub use model::{FunctionProto, GraphProto, ModelProto, NodeProto};
 pub use tensor::{

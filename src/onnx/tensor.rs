@@ -8,10 +8,10 @@ use std::path::{Component, Path, PathBuf};
 
 use smallvec::SmallVec;
 
-use super::dtype::DataType;
 use super::error::OnnxError;
 use super::types::StringStringEntry;
 use super::wire::{Field, Reader, Value, WireType};
+use crate::graph::DType;
 
 /// Where a tensor's data lives (`TensorProto.DataLocation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -231,7 +231,7 @@ pub struct TensorProto<'a> {
     /// The dims.
     pub dims: SmallVec<[i64; 4]>,
     /// The element type.
-    pub data_type: DataType,
+    pub data_type: DType,
     /// `raw_data`, borrowed from the input.
     pub raw_data: Option<&'a [u8]>,
     /// `float_data` (FLOAT, COMPLEX64).
@@ -259,7 +259,7 @@ impl<'a> TensorProto<'a> {
         let mut t = TensorProto {
             name: "",
             dims: SmallVec::new(),
-            data_type: DataType::Undefined,
+            data_type: DType::Undefined,
             raw_data: None,
             float_data: Repeated::empty(4),
             int32_data: Repeated::empty(5),
@@ -273,7 +273,7 @@ impl<'a> TensorProto<'a> {
         while let Some(f) = r.next_field()? {
             match f.number {
                 1 => f.push_varints(M, &mut t.dims)?,
-                2 => t.data_type = DataType::from_i32(f.int32(M)?),
+                2 => t.data_type = DType::from_i32(f.int32(M)?),
                 4 => t.float_data.add(&f, body, M)?,
                 5 => t.int32_data.add(&f, body, M)?,
                 6 => t.string_data.push(f.bytes(M)?),
@@ -421,15 +421,15 @@ impl<'a> TensorProto<'a> {
             return Ok(decode_raw_ints(dt, &bytes, n));
         }
         match dt {
-            DataType::Int64 => {
+            DType::Int64 => {
                 self.check_count("int64_data", n, self.int64_data.len())?;
                 Ok(self.int64_data.to_vec())
             }
-            DataType::Uint32 | DataType::Uint64 => {
+            DType::Uint32 | DType::Uint64 => {
                 self.check_count("uint64_data", n, self.uint64_data.len())?;
                 Ok(self.uint64_data.iter().map(|v| v as i64).collect())
             }
-            DataType::Uint4 | DataType::Int4 | DataType::Uint2 | DataType::Int2 => {
+            DType::Uint4 | DType::Int4 | DType::Uint2 | DType::Int2 => {
                 let bytes = self.int32_low_bytes(n, bits)?;
                 Ok(decode_raw_ints(dt, &bytes, n))
             }
@@ -439,9 +439,9 @@ impl<'a> TensorProto<'a> {
                     .int32_data
                     .iter()
                     .map(|v| match dt {
-                        DataType::Bool => i64::from(v != 0),
-                        DataType::Uint8 => i64::from(v as u8),
-                        DataType::Uint16 => i64::from(v as u16),
+                        DType::Bool => i64::from(v != 0),
+                        DType::Uint8 => i64::from(v as u8),
+                        DType::Uint16 => i64::from(v as u16),
                         _ => i64::from(v),
                     })
                     .collect())
@@ -455,7 +455,7 @@ impl<'a> TensorProto<'a> {
     /// [`OnnxError::ValueOutOfRange`].
     pub fn to_i64_vec(&self, src: &DataSource, cap: usize) -> Result<Vec<i64>, OnnxError> {
         let v = self.int_bits(src, cap, "i64")?;
-        if self.data_type == DataType::Uint64 {
+        if self.data_type == DType::Uint64 {
             if let Some(index) = v.iter().position(|&x| x < 0) {
                 return Err(OnnxError::ValueOutOfRange {
                     tensor: self.name.to_string(),
@@ -474,30 +474,30 @@ impl<'a> TensorProto<'a> {
         let dt = self.data_type;
         if dt.is_integer() {
             let v = self.int_bits(src, cap, "f64")?;
-            return Ok(if dt == DataType::Uint64 {
+            return Ok(if dt == DType::Uint64 {
                 v.into_iter().map(|x| x as u64 as f64).collect()
             } else {
                 v.into_iter().map(|x| x as f64).collect()
             });
         }
         let bits = match dt {
-            DataType::Float => 32,
-            DataType::Double => 64,
-            DataType::Float16 | DataType::Bfloat16 => 16,
+            DType::Float => 32,
+            DType::Double => 64,
+            DType::Float16 | DType::Bfloat16 => 16,
             _ => return Err(self.unsupported("f64")),
         };
         let n = self.capped_count(cap)?;
         if let Some(b) = self.stored_bytes(src, n, bits)? {
             return Ok(match dt {
-                DataType::Float => b
+                DType::Float => b
                     .chunks_exact(4)
                     .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
                     .collect(),
-                DataType::Double => b
+                DType::Double => b
                     .chunks_exact(8)
                     .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
                     .collect(),
-                DataType::Float16 => b
+                DType::Float16 => b
                     .chunks_exact(2)
                     .map(|c| f16_to_f64(u16::from_le_bytes([c[0], c[1]])))
                     .collect(),
@@ -508,15 +508,15 @@ impl<'a> TensorProto<'a> {
             });
         }
         Ok(match dt {
-            DataType::Float => {
+            DType::Float => {
                 self.check_count("float_data", n, self.float_data.len())?;
                 self.float_data.iter().map(f64::from).collect()
             }
-            DataType::Double => {
+            DType::Double => {
                 self.check_count("double_data", n, self.double_data.len())?;
                 self.double_data.to_vec()
             }
-            DataType::Float16 => {
+            DType::Float16 => {
                 self.check_count("int32_data", n, self.int32_data.len())?;
                 self.int32_data
                     .iter()
@@ -534,36 +534,36 @@ impl<'a> TensorProto<'a> {
     }
 }
 
-fn decode_raw_ints(dt: DataType, b: &[u8], n: usize) -> Vec<i64> {
+fn decode_raw_ints(dt: DType, b: &[u8], n: usize) -> Vec<i64> {
     fn le<const N: usize>(c: &[u8]) -> [u8; N] {
         c.try_into().expect("chunk size")
     }
     match dt {
-        DataType::Int64 | DataType::Uint64 => b
+        DType::Int64 | DType::Uint64 => b
             .chunks_exact(8)
             .map(|c| i64::from_le_bytes(le(c)))
             .collect(),
-        DataType::Int32 => b
+        DType::Int32 => b
             .chunks_exact(4)
             .map(|c| i64::from(i32::from_le_bytes(le(c))))
             .collect(),
-        DataType::Uint32 => b
+        DType::Uint32 => b
             .chunks_exact(4)
             .map(|c| i64::from(u32::from_le_bytes(le(c))))
             .collect(),
-        DataType::Int16 => b
+        DType::Int16 => b
             .chunks_exact(2)
             .map(|c| i64::from(i16::from_le_bytes(le(c))))
             .collect(),
-        DataType::Uint16 => b
+        DType::Uint16 => b
             .chunks_exact(2)
             .map(|c| i64::from(u16::from_le_bytes(le(c))))
             .collect(),
-        DataType::Int8 => b.iter().map(|&x| i64::from(x as i8)).collect(),
-        DataType::Bool => b.iter().map(|&x| i64::from(x != 0)).collect(),
-        DataType::Int4 | DataType::Uint4 | DataType::Int2 | DataType::Uint2 => {
+        DType::Int8 => b.iter().map(|&x| i64::from(x as i8)).collect(),
+        DType::Bool => b.iter().map(|&x| i64::from(x != 0)).collect(),
+        DType::Int4 | DType::Uint4 | DType::Int2 | DType::Uint2 => {
             let bits = dt.bit_width().unwrap_or(4) as usize;
-            let signed = matches!(dt, DataType::Int4 | DataType::Int2);
+            let signed = matches!(dt, DType::Int4 | DType::Int2);
             let per = 8 / bits;
             let mask = (1u8 << bits) - 1;
             (0..n)

@@ -118,7 +118,7 @@ fn tensor_float_double_int32_uint64() {
     assert!(matches!(
         t.to_i64_vec(&mem(), CAP),
         Err(OnnxError::UnsupportedDataType {
-            data_type: DataType::Float,
+            data_type: DType::Float,
             wanted: "i64",
             ..
         })
@@ -305,12 +305,12 @@ fn tensor_decode_errors() {
     assert!(matches!(
         t.to_f64_vec(&mem(), CAP),
         Err(OnnxError::UnsupportedDataType {
-            data_type: DataType::String,
+            data_type: DType::String,
             ..
         })
     ));
     let b = B::new().v(2, 77);
-    assert_eq!(parse_tensor(&b).unwrap().data_type, DataType::Unknown(77));
+    assert_eq!(parse_tensor(&b).unwrap().data_type, DType::Unknown(77));
     // Packed fixed-width payload of a wrong length.
     let b = B::new().s(4, [0u8; 5]);
     assert!(matches!(
@@ -526,7 +526,7 @@ fn value_info_shapes_and_non_tensor_types() {
     assert_eq!(ins[0].shape(), None);
     assert_eq!(ins[1].tensor_type().unwrap().rank(), Some(0));
     assert_eq!(ins[1].shape(), Some(&[][..]));
-    assert_eq!(ins[2].elem_type(), DataType::Bfloat16);
+    assert_eq!(ins[2].elem_type(), DType::Bfloat16);
     assert_eq!(
         ins[2].shape().unwrap(),
         &[Dim::Value(3), Dim::Param("N"), Dim::Unknown, Dim::Unknown]
@@ -539,13 +539,13 @@ fn value_info_shapes_and_non_tensor_types() {
     assert!(matches!(
         ins[5].r#type,
         Some(TypeProto::Map {
-            key_type: DataType::String,
+            key_type: DType::String,
             value_type: Some(_)
         })
     ));
     assert!(ins[5].r#type.as_ref().unwrap().is_non_tensor());
     assert!(ins[6].r#type.is_none());
-    assert_eq!(ins[6].elem_type(), DataType::Undefined);
+    assert_eq!(ins[6].elem_type(), DType::Undefined);
 }
 
 fn nested_if_graph(levels: usize) -> B {
@@ -677,22 +677,22 @@ fn writer_preserves_unknown_fields_and_replaces_value_info() {
     let shapes = [
         InferredValueInfo {
             name: "t".into(),
-            elem_type: DataType::Float,
+            elem_type: DType::Float,
             shape: Some(vec![InferredDim::Value(2)]),
         },
         InferredValueInfo {
             name: "y".into(),
-            elem_type: DataType::Undefined,
+            elem_type: DType::Undefined,
             shape: Some(vec![InferredDim::Param("N".into())]),
         },
         InferredValueInfo {
             name: "seq".into(),
-            elem_type: DataType::Float,
+            elem_type: DType::Float,
             shape: None,
         },
         InferredValueInfo {
             name: "t".into(),
-            elem_type: DataType::Int8,
+            elem_type: DType::Int8,
             shape: None,
         },
     ];
@@ -701,9 +701,9 @@ fn writer_preserves_unknown_fields_and_replaces_value_info() {
     let g = m.graph().unwrap();
     let vi: Vec<_> = g.value_info.iter().map(|v| v.name).collect();
     assert_eq!(vi, ["t"]);
-    assert_eq!(g.value_info[0].elem_type(), DataType::Float);
+    assert_eq!(g.value_info[0].elem_type(), DType::Float);
     // Output "y": shape from the inference, element type kept from the file.
-    assert_eq!(g.output[0].elem_type(), DataType::Float);
+    assert_eq!(g.output[0].elem_type(), DType::Float);
     assert_eq!(g.output[0].shape().unwrap(), &[Dim::Param("N")]);
     // A non-tensor output is left alone.
     assert!(matches!(

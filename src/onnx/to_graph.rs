@@ -15,7 +15,7 @@
 use super::types::check_depth;
 use super::wire::{Field, Reader};
 use super::{
-    AttrValue, AttributeProto, DataSource, DataType, Dim, FunctionProto, GraphProto, ModelProto,
+    AttrValue, AttributeProto, DType, DataSource, Dim, FunctionProto, GraphProto, ModelProto,
     NodeProto, OnnxError, SparseTensorProto, TensorProto, ValueInfoProto,
 };
 use crate::graph::{
@@ -394,7 +394,7 @@ pub fn const_tensor(t: &TensorProto<'_>, src: &DataSource) -> ConstTensor {
             .map_or(ConstData::NotLoaded, ConstData::Ints)
     } else if matches!(
         t.data_type,
-        DataType::Float | DataType::Double | DataType::Float16 | DataType::Bfloat16
+        DType::Float | DType::Double | DType::Float16 | DType::Bfloat16
     ) && within(MAX_FLOAT_VALUE_ELEMENTS)
     {
         t.to_f64_vec(src, MAX_FLOAT_VALUE_ELEMENTS)

@@ -1,8 +1,8 @@
 //! `ValueInfoProto`, `TypeProto`, `TensorShapeProto` and small helper messages.
 
-use super::dtype::DataType;
 use super::error::OnnxError;
 use super::wire::Reader;
+use crate::graph::DType;
 
 /// How deep subgraphs (graphs inside attributes) and nested types (sequence, optional and map
 /// element types) may go, counted together along one path from the main graph.
@@ -115,7 +115,7 @@ fn parse_shape<'a>(mut r: Reader<'a>) -> Result<Vec<Dim<'a>>, OnnxError> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorType<'a> {
     /// The element type (`Undefined` when absent).
-    pub elem_type: DataType,
+    pub elem_type: DType,
     /// The dims. `None` means the shape message is absent (unknown rank); `Some(vec![])` is a
     /// present, empty shape (a scalar, rank 0).
     pub shape: Option<Vec<Dim<'a>>>,
@@ -124,12 +124,12 @@ pub struct TensorType<'a> {
 impl<'a> TensorType<'a> {
     fn parse(mut r: Reader<'a>, message: &'static str) -> Result<Self, OnnxError> {
         let mut out = TensorType {
-            elem_type: DataType::Undefined,
+            elem_type: DType::Undefined,
             shape: None,
         };
         while let Some(f) = r.next_field()? {
             match f.number {
-                1 => out.elem_type = DataType::from_i32(f.int32(message)?),
+                1 => out.elem_type = DType::from_i32(f.int32(message)?),
                 2 => {
                     let dims = parse_shape(f.message(message)?)?;
                     // Repeated occurrences of a message field merge: dims concatenate.
@@ -164,7 +164,7 @@ pub enum TypeProto<'a> {
     /// `map_type`.
     Map {
         /// The key element type.
-        key_type: DataType,
+        key_type: DType,
         /// The value type, if given.
         value_type: Option<Box<TypeProto<'a>>>,
     },
@@ -211,11 +211,11 @@ impl<'a> TypeProto<'a> {
                 5 => {
                     const MM: &str = "TypeProto.Map";
                     let mut sub = f.message(M)?;
-                    let mut key_type = DataType::Undefined;
+                    let mut key_type = DType::Undefined;
                     let mut value_type = None;
                     while let Some(g) = sub.next_field()? {
                         match g.number {
-                            1 => key_type = DataType::from_i32(g.int32(MM)?),
+                            1 => key_type = DType::from_i32(g.int32(MM)?),
                             2 => {
                                 value_type =
                                     Some(Box::new(TypeProto::parse(g.message(MM)?, depth + 1)?))
@@ -293,9 +293,8 @@ impl<'a> ValueInfoProto<'a> {
     }
 
     /// The element type of a dense tensor value (`Undefined` if untyped or not a tensor).
-    pub fn elem_type(&self) -> DataType {
-        self.tensor_type()
-            .map_or(DataType::Undefined, |t| t.elem_type)
+    pub fn elem_type(&self) -> DType {
+        self.tensor_type().map_or(DType::Undefined, |t| t.elem_type)
     }
 
     /// The dims of a dense tensor value; `None` if untyped, not a tensor, or of unknown rank.

@@ -2,11 +2,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::dtype::DataType;
 use super::error::OnnxError;
 use super::model::ModelProto;
 use super::types::{Dim, TypeProto, ValueInfoProto};
 use super::wire::{put_len, put_varint_field, Reader};
+use crate::graph::DType;
 
 /// One dim of an inferred shape.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -24,8 +24,8 @@ pub enum InferredDim {
 pub struct InferredValueInfo {
     /// The value name.
     pub name: String,
-    /// The element type; [`DataType::Undefined`] if not inferred.
-    pub elem_type: DataType,
+    /// The element type; [`DType::Undefined`] if not inferred.
+    pub elem_type: DType,
     /// The dims; `None` if the rank is unknown.
     pub shape: Option<Vec<InferredDim>>,
 }
@@ -140,7 +140,7 @@ fn rewrite_output(
     vi: &ValueInfoProto<'_>,
     inf: &InferredValueInfo,
 ) -> Result<Vec<u8>, OnnxError> {
-    let elem_type = if inf.elem_type == DataType::Undefined {
+    let elem_type = if inf.elem_type == DType::Undefined {
         vi.elem_type()
     } else {
         inf.elem_type
@@ -172,9 +172,9 @@ fn rewrite_output(
 }
 
 /// Encodes a `TypeProto` holding a `tensor_type`.
-fn encode_tensor_type(elem_type: DataType, shape: Option<&[InferredDim]>) -> Vec<u8> {
+fn encode_tensor_type(elem_type: DType, shape: Option<&[InferredDim]>) -> Vec<u8> {
     let mut tensor = Vec::new();
-    if elem_type != DataType::Undefined {
+    if elem_type != DType::Undefined {
         put_varint_field(&mut tensor, 1, elem_type.to_i32() as i64 as u64);
     }
     if let Some(dims) = shape {

@@ -8,10 +8,13 @@
 //!   an unconnected input port is an absent input (`""`). Outputs follow `<output>`.
 //! * **Node names** are the layer's friendly `name` when no other layer has the same
 //!   name, and `<name>#<id>` otherwise.
-//! * **Attributes** are the `<data>` attributes, each kept as the string written in
-//!   the file ([`Attr::Str`]); the `openvino` shape rules parse them
-//!   (`crate::ops::openvino::ov_bool` and friends). Booleans are case-insensitive
-//!   (`True`/`true`/`1`).
+//! * **Attributes** are the `<data>` attributes, decoded by name ([`typed_attr`]):
+//!   booleans (`true`/`True`/`1`, `false`/`0`) become [`Attr::Int`] 0 or 1, integers
+//!   [`Attr::Int`], comma-separated integer lists [`Attr::Ints`], numbers
+//!   [`Attr::Float`], element types [`Attr::Type`], and every other attribute, or one
+//!   whose text does not read as its kind, stays the string written ([`Attr::Str`]),
+//!   for the shape rule to reject. The text as written is kept for messages
+//!   ([`crate::graph::AttrMap::written`]).
 //! * **Tensor names** (see [`TensorNames`]): an output port is named by the first of
 //!   its `names` when that name is claimed by exactly one output port of the graph and
 //!   is not of the form `<digits>:<digits>`; otherwise it is `"<layer id>:<port id>"`.
@@ -34,8 +37,8 @@
 
 use super::{ElementType, IrError, IrGraph, IrModel, Layer, PartialShape, Weights};
 use crate::graph::{
-    Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Name, Node, ValueDecl,
-    MAX_VALUE_ELEMENTS,
+    Attr, AttrMap, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Name, Node,
+    ValueDecl, MAX_VALUE_ELEMENTS,
 };
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -72,6 +75,84 @@ pub fn dtype_of(t: ElementType) -> DType {
         E::String => DType::String,
         E::U1 | E::U3 | E::U6 | E::Nf4 => DType::Unknown(-1),
     }
+}
+
+/// What an IR attribute holds, by its name (the same name means the same kind in
+/// every opset).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Bool,
+    Int,
+    Ints,
+    Float,
+    Type,
+    Text,
+}
+
+fn kind_of(name: &str) -> Kind {
+    match name {
+        "special_zero"
+        | "transpose_a"
+        | "transpose_b"
+        | "m_pythondiv"
+        | "keep_dims"
+        | "allow_axis_skip"
+        | "exclude-pad"
+        | "antialias"
+        | "normalize_variance"
+        | "across_channels"
+        | "with_right_bound"
+        | "linear_before_reset"
+        | "ctc_merge_repeated"
+        | "clip_before_nms"
+        | "normalize"
+        | "sort_result_across_batch" => Kind::Bool,
+        "axis" | "group" | "batch_dims" | "num_splits" | "hidden_size" | "block_size" | "k"
+        | "top_k" | "keep_top_k" | "num_groups" | "depth" => Kind::Int,
+        "axes" | "strides" | "dilations" | "pads_begin" | "pads_end" | "kernel"
+        | "output_padding" | "begin_mask" | "end_mask" | "new_axis_mask" | "shrink_axis_mask"
+        | "ellipsis_mask" | "shape" | "order" => Kind::Ints,
+        "eps" | "epsilon" | "alpha" | "beta" | "bias" | "clip" | "min" | "max" | "cube_coeff" => {
+            Kind::Float
+        }
+        "destination_type"
+        | "output_type"
+        | "index_element_type"
+        | "element_type"
+        | "output_element_type" => Kind::Type,
+        _ => Kind::Text,
+    }
+}
+
+/// An IR `<data>` attribute decoded by its name: booleans in any case or `1`/`0` as
+/// [`Attr::Int`] 0 or 1, integers, comma-separated integer lists (`""` is empty),
+/// numbers and element types; the text itself when the name has no kind or the text
+/// does not read as one.
+pub fn typed_attr(name: &str, text: &str) -> Attr {
+    let t = text.trim();
+    let typed = match kind_of(name) {
+        Kind::Bool => {
+            if t.eq_ignore_ascii_case("true") || t == "1" {
+                Some(Attr::Int(1))
+            } else if t.eq_ignore_ascii_case("false") || t == "0" {
+                Some(Attr::Int(0))
+            } else {
+                None
+            }
+        }
+        Kind::Int => t.parse().ok().map(Attr::Int),
+        Kind::Ints if t.is_empty() => Some(Attr::Ints(Vec::new())),
+        Kind::Ints => t
+            .split(',')
+            .map(|f| f.trim().parse::<i64>())
+            .collect::<Result<Vec<_>, _>>()
+            .ok()
+            .map(Attr::Ints),
+        Kind::Float => t.parse().ok().map(Attr::Float),
+        Kind::Type => ElementType::parse(t).map(|e| Attr::Type(dtype_of(e))),
+        Kind::Text => None,
+    };
+    typed.unwrap_or_else(|| Attr::Str(text.to_string()))
 }
 
 /// The opset number of a layer's `version` attribute: `opset8` gives 8; anything
@@ -250,11 +331,10 @@ pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrE
                         out.value_info.push(port_decl(tensor, p));
                     }
                 }
-                let attrs = l
-                    .data
-                    .iter()
-                    .map(|(k, v)| (k.clone(), Attr::Str(v.clone())))
-                    .collect();
+                let mut attrs = AttrMap::with_capacity(l.data.len());
+                for (k, v) in &l.data {
+                    attrs.insert_written(k.clone(), typed_attr(k, v), v.clone());
+                }
                 out.nodes.push(Node {
                     name: node_name(l),
                     op_type: l.type_name.clone(),

@@ -2,7 +2,7 @@
 //!
 //! Spec: ONNX operators `If`, `Loop`, `Scan` (opsets 1 to 24). Subgraphs read outer
 //! tensors by name; symdim infers them in a nested scope
-//! ([`crate::infer::run_subgraph`]).
+//! ([`ShapesContext::run_subgraph`]).
 //!
 //! - **If** (1; 11 allowed outputs of different shapes; 13, 16, 19, 21, 23 added
 //!   types): when the condition's value is known, only the branch that runs is
@@ -30,7 +30,6 @@ use super::{attr_int, attr_ints, norm_axis, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Graph, Node};
-use crate::infer::run_subgraph;
 
 /// The control-flow rules.
 pub const RULES: &[RuleEntry] = &[
@@ -57,12 +56,12 @@ fn subgraph(
     inputs: &[TensorFact],
     name: &'static str,
 ) -> Result<Vec<TensorFact>, OpError> {
-    run_subgraph(ctx, g, inputs).ok_or(OpError::BadAttribute {
+    ctx.run_subgraph(g, inputs).ok_or(OpError::BadAttribute {
         name,
         value: format!("<graph {}>", g.name),
         why: format!(
             "subgraphs nest deeper than {}",
-            crate::infer::MAX_SUBGRAPH_DEPTH
+            crate::context::MAX_SUBGRAPH_DEPTH
         ),
     })
 }

@@ -59,9 +59,9 @@ use super::broadcast::broadcast_shapes;
 use super::tensor::{broadcast_values, check_int_range, fact_with_value};
 use super::{attr_float, attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
+use crate::context::float_rat;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
-use crate::infer::float_rat;
 
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[

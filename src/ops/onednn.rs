@@ -502,7 +502,7 @@ fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
             });
         }
         for (a, s) in scales.iter().enumerate() {
-            let r = crate::infer::float_rat(*s).unwrap_or_else(Rat::one);
+            let r = crate::context::float_rat(*s).unwrap_or_else(Rat::one);
             out_sp[a] = super::openvino::floor_scale(ctx, sp[a], &r);
         }
     } else {

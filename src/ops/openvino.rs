@@ -1,9 +1,9 @@
 //! OpenVINO opset shape rules (domain `openvino`).
 //!
-//! IR attributes arrive as the strings written in `<data>` (see
-//! `crate::openvino::to_graph`); [`ov_bool`], [`ov_i64`], [`ov_i64_list`],
-//! [`ov_f64`], [`ov_str`] and [`ov_dtype`] parse them (typed [`Attr`] values are
-//! accepted too). Layer types are registered as written in IR files (`SoftMax`,
+//! IR attributes arrive decoded by the reader (`crate::openvino::to_graph`):
+//! [`ov_bool`], [`ov_i64`], [`ov_i64_list`], [`ov_f64`], [`ov_str`] and [`ov_dtype`]
+//! read them, and reject an attribute the reader left as text because it did not
+//! read as its kind. Layer types are registered as written in IR files (`SoftMax`,
 //! `ReLU`, `PReLU`) and in the runtime spelling (`Softmax`, `Relu`, `PRelu`).
 //!
 //! Specs followed: the OpenVINO operation specifications (`docs/articles_en/
@@ -56,8 +56,8 @@ use super::broadcast::broadcast_shapes;
 use super::{check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::VALUE_FACT_LIMIT;
 use crate::graph::{Attr, DType, Node};
-use crate::infer::VALUE_FACT_LIMIT;
 
 /// The OpenVINO domain.
 pub const DOMAIN: &str = "openvino";
@@ -83,25 +83,16 @@ pub fn ov_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str>,
     }
 }
 
-/// A boolean attribute: `true`/`false` in any case (Model Optimizer wrote `True`)
-/// or `1`/`0`, surrounding spaces allowed, or the integer 0 or 1 (a typed value);
-/// `default` when absent. Anything else is [`OpError::BadAttribute`].
+/// A boolean attribute (the reader decodes `true`/`false` in any case and `1`/`0`
+/// to the integers 1 and 0), `default` when absent. Anything else is
+/// [`OpError::BadAttribute`].
 pub fn ov_bool(node: &Node, name: &'static str, default: bool) -> Result<bool, OpError> {
     match node.attr(name) {
         None => Ok(default),
         Some(Attr::Int(0)) => Ok(false),
         Some(Attr::Int(1)) => Ok(true),
         Some(a @ Attr::Int(_)) => Err(bad_attr(name, a, "a bool must be 0 or 1")),
-        Some(a @ Attr::Str(s)) => {
-            let t = s.trim();
-            if t.eq_ignore_ascii_case("true") || t == "1" {
-                Ok(true)
-            } else if t.eq_ignore_ascii_case("false") || t == "0" {
-                Ok(false)
-            } else {
-                Err(bad_attr(name, a, "expected true or false"))
-            }
-        }
+        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, "expected true or false")),
         Some(other) => Err(bad_attr(name, other, "expected a boolean")),
     }
 }
@@ -111,31 +102,21 @@ pub fn ov_i64(node: &Node, name: &'static str) -> Result<Option<i64>, OpError> {
     match node.attr(name) {
         None => Ok(None),
         Some(Attr::Int(v)) => Ok(Some(*v)),
-        Some(a @ Attr::Str(s)) => s
-            .trim()
-            .parse()
-            .map(Some)
-            .map_err(|_| bad_attr(name, a, "expected an integer")),
         Some(other) => Err(bad_attr(name, other, "expected an integer")),
     }
 }
 
-/// A comma-separated integer list (`"1, 2"`; `""` is empty), if present.
+/// An integer list attribute (a single integer is a list of one), if present.
 pub fn ov_i64_list(node: &Node, name: &'static str) -> Result<Option<Vec<i64>>, OpError> {
     match node.attr(name) {
         None => Ok(None),
         Some(Attr::Ints(v)) => Ok(Some(v.clone())),
         Some(Attr::Int(v)) => Ok(Some(vec![*v])),
-        Some(a @ Attr::Str(s)) => {
-            if s.trim().is_empty() {
-                return Ok(Some(Vec::new()));
-            }
-            s.split(',')
-                .map(|f| f.trim().parse::<i64>())
-                .collect::<Result<Vec<_>, _>>()
-                .map(Some)
-                .map_err(|_| bad_attr(name, a, "expected a comma-separated list of integers"))
-        }
+        Some(a @ Attr::Str(_)) => Err(bad_attr(
+            name,
+            a,
+            "expected a comma-separated list of integers",
+        )),
         Some(other) => Err(bad_attr(name, other, "expected a list of integers")),
     }
 }
@@ -146,11 +127,6 @@ pub fn ov_f64(node: &Node, name: &'static str) -> Result<Option<f64>, OpError> {
         None => Ok(None),
         Some(Attr::Float(v)) => Ok(Some(*v)),
         Some(Attr::Int(v)) => Ok(Some(*v as f64)),
-        Some(a @ Attr::Str(s)) => s
-            .trim()
-            .parse()
-            .map(Some)
-            .map_err(|_| bad_attr(name, a, "expected a number")),
         Some(other) => Err(bad_attr(name, other, "expected a number")),
     }
 }
@@ -159,9 +135,8 @@ pub fn ov_f64(node: &Node, name: &'static str) -> Result<Option<f64>, OpError> {
 pub fn ov_dtype(node: &Node, name: &'static str) -> Result<Option<DType>, OpError> {
     match node.attr(name) {
         None => Ok(None),
-        Some(a @ Attr::Str(s)) => crate::openvino::ElementType::parse(s)
-            .map(|t| Some(crate::openvino::to_graph::dtype_of(t)))
-            .ok_or_else(|| bad_attr(name, a, "not an element type")),
+        Some(Attr::Type(t)) => Ok(Some(*t)),
+        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, "not an element type")),
         Some(other) => Err(bad_attr(name, other, "expected an element type name")),
     }
 }
@@ -2671,7 +2646,7 @@ fn scale_rat(x: f64) -> Option<Rat> {
             return Rat::frac(p as i64, q);
         }
     }
-    crate::infer::float_rat(x)
+    crate::context::float_rat(x)
 }
 
 /// *Shared.* `floor(d * s)` for a rational scale `p / q`, as `floordiv(p * d, q)`.

@@ -80,7 +80,6 @@ use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::{Dim, FreshKey, MinusOne, Rat, Truth};
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
-use crate::onednn::to_graph::{check_shape_attr, ShapeAttrCheck};
 
 /// The Reshape rules: ONNX, OpenVINO (`Reshape`, `StaticReshape`) and oneDNN.
 pub const RULES: &[RuleEntry] = &[
@@ -759,4 +758,206 @@ pub fn onednn_static_reshape(
         }
     }
     finish(ctx, node, mode, &data, Target::Values(target))
+}
+
+/// What a StaticReshape `shape` attribute means for symbolic input dims.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShapeAttrCheck {
+    /// The input dims are all constants (or the attribute is malformed): the
+    /// StaticReshape rule's own checks apply, nothing symbolic to say.
+    NotSymbolic,
+    /// The attribute is valid for every value of the symbols.
+    ValidForAll,
+    /// Valid only under a condition on the symbols.
+    ValidOnlyWhen {
+        /// The condition, e.g. `N == 1` or `12 divides 7*S`.
+        condition: String,
+        /// The entry to rewrite: its index, the value written and the expression it
+        /// needs (`(0, 64, "N")`), when one entry alone can make it valid for every value.
+        entry: Option<(usize, i64, String)>,
+        /// Whether the needed expression equals the input dim at the same index (so
+        /// `0` with `special_zero` would also do).
+        same_as_input: bool,
+    },
+    /// Valid for no value of the symbols.
+    NeverValid {
+        /// Why, with the element counts.
+        why: String,
+    },
+}
+
+impl ShapeAttrCheck {
+    /// The diagnostic text of a check for an input rendered as `input`, e.g. `with
+    /// input [N, 256, 75, 75], shape[0] = 1 is valid only when N == 1; use -1, 0
+    /// with special_zero=1 or N`. Empty for [`ShapeAttrCheck::NotSymbolic`] and
+    /// [`ShapeAttrCheck::ValidForAll`], which call for none.
+    pub fn explain(&self, input: &str, special_zero: bool) -> String {
+        match self {
+            ShapeAttrCheck::NotSymbolic | ShapeAttrCheck::ValidForAll => String::new(),
+            ShapeAttrCheck::ValidOnlyWhen {
+                condition,
+                entry: Some((i, a, need)),
+                same_as_input,
+            } => {
+                let zero = match (same_as_input, special_zero) {
+                    (false, _) => "",
+                    (true, true) => ", 0",
+                    (true, false) => ", 0 with special_zero=1",
+                };
+                format!(
+                    "with input {input}, shape[{i}] = {a} is valid only when {condition}; use -1{zero} or {need}"
+                )
+            }
+            ShapeAttrCheck::ValidOnlyWhen {
+                condition,
+                entry: None,
+                ..
+            } => format!("with input {input}, the shape attribute is valid only when {condition}"),
+            ShapeAttrCheck::NeverValid { why } => format!(
+                "with input {input}, the shape attribute is valid for no value of the symbols: {why}"
+            ),
+        }
+    }
+}
+
+/// Check a StaticReshape `shape` attribute (`-1` infers one dim, `0` with
+/// `special_zero` copies the input dim) against input dims that may be symbolic:
+/// does the element count hold for every value of the symbols, and if not, under
+/// which condition and with which entry rewritten.
+///
+/// The StaticReshape rule computes the output itself and calls this to explain a
+/// volume mismatch that depends on symbols.
+pub fn check_shape_attr(
+    ctx: &mut ShapesContext,
+    input: &[Dim],
+    shape: &[i64],
+    special_zero: bool,
+) -> ShapeAttrCheck {
+    let symbolic = input.iter().any(|d| ctx.alg.as_const(*d).is_none());
+    let minus_ones = shape.iter().filter(|&&v| v == -1).count();
+    if !symbolic || minus_ones > 1 || shape.iter().any(|&v| v < -1) {
+        return ShapeAttrCheck::NotSymbolic;
+    }
+    let mut known = Vec::new();
+    for (i, &v) in shape.iter().enumerate() {
+        match v {
+            -1 => {}
+            0 if special_zero => match input.get(i) {
+                Some(d) => known.push(*d),
+                None => return ShapeAttrCheck::NotSymbolic,
+            },
+            v => known.push(ctx.alg.constant(v)),
+        }
+    }
+    let in_vol = ctx.alg.product(input);
+    let out_vol = ctx.alg.product(&known);
+    let (iv, ov) = (ctx.alg.render(in_vol), ctx.alg.render(out_vol));
+    if minus_ones == 1 {
+        if ctx.alg.as_i64(out_vol) == Some(0) {
+            return ShapeAttrCheck::NotSymbolic;
+        }
+        return match ctx.alg.divides(out_vol, in_vol) {
+            Truth::True => ShapeAttrCheck::ValidForAll,
+            Truth::False => ShapeAttrCheck::NeverValid {
+                why: format!(
+                    "the other entries' product {ov} never divides the input's {iv} elements"
+                ),
+            },
+            Truth::Unknown => ShapeAttrCheck::ValidOnlyWhen {
+                condition: format!("{ov} divides {iv}"),
+                entry: None,
+                same_as_input: false,
+            },
+        };
+    }
+    match ctx.alg.equal(in_vol, out_vol) {
+        Truth::True => return ShapeAttrCheck::ValidForAll,
+        Truth::False => {
+            return ShapeAttrCheck::NeverValid {
+                why: format!("the input has {iv} elements and the shape {ov}"),
+            }
+        }
+        Truth::Unknown => {}
+    }
+    // One entry alone: shape[i] needs a[i] * in_vol / out_vol.
+    let mut best: Option<(usize, i64, Dim, bool)> = None;
+    for (i, &a) in shape.iter().enumerate() {
+        if a <= 0 {
+            continue;
+        }
+        let c = ctx.alg.constant(a);
+        let num = ctx.alg.mul(c, in_vol);
+        let Ok(need) = ctx.alg.div(num, out_vol) else {
+            continue;
+        };
+        let same = input
+            .get(i)
+            .is_some_and(|d| ctx.alg.equal(*d, need) == Truth::True);
+        let better = match &best {
+            None => true,
+            Some((_, _, _, best_same)) => same && !best_same,
+        };
+        if better {
+            best = Some((i, a, need, same));
+        }
+    }
+    let Some((i, a, need, same)) = best else {
+        return ShapeAttrCheck::ValidOnlyWhen {
+            condition: format!("{iv} == {ov}"),
+            entry: None,
+            same_as_input: false,
+        };
+    };
+    let need_text = ctx.alg.render(need);
+    match solve_linear(ctx, need, a) {
+        Solved::Never => ShapeAttrCheck::NeverValid {
+            why: format!(
+                "the input has {iv} elements and the shape {ov}; shape[{i}] = {a} would need {need_text} == {a}, which no value satisfies"
+            ),
+        },
+        Solved::When(cond) => ShapeAttrCheck::ValidOnlyWhen {
+            condition: cond,
+            entry: Some((i, a, need_text)),
+            same_as_input: same,
+        },
+    }
+}
+
+enum Solved {
+    When(String),
+    Never,
+}
+
+/// `need == a` as a condition on one symbol when `need` is linear in it: `N == 64`.
+fn solve_linear(ctx: &mut ShapesContext, need: Dim, a: i64) -> Solved {
+    let poly = ctx.alg.canon(need).clone();
+    let mut syms = Vec::new();
+    poly.symbols(&mut syms);
+    syms.sort();
+    syms.dedup();
+    let generic = Solved::When(format!("{} == {a}", ctx.alg.render(need)));
+    let [s] = syms.as_slice() else {
+        return generic;
+    };
+    let at = |x: i64| poly.eval(&|q| (q == *s).then(|| Rat::int(x)));
+    let (Some(f0), Some(f1), Some(f2)) = (at(0), at(1), at(2)) else {
+        return generic;
+    };
+    let c = f1.sub(&f0);
+    if f2.sub(&f1) != c || c.is_zero() {
+        return generic;
+    }
+    // c * s + f0 == a  =>  s == (a - f0) / c
+    let Some(v) = Rat::int(a).sub(&f0).div(&c) else {
+        return generic;
+    };
+    let name = crate::algebra::poly::render_symbol(s.as_str());
+    let sym = ctx
+        .alg
+        .symbol(s.as_str(), crate::algebra::SymbolKind::Input);
+    let bounds = ctx.alg.bounds(sym);
+    if !v.is_integer() || !bounds.contains(&v) {
+        return Solved::Never;
+    }
+    Solved::When(format!("{name} == {v}"))
 }

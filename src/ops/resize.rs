@@ -55,7 +55,7 @@ pub fn snap_scale(v: f64) -> Option<Rat> {
             return Rat::frac(p as i64, q);
         }
     }
-    crate::infer::float_rat(v)
+    crate::context::float_rat(v)
 }
 
 /// A scale value as a rational: snapped when it is not already a short fraction.

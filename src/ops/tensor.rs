@@ -59,9 +59,10 @@
 use super::broadcast::broadcast_shapes;
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
+use crate::context::{const_fact, float_rat};
 use crate::context::{OpError, Severity, ShapesContext, TensorFact};
+use crate::graph::VALUE_FACT_LIMIT;
 use crate::graph::{Attr, ConstData, DType, Node};
-use crate::infer::{const_fact, float_rat, VALUE_FACT_LIMIT};
 
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[

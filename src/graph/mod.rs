@@ -9,7 +9,8 @@
 use indexmap::IndexMap;
 use std::fmt;
 
-pub use crate::onnx::DataType as DType;
+mod dtype;
+pub use dtype::DType;
 
 /// Integer or float tensors with at most this many elements keep their values
 /// (shape tensors, scalars, small constants); larger ones keep only their dims. The
@@ -20,13 +21,17 @@ pub const MAX_VALUE_ELEMENTS: usize = 4096;
 /// The ONNX reader decodes the values of float tensors (FLOAT, DOUBLE, FLOAT16,
 /// BFLOAT16 initializers and Constant values) only when they have at most this many
 /// elements; larger ones are [`ConstData::NotLoaded`]. Inference reads the values of a
-/// constant only up to [`crate::infer::VALUE_FACT_LIMIT`] elements, so this changes no
+/// constant only up to [`VALUE_FACT_LIMIT`] elements, so this changes no
 /// shape, while models with many small float weights (norm scales of a few thousand
 /// elements) no longer decode each one into a `Vec<f64>`.
 pub const MAX_FLOAT_VALUE_ELEMENTS: usize = 64;
 
 // Every float value that inference can read must still be decoded.
-const _: () = assert!(MAX_FLOAT_VALUE_ELEMENTS >= crate::infer::VALUE_FACT_LIMIT);
+const _: () = assert!(MAX_FLOAT_VALUE_ELEMENTS >= VALUE_FACT_LIMIT);
+
+/// Tensors with at most this many elements carry their contents through inference
+/// (shape tensors, small constants); larger ones carry only their shape.
+pub const VALUE_FACT_LIMIT: usize = 64;
 
 /// The source format of a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -210,6 +215,8 @@ pub enum Attr {
     Graph(Box<Graph>),
     /// A list of subgraphs.
     Graphs(Vec<Graph>),
+    /// An element type (OpenVINO's `destination_type`, `output_type`, ...).
+    Type(DType),
 }
 
 impl Attr {
@@ -225,6 +232,7 @@ impl Attr {
             Attr::Tensor(_) => "tensor",
             Attr::Graph(_) => "graph",
             Attr::Graphs(_) => "graphs",
+            Attr::Type(_) => "element type",
         }
     }
 }
@@ -244,6 +252,7 @@ impl fmt::Display for Attr {
             Attr::Tensor(t) => write!(f, "<tensor {} {:?}>", t.dtype, t.dims),
             Attr::Graph(g) => write!(f, "<graph {}>", g.name),
             Attr::Graphs(g) => write!(f, "<{} graphs>", g.len()),
+            Attr::Type(t) => f.write_str(t.short_name()),
         }
     }
 }
@@ -263,6 +272,9 @@ impl fmt::Display for Attr {
 #[derive(Clone, Default)]
 pub struct AttrMap {
     entries: Vec<(String, Attr)>,
+    /// The text each attribute had in the source file, where the reader decoded it
+    /// from text (OpenVINO IR's `<data>`): messages quote attributes as written.
+    written: Vec<(String, String)>,
 }
 
 /// The iterator of [`AttrMap::iter`]: `(name, value)` pairs in order.
@@ -276,6 +288,7 @@ impl AttrMap {
     pub const fn new() -> Self {
         AttrMap {
             entries: Vec::new(),
+            written: Vec::new(),
         }
     }
 
@@ -283,7 +296,25 @@ impl AttrMap {
     pub fn with_capacity(n: usize) -> Self {
         AttrMap {
             entries: Vec::with_capacity(n),
+            written: Vec::new(),
         }
+    }
+
+    /// Sets an attribute decoded from `text`, as the source file wrote it (see
+    /// [`AttrMap::written`]).
+    pub fn insert_written(&mut self, name: String, value: Attr, text: String) {
+        self.written.retain(|(k, _)| *k != name);
+        self.written.push((name.clone(), text));
+        self.insert(name, value);
+    }
+
+    /// The text an attribute had in the source file, when the reader decoded it from
+    /// text.
+    pub fn written(&self, name: &str) -> Option<&str> {
+        self.written
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, t)| t.as_str())
     }
 
     fn position(&self, name: &str) -> Option<usize> {
@@ -323,12 +354,14 @@ impl AttrMap {
     /// Removes an attribute, keeping the order of the others; returns its value.
     pub fn shift_remove(&mut self, name: &str) -> Option<Attr> {
         let i = self.position(name)?;
+        self.written.retain(|(k, _)| k != name);
         Some(self.entries.remove(i).1)
     }
 
     /// Removes every attribute.
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.written.clear();
     }
 
     /// The number of attributes.
@@ -440,12 +473,16 @@ impl Node {
             .map_or(0, |i| i + 1)
     }
 
-    /// `name=value` pairs of the scalar and list attributes, for messages.
+    /// `name=value` pairs of the scalar and list attributes, for messages; an
+    /// attribute decoded from text is quoted as written (`special_zero="true"`).
     pub fn attrs_summary(&self) -> String {
         self.attrs
             .iter()
             .filter(|(_, v)| !matches!(v, Attr::Graph(_) | Attr::Graphs(_) | Attr::Tensor(_)))
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| match self.attrs.written(k) {
+                Some(text) => format!("{k}={text:?}"),
+                None => format!("{k}={v}"),
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }

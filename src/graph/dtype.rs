@@ -1,4 +1,5 @@
-//! ONNX element data types (`TensorProto.DataType`).
+//! Element types. The enumeration and numbering are ONNX's `TensorProto.DataType`, the
+//! widest of the three formats; the OpenVINO and oneDNN readers map their types onto it.
 
 use std::fmt;
 
@@ -6,28 +7,28 @@ macro_rules! data_types {
     ($( $(#[$doc:meta])* $variant:ident = $num:literal, $short:literal, $bits:expr; )*) => {
         /// An ONNX element type, `TensorProto.DataType` in `onnx.proto` (all values up to
         /// `FLOAT6E3M2 = 28`). Numbers this reader does not know are kept as
-        /// [`DataType::Unknown`].
+        /// [`DType::Unknown`].
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum DataType {
+        pub enum DType {
             $( $(#[$doc])* $variant, )*
             /// A number not defined by the `onnx.proto` this reader follows.
             Unknown(i32),
         }
 
-        impl DataType {
-            /// The type for an `onnx.proto` number; unknown numbers give [`DataType::Unknown`].
-            pub fn from_i32(n: i32) -> DataType {
+        impl DType {
+            /// The type for an `onnx.proto` number; unknown numbers give [`DType::Unknown`].
+            pub fn from_i32(n: i32) -> DType {
                 match n {
-                    $( $num => DataType::$variant, )*
-                    other => DataType::Unknown(other),
+                    $( $num => DType::$variant, )*
+                    other => DType::Unknown(other),
                 }
             }
 
             /// The `onnx.proto` number.
             pub fn to_i32(self) -> i32 {
                 match self {
-                    $( DataType::$variant => $num, )*
-                    DataType::Unknown(n) => n,
+                    $( DType::$variant => $num, )*
+                    DType::Unknown(n) => n,
                 }
             }
 
@@ -35,15 +36,15 @@ macro_rules! data_types {
             /// `"undefined"` for 0 and `"unknown"` for numbers this reader does not know.
             pub fn short_name(self) -> &'static str {
                 match self {
-                    $( DataType::$variant => $short, )*
-                    DataType::Unknown(_) => "unknown",
+                    $( DType::$variant => $short, )*
+                    DType::Unknown(_) => "unknown",
                 }
             }
 
-            /// The type for a short name, the inverse of [`DataType::short_name`].
-            pub fn from_short_name(name: &str) -> Option<DataType> {
+            /// The type for a short name, the inverse of [`DType::short_name`].
+            pub fn from_short_name(name: &str) -> Option<DType> {
                 match name {
-                    $( $short => Some(DataType::$variant), )*
+                    $( $short => Some(DType::$variant), )*
                     _ => None,
                 }
             }
@@ -51,8 +52,8 @@ macro_rules! data_types {
             /// Bits per element in `raw_data`; `None` for strings, `UNDEFINED` and unknown types.
             pub fn bit_width(self) -> Option<u32> {
                 match self {
-                    $( DataType::$variant => $bits, )*
-                    DataType::Unknown(_) => None,
+                    $( DType::$variant => $bits, )*
+                    DType::Unknown(_) => None,
                 }
             }
         }
@@ -120,40 +121,40 @@ data_types! {
     Float6E3M2 = 28, "f6e3m2", Some(6);
 }
 
-impl DataType {
+impl DType {
     /// The upper-case name used in `onnx.proto` (`FLOAT`, `INT64`, ...), or `None` for unknown.
     pub fn onnx_name(self) -> Option<&'static str> {
         Some(match self {
-            DataType::Undefined => "UNDEFINED",
-            DataType::Float => "FLOAT",
-            DataType::Uint8 => "UINT8",
-            DataType::Int8 => "INT8",
-            DataType::Uint16 => "UINT16",
-            DataType::Int16 => "INT16",
-            DataType::Int32 => "INT32",
-            DataType::Int64 => "INT64",
-            DataType::String => "STRING",
-            DataType::Bool => "BOOL",
-            DataType::Float16 => "FLOAT16",
-            DataType::Double => "DOUBLE",
-            DataType::Uint32 => "UINT32",
-            DataType::Uint64 => "UINT64",
-            DataType::Complex64 => "COMPLEX64",
-            DataType::Complex128 => "COMPLEX128",
-            DataType::Bfloat16 => "BFLOAT16",
-            DataType::Float8E4M3FN => "FLOAT8E4M3FN",
-            DataType::Float8E4M3FNUZ => "FLOAT8E4M3FNUZ",
-            DataType::Float8E5M2 => "FLOAT8E5M2",
-            DataType::Float8E5M2FNUZ => "FLOAT8E5M2FNUZ",
-            DataType::Uint4 => "UINT4",
-            DataType::Int4 => "INT4",
-            DataType::Float4E2M1 => "FLOAT4E2M1",
-            DataType::Float8E8M0 => "FLOAT8E8M0",
-            DataType::Uint2 => "UINT2",
-            DataType::Int2 => "INT2",
-            DataType::Float6E2M3 => "FLOAT6E2M3",
-            DataType::Float6E3M2 => "FLOAT6E3M2",
-            DataType::Unknown(_) => return None,
+            DType::Undefined => "UNDEFINED",
+            DType::Float => "FLOAT",
+            DType::Uint8 => "UINT8",
+            DType::Int8 => "INT8",
+            DType::Uint16 => "UINT16",
+            DType::Int16 => "INT16",
+            DType::Int32 => "INT32",
+            DType::Int64 => "INT64",
+            DType::String => "STRING",
+            DType::Bool => "BOOL",
+            DType::Float16 => "FLOAT16",
+            DType::Double => "DOUBLE",
+            DType::Uint32 => "UINT32",
+            DType::Uint64 => "UINT64",
+            DType::Complex64 => "COMPLEX64",
+            DType::Complex128 => "COMPLEX128",
+            DType::Bfloat16 => "BFLOAT16",
+            DType::Float8E4M3FN => "FLOAT8E4M3FN",
+            DType::Float8E4M3FNUZ => "FLOAT8E4M3FNUZ",
+            DType::Float8E5M2 => "FLOAT8E5M2",
+            DType::Float8E5M2FNUZ => "FLOAT8E5M2FNUZ",
+            DType::Uint4 => "UINT4",
+            DType::Int4 => "INT4",
+            DType::Float4E2M1 => "FLOAT4E2M1",
+            DType::Float8E8M0 => "FLOAT8E8M0",
+            DType::Uint2 => "UINT2",
+            DType::Int2 => "INT2",
+            DType::Float6E2M3 => "FLOAT6E2M3",
+            DType::Float6E3M2 => "FLOAT6E3M2",
+            DType::Unknown(_) => return None,
         })
     }
 
@@ -161,27 +162,27 @@ impl DataType {
     pub fn is_integer(self) -> bool {
         matches!(
             self,
-            DataType::Uint8
-                | DataType::Int8
-                | DataType::Uint16
-                | DataType::Int16
-                | DataType::Int32
-                | DataType::Int64
-                | DataType::Bool
-                | DataType::Uint32
-                | DataType::Uint64
-                | DataType::Uint4
-                | DataType::Int4
-                | DataType::Uint2
-                | DataType::Int2
+            DType::Uint8
+                | DType::Int8
+                | DType::Uint16
+                | DType::Int16
+                | DType::Int32
+                | DType::Int64
+                | DType::Bool
+                | DType::Uint32
+                | DType::Uint64
+                | DType::Uint4
+                | DType::Int4
+                | DType::Uint2
+                | DType::Int2
         )
     }
 }
 
-impl fmt::Display for DataType {
+impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DataType::Unknown(n) => write!(f, "unknown({n})"),
+            DType::Unknown(n) => write!(f, "unknown({n})"),
             other => f.write_str(other.short_name()),
         }
     }
@@ -194,18 +195,18 @@ mod tests {
     #[test]
     fn numbers_and_names_round_trip() {
         for n in 0..=28 {
-            let dt = DataType::from_i32(n);
-            assert!(!matches!(dt, DataType::Unknown(_)), "{n}");
+            let dt = DType::from_i32(n);
+            assert!(!matches!(dt, DType::Unknown(_)), "{n}");
             assert_eq!(dt.to_i32(), n);
-            assert_eq!(DataType::from_short_name(dt.short_name()), Some(dt));
+            assert_eq!(DType::from_short_name(dt.short_name()), Some(dt));
             assert!(dt.onnx_name().is_some());
         }
-        assert_eq!(DataType::from_i32(29), DataType::Unknown(29));
-        assert_eq!(DataType::from_i32(-3).to_i32(), -3);
-        assert_eq!(DataType::Float.short_name(), "f32");
-        assert_eq!(DataType::Bfloat16.to_string(), "bf16");
-        assert_eq!(DataType::Unknown(99).to_string(), "unknown(99)");
-        assert_eq!(DataType::Int4.bit_width(), Some(4));
-        assert_eq!(DataType::String.bit_width(), None);
+        assert_eq!(DType::from_i32(29), DType::Unknown(29));
+        assert_eq!(DType::from_i32(-3).to_i32(), -3);
+        assert_eq!(DType::Float.short_name(), "f32");
+        assert_eq!(DType::Bfloat16.to_string(), "bf16");
+        assert_eq!(DType::Unknown(99).to_string(), "unknown(99)");
+        assert_eq!(DType::Int4.bit_width(), Some(4));
+        assert_eq!(DType::String.bit_width(), None);
     }
 }
