@@ -82,8 +82,12 @@ pub struct ConvertOptions {
     /// Checks that a [`Symbolize`] name is a symbol or an expression of the grammar
     /// (the reader does not know the grammar; the loader passes the algebra's parser):
     /// the parser's message when it is not. Without it, every name is taken.
-    pub check_name: Option<fn(&str) -> Result<(), String>>,
+    pub check_name: Option<NameCheck>,
 }
+
+/// Checks a symbol name: the parser's message when it is not a symbol or an
+/// expression of the grammar.
+pub type NameCheck = fn(&str) -> Result<(), String>;
 
 /// Why a [`Symbolize`] request cannot be applied.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -272,7 +276,7 @@ fn apply_symbol(
     g: &OnednnGraph,
     inputs: &mut [ValueDecl],
     s: &Symbolize,
-    check_name: Option<fn(&str) -> Result<(), String>>,
+    check_name: Option<NameCheck>,
 ) -> Result<(), SymbolizeError> {
     let (tensor, axis) = (s.tensor, s.axis);
     let key = tensor.to_string();
