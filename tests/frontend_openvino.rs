@@ -1705,7 +1705,7 @@ fn invalid_models_are_errors() {
 mod hostile {
     use super::*;
     use proptest::prelude::*;
-    use symdim::graph::{Attr, ConstTensor, Graph, Node, ValueDecl};
+    use symdim::graph::{ConstTensor, Graph, Node, ValueDecl};
 
     const ATTRS: &[&str] = &[
         "axis",
