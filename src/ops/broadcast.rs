@@ -9,8 +9,10 @@
 //!   recorded for the model's contract;
 //! - otherwise `broadcast(a, b)`, which stays symbolic (never an unsafe merge).
 
+use super::nn_util::merge_dim;
 use crate::algebra::{Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext};
+use crate::graph::Node;
 
 /// Broadcast two shapes. `node` names the node for the relations recorded.
 pub fn broadcast_shapes(
@@ -67,6 +69,42 @@ pub fn broadcast_dim(
         }
     }
     Ok(ctx.alg.broadcast(x, y))
+}
+
+/// Numpy broadcasting of any number of shapes (`None` when a rank is
+/// unknown). Built on [`broadcast_shapes`].
+pub fn broadcast_all(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    shapes: &[Option<Vec<Dim>>],
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let mut acc: Vec<Dim> = Vec::new();
+    for s in shapes {
+        let Some(s) = s else { return Ok(None) };
+        acc = broadcast_shapes(ctx, &node.name, &acc, s)?;
+    }
+    Ok(Some(acc))
+}
+
+/// Shapes that must be equal (`auto_broadcast = none`), dim by dim.
+pub fn same_shapes(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    a: &[Dim],
+    b: &[Dim],
+) -> Result<Vec<Dim>, OpError> {
+    if a.len() != b.len() {
+        return Err(OpError::Rank {
+            what: "input 1 (auto_broadcast none needs equal shapes)".to_string(),
+            expected: a.len().to_string(),
+            found: b.len(),
+        });
+    }
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .map(|(i, (x, y))| merge_dim(ctx, node, &|| format!("axis {i} of inputs 0 and 1"), *x, *y))
+        .collect()
 }
 
 #[cfg(test)]

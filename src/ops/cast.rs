@@ -28,6 +28,7 @@
 //! symdim accepts every type the reader knows in every version (type constraints
 //! are not checked per version for Cast).
 
+use super::values::int_range;
 use super::{check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -61,38 +62,6 @@ pub fn cast_target(node: &Node) -> Result<DType, OpError> {
             &format!("expected an int, found {}", other.kind()),
         )),
     }
-}
-
-/// The range of an integer type (not bool), as `(min, max)`.
-fn int_range(t: DType) -> Option<(Rat, Rat)> {
-    let bits = t.bit_width()?;
-    let signed = matches!(
-        t,
-        DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 | DType::Int4 | DType::Int2
-    );
-    let unsigned = matches!(
-        t,
-        DType::Uint8 | DType::Uint16 | DType::Uint32 | DType::Uint64 | DType::Uint4 | DType::Uint2
-    );
-    // `[-2^(bits-1), 2^(bits-1) - 1]` or `[0, 2^bits - 1]`.
-    let range = |bits: u32, unsigned: bool| -> Option<(Rat, Rat)> {
-        let pow = |e: u32| Rat::int(2).pow(e as i32);
-        Some(if unsigned {
-            (Rat::zero(), pow(bits)?.sub(&Rat::one()))
-        } else {
-            let half = pow(bits - 1)?;
-            (half.neg(), half.sub(&Rat::one()))
-        })
-    };
-    if !signed && !unsigned {
-        return None;
-    }
-    if bits != 64 {
-        return range(bits, unsigned);
-    }
-    // The 64-bit ranges are big rationals: compute each once.
-    static RANGES: std::sync::OnceLock<[Option<(Rat, Rat)>; 2]> = std::sync::OnceLock::new();
-    RANGES.get_or_init(|| [range(64, false), range(64, true)])[usize::from(unsigned)].clone()
 }
 
 /// The largest integer magnitude a float type represents exactly (all smaller

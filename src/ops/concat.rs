@@ -26,6 +26,7 @@
 //! * **11**: negative `axis` allowed (symdim accepts it in every version).
 //! * **13**: bf16 added to the types.
 
+use super::nn_util::merge_dim;
 use super::{attr_int, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
@@ -165,4 +166,40 @@ pub fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         shape: Some(out),
         value,
     }])
+}
+
+/// The output shape of a concatenation along `axis` of shapes that must all
+/// have the rank of the first: the sum on `axis`, merged dims elsewhere (see
+/// [`merge_dim`]). OpenVINO Concat and oneDNN Concat use it.
+pub fn concat_dims(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    shapes: &[Vec<Dim>],
+    axis: usize,
+) -> Result<Vec<Dim>, OpError> {
+    let rank = shapes[0].len();
+    let mut out = shapes[0].clone();
+    for (i, s) in shapes.iter().enumerate().skip(1) {
+        if s.len() != rank {
+            return Err(OpError::Rank {
+                what: format!("input {i}"),
+                expected: rank.to_string(),
+                found: s.len(),
+            });
+        }
+        for a in 0..rank {
+            out[a] = if a == axis {
+                ctx.alg.add_dims(out[a], s[a])
+            } else {
+                merge_dim(
+                    ctx,
+                    node,
+                    &|| format!("axis {a} of inputs 0 and {i}"),
+                    out[a],
+                    s[a],
+                )?
+            };
+        }
+    }
+    Ok(out)
 }

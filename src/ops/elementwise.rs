@@ -56,7 +56,7 @@
 //!   every version; versions only add types (6 drops `consumed_inputs`; 13 bf16).
 
 use super::broadcast::broadcast_shapes;
-use super::tensor::{broadcast_values, check_int_range, fact_with_value};
+use super::values::{broadcast_values, check_int_range, fact_with_value};
 use super::{attr_float, attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
 use crate::context::float_rat;

@@ -7,6 +7,7 @@
 //! exports a `RULES` table; [`FAMILIES`] lists the tables, and [`rule_for`] finds
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
+pub mod attrs;
 pub mod broadcast;
 pub mod cast;
 pub mod concat;
@@ -25,9 +26,12 @@ pub mod resize;
 pub mod rnn;
 pub mod select;
 pub mod tensor;
+pub mod values;
 
+use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
-use crate::graph::{Attr, Node};
+use crate::graph::{DType, Node};
+pub use attrs::{attr_float, attr_int, attr_int_required, attr_ints, attr_str};
 use std::sync::OnceLock;
 
 /// A shape rule: the facts of every output of `node`.
@@ -80,57 +84,19 @@ pub fn rule_for(domain: &str, op_type: &str) -> Option<OpRule> {
     registry().get(&(domain, op_type)).copied()
 }
 
-/// An integer attribute, or `default` when absent.
-pub fn attr_int(node: &Node, name: &'static str, default: i64) -> Result<i64, OpError> {
-    match node.attr(name) {
-        None => Ok(default),
-        Some(Attr::Int(v)) => Ok(*v),
-        Some(other) => Err(bad_kind(name, other, "an int")),
-    }
+/// Outputs of unknown rank for every output of `node`.
+pub fn unknown_outputs(node: &Node, dtype: DType) -> Vec<TensorFact> {
+    node.outputs
+        .iter()
+        .map(|_| TensorFact::unknown(dtype))
+        .collect()
 }
 
-/// A required integer attribute.
-pub fn attr_int_required(node: &Node, name: &'static str) -> Result<i64, OpError> {
-    match node.attr(name) {
-        None => Err(OpError::MissingAttribute { name }),
-        Some(Attr::Int(v)) => Ok(*v),
-        Some(other) => Err(bad_kind(name, other, "an int")),
-    }
-}
-
-/// An integer-list attribute, if present.
-pub fn attr_ints<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n [i64]>, OpError> {
-    match node.attr(name) {
-        None => Ok(None),
-        Some(Attr::Ints(v)) => Ok(Some(v)),
-        Some(other) => Err(bad_kind(name, other, "a list of ints")),
-    }
-}
-
-/// A float attribute, or `default` when absent.
-pub fn attr_float(node: &Node, name: &'static str, default: f64) -> Result<f64, OpError> {
-    match node.attr(name) {
-        None => Ok(default),
-        Some(Attr::Float(v)) => Ok(*v),
-        Some(other) => Err(bad_kind(name, other, "a float")),
-    }
-}
-
-/// A string attribute, if present.
-pub fn attr_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str>, OpError> {
-    match node.attr(name) {
-        None => Ok(None),
-        Some(Attr::Str(s)) => Ok(Some(s)),
-        Some(other) => Err(bad_kind(name, other, "a string")),
-    }
-}
-
-fn bad_kind(name: &'static str, value: &Attr, expected: &str) -> OpError {
-    OpError::BadAttribute {
-        name,
-        value: value.to_string(),
-        why: format!("expected {expected}, found {}", value.kind()),
-    }
+/// Fresh data-dependent dims for output `output` of `node`.
+pub fn fresh_dims(ctx: &mut ShapesContext, node: &Node, output: usize, rank: usize) -> Vec<Dim> {
+    (0..rank)
+        .map(|axis| ctx.unknown_dim(node, output, axis))
+        .collect()
 }
 
 /// Normalise an axis in `[-rank, rank)` to `[0, rank)`.

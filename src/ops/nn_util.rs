@@ -53,26 +53,6 @@ pub fn mismatch(ctx: &ShapesContext, what: &str, a: Dim, b: Dim) -> OpError {
     }
 }
 
-/// The integer contents of a tensor when every element is a known integer
-/// constant.
-pub fn const_ints(ctx: &ShapesContext, fact: &TensorFact) -> Option<Vec<i64>> {
-    fact.value
-        .as_ref()?
-        .iter()
-        .map(|d| ctx.alg.as_i64(*d))
-        .collect()
-}
-
-/// The number of elements of a tensor when its shape is fully constant.
-pub fn const_len(ctx: &ShapesContext, fact: &TensorFact) -> Option<i64> {
-    let shape = fact.shape.as_ref()?;
-    let mut n: i64 = 1;
-    for d in shape {
-        n = n.checked_mul(ctx.alg.as_i64(*d)?)?;
-    }
-    Some(n)
-}
-
 /// An integer-list attribute of exactly `len` entries, or `default` repeated.
 /// Entries must satisfy `ok` (for example "positive").
 pub fn attr_list(
@@ -176,4 +156,29 @@ pub fn check_vector(
     expect_rank(what, shape, 1)?;
     unify(ctx, node, &format!("length of {what}"), shape[0], len)?;
     Ok(())
+}
+
+/// Two dims that a valid model needs equal: the dim when provably equal, an
+/// error when provably different, otherwise they are unioned and the relation is
+/// recorded for the model's contract. (The ONNX families have the same need:
+/// Concat, MatMul's K, Gemm, LSTM sizes.)
+pub fn merge_dim(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    what: &dyn Fn() -> String,
+    a: Dim,
+    b: Dim,
+) -> Result<Dim, OpError> {
+    match ctx.alg.equal(a, b) {
+        Truth::True => Ok(a),
+        Truth::False => Err(OpError::DimMismatch {
+            what: what(),
+            left: ctx.alg.render(a),
+            right: ctx.alg.render(b),
+        }),
+        Truth::Unknown => {
+            ctx.alg.record_relation(a, b, &node.name);
+            ctx.alg.union(a, b, "equal dims").map_err(OpError::from)
+        }
+    }
 }

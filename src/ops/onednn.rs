@@ -27,10 +27,12 @@
 //! `StaticReshape` is in `src/ops/reshape.rs`; its rule checks the `shape` attribute
 //! against symbolic inputs with `crate::onednn::to_graph::check_shape_attr`.
 
+use super::nn_util::merge_dim;
 use super::openvino::{
-    elementwise_shape, matmul_shape, merge_dim, permutation, reduce_axes, reduce_shape, transposed,
-    unknown_outputs, window_dim, PadMode, Rounding,
+    elementwise_shape, matmul_shape, permutation, reduce_axes, reduce_shape, transposed,
+    window_dim, PadMode, Rounding,
 };
+use super::unknown_outputs;
 use super::{attr_int, attr_ints, attr_str, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -124,7 +126,7 @@ fn select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     let a = ctx.input(node, 1, "src_0")?;
     let b = ctx.input(node, 2, "src_1")?;
     let dtype = out_dtype(node, a.dtype);
-    let shape = super::openvino::broadcast_all(ctx, node, &[c.shape, a.shape, b.shape])?;
+    let shape = super::broadcast::broadcast_all(ctx, node, &[c.shape, a.shape, b.shape])?;
     Ok(vec![TensorFact {
         dtype,
         shape,
@@ -225,7 +227,7 @@ fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     }
     let rank = shapes[0].len();
     let axis = norm_axis(super::attr_int_required(node, "axis")?, rank)?;
-    let out = super::openvino::concat_dims(ctx, node, &shapes, axis)?;
+    let out = super::concat::concat_dims(ctx, node, &shapes, axis)?;
     Ok(vec![TensorFact::new(dtype, out)])
 }
 

@@ -52,12 +52,22 @@
 //! The helpers marked *shared* below are also used by the oneDNN rules; several
 //! could later share code with the ONNX families (see each one's doc).
 
+use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_i64_list, ov_str, spatial_list};
 use super::broadcast::broadcast_shapes;
+use super::broadcast::{broadcast_all, same_shapes};
+use super::concat::concat_dims;
+use super::nn_util::merge_dim;
+use super::values::transpose_values;
+use super::values::{
+    broadcast_value_to, const_dims, const_ints, fact_with_counted_value, select_values_checked,
+    value_shape,
+};
 use super::{check_inputs, norm_axis, RuleEntry};
+use super::{fresh_dims, unknown_outputs};
 use crate::algebra::{Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::VALUE_FACT_LIMIT;
-use crate::graph::{Attr, DType, Node};
+use crate::graph::{DType, Node};
 
 /// The OpenVINO domain.
 pub const DOMAIN: &str = "openvino";
@@ -66,317 +76,9 @@ pub const DOMAIN: &str = "openvino";
 // Attribute parsing (IR `<data>` strings, or typed values)
 // ===================================================================================
 
-fn bad_attr(name: &'static str, value: &Attr, why: &str) -> OpError {
-    OpError::BadAttribute {
-        name,
-        value: value.to_string(),
-        why: why.to_string(),
-    }
-}
-
-/// A string attribute (trimmed), if present.
-pub fn ov_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str>, OpError> {
-    match node.attr(name) {
-        None => Ok(None),
-        Some(Attr::Str(s)) => Ok(Some(s.trim())),
-        Some(other) => Err(bad_attr(name, other, "expected a string")),
-    }
-}
-
-/// A boolean attribute (the reader decodes `true`/`false` in any case and `1`/`0`
-/// to the integers 1 and 0), `default` when absent. Anything else is
-/// [`OpError::BadAttribute`].
-pub fn ov_bool(node: &Node, name: &'static str, default: bool) -> Result<bool, OpError> {
-    match node.attr(name) {
-        None => Ok(default),
-        Some(Attr::Int(0)) => Ok(false),
-        Some(Attr::Int(1)) => Ok(true),
-        Some(a @ Attr::Int(_)) => Err(bad_attr(name, a, "a bool must be 0 or 1")),
-        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, "expected true or false")),
-        Some(other) => Err(bad_attr(name, other, "expected a boolean")),
-    }
-}
-
-/// An integer attribute, if present.
-pub fn ov_i64(node: &Node, name: &'static str) -> Result<Option<i64>, OpError> {
-    match node.attr(name) {
-        None => Ok(None),
-        Some(Attr::Int(v)) => Ok(Some(*v)),
-        Some(other) => Err(bad_attr(name, other, "expected an integer")),
-    }
-}
-
-/// An integer list attribute (a single integer is a list of one), if present.
-pub fn ov_i64_list(node: &Node, name: &'static str) -> Result<Option<Vec<i64>>, OpError> {
-    match node.attr(name) {
-        None => Ok(None),
-        Some(Attr::Ints(v)) => Ok(Some(v.clone())),
-        Some(Attr::Int(v)) => Ok(Some(vec![*v])),
-        Some(a @ Attr::Str(_)) => Err(bad_attr(
-            name,
-            a,
-            "expected a comma-separated list of integers",
-        )),
-        Some(other) => Err(bad_attr(name, other, "expected a list of integers")),
-    }
-}
-
-/// A float attribute, if present.
-pub fn ov_f64(node: &Node, name: &'static str) -> Result<Option<f64>, OpError> {
-    match node.attr(name) {
-        None => Ok(None),
-        Some(Attr::Float(v)) => Ok(Some(*v)),
-        Some(Attr::Int(v)) => Ok(Some(*v as f64)),
-        Some(other) => Err(bad_attr(name, other, "expected a number")),
-    }
-}
-
-/// An element type attribute (`f32`, `i64`, `boolean`, ...), if present.
-pub fn ov_dtype(node: &Node, name: &'static str) -> Result<Option<DType>, OpError> {
-    match node.attr(name) {
-        None => Ok(None),
-        Some(Attr::Type(t)) => Ok(Some(*t)),
-        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, "not an element type")),
-        Some(other) => Err(bad_attr(name, other, "expected an element type name")),
-    }
-}
-
-/// A list attribute that must have one entry per spatial axis (or be absent, then
-/// `default` for every axis).
-fn spatial_list(
-    node: &Node,
-    name: &'static str,
-    n: usize,
-    default: i64,
-) -> Result<Vec<i64>, OpError> {
-    match ov_i64_list(node, name)? {
-        None => Ok(vec![default; n]),
-        Some(v) if v.is_empty() => Ok(vec![default; n]),
-        Some(v) if v.len() == n => Ok(v),
-        Some(v) => Err(OpError::BadAttribute {
-            name,
-            value: format!("{v:?}"),
-            why: format!("expected {n} values, one per spatial axis"),
-        }),
-    }
-}
-
 // ===================================================================================
 // Shared helpers (also used by the oneDNN rules)
 // ===================================================================================
-
-/// *Shared.* The constant value of every dim, when all are constants.
-pub fn const_dims(ctx: &ShapesContext, dims: &[Dim]) -> Option<Vec<i64>> {
-    dims.iter().map(|d| ctx.alg.as_i64(*d)).collect()
-}
-
-/// *Shared.* A shape small enough for value tracking: every dim a constant in
-/// `[0, VALUE_FACT_LIMIT]` and at most [`VALUE_FACT_LIMIT`] elements.
-pub fn value_shape(ctx: &ShapesContext, dims: &[Dim]) -> Option<Vec<i64>> {
-    let c = const_dims(ctx, dims)?;
-    let limit = VALUE_FACT_LIMIT as i64;
-    let mut n: i64 = 1;
-    for &d in &c {
-        if !(0..=limit).contains(&d) {
-            return None;
-        }
-        n = n.saturating_mul(d);
-    }
-    (n <= limit).then_some(c)
-}
-
-/// *Shared.* The contents of a tensor as integer constants, when known.
-pub fn const_ints(ctx: &ShapesContext, fact: &TensorFact) -> Option<Vec<i64>> {
-    fact.value.as_ref().and_then(|v| const_dims(ctx, v))
-}
-
-/// *Shared.* The element count of a shape when every dim is a constant.
-pub fn const_count(ctx: &ShapesContext, dims: &[Dim]) -> Option<usize> {
-    let c = const_dims(ctx, dims)?;
-    c.iter().try_fold(1usize, |acc, &d| {
-        usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
-    })
-}
-
-/// *Shared.* A fact with a value kept only when the shape is constant, the count
-/// matches and it is small ([`VALUE_FACT_LIMIT`]).
-pub fn fact_with_value(
-    ctx: &ShapesContext,
-    dtype: DType,
-    shape: Vec<Dim>,
-    value: Option<Vec<Dim>>,
-) -> TensorFact {
-    let value =
-        value.filter(|v| v.len() <= VALUE_FACT_LIMIT && const_count(ctx, &shape) == Some(v.len()));
-    TensorFact {
-        dtype,
-        shape: Some(shape),
-        value,
-    }
-}
-
-/// *Shared.* Outputs of unknown rank for every output of `node`.
-pub fn unknown_outputs(node: &Node, dtype: DType) -> Vec<TensorFact> {
-    node.outputs
-        .iter()
-        .map(|_| TensorFact::unknown(dtype))
-        .collect()
-}
-
-/// *Shared.* Fresh data-dependent dims for output `output` of `node`.
-pub fn fresh_dims(ctx: &mut ShapesContext, node: &Node, output: usize, rank: usize) -> Vec<Dim> {
-    (0..rank)
-        .map(|axis| ctx.unknown_dim(node, output, axis))
-        .collect()
-}
-
-/// *Shared.* Two dims that a valid model needs equal: the dim when provably equal, an
-/// error when provably different, otherwise they are unioned and the relation is
-/// recorded for the model's contract. (The ONNX families have the same need:
-/// Concat, MatMul's K, Gemm, LSTM sizes.)
-pub fn merge_dim(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    what: &dyn Fn() -> String,
-    a: Dim,
-    b: Dim,
-) -> Result<Dim, OpError> {
-    match ctx.alg.equal(a, b) {
-        Truth::True => Ok(a),
-        Truth::False => Err(OpError::DimMismatch {
-            what: what(),
-            left: ctx.alg.render(a),
-            right: ctx.alg.render(b),
-        }),
-        Truth::Unknown => {
-            ctx.alg.record_relation(a, b, &node.name);
-            ctx.alg.union(a, b, "equal dims").map_err(OpError::from)
-        }
-    }
-}
-
-/// *Shared.* The output shape of a concatenation along `axis` of shapes that must all
-/// have the rank of the first: the sum on `axis`, merged dims elsewhere (see
-/// [`merge_dim`]). OpenVINO Concat and oneDNN Concat use it.
-pub fn concat_dims(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    shapes: &[Vec<Dim>],
-    axis: usize,
-) -> Result<Vec<Dim>, OpError> {
-    let rank = shapes[0].len();
-    let mut out = shapes[0].clone();
-    for (i, s) in shapes.iter().enumerate().skip(1) {
-        if s.len() != rank {
-            return Err(OpError::Rank {
-                what: format!("input {i}"),
-                expected: rank.to_string(),
-                found: s.len(),
-            });
-        }
-        for a in 0..rank {
-            out[a] = if a == axis {
-                ctx.alg.add_dims(out[a], s[a])
-            } else {
-                merge_dim(
-                    ctx,
-                    node,
-                    &|| format!("axis {a} of inputs 0 and {i}"),
-                    out[a],
-                    s[a],
-                )?
-            };
-        }
-    }
-    Ok(out)
-}
-
-/// *Shared.* Numpy broadcasting of any number of shapes (`None` when a rank is
-/// unknown). Built on [`broadcast_shapes`].
-pub fn broadcast_all(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    shapes: &[Option<Vec<Dim>>],
-) -> Result<Option<Vec<Dim>>, OpError> {
-    let mut acc: Vec<Dim> = Vec::new();
-    for s in shapes {
-        let Some(s) = s else { return Ok(None) };
-        acc = broadcast_shapes(ctx, &node.name, &acc, s)?;
-    }
-    Ok(Some(acc))
-}
-
-/// *Shared.* Shapes that must be equal (`auto_broadcast = none`), dim by dim.
-pub fn same_shapes(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    a: &[Dim],
-    b: &[Dim],
-) -> Result<Vec<Dim>, OpError> {
-    if a.len() != b.len() {
-        return Err(OpError::Rank {
-            what: "input 1 (auto_broadcast none needs equal shapes)".to_string(),
-            expected: a.len().to_string(),
-            found: b.len(),
-        });
-    }
-    a.iter()
-        .zip(b)
-        .enumerate()
-        .map(|(i, (x, y))| merge_dim(ctx, node, &|| format!("axis {i} of inputs 0 and 1"), *x, *y))
-        .collect()
-}
-
-/// Row-major strides of a constant shape.
-fn strides_of(shape: &[i64]) -> Vec<usize> {
-    let mut s = vec![1usize; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * shape[i + 1].max(0) as usize;
-    }
-    s
-}
-
-/// *Shared.* The values of a tensor of constant shape `from` broadcast (numpy,
-/// right-aligned) to the constant shape `to`.
-pub fn broadcast_values(values: &[Dim], from: &[i64], to: &[i64]) -> Option<Vec<Dim>> {
-    let n: usize = to.iter().map(|&d| d.max(0) as usize).product();
-    if n > VALUE_FACT_LIMIT || from.len() > to.len() {
-        return None;
-    }
-    let dims = |s: &[i64]| -> Vec<usize> { s.iter().map(|&d| d.max(0) as usize).collect() };
-    super::tensor::broadcast_map(&dims(to), &dims(from))
-        .into_iter()
-        .map(|i| values.get(i).copied())
-        .collect()
-}
-
-/// *Shared.* Select a sub-tensor of a tensor of constant shape: `picks[axis]` lists
-/// the indices kept along each axis, in order. Row-major.
-pub fn select_values(values: &[Dim], shape: &[i64], picks: &[Vec<usize>]) -> Option<Vec<Dim>> {
-    let n: usize = picks.iter().map(Vec::len).product();
-    if n > VALUE_FACT_LIMIT || picks.len() != shape.len() {
-        return None;
-    }
-    let st = strides_of(shape);
-    let mut out = Vec::with_capacity(n);
-    let mut idx = vec![0usize; picks.len()];
-    for _ in 0..n {
-        let src: usize = idx
-            .iter()
-            .enumerate()
-            .map(|(a, &i)| picks[a][i] * st[a])
-            .sum();
-        out.push(*values.get(src)?);
-        for a in (0..idx.len()).rev() {
-            idx[a] += 1;
-            if idx[a] < picks[a].len() {
-                break;
-            }
-            idx[a] = 0;
-        }
-    }
-    Some(out)
-}
 
 /// An integer dtype (bool included): arithmetic on values is integer arithmetic.
 fn is_int(t: DType) -> bool {
@@ -536,12 +238,12 @@ pub fn bin_values(
 ) -> Option<Vec<Dim>> {
     let (av, bv) = (a.value.as_ref()?, b.value.as_ref()?);
     let (ash, bsh) = (
-        value_shape(ctx, a.shape.as_ref()?)?,
-        value_shape(ctx, b.shape.as_ref()?)?,
+        value_shape(&ctx.alg, a.shape.as_ref()?)?,
+        value_shape(&ctx.alg, b.shape.as_ref()?)?,
     );
-    let osh = value_shape(ctx, out)?;
-    let av = broadcast_values(av, &ash, &osh)?;
-    let bv = broadcast_values(bv, &bsh, &osh)?;
+    let osh = value_shape(&ctx.alg, out)?;
+    let av = broadcast_value_to(av, &ash, &osh)?;
+    let bv = broadcast_value_to(bv, &bsh, &osh)?;
     av.into_iter()
         .zip(bv)
         .map(|(x, y)| bin_value(ctx, op, int, x, y))
@@ -849,27 +551,6 @@ pub fn permutation(order: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
     Ok(out)
 }
 
-/// *Shared.* The values of a transposed tensor of constant shape.
-pub fn transpose_values(values: &[Dim], shape: &[i64], perm: &[usize]) -> Option<Vec<Dim>> {
-    let n = values.len();
-    if n > VALUE_FACT_LIMIT {
-        return None;
-    }
-    let st = strides_of(shape);
-    let out_shape: Vec<i64> = perm.iter().map(|&p| shape[p]).collect();
-    let ost = strides_of(&out_shape);
-    let mut out = Vec::with_capacity(n);
-    for flat in 0..n {
-        let mut src = 0;
-        for (i, &p) in perm.iter().enumerate() {
-            let idx = (flat / ost[i]) % out_shape[i].max(1) as usize;
-            src += idx * st[p];
-        }
-        out.push(*values.get(src)?);
-    }
-    Some(out)
-}
-
 /// *Shared.* Normalise reduction axes; duplicates are an error.
 pub fn reduce_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
     let mut out: Vec<usize> = Vec::with_capacity(axes.len());
@@ -1005,7 +686,7 @@ fn dtype_attr(node: &Node, name: &'static str, default: DType) -> Result<DType, 
 
 /// A scalar (or one-element) integer input's value.
 fn scalar_int(ctx: &ShapesContext, fact: &TensorFact) -> Option<i64> {
-    match const_ints(ctx, fact)?.as_slice() {
+    match const_ints(&ctx.alg, fact)?.as_slice() {
         [v] => Some(*v),
         _ => None,
     }
@@ -1168,7 +849,7 @@ fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     };
     let int = is_int(a.dtype) && is_int(b.dtype);
     let value = bin_values(ctx, op, int, &a, &b, &shape);
-    Ok(vec![fact_with_value(ctx, dtype, shape, value)])
+    Ok(vec![fact_with_counted_value(&ctx.alg, dtype, shape, value)])
 }
 
 /// Select(cond, then, else): numpy broadcast of the three (or equal shapes with
@@ -1198,11 +879,11 @@ fn select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         return Ok(vec![TensorFact::unknown(t.dtype)]);
     };
     let value = (|| {
-        let osh = value_shape(ctx, &shape)?;
+        let osh = value_shape(&ctx.alg, &shape)?;
         let get = |f: &TensorFact| -> Option<Vec<Dim>> {
-            broadcast_values(
+            broadcast_value_to(
                 f.value.as_ref()?,
-                &value_shape(ctx, f.shape.as_ref()?)?,
+                &value_shape(&ctx.alg, f.shape.as_ref()?)?,
                 &osh,
             )
         };
@@ -1212,7 +893,9 @@ fn select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             .map(|(k, (x, y))| ctx.alg.as_i64(*k).map(|k| if k != 0 { *x } else { *y }))
             .collect::<Option<Vec<_>>>()
     })();
-    Ok(vec![fact_with_value(ctx, t.dtype, shape, value)])
+    Ok(vec![fact_with_counted_value(
+        &ctx.alg, t.dtype, shape, value,
+    )])
 }
 
 /// Ops whose output is the numpy broadcast of all inputs (`FakeQuantize`).
@@ -1288,7 +971,12 @@ fn shape_of(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         return Ok(vec![TensorFact::new(dtype, vec![d])]);
     };
     let n = ctx.alg.constant(shape.len() as i64);
-    Ok(vec![fact_with_value(ctx, dtype, vec![n], Some(shape))])
+    Ok(vec![fact_with_counted_value(
+        &ctx.alg,
+        dtype,
+        vec![n],
+        Some(shape),
+    )])
 }
 
 /// Gather (1: axis input; 7: batch_dims; 8: negative indices).
@@ -1343,8 +1031,8 @@ fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             return None;
         }
         let dv = data.value.as_ref()?;
-        let dsc = value_shape(ctx, &ds)?;
-        let iv = const_ints(ctx, &idx)?;
+        let dsc = value_shape(&ctx.alg, &ds)?;
+        let iv = const_ints(&ctx.alg, &idx)?;
         let n = dsc[axis];
         let picks: Vec<usize> = iv
             .iter()
@@ -1366,7 +1054,7 @@ fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         }
         Some(v)
     })();
-    Ok(vec![fact_with_value(ctx, dtype, out, value)])
+    Ok(vec![fact_with_counted_value(&ctx.alg, dtype, out, value)])
 }
 
 /// Concat: equal ranks, the `axis` dims add up, the other dims are equal.
@@ -1397,7 +1085,7 @@ fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     let value = (|| {
         let consts: Vec<Vec<i64>> = shapes
             .iter()
-            .map(|s| value_shape(ctx, s))
+            .map(|s| value_shape(&ctx.alg, s))
             .collect::<Option<_>>()?;
         let outer: usize = consts[0][..axis].iter().map(|&d| d as usize).product();
         let mut v = Vec::new();
@@ -1410,7 +1098,7 @@ fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         }
         Some(v)
     })();
-    Ok(vec![fact_with_value(ctx, dtype, out, value)])
+    Ok(vec![fact_with_counted_value(&ctx.alg, dtype, out, value)])
 }
 
 /// Squeeze (1; 15 with `allow_axis_skip`).
@@ -1425,7 +1113,7 @@ fn squeeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     let mut remove = vec![false; shape.len()];
     match ctx.optional_input(node, 1)? {
         Some(axes_t) => {
-            let Some(axes) = const_ints(ctx, &axes_t) else {
+            let Some(axes) = const_ints(&ctx.alg, &axes_t) else {
                 return Ok(vec![TensorFact::unknown(x.dtype)]);
             };
             for a in axes {
@@ -1465,7 +1153,9 @@ fn squeeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         .filter(|(_, r)| !**r)
         .map(|(d, _)| *d)
         .collect();
-    Ok(vec![fact_with_value(ctx, x.dtype, out, x.value)])
+    Ok(vec![fact_with_counted_value(
+        &ctx.alg, x.dtype, out, x.value,
+    )])
 }
 
 /// Unsqueeze: axes against the output rank; repeated axes are an error.
@@ -1476,7 +1166,7 @@ fn unsqueeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let Some(shape) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
-    let Some(axes) = const_ints(ctx, &axes_t) else {
+    let Some(axes) = const_ints(&ctx.alg, &axes_t) else {
         return match vec_len(ctx, &axes_t) {
             Some(k) => {
                 let d = fresh_dims(ctx, node, 0, shape.len() + k);
@@ -1502,7 +1192,9 @@ fn unsqueeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         .iter()
         .map(|&i| if i { one } else { *it.next().unwrap_or(&one) })
         .collect();
-    Ok(vec![fact_with_value(ctx, x.dtype, out, x.value)])
+    Ok(vec![fact_with_counted_value(
+        &ctx.alg, x.dtype, out, x.value,
+    )])
 }
 
 /// Transpose: order input (empty = reverse).
@@ -1513,7 +1205,7 @@ fn transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let Some(shape) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
-    let Some(order) = const_ints(ctx, &o) else {
+    let Some(order) = const_ints(&ctx.alg, &o) else {
         let d = fresh_dims(ctx, node, 0, shape.len());
         return Ok(vec![TensorFact::new(x.dtype, d)]);
     };
@@ -1536,8 +1228,8 @@ pub fn transposed(
     let value = x
         .value
         .as_ref()
-        .and_then(|v| transpose_values(v, &value_shape(ctx, shape)?, perm));
-    Ok(vec![fact_with_value(ctx, x.dtype, out, value)])
+        .and_then(|v| transpose_values(v, &value_shape(&ctx.alg, shape)?, perm));
+    Ok(vec![fact_with_counted_value(&ctx.alg, x.dtype, out, value)])
 }
 
 /// Broadcast (1: numpy/explicit/pdpd; 3: + bidirectional).
@@ -1597,7 +1289,7 @@ fn broadcast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         }
         "explicit" => {
             let m = ctx.input(node, 2, "axes_mapping")?;
-            if let (Some(xs), Some(map)) = (x.shape.clone(), const_ints(ctx, &m)) {
+            if let (Some(xs), Some(map)) = (x.shape.clone(), const_ints(&ctx.alg, &m)) {
                 if map.len() != xs.len() {
                     return Err(OpError::BadShapeValue {
                         what: format!(
@@ -1639,14 +1331,16 @@ fn broadcast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     };
     let value = (|| {
         let xv = x.value.as_ref()?;
-        let from = value_shape(ctx, x.shape.as_ref()?)?;
-        let to = value_shape(ctx, &shape)?;
+        let from = value_shape(&ctx.alg, x.shape.as_ref()?)?;
+        let to = value_shape(&ctx.alg, &shape)?;
         if mode == "explicit" {
             return None;
         }
-        broadcast_values(xv, &from, &to)
+        broadcast_value_to(xv, &from, &to)
     })();
-    Ok(vec![fact_with_value(ctx, x.dtype, shape, value)])
+    Ok(vec![fact_with_counted_value(
+        &ctx.alg, x.dtype, shape, value,
+    )])
 }
 
 /// Tile: `repeats` aligned on the right with the data dims.
@@ -1715,7 +1409,12 @@ fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
                 .collect()
         })
     });
-    Ok(vec![fact_with_value(ctx, dtype, vec![len], value)])
+    Ok(vec![fact_with_counted_value(
+        &ctx.alg,
+        dtype,
+        vec![len],
+        value,
+    )])
 }
 
 /// Split: `num_splits` equal parts along `axis`.
@@ -1756,7 +1455,7 @@ fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             let mut s = shape.clone();
             s[axis] = part;
             let v = value_parts.as_ref().and_then(|p| p.get(i).cloned());
-            fact_with_value(ctx, x.dtype, s, v)
+            fact_with_counted_value(&ctx.alg, x.dtype, s, v)
         })
         .collect())
 }
@@ -1770,8 +1469,8 @@ fn split_values(
     parts: &[Dim],
 ) -> Option<Vec<Vec<Dim>>> {
     let xv = x.value.as_ref()?;
-    let sc = value_shape(ctx, shape)?;
-    let lens = value_shape(ctx, parts)?;
+    let sc = value_shape(&ctx.alg, shape)?;
+    let lens = value_shape(&ctx.alg, parts)?;
     let mut out = Vec::new();
     let mut start = 0usize;
     for &l in &lens {
@@ -1787,7 +1486,7 @@ fn split_values(
                 }
             })
             .collect();
-        out.push(select_values(xv, &sc, &picks)?);
+        out.push(select_values_checked(xv, &sc, &picks)?);
         start += l;
     }
     Some(out)
@@ -1860,7 +1559,7 @@ fn variadic_split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
             let mut s = shape.clone();
             s[axis] = *d;
             let v = value_parts.as_ref().and_then(|p| p.get(i).cloned());
-            fact_with_value(ctx, x.dtype, s, v)
+            fact_with_counted_value(&ctx.alg, x.dtype, s, v)
         })
         .collect())
 }
@@ -1883,7 +1582,7 @@ fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     let Some(shape) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
-    let Some(axes) = const_ints(ctx, &a) else {
+    let Some(axes) = const_ints(&ctx.alg, &a) else {
         if keep {
             let d = fresh_dims(ctx, node, 0, shape.len());
             return Ok(vec![TensorFact::new(dtype, d)]);
@@ -1909,7 +1608,7 @@ fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         }
         Some(vec![acc])
     })();
-    Ok(vec![fact_with_value(ctx, dtype, out, value)])
+    Ok(vec![fact_with_counted_value(&ctx.alg, dtype, out, value)])
 }
 
 /// Slice-8: start, stop, step, optional axes.
@@ -1926,11 +1625,11 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     let (Some(sv), Some(ev), Some(stv)) = (
         vec_values(&start),
         vec_values(&stop),
-        const_ints(ctx, &step),
+        const_ints(&ctx.alg, &step),
     ) else {
         let mut out = shape.clone();
         let affected: Option<Vec<usize>> = match &axes_t {
-            Some(a) => const_ints(ctx, a).and_then(|v| reduce_axes(&v, shape.len()).ok()),
+            Some(a) => const_ints(&ctx.alg, a).and_then(|v| reduce_axes(&v, shape.len()).ok()),
             None => vec_len(ctx, &start).map(|k| (0..k.min(shape.len())).collect()),
         };
         match affected {
@@ -1954,7 +1653,7 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
         });
     }
     let axes: Vec<usize> = match &axes_t {
-        Some(a) => match const_ints(ctx, a) {
+        Some(a) => match const_ints(&ctx.alg, a) {
             Some(v) => reduce_axes(&v, shape.len())?,
             None => {
                 let d = fresh_dims(ctx, node, 0, shape.len());
@@ -1986,15 +1685,15 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     }
     let value = (|| {
         let xv = x.value.as_ref()?;
-        let sc = value_shape(ctx, &shape)?;
-        let (s, e) = (const_dims(ctx, &sv)?, const_dims(ctx, &ev)?);
+        let sc = value_shape(&ctx.alg, &shape)?;
+        let (s, e) = (const_dims(&ctx.alg, &sv)?, const_dims(&ctx.alg, &ev)?);
         let mut picks: Vec<Vec<usize>> = sc.iter().map(|&d| (0..d as usize).collect()).collect();
         for (i, &a) in axes.iter().enumerate() {
             picks[a] = slice_indices(sc[a], s[i], e[i], stv[i])?;
         }
-        select_values(xv, &sc, &picks)
+        select_values_checked(xv, &sc, &picks)
     })();
-    Ok(vec![fact_with_value(ctx, x.dtype, out, value)])
+    Ok(vec![fact_with_counted_value(&ctx.alg, x.dtype, out, value)])
 }
 
 fn mask(node: &Node, name: &'static str) -> Result<Vec<bool>, OpError> {
@@ -2028,7 +1727,7 @@ fn strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     };
     let n = bv.len();
     let steps: Vec<i64> = match &st {
-        Some(s) => match const_ints(ctx, s) {
+        Some(s) => match const_ints(&ctx.alg, s) {
             Some(v) => v,
             None => return Ok(vec![TensorFact::unknown(x.dtype)]),
         },
@@ -2050,7 +1749,7 @@ fn strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     // (axis, indices) for values; None when not constant.
     let mut picks: Vec<Option<Vec<usize>>> = Vec::new();
     let sc = if x.value.is_some() {
-        value_shape(ctx, &shape)
+        value_shape(&ctx.alg, &shape)
     } else {
         None
     };
@@ -2134,9 +1833,9 @@ fn strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     let value = (|| {
         let xv = x.value.as_ref()?;
         let picks: Vec<Vec<usize>> = picks.into_iter().collect::<Option<_>>()?;
-        select_values(xv, sc.as_ref()?, &picks)
+        select_values_checked(xv, sc.as_ref()?, &picks)
     })();
-    Ok(vec![fact_with_value(ctx, x.dtype, out, value)])
+    Ok(vec![fact_with_counted_value(&ctx.alg, x.dtype, out, value)])
 }
 
 /// Pad (1: non-negative pads; 12: negative pads crop).
@@ -2716,7 +2415,7 @@ fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         match axes_index.and_then(|i| node.input(i).map(|_| i)) {
             Some(i) => {
                 let f = ctx.input(node, i, "axes")?;
-                match const_ints(ctx, &f) {
+                match const_ints(&ctx.alg, &f) {
                     Some(a) => reduce_axes(&a, r)?,
                     None => {
                         let d = fresh_dims(ctx, node, 0, r);

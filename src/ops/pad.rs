@@ -17,7 +17,7 @@
 //! - Pad-18: optional `axes` input (pads only the listed axes).
 //! - Pad-19: `wrap` mode. Pad-21, -23, -24, -25: types.
 
-use super::nn_util::const_ints;
+use super::values::const_ints;
 use super::{attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -59,7 +59,7 @@ fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
     let rank = xs.len();
     let axes: Option<Vec<usize>> = match &axes_fact {
         None => Some((0..rank).collect()),
-        Some(f) => match const_ints(ctx, f) {
+        Some(f) => match const_ints(&ctx.alg, f) {
             Some(v) => {
                 let mut out: Vec<usize> = Vec::with_capacity(v.len());
                 for a in &v {
@@ -80,7 +80,7 @@ fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
     let (Some(axes), Some(pads)) = (axes, pads) else {
         // Unknown pads or axes: the rank is kept, padded axes become fresh dims.
         let unknown_axes: Vec<usize> = match &axes_fact {
-            Some(f) => const_ints(ctx, f)
+            Some(f) => const_ints(&ctx.alg, f)
                 .and_then(|v| v.iter().map(|a| norm_axis(*a, rank).ok()).collect())
                 .unwrap_or_else(|| (0..rank).collect()),
             None => (0..rank).collect(),

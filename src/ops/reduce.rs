@@ -22,7 +22,7 @@
 //! - **ArgMax, ArgMin**: 1 (`axis`, `keepdims`); 11 negative axis; 12
 //!   `select_last_index`; 13 bf16. The output is int64.
 
-use super::tensor::{check_int_range, fact_with_value, ints_input, small_value, IntsArg};
+use super::values::{check_int_range, fact_with_value, ints_input, small_value, IntsArg};
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};

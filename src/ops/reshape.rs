@@ -75,7 +75,7 @@
 //!   condition is an error diagnostic naming the entry to rewrite, in place of the
 //!   unproven-volume or `-1` warning, and the output is still the attribute's shape.
 
-use super::openvino::{ov_bool, ov_i64_list};
+use super::attrs::{ov_bool, ov_i64_list};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::{Dim, FreshKey, MinusOne, Rat, Truth};
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};

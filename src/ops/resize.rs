@@ -30,7 +30,7 @@
 //! - Resize-18: `axes` and `keep_aspect_ratio_policy` attributes, `antialias`.
 //! - Resize-19: `half_pixel_symmetric` coordinate mode (no shape change).
 
-use super::nn_util::const_len;
+use super::values::const_len;
 use super::{attr_ints, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -81,7 +81,7 @@ fn scaled(ctx: &mut ShapesContext, input: Dim, scale: &Rat) -> Dim {
 /// An input that counts as given: present and not an empty tensor.
 fn given(ctx: &ShapesContext, f: Option<TensorFact>) -> Option<TensorFact> {
     let f = f?;
-    (const_len(ctx, &f) != Some(0)).then_some(f)
+    (const_len(&ctx.alg, &f) != Some(0)).then_some(f)
 }
 
 /// The number of entries of a 1-D tensor, when known.
@@ -89,7 +89,7 @@ fn vec_len(ctx: &ShapesContext, f: &TensorFact) -> Option<usize> {
     if let Some(v) = &f.value {
         return Some(v.len());
     }
-    const_len(ctx, f).and_then(|n| usize::try_from(n).ok())
+    const_len(&ctx.alg, f).and_then(|n| usize::try_from(n).ok())
 }
 
 fn bad_value(what: String) -> OpError {

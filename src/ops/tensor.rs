@@ -57,6 +57,10 @@
 //! - **Where**: 9 (broadcast of the three inputs); 16 bf16.
 
 use super::broadcast::broadcast_shapes;
+use super::values::{
+    broadcast_values, check_int_range, const_dims, consts, fact_with_value, ints_input, list_len,
+    numel, select_values, small_const_shape, small_value, IntsArg,
+};
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
 use crate::context::{const_fact, float_rat};
@@ -90,215 +94,10 @@ pub const RULES: &[RuleEntry] = &[
 /// "before the start" when the sliced dim is symbolic (see the module doc).
 pub const SLICE_SENTINEL: i64 = i32::MAX as i64;
 
-// ----- shared helpers (also used by the elementwise and reduce families) --------
-
-/// An integer-list operand (axes, repeats, ...) given as an input tensor.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum IntsArg {
-    /// The optional input is absent.
-    Absent,
-    /// The input is present but its contents are not known; the element count
-    /// when it is known.
-    Unknown(Option<usize>),
-    /// The contents, all integer constants.
-    Known(Vec<i64>),
-}
-
-/// Read input `index` as an integer list: absent, unknown, or known constants.
-pub fn ints_input(ctx: &ShapesContext, node: &Node, index: usize) -> Result<IntsArg, OpError> {
-    let Some(f) = ctx.optional_input(node, index)? else {
-        return Ok(IntsArg::Absent);
-    };
-    if let Some(v) = &f.value {
-        if let Some(ints) = const_ints(&ctx.alg, v) {
-            return Ok(IntsArg::Known(ints));
-        }
-        return Ok(IntsArg::Unknown(Some(v.len())));
-    }
-    Ok(IntsArg::Unknown(list_len(&ctx.alg, &f)))
-}
-
-/// The element count of a 1-D (or scalar) tensor, when its length is a constant.
-pub fn list_len(alg: &Algebra, f: &TensorFact) -> Option<usize> {
-    f.static_len(alg)
-}
-
-/// Every dim as an `i64` constant, or `None`.
-pub fn const_ints(alg: &Algebra, dims: &[Dim]) -> Option<Vec<i64>> {
-    dims.iter().map(|d| alg.as_i64(*d)).collect()
-}
-
-/// A shape of non-negative constants whose element count is at most
-/// [`VALUE_FACT_LIMIT`] (so values over it may be materialised), or `None`.
-pub fn small_const_shape(alg: &Algebra, shape: &[Dim]) -> Option<Vec<usize>> {
-    let dims: Vec<usize> = shape
-        .iter()
-        .map(|d| alg.as_i64(*d).and_then(|v| usize::try_from(v).ok()))
-        .collect::<Option<_>>()?;
-    let mut n: usize = 1;
-    for d in &dims {
-        n = n.checked_mul(*d)?;
-    }
-    (n <= VALUE_FACT_LIMIT).then_some(dims)
-}
-
-/// The element count of a constant shape (no overflow: callers pass shapes from
-/// [`small_const_shape`]).
-pub fn numel(shape: &[usize]) -> usize {
-    shape.iter().product()
-}
-
-/// A fact with a value, dropping the value when it is larger than
-/// [`VALUE_FACT_LIMIT`].
-pub fn fact_with_value(dtype: DType, shape: Vec<Dim>, value: Option<Vec<Dim>>) -> TensorFact {
-    TensorFact {
-        dtype,
-        shape: Some(shape),
-        value: value.filter(|v| v.len() <= VALUE_FACT_LIMIT),
-    }
-}
-
-/// The value of a fact whose shape is a small constant shape: `(dims, value)`.
-pub fn small_value(alg: &Algebra, f: &TensorFact) -> Option<(Vec<usize>, Vec<Dim>)> {
-    let value = f.value.clone()?;
-    let dims = small_const_shape(alg, f.shape.as_deref()?)?;
-    (numel(&dims) == value.len()).then_some((dims, value))
-}
-
-/// For every element of a tensor of shape `out` (row-major), the index of the
-/// element of an input of shape `inp` it reads under numpy broadcasting.
-pub fn broadcast_map(out: &[usize], inp: &[usize]) -> Vec<usize> {
-    let n = numel(out);
-    let offset = out.len().saturating_sub(inp.len());
-    (0..n)
-        .map(|flat| {
-            let mut rem = flat;
-            let mut coords = vec![0usize; out.len()];
-            for axis in (0..out.len()).rev() {
-                coords[axis] = rem % out[axis].max(1);
-                rem /= out[axis].max(1);
-            }
-            let mut idx = 0usize;
-            for (j, &d) in inp.iter().enumerate() {
-                let c = if d == 1 { 0 } else { coords[offset + j] };
-                idx = idx * d + c;
-            }
-            idx
-        })
-        .collect()
-}
-
-/// Broadcast the values of several inputs to the output shape `out`: each input's
-/// value, one element per output element. `None` when a shape is not a small
-/// constant or a value is unknown.
-pub fn broadcast_values(
-    alg: &Algebra,
-    out: &[Dim],
-    inputs: &[&TensorFact],
-) -> Option<Vec<Vec<Dim>>> {
-    let out = small_const_shape(alg, out)?;
-    inputs
-        .iter()
-        .map(|f| {
-            let (dims, value) = small_value(alg, f)?;
-            Some(
-                broadcast_map(&out, &dims)
-                    .into_iter()
-                    .map(|i| value[i])
-                    .collect(),
-            )
-        })
-        .collect()
-}
-
-/// The elements at the cartesian product of per-axis index lists, row-major: the
-/// general "select" behind Slice, Split, Gather and Tile values.
-pub fn select_values(value: &[Dim], shape: &[usize], per_axis: &[Vec<usize>]) -> Vec<Dim> {
-    let mut strides = vec![1usize; shape.len()];
-    for axis in (0..shape.len().saturating_sub(1)).rev() {
-        strides[axis] = strides[axis + 1] * shape[axis + 1];
-    }
-    let mut out = Vec::new();
-    let total: usize = per_axis.iter().map(Vec::len).product();
-    if total == 0 {
-        return out;
-    }
-    let mut pos = vec![0usize; per_axis.len()];
-    loop {
-        let flat: usize = pos
-            .iter()
-            .enumerate()
-            .map(|(axis, &k)| per_axis[axis][k] * strides[axis])
-            .sum();
-        out.push(value[flat]);
-        // advance the odometer
-        let mut axis = per_axis.len();
-        loop {
-            if axis == 0 {
-                return out;
-            }
-            axis -= 1;
-            pos[axis] += 1;
-            if pos[axis] < per_axis[axis].len() {
-                break;
-            }
-            pos[axis] = 0;
-        }
-    }
-}
-
-/// The range of an integer element type, as exact rationals (`None` for
-/// non-integer types).
-pub fn int_range(dtype: DType) -> Option<(Rat, Rat)> {
-    let bits = dtype.bit_width()?;
-    if !dtype.is_integer() || dtype == DType::Bool {
-        return None;
-    }
-    let signed = matches!(
-        dtype,
-        DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 | DType::Int4 | DType::Int2
-    );
-    let big = |v: i128| Rat::from_bigint(num_bigint::BigInt::from(v));
-    Some(if signed {
-        (big(-(1i128 << (bits - 1))), big((1i128 << (bits - 1)) - 1))
-    } else {
-        (big(0), big((1i128 << bits) - 1))
-    })
-}
-
-/// An integer value whose constants leave the element type's range is an error
-/// (onnx reports `INT64_MAX + 1` as an overflow during data propagation); symbolic
-/// elements are not checked.
-pub fn check_int_range(
-    alg: &Algebra,
-    dtype: DType,
-    value: &[Dim],
-    op: &str,
-) -> Result<(), OpError> {
-    let Some((lo, hi)) = int_range(dtype) else {
-        return Ok(());
-    };
-    for d in value {
-        if let Some(c) = alg.as_const(*d) {
-            if c < lo || c > hi {
-                return Err(OpError::BadShapeValue {
-                    what: format!("{op} overflows {dtype}: the result {c} is outside [{lo}, {hi}]"),
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The shape of an input, or `None` to propagate an unknown rank silently (the
 /// producer has already been diagnosed).
 fn shape_of(f: &TensorFact) -> Option<Vec<Dim>> {
     f.shape.clone()
-}
-
-/// A `Vec<Dim>` of constants.
-fn consts(alg: &mut Algebra, v: &[i64]) -> Vec<Dim> {
-    v.iter().map(|x| alg.constant(*x)).collect()
 }
 
 /// Reject duplicated axes.
@@ -509,7 +308,7 @@ fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     // Constant indices must lie in [-d, d - 1].
     let mut idx_consts: Option<Vec<i64>> = None;
     if let Some(v) = &indices.value {
-        let consts = const_ints(&ctx.alg, v);
+        let consts = const_dims(&ctx.alg, v);
         if let Some(ix) = &consts {
             for &i in ix {
                 let c = ctx.alg.constant(i);

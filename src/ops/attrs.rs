@@ -1,0 +1,149 @@
+//! Reading node attributes as typed values, with a typed error naming the attribute
+//! when one is missing or of the wrong kind.
+//!
+//! The readers decode attributes into [`Attr`] values: ONNX and oneDNN attributes
+//! are typed in the file, OpenVINO IR attributes are decoded from their text by name
+//! (`crate::openvino::to_graph::typed_attr`), and an IR attribute whose text did not
+//! read as its kind stays a string, which the `ov_*` getters reject with the IR's
+//! wording.
+
+use crate::context::OpError;
+use crate::graph::{Attr, DType, Node};
+
+/// An integer attribute, or `default` when absent.
+pub fn attr_int(node: &Node, name: &'static str, default: i64) -> Result<i64, OpError> {
+    match node.attr(name) {
+        None => Ok(default),
+        Some(Attr::Int(v)) => Ok(*v),
+        Some(other) => Err(bad_kind(name, other, "an int")),
+    }
+}
+
+/// A required integer attribute.
+pub fn attr_int_required(node: &Node, name: &'static str) -> Result<i64, OpError> {
+    match node.attr(name) {
+        None => Err(OpError::MissingAttribute { name }),
+        Some(Attr::Int(v)) => Ok(*v),
+        Some(other) => Err(bad_kind(name, other, "an int")),
+    }
+}
+
+/// An integer-list attribute, if present.
+pub fn attr_ints<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n [i64]>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Ints(v)) => Ok(Some(v)),
+        Some(other) => Err(bad_kind(name, other, "a list of ints")),
+    }
+}
+
+/// A float attribute, or `default` when absent.
+pub fn attr_float(node: &Node, name: &'static str, default: f64) -> Result<f64, OpError> {
+    match node.attr(name) {
+        None => Ok(default),
+        Some(Attr::Float(v)) => Ok(*v),
+        Some(other) => Err(bad_kind(name, other, "a float")),
+    }
+}
+
+/// A string attribute, if present.
+pub fn attr_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Str(s)) => Ok(Some(s)),
+        Some(other) => Err(bad_kind(name, other, "a string")),
+    }
+}
+
+fn bad_kind(name: &'static str, value: &Attr, expected: &str) -> OpError {
+    OpError::BadAttribute {
+        name,
+        value: value.to_string(),
+        why: format!("expected {expected}, found {}", value.kind()),
+    }
+}
+
+fn bad_attr(name: &'static str, value: &Attr, why: &str) -> OpError {
+    OpError::BadAttribute {
+        name,
+        value: value.to_string(),
+        why: why.to_string(),
+    }
+}
+
+/// A string attribute (trimmed), if present.
+pub fn ov_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Str(s)) => Ok(Some(s.trim())),
+        Some(other) => Err(bad_attr(name, other, "expected a string")),
+    }
+}
+
+/// A boolean attribute (the reader decodes `true`/`false` in any case and `1`/`0`
+/// to the integers 1 and 0), `default` when absent. Anything else is
+/// [`OpError::BadAttribute`].
+pub fn ov_bool(node: &Node, name: &'static str, default: bool) -> Result<bool, OpError> {
+    match node.attr(name) {
+        None => Ok(default),
+        Some(Attr::Int(0)) => Ok(false),
+        Some(Attr::Int(1)) => Ok(true),
+        Some(a @ Attr::Int(_)) => Err(bad_attr(name, a, "a bool must be 0 or 1")),
+        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, "expected true or false")),
+        Some(other) => Err(bad_attr(name, other, "expected a boolean")),
+    }
+}
+
+/// An integer attribute, if present.
+pub fn ov_i64(node: &Node, name: &'static str) -> Result<Option<i64>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Int(v)) => Ok(Some(*v)),
+        Some(other) => Err(bad_attr(name, other, "expected an integer")),
+    }
+}
+
+/// An integer list attribute (a single integer is a list of one), if present.
+pub fn ov_i64_list(node: &Node, name: &'static str) -> Result<Option<Vec<i64>>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Ints(v)) => Ok(Some(v.clone())),
+        Some(Attr::Int(v)) => Ok(Some(vec![*v])),
+        Some(a @ Attr::Str(_)) => Err(bad_attr(
+            name,
+            a,
+            "expected a comma-separated list of integers",
+        )),
+        Some(other) => Err(bad_attr(name, other, "expected a list of integers")),
+    }
+}
+
+/// An element type attribute (`f32`, `i64`, `boolean`, ...), if present.
+pub fn ov_dtype(node: &Node, name: &'static str) -> Result<Option<DType>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Type(t)) => Ok(Some(*t)),
+        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, "not an element type")),
+        Some(other) => Err(bad_attr(name, other, "expected an element type name")),
+    }
+}
+
+/// A list attribute that must have one entry per spatial axis (or be absent, then
+/// `default` for every axis).
+pub fn spatial_list(
+    node: &Node,
+    name: &'static str,
+    n: usize,
+    default: i64,
+) -> Result<Vec<i64>, OpError> {
+    match ov_i64_list(node, name)? {
+        None => Ok(vec![default; n]),
+        Some(v) if v.is_empty() => Ok(vec![default; n]),
+        Some(v) if v.len() == n => Ok(v),
+        Some(v) => Err(OpError::BadAttribute {
+            name,
+            value: format!("{v:?}"),
+            why: format!("expected {n} values, one per spatial axis"),
+        }),
+    }
+}

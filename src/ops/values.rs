@@ -1,0 +1,353 @@
+//! The contents of small tensors: reading integer constants, and broadcasting and
+//! selecting the values that shape subgraphs carry (`Shape → Gather → Concat`).
+//!
+//! A tensor carries its contents only up to [`VALUE_FACT_LIMIT`] elements; every
+//! helper here keeps to that bound.
+
+use crate::algebra::{Algebra, Dim, Rat};
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{DType, Node, VALUE_FACT_LIMIT};
+
+/// An integer-list operand (axes, repeats, ...) given as an input tensor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IntsArg {
+    /// The optional input is absent.
+    Absent,
+    /// The input is present but its contents are not known; the element count
+    /// when it is known.
+    Unknown(Option<usize>),
+    /// The contents, all integer constants.
+    Known(Vec<i64>),
+}
+
+/// Read input `index` as an integer list: absent, unknown, or known constants.
+pub fn ints_input(ctx: &ShapesContext, node: &Node, index: usize) -> Result<IntsArg, OpError> {
+    let Some(f) = ctx.optional_input(node, index)? else {
+        return Ok(IntsArg::Absent);
+    };
+    if let Some(v) = &f.value {
+        if let Some(ints) = const_dims(&ctx.alg, v) {
+            return Ok(IntsArg::Known(ints));
+        }
+        return Ok(IntsArg::Unknown(Some(v.len())));
+    }
+    Ok(IntsArg::Unknown(list_len(&ctx.alg, &f)))
+}
+
+/// The element count of a 1-D (or scalar) tensor, when its length is a constant.
+pub fn list_len(alg: &Algebra, f: &TensorFact) -> Option<usize> {
+    f.static_len(alg)
+}
+
+/// Every dim as an `i64` constant, or `None`.
+pub fn const_dims(alg: &Algebra, dims: &[Dim]) -> Option<Vec<i64>> {
+    dims.iter().map(|d| alg.as_i64(*d)).collect()
+}
+
+/// A shape of non-negative constants whose element count is at most
+/// [`VALUE_FACT_LIMIT`] (so values over it may be materialised), or `None`.
+pub fn small_const_shape(alg: &Algebra, shape: &[Dim]) -> Option<Vec<usize>> {
+    let dims: Vec<usize> = shape
+        .iter()
+        .map(|d| alg.as_i64(*d).and_then(|v| usize::try_from(v).ok()))
+        .collect::<Option<_>>()?;
+    let mut n: usize = 1;
+    for d in &dims {
+        n = n.checked_mul(*d)?;
+    }
+    (n <= VALUE_FACT_LIMIT).then_some(dims)
+}
+
+/// The element count of a constant shape (no overflow: callers pass shapes from
+/// [`small_const_shape`]).
+pub fn numel(shape: &[usize]) -> usize {
+    shape.iter().product()
+}
+
+/// A fact with a value, dropping the value when it is larger than
+/// [`VALUE_FACT_LIMIT`].
+pub fn fact_with_value(dtype: DType, shape: Vec<Dim>, value: Option<Vec<Dim>>) -> TensorFact {
+    TensorFact {
+        dtype,
+        shape: Some(shape),
+        value: value.filter(|v| v.len() <= VALUE_FACT_LIMIT),
+    }
+}
+
+/// The value of a fact whose shape is a small constant shape: `(dims, value)`.
+pub fn small_value(alg: &Algebra, f: &TensorFact) -> Option<(Vec<usize>, Vec<Dim>)> {
+    let value = f.value.clone()?;
+    let dims = small_const_shape(alg, f.shape.as_deref()?)?;
+    (numel(&dims) == value.len()).then_some((dims, value))
+}
+
+/// For every element of a tensor of shape `out` (row-major), the index of the
+/// element of an input of shape `inp` it reads under numpy broadcasting.
+pub fn broadcast_map(out: &[usize], inp: &[usize]) -> Vec<usize> {
+    let n = numel(out);
+    let offset = out.len().saturating_sub(inp.len());
+    (0..n)
+        .map(|flat| {
+            let mut rem = flat;
+            let mut coords = vec![0usize; out.len()];
+            for axis in (0..out.len()).rev() {
+                coords[axis] = rem % out[axis].max(1);
+                rem /= out[axis].max(1);
+            }
+            let mut idx = 0usize;
+            for (j, &d) in inp.iter().enumerate() {
+                let c = if d == 1 { 0 } else { coords[offset + j] };
+                idx = idx * d + c;
+            }
+            idx
+        })
+        .collect()
+}
+
+/// Broadcast the values of several inputs to the output shape `out`: each input's
+/// value, one element per output element. `None` when a shape is not a small
+/// constant or a value is unknown.
+pub fn broadcast_values(
+    alg: &Algebra,
+    out: &[Dim],
+    inputs: &[&TensorFact],
+) -> Option<Vec<Vec<Dim>>> {
+    let out = small_const_shape(alg, out)?;
+    inputs
+        .iter()
+        .map(|f| {
+            let (dims, value) = small_value(alg, f)?;
+            Some(
+                broadcast_map(&out, &dims)
+                    .into_iter()
+                    .map(|i| value[i])
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The elements at the cartesian product of per-axis index lists, row-major: the
+/// general "select" behind Slice, Split, Gather and Tile values.
+pub fn select_values(value: &[Dim], shape: &[usize], per_axis: &[Vec<usize>]) -> Vec<Dim> {
+    let mut strides = vec![1usize; shape.len()];
+    for axis in (0..shape.len().saturating_sub(1)).rev() {
+        strides[axis] = strides[axis + 1] * shape[axis + 1];
+    }
+    let mut out = Vec::new();
+    let total: usize = per_axis.iter().map(Vec::len).product();
+    if total == 0 {
+        return out;
+    }
+    let mut pos = vec![0usize; per_axis.len()];
+    loop {
+        let flat: usize = pos
+            .iter()
+            .enumerate()
+            .map(|(axis, &k)| per_axis[axis][k] * strides[axis])
+            .sum();
+        out.push(value[flat]);
+        // advance the odometer
+        let mut axis = per_axis.len();
+        loop {
+            if axis == 0 {
+                return out;
+            }
+            axis -= 1;
+            pos[axis] += 1;
+            if pos[axis] < per_axis[axis].len() {
+                break;
+            }
+            pos[axis] = 0;
+        }
+    }
+}
+
+/// The range of an integer type (not bool), as `(min, max)`.
+pub fn int_range(t: DType) -> Option<(Rat, Rat)> {
+    let bits = t.bit_width()?;
+    let signed = matches!(
+        t,
+        DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 | DType::Int4 | DType::Int2
+    );
+    let unsigned = matches!(
+        t,
+        DType::Uint8 | DType::Uint16 | DType::Uint32 | DType::Uint64 | DType::Uint4 | DType::Uint2
+    );
+    // `[-2^(bits-1), 2^(bits-1) - 1]` or `[0, 2^bits - 1]`.
+    let range = |bits: u32, unsigned: bool| -> Option<(Rat, Rat)> {
+        let pow = |e: u32| Rat::int(2).pow(e as i32);
+        Some(if unsigned {
+            (Rat::zero(), pow(bits)?.sub(&Rat::one()))
+        } else {
+            let half = pow(bits - 1)?;
+            (half.neg(), half.sub(&Rat::one()))
+        })
+    };
+    if !signed && !unsigned {
+        return None;
+    }
+    if bits != 64 {
+        return range(bits, unsigned);
+    }
+    // The 64-bit ranges are big rationals: compute each once.
+    static RANGES: std::sync::OnceLock<[Option<(Rat, Rat)>; 2]> = std::sync::OnceLock::new();
+    RANGES.get_or_init(|| [range(64, false), range(64, true)])[usize::from(unsigned)].clone()
+}
+
+/// An integer value whose constants leave the element type's range is an error
+/// (onnx reports `INT64_MAX + 1` as an overflow during data propagation); symbolic
+/// elements are not checked.
+pub fn check_int_range(
+    alg: &Algebra,
+    dtype: DType,
+    value: &[Dim],
+    op: &str,
+) -> Result<(), OpError> {
+    let Some((lo, hi)) = int_range(dtype) else {
+        return Ok(());
+    };
+    for d in value {
+        if let Some(c) = alg.as_const(*d) {
+            if c < lo || c > hi {
+                return Err(OpError::BadShapeValue {
+                    what: format!("{op} overflows {dtype}: the result {c} is outside [{lo}, {hi}]"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A `Vec<Dim>` of constants.
+pub fn consts(alg: &mut Algebra, v: &[i64]) -> Vec<Dim> {
+    v.iter().map(|x| alg.constant(*x)).collect()
+}
+
+/// The integer contents of a tensor when every element is a known integer
+/// constant.
+pub fn const_ints(alg: &Algebra, fact: &TensorFact) -> Option<Vec<i64>> {
+    const_dims(alg, fact.value.as_ref()?)
+}
+
+/// The number of elements of a tensor when its shape is fully constant.
+pub fn const_len(alg: &Algebra, fact: &TensorFact) -> Option<i64> {
+    let shape = fact.shape.as_ref()?;
+    let mut n: i64 = 1;
+    for d in shape {
+        n = n.checked_mul(alg.as_i64(*d)?)?;
+    }
+    Some(n)
+}
+
+/// A shape small enough for value tracking with every dim bounded too: every dim a
+/// constant in `[0, VALUE_FACT_LIMIT]` and at most [`VALUE_FACT_LIMIT`] elements.
+pub fn value_shape(alg: &Algebra, dims: &[Dim]) -> Option<Vec<i64>> {
+    let c = const_dims(alg, dims)?;
+    let limit = VALUE_FACT_LIMIT as i64;
+    let mut n: i64 = 1;
+    for &d in &c {
+        if !(0..=limit).contains(&d) {
+            return None;
+        }
+        n = n.saturating_mul(d);
+    }
+    (n <= limit).then_some(c)
+}
+
+/// The element count of a shape when every dim is a constant.
+pub fn const_count(alg: &Algebra, dims: &[Dim]) -> Option<usize> {
+    let c = const_dims(alg, dims)?;
+    c.iter().try_fold(1usize, |acc, &d| {
+        usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
+    })
+}
+
+/// A fact with a value kept only when the shape is constant, the count matches and
+/// it is small ([`VALUE_FACT_LIMIT`]).
+pub fn fact_with_counted_value(
+    alg: &Algebra,
+    dtype: DType,
+    shape: Vec<Dim>,
+    value: Option<Vec<Dim>>,
+) -> TensorFact {
+    let value =
+        value.filter(|v| v.len() <= VALUE_FACT_LIMIT && const_count(alg, &shape) == Some(v.len()));
+    TensorFact {
+        dtype,
+        shape: Some(shape),
+        value,
+    }
+}
+
+/// The values of a tensor of constant shape `from` broadcast (numpy, right-aligned)
+/// to the constant shape `to`; `None` past [`VALUE_FACT_LIMIT`] elements or when
+/// `values` is short.
+pub fn broadcast_value_to(values: &[Dim], from: &[i64], to: &[i64]) -> Option<Vec<Dim>> {
+    let n: usize = to.iter().map(|&d| d.max(0) as usize).product();
+    if n > VALUE_FACT_LIMIT || from.len() > to.len() {
+        return None;
+    }
+    let dims = |s: &[i64]| -> Vec<usize> { s.iter().map(|&d| d.max(0) as usize).collect() };
+    broadcast_map(&dims(to), &dims(from))
+        .into_iter()
+        .map(|i| values.get(i).copied())
+        .collect()
+}
+
+/// [`select_values`] for a tensor of constant shape `shape` whose picks may not fit
+/// it: `None` past [`VALUE_FACT_LIMIT`] elements, when `picks` has another rank, or
+/// when a pick lies past the values.
+pub fn select_values_checked(
+    values: &[Dim],
+    shape: &[i64],
+    picks: &[Vec<usize>],
+) -> Option<Vec<Dim>> {
+    let n: usize = picks.iter().map(Vec::len).product();
+    if n > VALUE_FACT_LIMIT || picks.len() != shape.len() {
+        return None;
+    }
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let shape: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+    // The last element read is at the largest pick of every axis.
+    let mut stride = 1usize;
+    let mut last = 0usize;
+    for (axis, &d) in shape.iter().enumerate().rev() {
+        let top = *picks[axis].iter().max()?;
+        last = last.checked_add(top.checked_mul(stride)?)?;
+        stride = stride.checked_mul(d)?;
+    }
+    (last < values.len()).then(|| select_values(values, &shape, picks))
+}
+
+/// Row-major strides of a constant shape (negative dims count as 0).
+pub fn strides_of(shape: &[i64]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1].max(0) as usize;
+    }
+    s
+}
+
+/// The values of a transposed tensor of constant shape.
+pub fn transpose_values(values: &[Dim], shape: &[i64], perm: &[usize]) -> Option<Vec<Dim>> {
+    let n = values.len();
+    if n > VALUE_FACT_LIMIT {
+        return None;
+    }
+    let st = strides_of(shape);
+    let out_shape: Vec<i64> = perm.iter().map(|&p| shape[p]).collect();
+    let ost = strides_of(&out_shape);
+    let mut out = Vec::with_capacity(n);
+    for flat in 0..n {
+        let mut src = 0;
+        for (i, &p) in perm.iter().enumerate() {
+            let idx = (flat / ost[i]) % out_shape[i].max(1) as usize;
+            src += idx * st[p];
+        }
+        out.push(*values.get(src)?);
+    }
+    Some(out)
+}
