@@ -4,9 +4,9 @@
 //!
 //! - `parse_only`: read the file + `symdim::onnx::parse`;
 //! - `load`: read + parse + conversion to the neutral graph (`symdim::load::load`);
-//! - `parse_and_infer`: `load` + `symdim::infer::infer` (what `symdim infer` does, minus
-//!   printing the report);
-//! - `infer_only`: `symdim::infer::infer` on an already loaded model (the time that must
+//! - `parse_and_infer`: `load` + `symdim::infer` (the library's whole job for an
+//!   embedder, without a report);
+//! - `infer_only`: `symdim::infer` on an already loaded model (the time that must
 //!   grow linearly with the node count);
 //! - `ops::*`: small hand-built graphs run through `infer`: a Reshape chain with `-1` on
 //!   symbolic dims, a MatMul chain, a Conv chain, and Shape→Gather→Concat→Reshape blocks,
@@ -27,7 +27,7 @@ use indexmap::IndexMap;
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
-use symdim::infer::{infer, Options};
+use symdim::{infer, Facts as Options};
 
 fn main() {
     divan::main();
@@ -120,7 +120,7 @@ fn parse_and_infer(bencher: Bencher, name: &str) {
     let options = Options::default();
     bencher.bench(|| {
         let model = symdim::load::load(path).unwrap();
-        infer(&model, &options)
+        black_box(&infer(&model, &options));
     });
 }
 

@@ -310,19 +310,19 @@ pub struct ShapesContext {
     /// Diagnostics, in the order they were found.
     pub diagnostics: Vec<Diagnostic>,
     /// How many subgraphs deep inference currently is.
-    pub depth: usize,
+    pub(crate) depth: usize,
     /// Indices into `diagnostics` of errors that prove the model invalid (not merely
     /// undecided), see [`OpError::is_proven`].
     proven: Vec<usize>,
     /// Undecided `If` nodes case-split so far in this inference (all scopes).
-    pub splits_done: usize,
+    pub(crate) splits_done: usize,
     /// How many case splits enclose the inference now running.
-    pub split_nesting: usize,
+    pub(crate) split_nesting: usize,
     /// Undecided `If` nodes probed for a split so far (each probe copies the context).
-    pub split_probes: usize,
+    pub(crate) split_probes: usize,
     /// Set by the `If` rule when it merged two branch outputs of different known
     /// ranks (what makes a case split worth trying).
-    pub rank_conflict: bool,
+    pub(crate) rank_conflict: bool,
     /// How subgraphs are inferred (see [`ShapesContext::run_subgraph`]).
     subgraphs: Option<SubgraphRunner>,
 }
@@ -354,6 +354,12 @@ impl ShapesContext {
             rank_conflict: false,
             subgraphs: None,
         }
+    }
+
+    /// How many undecided `If` nodes were case-split (see `docs/ops/control-flow.md`)
+    /// and how many were probed for a split.
+    pub fn case_splits(&self) -> (usize, usize) {
+        (self.splits_done, self.split_probes)
     }
 
     /// Set how subgraphs are inferred (the driver does, for the contexts it makes).

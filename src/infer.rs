@@ -15,71 +15,17 @@
 //! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
 //!    are reported with both shapes.
 
-use crate::algebra::{Algebra, Config, Dim, SymbolKind, Truth};
+use crate::algebra::{Algebra, Dim, SymbolKind, Truth};
 use crate::context::{const_fact, node_context, OpError, Severity, ShapesContext, TensorFact};
 use crate::graph::{DeclDim, Graph, Model, Node, ValueDecl};
 use crate::ops;
-use crate::report::Report;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
-/// What the user adds to inference.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// `NAME=INT` bindings, applied before inference.
-    pub binds: Vec<(String, i64)>,
-    /// Facts such as `N >= 2` or `S % 8 == 0`.
-    pub assumes: Vec<String>,
-    /// Algebra configuration (bounds of input symbols, saturation limits).
-    pub config: Config,
-}
+/// What the caller adds to inference (see [`crate::facts::Facts`]).
+pub type Options = crate::facts::Facts;
 
-/// Infer every tensor's shape and build the report.
-///
-/// ```
-/// use symdim::graph::{Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl};
-/// use symdim::infer::{infer, Options};
-///
-/// // x: [B, S, 768] reshaped with the target [0, -1, 12, 64].
-/// let x = ValueDecl {
-///     name: "x".into(),
-///     dtype: DType::Float,
-///     shape: Some(vec![DeclDim::Param("B".into()), DeclDim::Param("S".into()), DeclDim::Value(768)]),
-/// };
-/// let target = ConstTensor { dtype: DType::Int64, dims: vec![4], data: ConstData::Ints(vec![0, -1, 12, 64]) };
-/// let node = Node {
-///     name: "split_heads".into(),
-///     op_type: "Reshape".into(),
-///     domain: String::new(),
-///     version: 17,
-///     inputs: vec!["x".into(), "target".into()],
-///     outputs: vec!["y".into()],
-///     attrs: Default::default(),
-/// };
-/// let model = Model {
-///     path: "example.onnx".into(),
-///     format: Format::Onnx,
-///     opsets: [(String::new(), 17)].into_iter().collect(),
-///     graph: Graph {
-///         name: "g".into(),
-///         inputs: vec![x],
-///         outputs: vec![ValueDecl { name: "y".into(), dtype: DType::Undefined, shape: None }],
-///         initializers: [("target".to_string(), target)].into_iter().collect(),
-///         nodes: vec![node],
-///         value_info: vec![],
-///     },
-/// };
-/// let report = infer(&model, &Options::default());
-/// let y = report.tensors["y"].shape.as_ref().unwrap();
-/// let dims: Vec<String> = y.iter().map(|d| format!("{d:?}")).collect();
-/// assert_eq!(dims, ["Expr(\"B\")", "Expr(\"S\")", "Int(12)", "Int(64)"]);
-/// assert!(!report.has_errors());
-/// ```
-pub fn infer(model: &Model, options: &Options) -> Report {
-    let ctx = infer_context(model, options);
-    Report::build(model, &ctx)
-}
-
-/// Infer and return the context (for callers that want the algebra itself).
+/// Infer every node of `model` under `options`: the context holding every tensor's
+/// facts, the algebra and the diagnostics.
 pub fn infer_context(model: &Model, options: &Options) -> ShapesContext {
     let g = &model.graph;
     let outputs = g.nodes.iter().map(|n| n.outputs.len()).sum::<usize>();
@@ -95,6 +41,9 @@ pub fn infer_context(model: &Model, options: &Options) -> ShapesContext {
 fn start(g: &Graph, options: &Options, outputs: usize) -> ShapesContext {
     let mut ctx = prepare(options, g.inputs.len() + g.initializers.len() + outputs);
     declare_inputs(&mut ctx, g);
+    if !options.inputs.is_empty() {
+        override_inputs(&mut ctx, g, &options.inputs);
+    }
     ctx
 }
 
@@ -167,6 +116,54 @@ fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
             TensorFact {
                 dtype: v.dtype,
                 shape,
+                value: None,
+            },
+        );
+    }
+}
+
+/// Replace the declared dims of graph inputs by the caller's ([`crate::facts::InputDim`]);
+/// one naming no input, an axis past the rank or an input of unknown rank is an
+/// error diagnostic.
+fn override_inputs(ctx: &mut ShapesContext, g: &Graph, inputs: &[crate::facts::InputDim]) {
+    for o in inputs {
+        let Some(v) = g.inputs.iter().find(|v| *v.name == *o.tensor) else {
+            let names: Vec<&str> = g.inputs.iter().map(|v| &*v.name).collect();
+            let msg = format!(
+                "input dim {}[{}]: the graph has no input `{}` (inputs: {})",
+                o.tensor,
+                o.axis,
+                o.tensor,
+                names.join(", ")
+            );
+            model_diagnostic(ctx, Severity::Error, msg);
+            continue;
+        };
+        let Some(mut shape) = ctx.get(&v.name).and_then(|f| f.shape.clone()) else {
+            let msg = format!(
+                "input dim {}[{}]: the input's rank is unknown",
+                o.tensor, o.axis
+            );
+            model_diagnostic(ctx, Severity::Error, msg);
+            continue;
+        };
+        if o.axis >= shape.len() {
+            let msg = format!(
+                "input dim {}[{}]: the input has rank {}",
+                o.tensor,
+                o.axis,
+                shape.len()
+            );
+            model_diagnostic(ctx, Severity::Error, msg);
+            continue;
+        }
+        shape[o.axis] = decl_dims(ctx, &v.name, std::slice::from_ref(&o.dim))[0];
+        let dtype = v.dtype;
+        ctx.insert(
+            &v.name,
+            TensorFact {
+                dtype,
+                shape: Some(shape),
                 value: None,
             },
         );

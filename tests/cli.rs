@@ -279,7 +279,7 @@ fn direct_json_equals_serde_json_pretty() {
 #[test]
 fn direct_json_escapes_as_serde_json() {
     let model = symdim::load::load(Path::new(&example())).unwrap();
-    let mut report = symdim::infer::infer(&model, &symdim::infer::Options::default());
+    let mut report = common::report(&model, &symdim::Facts::default());
     let nasty: String = (0u8..0x20)
         .map(char::from)
         .chain("\"\\/\u{7f}é漢🙂 end".chars())
@@ -381,7 +381,7 @@ impl std::io::Write for FailingSink {
 #[test]
 fn writers_stream_and_stop_at_the_first_error() {
     let model = symdim::load::load(Path::new(&example())).unwrap();
-    let mut report = symdim::infer::infer(&model, &symdim::infer::Options::default());
+    let mut report = common::report(&model, &symdim::Facts::default());
     // Make it larger than one piece (64 KiB): many copies of the tensors.
     let tensors: Vec<_> = report.tensors.clone().into_iter().collect();
     for i in 0..400 {

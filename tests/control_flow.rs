@@ -6,7 +6,9 @@ use ops_support::named as node;
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
-use symdim::infer::{infer, Options};
+use symdim::infer::Options;
+
+mod common;
 use symdim::report::{Report, ReportDim};
 
 fn decl(name: &str, dtype: DType, dims: Option<Vec<DeclDim>>) -> ValueDecl {
@@ -122,7 +124,7 @@ fn squeeze_if(extra: Vec<Node>) -> Model {
 
 #[test]
 fn an_undecided_branch_does_not_leak_its_equalities() {
-    let r = infer(&squeeze_if(vec![]), &Options::default());
+    let r = common::report(&squeeze_if(vec![]), &Options::default());
     // The then-branch's Squeeze needs T == 1, but only when it runs: T stays T.
     assert_eq!(shape(&r, "x"), Some("[N, T]".into()));
     assert_eq!(
@@ -173,7 +175,7 @@ fn a_branch_that_makes_a_later_node_fail_is_ruled_out() {
         vec![gemm],
         vec![DeclDim::Param("T".into()), DeclDim::Value(3)],
     );
-    let r = infer(&m, &Options::default());
+    let r = common::report(&m, &Options::default());
     assert_eq!(shape(&r, "y"), Some("[N, T]".into()));
     assert_eq!(shape(&r, "z"), Some("[N, 3]".into()));
     assert!(!r.has_errors(), "{:?}", r.diagnostics);
@@ -243,14 +245,14 @@ fn when_both_branches_fail_the_merged_result_stands() {
         vec![],
     )]);
     m.graph.initializers.insert("axis5".into(), ints(&[5]));
-    let r = infer(&m, &Options::default());
+    let r = common::report(&m, &Options::default());
     assert_eq!(shape(&r, "y"), None);
     assert!(split_warnings(&r).is_empty(), "{:?}", r.diagnostics);
 }
 
 #[test]
 fn a_decided_condition_infers_only_the_branch_that_runs() {
-    let r = infer(
+    let r = common::report(
         &squeeze_if(vec![]),
         &Options {
             binds: vec![("T".into(), 1)],
@@ -258,7 +260,7 @@ fn a_decided_condition_infers_only_the_branch_that_runs() {
         },
     );
     assert_eq!(shape(&r, "y"), Some("[N]".into()));
-    let r = infer(
+    let r = common::report(
         &squeeze_if(vec![]),
         &Options {
             binds: vec![("T".into(), 5)],
@@ -318,7 +320,7 @@ fn branches_that_agree_keep_their_dims() {
         )],
         &["y"],
     );
-    let r = infer(&model(g), &Options::default());
+    let r = common::report(&model(g), &Options::default());
     assert_eq!(shape(&r, "y"), Some("[N, T]".into()));
 }
 
@@ -371,7 +373,7 @@ fn loop_scan_outputs_stack_the_trip_count() {
         )],
         &["acc_final", "stacked"],
     );
-    let r = infer(&model(g), &Options::default());
+    let r = common::report(&model(g), &Options::default());
     assert_eq!(shape(&r, "acc_final"), Some("[N, 3]".into()));
     assert_eq!(shape(&r, "stacked"), Some("[7, N, 3]".into()));
 }

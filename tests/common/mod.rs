@@ -20,3 +20,9 @@ pub fn corpus() -> Option<std::path::PathBuf> {
         None
     }
 }
+
+/// The report of `model` inferred under `options`, without the contract's
+/// constraints (`symdim infer` adds them).
+pub fn report(model: &symdim::Model, options: &symdim::Facts) -> symdim::Report {
+    symdim::Report::build(model, &symdim::infer::infer_context(model, options))
+}

@@ -1,0 +1,204 @@
+//! The library facade: `symdim::load`, `symdim::infer`, `Shapes`, `DimExpr`, `Facts`.
+
+use proptest::prelude::*;
+use std::path::Path;
+use symdim::{DimExpr, EvalError, Facts, SymbolValues};
+
+fn example() -> symdim::Model {
+    symdim::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/attention.onnx"))
+        .expect("the bundled example loads")
+}
+
+fn texts(dims: &[DimExpr]) -> Vec<String> {
+    dims.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn shapes_read_as_expressions() {
+    let model = example();
+    let shapes = symdim::infer(&model, &Facts::new());
+    assert_eq!(
+        texts(&shapes.shape("x").unwrap()),
+        ["batch", "sequence", "64"]
+    );
+    assert_eq!(
+        texts(&shapes.shape("scores").unwrap()),
+        ["1", "batch", "4", "sequence", "sequence"]
+    );
+    let t = shapes.tensor("x_shape").unwrap();
+    assert_eq!(t.dtype, Some(symdim::DType::Int64));
+    assert_eq!(texts(&t.value.unwrap()), ["batch", "sequence", "64"]);
+    assert!(shapes.tensor("no such tensor").is_none());
+    assert_eq!(shapes.outputs(), ["y"]);
+    let names: Vec<String> = shapes.tensors().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names.first().map(String::as_str), Some("x"));
+    assert_eq!(names.last().map(String::as_str), Some("y"));
+    assert!(!shapes.has_errors());
+}
+
+#[test]
+fn input_dims_are_overridden_without_touching_the_model() {
+    let model = example();
+    let before = model.graph.inputs.clone();
+    let shapes = symdim::infer(
+        &model,
+        &Facts::new().input_dim("x", 0, "N").input_dim("x", 1, "2*T"),
+    );
+    assert_eq!(texts(&shapes.shape("y").unwrap()), ["N", "2*T", "64"]);
+    assert_eq!(model.graph.inputs, before);
+    // An integer fixes the dim.
+    let shapes = symdim::infer(&model, &Facts::new().input_dim("x", 0, "3"));
+    assert_eq!(texts(&shapes.shape("y").unwrap()), ["3", "sequence", "64"]);
+    // A wrong input or axis is an error diagnostic; the rest is still inferred.
+    for (facts, want) in [
+        (
+            Facts::new().input_dim("nope", 0, "N"),
+            "input dim nope[0]: the graph has no input `nope` (inputs: x)",
+        ),
+        (
+            Facts::new().input_dim("x", 3, "N"),
+            "input dim x[3]: the input has rank 3",
+        ),
+    ] {
+        let shapes = symdim::infer(&model, &facts);
+        assert!(shapes.has_errors());
+        let messages: Vec<&str> = shapes
+            .diagnostics()
+            .iter()
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(messages, [want]);
+        assert_eq!(
+            texts(&shapes.shape("y").unwrap()),
+            ["batch", "sequence", "64"]
+        );
+    }
+}
+
+#[test]
+fn concretize_keeps_the_symbolic_answer() {
+    let model = example();
+    let shapes = symdim::infer(&model, &Facts::new());
+    let four = shapes.concretize(&[("batch", 4)]);
+    assert_eq!(texts(&four.shape("y").unwrap()), ["4", "sequence", "64"]);
+    assert_eq!(
+        texts(&shapes.shape("y").unwrap()),
+        ["batch", "sequence", "64"]
+    );
+    // The same as inferring with the binding from the start.
+    let bound = symdim::infer(&model, &Facts::new().bind("batch", 4));
+    assert_eq!(four.report(), bound.report());
+}
+
+#[test]
+fn the_report_is_the_commands() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/attention.onnx");
+    let model = symdim::load(&path).unwrap();
+    let shapes = symdim::infer(&model, &Facts::new().bind("sequence", 7));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_symdim"))
+        .arg("infer")
+        .arg(&path)
+        .args(["--format", "json", "--bind", "sequence=7"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        shapes.report().to_json()
+    );
+    let mut written = Vec::new();
+    shapes
+        .write_report(symdim::report::Format::Json, &mut written)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(written).unwrap(),
+        shapes.report().to_json()
+    );
+}
+
+#[test]
+fn dim_expressions_compute_and_evaluate() {
+    let s = DimExpr::symbol("S");
+    let b = DimExpr::parse("B").unwrap();
+    let e = (s.clone() * 12 + b.clone()) * 2 - s.clone();
+    assert_eq!(e.to_string(), "2*B + 23*S");
+    assert_eq!(e.symbols(), ["B", "S"]);
+    let at = SymbolValues::new().with("S", 3).with("B", 5);
+    assert_eq!(e.eval(&at).unwrap(), 2 * 5 + 23 * 3);
+    assert_eq!(
+        e.substitute(&SymbolValues::new().with("S", 1)).to_string(),
+        "2*B + 23"
+    );
+    assert_eq!(
+        DimExpr::parse("(S*768) / (12*64)").unwrap().to_string(),
+        "S"
+    );
+    assert_eq!(DimExpr::constant(7).floordiv(&2.into()).as_i64(), Some(3));
+    assert_eq!(DimExpr::constant(7).ceildiv(&2.into()).as_i64(), Some(4));
+    assert_eq!(s.min(&b).eval(&at).unwrap(), 3);
+    assert_eq!(s.max(&b).eval(&at).unwrap(), 5);
+    assert_eq!(
+        e.eval(&SymbolValues::new().with("S", 3)),
+        Err(EvalError::Unbound {
+            symbol: "B".to_string()
+        })
+    );
+    let half = s.floordiv(&(b.clone() - 5));
+    assert!(matches!(half.eval(&at), Err(EvalError::Undefined { .. })));
+    let third = DimExpr::parse("S / 3").unwrap();
+    assert!(matches!(
+        third.eval(&SymbolValues::new().with("S", 4)),
+        Err(EvalError::NotAnInteger { .. })
+    ));
+    assert!(DimExpr::parse("S +").is_err());
+}
+
+/// A random expression over `A`, `B`, `C` and small constants, with its value at an
+/// assignment computed directly in `i128`.
+fn expr() -> impl Strategy<Value = (DimExpr, [i64; 3], i128)> {
+    let leaf = prop_oneof![
+        (0usize..3).prop_map(|i| (i, true, 0i64)),
+        (-5i64..6).prop_map(|c| (0, false, c)),
+    ];
+    (
+        prop::collection::vec((leaf, 0u8..3), 1..8),
+        prop::array::uniform3(0i64..20),
+    )
+        .prop_map(|(items, at)| {
+            let names = ["A", "B", "C"];
+            let mut e = DimExpr::constant(0);
+            let mut v: i128 = 0;
+            for ((i, is_sym, c), op) in items {
+                let (t, tv) = if is_sym {
+                    (DimExpr::symbol(names[i]), at[i] as i128)
+                } else {
+                    (DimExpr::constant(c), c as i128)
+                };
+                match op {
+                    0 => {
+                        e = e + t;
+                        v += tv;
+                    }
+                    1 => {
+                        e = e - t;
+                        v -= tv;
+                    }
+                    _ => {
+                        e = e * t;
+                        v *= tv;
+                    }
+                }
+            }
+            (e, at, v)
+        })
+}
+
+proptest! {
+    #[test]
+    fn arithmetic_evaluates_as_integers((e, at, want) in expr()) {
+        let values = SymbolValues::new().with("A", at[0]).with("B", at[1]).with("C", at[2]);
+        prop_assert_eq!(e.eval(&values).map(i128::from), Ok(want));
+        // Printed and parsed back, the same value.
+        let again = DimExpr::parse(&e.to_string()).unwrap();
+        prop_assert_eq!(again.eval(&values).map(i128::from), Ok(want));
+    }
+}
