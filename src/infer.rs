@@ -176,7 +176,7 @@ fn override_inputs(ctx: &mut ShapesContext, g: &Graph, inputs: &[crate::facts::I
 /// reads outer tensors by name; its own tensors are removed from the context
 /// afterwards (outer tensors it shadowed are restored), so branches do not leak into
 /// each other. Returns the facts of its outputs, in order; `None` past
-/// [`MAX_SUBGRAPH_DEPTH`] nested subgraphs.
+/// [`crate::context::MAX_SUBGRAPH_DEPTH`] nested subgraphs.
 pub fn run_subgraph(
     ctx: &mut ShapesContext,
     g: &Graph,

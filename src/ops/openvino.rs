@@ -1,8 +1,8 @@
 //! OpenVINO opset shape rules (domain `openvino`).
 //!
 //! IR attributes arrive decoded by the reader (`crate::openvino::to_graph`):
-//! [`ov_bool`], [`ov_i64`], [`ov_i64_list`], [`ov_f64`], [`ov_str`] and [`ov_dtype`]
-//! read them, and reject an attribute the reader left as text because it did not
+//! the getters of `super::attrs` (`ov_bool`, `ov_i64`, `ov_i64_list`, `ov_str`,
+//! `ov_dtype`) read them, and reject an attribute the reader left as text because it did not
 //! read as its kind. Layer types are registered as written in IR files (`SoftMax`,
 //! `ReLU`, `PReLU`) and in the runtime spelling (`Softmax`, `Relu`, `PRelu`).
 //!
