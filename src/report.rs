@@ -244,7 +244,7 @@ impl Report {
     }
 
     /// Make the `tensors` section of [`Report::build`] from the model and context the
-    /// report was made of: what the streaming writer ([`Report::infer_and_write`])
+    /// report was made of: what the direct writer ([`Report::write_inferred`])
     /// writes but does not keep.
     pub fn fill_tensors(&mut self, model: &Model, ctx: &ShapesContext) {
         self.tensors = Rows::new(model, ctx).0.collect(ctx);

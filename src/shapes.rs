@@ -1,6 +1,6 @@
 //! The library's front door: infer a model and read its shapes as owned values.
 //!
-//! [`crate::infer`] gives a [`Shapes`]: every tensor's element type and dims, each
+//! [`fn@crate::infer`] gives a [`Shapes`]: every tensor's element type and dims, each
 //! dim a [`DimExpr`] that prints in the expression grammar (`docs/grammar.md`),
 //! does arithmetic, and evaluates at symbol values. [`Shapes::concretize`] answers
 //! for given values without changing the symbolic answer, and [`Shapes::report`]
