@@ -33,6 +33,16 @@ const _: () = assert!(MAX_FLOAT_VALUE_ELEMENTS >= VALUE_FACT_LIMIT);
 /// (shape tensors, small constants); larger ones carry only their shape.
 pub const VALUE_FACT_LIMIT: usize = 64;
 
+/// The default ONNX domain's one spelling: `"ai.onnx"` and `""` name the same domain,
+/// and symdim keys it as `""`.
+pub fn canonical_domain(domain: &str) -> &str {
+    if domain == "ai.onnx" {
+        ""
+    } else {
+        domain
+    }
+}
+
 /// The source format of a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {

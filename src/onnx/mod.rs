@@ -44,7 +44,7 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
-pub use crate::graph::DType;
+pub use crate::graph::{canonical_domain, DType};
 pub use attr::{AttrType, AttrValue, AttributeProto};
 pub use error::OnnxError;
 pub use model::{FunctionProto, GraphProto, ModelProto, NodeProto};
@@ -123,16 +123,6 @@ pub fn load(path: impl AsRef<Path>) -> Result<OwnedModel, OnnxError> {
         bytes,
         path: Some(path.to_path_buf()),
     })
-}
-
-/// The default ONNX domain's one spelling: `"ai.onnx"` and `""` name the same domain,
-/// and symdim keys it as `""`.
-pub fn canonical_domain(domain: &str) -> &str {
-    if domain == "ai.onnx" {
-        ""
-    } else {
-        domain
-    }
 }
 
 /// A cheap content sniff: whether `bytes` look like a serialized `ModelProto`. Checks that

@@ -80,7 +80,7 @@ fn registry() -> &'static Registry {
 
 /// The rule for an op, if symdim has one.
 pub fn rule_for(domain: &str, op_type: &str) -> Option<OpRule> {
-    let domain = crate::onnx::canonical_domain(domain);
+    let domain = crate::graph::canonical_domain(domain);
     registry().get(&(domain, op_type)).copied()
 }
 
@@ -130,6 +130,15 @@ pub fn check_inputs(node: &Node, min: usize, max: usize) -> Result<(), OpError> 
 #[cfg(test)]
 mod registry_tests {
     use super::*;
+
+    #[test]
+    fn ai_onnx_is_the_default_domain() {
+        assert!(rule_for("ai.onnx", "Relu").is_some());
+        assert_eq!(
+            rule_for("ai.onnx", "NoSuchOp").is_some(),
+            rule_for("", "NoSuchOp").is_some()
+        );
+    }
 
     #[test]
     fn no_op_has_two_rules() {
