@@ -7,8 +7,8 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-// mimalloc: the run allocates many small strings and vectors; it is faster than the
-// system allocator for that pattern (see docs/benchmarks.md).
+// mimalloc: a run allocates many small strings and vectors, which it serves faster
+// than the system allocator (docs/benchmarks.md has the figures).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::io::Write as _;
