@@ -242,6 +242,38 @@ class SymdimTimer:
                     warnings=sum(d.get("severity") == "warning" for d in diags))
 
 
+class LibTimer:
+    """symdim as a library, in-process: `examples/timing.rs` loads and infers the model
+    twice in its own process and prints the time each took; the second (a warm process,
+    as in an embedder that has done it before) is the measurement. Process start and the
+    report are not counted. A warm-up run, then one timed run per step(), up to `runs`."""
+
+    def __init__(self, binary, path, runs):
+        self.binary, self.path, self.runs = binary, path, runs
+        self.times, self.error = [], None
+
+    def once(self):
+        p = subprocess.run([self.binary, self.path, "2"], capture_output=True, text=True)
+        if p.returncode != 0:
+            self.error = f"timing exited {p.returncode}: {p.stderr[-300:]}"
+            return None
+        return float(p.stdout.split()[-1])
+
+    def warm(self):
+        self.once()
+
+    def step(self):
+        if self.error is None and len(self.times) < self.runs:
+            t = self.once()
+            if t is not None:
+                self.times.append(t)
+
+    def summary(self):
+        times = self.times
+        return dict(times=times, median_s=statistics.median(times) if times else None,
+                    median_cpu_s=statistics.median(times) if times else None, error=self.error)
+
+
 class InProcessTimer:
     """An in-process peer's calls on one model, each on a fresh copy of the ModelProto
     (copying is not timed): an optional warm-up call (not timed), then one timed call per
@@ -337,7 +369,11 @@ def main():
     ap.add_argument("--single-above", type=float, default=60.0,
                     help="do not repeat an in-process call slower than this many seconds")
     ap.add_argument("--symdim", default=default_symdim(), help="symdim binary")
-    ap.add_argument("--peers", default="symdim,onnx,ort")
+    ap.add_argument("--peers", default="symdim,onnx,ort",
+                    help="comma-separated: symdim (whole process), lib (in-process load + infer, "
+                         "examples/timing.rs), onnx, ort")
+    ap.add_argument("--lib", default=None,
+                    help="the timing example binary (default: target/release/examples/timing)")
     ap.add_argument("--json", help="write the raw numbers here")
     ap.add_argument("--shipped", action="store_true",
                     help="run every tool on the file as shipped (exporter value_info and output shapes "
@@ -391,6 +427,9 @@ def main():
             timers = {}
             if "symdim" in peers:
                 timers["symdim"] = SymdimTimer(spawner, a.symdim, stripped, orig, a.runs, tmp)
+            if "lib" in peers:
+                lib = a.lib or os.path.join(os.path.dirname(default_symdim()), "examples", "timing")
+                timers["lib"] = LibTimer(lib, stripped, a.runs)
             if "onnx" in peers:
                 timers["onnx"] = InProcessTimer(peer_onnx, base, a.runs, True, a.single_above)
             if "ort" in peers:
@@ -431,13 +470,13 @@ def main():
 
 
 def print_table(results):
-    head = ["model", "nodes", "MB", "symdim ms", "onnx ms", "ort ms", "sd/onnx", "sd/ort",
-            "RSS MB", "target MB", "grounded sd/onnx/ort"]
+    head = ["model", "nodes", "MB", "symdim ms", "lib ms", "onnx ms", "ort ms", "sd/onnx", "sd/ort",
+            "lib/onnx", "RSS MB", "target MB", "grounded sd/onnx/ort"]
     rows = []
     for name, r in results["models"].items():
-        sd, ox, ot = (r.get(k) or {} for k in ("symdim", "onnx", "ort"))
+        sd, lb, ox, ot = (r.get(k) or {} for k in ("symdim", "lib", "onnx", "ort"))
         key = "median_cpu_s" if results.get("clock") == "cpu" else "median_s"
-        s, o, t = sd.get(key), ox.get(key), ot.get(key)
+        s, lbs, o, t = sd.get(key), lb.get(key), ox.get(key), ot.get(key)
         rss = sd.get("peak_rss_kib")
         r1, r2 = fmt_ratio(s, o), fmt_ratio(s, t)
         if s is not None and o:
@@ -446,9 +485,9 @@ def print_table(results):
             r2 += " ok" if s <= 0.02 * t else " MISS"
         rss_s = "-" if rss is None else f"{rss / 1024:.0f}" + (" ok" if rss <= r["rss_target_kib"] else " MISS")
         g = "/".join(str(x.get("grounded", "-")) for x in (sd, ox, ot)) + f" of {r['node_outputs']}"
-        rows.append([name, str(r["nodes"]), f"{r['file_bytes'] / 1e6:.1f}", fmt_ms(s), fmt_ms(o), fmt_ms(t),
-                     r1, r2, rss_s, f"{r['rss_target_kib'] / 1024:.0f}", g])
-        for k, x in (("symdim", sd), ("onnx", ox), ("ort", ot)):
+        rows.append([name, str(r["nodes"]), f"{r['file_bytes'] / 1e6:.1f}", fmt_ms(s), fmt_ms(lbs), fmt_ms(o),
+                     fmt_ms(t), r1, r2, fmt_ratio(lbs, o), rss_s, f"{r['rss_target_kib'] / 1024:.0f}", g])
+        for k, x in (("symdim", sd), ("lib", lb), ("onnx", ox), ("ort", ot)):
             if x.get("error"):
                 rows.append([f"  {k} error: {x['error'][:150]}"] + [""] * (len(head) - 1))
     w = [max(len(h), *(len(row[i]) for row in rows if row[1] or i == 0)) if rows else len(h)
@@ -463,7 +502,7 @@ def print_table(results):
             print(row[0])
             continue
         print("  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(row)))
-    print("targets: sd/onnx <= 0.5, sd/ort <= 0.02, RSS <= 2 x file + 50 MB (issue 6); "
+    print("targets: sd/onnx <= 0.5, sd/ort <= 0.02, RSS <= 2 x file + 50 MB; lib = in-process load + infer; "
           "grounded = node outputs with known rank and every dim a number or an expression of input symbols")
 
 
