@@ -18,9 +18,9 @@ For each model of --models (default /work/zoo/models, described by its export_lo
   `ort`  = onnxruntime SymbolicShapeInference.infer_shapes(model, auto_merge=True),
   `onnx` = onnx.shape_inference.infer_shapes(model, data_prop=True).
   Their dims are ints or dim_param strings (sympy expressions of the input dim names),
-  evaluated with sympy at the binding; a name that is not an input dim name (unk__3,
-  Reshape_12_o0__d1, ...) makes the dim unknown. A peer that raises counts all dims
-  unknown and the error is recorded. Each peer runs in a forked child with a timeout.
+  read as sympy prints them and evaluated exactly at the binding; a name that is not an
+  input dim name (unk__3, Reshape_12_o0__d1, ...) makes the dim unknown. A peer that
+  raises counts all dims unknown and the error is recorded. Each peer runs in a forked child with a timeout.
 
 A "dim" is one axis of one node output at one binding (three bindings per model). Per
 tool each dim is exactly one of:
@@ -474,13 +474,84 @@ def run_peer(kind, stripped_bytes, timeout):
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.:]*")
-SYMPY_FUNCS = {"floor", "ceiling", "Max", "Min", "Mod", "Abs", "FloorDiv", "CeilDiv", "CleanDiv",
-               "IntTrueDiv", "PythonMod", "CeilToInt", "FloorToInt", "TruncToInt", "sqrt", "Integer",
-               "Rational", "Piecewise", "max", "min"}
+
+
+def _q_floor(x):
+    return _floor(Fraction(x))
+
+
+def _q_ceil(x):
+    return -_floor(-Fraction(x))
+
+
+def _q_mod(a, b):
+    if b == 0:
+        raise Unknown("Mod(_, 0)")
+    return a - b * _floor(a / b)
+
+
+def _q_div(a, b):
+    if b == 0:
+        raise Unknown("x/0")
+    return Fraction(a) / b
+
+
+# sympy's printing of the functions the peers write into dim_param, evaluated exactly.
+PEER_FUNCS = {
+    "floor": _q_floor, "ceiling": _q_ceil, "FloorToInt": _q_floor, "CeilToInt": _q_ceil,
+    "TruncToInt": lambda x: Fraction(int(x)), "Abs": abs, "Integer": Fraction,
+    "Max": lambda *a: max(a), "Min": lambda *a: min(a), "max": lambda *a: max(a), "min": lambda *a: min(a),
+    "Mod": _q_mod, "PythonMod": _q_mod, "FloorDiv": lambda a, b: _q_floor(_q_div(a, b)),
+    "CeilDiv": lambda a, b: _q_ceil(_q_div(a, b)), "CleanDiv": _q_div, "IntTrueDiv": _q_div,
+    "Rational": _q_div,
+}
+
+
+def _peer_eval(node, env):
+    import ast
+
+    if isinstance(node, ast.Expression):
+        return _peer_eval(node.body, env)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return Fraction(node.value)
+    if isinstance(node, ast.Name):
+        if node.id not in env:
+            raise Unknown(f"name {node.id}")
+        return Fraction(env[node.id])
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _peer_eval(node.operand, env)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.BinOp):
+        a, b = _peer_eval(node.left, env), _peer_eval(node.right, env)
+        op = node.op
+        if isinstance(op, ast.Add):
+            return a + b
+        if isinstance(op, ast.Sub):
+            return a - b
+        if isinstance(op, ast.Mult):
+            return a * b
+        if isinstance(op, ast.Div):
+            return _q_div(a, b)
+        if isinstance(op, ast.FloorDiv):
+            return _q_floor(_q_div(a, b))
+        if isinstance(op, ast.Mod):
+            return _q_mod(a, b)
+        if isinstance(op, ast.Pow) and b.denominator == 1 and 0 <= b <= 64:
+            return a ** int(b)
+        raise Unknown(f"operator {type(op).__name__}")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in PEER_FUNCS \
+            and not node.keywords:
+        return Fraction(PEER_FUNCS[node.func.id](*[_peer_eval(x, env) for x in node.args]))
+    raise Unknown(f"cannot evaluate {type(node).__name__}")
 
 
 def peer_value(dim, params, cache):
-    """Value of a peer's dim at a binding: int, or raises Unknown."""
+    """Value of a peer's dim at a binding: a Fraction, or raises Unknown. A dim_param is
+    read as sympy prints it (Python syntax: + - * / // % **, floor, ceiling, Max, Min,
+    Mod, FloorDiv, ...) and evaluated exactly; any name that is not an input dim name
+    (unk__3, Reshape_12_o0__d1, ...) makes it unknown."""
+    import ast
+
     if isinstance(dim, int):
         return Fraction(dim)
     if dim is None:
@@ -490,42 +561,37 @@ def peer_value(dim, params, cache):
     key = (dim, tuple(sorted(params.items())))
     if key in cache:
         v = cache[key]
-        if v is None:
-            raise Unknown(dim)
+        if isinstance(v, Unknown):
+            raise v
         return v
-    import sympy
-
     names = {}
 
     def sub(m):
         w = m.group(0)
-        if w in SYMPY_FUNCS:
+        if w in PEER_FUNCS:
             return w
-        if w not in params:
-            raise Unknown(f"name {w}")
         names.setdefault(w, f"_z{len(names)}")
         return names[w]
 
     try:
         text = _IDENT.sub(sub, dim)
-        loc = {v: sympy.Symbol(v, integer=True, positive=True) for v in names.values()}
-        loc.update(FloorDiv=lambda a, b: sympy.floor(a / b), CeilDiv=lambda a, b: sympy.ceiling(a / b),
-                   CleanDiv=lambda a, b: a / b, IntTrueDiv=lambda a, b: a / b,
-                   PythonMod=sympy.Mod, CeilToInt=sympy.ceiling, FloorToInt=sympy.floor, max=sympy.Max,
-                   min=sympy.Min)
-        e = sympy.sympify(text, locals=loc)
-        val = e.subs({loc[names[w]]: params[w] for w in names})
-        if not val.is_number or not val.is_rational:
-            raise Unknown(f"not a number: {val}")
-        r = Fraction(int(val.p), int(val.q))
-        cache[key] = r
-        return r
-    except Unknown:
-        cache[key] = None
+        env = {z: params[w] for w, z in names.items() if w in params}
+        missing = [w for w in names if w not in params]
+        if missing:
+            raise Unknown(f"name {missing[0]}")
+        try:
+            tree = ast.parse(text.strip(), mode="eval")
+        except SyntaxError as e:
+            raise Unknown(f"not an expression: {dim!r}") from e
+        r = _peer_eval(tree, env)
+    except Unknown as e:
+        cache[key] = e
         raise
-    except Exception as e:  # noqa: BLE001 - sympy cannot read it
-        cache[key] = None
-        raise Unknown(f"sympy: {short(e, 120)}") from e
+    except (ValueError, TypeError, OverflowError, RecursionError) as e:
+        cache[key] = Unknown(short(e, 120))
+        raise cache[key] from e
+    cache[key] = r
+    return r
 
 
 # ============================================================================ scoring
@@ -630,30 +696,117 @@ def symdim_inputs(rep, model, params_per_binding):
     return out
 
 
-def cause_of(detail, shape_known, op, rep, node_name, ddnode_ops):
-    """A cause category for a non-exact symdim dim."""
-    if detail is None:
-        return "?"
-    if detail == "unknown rank":
-        diag = [d["message"] for d in rep.get("diagnostics", []) if d.get("node") == node_name]
-        for m in diag:
-            if m.startswith("no shape rule for"):
-                return f"unknown rank: no shape rule for {op}"
-        if diag:
-            return "unknown rank: error at node"
-        return "unknown rank"
-    if detail.startswith("data-dependent:"):
-        sym = detail.split(":", 1)[1]
-        return f"data-dependent symbol from {ddnode_ops.get(sym, '?')}"
-    if detail.startswith("broadcast=") or detail.startswith("broadcast-eval-error"):
-        return "malformed-broadcast"
-    if detail.startswith("parse:") or detail.startswith("not an int"):
-        return "malformed (does not parse)"
-    if detail.startswith("wrong rank"):
-        return "wrong rank"
-    if detail.startswith("does not evaluate"):
-        return "does not evaluate"
-    return "wrong"
+class Causes:
+    """Cause categories for symdim's non-exact dims, with the root a reader should look at.
+
+    - unknown rank: the *origin* is found by walking back through inputs of unknown rank
+      to the first node whose inputs all have a rank; the category names its op and why
+      (`no shape rule for OP` when symdim's diagnostic says so).
+    - data-dependent symbol: the op of the node that introduced it (the report's
+      `symbols.<s>.node`); `root` is the nearest node upstream of it (itself included)
+      that has no shape rule, when there is one.
+    """
+
+    def __init__(self, graph, rep):
+        self.rep = rep
+        self.tensors = rep.get("tensors", {})
+        self.syms = rep.get("symbols", {})
+        self.producer = {}
+        self.nodes = {}
+        for n in graph.node:
+            self.nodes[n.name] = n
+            for o in n.output:
+                if o:
+                    self.producer.setdefault(o, n)
+        self.norule = set()
+        self.diag = {}
+        for d in rep.get("diagnostics", []):
+            if d.get("node"):
+                self.diag.setdefault(d["node"], d["message"])
+                if d["message"].startswith("no shape rule for"):
+                    self.norule.add(d["node"])
+        self._origin = {}
+        self._root = {}
+
+    def rank_known(self, name):
+        if name not in self.producer:  # graph input, initializer
+            return True
+        t = self.tensors.get(name)
+        return bool(t) and t.get("shape") is not None
+
+    def origin(self, node):
+        """First node upstream of `node` (itself included) whose inputs all have a rank."""
+        seen = set()
+        while node is not None and node.name not in seen:
+            seen.add(node.name)
+            if node.name in self._origin:
+                return self._origin[node.name]
+            bad = [i for i in node.input if i and not self.rank_known(i)]
+            if not bad:
+                break
+            node = self.producer[bad[0]]
+        for n in seen:
+            self._origin[n] = node
+        return node
+
+    def norule_root(self, node):
+        """Nearest node with no shape rule upstream of `node` (itself included), or None."""
+        if node.name in self._root:
+            return self._root[node.name]
+        frontier, seen, found = [node], {node.name}, None
+        while frontier and found is None:
+            nxt = []
+            for n in frontier:
+                if n.name in self.norule:
+                    found = n
+                    break
+                for i in n.input:
+                    p = self.producer.get(i)
+                    if p is not None and p.name not in seen:
+                        seen.add(p.name)
+                        nxt.append(p)
+            frontier = nxt
+        self._root[node.name] = found
+        return found
+
+    def why(self, node):
+        if node.name in self.norule:
+            return f"no shape rule for {node.op_type}"
+        if node.name in self.diag:
+            return f"{node.op_type} with a diagnostic"
+        return f"{node.op_type}"
+
+    def of(self, detail, node):
+        """(category, root) of a non-exact dim of an output of `node`."""
+        if detail is None or node is None:
+            return "?", ""
+        if detail == "unknown rank":
+            o = self.origin(node)
+            root = f"{o.op_type} {o.name}"
+            if o.name in self.norule:
+                return f"unknown rank: no shape rule for {o.op_type}", root
+            if o.name in self.diag:
+                return f"unknown rank: from {o.op_type} (diagnostic)", root
+            return f"unknown rank: from {o.op_type}", root
+        if detail.startswith("data-dependent:"):
+            sym = detail.split(":", 1)[1]
+            intro = self.nodes.get(self.syms.get(sym, {}).get("node", ""))
+            if intro is None:
+                return "data-dependent symbol from ?", sym
+            r = self.norule_root(intro)
+            root = f"{sym} at {intro.op_type} {intro.name}"
+            if r is not None and r is not intro:
+                root += f"; no shape rule upstream: {r.op_type} {r.name}"
+            return f"data-dependent symbol from {self.why(intro)}", root
+        if detail.startswith("broadcast=") or detail.startswith("broadcast-eval-error"):
+            return "malformed-broadcast", ""
+        if detail.startswith("parse:") or detail.startswith("not an int"):
+            return "malformed (does not parse)", ""
+        if detail.startswith("wrong rank"):
+            return "wrong rank", ""
+        if detail.startswith("does not evaluate"):
+            return "does not evaluate", detail
+        return "wrong", ""
 
 
 def score_model(path, entry, symdim, timeout, peers):
@@ -687,7 +840,6 @@ def score_model(path, entry, symdim, timeout, peers):
     g = model.graph
     inits = {t.name for t in g.initializer}
     names, producer = node_outputs(g, inits | {i.name for i in g.input})
-    node_op = {n.name: n.op_type for n in g.node}
 
     tools = {}
     # --- symdim, as exported and stripped
@@ -710,8 +862,7 @@ def score_model(path, entry, symdim, timeout, peers):
         rep = run["report"]
         t["exit"] = run["exit"]
         syms = rep.get("symbols", {})
-        ddnode_ops = {s: node_op.get(v.get("node"), v.get("node") or "?") for s, v in syms.items()
-                      if v.get("kind") == "data-dependent"}
+        why = Causes(g, rep)
         inputs = symdim_inputs(rep, model, params_list)
         for i in ok_idx:
             env = SymdimEnv(syms, inputs[i])
@@ -729,12 +880,11 @@ def score_model(path, entry, symdim, timeout, peers):
                     key = (o, ax)
                     it = issues.get(key)
                     if it is None:
+                        cat, root = why.of(detail, n)
                         it = issues[key] = {
                             "tensor": o, "axis": ax, "node": n.name if n else "", "op": n.op_type if n else "?",
                             "expr": None if shape is None else (shape[ax] if ax < len(shape) else shape),
-                            "status": st, "cause": cause_of(detail, shape is not None, n.op_type if n else "?",
-                                                            rep, n.name if n else "", ddnode_ops),
-                            "detail": detail, "runtime": [], "count": 0}
+                            "status": st, "cause": cat, "root": root, "detail": detail, "runtime": [], "count": 0}
                     it["runtime"].append(r)
                     it["count"] += 1
         t["diagnostics"] = len(rep.get("diagnostics", []))
@@ -782,26 +932,36 @@ def totals(models):
     return tot
 
 
-def causes(models, tool="symdim"):
-    """Non-exact dims grouped by (op, cause), with counts and examples."""
+def root_key(it):
+    """The cause of a non-exact dim with the upstream op that has no shape rule, if any."""
+    m = re.search(r"no shape rule upstream: (\S+)", it.get("root") or "")
+    return it["cause"] + (f" [upstream: no shape rule for {m.group(1)}]" if m else "")
+
+
+def causes(models, tool="symdim", key=lambda it: (it["op"], it["cause"])):
+    """Non-exact dims grouped by key (default: producing op and cause), with counts and
+    up to five examples from different models."""
     groups = {}
     for r in models.values():
         t = r.get("tools", {}).get(tool)
         if not t:
             continue
         for it in t.get("nonexact", []):
-            k = (it["op"], it["cause"])
-            g = groups.setdefault(k, {"op": it["op"], "cause": it["cause"], "dims": 0, "tensors": 0,
-                                      "models": set(), "examples": []})
+            k = key(it)
+            g = groups.setdefault(k, {"key": list(k) if isinstance(k, tuple) else k, "dims": 0, "tensors": 0,
+                                      "ops": collections.Counter(), "models": set(), "examples": []})
             g["dims"] += it["count"]
             g["tensors"] += 1
+            g["ops"][it["op"]] += it["count"]
             g["models"].add(r["file"])
             if len(g["examples"]) < 5 and all(e["model"] != r["file"] for e in g["examples"]):
                 g["examples"].append({"model": r["file"], "tensor": it["tensor"], "axis": it["axis"],
-                                      "expr": it["expr"], "runtime": it["runtime"], "detail": it["detail"]})
-    out = sorted(groups.values(), key=lambda g: (-g["dims"], g["op"], g["cause"]))
+                                      "op": it["op"], "expr": it["expr"], "runtime": it["runtime"],
+                                      "root": it.get("root"), "detail": it["detail"]})
+    out = sorted(groups.values(), key=lambda g: (-g["dims"], str(g["key"])))
     for g in out:
         g["models"] = sorted(g["models"])
+        g["ops"] = dict(g["ops"].most_common())
     return out
 
 
@@ -832,8 +992,15 @@ def print_summary(doc):
     print("symdim non-exact dims by op and cause (top 25):")
     for g in doc["symdim_causes"][:25]:
         ex = g["examples"][0]
-        print(f"  {g['dims']:6} {g['op']:22} {g['cause'][:50]:50} e.g. {ex['model']} {ex['tensor']}[{ex['axis']}]"
+        op, cause = g["key"]
+        print(f"  {g['dims']:6} {op:18} {cause[:55]:55} e.g. {ex['model']} {ex['tensor']}[{ex['axis']}]"
               f" = {ex['expr']!r} vs {ex['runtime']}")
+    print()
+    print("symdim non-exact dims by root cause:")
+    for g in doc["symdim_root_causes"][:20]:
+        ex = g["examples"][0]
+        ops = ", ".join(f"{k} {v}" for k, v in list(g["ops"].items())[:4])
+        print(f"  {g['dims']:6} {g['key'][:80]:80} {len(g['models']):3} models; ops {ops}")
 
 
 def main():
@@ -852,7 +1019,6 @@ def main():
     log = json.loads((mdir / "export_log.json").read_text())
     only = {x for x in a.only.split(",") if x}
     import onnxruntime
-    import sympy  # noqa: F401 - imported before the peers' children fork, so each starts warm
     from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference  # noqa: F401
 
     doc = {"symdim": symdim, "symdim_version": subprocess.run([symdim, "--version"], capture_output=True,
@@ -879,7 +1045,9 @@ def main():
     doc["failed_exports"] = {f: e.get("error", "") for f, e in log.items() if not e.get("ok")}
     doc["totals"] = totals(doc["models"])
     doc["symdim_causes"] = causes(doc["models"], "symdim")
+    doc["symdim_root_causes"] = causes(doc["models"], "symdim", root_key)
     doc["symdim_stripped_causes"] = causes(doc["models"], "symdim_stripped")
+    doc["symdim_stripped_root_causes"] = causes(doc["models"], "symdim_stripped", root_key)
     doc["symdim_below_ort"] = [
         {"model": f, "symdim": r["tools"]["symdim"]["exact"], "symdim_stripped": r["tools"]["symdim_stripped"]["exact"],
          "ort": r["tools"]["ort"]["exact"], "dims": r["dims"]}
