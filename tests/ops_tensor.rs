@@ -20,6 +20,7 @@ struct Score {
 fn my_op(op: &str) -> bool {
     [
         symdim::ops::tensor::RULES,
+        symdim::ops::shape::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]

@@ -25,6 +25,7 @@ pub mod reshape;
 pub mod resize;
 pub mod rnn;
 pub mod select;
+pub mod shape;
 pub mod tensor;
 pub mod values;
 
@@ -55,6 +56,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     rnn::RULES,
     select::RULES,
     tensor::RULES,
+    shape::RULES,
     elementwise::RULES,
     reduce::RULES,
     openvino::RULES,

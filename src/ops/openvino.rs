@@ -15,7 +15,6 @@
 //! | `Add`, `Subtract`, `Multiply`, `Divide` (`m_pythondiv`), `Maximum`, `Minimum`, `Power`, `SquaredDifference`, `FloorMod`, `Mod`, comparisons, logical | 1, 13 | `auto_broadcast` numpy (default) or none |
 //! | `Select` | 1 | numpy broadcast of the three inputs |
 //! | `FakeQuantize` | 1 | numpy broadcast of the five inputs |
-//! | `ShapeOf` | 1 (i64), 3 (`output_type`) | `[rank]`, value = the dims |
 //! | `Gather` | 1 (axis input), 7 (`batch_dims`), 8 (negative indices) | `data[:axis] + indices[batch_dims:] + data[axis+1:]` |
 //! | `Concat` | 1 | sum on `axis`, other dims equal |
 //! | `Squeeze` | 1, 15 (`allow_axis_skip`) | removes size-1 axes |
@@ -960,24 +959,6 @@ fn convert(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
 // ===================================================================================
 // Shape ops
 // ===================================================================================
-
-/// ShapeOf: `[rank]`, value = the dims (`output_type` i64 or i32 in opset 3).
-fn shape_of(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "data")?;
-    let dtype = dtype_attr(node, "output_type", DType::Int64)?;
-    let Some(shape) = x.shape else {
-        let d = ctx.unknown_dim(node, 0, 0);
-        return Ok(vec![TensorFact::new(dtype, vec![d])]);
-    };
-    let n = ctx.alg.constant(shape.len() as i64);
-    Ok(vec![fact_with_counted_value(
-        &ctx.alg,
-        dtype,
-        vec![n],
-        Some(shape),
-    )])
-}
 
 /// Gather (1: axis input; 7: batch_dims; 8: negative indices).
 fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -2579,7 +2560,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Select", select),
     (DOMAIN, "FakeQuantize", broadcast_inputs),
     // shape ops
-    (DOMAIN, "ShapeOf", shape_of),
     (DOMAIN, "Gather", gather),
     (DOMAIN, "Concat", concat),
     (DOMAIN, "Squeeze", squeeze),

@@ -25,9 +25,6 @@
 //!   ONNX reader: reported as a missing value); 12 `value_int(s)`,
 //!   `value_float(s)`, `value_string(s)`; 13, 19, 21, 23, 24, 25 new types only.
 //! - **Identity**: 1; 13 bf16; 14 sequences; 16 optionals; 19, 21, 23-25 types.
-//! - **Shape**: 1; 13 bf16; 15 `start`/`end` attributes (negative counts from the
-//!   back, both clamped to `[0, rank]`); 19, 21, 23-25 types.
-//! - **Size**: 1; 13; 19, 21, 23-25 types. Output is an int64 scalar.
 //! - **Gather**: 1; 11 negative indices allowed (`[-s, s-1]`; symdim accepts them
 //!   in every opset, as runtimes do); 13 bf16.
 //! - **GatherND**: 11; 12 `batch_dims`; 13 bf16.
@@ -72,8 +69,6 @@ use crate::graph::{Attr, ConstData, DType, Node};
 pub const RULES: &[RuleEntry] = &[
     ("", "Constant", constant),
     ("", "Identity", identity),
-    ("", "Shape", shape),
-    ("", "Size", size),
     ("", "Gather", gather),
     ("", "GatherND", gather_nd),
     ("", "Unsqueeze", unsqueeze),
@@ -228,50 +223,6 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
 fn identity(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
     Ok(vec![ctx.input(node, 0, "input")?])
-}
-
-// ----- Shape, Size ----------------------------------------------------------------
-
-fn shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "data")?;
-    let (start, end) = if node.version >= 15 {
-        let end = match node.attr("end") {
-            None => None,
-            Some(_) => Some(attr_int(node, "end", 0)?),
-        };
-        (attr_int(node, "start", 0)?, end)
-    } else {
-        (0, None)
-    };
-    let Some(dims) = shape_of(&x) else {
-        let n = ctx.unknown_dim(node, 0, 0);
-        return Ok(vec![TensorFact::new(DType::Int64, vec![n])]);
-    };
-    let r = dims.len() as i64;
-    let clamp = |v: i64| -> usize {
-        let v = if v < 0 { v.saturating_add(r) } else { v };
-        v.clamp(0, r) as usize
-    };
-    let s = clamp(start);
-    let e = clamp(end.unwrap_or(r));
-    let value: Vec<Dim> = if e > s {
-        dims[s..e].to_vec()
-    } else {
-        Vec::new()
-    };
-    let n = ctx.alg.constant(value.len() as i64);
-    Ok(vec![fact_with_value(DType::Int64, vec![n], Some(value))])
-}
-
-fn size(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "data")?;
-    let value = x.shape.as_ref().map(|dims| vec![ctx.alg.product(dims)]);
-    if let Some(v) = &value {
-        check_int_range(&ctx.alg, DType::Int64, v, &node.op_type)?;
-    }
-    Ok(vec![fact_with_value(DType::Int64, vec![], value)])
 }
 
 // ----- Gather, GatherND --------------------------------------------------------------
