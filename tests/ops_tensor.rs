@@ -21,6 +21,7 @@ fn my_op(op: &str) -> bool {
     [
         symdim::ops::tensor::RULES,
         symdim::ops::shape::RULES,
+        symdim::ops::cast::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]

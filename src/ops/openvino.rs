@@ -11,7 +11,7 @@
 //!
 //! | op | versions | shape |
 //! | --- | --- | --- |
-//! | unary activations, math, `Convert`, `ConvertLike`, `Identity`, `PReLU`, `HardSigmoid`, `Clamp`, `Elu`, `Selu`, `Swish`, `BatchNormInference` (1: data is input 2, 5: input 0), `MVN`, `NormalizeL2`, `LRN`, `Softmax` (1: axis >= 0, 8: negative axis), `LogSoftmax`, `ShuffleChannels`, `CumSum`, `Roll`, `ReverseSequence` | all | the data shape |
+//! | unary activations, math, `PReLU`, `HardSigmoid`, `Clamp`, `Elu`, `Selu`, `Swish`, `BatchNormInference` (1: data is input 2, 5: input 0), `MVN`, `NormalizeL2`, `LRN`, `Softmax` (1: axis >= 0, 8: negative axis), `LogSoftmax`, `ShuffleChannels`, `CumSum`, `Roll`, `ReverseSequence` | all | the data shape |
 //! | `Add`, `Subtract`, `Multiply`, `Divide` (`m_pythondiv`), `Maximum`, `Minimum`, `Power`, `SquaredDifference`, `FloorMod`, `Mod`, comparisons, logical | 1, 13 | `auto_broadcast` numpy (default) or none |
 //! | `Select` | 1 | numpy broadcast of the three inputs |
 //! | `FakeQuantize` | 1 | numpy broadcast of the five inputs |
@@ -717,12 +717,6 @@ fn same_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
     Ok(out)
 }
 
-/// Identity: the input fact, value included.
-fn identity(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    Ok(vec![ctx.input(node, 0, "data")?])
-}
-
 fn unary_value(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -914,45 +908,6 @@ fn broadcast_inputs(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         dtype: x.dtype,
         shape,
         value: None,
-    }])
-}
-
-/// Convert / ConvertLike: the type changes, the shape and (integer-valued) values stay.
-fn convert(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "data")?;
-    let dtype = if node.op_type == "ConvertLike" {
-        ctx.input(node, 1, "like")?.dtype
-    } else {
-        dtype_attr(node, "destination_type", x.dtype)?
-    };
-    let value = x.value.as_ref().and_then(|v| {
-        if dtype == DType::Bool {
-            v.iter()
-                .map(|d| {
-                    let z = ctx.alg.constant(0);
-                    match ctx.alg.equal(*d, z) {
-                        Truth::True => Some(z),
-                        Truth::False => Some(ctx.alg.constant(1)),
-                        Truth::Unknown => None,
-                    }
-                })
-                .collect()
-        } else if is_int(dtype) && !is_int(x.dtype) {
-            // Float to integer: kept only when the value is provably an integer.
-            v.iter()
-                .map(|d| {
-                    let one = ctx.alg.constant(1);
-                    (ctx.alg.divides(one, *d) == Truth::True).then_some(*d)
-                })
-                .collect()
-        } else {
-            Some(v.clone())
-        }
-    });
-    Ok(vec![TensorFact {
-        dtype,
-        shape: x.shape,
-        value,
     }])
 }
 
@@ -2525,13 +2480,10 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Abs", abs),
     (DOMAIN, "Floor", floor),
     (DOMAIN, "Ceiling", ceiling),
-    (DOMAIN, "Identity", identity),
     (DOMAIN, "LogicalNot", unary_bool),
     (DOMAIN, "IsNaN", unary_bool),
     (DOMAIN, "IsInf", unary_bool),
     (DOMAIN, "IsFinite", unary_bool),
-    (DOMAIN, "Convert", convert),
-    (DOMAIN, "ConvertLike", convert),
     (DOMAIN, "Softmax", softmax),
     (DOMAIN, "SoftMax", softmax),
     (DOMAIN, "LogSoftmax", softmax),

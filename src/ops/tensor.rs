@@ -24,7 +24,6 @@
 //! - **Constant**: 1 (`value`); 9 more types; 11 `sparse_value` (not read by the
 //!   ONNX reader: reported as a missing value); 12 `value_int(s)`,
 //!   `value_float(s)`, `value_string(s)`; 13, 19, 21, 23, 24, 25 new types only.
-//! - **Identity**: 1; 13 bf16; 14 sequences; 16 optionals; 19, 21, 23-25 types.
 //! - **Gather**: 1; 11 negative indices allowed (`[-s, s-1]`; symdim accepts them
 //!   in every opset, as runtimes do); 13 bf16.
 //! - **GatherND**: 11; 12 `batch_dims`; 13 bf16.
@@ -68,7 +67,6 @@ use crate::graph::{Attr, ConstData, DType, Node};
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
     ("", "Constant", constant),
-    ("", "Identity", identity),
     ("", "Gather", gather),
     ("", "GatherND", gather_nd),
     ("", "Unsqueeze", unsqueeze),
@@ -128,7 +126,7 @@ fn is_one(ctx: &mut ShapesContext, d: Dim) -> Truth {
     ctx.alg.equal(d, one)
 }
 
-// ----- Constant, Identity -------------------------------------------------------
+// ----- Constant -------------------------------------------------------
 
 fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 0, 0)?;
@@ -218,11 +216,6 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         }
     };
     Ok(vec![fact])
-}
-
-fn identity(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    Ok(vec![ctx.input(node, 0, "input")?])
 }
 
 // ----- Gather, GatherND --------------------------------------------------------------
