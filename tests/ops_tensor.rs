@@ -22,6 +22,7 @@ fn my_op(op: &str) -> bool {
         symdim::ops::tensor::RULES,
         symdim::ops::shape::RULES,
         symdim::ops::cast::RULES,
+        symdim::ops::gather::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]

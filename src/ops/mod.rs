@@ -14,6 +14,7 @@ pub mod concat;
 pub mod control;
 pub mod conv;
 pub mod elementwise;
+pub mod gather;
 pub mod matmul;
 pub mod nn_util;
 pub mod norm;
@@ -57,6 +58,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     select::RULES,
     tensor::RULES,
     shape::RULES,
+    gather::RULES,
     elementwise::RULES,
     reduce::RULES,
     openvino::RULES,

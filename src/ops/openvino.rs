@@ -15,7 +15,6 @@
 //! | `Add`, `Subtract`, `Multiply`, `Divide` (`m_pythondiv`), `Maximum`, `Minimum`, `Power`, `SquaredDifference`, `FloorMod`, `Mod`, comparisons, logical | 1, 13 | `auto_broadcast` numpy (default) or none |
 //! | `Select` | 1 | numpy broadcast of the three inputs |
 //! | `FakeQuantize` | 1 | numpy broadcast of the five inputs |
-//! | `Gather` | 1 (axis input), 7 (`batch_dims`), 8 (negative indices) | `data[:axis] + indices[batch_dims:] + data[axis+1:]` |
 //! | `Concat` | 1 | sum on `axis`, other dims equal |
 //! | `Squeeze` | 1, 15 (`allow_axis_skip`) | removes size-1 axes |
 //! | `Unsqueeze` | 1 | inserts size-1 axes (axes against the output rank) |
@@ -914,84 +913,6 @@ fn broadcast_inputs(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
 // ===================================================================================
 // Shape ops
 // ===================================================================================
-
-/// Gather (1: axis input; 7: batch_dims; 8: negative indices).
-fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 3, 3)?;
-    let data = ctx.input(node, 0, "data")?;
-    let idx = ctx.input(node, 1, "indices")?;
-    let axis_t = ctx.input(node, 2, "axis")?;
-    let dtype = data.dtype;
-    let (Some(ds), Some(is)) = (data.shape.clone(), idx.shape.clone()) else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
-    };
-    let Some(axis) = scalar_int(ctx, &axis_t) else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
-    };
-    let axis = norm_axis(axis, ds.len())?;
-    let bd = if node.version >= 7 {
-        ov_i64(node, "batch_dims")?.unwrap_or(0)
-    } else {
-        0
-    };
-    let bd = if bd < 0 { bd + is.len() as i64 } else { bd };
-    let bd = usize::try_from(bd).map_err(|_| OpError::BadAttribute {
-        name: "batch_dims",
-        value: bd.to_string(),
-        why: format!("out of range for indices of rank {}", is.len()),
-    })?;
-    if bd > is.len() || bd > axis {
-        return Err(OpError::BadAttribute {
-            name: "batch_dims",
-            value: bd.to_string(),
-            why: format!(
-                "must be at most the indices rank {} and the axis {axis}",
-                is.len()
-            ),
-        });
-    }
-    for i in 0..bd {
-        merge_dim(
-            ctx,
-            node,
-            &|| format!("batch dim {i} of data and indices"),
-            ds[i],
-            is[i],
-        )?;
-    }
-    let mut out: Vec<Dim> = ds[..axis].to_vec();
-    out.extend_from_slice(&is[bd..]);
-    out.extend_from_slice(&ds[axis + 1..]);
-    let value = (|| {
-        if bd != 0 {
-            return None;
-        }
-        let dv = data.value.as_ref()?;
-        let dsc = value_shape(&ctx.alg, &ds)?;
-        let iv = const_ints(&ctx.alg, &idx)?;
-        let n = dsc[axis];
-        let picks: Vec<usize> = iv
-            .iter()
-            .map(|&i| {
-                let j = if i < 0 { i + n } else { i };
-                (0..n).contains(&j).then_some(j as usize)
-            })
-            .collect::<Option<_>>()?;
-        // outer x picks x inner, row-major.
-        let outer: usize = dsc[..axis].iter().map(|&d| d as usize).product();
-        let inner: usize = dsc[axis + 1..].iter().map(|&d| d as usize).product();
-        let mut v = Vec::new();
-        for o in 0..outer {
-            for &p in &picks {
-                for k in 0..inner {
-                    v.push(*dv.get((o * n as usize + p) * inner + k)?);
-                }
-            }
-        }
-        Some(v)
-    })();
-    Ok(vec![fact_with_counted_value(&ctx.alg, dtype, out, value)])
-}
 
 /// Concat: equal ranks, the `axis` dims add up, the other dims are equal.
 fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -2512,7 +2433,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Select", select),
     (DOMAIN, "FakeQuantize", broadcast_inputs),
     // shape ops
-    (DOMAIN, "Gather", gather),
     (DOMAIN, "Concat", concat),
     (DOMAIN, "Squeeze", squeeze),
     (DOMAIN, "Unsqueeze", unsqueeze),

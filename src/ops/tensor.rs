@@ -24,9 +24,6 @@
 //! - **Constant**: 1 (`value`); 9 more types; 11 `sparse_value` (not read by the
 //!   ONNX reader: reported as a missing value); 12 `value_int(s)`,
 //!   `value_float(s)`, `value_string(s)`; 13, 19, 21, 23, 24, 25 new types only.
-//! - **Gather**: 1; 11 negative indices allowed (`[-s, s-1]`; symdim accepts them
-//!   in every opset, as runtimes do); 13 bf16.
-//! - **GatherND**: 11; 12 `batch_dims`; 13 bf16.
 //! - **Unsqueeze**: 1 `axes` attribute; 11 negative axes (over the output rank);
 //!   13 `axes` is input 1; 21, 23-25 types.
 //! - **Squeeze**: 1 `axes` attribute (optional: absent squeezes every 1); 11
@@ -54,8 +51,8 @@
 
 use super::broadcast::broadcast_shapes;
 use super::values::{
-    broadcast_values, check_int_range, const_dims, consts, fact_with_value, ints_input, list_len,
-    numel, select_values, small_const_shape, small_value, IntsArg,
+    broadcast_values, check_int_range, consts, fact_with_value, ints_input, list_len, numel,
+    select_values, small_const_shape, small_value, IntsArg,
 };
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
@@ -67,8 +64,6 @@ use crate::graph::{Attr, ConstData, DType, Node};
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
     ("", "Constant", constant),
-    ("", "Gather", gather),
-    ("", "GatherND", gather_nd),
     ("", "Unsqueeze", unsqueeze),
     ("", "Squeeze", squeeze),
     ("", "Flatten", flatten),
@@ -216,138 +211,6 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         }
     };
     Ok(vec![fact])
-}
-
-// ----- Gather, GatherND --------------------------------------------------------------
-
-fn check_index_type(f: &TensorFact, what: &'static str) -> Result<(), OpError> {
-    if matches!(f.dtype, DType::Int32 | DType::Int64 | DType::Undefined) {
-        Ok(())
-    } else {
-        Err(OpError::UnsupportedType {
-            dtype: f.dtype,
-            what,
-            allowed: "i32, i64".to_string(),
-        })
-    }
-}
-
-fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let data = ctx.input(node, 0, "data")?;
-    let indices = ctx.input(node, 1, "indices")?;
-    check_index_type(&indices, "indices")?;
-    let (Some(dshape), Some(ishape)) = (shape_of(&data), shape_of(&indices)) else {
-        return Ok(vec![TensorFact::unknown(data.dtype)]);
-    };
-    if dshape.is_empty() {
-        return Err(OpError::Rank {
-            what: "data".to_string(),
-            expected: "at least 1".to_string(),
-            found: 0,
-        });
-    }
-    let axis = norm_axis(attr_int(node, "axis", 0)?, dshape.len())?;
-    let dim = dshape[axis];
-    // Constant indices must lie in [-d, d - 1].
-    let mut idx_consts: Option<Vec<i64>> = None;
-    if let Some(v) = &indices.value {
-        let consts = const_dims(&ctx.alg, v);
-        if let Some(ix) = &consts {
-            for &i in ix {
-                let c = ctx.alg.constant(i);
-                let bad = if i >= 0 {
-                    ctx.alg.le(dim, c) == Truth::True
-                } else {
-                    let m = ctx.alg.neg(c);
-                    ctx.alg.le(m, dim) == Truth::False
-                };
-                if bad {
-                    return Err(OpError::BadShapeValue {
-                        what: format!(
-                            "index {i} is out of range for axis {axis} of size {}",
-                            ctx.alg.render(dim)
-                        ),
-                    });
-                }
-            }
-        }
-        idx_consts = consts;
-    }
-    let mut out: Vec<Dim> = dshape[..axis].to_vec();
-    out.extend_from_slice(&ishape);
-    out.extend_from_slice(&dshape[axis + 1..]);
-    let value = match (small_value(&ctx.alg, &data), idx_consts) {
-        (Some((dims, dv)), Some(ix)) => {
-            let d = dims[axis] as i64;
-            let picked: Vec<usize> = ix
-                .iter()
-                .map(|&i| if i < 0 { (i + d) as usize } else { i as usize })
-                .collect();
-            let mut per_axis: Vec<Vec<usize>> = dims.iter().map(|&n| (0..n).collect()).collect();
-            per_axis[axis] = picked;
-            Some(select_values(&dv, &dims, &per_axis))
-        }
-        _ => None,
-    };
-    Ok(vec![fact_with_value(data.dtype, out, value)])
-}
-
-fn gather_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let data = ctx.input(node, 0, "data")?;
-    let indices = ctx.input(node, 1, "indices")?;
-    if !matches!(indices.dtype, DType::Int64 | DType::Undefined) {
-        return Err(OpError::UnsupportedType {
-            dtype: indices.dtype,
-            what: "indices",
-            allowed: "i64".to_string(),
-        });
-    }
-    let b = if node.version >= 12 {
-        attr_int(node, "batch_dims", 0)?
-    } else {
-        0
-    };
-    let (Some(dshape), Some(ishape)) = (shape_of(&data), shape_of(&indices)) else {
-        return Ok(vec![TensorFact::unknown(data.dtype)]);
-    };
-    let (r, q) = (dshape.len(), ishape.len());
-    if b < 0 || b as usize >= r.min(q) {
-        return Err(OpError::BadAttribute {
-            name: "batch_dims",
-            value: b.to_string(),
-            why: format!(
-                "must be in [0, min(rank(data), rank(indices))) = [0, {})",
-                r.min(q)
-            ),
-        });
-    }
-    let b = b as usize;
-    let last = ishape[q - 1];
-    let Some(k) = ctx.alg.as_i64(last) else {
-        return Ok(vec![TensorFact::unknown(data.dtype)]);
-    };
-    if k < 1 || k as usize > r - b {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "indices.shape[-1] = {k} must be in [1, rank(data) - batch_dims] = [1, {}]",
-                r - b
-            ),
-        });
-    }
-    for axis in 0..b {
-        if ctx.alg.equal(dshape[axis], ishape[axis]) == Truth::False {
-            return Err(OpError::DimMismatch {
-                what: format!("batch axis {axis} of data and indices"),
-                left: ctx.alg.render(dshape[axis]),
-                right: ctx.alg.render(ishape[axis]),
-            });
-        }
-    }
-    let mut out: Vec<Dim> = ishape[..q - 1].to_vec();
-    out.extend_from_slice(&dshape[b + k as usize..]);
-    Ok(vec![TensorFact::new(data.dtype, out)])
 }
 
 // ----- Unsqueeze, Squeeze, Flatten, Transpose ------------------------------------
