@@ -1585,7 +1585,7 @@ fn invalid_models_are_errors() {
                 let b = ir.param("b", "4,5", "f32");
                 ir.op1("c", "Concat", "opset1", &[("axis", "0")], &[a, b])
             }),
-            "axis 1 of inputs 0 and 1: 3 != 5",
+            "dim 1 of input 0 and input 1 (Concat on axis 0 needs every other dim equal): 3 != 5",
         ),
         (
             "add",

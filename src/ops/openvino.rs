@@ -15,7 +15,6 @@
 //! | `Add`, `Subtract`, `Multiply`, `Divide` (`m_pythondiv`), `Maximum`, `Minimum`, `Power`, `SquaredDifference`, `FloorMod`, `Mod`, comparisons, logical | 1, 13 | `auto_broadcast` numpy (default) or none |
 //! | `Select` | 1 | numpy broadcast of the three inputs |
 //! | `FakeQuantize` | 1 | numpy broadcast of the five inputs |
-//! | `Concat` | 1 | sum on `axis`, other dims equal |
 //! | `Squeeze` | 1, 15 (`allow_axis_skip`) | removes size-1 axes |
 //! | `Unsqueeze` | 1 | inserts size-1 axes (axes against the output rank) |
 //! | `Transpose` | 1 | permutation (empty order reverses) |
@@ -53,7 +52,6 @@
 use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_i64_list, ov_str, spatial_list};
 use super::broadcast::broadcast_shapes;
 use super::broadcast::{broadcast_all, same_shapes};
-use super::concat::concat_dims;
 use super::nn_util::merge_dim;
 use super::values::transpose_values;
 use super::values::{
@@ -913,50 +911,6 @@ fn broadcast_inputs(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
 // ===================================================================================
 // Shape ops
 // ===================================================================================
-
-/// Concat: equal ranks, the `axis` dims add up, the other dims are equal.
-fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let n = node.input_count();
-    if n == 0 {
-        return Err(OpError::InputCount {
-            expected: "at least 1".to_string(),
-            found: 0,
-        });
-    }
-    let mut facts = Vec::with_capacity(n);
-    for i in 0..n {
-        facts.push(ctx.input(node, i, "input")?);
-    }
-    let dtype = facts[0].dtype;
-    let Some(shapes) = facts
-        .iter()
-        .map(|f| f.shape.clone())
-        .collect::<Option<Vec<_>>>()
-    else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
-    };
-    let rank = shapes[0].len();
-    let axis_attr = ov_i64(node, "axis")?.ok_or(OpError::MissingAttribute { name: "axis" })?;
-    let axis = norm_axis(axis_attr, rank)?;
-    let out = concat_dims(ctx, node, &shapes, axis)?;
-    let value = (|| {
-        let consts: Vec<Vec<i64>> = shapes
-            .iter()
-            .map(|s| value_shape(&ctx.alg, s))
-            .collect::<Option<_>>()?;
-        let outer: usize = consts[0][..axis].iter().map(|&d| d as usize).product();
-        let mut v = Vec::new();
-        for o in 0..outer {
-            for (f, c) in facts.iter().zip(&consts) {
-                let chunk: usize = c[axis..].iter().map(|&d| d as usize).product();
-                let fv = f.value.as_ref()?;
-                v.extend_from_slice(fv.get(o * chunk..(o + 1) * chunk)?);
-            }
-        }
-        Some(v)
-    })();
-    Ok(vec![fact_with_counted_value(&ctx.alg, dtype, out, value)])
-}
 
 /// Squeeze (1; 15 with `allow_axis_skip`).
 fn squeeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -2433,7 +2387,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Select", select),
     (DOMAIN, "FakeQuantize", broadcast_inputs),
     // shape ops
-    (DOMAIN, "Concat", concat),
     (DOMAIN, "Squeeze", squeeze),
     (DOMAIN, "Unsqueeze", unsqueeze),
     (DOMAIN, "Transpose", transpose),
