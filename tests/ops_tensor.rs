@@ -23,6 +23,7 @@ fn my_op(op: &str) -> bool {
         symdim::ops::shape::RULES,
         symdim::ops::cast::RULES,
         symdim::ops::gather::RULES,
+        symdim::ops::transpose::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]

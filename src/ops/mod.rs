@@ -28,6 +28,7 @@ pub mod rnn;
 pub mod select;
 pub mod shape;
 pub mod tensor;
+pub mod transpose;
 pub mod values;
 
 use crate::algebra::Dim;
@@ -59,6 +60,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     tensor::RULES,
     shape::RULES,
     gather::RULES,
+    transpose::RULES,
     elementwise::RULES,
     reduce::RULES,
     openvino::RULES,

@@ -14,7 +14,6 @@
 //! | `Select` | numpy broadcast of cond, src_0, src_1 |
 //! | `BiasAdd` | the input's; bias length = the channel dim (`data_format`) |
 //! | `MatMul` | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast; bias broadcasts to dst |
-//! | `StaticTranspose` | `order` (negative entries allowed) |
 //! | `Reduce{L1,L2,Max,Mean,Min,Prod,Sum}` | `axes`, `keep_dims` |
 //! | `Convolution` | `strides`, `pads_*`, `dilations`, `auto_pad`, `groups`, `data_format` NCX/NXC, `weights_format` OIX/XIO |
 //! | `AvgPool`, `MaxPool` | `kernel`, `strides`, `pads_*`, `dilations` (MaxPool), `rounding_type`, `auto_pad`, `data_format` |
@@ -28,8 +27,7 @@
 
 use super::nn_util::merge_dim;
 use super::openvino::{
-    elementwise_shape, matmul_shape, permutation, reduce_axes, reduce_shape, transposed,
-    window_dim, PadMode, Rounding,
+    elementwise_shape, matmul_shape, reduce_axes, reduce_shape, window_dim, PadMode, Rounding,
 };
 use super::unknown_outputs;
 use super::{attr_int, attr_ints, attr_str, norm_axis, RuleEntry};
@@ -193,23 +191,6 @@ fn matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         }
     }
     Ok(vec![TensorFact::new(dtype, out)])
-}
-
-/// StaticTranspose: `order`, negative entries count from the end.
-fn static_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    super::check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "src")?;
-    let order = attr_ints(node, "order")?
-        .ok_or(OpError::MissingAttribute { name: "order" })?
-        .to_vec();
-    let Some(shape) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(out_dtype(node, x.dtype))]);
-    };
-    let perm = permutation(&order, shape.len())?;
-    let dtype = out_dtype(node, x.dtype);
-    let mut out = transposed(ctx, x, &shape, &perm)?;
-    out[0].dtype = dtype;
-    Ok(out)
 }
 
 /// Reduce*: `axes`, `keep_dims`.
@@ -544,7 +525,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Select", select),
     (DOMAIN, "BiasAdd", bias_add),
     (DOMAIN, "MatMul", matmul),
-    (DOMAIN, "StaticTranspose", static_transpose),
     (DOMAIN, "ReduceL1", reduce),
     (DOMAIN, "ReduceL2", reduce),
     (DOMAIN, "ReduceMax", reduce),

@@ -17,7 +17,6 @@
 //! | `FakeQuantize` | 1 | numpy broadcast of the five inputs |
 //! | `Squeeze` | 1, 15 (`allow_axis_skip`) | removes size-1 axes |
 //! | `Unsqueeze` | 1 | inserts size-1 axes (axes against the output rank) |
-//! | `Transpose` | 1 | permutation (empty order reverses) |
 //! | `Broadcast` | 1 (numpy/explicit/pdpd), 3 (+bidirectional) | target shape |
 //! | `Tile` | 0 | dims times repeats |
 //! | `MatMul` | 0 | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast |
@@ -53,7 +52,6 @@ use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_i64_list, ov_str, spatial_list}
 use super::broadcast::broadcast_shapes;
 use super::broadcast::{broadcast_all, same_shapes};
 use super::nn_util::merge_dim;
-use super::values::transpose_values;
 use super::values::{
     broadcast_value_to, const_dims, const_ints, fact_with_counted_value, select_values_checked,
     value_shape,
@@ -525,28 +523,6 @@ pub fn matmul_shape(
     Ok(out)
 }
 
-/// *Shared.* Normalise a permutation of `rank` axes (negative entries count from the
-/// end); an error when it is not a permutation.
-pub fn permutation(order: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
-    let bad = || OpError::BadShapeValue {
-        what: format!("transpose order {order:?} is not a permutation of {rank} axes"),
-    };
-    if order.len() != rank {
-        return Err(bad());
-    }
-    let mut seen = vec![false; rank];
-    let mut out = Vec::with_capacity(rank);
-    for &o in order {
-        let a = norm_axis(o, rank).map_err(|_| bad())?;
-        if seen[a] {
-            return Err(bad());
-        }
-        seen[a] = true;
-        out.push(a);
-    }
-    Ok(out)
-}
-
 /// *Shared.* Normalise reduction axes; duplicates are an error.
 pub fn reduce_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
     let mut out: Vec<usize> = Vec::with_capacity(axes.len());
@@ -1006,41 +982,6 @@ fn unsqueeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     Ok(vec![fact_with_counted_value(
         &ctx.alg, x.dtype, out, x.value,
     )])
-}
-
-/// Transpose: order input (empty = reverse).
-fn transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let x = ctx.input(node, 0, "data")?;
-    let o = ctx.input(node, 1, "order")?;
-    let Some(shape) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let Some(order) = const_ints(&ctx.alg, &o) else {
-        let d = fresh_dims(ctx, node, 0, shape.len());
-        return Ok(vec![TensorFact::new(x.dtype, d)]);
-    };
-    let perm: Vec<usize> = if order.is_empty() {
-        (0..shape.len()).rev().collect()
-    } else {
-        permutation(&order, shape.len())?
-    };
-    transposed(ctx, x, &shape, &perm)
-}
-
-/// *Shared.* The fact of a transposed tensor.
-pub fn transposed(
-    ctx: &mut ShapesContext,
-    x: TensorFact,
-    shape: &[Dim],
-    perm: &[usize],
-) -> Result<Vec<TensorFact>, OpError> {
-    let out: Vec<Dim> = perm.iter().map(|&p| shape[p]).collect();
-    let value = x
-        .value
-        .as_ref()
-        .and_then(|v| transpose_values(v, &value_shape(&ctx.alg, shape)?, perm));
-    Ok(vec![fact_with_counted_value(&ctx.alg, x.dtype, out, value)])
 }
 
 /// Broadcast (1: numpy/explicit/pdpd; 3: + bidirectional).
@@ -2389,7 +2330,6 @@ pub const RULES: &[RuleEntry] = &[
     // shape ops
     (DOMAIN, "Squeeze", squeeze),
     (DOMAIN, "Unsqueeze", unsqueeze),
-    (DOMAIN, "Transpose", transpose),
     (DOMAIN, "Broadcast", broadcast),
     (DOMAIN, "Tile", tile),
     (DOMAIN, "Range", range),

@@ -30,7 +30,6 @@
 //!   negative axes; 13 `axes` is optional input 1; 21, 23-25 types.
 //! - **Flatten**: 1 (`axis` in `[0, rank]`); 9 types; 11 negative `axis`
 //!   (`[-rank, rank]`); 13, 21, 23-25 types.
-//! - **Transpose**: 1 (`perm`, default reversed); 13, 21, 23-25 types.
 //! - **Expand**: 8 (numpy broadcast of the input shape and the `shape` input);
 //!   13 bf16.
 //! - **Tile**: 1 (inputs `tiles` and `axis`, scalars); 6 `repeats` 1-D input of
@@ -67,7 +66,6 @@ pub const RULES: &[RuleEntry] = &[
     ("", "Unsqueeze", unsqueeze),
     ("", "Squeeze", squeeze),
     ("", "Flatten", flatten),
-    ("", "Transpose", transpose),
     ("", "Expand", expand),
     ("", "Tile", tile),
     ("", "Split", split),
@@ -405,66 +403,6 @@ fn flatten(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     let a = ctx.alg.product(&dims[..axis]);
     let b = ctx.alg.product(&dims[axis..]);
     Ok(vec![fact_with_value(x.dtype, vec![a, b], x.value.clone())])
-}
-
-fn transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "data")?;
-    let perm = attr_ints(node, "perm")?.map(<[i64]>::to_vec);
-    let Some(dims) = shape_of(&x) else {
-        return Ok(vec![match perm {
-            Some(p) => {
-                let d = unknown_dims(ctx, node, 0, p.len());
-                TensorFact::new(x.dtype, d)
-            }
-            None => TensorFact::unknown(x.dtype),
-        }]);
-    };
-    let r = dims.len();
-    let perm: Vec<usize> = match perm {
-        None => (0..r).rev().collect(),
-        Some(p) => {
-            let mut seen = vec![false; r];
-            let ok = p.len() == r
-                && p.iter().all(|&a| {
-                    let fine = (0..r as i64).contains(&a) && !seen[a as usize];
-                    if fine {
-                        seen[a as usize] = true;
-                    }
-                    fine
-                });
-            if !ok {
-                return Err(OpError::BadAttribute {
-                    name: "perm",
-                    value: format!("{p:?}"),
-                    why: format!("must be a permutation of 0..{r}"),
-                });
-            }
-            p.iter().map(|&a| a as usize).collect()
-        }
-    };
-    let out: Vec<Dim> = perm.iter().map(|&a| dims[a]).collect();
-    let value = small_value(&ctx.alg, &x).map(|(shape, v)| {
-        let out_shape: Vec<usize> = perm.iter().map(|&a| shape[a]).collect();
-        let mut strides = vec![1usize; r];
-        for axis in (0..r.saturating_sub(1)).rev() {
-            strides[axis] = strides[axis + 1] * shape[axis + 1];
-        }
-        let n = numel(&out_shape);
-        (0..n)
-            .map(|flat| {
-                let mut rem = flat;
-                let mut src = 0usize;
-                for k in (0..r).rev() {
-                    let c = rem % out_shape[k];
-                    rem /= out_shape[k];
-                    src += c * strides[perm[k]];
-                }
-                v[src]
-            })
-            .collect()
-    });
-    Ok(vec![fact_with_value(x.dtype, out, value)])
 }
 
 // ----- Expand, Tile -------------------------------------------------------------------

@@ -321,33 +321,3 @@ pub fn select_values_checked(
     }
     (last < values.len()).then(|| select_values(values, &shape, picks))
 }
-
-/// Row-major strides of a constant shape (negative dims count as 0).
-pub fn strides_of(shape: &[i64]) -> Vec<usize> {
-    let mut s = vec![1usize; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * shape[i + 1].max(0) as usize;
-    }
-    s
-}
-
-/// The values of a transposed tensor of constant shape.
-pub fn transpose_values(values: &[Dim], shape: &[i64], perm: &[usize]) -> Option<Vec<Dim>> {
-    let n = values.len();
-    if n > VALUE_FACT_LIMIT {
-        return None;
-    }
-    let st = strides_of(shape);
-    let out_shape: Vec<i64> = perm.iter().map(|&p| shape[p]).collect();
-    let ost = strides_of(&out_shape);
-    let mut out = Vec::with_capacity(n);
-    for flat in 0..n {
-        let mut src = 0;
-        for (i, &p) in perm.iter().enumerate() {
-            let idx = (flat / ost[i]) % out_shape[i].max(1) as usize;
-            src += idx * st[p];
-        }
-        out.push(*values.get(src)?);
-    }
-    Some(out)
-}
