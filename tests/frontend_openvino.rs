@@ -1618,7 +1618,7 @@ fn invalid_models_are_errors() {
                 let ax = ir.i64s("ax", &[1]);
                 ir.op1("c", "Squeeze", "opset1", &[], &[a, ax])
             }),
-            "only axes of size 1 can be squeezed",
+            "squeezed axis 1 must be 1: 3 != 1",
         ),
         (
             "matmul",

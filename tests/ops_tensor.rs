@@ -24,6 +24,7 @@ fn my_op(op: &str) -> bool {
         symdim::ops::cast::RULES,
         symdim::ops::gather::RULES,
         symdim::ops::transpose::RULES,
+        symdim::ops::squeeze::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]
@@ -289,7 +290,16 @@ fn unsqueeze_versions() {
         OpError::MissingInput { index: 1, .. }
     ));
     put(&mut ctx, "dup", I64, &["2"], Some(&["0", "-3"]));
+    // from opset 13 the axes are an input: a repeat is a bad value, not attribute
     let n = node("Unsqueeze", 13, &["x", "dup"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    let n = node(
+        "Unsqueeze",
+        11,
+        &["x"],
+        &["y"],
+        vec![("axes", ints(&[0, -3]))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
     // axes of unknown value but known length: rank known, dims data-dependent
     put(&mut ctx, "ua", I64, &["2"], None);

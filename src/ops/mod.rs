@@ -27,6 +27,7 @@ pub mod resize;
 pub mod rnn;
 pub mod select;
 pub mod shape;
+pub mod squeeze;
 pub mod tensor;
 pub mod transpose;
 pub mod values;
@@ -61,6 +62,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     shape::RULES,
     gather::RULES,
     transpose::RULES,
+    squeeze::RULES,
     elementwise::RULES,
     reduce::RULES,
     openvino::RULES,

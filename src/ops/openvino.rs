@@ -15,8 +15,6 @@
 //! | `Add`, `Subtract`, `Multiply`, `Divide` (`m_pythondiv`), `Maximum`, `Minimum`, `Power`, `SquaredDifference`, `FloorMod`, `Mod`, comparisons, logical | 1, 13 | `auto_broadcast` numpy (default) or none |
 //! | `Select` | 1 | numpy broadcast of the three inputs |
 //! | `FakeQuantize` | 1 | numpy broadcast of the five inputs |
-//! | `Squeeze` | 1, 15 (`allow_axis_skip`) | removes size-1 axes |
-//! | `Unsqueeze` | 1 | inserts size-1 axes (axes against the output rank) |
 //! | `Broadcast` | 1 (numpy/explicit/pdpd), 3 (+bidirectional) | target shape |
 //! | `Tile` | 0 | dims times repeats |
 //! | `MatMul` | 0 | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast |
@@ -887,102 +885,6 @@ fn broadcast_inputs(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
 // ===================================================================================
 // Shape ops
 // ===================================================================================
-
-/// Squeeze (1; 15 with `allow_axis_skip`).
-fn squeeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 2)?;
-    let x = ctx.input(node, 0, "data")?;
-    let Some(shape) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let skip = node.version >= 15 && ov_bool(node, "allow_axis_skip", false)?;
-    let one = ctx.alg.constant(1);
-    let mut remove = vec![false; shape.len()];
-    match ctx.optional_input(node, 1)? {
-        Some(axes_t) => {
-            let Some(axes) = const_ints(&ctx.alg, &axes_t) else {
-                return Ok(vec![TensorFact::unknown(x.dtype)]);
-            };
-            for a in axes {
-                let a = norm_axis(a, shape.len())?;
-                match ctx.alg.equal(shape[a], one) {
-                    Truth::True => remove[a] = true,
-                    Truth::False if skip => {}
-                    Truth::False => {
-                        return Err(OpError::BadShapeValue {
-                            what: format!(
-                                "axis {a} has size {}; only axes of size 1 can be squeezed",
-                                ctx.alg.render(shape[a])
-                            ),
-                        })
-                    }
-                    Truth::Unknown if skip => return Ok(vec![TensorFact::unknown(x.dtype)]),
-                    Truth::Unknown => {
-                        merge_dim(ctx, node, &|| format!("squeezed axis {a}"), shape[a], one)?;
-                        remove[a] = true;
-                    }
-                }
-            }
-        }
-        None => {
-            for (a, d) in shape.iter().enumerate() {
-                match ctx.alg.equal(*d, one) {
-                    Truth::True => remove[a] = true,
-                    Truth::False => {}
-                    Truth::Unknown => return Ok(vec![TensorFact::unknown(x.dtype)]),
-                }
-            }
-        }
-    }
-    let out: Vec<Dim> = shape
-        .iter()
-        .zip(&remove)
-        .filter(|(_, r)| !**r)
-        .map(|(d, _)| *d)
-        .collect();
-    Ok(vec![fact_with_counted_value(
-        &ctx.alg, x.dtype, out, x.value,
-    )])
-}
-
-/// Unsqueeze: axes against the output rank; repeated axes are an error.
-fn unsqueeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let x = ctx.input(node, 0, "data")?;
-    let axes_t = ctx.input(node, 1, "axes")?;
-    let Some(shape) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let Some(axes) = const_ints(&ctx.alg, &axes_t) else {
-        return match vec_len(ctx, &axes_t) {
-            Some(k) => {
-                let d = fresh_dims(ctx, node, 0, shape.len() + k);
-                Ok(vec![TensorFact::new(x.dtype, d)])
-            }
-            None => Ok(vec![TensorFact::unknown(x.dtype)]),
-        };
-    };
-    let rank = shape.len() + axes.len();
-    let mut ins = vec![false; rank];
-    for a in &axes {
-        let n = norm_axis(*a, rank)?;
-        if ins[n] {
-            return Err(OpError::BadShapeValue {
-                what: format!("axes {axes:?} repeat axis {n}"),
-            });
-        }
-        ins[n] = true;
-    }
-    let one = ctx.alg.constant(1);
-    let mut it = shape.iter();
-    let out: Vec<Dim> = ins
-        .iter()
-        .map(|&i| if i { one } else { *it.next().unwrap_or(&one) })
-        .collect();
-    Ok(vec![fact_with_counted_value(
-        &ctx.alg, x.dtype, out, x.value,
-    )])
-}
 
 /// Broadcast (1: numpy/explicit/pdpd; 3: + bidirectional).
 fn broadcast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -2328,8 +2230,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Select", select),
     (DOMAIN, "FakeQuantize", broadcast_inputs),
     // shape ops
-    (DOMAIN, "Squeeze", squeeze),
-    (DOMAIN, "Unsqueeze", unsqueeze),
     (DOMAIN, "Broadcast", broadcast),
     (DOMAIN, "Tile", tile),
     (DOMAIN, "Range", range),

@@ -24,12 +24,6 @@
 //! - **Constant**: 1 (`value`); 9 more types; 11 `sparse_value` (not read by the
 //!   ONNX reader: reported as a missing value); 12 `value_int(s)`,
 //!   `value_float(s)`, `value_string(s)`; 13, 19, 21, 23, 24, 25 new types only.
-//! - **Unsqueeze**: 1 `axes` attribute; 11 negative axes (over the output rank);
-//!   13 `axes` is input 1; 21, 23-25 types.
-//! - **Squeeze**: 1 `axes` attribute (optional: absent squeezes every 1); 11
-//!   negative axes; 13 `axes` is optional input 1; 21, 23-25 types.
-//! - **Flatten**: 1 (`axis` in `[0, rank]`); 9 types; 11 negative `axis`
-//!   (`[-rank, rank]`); 13, 21, 23-25 types.
 //! - **Expand**: 8 (numpy broadcast of the input shape and the `shape` input);
 //!   13 bf16.
 //! - **Tile**: 1 (inputs `tiles` and `axis`, scalars); 6 `repeats` 1-D input of
@@ -56,16 +50,13 @@ use super::values::{
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
 use crate::context::{const_fact, float_rat};
-use crate::context::{OpError, Severity, ShapesContext, TensorFact};
+use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::VALUE_FACT_LIMIT;
 use crate::graph::{Attr, ConstData, DType, Node};
 
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
     ("", "Constant", constant),
-    ("", "Unsqueeze", unsqueeze),
-    ("", "Squeeze", squeeze),
-    ("", "Flatten", flatten),
     ("", "Expand", expand),
     ("", "Tile", tile),
     ("", "Split", split),
@@ -112,11 +103,6 @@ fn unknown_dims(ctx: &mut ShapesContext, node: &Node, output: usize, n: usize) -
     (0..n)
         .map(|axis| ctx.unknown_dim(node, output, axis))
         .collect()
-}
-
-fn is_one(ctx: &mut ShapesContext, d: Dim) -> Truth {
-    let one = ctx.alg.constant(1);
-    ctx.alg.equal(d, one)
 }
 
 // ----- Constant -------------------------------------------------------
@@ -209,200 +195,6 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         }
     };
     Ok(vec![fact])
-}
-
-// ----- Unsqueeze, Squeeze, Flatten, Transpose ------------------------------------
-
-/// The axes of Unsqueeze/Squeeze: attribute before opset 13, input 1 from 13.
-fn axes_arg(ctx: &ShapesContext, node: &Node) -> Result<IntsArg, OpError> {
-    if node.version >= 13 {
-        ints_input(ctx, node, 1)
-    } else {
-        Ok(match attr_ints(node, "axes")? {
-            Some(v) => IntsArg::Known(v.to_vec()),
-            None => IntsArg::Absent,
-        })
-    }
-}
-
-fn unsqueeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, if node.version >= 13 { 2 } else { 1 })?;
-    let x = ctx.input(node, 0, "data")?;
-    let axes = match axes_arg(ctx, node)? {
-        IntsArg::Absent if node.version >= 13 => {
-            return Err(OpError::MissingInput {
-                index: 1,
-                what: "axes",
-            })
-        }
-        IntsArg::Absent => return Err(OpError::MissingAttribute { name: "axes" }),
-        IntsArg::Unknown(len) => {
-            return Ok(vec![match (shape_of(&x), len) {
-                (Some(s), Some(n)) => {
-                    let dims = unknown_dims(ctx, node, 0, s.len() + n);
-                    TensorFact::new(x.dtype, dims)
-                }
-                _ => TensorFact::unknown(x.dtype),
-            }])
-        }
-        IntsArg::Known(v) => v,
-    };
-    let Some(dims) = shape_of(&x) else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let r_out = dims.len() + axes.len();
-    let norm: Vec<usize> = axes
-        .iter()
-        .map(|a| {
-            if *a < 0 && node.version < 11 {
-                Err(OpError::AxisOutOfRange {
-                    axis: *a,
-                    rank: r_out,
-                })
-            } else {
-                norm_axis(*a, r_out)
-            }
-        })
-        .collect::<Result<_, _>>()?;
-    check_unique(&norm, "axes", &axes)?;
-    let one = ctx.alg.constant(1);
-    let mut rest = dims.iter();
-    let out: Vec<Dim> = (0..r_out)
-        .map(|i| {
-            if norm.contains(&i) {
-                one
-            } else {
-                *rest.next().expect("rank arithmetic")
-            }
-        })
-        .collect();
-    Ok(vec![fact_with_value(x.dtype, out, x.value.clone())])
-}
-
-fn squeeze(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, if node.version >= 13 { 2 } else { 1 })?;
-    let x = ctx.input(node, 0, "data")?;
-    let axes = axes_arg(ctx, node)?;
-    let Some(dims) = shape_of(&x) else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let r = dims.len();
-    let keep: Vec<bool> = match axes {
-        IntsArg::Unknown(len) => {
-            // `n` axes are squeezed: when exactly `n` dims may be 1 (the others are
-            // provably not 1), those are the squeezed ones.
-            let maybe_one: Vec<usize> = (0..r)
-                .filter(|&a| is_one(ctx, dims[a]) != Truth::False)
-                .collect();
-            return Ok(vec![match len {
-                Some(n) if n == maybe_one.len() && n > 0 => {
-                    for &a in &maybe_one {
-                        if is_one(ctx, dims[a]) == Truth::Unknown {
-                            let one = ctx.alg.constant(1);
-                            ctx.alg.record_relation(dims[a], one, &node.name);
-                            ctx.alg.union(dims[a], one, "squeeze")?;
-                        }
-                    }
-                    let out = (0..r)
-                        .filter(|a| !maybe_one.contains(a))
-                        .map(|a| dims[a])
-                        .collect();
-                    fact_with_value(x.dtype, out, x.value.clone())
-                }
-                Some(n) if n <= r => {
-                    let d = unknown_dims(ctx, node, 0, r - n);
-                    TensorFact::new(x.dtype, d)
-                }
-                _ => TensorFact::unknown(x.dtype),
-            }]);
-        }
-        IntsArg::Known(v) if !v.is_empty() => {
-            let norm: Vec<usize> = v
-                .iter()
-                .map(|a| {
-                    if *a < 0 && node.version < 11 {
-                        Err(OpError::AxisOutOfRange { axis: *a, rank: r })
-                    } else {
-                        norm_axis(*a, r)
-                    }
-                })
-                .collect::<Result<_, _>>()?;
-            check_unique(&norm, "axes", &v)?;
-            for &a in &norm {
-                let d = dims[a];
-                match is_one(ctx, d) {
-                    Truth::True => {}
-                    Truth::False => {
-                        return Err(OpError::DimMismatch {
-                            what: format!("squeezed axis {a} must be 1"),
-                            left: ctx.alg.render(d),
-                            right: "1".to_string(),
-                        })
-                    }
-                    Truth::Unknown => {
-                        let one = ctx.alg.constant(1);
-                        ctx.alg.record_relation(d, one, &node.name);
-                        ctx.alg.union(d, one, "squeeze")?;
-                    }
-                }
-            }
-            (0..r).map(|i| !norm.contains(&i)).collect()
-        }
-        // No axes: every dim that is 1 goes; the rank is known only when each
-        // dim is provably 1 or provably not 1.
-        _ => {
-            let mut keep = Vec::with_capacity(r);
-            for (axis, d) in dims.iter().enumerate() {
-                match is_one(ctx, *d) {
-                    Truth::True => keep.push(false),
-                    Truth::False => keep.push(true),
-                    Truth::Unknown => {
-                        let msg = format!(
-                            "Squeeze without axes: whether axis {axis} ({}) is 1 is unknown, so the output rank is unknown; give `axes`",
-                            ctx.alg.render(*d)
-                        );
-                        ctx.diagnose(Severity::Warning, node, msg);
-                        return Ok(vec![TensorFact::unknown(x.dtype)]);
-                    }
-                }
-            }
-            keep
-        }
-    };
-    let out: Vec<Dim> = dims
-        .iter()
-        .zip(&keep)
-        .filter(|(_, k)| **k)
-        .map(|(d, _)| *d)
-        .collect();
-    Ok(vec![fact_with_value(x.dtype, out, x.value.clone())])
-}
-
-fn flatten(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "input")?;
-    let axis = attr_int(node, "axis", 1)?;
-    let Some(dims) = shape_of(&x) else {
-        let a = if axis == 0 {
-            ctx.alg.constant(1)
-        } else {
-            ctx.unknown_dim(node, 0, 0)
-        };
-        let b = ctx.unknown_dim(node, 0, 1);
-        return Ok(vec![TensorFact::new(x.dtype, vec![a, b])]);
-    };
-    let r = dims.len() as i64;
-    let lo = if node.version >= 11 { -r } else { 0 };
-    if axis < lo || axis > r {
-        return Err(OpError::AxisOutOfRange {
-            axis,
-            rank: dims.len(),
-        });
-    }
-    let axis = if axis < 0 { axis + r } else { axis } as usize;
-    let a = ctx.alg.product(&dims[..axis]);
-    let b = ctx.alg.product(&dims[axis..]);
-    Ok(vec![fact_with_value(x.dtype, vec![a, b], x.value.clone())])
 }
 
 // ----- Expand, Tile -------------------------------------------------------------------

@@ -34,6 +34,24 @@ pub fn ints_input(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Ints
     Ok(IntsArg::Unknown(list_len(&ctx.alg, &f)))
 }
 
+/// An axes list normalised against `rank` (negative entries count from the end): an
+/// axis out of range is [`OpError::AxisOutOfRange`], a repeated one
+/// [`OpError::BadShapeValue`].
+pub fn norm_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
+    let out: Vec<usize> = axes
+        .iter()
+        .map(|a| super::norm_axis(*a, rank))
+        .collect::<Result<_, _>>()?;
+    for (i, a) in out.iter().enumerate() {
+        if out[..i].contains(a) {
+            return Err(OpError::BadShapeValue {
+                what: format!("axes {axes:?} repeat axis {a}"),
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// The element count of a 1-D (or scalar) tensor, when its length is a constant.
 pub fn list_len(alg: &Algebra, f: &TensorFact) -> Option<usize> {
     f.static_len(alg)
