@@ -25,6 +25,7 @@ fn my_op(op: &str) -> bool {
         symdim::ops::gather::RULES,
         symdim::ops::transpose::RULES,
         symdim::ops::squeeze::RULES,
+        symdim::ops::expand::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]

@@ -14,6 +14,7 @@ pub mod concat;
 pub mod control;
 pub mod conv;
 pub mod elementwise;
+pub mod expand;
 pub mod gather;
 pub mod matmul;
 pub mod nn_util;
@@ -63,6 +64,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     gather::RULES,
     transpose::RULES,
     squeeze::RULES,
+    expand::RULES,
     elementwise::RULES,
     reduce::RULES,
     openvino::RULES,

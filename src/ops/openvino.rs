@@ -15,8 +15,6 @@
 //! | `Add`, `Subtract`, `Multiply`, `Divide` (`m_pythondiv`), `Maximum`, `Minimum`, `Power`, `SquaredDifference`, `FloorMod`, `Mod`, comparisons, logical | 1, 13 | `auto_broadcast` numpy (default) or none |
 //! | `Select` | 1 | numpy broadcast of the three inputs |
 //! | `FakeQuantize` | 1 | numpy broadcast of the five inputs |
-//! | `Broadcast` | 1 (numpy/explicit/pdpd), 3 (+bidirectional) | target shape |
-//! | `Tile` | 0 | dims times repeats |
 //! | `MatMul` | 0 | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast |
 //! | `Convolution`, `GroupConvolution` and their `BackpropData` | 1 | window arithmetic, `auto_pad` |
 //! | `MaxPool` (1, 8: dilations and indices, 14: `ceil_torch`), `AvgPool` (1, 14) | | window arithmetic, `rounding_type`, `auto_pad` |
@@ -885,137 +883,6 @@ fn broadcast_inputs(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
 // ===================================================================================
 // Shape ops
 // ===================================================================================
-
-/// Broadcast (1: numpy/explicit/pdpd; 3: + bidirectional).
-fn broadcast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 3)?;
-    let x = ctx.input(node, 0, "data")?;
-    let t = ctx.input(node, 1, "target_shape")?;
-    let mode = ov_str(node, "mode")?
-        .unwrap_or("numpy")
-        .to_ascii_lowercase();
-    let target: Option<Vec<Dim>> = match vec_values(&t) {
-        Some(v) => Some(v),
-        None => vec_len(ctx, &t).map(|k| fresh_dims(ctx, node, 0, k)),
-    };
-    let Some(target) = target else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let shape = match mode.as_str() {
-        "numpy" | "pdpd" => {
-            let Some(xs) = x.shape.clone() else {
-                return Ok(vec![TensorFact::new(x.dtype, target)]);
-            };
-            if xs.len() > target.len() {
-                return Err(OpError::Rank {
-                    what: "data (numpy broadcast to the target shape)".to_string(),
-                    expected: format!("at most {}", target.len()),
-                    found: xs.len(),
-                });
-            }
-            let off = target.len() - xs.len();
-            let one = ctx.alg.constant(1);
-            let mut out = target.clone();
-            for (i, d) in xs.iter().enumerate() {
-                let j = off + i;
-                if ctx.alg.equal(*d, one) == Truth::True {
-                    continue;
-                }
-                // The data dim is 1 or the target dim: when it cannot be 1, the two
-                // are equal (and the target keeps its value otherwise).
-                if !ctx.alg.bounds(*d).contains(&Rat::one()) {
-                    out[j] = merge_dim(
-                        ctx,
-                        node,
-                        &|| format!("axis {j} of data and target shape (numpy broadcast)"),
-                        *d,
-                        target[j],
-                    )?;
-                }
-            }
-            out
-        }
-        "bidirectional" => {
-            let Some(xs) = x.shape.clone() else {
-                return Ok(vec![TensorFact::unknown(x.dtype)]);
-            };
-            broadcast_shapes(ctx, &node.name, &xs, &target)?
-        }
-        "explicit" => {
-            let m = ctx.input(node, 2, "axes_mapping")?;
-            if let (Some(xs), Some(map)) = (x.shape.clone(), const_ints(&ctx.alg, &m)) {
-                if map.len() != xs.len() {
-                    return Err(OpError::BadShapeValue {
-                        what: format!(
-                            "axes_mapping {map:?} has {} entries for data of rank {}",
-                            map.len(),
-                            xs.len()
-                        ),
-                    });
-                }
-                let one = ctx.alg.constant(1);
-                for (d, &a) in xs.iter().zip(&map) {
-                    let a = usize::try_from(a)
-                        .ok()
-                        .filter(|&a| a < target.len())
-                        .ok_or(OpError::AxisOutOfRange {
-                            axis: a,
-                            rank: target.len(),
-                        })?;
-                    if ctx.alg.equal(*d, one) != Truth::True {
-                        merge_dim(
-                            ctx,
-                            node,
-                            &|| format!("data dim mapped to axis {a}"),
-                            *d,
-                            target[a],
-                        )?;
-                    }
-                }
-            }
-            target
-        }
-        other => {
-            return Err(OpError::BadAttribute {
-                name: "mode",
-                value: other.to_string(),
-                why: "expected numpy, explicit, bidirectional or pdpd".to_string(),
-            })
-        }
-    };
-    let value = (|| {
-        let xv = x.value.as_ref()?;
-        let from = value_shape(&ctx.alg, x.shape.as_ref()?)?;
-        let to = value_shape(&ctx.alg, &shape)?;
-        if mode == "explicit" {
-            return None;
-        }
-        broadcast_value_to(xv, &from, &to)
-    })();
-    Ok(vec![fact_with_counted_value(
-        &ctx.alg, x.dtype, shape, value,
-    )])
-}
-
-/// Tile: `repeats` aligned on the right with the data dims.
-fn tile(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let x = ctx.input(node, 0, "data")?;
-    let r = ctx.input(node, 1, "repeats")?;
-    let (Some(shape), Some(reps)) = (x.shape.clone(), vec_values(&r)) else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let n = shape.len().max(reps.len());
-    let one = ctx.alg.constant(1);
-    let out: Vec<Dim> = (0..n)
-        .map(|i| {
-            let d = (i + shape.len()).checked_sub(n).map_or(one, |j| shape[j]);
-            let k = (i + reps.len()).checked_sub(n).map_or(one, |j| reps[j]);
-            ctx.alg.mul(d, k)
-        })
-        .collect();
-    Ok(vec![TensorFact::new(x.dtype, out)])
-}
 
 /// Range (1: type of `start`; 4: `output_type`): `max(ceil((stop - start) / step), 0)`
 /// elements, values when small.
@@ -2230,8 +2097,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Select", select),
     (DOMAIN, "FakeQuantize", broadcast_inputs),
     // shape ops
-    (DOMAIN, "Broadcast", broadcast),
-    (DOMAIN, "Tile", tile),
     (DOMAIN, "Range", range),
     (DOMAIN, "Split", split),
     (DOMAIN, "VariadicSplit", variadic_split),

@@ -24,10 +24,6 @@
 //! - **Constant**: 1 (`value`); 9 more types; 11 `sparse_value` (not read by the
 //!   ONNX reader: reported as a missing value); 12 `value_int(s)`,
 //!   `value_float(s)`, `value_string(s)`; 13, 19, 21, 23, 24, 25 new types only.
-//! - **Expand**: 8 (numpy broadcast of the input shape and the `shape` input);
-//!   13 bf16.
-//! - **Tile**: 1 (inputs `tiles` and `axis`, scalars); 6 `repeats` 1-D input of
-//!   length rank; 13 bf16.
 //! - **Split**: 1 (`split` attribute or optional input 1); 2 `split` attribute
 //!   only; 11 negative `axis`; 13 `split` is optional input 1; 18 `num_outputs`
 //!   (uneven split: the last chunk is smaller, chunks are `ceildiv(d, n)`).
@@ -44,11 +40,11 @@
 
 use super::broadcast::broadcast_shapes;
 use super::values::{
-    broadcast_values, check_int_range, consts, fact_with_value, ints_input, list_len, numel,
+    broadcast_values, check_int_range, consts, dims_value, fact_with_value, ints_input, numel,
     select_values, small_const_shape, small_value, IntsArg,
 };
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
-use crate::algebra::{Algebra, Dim, Rat, Truth};
+use crate::algebra::{Algebra, Dim, Truth};
 use crate::context::{const_fact, float_rat};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::VALUE_FACT_LIMIT;
@@ -57,8 +53,6 @@ use crate::graph::{Attr, ConstData, DType, Node};
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
     ("", "Constant", constant),
-    ("", "Expand", expand),
-    ("", "Tile", tile),
     ("", "Split", split),
     ("", "Slice", slice),
     ("", "Range", range),
@@ -89,14 +83,6 @@ fn check_unique(axes: &[usize], name: &'static str, given: &[i64]) -> Result<(),
         });
     }
     Ok(())
-}
-
-/// A shape operand's value as dims (Expand, ConstantOfShape, Reshape-like inputs).
-fn dims_value(ctx: &ShapesContext, f: &TensorFact) -> (Option<Vec<Dim>>, Option<usize>) {
-    match &f.value {
-        Some(v) => (Some(v.clone()), Some(v.len())),
-        None => (None, list_len(&ctx.alg, f)),
-    }
 }
 
 fn unknown_dims(ctx: &mut ShapesContext, node: &Node, output: usize, n: usize) -> Vec<Dim> {
@@ -197,115 +183,6 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     Ok(vec![fact])
 }
 
-// ----- Expand, Tile -------------------------------------------------------------------
-
-fn expand(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let x = ctx.input(node, 0, "input")?;
-    let s = ctx.input(node, 1, "shape")?;
-    let Some(dims) = shape_of(&x) else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let (value, len) = dims_value(ctx, &s);
-    let out = match (value, len) {
-        (Some(v), _) => {
-            for d in &v {
-                if ctx.alg.bounds(*d).is_negative() {
-                    return Err(OpError::BadShapeValue {
-                        what: format!("shape {} has a negative dim", ctx.render_dims(&v)),
-                    });
-                }
-            }
-            broadcast_shapes(ctx, &node.name, &dims, &v)?
-        }
-        (None, Some(k)) => {
-            // Each output dim is the input dim when that is provably not 1 (the
-            // shape's entry must then be 1 or equal); otherwise data-dependent.
-            let n = dims.len().max(k);
-            let one = Rat::one();
-            (0..n)
-                .map(|i| {
-                    let src = (i + dims.len()).checked_sub(n).map(|j| dims[j]);
-                    match src {
-                        Some(d) if i + k >= n && !ctx.alg.bounds(d).contains(&one) => d,
-                        Some(d) if i + k < n => d,
-                        _ => ctx.unknown_dim(node, 0, i),
-                    }
-                })
-                .collect()
-        }
-        (None, None) => return Ok(vec![TensorFact::unknown(x.dtype)]),
-    };
-    let value = broadcast_values(&ctx.alg, &out, &[&x]).map(|mut v| v.remove(0));
-    Ok(vec![fact_with_value(x.dtype, out, value)])
-}
-
-fn tile(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "input")?;
-    let Some(dims) = shape_of(&x) else {
-        check_inputs(node, 2, 3)?;
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let r = dims.len();
-    if node.version < 6 {
-        // Tile-1: scalar `tiles` and `axis` inputs.
-        check_inputs(node, 3, 3)?;
-        let tiles = ctx.input(node, 1, "tiles")?;
-        let axis = ints_input(ctx, node, 2)?;
-        let IntsArg::Known(axis) = axis else {
-            let d = unknown_dims(ctx, node, 0, r);
-            return Ok(vec![TensorFact::new(x.dtype, d)]);
-        };
-        let axis = norm_axis(axis.first().copied().unwrap_or(0), r)?;
-        let mut out = dims.clone();
-        out[axis] = match tiles.value.as_deref() {
-            Some([t]) => ctx.alg.mul(dims[axis], *t),
-            _ => ctx.unknown_dim(node, 0, axis),
-        };
-        return Ok(vec![TensorFact::new(x.dtype, out)]);
-    }
-    check_inputs(node, 2, 2)?;
-    let reps = ctx.input(node, 1, "repeats")?;
-    let (value, len) = dims_value(ctx, &reps);
-    if let Some(k) = len {
-        if k != r {
-            return Err(OpError::Rank {
-                what: "repeats (its length)".to_string(),
-                expected: format!("{r} (the input rank)"),
-                found: k,
-            });
-        }
-    }
-    let Some(reps) = value else {
-        let d = unknown_dims(ctx, node, 0, r);
-        return Ok(vec![TensorFact::new(x.dtype, d)]);
-    };
-    for d in &reps {
-        if ctx.alg.bounds(*d).is_negative() {
-            return Err(OpError::BadShapeValue {
-                what: format!("repeats {} has a negative entry", ctx.render_dims(&reps)),
-            });
-        }
-    }
-    let out: Vec<Dim> = dims
-        .iter()
-        .zip(&reps)
-        .map(|(d, t)| ctx.alg.mul(*d, *t))
-        .collect();
-    let value = match (small_value(&ctx.alg, &x), small_const_shape(&ctx.alg, &out)) {
-        (Some((shape, v)), Some(out_shape)) => {
-            let per_axis: Vec<Vec<usize>> = out_shape
-                .iter()
-                .zip(&shape)
-                .map(|(&n, &d)| (0..n).map(|i| i % d.max(1)).collect())
-                .collect();
-            Some(select_values(&v, &shape, &per_axis))
-        }
-        _ => None,
-    };
-    Ok(vec![fact_with_value(x.dtype, out, value)])
-}
-
 // ----- Split ---------------------------------------------------------------------------
 
 fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -320,7 +197,7 @@ fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     let mut sizes: Option<Option<Vec<Dim>>> = None;
     if split_from_input {
         if let Some(f) = ctx.optional_input(node, 1)? {
-            let (v, len) = dims_value(ctx, &f);
+            let (v, len) = dims_value(&ctx.alg, &f);
             if let Some(k) = len {
                 if k != n_out {
                     return Err(OpError::BadShapeValue {
@@ -735,10 +612,12 @@ fn slice_args(ctx: &mut ShapesContext, node: &Node) -> Result<SliceArgs, OpError
     check_inputs(node, 3, 5)?;
     let s = ctx.input(node, 1, "starts")?;
     let e = ctx.input(node, 2, "ends")?;
-    let (starts, ls) = dims_value(ctx, &s);
-    let (ends, le) = dims_value(ctx, &e);
+    let (starts, ls) = dims_value(&ctx.alg, &s);
+    let (ends, le) = dims_value(&ctx.alg, &e);
     let axes = ints_input(ctx, node, 3)?;
-    let steps = ctx.optional_input(node, 4)?.map(|f| dims_value(ctx, &f));
+    let steps = ctx
+        .optional_input(node, 4)?
+        .map(|f| dims_value(&ctx.alg, &f));
     let len = ls.or(le);
     let axes = match axes {
         IntsArg::Absent => len.map(|n| (0..n as i64).collect()),
@@ -947,7 +826,7 @@ fn constant_of_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
             });
         }
     }
-    let (value, len) = dims_value(ctx, &s);
+    let (value, len) = dims_value(&ctx.alg, &s);
     let out = match (value, len) {
         (Some(v), _) => {
             for d in &v {

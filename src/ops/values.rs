@@ -52,6 +52,15 @@ pub fn norm_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
     Ok(out)
 }
 
+/// A shape-like operand (a target shape, repeats, split sizes, slice bounds): its
+/// contents as dims when known, and its length when that is a constant.
+pub fn dims_value(alg: &Algebra, f: &TensorFact) -> (Option<Vec<Dim>>, Option<usize>) {
+    match &f.value {
+        Some(v) => (Some(v.clone()), Some(v.len())),
+        None => (None, list_len(alg, f)),
+    }
+}
+
 /// The element count of a 1-D (or scalar) tensor, when its length is a constant.
 pub fn list_len(alg: &Algebra, f: &TensorFact) -> Option<usize> {
     f.static_len(alg)
