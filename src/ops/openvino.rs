@@ -18,7 +18,6 @@
 //! | `MatMul` | 0 | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast |
 //! | `Convolution`, `GroupConvolution` and their `BackpropData` | 1 | window arithmetic, `auto_pad` |
 //! | `MaxPool` (1, 8: dilations and indices, 14: `ceil_torch`), `AvgPool` (1, 14) | | window arithmetic, `rounding_type`, `auto_pad` |
-//! | `Pad` | 1 (pads >= 0), 12 (negative pads) | `d + begin + end` |
 //! | `Slice` | 8 | start/stop/step/axes, clamped |
 //! | `StridedSlice` | 1 | masks: begin, end, new_axis, shrink_axis, ellipsis |
 //! | `Split`, `VariadicSplit` | 1 | equal parts / lengths with one `-1` |
@@ -1359,55 +1358,6 @@ fn strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     Ok(vec![fact_with_counted_value(&ctx.alg, x.dtype, out, value)])
 }
 
-/// Pad (1: non-negative pads; 12: negative pads crop).
-fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 3, 4)?;
-    let x = ctx.input(node, 0, "data")?;
-    let pb = ctx.input(node, 1, "pads_begin")?;
-    let pe = ctx.input(node, 2, "pads_end")?;
-    let Some(shape) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let (Some(b), Some(e)) = (vec_values(&pb), vec_values(&pe)) else {
-        let d = fresh_dims(ctx, node, 0, shape.len());
-        return Ok(vec![TensorFact::new(x.dtype, d)]);
-    };
-    if b.len() != shape.len() || e.len() != shape.len() {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "pads_begin has {} and pads_end {} entries for data of rank {}",
-                b.len(),
-                e.len(),
-                shape.len()
-            ),
-        });
-    }
-    let mut out = Vec::with_capacity(shape.len());
-    for i in 0..shape.len() {
-        if node.version < 12 {
-            for (what, p) in [("pads_begin", b[i]), ("pads_end", e[i])] {
-                if ctx.alg.bounds(p).is_negative() {
-                    return Err(OpError::BadShapeValue {
-                        what: format!(
-                            "{what}[{i}] = {} is negative (Pad-1 takes non-negative pads)",
-                            ctx.alg.render(p)
-                        ),
-                    });
-                }
-            }
-        }
-        let s = ctx.alg.add_dims(shape[i], b[i]);
-        let d = ctx.alg.add_dims(s, e[i]);
-        if ctx.alg.bounds(d).is_negative() {
-            return Err(OpError::BadShapeValue {
-                what: format!("axis {i}: the padded dim {} is negative", ctx.alg.render(d)),
-            });
-        }
-        out.push(d);
-    }
-    Ok(vec![TensorFact::new(x.dtype, out)])
-}
-
 // ===================================================================================
 // NN ops
 // ===================================================================================
@@ -2102,7 +2052,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "VariadicSplit", variadic_split),
     (DOMAIN, "Slice", slice),
     (DOMAIN, "StridedSlice", strided_slice),
-    (DOMAIN, "Pad", pad),
     (DOMAIN, "ReduceMean", reduce),
     (DOMAIN, "ReduceSum", reduce),
     (DOMAIN, "ReduceMax", reduce),
