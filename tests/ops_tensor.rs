@@ -26,6 +26,7 @@ fn my_op(op: &str) -> bool {
         symdim::ops::transpose::RULES,
         symdim::ops::squeeze::RULES,
         symdim::ops::expand::RULES,
+        symdim::ops::slice::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]
@@ -981,4 +982,59 @@ fn slice_lengths_agree_with_the_reference() {
         }
     }
     assert!(checked > 18_000);
+}
+
+/// Python's length of `range(d)[s:e:t]` (OpenVINO's Slice follows it).
+fn python_len(d: i128, s: i128, e: i128, t: i128) -> i128 {
+    let (lo, hi) = if t > 0 { (0, d) } else { (-1, d - 1) };
+    let clamp = |x: i128| {
+        let x = if x < 0 { x + d } else { x };
+        x.max(lo).min(hi)
+    };
+    let (s, e) = (clamp(s), clamp(e));
+    if t > 0 {
+        ((e - s + t - 1).div_euclid(t)).max(0)
+    } else {
+        ((s - e + (-t) - 1).div_euclid(-t)).max(0)
+    }
+}
+
+#[test]
+fn python_slice_lengths_agree_with_the_reference() {
+    use symdim::algebra::{Algebra, Config, Rat};
+    use symdim::ops::slice::{slice_axis, Clamp};
+    let config = Config {
+        input_lower: Rat::zero(),
+        ..Default::default()
+    };
+    let mut idx: Vec<i64> = (-4..=4).collect();
+    idx.extend([i64::MAX, i64::MIN, 2147483647, -2147483647]);
+    let mut checked = 0;
+    for &s in &idx {
+        for &e in &idx {
+            for t in [-3i64, -2, -1, 1, 2, 3] {
+                let mut alg = Algebra::new(config.clone());
+                let d = alg.parse("S").unwrap();
+                let (sd, ed, td) = (alg.constant(s), alg.constant(e), alg.constant(t));
+                let len = slice_axis(&mut alg, d, (sd, ed, td), Clamp::Python)
+                    .expect("signs known")
+                    .len;
+                for n in 0..9i64 {
+                    let at = Rat::int(n);
+                    let got = alg
+                        .eval(len, &|name| (name == "S").then(|| at.clone()))
+                        .expect("evaluates");
+                    let want = python_len(n.into(), s.into(), e.into(), t.into());
+                    assert_eq!(
+                        got,
+                        Rat::int(want as i64),
+                        "slice [{s}:{e}:{t}] of S = {n}: {}",
+                        alg.render(len)
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 9_000);
 }

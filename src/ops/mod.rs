@@ -28,6 +28,7 @@ pub mod resize;
 pub mod rnn;
 pub mod select;
 pub mod shape;
+pub mod slice;
 pub mod squeeze;
 pub mod tensor;
 pub mod transpose;
@@ -57,6 +58,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     norm::RULES,
     resize::RULES,
     pad::RULES,
+    slice::RULES,
     rnn::RULES,
     select::RULES,
     tensor::RULES,

@@ -18,8 +18,6 @@
 //! | `MatMul` | 0 | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast |
 //! | `Convolution`, `GroupConvolution` and their `BackpropData` | 1 | window arithmetic, `auto_pad` |
 //! | `MaxPool` (1, 8: dilations and indices, 14: `ceil_torch`), `AvgPool` (1, 14) | | window arithmetic, `rounding_type`, `auto_pad` |
-//! | `Slice` | 8 | start/stop/step/axes, clamped |
-//! | `StridedSlice` | 1 | masks: begin, end, new_axis, shrink_axis, ellipsis |
 //! | `Split`, `VariadicSplit` | 1 | equal parts / lengths with one `-1` |
 //! | `Reduce{Mean,Sum,Max,Min,Prod,L1,L2,LogicalAnd,LogicalOr}` | 1 | `keep_dims`; empty axes reduce nothing |
 //! | `Range` | 1, 4 (`output_type`) | `max(ceil((stop - start) / step), 0)` |
@@ -48,8 +46,7 @@ use super::broadcast::broadcast_shapes;
 use super::broadcast::{broadcast_all, same_shapes};
 use super::nn_util::merge_dim;
 use super::values::{
-    broadcast_value_to, const_dims, const_ints, fact_with_counted_value, select_values_checked,
-    value_shape,
+    broadcast_value_to, const_ints, fact_with_counted_value, select_values_checked, value_shape,
 };
 use super::{check_inputs, norm_axis, RuleEntry};
 use super::{fresh_dims, unknown_outputs};
@@ -552,100 +549,6 @@ pub fn reduce_shape(
         .collect()
 }
 
-/// Constant slice bounds at or beyond `i32::MAX` (or `i32::MIN`) mean "to the end"
-/// (or "from the start"): converters write `INT32_MAX` and `INT64_MAX` for an open
-/// end. symdim assumes no dim reaches 2^31 - 1.
-pub const SLICE_END: i64 = i32::MAX as i64;
-
-/// *Shared.* One axis of a slice: the length of `start:stop:step` over a dim `d`
-/// with clamping (negative indices count from the end; see [`SLICE_END`]). `step`
-/// must be a non-zero constant.
-pub fn slice_len(ctx: &mut ShapesContext, d: Dim, start: Dim, stop: Dim, step: i64) -> Option<Dim> {
-    const BIG: i64 = SLICE_END;
-    let zero = ctx.alg.constant(0);
-    let one = ctx.alg.constant(1);
-    // Normalise an index: negative ones count from the end, then clamp to [lo, hi].
-    let norm = |ctx: &mut ShapesContext, x: Dim, lo: Dim, hi: Dim| -> Option<Dim> {
-        if let Some(v) = ctx.alg.as_i64(x) {
-            if v >= BIG {
-                return Some(hi);
-            }
-            if v <= -BIG {
-                return Some(lo);
-            }
-        }
-        let b = ctx.alg.bounds(x);
-        let shifted = if b.is_nonneg() {
-            x
-        } else if b.is_negative() {
-            ctx.alg.add_dims(x, d)
-        } else {
-            return None;
-        };
-        let m = ctx.alg.min(shifted, hi);
-        Some(ctx.alg.max(m, lo))
-    };
-    if step > 0 {
-        let s = norm(ctx, start, zero, d)?;
-        let e = norm(ctx, stop, zero, d)?;
-        let diff = ctx.alg.sub(e, s);
-        let st = ctx.alg.constant(step);
-        let q = ctx.alg.ceildiv(diff, st);
-        Some(ctx.alg.max(q, zero))
-    } else if step < 0 {
-        let minus_one = ctx.alg.constant(-1);
-        let dm1 = ctx.alg.sub(d, one);
-        let s = norm(ctx, start, minus_one, dm1)?;
-        let e = norm(ctx, stop, minus_one, dm1)?;
-        let diff = ctx.alg.sub(s, e);
-        let st = ctx.alg.constant(-step);
-        let q = ctx.alg.ceildiv(diff, st);
-        Some(ctx.alg.max(q, zero))
-    } else {
-        None
-    }
-}
-
-/// *Shared.* The indices a constant slice keeps along a constant dim.
-pub fn slice_indices(d: i64, start: i64, stop: i64, step: i64) -> Option<Vec<usize>> {
-    if step == 0 || d < 0 {
-        return None;
-    }
-    let clamp = |x: i64, lo: i64, hi: i64| -> i64 {
-        let x = if x < 0 { x.saturating_add(d) } else { x };
-        x.clamp(lo, hi)
-    };
-    let mut out = Vec::new();
-    if step > 0 {
-        let (s, e) = (clamp(start, 0, d), clamp(stop, 0, d));
-        let mut i = s;
-        while i < e {
-            out.push(i as usize);
-            i = match i.checked_add(step) {
-                Some(v) => v,
-                None => break,
-            };
-            if out.len() > VALUE_FACT_LIMIT {
-                return None;
-            }
-        }
-    } else {
-        let (s, e) = (clamp(start, -1, d - 1), clamp(stop, -1, d - 1));
-        let mut i = s;
-        while i > e {
-            out.push(i as usize);
-            i = match i.checked_add(step) {
-                Some(v) => v,
-                None => break,
-            };
-            if out.len() > VALUE_FACT_LIMIT {
-                return None;
-            }
-        }
-    }
-    Some(out)
-}
-
 /// The dtype of output 0 from an element-type attribute, else `default`.
 fn dtype_attr(node: &Node, name: &'static str, default: DType) -> Result<DType, OpError> {
     Ok(ov_dtype(node, name)?.unwrap_or(default))
@@ -662,11 +565,6 @@ fn scalar_int(ctx: &ShapesContext, fact: &TensorFact) -> Option<i64> {
 /// A 1-D (or scalar) input's values as dims.
 fn vec_values(fact: &TensorFact) -> Option<Vec<Dim>> {
     fact.value.clone()
-}
-
-/// The rank of a 1-D shape input when its length is a constant.
-fn vec_len(ctx: &ShapesContext, fact: &TensorFact) -> Option<usize> {
-    fact.static_len(&ctx.alg)
 }
 
 // ===================================================================================
@@ -1129,233 +1027,6 @@ fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         Some(vec![acc])
     })();
     Ok(vec![fact_with_counted_value(&ctx.alg, dtype, out, value)])
-}
-
-/// Slice-8: start, stop, step, optional axes.
-fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 4, 5)?;
-    let x = ctx.input(node, 0, "data")?;
-    let start = ctx.input(node, 1, "start")?;
-    let stop = ctx.input(node, 2, "stop")?;
-    let step = ctx.input(node, 3, "step")?;
-    let axes_t = ctx.optional_input(node, 4)?;
-    let Some(shape) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let (Some(sv), Some(ev), Some(stv)) = (
-        vec_values(&start),
-        vec_values(&stop),
-        const_ints(&ctx.alg, &step),
-    ) else {
-        let mut out = shape.clone();
-        let affected: Option<Vec<usize>> = match &axes_t {
-            Some(a) => const_ints(&ctx.alg, a).and_then(|v| reduce_axes(&v, shape.len()).ok()),
-            None => vec_len(ctx, &start).map(|k| (0..k.min(shape.len())).collect()),
-        };
-        match affected {
-            Some(ax) => {
-                for a in ax {
-                    out[a] = ctx.unknown_dim(node, 0, a);
-                }
-            }
-            None => out = fresh_dims(ctx, node, 0, shape.len()),
-        }
-        return Ok(vec![TensorFact::new(x.dtype, out)]);
-    };
-    if sv.len() != ev.len() || sv.len() != stv.len() {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "start, stop and step have {}, {} and {} entries",
-                sv.len(),
-                ev.len(),
-                stv.len()
-            ),
-        });
-    }
-    let axes: Vec<usize> = match &axes_t {
-        Some(a) => match const_ints(&ctx.alg, a) {
-            Some(v) => reduce_axes(&v, shape.len())?,
-            None => {
-                let d = fresh_dims(ctx, node, 0, shape.len());
-                return Ok(vec![TensorFact::new(x.dtype, d)]);
-            }
-        },
-        None => (0..sv.len()).collect(),
-    };
-    if axes.len() != sv.len() || axes.iter().any(|&a| a >= shape.len()) {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "{} slice entries for axes {axes:?} of a rank-{} input",
-                sv.len(),
-                shape.len()
-            ),
-        });
-    }
-    let mut out = shape.clone();
-    for (i, &a) in axes.iter().enumerate() {
-        if stv[i] == 0 {
-            return Err(OpError::BadShapeValue {
-                what: format!("step {i} is 0"),
-            });
-        }
-        out[a] = match slice_len(ctx, shape[a], sv[i], ev[i], stv[i]) {
-            Some(d) => d,
-            None => ctx.unknown_dim(node, 0, a),
-        };
-    }
-    let value = (|| {
-        let xv = x.value.as_ref()?;
-        let sc = value_shape(&ctx.alg, &shape)?;
-        let (s, e) = (const_dims(&ctx.alg, &sv)?, const_dims(&ctx.alg, &ev)?);
-        let mut picks: Vec<Vec<usize>> = sc.iter().map(|&d| (0..d as usize).collect()).collect();
-        for (i, &a) in axes.iter().enumerate() {
-            picks[a] = slice_indices(sc[a], s[i], e[i], stv[i])?;
-        }
-        select_values_checked(xv, &sc, &picks)
-    })();
-    Ok(vec![fact_with_counted_value(&ctx.alg, x.dtype, out, value)])
-}
-
-fn mask(node: &Node, name: &'static str) -> Result<Vec<bool>, OpError> {
-    Ok(ov_i64_list(node, name)?
-        .unwrap_or_default()
-        .iter()
-        .map(|&v| v != 0)
-        .collect())
-}
-
-/// StridedSlice-1: begin, end, optional stride; masks (`1` ignores begin/end, adds a
-/// new axis, shrinks an axis, or marks the ellipsis).
-fn strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 3, 4)?;
-    let x = ctx.input(node, 0, "data")?;
-    let b = ctx.input(node, 1, "begin")?;
-    let e = ctx.input(node, 2, "end")?;
-    let st = ctx.optional_input(node, 3)?;
-    let (bm, em, nm, sm, elm) = (
-        mask(node, "begin_mask")?,
-        mask(node, "end_mask")?,
-        mask(node, "new_axis_mask")?,
-        mask(node, "shrink_axis_mask")?,
-        mask(node, "ellipsis_mask")?,
-    );
-    let Some(shape) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let (Some(bv), Some(ev)) = (vec_values(&b), vec_values(&e)) else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let n = bv.len();
-    let steps: Vec<i64> = match &st {
-        Some(s) => match const_ints(&ctx.alg, s) {
-            Some(v) => v,
-            None => return Ok(vec![TensorFact::unknown(x.dtype)]),
-        },
-        None => vec![1; n],
-    };
-    if ev.len() != n || steps.len() != n {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "begin, end and stride have {}, {} and {} entries",
-                n,
-                ev.len(),
-                steps.len()
-            ),
-        });
-    }
-    let at = |m: &[bool], i: usize| m.get(i).copied().unwrap_or(false);
-    let consumed = (0..n).filter(|&i| !at(&nm, i) && !at(&elm, i)).count();
-    let mut out = Vec::new();
-    // (axis, indices) for values; None when not constant.
-    let mut picks: Vec<Option<Vec<usize>>> = Vec::new();
-    let sc = if x.value.is_some() {
-        value_shape(&ctx.alg, &shape)
-    } else {
-        None
-    };
-    let mut axis = 0usize;
-    let mut seen_ellipsis = false;
-    let one = ctx.alg.constant(1);
-    const BIG: i64 = 1 << 62;
-    for i in 0..n {
-        if at(&elm, i) && !seen_ellipsis {
-            seen_ellipsis = true;
-            let cover = shape.len().saturating_sub(axis + consumed);
-            for _ in 0..cover {
-                out.push(shape[axis]);
-                picks.push(sc.as_ref().map(|c| (0..c[axis] as usize).collect()));
-                axis += 1;
-            }
-            continue;
-        }
-        if at(&nm, i) {
-            out.push(one);
-            continue;
-        }
-        if axis >= shape.len() {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "{n} slice entries consume more than the {} input axes",
-                    shape.len()
-                ),
-            });
-        }
-        let d = shape[axis];
-        let step = steps[i];
-        if step == 0 {
-            return Err(OpError::BadShapeValue {
-                what: format!("stride {i} is 0"),
-            });
-        }
-        if at(&sm, i) {
-            // One element: begin (or 0 when masked).
-            let bi = if at(&bm, i) {
-                Some(0)
-            } else {
-                ctx.alg.as_i64(bv[i])
-            };
-            picks.push(match (&sc, bi) {
-                (Some(c), Some(v)) => {
-                    let j = if v < 0 { v + c[axis] } else { v };
-                    (0..c[axis]).contains(&j).then(|| vec![j as usize])
-                }
-                _ => None,
-            });
-            axis += 1;
-            continue;
-        }
-        let start = if at(&bm, i) {
-            ctx.alg.constant(if step > 0 { 0 } else { BIG })
-        } else {
-            bv[i]
-        };
-        let stop = if at(&em, i) {
-            ctx.alg.constant(if step > 0 { BIG } else { -BIG })
-        } else {
-            ev[i]
-        };
-        let len = match slice_len(ctx, d, start, stop, step) {
-            Some(l) => l,
-            None => ctx.unknown_dim(node, 0, out.len()),
-        };
-        out.push(len);
-        picks.push(match (&sc, ctx.alg.as_i64(start), ctx.alg.as_i64(stop)) {
-            (Some(c), Some(s0), Some(s1)) => slice_indices(c[axis], s0, s1, step),
-            _ => None,
-        });
-        axis += 1;
-    }
-    while axis < shape.len() {
-        out.push(shape[axis]);
-        picks.push(sc.as_ref().map(|c| (0..c[axis] as usize).collect()));
-        axis += 1;
-    }
-    let value = (|| {
-        let xv = x.value.as_ref()?;
-        let picks: Vec<Vec<usize>> = picks.into_iter().collect::<Option<_>>()?;
-        select_values_checked(xv, sc.as_ref()?, &picks)
-    })();
-    Ok(vec![fact_with_counted_value(&ctx.alg, x.dtype, out, value)])
 }
 
 // ===================================================================================
@@ -2050,8 +1721,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Range", range),
     (DOMAIN, "Split", split),
     (DOMAIN, "VariadicSplit", variadic_split),
-    (DOMAIN, "Slice", slice),
-    (DOMAIN, "StridedSlice", strided_slice),
     (DOMAIN, "ReduceMean", reduce),
     (DOMAIN, "ReduceSum", reduce),
     (DOMAIN, "ReduceMax", reduce),

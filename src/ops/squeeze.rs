@@ -33,7 +33,7 @@
 //! * OpenVINO **Unsqueeze**: 1 (`axes` input).
 
 use super::attrs::ov_bool;
-use super::values::{const_ints, fact_with_value, ints_input, norm_axes, IntsArg};
+use super::values::{attr_axes, const_ints, fact_with_value, ints_input, norm_axes, IntsArg};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
 use crate::context::{OpError, Severity, ShapesContext, TensorFact};
@@ -148,20 +148,17 @@ fn axes_arg(ctx: &ShapesContext, node: &Node) -> Result<IntsArg, OpError> {
     }
 }
 
-/// ONNX axes normalised against `rank`: negative ones only from opset 11, and a
-/// repeat in the attribute (before opset 13) is an attribute error.
+/// ONNX axes normalised against `rank`: negative ones only from opset 11, from
+/// the attribute before opset 13.
 fn onnx_axes(node: &Node, axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
     if let Some(&a) = axes.iter().find(|a| **a < 0 && node.version < 11) {
         return Err(OpError::AxisOutOfRange { axis: a, rank });
     }
-    norm_axes(axes, rank).map_err(|e| match e {
-        OpError::BadShapeValue { .. } if node.version < 13 => OpError::BadAttribute {
-            name: "axes",
-            value: format!("{axes:?}"),
-            why: "an axis is repeated".to_string(),
-        },
-        e => e,
-    })
+    if node.version < 13 {
+        attr_axes(axes, rank)
+    } else {
+        norm_axes(axes, rank)
+    }
 }
 
 /// ONNX `Unsqueeze` (13: `axes` is input 1).

@@ -8,11 +8,6 @@
 //! are row-major, booleans are the dims `0` and `1`.
 //!
 //! Special values:
-//! - `Slice` starts/ends at or beyond `±(2^31 - 1)` (`INT_MAX`, `INT64_MAX`,
-//!   `INT64_MIN`, the exporters' "to the end" markers) are read as "past the end" or
-//!   "before the start" when the sliced dim is symbolic. This is exact for the int64
-//!   sentinels (no dim exceeds `INT64_MAX`) and assumes dims below `2^31` for the
-//!   int32 ones. With a concrete dim the arithmetic is exact.
 //! - Out-of-range constant indices (Gather) and non-permutations (Transpose) are
 //!   typed errors; a dim that `Squeeze` removes must be 1: provably not 1 is an
 //!   error, unknown is recorded as a relation the model needs (`d == 1`).
@@ -27,11 +22,6 @@
 //! - **Split**: 1 (`split` attribute or optional input 1); 2 `split` attribute
 //!   only; 11 negative `axis`; 13 `split` is optional input 1; 18 `num_outputs`
 //!   (uneven split: the last chunk is smaller, chunks are `ceildiv(d, n)`).
-//! - **Slice**: 1 (`starts`, `ends`, `axes` attributes); 10 inputs `starts`,
-//!   `ends`, `axes`, `steps` (steps may be negative; symdim also takes symbolic
-//!   steps of proven sign); 11 negative axes; 13 bf16.
-//!   Output length per axis: `max(0, ceildiv(end' - start', step))` after
-//!   clamping, computed symbolically.
 //! - **Range**: 11. Length `max(ceildiv(limit - start, delta), 0)`.
 //! - **ConstantOfShape**: 9 (`value` attribute, default float 0); 20 more types;
 //!   21, 23-25 types.
@@ -40,11 +30,11 @@
 
 use super::broadcast::broadcast_shapes;
 use super::values::{
-    broadcast_values, check_int_range, consts, dims_value, fact_with_value, ints_input, numel,
-    select_values, small_const_shape, small_value, IntsArg,
+    broadcast_values, check_int_range, consts, dims_value, fact_with_value, numel, select_values,
+    small_const_shape, small_value,
 };
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
-use crate::algebra::{Algebra, Dim, Truth};
+use crate::algebra::{Dim, Truth};
 use crate::context::{const_fact, float_rat};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::VALUE_FACT_LIMIT;
@@ -54,36 +44,11 @@ use crate::graph::{Attr, ConstData, DType, Node};
 pub const RULES: &[RuleEntry] = &[
     ("", "Constant", constant),
     ("", "Split", split),
-    ("", "Slice", slice),
     ("", "Range", range),
     ("", "ConstantOfShape", constant_of_shape),
     ("", "CumSum", cumsum),
     ("", "Where", where_op),
 ];
-
-/// Starts and ends of `Slice` at or beyond this magnitude mean "past the end" or
-/// "before the start" when the sliced dim is symbolic (see the module doc).
-pub const SLICE_SENTINEL: i64 = i32::MAX as i64;
-
-/// The shape of an input, or `None` to propagate an unknown rank silently (the
-/// producer has already been diagnosed).
-fn shape_of(f: &TensorFact) -> Option<Vec<Dim>> {
-    f.shape.clone()
-}
-
-/// Reject duplicated axes.
-fn check_unique(axes: &[usize], name: &'static str, given: &[i64]) -> Result<(), OpError> {
-    let mut seen = axes.to_vec();
-    seen.sort_unstable();
-    if seen.windows(2).any(|w| w[0] == w[1]) {
-        return Err(OpError::BadAttribute {
-            name,
-            value: format!("{given:?}"),
-            why: "an axis is repeated".to_string(),
-        });
-    }
-    Ok(())
-}
 
 fn unknown_dims(ctx: &mut ShapesContext, node: &Node, output: usize, n: usize) -> Vec<Dim> {
     (0..n)
@@ -251,7 +216,7 @@ fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             });
         }
     }
-    let Some(dims) = shape_of(&x) else {
+    let Some(dims) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(x.dtype); n_out]);
     };
     let axis = norm_axis(attr_int(node, "axis", 0)?, dims.len())?;
@@ -353,381 +318,6 @@ fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
         facts.push(fact_with_value(x.dtype, out, value));
     }
     Ok(facts)
-}
-
-// ----- Slice ---------------------------------------------------------------------------
-
-/// A dim as the min or the max of a list of terms (one term: the dim itself).
-/// Slice lengths are built in this form and distributed by hand, because the
-/// algebra does not rewrite `a - max(b, c)` into `min(a - b, a - c)`.
-#[derive(Clone, Debug)]
-enum MinMax {
-    /// `min(terms)`.
-    Min(Vec<Dim>),
-    /// `max(terms)`.
-    Max(Vec<Dim>),
-}
-
-impl MinMax {
-    fn one(d: Dim) -> MinMax {
-        MinMax::Min(vec![d])
-    }
-
-    fn terms(&self) -> &[Dim] {
-        match self {
-            MinMax::Min(t) | MinMax::Max(t) => t,
-        }
-    }
-
-    /// Whether the form may be read as a min (a single term is both).
-    fn is_min(&self) -> bool {
-        matches!(self, MinMax::Min(_)) || self.terms().len() == 1
-    }
-
-    fn is_max(&self) -> bool {
-        matches!(self, MinMax::Max(_)) || self.terms().len() == 1
-    }
-
-    /// Drop the terms another term provably dominates, then fold.
-    fn dim(&self, alg: &mut Algebra) -> Dim {
-        let (terms, is_min) = match self {
-            MinMax::Min(t) => (t, true),
-            MinMax::Max(t) => (t, false),
-        };
-        let mut keep: Vec<Dim> = Vec::new();
-        for &t in terms {
-            if !keep
-                .iter()
-                .any(|k| alg.egraph().find(k.id()) == alg.egraph().find(t.id()))
-            {
-                keep.push(t);
-            }
-        }
-        let mut i = 0;
-        while i < keep.len() {
-            let t = keep[i];
-            let dominated = (0..keep.len()).any(|j| {
-                j != i && {
-                    let u = keep[j];
-                    let t_out = if is_min { alg.le(u, t) } else { alg.le(t, u) };
-                    t_out == Truth::True
-                }
-            });
-            if dominated && keep.len() > 1 {
-                keep.remove(i);
-            } else {
-                i += 1;
-            }
-        }
-        let mut acc = keep[0];
-        for &t in &keep[1..] {
-            acc = if is_min {
-                alg.min(acc, t)
-            } else {
-                alg.max(acc, t)
-            };
-        }
-        acc
-    }
-
-    /// `self - other`, distributed where the kinds allow it.
-    fn sub(&self, other: &MinMax, alg: &mut Algebra) -> MinMax {
-        let pairs = |alg: &mut Algebra| -> Vec<Dim> {
-            let mut v = Vec::new();
-            for &a in self.terms() {
-                for &b in other.terms() {
-                    v.push(alg.sub(a, b));
-                }
-            }
-            v
-        };
-        if self.is_min() && other.is_max() {
-            MinMax::Min(pairs(alg))
-        } else if self.is_max() && other.is_min() {
-            MinMax::Max(pairs(alg))
-        } else {
-            let (a, b) = (self.dim(alg), other.dim(alg));
-            MinMax::one(alg.sub(a, b))
-        }
-    }
-
-    /// `ceildiv(self, t)` for a positive `t` (monotone in the numerator, so it
-    /// distributes over min and max).
-    fn ceildiv(&self, t: Dim, alg: &mut Algebra) -> MinMax {
-        let map = |v: &[Dim], alg: &mut Algebra| -> Vec<Dim> {
-            v.iter().map(|&x| alg.ceildiv(x, t)).collect()
-        };
-        match self {
-            MinMax::Min(v) => MinMax::Min(map(v, alg)),
-            MinMax::Max(v) => MinMax::Max(map(v, alg)),
-        }
-    }
-
-    /// `max(0, self)`, where `nonneg` (the sliced dim) is known to be >= 0.
-    fn max0(&self, alg: &mut Algebra, nonneg: Dim) -> MinMax {
-        let zero = alg.constant(0);
-        let known = |alg: &Algebra, t: Dim| {
-            alg.egraph().find(t.id()) == alg.egraph().find(nonneg.id()) || alg.bounds(t).is_nonneg()
-        };
-        match self {
-            MinMax::Max(v) if v.iter().any(|t| known(alg, *t)) => self.clone(),
-            MinMax::Min(v) if v.iter().all(|t| known(alg, *t)) => self.clone(),
-            MinMax::Max(v) => {
-                let mut v = v.clone();
-                v.push(zero);
-                MinMax::Max(v)
-            }
-            MinMax::Min(v) if v.len() == 1 => MinMax::Max(vec![v[0], zero]),
-            MinMax::Min(v) => {
-                let mut out = Vec::with_capacity(v.len());
-                for &x in v {
-                    out.push(if known(alg, x) {
-                        x
-                    } else {
-                        MinMax::Max(vec![x, zero]).dim(alg)
-                    });
-                }
-                MinMax::Min(out)
-            }
-        }
-    }
-}
-
-/// The smaller of `v` and `hi`, pruned with `le`.
-fn upper(alg: &mut Algebra, v: Dim, hi: Dim) -> MinMax {
-    if alg.le(v, hi) == Truth::True {
-        MinMax::one(v)
-    } else if alg.le(hi, v) == Truth::True {
-        MinMax::one(hi)
-    } else {
-        MinMax::Min(vec![v, hi])
-    }
-}
-
-/// The larger of `v` and `lo`, pruned with `le`.
-fn lower(alg: &mut Algebra, v: Dim, lo: Dim) -> MinMax {
-    if alg.le(lo, v) == Truth::True {
-        MinMax::one(v)
-    } else if alg.le(v, lo) == Truth::True {
-        MinMax::one(lo)
-    } else {
-        MinMax::Max(vec![v, lo])
-    }
-}
-
-/// A start or end index, wrapped and clamped for a dim `d` and a step of the
-/// given sign, as the ONNX reference does: a negative index adds `d`, then
-/// `min(max(x, lo), hi)` with `[lo, hi]` = `[0, d]` (positive step), `[0, d - 1]`
-/// (negative step, start) or `[-1, d - 1]` (negative step, end). `None` when the
-/// sign of a symbolic index is unknown.
-///
-/// `d` is the size of a real axis, so `d >= 0` even where the algebra cannot
-/// prove it (a Conv output such as `floordiv(S - 192, 128) + 1`); the clamps that
-/// this makes redundant are left out by construction rather than by `le`.
-fn slice_index(alg: &mut Algebra, x: Dim, d: Dim, forward: bool, is_start: bool) -> Option<MinMax> {
-    let symbolic_dim = alg.as_i64(d).is_none();
-    let one = alg.constant(1);
-    let zero = alg.constant(0);
-    let minus_one = alg.constant(-1);
-    let d_1 = alg.sub(d, one);
-    match alg.as_i64(x) {
-        // past the end: d (positive step) or d - 1 (negative step)
-        Some(v) if symbolic_dim && v >= SLICE_SENTINEL => {
-            return Some(MinMax::one(if forward { d } else { d_1 }))
-        }
-        // before the start: 0, or for a negative step min(0, d - 1) and -1
-        Some(v) if symbolic_dim && v <= -SLICE_SENTINEL => {
-            return Some(match (forward, is_start) {
-                (true, _) => MinMax::one(zero),
-                (false, true) => upper(alg, zero, d_1),
-                (false, false) => MinMax::one(minus_one),
-            })
-        }
-        // 0 with a positive step is 0 for every d >= 0
-        Some(0) if forward => return Some(MinMax::one(zero)),
-        _ => {}
-    }
-    let b = alg.bounds(x);
-    let hi = if forward { d } else { d_1 };
-    if b.is_nonneg() {
-        // x >= 0 >= lo: only the upper clamp remains
-        Some(upper(alg, x, hi))
-    } else if b.is_negative() {
-        // x + d <= d - 1 <= hi: only the lower clamp remains, except for the start
-        // of a negative step on an empty axis (max(x + d, 0) = 0 > d - 1 = -1)
-        let w = alg.add_dims(x, d);
-        let lo = if forward || is_start { zero } else { minus_one };
-        let m = lower(alg, w, lo);
-        if !forward && is_start && alg.le(zero, d_1) != Truth::True {
-            let m = m.dim(alg);
-            return Some(upper(alg, m, d_1));
-        }
-        Some(m)
-    } else {
-        None
-    }
-}
-
-/// The length of a slice `[s', e')` with step `t`: `max(0, ceildiv(e' - s', t))`
-/// (for a negative step, `max(0, ceildiv(s' - e', -t))`).
-fn slice_len(alg: &mut Algebra, s: &MinMax, e: &MinMax, t: Dim, forward: bool, d: Dim) -> Dim {
-    let (num, den) = if forward {
-        (e.sub(s, alg), t)
-    } else {
-        (s.sub(e, alg), alg.neg(t))
-    };
-    num.ceildiv(den, alg).max0(alg, d).dim(alg)
-}
-
-/// The starts/ends/axes/steps of a Slice: as dims (starts, ends may be symbolic).
-struct SliceArgs {
-    starts: Option<Vec<Dim>>,
-    ends: Option<Vec<Dim>>,
-    axes: Option<Vec<i64>>,
-    /// Steps may be symbolic when their sign is proven (`[1, N]`).
-    steps: Option<Vec<Dim>>,
-    /// The number of sliced axes, when known.
-    len: Option<usize>,
-}
-
-fn slice_args(ctx: &mut ShapesContext, node: &Node) -> Result<SliceArgs, OpError> {
-    if node.version < 10 {
-        check_inputs(node, 1, 1)?;
-        let starts = attr_ints(node, "starts")?
-            .ok_or(OpError::MissingAttribute { name: "starts" })?
-            .to_vec();
-        let ends = attr_ints(node, "ends")?
-            .ok_or(OpError::MissingAttribute { name: "ends" })?
-            .to_vec();
-        let axes = attr_ints(node, "axes")?.map(<[i64]>::to_vec);
-        let n = starts.len();
-        return Ok(SliceArgs {
-            starts: Some(consts(&mut ctx.alg, &starts)),
-            ends: Some(consts(&mut ctx.alg, &ends)),
-            axes: Some(axes.unwrap_or_else(|| (0..n as i64).collect())),
-            steps: Some(vec![ctx.alg.constant(1); n]),
-            len: Some(n),
-        });
-    }
-    check_inputs(node, 3, 5)?;
-    let s = ctx.input(node, 1, "starts")?;
-    let e = ctx.input(node, 2, "ends")?;
-    let (starts, ls) = dims_value(&ctx.alg, &s);
-    let (ends, le) = dims_value(&ctx.alg, &e);
-    let axes = ints_input(ctx, node, 3)?;
-    let steps = ctx
-        .optional_input(node, 4)?
-        .map(|f| dims_value(&ctx.alg, &f));
-    let len = ls.or(le);
-    let axes = match axes {
-        IntsArg::Absent => len.map(|n| (0..n as i64).collect()),
-        IntsArg::Known(v) => Some(v),
-        IntsArg::Unknown(_) => None,
-    };
-    let steps = match steps {
-        None => len.map(|n| vec![ctx.alg.constant(1); n]),
-        Some((v, _)) => v,
-    };
-    Ok(SliceArgs {
-        starts,
-        ends,
-        axes,
-        steps,
-        len,
-    })
-}
-
-fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "data")?;
-    let Some(dims) = shape_of(&x) else {
-        slice_args(ctx, node)?;
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let r = dims.len();
-    let args = slice_args(ctx, node)?;
-    // Lengths must agree.
-    let lens: Vec<(&str, usize)> = [
-        ("starts", args.starts.as_ref().map(Vec::len)),
-        ("ends", args.ends.as_ref().map(Vec::len)),
-        ("axes", args.axes.as_ref().map(Vec::len)),
-        ("steps", args.steps.as_ref().map(Vec::len)),
-        ("starts", args.len),
-    ]
-    .into_iter()
-    .filter_map(|(k, n)| n.map(|n| (k, n)))
-    .collect();
-    if let Some((k, n)) = lens.iter().find(|(_, n)| *n != lens[0].1) {
-        return Err(OpError::BadShapeValue {
-            what: format!("{} has {} entries but {k} has {n}", lens[0].0, lens[0].1),
-        });
-    }
-    let Some(axes) = args.axes else {
-        // Which axes are sliced is unknown: every dim is data-dependent.
-        let d = unknown_dims(ctx, node, 0, r);
-        return Ok(vec![TensorFact::new(x.dtype, d)]);
-    };
-    let norm: Vec<usize> = axes
-        .iter()
-        .map(|a| norm_axis(*a, r))
-        .collect::<Result<_, _>>()?;
-    check_unique(&norm, "axes", &axes)?;
-    if let Some(steps) = &args.steps {
-        let zero = ctx.alg.constant(0);
-        if steps.iter().any(|t| ctx.alg.equal(*t, zero) == Truth::True) {
-            return Err(OpError::BadShapeValue {
-                what: format!("steps {} contain 0", ctx.render_dims(steps)),
-            });
-        }
-    }
-    let mut out = dims.clone();
-    // Per sliced axis: (start', step, length) when known.
-    let mut ranges: Vec<Option<(Dim, Dim, Dim)>> = vec![None; r];
-    for (k, &axis) in norm.iter().enumerate() {
-        let d = dims[axis];
-        let known = match (&args.starts, &args.ends, &args.steps) {
-            (Some(s), Some(e), Some(t)) => {
-                // The direction needs the step's sign.
-                let sign = ctx.alg.bounds(t[k]);
-                let forward = if sign.is_positive() {
-                    Some(true)
-                } else if sign.is_negative() {
-                    Some(false)
-                } else {
-                    None
-                };
-                forward.and_then(|forward| {
-                    let s2 = slice_index(&mut ctx.alg, s[k], d, forward, true)?;
-                    let e2 = slice_index(&mut ctx.alg, e[k], d, forward, false)?;
-                    let len = slice_len(&mut ctx.alg, &s2, &e2, t[k], forward, d);
-                    let s2 = s2.dim(&mut ctx.alg);
-                    Some((s2, t[k], len))
-                })
-            }
-            _ => None,
-        };
-        match known {
-            Some((s2, t, len)) => {
-                out[axis] = len;
-                ranges[axis] = Some((s2, t, len));
-            }
-            None => out[axis] = ctx.unknown_dim(node, 0, axis),
-        }
-    }
-    // Values: every sliced axis must have a constant start and length.
-    let value = small_value(&ctx.alg, &x).and_then(|(shape, v)| {
-        let mut per_axis: Vec<Vec<usize>> = shape.iter().map(|&n| (0..n).collect()).collect();
-        for &axis in &norm {
-            let (s2, t, len) = ranges[axis]?;
-            let s = ctx.alg.as_i64(s2)?;
-            let n = ctx.alg.as_i64(len)?;
-            let t = ctx.alg.as_i64(t)?;
-            per_axis[axis] = (0..n)
-                .map(|i| usize::try_from(s + i * t).ok())
-                .collect::<Option<_>>()?;
-        }
-        Some(select_values(&v, &shape, &per_axis))
-    });
-    Ok(vec![fact_with_value(x.dtype, out, value)])
 }
 
 // ----- Range, ConstantOfShape, CumSum, Where ---------------------------------------
@@ -852,7 +442,7 @@ fn cumsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     check_inputs(node, 2, 2)?;
     let x = ctx.input(node, 0, "x")?;
     let axis = ctx.input(node, 1, "axis")?;
-    let Some(dims) = shape_of(&x) else {
+    let Some(dims) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     let axis = match scalar_value(&axis).and_then(|d| ctx.alg.as_i64(d)) {
@@ -915,7 +505,7 @@ fn where_op(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     } else {
         x.dtype
     };
-    let (Some(cs), Some(xs), Some(ys)) = (shape_of(&c), shape_of(&x), shape_of(&y)) else {
+    let (Some(cs), Some(xs), Some(ys)) = (c.shape.clone(), x.shape.clone(), y.shape.clone()) else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     let xy = broadcast_shapes(ctx, &node.name, &xs, &ys)?;

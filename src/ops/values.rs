@@ -61,6 +61,19 @@ pub fn dims_value(alg: &Algebra, f: &TensorFact) -> (Option<Vec<Dim>>, Option<us
     }
 }
 
+/// [`norm_axes`] for an `axes` attribute: a repeated axis is
+/// [`OpError::BadAttribute`].
+pub fn attr_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
+    norm_axes(axes, rank).map_err(|e| match e {
+        OpError::BadShapeValue { .. } => OpError::BadAttribute {
+            name: "axes",
+            value: format!("{axes:?}"),
+            why: "an axis is repeated".to_string(),
+        },
+        e => e,
+    })
+}
+
 /// The element count of a 1-D (or scalar) tensor, when its length is a constant.
 pub fn list_len(alg: &Algebra, f: &TensorFact) -> Option<usize> {
     f.static_len(alg)
