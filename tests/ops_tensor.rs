@@ -27,6 +27,7 @@ fn my_op(op: &str) -> bool {
         symdim::ops::squeeze::RULES,
         symdim::ops::expand::RULES,
         symdim::ops::slice::RULES,
+        symdim::ops::split::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]

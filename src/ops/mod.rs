@@ -29,6 +29,7 @@ pub mod rnn;
 pub mod select;
 pub mod shape;
 pub mod slice;
+pub mod split;
 pub mod squeeze;
 pub mod tensor;
 pub mod transpose;
@@ -59,6 +60,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     resize::RULES,
     pad::RULES,
     slice::RULES,
+    split::RULES,
     rnn::RULES,
     select::RULES,
     tensor::RULES,

@@ -18,7 +18,6 @@
 //! | `MatMul` | 0 | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast |
 //! | `Convolution`, `GroupConvolution` and their `BackpropData` | 1 | window arithmetic, `auto_pad` |
 //! | `MaxPool` (1, 8: dilations and indices, 14: `ceil_torch`), `AvgPool` (1, 14) | | window arithmetic, `rounding_type`, `auto_pad` |
-//! | `Split`, `VariadicSplit` | 1 | equal parts / lengths with one `-1` |
 //! | `Reduce{Mean,Sum,Max,Min,Prod,L1,L2,LogicalAnd,LogicalOr}` | 1 | `keep_dims`; empty axes reduce nothing |
 //! | `Range` | 1, 4 (`output_type`) | `max(ceil((stop - start) / step), 0)` |
 //! | `Interpolate` | 1 (target shape), 4 (sizes/scales, pads), 11 (scales_or_sizes) | |
@@ -45,9 +44,7 @@ use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_i64_list, ov_str, spatial_list}
 use super::broadcast::broadcast_shapes;
 use super::broadcast::{broadcast_all, same_shapes};
 use super::nn_util::merge_dim;
-use super::values::{
-    broadcast_value_to, const_ints, fact_with_counted_value, select_values_checked, value_shape,
-};
+use super::values::{broadcast_value_to, const_ints, fact_with_counted_value, value_shape};
 use super::{check_inputs, norm_axis, RuleEntry};
 use super::{fresh_dims, unknown_outputs};
 use crate::algebra::{Dim, Rat, Truth};
@@ -554,14 +551,6 @@ fn dtype_attr(node: &Node, name: &'static str, default: DType) -> Result<DType, 
     Ok(ov_dtype(node, name)?.unwrap_or(default))
 }
 
-/// A scalar (or one-element) integer input's value.
-fn scalar_int(ctx: &ShapesContext, fact: &TensorFact) -> Option<i64> {
-    match const_ints(&ctx.alg, fact)?.as_slice() {
-        [v] => Some(*v),
-        _ => None,
-    }
-}
-
 /// A 1-D (or scalar) input's values as dims.
 fn vec_values(fact: &TensorFact) -> Option<Vec<Dim>> {
     fact.value.clone()
@@ -833,153 +822,6 @@ fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
         vec![len],
         value,
     )])
-}
-
-/// Split: `num_splits` equal parts along `axis`.
-fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let x = ctx.input(node, 0, "data")?;
-    let axis_t = ctx.input(node, 1, "axis")?;
-    let k = ov_i64(node, "num_splits")?.ok_or(OpError::MissingAttribute { name: "num_splits" })?;
-    if k < 1 {
-        return Err(OpError::BadAttribute {
-            name: "num_splits",
-            value: k.to_string(),
-            why: "must be at least 1".to_string(),
-        });
-    }
-    let outs = node.outputs.len();
-    let (Some(shape), Some(axis)) = (x.shape.clone(), scalar_int(ctx, &axis_t)) else {
-        return Ok(unknown_outputs(node, x.dtype));
-    };
-    let axis = norm_axis(axis, shape.len())?;
-    let kd = ctx.alg.constant(k);
-    let part = match ctx.alg.solve_minus_one(
-        &[shape[axis]],
-        &[kd],
-        crate::algebra::FreshKey {
-            node: node.name.clone(),
-            output: 0,
-            axis,
-        },
-    )? {
-        crate::algebra::MinusOne::Exact(d) => d,
-        crate::algebra::MinusOne::Fresh { dim, .. } => dim,
-    };
-    let parts = vec![part; outs.min(usize::try_from(k).unwrap_or(usize::MAX))];
-    let value_parts = split_values(ctx, &x, &shape, axis, &parts);
-    Ok((0..outs)
-        .map(|i| {
-            let mut s = shape.clone();
-            s[axis] = part;
-            let v = value_parts.as_ref().and_then(|p| p.get(i).cloned());
-            fact_with_counted_value(&ctx.alg, x.dtype, s, v)
-        })
-        .collect())
-}
-
-/// The values of each part of a split along `axis`.
-fn split_values(
-    ctx: &ShapesContext,
-    x: &TensorFact,
-    shape: &[Dim],
-    axis: usize,
-    parts: &[Dim],
-) -> Option<Vec<Vec<Dim>>> {
-    let xv = x.value.as_ref()?;
-    let sc = value_shape(&ctx.alg, shape)?;
-    let lens = value_shape(&ctx.alg, parts)?;
-    let mut out = Vec::new();
-    let mut start = 0usize;
-    for &l in &lens {
-        let l = usize::try_from(l).ok()?;
-        let picks: Vec<Vec<usize>> = sc
-            .iter()
-            .enumerate()
-            .map(|(a, &d)| {
-                if a == axis {
-                    (start..start + l).collect()
-                } else {
-                    (0..d as usize).collect()
-                }
-            })
-            .collect();
-        out.push(select_values_checked(xv, &sc, &picks)?);
-        start += l;
-    }
-    Some(out)
-}
-
-/// VariadicSplit: `split_lengths` along `axis`, one of them may be -1.
-fn variadic_split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 3, 3)?;
-    let x = ctx.input(node, 0, "data")?;
-    let axis_t = ctx.input(node, 1, "axis")?;
-    let lens_t = ctx.input(node, 2, "split_lengths")?;
-    let (Some(shape), Some(axis)) = (x.shape.clone(), scalar_int(ctx, &axis_t)) else {
-        return Ok(unknown_outputs(node, x.dtype));
-    };
-    let axis = norm_axis(axis, shape.len())?;
-    let Some(lens) = vec_values(&lens_t) else {
-        return Ok((0..node.outputs.len())
-            .map(|i| {
-                let mut s = shape.clone();
-                s[axis] = ctx.unknown_dim(node, i, axis);
-                TensorFact::new(x.dtype, s)
-            })
-            .collect());
-    };
-    let minus_one = ctx.alg.constant(-1);
-    let pos: Vec<usize> = lens
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| ctx.alg.as_i64(**d) == Some(-1))
-        .map(|(i, _)| i)
-        .collect();
-    if pos.len() > 1 {
-        return Err(OpError::BadShapeValue {
-            what: "split_lengths has more than one -1".to_string(),
-        });
-    }
-    let known: Vec<Dim> = lens
-        .iter()
-        .filter(|d| ctx.alg.equal(**d, minus_one) != Truth::True)
-        .copied()
-        .collect();
-    let sum = ctx.alg.sum(&known);
-    let mut parts = lens.clone();
-    if let Some(&p) = pos.first() {
-        let rest = ctx.alg.sub(shape[axis], sum);
-        if ctx.alg.bounds(rest).is_negative() {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "split_lengths add up to {}, more than the axis dim {}",
-                    ctx.alg.render(sum),
-                    ctx.alg.render(shape[axis])
-                ),
-            });
-        }
-        parts[p] = rest;
-    } else {
-        merge_dim(
-            ctx,
-            node,
-            &|| format!("the sum of split_lengths and axis {axis}"),
-            sum,
-            shape[axis],
-        )?;
-    }
-    let value_parts = split_values(ctx, &x, &shape, axis, &parts);
-    Ok(parts
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let mut s = shape.clone();
-            s[axis] = *d;
-            let v = value_parts.as_ref().and_then(|p| p.get(i).cloned());
-            fact_with_counted_value(&ctx.alg, x.dtype, s, v)
-        })
-        .collect())
 }
 
 /// Reduce*: axes input, `keep_dims`; empty axes reduce nothing. Values for 1-D
@@ -1719,8 +1561,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "FakeQuantize", broadcast_inputs),
     // shape ops
     (DOMAIN, "Range", range),
-    (DOMAIN, "Split", split),
-    (DOMAIN, "VariadicSplit", variadic_split),
     (DOMAIN, "ReduceMean", reduce),
     (DOMAIN, "ReduceSum", reduce),
     (DOMAIN, "ReduceMax", reduce),

@@ -19,9 +19,6 @@
 //! - **Constant**: 1 (`value`); 9 more types; 11 `sparse_value` (not read by the
 //!   ONNX reader: reported as a missing value); 12 `value_int(s)`,
 //!   `value_float(s)`, `value_string(s)`; 13, 19, 21, 23, 24, 25 new types only.
-//! - **Split**: 1 (`split` attribute or optional input 1); 2 `split` attribute
-//!   only; 11 negative `axis`; 13 `split` is optional input 1; 18 `num_outputs`
-//!   (uneven split: the last chunk is smaller, chunks are `ceildiv(d, n)`).
 //! - **Range**: 11. Length `max(ceildiv(limit - start, delta), 0)`.
 //! - **ConstantOfShape**: 9 (`value` attribute, default float 0); 20 more types;
 //!   21, 23-25 types.
@@ -30,10 +27,10 @@
 
 use super::broadcast::broadcast_shapes;
 use super::values::{
-    broadcast_values, check_int_range, consts, dims_value, fact_with_value, numel, select_values,
+    broadcast_values, check_int_range, consts, dims_value, fact_with_value, numel,
     small_const_shape, small_value,
 };
-use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
+use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
 use crate::context::{const_fact, float_rat};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -43,7 +40,6 @@ use crate::graph::{Attr, ConstData, DType, Node};
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
     ("", "Constant", constant),
-    ("", "Split", split),
     ("", "Range", range),
     ("", "ConstantOfShape", constant_of_shape),
     ("", "CumSum", cumsum),
@@ -146,178 +142,6 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         }
     };
     Ok(vec![fact])
-}
-
-// ----- Split ---------------------------------------------------------------------------
-
-fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "input")?;
-    let n_out = node.outputs.len();
-    if n_out == 0 {
-        return Err(OpError::NoOutput);
-    }
-    let split_from_input = node.version >= 13 || node.version == 1;
-    check_inputs(node, 1, if split_from_input { 2 } else { 1 })?;
-    // The split sizes: None = not given; Some(None) = given but unknown.
-    let mut sizes: Option<Option<Vec<Dim>>> = None;
-    if split_from_input {
-        if let Some(f) = ctx.optional_input(node, 1)? {
-            let (v, len) = dims_value(&ctx.alg, &f);
-            if let Some(k) = len {
-                if k != n_out {
-                    return Err(OpError::BadShapeValue {
-                        what: format!("split has {k} entries for {n_out} outputs"),
-                    });
-                }
-            }
-            sizes = Some(v);
-        }
-    }
-    if node.version < 13 {
-        if let Some(v) = attr_ints(node, "split")? {
-            if sizes.is_some() {
-                return Err(OpError::BadAttribute {
-                    name: "split",
-                    value: format!("{v:?}"),
-                    why: "given both as attribute and input".to_string(),
-                });
-            }
-            if v.len() != n_out {
-                return Err(OpError::BadAttribute {
-                    name: "split",
-                    value: format!("{v:?}"),
-                    why: format!("{} entries for {n_out} outputs", v.len()),
-                });
-            }
-            sizes = Some(Some(consts(&mut ctx.alg, v)));
-        }
-    }
-    let num_outputs = if node.version >= 18 {
-        match node.attr("num_outputs") {
-            None => None,
-            Some(_) => Some(attr_int(node, "num_outputs", 0)?),
-        }
-    } else {
-        None
-    };
-    if let Some(n) = num_outputs {
-        if sizes.is_some() {
-            return Err(OpError::BadAttribute {
-                name: "num_outputs",
-                value: n.to_string(),
-                why: "given together with the split input".to_string(),
-            });
-        }
-        if n < 1 || n as usize != n_out {
-            return Err(OpError::BadAttribute {
-                name: "num_outputs",
-                value: n.to_string(),
-                why: format!("the node has {n_out} outputs"),
-            });
-        }
-    }
-    let Some(dims) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype); n_out]);
-    };
-    let axis = norm_axis(attr_int(node, "axis", 0)?, dims.len())?;
-    let d = dims[axis];
-    let chunks: Vec<Dim> = match sizes {
-        Some(Some(v)) => {
-            for s in &v {
-                if ctx.alg.bounds(*s).is_negative() {
-                    return Err(OpError::BadShapeValue {
-                        what: format!("split {} has a negative entry", ctx.render_dims(&v)),
-                    });
-                }
-            }
-            let total = ctx.alg.sum(&v);
-            match ctx.alg.equal(total, d) {
-                Truth::True => {}
-                Truth::False => {
-                    return Err(OpError::DimMismatch {
-                        what: format!("the split sizes must add up to axis {axis}"),
-                        left: ctx.alg.render(total),
-                        right: ctx.alg.render(d),
-                    })
-                }
-                Truth::Unknown => {
-                    ctx.alg.record_relation(total, d, &node.name);
-                    ctx.alg.union(total, d, "split")?;
-                }
-            }
-            v
-        }
-        Some(None) => (0..n_out).map(|i| ctx.unknown_dim(node, i, axis)).collect(),
-        None if node.version >= 18 => {
-            if num_outputs.is_none() {
-                return Err(OpError::MissingAttribute {
-                    name: "num_outputs (or the split input)",
-                });
-            }
-            let n = ctx.alg.constant(n_out as i64);
-            let chunk = ctx.alg.ceildiv(d, n);
-            let before = ctx.alg.constant(n_out as i64 - 1);
-            let used = ctx.alg.mul(chunk, before);
-            let last = ctx.alg.sub(d, used);
-            if ctx.alg.bounds(last).is_negative() {
-                return Err(OpError::BadShapeValue {
-                    what: format!(
-                        "axis {axis} of size {} cannot be split into {n_out} chunks of {}",
-                        ctx.alg.render(d),
-                        ctx.alg.render(chunk)
-                    ),
-                });
-            }
-            let mut v = vec![chunk; n_out - 1];
-            v.push(last);
-            v
-        }
-        None => {
-            let n = ctx.alg.constant(n_out as i64);
-            let q = match ctx.alg.div(d, n) {
-                Ok(q) => q,
-                Err(crate::algebra::AlgebraError::NotDivisible { proven: false, .. }) => {
-                    let q = ctx.alg.div_rational(d, n);
-                    let lhs = ctx.alg.mul(n, q);
-                    ctx.alg.record_relation(lhs, d, &node.name);
-                    let msg = format!(
-                        "axis {axis} of size {} splits into {n_out} equal parts of {} only when {n_out} divides it (valid when {} % {n_out} == 0)",
-                        ctx.alg.render(d),
-                        ctx.alg.render(q),
-                        ctx.alg.render(d)
-                    );
-                    ctx.warn(node, &msg);
-                    q
-                }
-                Err(e) => return Err(e.into()),
-            };
-            vec![q; n_out]
-        }
-    };
-    // Values: consecutive ranges along the axis.
-    let parts = small_value(&ctx.alg, &x);
-    let mut offset = 0usize;
-    let mut offsets_ok = parts.is_some();
-    let mut facts = Vec::with_capacity(n_out);
-    for c in &chunks {
-        let mut out = dims.clone();
-        out[axis] = *c;
-        let mut value = None;
-        if let (Some((shape, v)), true) = (&parts, offsets_ok) {
-            match ctx.alg.as_i64(*c).and_then(|c| usize::try_from(c).ok()) {
-                Some(len) if offset + len <= shape[axis] => {
-                    let mut per_axis: Vec<Vec<usize>> =
-                        shape.iter().map(|&n| (0..n).collect()).collect();
-                    per_axis[axis] = (offset..offset + len).collect();
-                    value = Some(select_values(v, shape, &per_axis));
-                    offset += len;
-                }
-                _ => offsets_ok = false,
-            }
-        }
-        facts.push(fact_with_value(x.dtype, out, value));
-    }
-    Ok(facts)
 }
 
 // ----- Range, ConstantOfShape, CumSum, Where ---------------------------------------

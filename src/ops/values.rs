@@ -334,30 +334,3 @@ pub fn broadcast_value_to(values: &[Dim], from: &[i64], to: &[i64]) -> Option<Ve
         .map(|i| values.get(i).copied())
         .collect()
 }
-
-/// [`select_values`] for a tensor of constant shape `shape` whose picks may not fit
-/// it: `None` past [`VALUE_FACT_LIMIT`] elements, when `picks` has another rank, or
-/// when a pick lies past the values.
-pub fn select_values_checked(
-    values: &[Dim],
-    shape: &[i64],
-    picks: &[Vec<usize>],
-) -> Option<Vec<Dim>> {
-    let n: usize = picks.iter().map(Vec::len).product();
-    if n > VALUE_FACT_LIMIT || picks.len() != shape.len() {
-        return None;
-    }
-    if n == 0 {
-        return Some(Vec::new());
-    }
-    let shape: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
-    // The last element read is at the largest pick of every axis.
-    let mut stride = 1usize;
-    let mut last = 0usize;
-    for (axis, &d) in shape.iter().enumerate().rev() {
-        let top = *picks[axis].iter().max()?;
-        last = last.checked_add(top.checked_mul(stride)?)?;
-        stride = stride.checked_mul(d)?;
-    }
-    (last < values.len()).then(|| select_values(values, &shape, picks))
-}
