@@ -28,6 +28,7 @@ fn my_op(op: &str) -> bool {
         symdim::ops::expand::RULES,
         symdim::ops::slice::RULES,
         symdim::ops::split::RULES,
+        symdim::ops::constant::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]

@@ -11,6 +11,7 @@ pub mod attrs;
 pub mod broadcast;
 pub mod cast;
 pub mod concat;
+pub mod constant;
 pub mod control;
 pub mod conv;
 pub mod elementwise;
@@ -61,6 +62,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     pad::RULES,
     slice::RULES,
     split::RULES,
+    constant::RULES,
     rnn::RULES,
     select::RULES,
     tensor::RULES,

@@ -19,7 +19,6 @@
 //! | `Convolution`, `GroupConvolution` and their `BackpropData` | 1 | window arithmetic, `auto_pad` |
 //! | `MaxPool` (1, 8: dilations and indices, 14: `ceil_torch`), `AvgPool` (1, 14) | | window arithmetic, `rounding_type`, `auto_pad` |
 //! | `Reduce{Mean,Sum,Max,Min,Prod,L1,L2,LogicalAnd,LogicalOr}` | 1 | `keep_dims`; empty axes reduce nothing |
-//! | `Range` | 1, 4 (`output_type`) | `max(ceil((stop - start) / step), 0)` |
 //! | `Interpolate` | 1 (target shape), 4 (sizes/scales, pads), 11 (scales_or_sizes) | |
 //! | `LSTMSequence`, `GRUSequence`, `RNNSequence` | 5 | `[B, D, T, H]` and states `[B, D, H]` |
 //! | `LSTMCell`, `GRUCell`, `RNNCell` | 0, 3, 4 | `[B, H]` |
@@ -27,7 +26,8 @@
 //! | `TopK` | 1, 3, 11 | `axis` dim = `min(k, dim)` |
 //! | `NonZero` | 3 | `[rank, unk]` |
 //!
-//! Values (the contents of small tensors, up to [`VALUE_FACT_LIMIT`] elements) flow
+//! Values (the contents of small tensors, up to
+//! [`VALUE_FACT_LIMIT`](crate::graph::VALUE_FACT_LIMIT) elements) flow
 //! through the ops shape subgraphs use: ShapeOf, Gather, Concat, Convert, Squeeze,
 //! Unsqueeze, Transpose, Broadcast, Slice, StridedSlice, Split, VariadicSplit, Range,
 //! Select, ReduceProd/Sum/Max/Min over 1-D tensors, and the elementwise arithmetic
@@ -49,7 +49,6 @@ use super::{check_inputs, norm_axis, RuleEntry};
 use super::{fresh_dims, unknown_outputs};
 use crate::algebra::{Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
-use crate::graph::VALUE_FACT_LIMIT;
 use crate::graph::{DType, Node};
 
 /// The OpenVINO domain.
@@ -769,60 +768,6 @@ fn broadcast_inputs(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
 // ===================================================================================
 // Shape ops
 // ===================================================================================
-
-/// Range (1: type of `start`; 4: `output_type`): `max(ceil((stop - start) / step), 0)`
-/// elements, values when small.
-fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 3, 3)?;
-    let start = ctx.input(node, 0, "start")?;
-    let stop = ctx.input(node, 1, "stop")?;
-    let step = ctx.input(node, 2, "step")?;
-    let dtype = if node.version >= 4 {
-        dtype_attr(node, "output_type", start.dtype)?
-    } else {
-        start.dtype
-    };
-    let one_of = |f: &TensorFact| match f.value.as_deref() {
-        Some([v]) => Some(*v),
-        _ => None,
-    };
-    let (Some(a), Some(b), Some(s)) = (one_of(&start), one_of(&stop), one_of(&step)) else {
-        let d = ctx.unknown_dim(node, 0, 0);
-        return Ok(vec![TensorFact::new(dtype, vec![d])]);
-    };
-    let Some(sc) = ctx.alg.as_const(s) else {
-        let d = ctx.unknown_dim(node, 0, 0);
-        return Ok(vec![TensorFact::new(dtype, vec![d])]);
-    };
-    if sc.is_zero() {
-        return Err(OpError::BadShapeValue {
-            what: "step is 0".to_string(),
-        });
-    }
-    let zero = ctx.alg.constant(0);
-    let diff = ctx.alg.sub(b, a);
-    let q = ctx.alg.div_rational(diff, s);
-    let one = ctx.alg.constant(1);
-    let c = ctx.alg.ceildiv(q, one);
-    let len = ctx.alg.max(c, zero);
-    let value = ctx.alg.as_i64(len).and_then(|n| {
-        (0..=VALUE_FACT_LIMIT as i64).contains(&n).then(|| {
-            (0..n)
-                .map(|i| {
-                    let k = ctx.alg.constant(i);
-                    let off = ctx.alg.mul(k, s);
-                    ctx.alg.add_dims(a, off)
-                })
-                .collect()
-        })
-    });
-    Ok(vec![fact_with_counted_value(
-        &ctx.alg,
-        dtype,
-        vec![len],
-        value,
-    )])
-}
 
 /// Reduce*: axes input, `keep_dims`; empty axes reduce nothing. Values for 1-D
 /// ReduceProd/Sum/Max/Min.
@@ -1560,7 +1505,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Select", select),
     (DOMAIN, "FakeQuantize", broadcast_inputs),
     // shape ops
-    (DOMAIN, "Range", range),
     (DOMAIN, "ReduceMean", reduce),
     (DOMAIN, "ReduceSum", reduce),
     (DOMAIN, "ReduceMax", reduce),
