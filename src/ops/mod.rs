@@ -14,6 +14,7 @@ pub mod concat;
 pub mod constant;
 pub mod control;
 pub mod conv;
+pub mod depth_space;
 pub mod elementwise;
 pub mod expand;
 pub mod gather;
@@ -63,6 +64,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     slice::RULES,
     split::RULES,
     constant::RULES,
+    depth_space::RULES,
     rnn::RULES,
     select::RULES,
     tensor::RULES,

@@ -11,7 +11,7 @@
 //!
 //! | op | versions | shape |
 //! | --- | --- | --- |
-//! | unary activations, math, `PReLU`, `HardSigmoid`, `Clamp`, `Elu`, `Selu`, `Swish`, `BatchNormInference` (1: data is input 2, 5: input 0), `MVN`, `NormalizeL2`, `LRN`, `Softmax` (1: axis >= 0, 8: negative axis), `LogSoftmax`, `ShuffleChannels`, `CumSum`, `Roll`, `ReverseSequence` | all | the data shape |
+//! | unary activations, math, `PReLU`, `HardSigmoid`, `Clamp`, `Elu`, `Selu`, `Swish`, `BatchNormInference` (1: data is input 2, 5: input 0), `MVN`, `NormalizeL2`, `LRN`, `Softmax` (1: axis >= 0, 8: negative axis), `LogSoftmax`, `CumSum`, `Roll`, `ReverseSequence` | all | the data shape |
 //! | `Add`, `Subtract`, `Multiply`, `Divide` (`m_pythondiv`), `Maximum`, `Minimum`, `Power`, `SquaredDifference`, `FloorMod`, `Mod`, comparisons, logical | 1, 13 | `auto_broadcast` numpy (default) or none |
 //! | `Select` | 1 | numpy broadcast of the three inputs |
 //! | `FakeQuantize` | 1 | numpy broadcast of the five inputs |
@@ -22,7 +22,6 @@
 //! | `Interpolate` | 1 (target shape), 4 (sizes/scales, pads), 11 (scales_or_sizes) | |
 //! | `LSTMSequence`, `GRUSequence`, `RNNSequence` | 5 | `[B, D, T, H]` and states `[B, D, H]` |
 //! | `LSTMCell`, `GRUCell`, `RNNCell` | 0, 3, 4 | `[B, H]` |
-//! | `DepthToSpace`, `SpaceToDepth` | 0 | block_size moves |
 //! | `TopK` | 1, 3, 11 | `axis` dim = `min(k, dim)` |
 //! | `NonZero` | 3 | `[rank, unk]` |
 //!
@@ -1189,79 +1188,6 @@ fn rnn_cell(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         .collect())
 }
 
-/// ShuffleChannels: the shape stays; `group` must divide the `axis` dim.
-fn shuffle_channels(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "data")?;
-    if let Some(shape) = &x.shape {
-        let axis = norm_axis(ov_i64(node, "axis")?.unwrap_or(1), shape.len())?;
-        let group = ov_i64(node, "group")?.unwrap_or(1);
-        if group < 1 {
-            return Err(OpError::BadAttribute {
-                name: "group",
-                value: group.to_string(),
-                why: "must be at least 1".to_string(),
-            });
-        }
-        let g = ctx.alg.constant(group);
-        if ctx.alg.divides(g, shape[axis]) == Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "group {group} does not divide the axis {axis} dim {}",
-                    ctx.alg.render(shape[axis])
-                ),
-            });
-        }
-    }
-    Ok(vec![TensorFact {
-        dtype: x.dtype,
-        shape: x.shape,
-        value: None,
-    }])
-}
-
-/// DepthToSpace / SpaceToDepth: `[N, C, S...]` with `block_size`.
-fn depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "data")?;
-    let Some(xs) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    if xs.len() < 3 {
-        return Err(OpError::Rank {
-            what: "data".to_string(),
-            expected: "at least 3".to_string(),
-            found: xs.len(),
-        });
-    }
-    let bs = ov_i64(node, "block_size")?.unwrap_or(1);
-    if bs < 1 {
-        return Err(OpError::BadAttribute {
-            name: "block_size",
-            value: bs.to_string(),
-            why: "must be at least 1".to_string(),
-        });
-    }
-    let n = xs.len() - 2;
-    let b = ctx.alg.constant(bs);
-    let k = ctx
-        .alg
-        .constant(bs.checked_pow(n as u32).unwrap_or(i64::MAX));
-    let mut out = vec![xs[0]];
-    if node.op_type == "DepthToSpace" {
-        out.push(ctx.alg.div(xs[1], k).map_err(OpError::from)?);
-        for d in &xs[2..] {
-            out.push(ctx.alg.mul(*d, b));
-        }
-    } else {
-        out.push(ctx.alg.mul(xs[1], k));
-        for d in &xs[2..] {
-            out.push(ctx.alg.div(*d, b).map_err(OpError::from)?);
-        }
-    }
-    Ok(vec![TensorFact::new(x.dtype, out)])
-}
-
 /// A float scale as an exact fraction when it is within 1e-6 of one with a small
 /// denominator (f32 scales such as 0.333333343 mean 1/3).
 fn scale_rat(x: f64) -> Option<Rat> {
@@ -1481,7 +1407,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "SoftMax", softmax),
     (DOMAIN, "LogSoftmax", softmax),
     (DOMAIN, "BatchNormInference", batch_norm),
-    (DOMAIN, "ShuffleChannels", shuffle_channels),
     // binary and n-ary
     (DOMAIN, "Add", binary),
     (DOMAIN, "Subtract", binary),
@@ -1531,6 +1456,4 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "LSTMCell", rnn_cell),
     (DOMAIN, "GRUCell", rnn_cell),
     (DOMAIN, "RNNCell", rnn_cell),
-    (DOMAIN, "DepthToSpace", depth_space),
-    (DOMAIN, "SpaceToDepth", depth_space),
 ];

@@ -1,6 +1,5 @@
-//! Data-dependent selections, quantization and space/depth rearrangements:
-//! TopK, NonZero, QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
-//! DepthToSpace, SpaceToDepth and GridSample.
+//! Data-dependent selections, quantization and sampling: TopK, NonZero,
+//! QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear and GridSample.
 //!
 //! Spec: <https://onnx.ai/onnx/operators/> (the page of each op).
 //!
@@ -19,9 +18,6 @@
 //!   (Dequantize from 19; float before; `output_dtype` from 23).
 //! - **DynamicQuantizeLinear**: `y` of `x`'s shape (uint8), scalar `y_scale`
 //!   (float) and `y_zero_point` (uint8).
-//! - **DepthToSpace**: `[N, C/(b*b), H*b, W*b]`; **SpaceToDepth**:
-//!   `[N, C*b*b, H/b, W/b]`. A quotient that provably is not an integer is an
-//!   error; an undecided one stays an exact quotient (`C/4`).
 //! - **GridSample**: `X = [N, C, D1..Dr]`, `grid = [N, O1..Or, r]` give
 //!   `[N, C, O1..Or]`.
 //!
@@ -33,7 +29,6 @@
 //!   float8), -21 (`block_size`, `output_dtype`), -23, -24, -25 (types,
 //!   `precision`). DequantizeLinear-10, -13, -19, -21, -23 (`output_dtype`),
 //!   -24, -25. DynamicQuantizeLinear-11.
-//! - DepthToSpace-1, -11 (`mode`), -13. SpaceToDepth-1, -13.
 //! - GridSample-16 (4-D), -20 (N-D), -22.
 
 use super::nn_util::{attr_dtype, expect_rank, rank_error, unify};
@@ -49,8 +44,6 @@ pub const RULES: &[RuleEntry] = &[
     ("", "QuantizeLinear", quantize_linear),
     ("", "DequantizeLinear", dequantize_linear),
     ("", "DynamicQuantizeLinear", dynamic_quantize_linear),
-    ("", "DepthToSpace", depth_to_space),
-    ("", "SpaceToDepth", space_to_depth),
     ("", "GridSample", grid_sample),
 ];
 
@@ -315,82 +308,6 @@ fn dynamic_quantize_linear(
         TensorFact::new(DType::Float, vec![]),
         TensorFact::new(DType::Uint8, vec![]),
     ])
-}
-
-fn blocksize(node: &Node) -> Result<i64, OpError> {
-    let b = attr_int_required(node, "blocksize")?;
-    if b <= 0 {
-        return Err(OpError::BadAttribute {
-            name: "blocksize",
-            value: b.to_string(),
-            why: "must be positive".to_string(),
-        });
-    }
-    Ok(b)
-}
-
-/// `p / d` when it is provably an integer, an error when it provably is not,
-/// and the exact quotient expression otherwise.
-fn quotient(ctx: &mut ShapesContext, p: Dim, d: Dim) -> Result<Dim, OpError> {
-    match ctx.alg.divides(d, p) {
-        Truth::True => Ok(ctx.alg.div(p, d)?),
-        Truth::False => {
-            Err(ctx
-                .alg
-                .div(p, d)
-                .map_err(OpError::from)
-                .err()
-                .unwrap_or(OpError::BadShapeValue {
-                    what: format!(
-                        "{} is not a multiple of {}",
-                        ctx.alg.render(p),
-                        ctx.alg.render(d)
-                    ),
-                }))
-        }
-        Truth::Unknown => Ok(ctx.alg.div_rational(p, d)),
-    }
-}
-
-fn depth_to_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "input")?;
-    let b = blocksize(node)?;
-    if let Some(m) = super::attr_str(node, "mode")? {
-        if m != "DCR" && m != "CRD" {
-            return Err(OpError::BadAttribute {
-                name: "mode",
-                value: format!("{m:?}"),
-                why: "expected DCR or CRD".to_string(),
-            });
-        }
-    }
-    let Some(xs) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    expect_rank("input", &xs, 4)?;
-    let bd = ctx.alg.constant(b);
-    let bb = ctx.alg.constant(b.saturating_mul(b));
-    let c = quotient(ctx, xs[1], bb)?;
-    let h = ctx.alg.mul(xs[2], bd);
-    let w = ctx.alg.mul(xs[3], bd);
-    Ok(vec![TensorFact::new(x.dtype, vec![xs[0], c, h, w])])
-}
-
-fn space_to_depth(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "input")?;
-    let b = blocksize(node)?;
-    let Some(xs) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    expect_rank("input", &xs, 4)?;
-    let bd = ctx.alg.constant(b);
-    let bb = ctx.alg.constant(b.saturating_mul(b));
-    let c = ctx.alg.mul(xs[1], bb);
-    let h = quotient(ctx, xs[2], bd)?;
-    let w = quotient(ctx, xs[3], bd)?;
-    Ok(vec![TensorFact::new(x.dtype, vec![xs[0], c, h, w])])
 }
 
 fn grid_sample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
