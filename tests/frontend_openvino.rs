@@ -1571,7 +1571,7 @@ fn more_shape_ops() {
     assert_eq!(shape(&ctx, &t(tile)), "[`x.0`, 8, 2*`x.2`, `x.3`]");
     assert_eq!(shape(&ctx, &t(gb)), "[`data.0`, 3, 5]");
     assert_eq!(shape(&ctx, &t(ell)), "[`x.0`, 8, `x.2`, min(`x.3` - 1, 2)]");
-    assert_eq!(shape(&ctx, &t(nz)), "[4, unk0]");
+    assert_eq!(shape(&ctx, &t(nz)), "[4, nz0]");
 }
 
 #[test]

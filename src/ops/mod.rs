@@ -34,6 +34,7 @@ pub mod slice;
 pub mod split;
 pub mod squeeze;
 pub mod tensor;
+pub mod topk;
 pub mod transpose;
 pub mod values;
 
@@ -65,6 +66,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     split::RULES,
     constant::RULES,
     depth_space::RULES,
+    topk::RULES,
     rnn::RULES,
     select::RULES,
     tensor::RULES,

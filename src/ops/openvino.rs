@@ -22,8 +22,6 @@
 //! | `Interpolate` | 1 (target shape), 4 (sizes/scales, pads), 11 (scales_or_sizes) | |
 //! | `LSTMSequence`, `GRUSequence`, `RNNSequence` | 5 | `[B, D, T, H]` and states `[B, D, H]` |
 //! | `LSTMCell`, `GRUCell`, `RNNCell` | 0, 3, 4 | `[B, H]` |
-//! | `TopK` | 1, 3, 11 | `axis` dim = `min(k, dim)` |
-//! | `NonZero` | 3 | `[rank, unk]` |
 //!
 //! Values (the contents of small tensors, up to
 //! [`VALUE_FACT_LIMIT`](crate::graph::VALUE_FACT_LIMIT) elements) flow
@@ -1312,45 +1310,6 @@ fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
-/// TopK (1, 3, 11): `axis` dim = `min(k, dim)`; values and indices outputs.
-fn topk(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let x = ctx.input(node, 0, "data")?;
-    let k = ctx.input(node, 1, "k")?;
-    let idx_type = dtype_attr(node, "index_element_type", DType::Int32)?;
-    let Some(mut shape) = x.shape.clone() else {
-        return Ok(vec![
-            TensorFact::unknown(x.dtype),
-            TensorFact::unknown(idx_type),
-        ]);
-    };
-    let axis = norm_axis(
-        ov_i64(node, "axis")?.ok_or(OpError::MissingAttribute { name: "axis" })?,
-        shape.len(),
-    )?;
-    shape[axis] = match k.value.as_deref() {
-        Some([kv]) => ctx.alg.min(*kv, shape[axis]),
-        _ => ctx.unknown_dim(node, 0, axis),
-    };
-    Ok(vec![
-        TensorFact::new(x.dtype, shape.clone()),
-        TensorFact::new(idx_type, shape),
-    ])
-}
-
-/// NonZero (3): `[rank, count]` with a data-dependent count.
-fn non_zero(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "data")?;
-    let dtype = dtype_attr(node, "output_type", DType::Int64)?;
-    let count = ctx.unknown_dim(node, 0, 1);
-    let rank = match &x.shape {
-        Some(s) => ctx.alg.constant(s.len() as i64),
-        None => ctx.unknown_dim(node, 0, 0),
-    };
-    Ok(vec![TensorFact::new(dtype, vec![rank, count])])
-}
-
 // ===================================================================================
 // Registry
 // ===================================================================================
@@ -1439,8 +1398,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "ReduceL2", reduce),
     (DOMAIN, "ReduceLogicalAnd", reduce),
     (DOMAIN, "ReduceLogicalOr", reduce),
-    (DOMAIN, "NonZero", non_zero),
-    (DOMAIN, "TopK", topk),
     // NN
     (DOMAIN, "MatMul", matmul),
     (DOMAIN, "Convolution", convolution),
