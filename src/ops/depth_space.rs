@@ -31,8 +31,8 @@ use crate::graph::Node;
 
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
-    ("", "DepthToSpace", onnx_depth_to_space),
-    ("", "SpaceToDepth", onnx_space_to_depth),
+    ("", "DepthToSpace", onnx_depth_space),
+    ("", "SpaceToDepth", onnx_depth_space),
     ("openvino", "DepthToSpace", ov_depth_space),
     ("openvino", "SpaceToDepth", ov_depth_space),
     ("openvino", "ShuffleChannels", ov_shuffle_channels),
@@ -102,37 +102,30 @@ fn blocksize(node: &Node) -> Result<i64, OpError> {
     Ok(b)
 }
 
-/// ONNX `DepthToSpace` (11: `mode`).
-fn onnx_depth_to_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+/// ONNX `DepthToSpace` (11: `mode`) and `SpaceToDepth`: 4-D inputs.
+fn onnx_depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
     let x = ctx.input(node, 0, "input")?;
     let b = blocksize(node)?;
-    if let Some(m) = attr_str(node, "mode")? {
-        if m != "DCR" && m != "CRD" {
-            return Err(OpError::BadAttribute {
-                name: "mode",
-                value: format!("{m:?}"),
-                why: "expected DCR or CRD".to_string(),
-            });
-        }
+    let d2s = node.op_type == "DepthToSpace";
+    let mode = if d2s { attr_str(node, "mode")? } else { None };
+    if let Some(m) = mode.filter(|m| *m != "DCR" && *m != "CRD") {
+        return Err(OpError::BadAttribute {
+            name: "mode",
+            value: format!("{m:?}"),
+            why: "expected DCR or CRD".to_string(),
+        });
     }
     let Some(xs) = &x.shape else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     expect_rank("input", xs, 4)?;
-    Ok(vec![TensorFact::new(x.dtype, depth_to_space(ctx, xs, b)?)])
-}
-
-/// ONNX `SpaceToDepth`.
-fn onnx_space_to_depth(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "input")?;
-    let b = blocksize(node)?;
-    let Some(xs) = &x.shape else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    let out = if d2s {
+        depth_to_space(ctx, xs, b)?
+    } else {
+        space_to_depth(ctx, xs, b)?
     };
-    expect_rank("input", xs, 4)?;
-    Ok(vec![TensorFact::new(x.dtype, space_to_depth(ctx, xs, b)?)])
+    Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
 /// OpenVINO `DepthToSpace` and `SpaceToDepth` (`block_size`, rank 3 or more).

@@ -24,11 +24,11 @@
 //! | `LSTMCell`, `GRUCell`, `RNNCell` | 0, 3, 4 | `[B, H]` |
 //!
 //! Values (the contents of small tensors, up to
-//! [`VALUE_FACT_LIMIT`](crate::graph::VALUE_FACT_LIMIT) elements) flow
-//! through the ops shape subgraphs use: ShapeOf, Gather, Concat, Convert, Squeeze,
-//! Unsqueeze, Transpose, Broadcast, Slice, StridedSlice, Split, VariadicSplit, Range,
+//! [`VALUE_FACT_LIMIT`](crate::graph::VALUE_FACT_LIMIT) elements) flow through
 //! Select, ReduceProd/Sum/Max/Min over 1-D tensors, and the elementwise arithmetic
-//! (integer `Divide` is floor division when `m_pythondiv` is true, the default).
+//! (integer `Divide` is floor division when `m_pythondiv` is true, the default). The
+//! data-movement and shape ops (ShapeOf, Gather, Concat, Convert, Squeeze, Slice,
+//! ...) are in their family files, with their ONNX counterparts.
 //!
 //! An input of unknown rank gives outputs of unknown rank, with no diagnostic (as
 //! OpenVINO gives dynamic rank). `Reshape` and `StaticReshape` are not here
