@@ -1,5 +1,6 @@
-//! Tensor and shape-tensor ops (`src/ops/tensor.rs`): hand-built context cases,
-//! small models through `infer`, and the ONNX backend-node cases of the family.
+//! Data-movement and shape ops (the families of `docs/ops/tensor.md`): hand-built
+//! context cases, small models through `infer`, the ONNX backend-node cases of the
+//! families, and Slice lengths against the ONNX and Python references.
 
 mod common;
 mod ops_support;
@@ -29,6 +30,10 @@ fn my_op(op: &str) -> bool {
         symdim::ops::slice::RULES,
         symdim::ops::split::RULES,
         symdim::ops::constant::RULES,
+        symdim::ops::concat::RULES,
+        symdim::ops::pad::RULES,
+        symdim::ops::depth_space::RULES,
+        symdim::ops::topk::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]
