@@ -1,5 +1,6 @@
-//! Tensor and shape-tensor ops (`src/ops/tensor.rs`): hand-built context cases,
-//! small models through `infer`, and the ONNX backend-node cases of the family.
+//! Data-movement and shape ops (the families of `docs/ops/tensor.md`): hand-built
+//! context cases, small models through `infer`, the ONNX backend-node cases of the
+//! families, and Slice lengths against the ONNX and Python references.
 
 mod common;
 mod ops_support;
@@ -20,6 +21,19 @@ struct Score {
 fn my_op(op: &str) -> bool {
     [
         symdim::ops::tensor::RULES,
+        symdim::ops::shape::RULES,
+        symdim::ops::cast::RULES,
+        symdim::ops::gather::RULES,
+        symdim::ops::transpose::RULES,
+        symdim::ops::squeeze::RULES,
+        symdim::ops::expand::RULES,
+        symdim::ops::slice::RULES,
+        symdim::ops::split::RULES,
+        symdim::ops::constant::RULES,
+        symdim::ops::concat::RULES,
+        symdim::ops::pad::RULES,
+        symdim::ops::depth_space::RULES,
+        symdim::ops::topk::RULES,
         symdim::ops::elementwise::RULES,
         symdim::ops::reduce::RULES,
     ]
@@ -285,7 +299,16 @@ fn unsqueeze_versions() {
         OpError::MissingInput { index: 1, .. }
     ));
     put(&mut ctx, "dup", I64, &["2"], Some(&["0", "-3"]));
+    // from opset 13 the axes are an input: a repeat is a bad value, not attribute
     let n = node("Unsqueeze", 13, &["x", "dup"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    let n = node(
+        "Unsqueeze",
+        11,
+        &["x"],
+        &["y"],
+        vec![("axes", ints(&[0, -3]))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
     // axes of unknown value but known length: rank known, dims data-dependent
     put(&mut ctx, "ua", I64, &["2"], None);
@@ -966,4 +989,59 @@ fn slice_lengths_agree_with_the_reference() {
         }
     }
     assert!(checked > 18_000);
+}
+
+/// Python's length of `range(d)[s:e:t]` (OpenVINO's Slice follows it).
+fn python_len(d: i128, s: i128, e: i128, t: i128) -> i128 {
+    let (lo, hi) = if t > 0 { (0, d) } else { (-1, d - 1) };
+    let clamp = |x: i128| {
+        let x = if x < 0 { x + d } else { x };
+        x.max(lo).min(hi)
+    };
+    let (s, e) = (clamp(s), clamp(e));
+    if t > 0 {
+        ((e - s + t - 1).div_euclid(t)).max(0)
+    } else {
+        ((s - e + (-t) - 1).div_euclid(-t)).max(0)
+    }
+}
+
+#[test]
+fn python_slice_lengths_agree_with_the_reference() {
+    use symdim::algebra::{Algebra, Config, Rat};
+    use symdim::ops::slice::{slice_axis, Clamp};
+    let config = Config {
+        input_lower: Rat::zero(),
+        ..Default::default()
+    };
+    let mut idx: Vec<i64> = (-4..=4).collect();
+    idx.extend([i64::MAX, i64::MIN, 2147483647, -2147483647]);
+    let mut checked = 0;
+    for &s in &idx {
+        for &e in &idx {
+            for t in [-3i64, -2, -1, 1, 2, 3] {
+                let mut alg = Algebra::new(config.clone());
+                let d = alg.parse("S").unwrap();
+                let (sd, ed, td) = (alg.constant(s), alg.constant(e), alg.constant(t));
+                let len = slice_axis(&mut alg, d, (sd, ed, td), Clamp::Python)
+                    .expect("signs known")
+                    .len;
+                for n in 0..9i64 {
+                    let at = Rat::int(n);
+                    let got = alg
+                        .eval(len, &|name| (name == "S").then(|| at.clone()))
+                        .expect("evaluates");
+                    let want = python_len(n.into(), s.into(), e.into(), t.into());
+                    assert_eq!(
+                        got,
+                        Rat::int(want as i64),
+                        "slice [{s}:{e}:{t}] of S = {n}: {}",
+                        alg.render(len)
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 9_000);
 }

@@ -1,41 +1,65 @@
-//! ONNX `Cast`: the same shape, the element type of the `to` attribute.
+//! Ops that keep the shape and may change the element type: ONNX `Identity` and
+//! `Cast`, OpenVINO `Identity`, `Convert` and `ConvertLike`.
 //!
-//! Spec: the `ComputeShapeCast` entry of `../shared/specs/onnx-optim-shape_tensor.h.txt`
-//! (ShapesContext API). The `to` attribute is required and must name a known
+//! Specs: the `ComputeShapeCast` entry of `../shared/specs/onnx-optim-shape_tensor.h.txt`
+//! (ShapesContext API) with the ONNX operator reference, and the OpenVINO operation
+//! specification (`Convert-1`, `ConvertLike-1`, `Identity-16`).
+//!
+//! `Identity` passes its input's fact through, contents included. `Cast` takes the
+//! element type of its required `to` attribute, which must name a known
 //! `TensorProto.DataType` (not `UNDEFINED`); `saturate` and `round_mode` do not
-//! affect the shape or type and are not read.
+//! affect the shape or type and are not read. `Convert` takes `destination_type`
+//! (the input's type when absent), `ConvertLike` the type of its second input.
 //!
-//! Beyond that spec: the contents (value-as-shape) are kept when casting from an
-//! integer (or bool) type to an integer type, unless a value is provably outside
-//! the target type's range (a constant 300 cast to int8); the spec drops them. So
-//! `Shape -> Cast(int32) -> Cast(int64)` keeps its symbolic dims. A cast to bool
-//! keeps `x != 0` where it is decided; an integer-to-float cast keeps the values
-//! the float type holds exactly (so `Shape -> Cast(float) -> Div -> Floor ->
-//! Cast(int64)` stays symbolic); a float-to-integer cast truncates toward zero
-//! where the sign is decided. Casts to string drop them.
+//! Beyond the ShapesContext spec, the contents (value-as-shape) survive a cast where
+//! the target type holds them ([`cast_value`]); the spec drops them. So
+//! `Shape -> Cast(int32) -> Cast(int64)` keeps its symbolic dims, and so does
+//! `Shape -> Cast(float) -> Div -> Floor -> Cast(int64)`. The formats differ in one
+//! place, float to integer ([`FloatToInt`]): ONNX truncates toward zero, OpenVINO
+//! leaves the rounding unspecified ("3.141592 may be round to 3"), so only values
+//! that are provably integers survive there.
 //!
-//! # Version history (ONNX operator changelog)
-//! * **1**: `to` is a string (`"FLOAT"`, `"INT64"`, ...).
-//! * **6**: `to` becomes an integer (`TensorProto.DataType`).
-//! * **9**: string tensors allowed.
-//! * **13**: bf16 added.
-//! * **19**: the float8 types and the `saturate` attribute.
-//! * **21**: int4 and uint4.
-//! * **23**: float4e2m1.
-//! * **24**: float8e8m0 and the `round_mode` attribute.
-//! * **25**: int2 and uint2.
-//!
-//! symdim accepts every type the reader knows in every version (type constraints
-//! are not checked per version for Cast).
+//! # Version history
+//! * ONNX **Identity**: 1; 13 bf16; 14 sequences; 16 optionals; 19, 21, 23-25 types.
+//! * ONNX **Cast**: 1 `to` is a string (`"FLOAT"`, `"INT64"`, ...); 6 `to` becomes an
+//!   integer (`TensorProto.DataType`); 9 string tensors; 13 bf16; 19 the float8
+//!   types and `saturate`; 21 int4 and uint4; 23 float4e2m1; 24 float8e8m0 and
+//!   `round_mode`; 25 int2 and uint2. symdim accepts every type the reader knows in
+//!   every version (type constraints are not checked per version for Cast).
+//! * OpenVINO **Convert**, **ConvertLike**: 1. **Identity**: 16.
 
+use super::attrs::ov_dtype;
 use super::values::int_range;
 use super::{check_inputs, RuleEntry};
-use crate::algebra::{Dim, Rat, Truth};
+use crate::algebra::{Algebra, Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
 
-/// The Cast rule.
-pub const RULES: &[RuleEntry] = &[("", "Cast", cast)];
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[
+    ("", "Identity", identity),
+    ("", "Cast", cast),
+    ("openvino", "Identity", identity),
+    ("openvino", "Convert", ov_convert),
+    ("openvino", "ConvertLike", ov_convert),
+];
+
+/// How a cast from a float type to an integer type treats a value that may not be
+/// an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatToInt {
+    /// Truncation toward zero (ONNX), kept where the value's sign is decided.
+    Truncate,
+    /// Unspecified rounding (OpenVINO): only values that are provably integers are
+    /// kept.
+    ExactOnly,
+}
+
+/// `Identity` (both formats): the input's fact, contents included.
+fn identity(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    Ok(vec![ctx.input(node, 0, "input")?])
+}
 
 /// The element type named by Cast's `to` attribute.
 pub fn cast_target(node: &Node) -> Result<DType, OpError> {
@@ -80,7 +104,7 @@ fn is_float(t: DType) -> bool {
     exact_int_limit(t).is_some()
 }
 
-/// The contents after a cast, when they survive it:
+/// The contents after a cast from `from` to `to`, when they survive it:
 /// - integer (or bool) to integer, when no value is provably outside the target
 ///   type's range (a symbolic dim that merely could exceed a narrow type, a dim `B`
 ///   cast to int32, is assumed to fit: a model whose dims wrap is broken anyway);
@@ -88,18 +112,26 @@ fn is_float(t: DType) -> bool {
 /// - integer to float, when no value provably exceeds the integers the float type
 ///   holds exactly (the same assumption for symbolic dims): this is what keeps
 ///   `Floor`/`Ceil`/`Sqrt` on shape values computable through float casts;
-/// - float to integer: truncation toward zero, where the sign is decided.
-fn cast_value(ctx: &mut ShapesContext, from: DType, to: DType, value: &[Dim]) -> Option<Vec<Dim>> {
+/// - float to integer as `rounding` says, then the range check.
+///
+/// Casts from or to other types (string, complex) drop them.
+pub fn cast_value(
+    alg: &mut Algebra,
+    from: DType,
+    to: DType,
+    value: &[Dim],
+    rounding: FloatToInt,
+) -> Option<Vec<Dim>> {
     let numeric = from.is_integer() || is_float(from);
     if !numeric {
         return None;
     }
     if to == DType::Bool {
-        let zero = ctx.alg.constant(0);
-        let one = ctx.alg.constant(1);
+        let zero = alg.constant(0);
+        let one = alg.constant(1);
         return value
             .iter()
-            .map(|d| match ctx.alg.equal(*d, zero) {
+            .map(|d| match alg.equal(*d, zero) {
                 Truth::True => Some(zero),
                 Truth::False => Some(one),
                 Truth::Unknown => None,
@@ -108,7 +140,7 @@ fn cast_value(ctx: &mut ShapesContext, from: DType, to: DType, value: &[Dim]) ->
     }
     if let Some(limit) = exact_int_limit(to) {
         let fits = value.iter().all(|d| {
-            let b = ctx.alg.bounds(*d);
+            let b = alg.bounds(*d);
             let lim = Rat::int(limit);
             !(b.hi().is_some_and(|h| *h < lim.neg()) || b.lo().is_some_and(|l| *l > lim))
         });
@@ -119,14 +151,15 @@ fn cast_value(ctx: &mut ShapesContext, from: DType, to: DType, value: &[Dim]) ->
         value
             .iter()
             .map(|d| {
-                let b = ctx.alg.bounds(*d);
-                let one = ctx.alg.constant(1);
-                if b.is_nonneg() {
-                    Some(ctx.alg.floordiv(*d, one))
-                } else if b.hi().is_some_and(|h| !h.is_positive()) {
-                    Some(ctx.alg.ceildiv(*d, one))
-                } else {
-                    None
+                let b = alg.bounds(*d);
+                let one = alg.constant(1);
+                match rounding {
+                    FloatToInt::ExactOnly => (alg.divides(one, *d) == Truth::True).then_some(*d),
+                    FloatToInt::Truncate if b.is_nonneg() => Some(alg.floordiv(*d, one)),
+                    FloatToInt::Truncate if b.hi().is_some_and(|h| !h.is_positive()) => {
+                        Some(alg.ceildiv(*d, one))
+                    }
+                    FloatToInt::Truncate => None,
                 }
             })
             .collect::<Option<Vec<Dim>>>()?
@@ -134,7 +167,7 @@ fn cast_value(ctx: &mut ShapesContext, from: DType, to: DType, value: &[Dim]) ->
         value.to_vec()
     };
     let outside = truncated.iter().any(|d| {
-        let b = ctx.alg.bounds(*d);
+        let b = alg.bounds(*d);
         b.hi().is_some_and(|h| *h < lo) || b.lo().is_some_and(|l| *l > hi)
     });
     (!outside).then_some(truncated)
@@ -148,10 +181,29 @@ pub fn cast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     let value = input
         .value
         .as_deref()
-        .and_then(|v| cast_value(ctx, input.dtype, to, v));
+        .and_then(|v| cast_value(&mut ctx.alg, input.dtype, to, v, FloatToInt::Truncate));
     Ok(vec![TensorFact {
         dtype: to,
         shape: input.shape,
+        value,
+    }])
+}
+
+/// OpenVINO `Convert` (`destination_type`) and `ConvertLike` (the type of input 1).
+fn ov_convert(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let to = if node.op_type == "ConvertLike" {
+        ctx.input(node, 1, "like")?.dtype
+    } else {
+        ov_dtype(node, "destination_type")?.unwrap_or(x.dtype)
+    };
+    let value = x
+        .value
+        .as_deref()
+        .and_then(|v| cast_value(&mut ctx.alg, x.dtype, to, v, FloatToInt::ExactOnly));
+    Ok(vec![TensorFact {
+        dtype: to,
+        shape: x.shape,
         value,
     }])
 }

@@ -11,9 +11,13 @@ pub mod attrs;
 pub mod broadcast;
 pub mod cast;
 pub mod concat;
+pub mod constant;
 pub mod control;
 pub mod conv;
+pub mod depth_space;
 pub mod elementwise;
+pub mod expand;
+pub mod gather;
 pub mod matmul;
 pub mod nn_util;
 pub mod norm;
@@ -25,7 +29,13 @@ pub mod reshape;
 pub mod resize;
 pub mod rnn;
 pub mod select;
+pub mod shape;
+pub mod slice;
+pub mod split;
+pub mod squeeze;
 pub mod tensor;
+pub mod topk;
+pub mod transpose;
 pub mod values;
 
 use crate::algebra::Dim;
@@ -52,9 +62,19 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     norm::RULES,
     resize::RULES,
     pad::RULES,
+    slice::RULES,
+    split::RULES,
+    constant::RULES,
+    depth_space::RULES,
+    topk::RULES,
     rnn::RULES,
     select::RULES,
     tensor::RULES,
+    shape::RULES,
+    gather::RULES,
+    transpose::RULES,
+    squeeze::RULES,
+    expand::RULES,
     elementwise::RULES,
     reduce::RULES,
     openvino::RULES,

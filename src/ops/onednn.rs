@@ -14,8 +14,6 @@
 //! | `Select` | numpy broadcast of cond, src_0, src_1 |
 //! | `BiasAdd` | the input's; bias length = the channel dim (`data_format`) |
 //! | `MatMul` | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast; bias broadcasts to dst |
-//! | `StaticTranspose` | `order` (negative entries allowed) |
-//! | `Concat` | sum on `axis` |
 //! | `Reduce{L1,L2,Max,Mean,Min,Prod,Sum}` | `axes`, `keep_dims` |
 //! | `Convolution` | `strides`, `pads_*`, `dilations`, `auto_pad`, `groups`, `data_format` NCX/NXC, `weights_format` OIX/XIO |
 //! | `AvgPool`, `MaxPool` | `kernel`, `strides`, `pads_*`, `dilations` (MaxPool), `rounding_type`, `auto_pad`, `data_format` |
@@ -29,8 +27,7 @@
 
 use super::nn_util::merge_dim;
 use super::openvino::{
-    elementwise_shape, matmul_shape, permutation, reduce_axes, reduce_shape, transposed,
-    window_dim, PadMode, Rounding,
+    elementwise_shape, matmul_shape, reduce_axes, reduce_shape, window_dim, PadMode, Rounding,
 };
 use super::unknown_outputs;
 use super::{attr_int, attr_ints, attr_str, norm_axis, RuleEntry};
@@ -42,7 +39,7 @@ use crate::graph::{Attr, DType, Node};
 pub const DOMAIN: &str = "onednn";
 
 /// The output type: `dst_dtype` when the converter set it, else `default`.
-fn out_dtype(node: &Node, default: DType) -> DType {
+pub fn out_dtype(node: &Node, default: DType) -> DType {
     match node.attr("dst_dtype") {
         Some(Attr::Str(s)) => DType::from_short_name(s).unwrap_or(default),
         _ => default,
@@ -193,41 +190,6 @@ fn matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             }
         }
     }
-    Ok(vec![TensorFact::new(dtype, out)])
-}
-
-/// StaticTranspose: `order`, negative entries count from the end.
-fn static_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    super::check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "src")?;
-    let order = attr_ints(node, "order")?
-        .ok_or(OpError::MissingAttribute { name: "order" })?
-        .to_vec();
-    let Some(shape) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(out_dtype(node, x.dtype))]);
-    };
-    let perm = permutation(&order, shape.len())?;
-    let dtype = out_dtype(node, x.dtype);
-    let mut out = transposed(ctx, x, &shape, &perm)?;
-    out[0].dtype = dtype;
-    Ok(out)
-}
-
-/// Concat: `axis`; the other dims are equal.
-fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let n = node.input_count();
-    let first = ctx.input(node, 0, "src")?;
-    let dtype = out_dtype(node, first.dtype);
-    let mut shapes = Vec::with_capacity(n);
-    for i in 0..n {
-        match ctx.input(node, i, "src")?.shape {
-            Some(s) => shapes.push(s),
-            None => return Ok(vec![TensorFact::unknown(dtype)]),
-        }
-    }
-    let rank = shapes[0].len();
-    let axis = norm_axis(super::attr_int_required(node, "axis")?, rank)?;
-    let out = super::concat::concat_dims(ctx, node, &shapes, axis)?;
     Ok(vec![TensorFact::new(dtype, out)])
 }
 
@@ -563,8 +525,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Select", select),
     (DOMAIN, "BiasAdd", bias_add),
     (DOMAIN, "MatMul", matmul),
-    (DOMAIN, "StaticTranspose", static_transpose),
-    (DOMAIN, "Concat", concat),
     (DOMAIN, "ReduceL1", reduce),
     (DOMAIN, "ReduceL2", reduce),
     (DOMAIN, "ReduceMax", reduce),

@@ -1,42 +1,149 @@
-//! Pad.
+//! Padding: ONNX `Pad`, OpenVINO `Pad`.
 //!
-//! Spec: <https://onnx.ai/onnx/operators/onnx__Pad.html>.
+//! Specs: <https://onnx.ai/onnx/operators/onnx__Pad.html> and the OpenVINO operation
+//! specification (`Pad-1`, `Pad-12`).
 //!
-//! `pads` holds the begin pads of every padded axis, then their end pads. Each
-//! padded axis becomes `in + begin + end`; negative pads crop. The pads may be
-//! symbolic (a pads tensor computed from shapes), in which case the output dims are
-//! expressions. A length that is provably negative is an error, as is a pads list
-//! whose length is not twice the number of padded axes. When the pads are not
-//! known, the padded axes get fresh dims and the rank is kept.
+//! Each padded axis becomes `in + begin + end` ([`pad_dims`]); negative pads crop.
+//! The pads may be symbolic (a pads tensor computed from shapes), in which case the
+//! output dims are expressions. A length that is provably negative is an error.
+//! When the pads are not known, the padded axes get fresh dims and the rank is kept.
 //!
-//! Version history (shape-relevant):
-//! - Pad-1: `paddings` attribute.
-//! - Pad-2: `pads` attribute.
-//! - Pad-11: `pads` and `constant_value` become inputs.
-//! - Pad-13: bfloat16.
-//! - Pad-18: optional `axes` input (pads only the listed axes).
-//! - Pad-19: `wrap` mode. Pad-21, -23, -24, -25: types.
+//! The fill mode bounds the pads ([`Fill`]): `reflect` mirrors the input without
+//! repeating its edge, so each pad is at most the axis length - 1 (onnxruntime:
+//! "Pad reflect: post-pad (64) exceeds maximum allowed (15)"; the OpenVINO spec says
+//! the same), and OpenVINO's `symmetric` repeats the edge, so at most the length.
+//! A bound that is not decided is recorded as a requirement of the model.
+//!
+//! Special values: ONNX `pads` holds the begin pads of every padded axis, then
+//! their end pads; OpenVINO has one input for each. OpenVINO-1 pads must not be
+//! negative.
+//!
+//! # Version history
+//! * ONNX **Pad-1**: `paddings` attribute. **2**: `pads` attribute. **11**: `pads`
+//!   and `constant_value` become inputs. **13**: bfloat16. **18**: optional `axes`
+//!   input (pads only the listed axes). **19**: `wrap` mode. **21**, **23-25**: types.
+//! * OpenVINO **Pad-1**: `pads_begin`, `pads_end` inputs (non-negative), `pad_mode`
+//!   `constant`, `edge`, `reflect`, `symmetric`. **Pad-12**: negative pads crop.
 
-use super::values::const_ints;
-use super::{attr_ints, check_inputs, norm_axis, RuleEntry};
+use super::attrs::ov_str;
+use super::values::{const_ints, norm_axes};
+use super::{attr_ints, attr_str, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[("", "Pad", pad)];
+pub const RULES: &[RuleEntry] = &[("", "Pad", pad), ("openvino", "Pad", ov_pad)];
 
-fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "data")?;
-    if let Some(m) = super::attr_str(node, "mode")? {
-        if !matches!(m, "constant" | "reflect" | "edge" | "wrap") {
-            return Err(OpError::BadAttribute {
-                name: "mode",
-                value: format!("{m:?}"),
-                why: "expected constant, reflect, edge or wrap".to_string(),
-            });
+/// What fills the padding; it bounds the pads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fill {
+    /// A constant value: any pad.
+    Constant,
+    /// The edge value repeated: any pad.
+    Edge,
+    /// The input mirrored without its edge: each pad at most the length - 1.
+    Reflect,
+    /// The input mirrored with its edge (OpenVINO): each pad at most the length.
+    Symmetric,
+    /// The input repeated (ONNX-19): any pad.
+    Wrap,
+}
+
+impl Fill {
+    /// The mode named by `s` among `allowed`, or a [`OpError::BadAttribute`] for
+    /// the attribute `name`.
+    fn parse(s: &str, name: &'static str, allowed: &[(&str, Fill)]) -> Result<Fill, OpError> {
+        allowed
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, f)| *f)
+            .ok_or_else(|| {
+                let names: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
+                let (last, rest) = names.split_last().expect("modes");
+                OpError::BadAttribute {
+                    name,
+                    value: format!("{s:?}"),
+                    why: format!("expected {} or {last}", rest.join(", ")),
+                }
+            })
+    }
+}
+
+/// `dims` with each of `axes` padded by `begin[i]` and `end[i]`; the pads must fit
+/// `fill` (see the module docs).
+pub fn pad_dims(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    dims: &[Dim],
+    axes: &[usize],
+    (begin, end): (&[Dim], &[Dim]),
+    fill: Fill,
+) -> Result<Vec<Dim>, OpError> {
+    let zero = ctx.alg.constant(0);
+    let one = ctx.alg.constant(1);
+    for (j, &a) in axes.iter().enumerate() {
+        let most = match fill {
+            Fill::Reflect => ctx.alg.sub(dims[a], one),
+            Fill::Symmetric => dims[a],
+            Fill::Constant | Fill::Edge | Fill::Wrap => continue,
+        };
+        for p in [begin[j], end[j]] {
+            if ctx.alg.as_i64(p) == Some(0) {
+                continue;
+            }
+            match ctx.alg.le(p, most) {
+                Truth::True => {}
+                Truth::False => {
+                    let (p, d) = (ctx.alg.render(p), ctx.alg.render(dims[a]));
+                    return Err(OpError::BadShapeValue {
+                        what: if fill == Fill::Reflect {
+                            format!("axis {a}: reflect pad {p} exceeds the input length {d} - 1")
+                        } else {
+                            format!("axis {a}: symmetric pad {p} exceeds the input length {d}")
+                        },
+                    });
+                }
+                Truth::Unknown => ctx.alg.record_requirement(p, most, &node.name, "pad"),
+            }
         }
     }
+    let mut out = dims.to_vec();
+    for (j, &a) in axes.iter().enumerate() {
+        let grown = ctx.alg.add_dims(dims[a], begin[j]);
+        let d = ctx.alg.add_dims(grown, end[j]);
+        if ctx.alg.le(zero, d) == Truth::False {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "axis {a}: padded length {} is negative (input {}, pads {} and {})",
+                    ctx.alg.render(d),
+                    ctx.alg.render(dims[a]),
+                    ctx.alg.render(begin[j]),
+                    ctx.alg.render(end[j])
+                ),
+            });
+        }
+        out[a] = d;
+    }
+    Ok(out)
+}
+
+/// ONNX `Pad` (1: `paddings`; 2: `pads` attribute; 11: inputs; 18: `axes`).
+fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let fill = match attr_str(node, "mode")? {
+        None => Fill::Constant,
+        Some(m) => Fill::parse(
+            m,
+            "mode",
+            &[
+                ("constant", Fill::Constant),
+                ("reflect", Fill::Reflect),
+                ("edge", Fill::Edge),
+                ("wrap", Fill::Wrap),
+            ],
+        )?,
+    };
     // The pads as dims (None when unknown) and the axes they cover.
     let (pads, axes_fact): (Option<Vec<Dim>>, Option<TensorFact>) = if node.version < 11 {
         check_inputs(node, 1, 1)?;
@@ -60,25 +167,13 @@ fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
     let axes: Option<Vec<usize>> = match &axes_fact {
         None => Some((0..rank).collect()),
         Some(f) => match const_ints(&ctx.alg, f) {
-            Some(v) => {
-                let mut out: Vec<usize> = Vec::with_capacity(v.len());
-                for a in &v {
-                    let n = norm_axis(*a, rank)?;
-                    if out.contains(&n) {
-                        return Err(OpError::BadShapeValue {
-                            what: format!("axes {v:?} repeat axis {a}"),
-                        });
-                    }
-                    out.push(n);
-                }
-                Some(out)
-            }
+            Some(v) => Some(norm_axes(&v, rank)?),
             None => None,
         },
     };
-    let mut out = xs.clone();
     let (Some(axes), Some(pads)) = (axes, pads) else {
         // Unknown pads or axes: the rank is kept, padded axes become fresh dims.
+        let mut out = xs.clone();
         let unknown_axes: Vec<usize> = match &axes_fact {
             Some(f) => const_ints(&ctx.alg, f)
                 .and_then(|v| v.iter().map(|a| norm_axis(*a, rank).ok()).collect())
@@ -100,53 +195,59 @@ fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
             ),
         });
     }
-    let zero = ctx.alg.constant(0);
-    let n = axes.len();
-    // Reflect mirrors the input without repeating its edge: each pad of an axis is
-    // at most its length - 1 (onnxruntime: "Pad reflect: post-pad (64) exceeds
-    // maximum allowed (15)").
-    let reflect = matches!(super::attr_str(node, "mode")?, Some("reflect"));
-    if reflect {
-        let one = ctx.alg.constant(1);
-        for (j, &a) in axes.iter().enumerate() {
-            let most = ctx.alg.sub(xs[a], one);
-            for p in [pads[j], pads[j + n]] {
-                if ctx.alg.as_i64(p) == Some(0) {
-                    continue;
-                }
-                match ctx.alg.le(p, most) {
-                    Truth::True => {}
-                    Truth::False => {
-                        return Err(OpError::BadShapeValue {
-                            what: format!(
-                                "axis {a}: reflect pad {} exceeds the input length {} - 1",
-                                ctx.alg.render(p),
-                                ctx.alg.render(xs[a])
-                            ),
-                        })
-                    }
-                    Truth::Unknown => {
-                        ctx.alg.record_requirement(p, most, &node.name, "pad");
-                    }
+    let (begin, end) = pads.split_at(axes.len());
+    let out = pad_dims(ctx, node, &xs, &axes, (begin, end), fill)?;
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// OpenVINO `Pad` (1: non-negative pads; 12: negative pads crop).
+fn ov_pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 4)?;
+    let x = ctx.input(node, 0, "data")?;
+    let pb = ctx.input(node, 1, "pads_begin")?;
+    let pe = ctx.input(node, 2, "pads_end")?;
+    let fill = Fill::parse(
+        ov_str(node, "pad_mode")?.unwrap_or("constant"),
+        "pad_mode",
+        &[
+            ("constant", Fill::Constant),
+            ("edge", Fill::Edge),
+            ("reflect", Fill::Reflect),
+            ("symmetric", Fill::Symmetric),
+        ],
+    )?;
+    let Some(shape) = &x.shape else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let (Some(b), Some(e)) = (&pb.value, &pe.value) else {
+        let d = fresh_dims(ctx, node, 0, shape.len());
+        return Ok(vec![TensorFact::new(x.dtype, d)]);
+    };
+    if b.len() != shape.len() || e.len() != shape.len() {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "pads_begin has {} and pads_end {} entries for data of rank {}",
+                b.len(),
+                e.len(),
+                shape.len()
+            ),
+        });
+    }
+    if node.version < 12 {
+        for i in 0..shape.len() {
+            for (what, p) in [("pads_begin", b[i]), ("pads_end", e[i])] {
+                if ctx.alg.bounds(p).is_negative() {
+                    return Err(OpError::BadShapeValue {
+                        what: format!(
+                            "{what}[{i}] = {} is negative (Pad-1 takes non-negative pads)",
+                            ctx.alg.render(p)
+                        ),
+                    });
                 }
             }
         }
     }
-    for (j, &a) in axes.iter().enumerate() {
-        let grown = ctx.alg.add_dims(xs[a], pads[j]);
-        let d = ctx.alg.add_dims(grown, pads[j + n]);
-        if ctx.alg.le(zero, d) == Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "axis {a}: padded length {} is negative (input {}, pads {} and {})",
-                    ctx.alg.render(d),
-                    ctx.alg.render(xs[a]),
-                    ctx.alg.render(pads[j]),
-                    ctx.alg.render(pads[j + n])
-                ),
-            });
-        }
-        out[a] = d;
-    }
+    let axes: Vec<usize> = (0..shape.len()).collect();
+    let out = pad_dims(ctx, node, shape, &axes, (b, e), fill)?;
     Ok(vec![TensorFact::new(x.dtype, out)])
 }

@@ -1,16 +1,8 @@
-//! Data-dependent selections, quantization and space/depth rearrangements:
-//! TopK, NonZero, QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
-//! DepthToSpace, SpaceToDepth and GridSample.
+//! Quantization and sampling: QuantizeLinear, DequantizeLinear,
+//! DynamicQuantizeLinear and GridSample.
 //!
 //! Spec: <https://onnx.ai/onnx/operators/> (the page of each op).
 //!
-//! - **TopK**: `Values` and `Indices` have `X`'s shape with `k` on `axis`. `k` is
-//!   the value of the `K` input (symbolic when it was computed from shapes), or a
-//!   data-dependent fresh dim when unknown. A negative `k`, or one provably larger
-//!   than the axis, is an error.
-//! - **NonZero**: `[rank, nz]` where `nz` is a data-dependent fresh dim (prefix
-//!   `nz`). When the input's value is known (a small constant), the count and the
-//!   indices are computed.
 //! - **QuantizeLinear / DequantizeLinear**: the shape of `x`. The scale is a
 //!   scalar (per tensor), a vector of `x[axis]` (per axis, opset 13+), or of
 //!   `x`'s rank with `ceildiv(x[axis], block_size)` on `axis` (blocked, opset
@@ -19,162 +11,28 @@
 //!   (Dequantize from 19; float before; `output_dtype` from 23).
 //! - **DynamicQuantizeLinear**: `y` of `x`'s shape (uint8), scalar `y_scale`
 //!   (float) and `y_zero_point` (uint8).
-//! - **DepthToSpace**: `[N, C/(b*b), H*b, W*b]`; **SpaceToDepth**:
-//!   `[N, C*b*b, H/b, W/b]`. A quotient that provably is not an integer is an
-//!   error; an undecided one stays an exact quotient (`C/4`).
 //! - **GridSample**: `X = [N, C, D1..Dr]`, `grid = [N, O1..Or, r]` give
 //!   `[N, C, O1..Or]`.
 //!
 //! Version history (shape-relevant):
-//! - TopK-1 (`k` attribute), -10 (`K` input), -11 (`largest`, `sorted`,
-//!   negative axis), -24 (types).
-//! - NonZero-9, -13.
 //! - QuantizeLinear-10 (per tensor), -13 (`axis`, per axis), -19 (`saturate`,
 //!   float8), -21 (`block_size`, `output_dtype`), -23, -24, -25 (types,
 //!   `precision`). DequantizeLinear-10, -13, -19, -21, -23 (`output_dtype`),
 //!   -24, -25. DynamicQuantizeLinear-11.
-//! - DepthToSpace-1, -11 (`mode`), -13. SpaceToDepth-1, -13.
 //! - GridSample-16 (4-D), -20 (N-D), -22.
 
 use super::nn_util::{attr_dtype, expect_rank, rank_error, unify};
-use super::{attr_int, attr_int_required, check_inputs, norm_axis, RuleEntry};
-use crate::algebra::{Dim, SymbolKind, Truth};
+use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
-    ("", "TopK", top_k),
-    ("", "NonZero", non_zero),
     ("", "QuantizeLinear", quantize_linear),
     ("", "DequantizeLinear", dequantize_linear),
     ("", "DynamicQuantizeLinear", dynamic_quantize_linear),
-    ("", "DepthToSpace", depth_to_space),
-    ("", "SpaceToDepth", space_to_depth),
     ("", "GridSample", grid_sample),
 ];
-
-/// NonZero computes the indices of a known input with at most this many elements.
-const NONZERO_VALUE_LIMIT: usize = 64;
-
-fn top_k(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "X")?;
-    let k: Option<Dim> = if node.version < 10 {
-        check_inputs(node, 1, 1)?;
-        let k = attr_int_required(node, "k")?;
-        Some(ctx.alg.constant(k))
-    } else {
-        check_inputs(node, 2, 2)?;
-        let kf = ctx.input(node, 1, "K")?;
-        if let Some(s) = &kf.shape {
-            let one = ctx.alg.constant(1);
-            let ok = s.is_empty() || (s.len() == 1 && ctx.alg.equal(s[0], one) != Truth::False);
-            if !ok {
-                return Err(rank_error(
-                    "K (a 1-D tensor of one element)",
-                    "[1]",
-                    s.len(),
-                ));
-            }
-        }
-        kf.value.as_ref().and_then(|v| (v.len() == 1).then(|| v[0]))
-    };
-    let Some(xs) = x.shape.clone() else {
-        return Ok(vec![
-            TensorFact::unknown(x.dtype),
-            TensorFact::unknown(DType::Int64),
-        ]);
-    };
-    let default_axis = -1;
-    let axis = norm_axis(attr_int(node, "axis", default_axis)?, xs.len())?;
-    let k = match k {
-        Some(k) => {
-            let zero = ctx.alg.constant(0);
-            if ctx.alg.le(zero, k) == Truth::False {
-                return Err(OpError::BadShapeValue {
-                    what: format!("k = {} is negative", ctx.alg.render(k)),
-                });
-            }
-            if ctx.alg.le(k, xs[axis]) == Truth::False {
-                return Err(OpError::BadShapeValue {
-                    what: format!(
-                        "k = {} exceeds axis {axis} of length {}",
-                        ctx.alg.render(k),
-                        ctx.alg.render(xs[axis])
-                    ),
-                });
-            }
-            k
-        }
-        None => ctx.unknown_dim(node, 0, axis),
-    };
-    let mut out = xs;
-    out[axis] = k;
-    Ok(vec![
-        TensorFact::new(x.dtype, out.clone()),
-        TensorFact::new(DType::Int64, out),
-    ])
-}
-
-fn non_zero(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "X")?;
-    if let Some(f) = known_non_zero(ctx, &x) {
-        return Ok(vec![f]);
-    }
-    let rank = match x.rank() {
-        Some(r) => ctx.alg.constant(r as i64),
-        None => ctx.unknown_dim(node, 0, 0),
-    };
-    let kind = SymbolKind::DataDependent {
-        node: node.name.clone(),
-    };
-    let nz = ctx.fresh_dim(node, 0, 1, "nz", kind);
-    Ok(vec![TensorFact::new(DType::Int64, vec![rank, nz])])
-}
-
-/// NonZero of a small input whose value and shape are constants.
-fn known_non_zero(ctx: &mut ShapesContext, x: &TensorFact) -> Option<TensorFact> {
-    let shape: Vec<i64> = x
-        .shape
-        .as_ref()?
-        .iter()
-        .map(|d| ctx.alg.as_i64(*d))
-        .collect::<Option<_>>()?;
-    let values = x.value.as_ref()?;
-    if values.len() > NONZERO_VALUE_LIMIT {
-        return None;
-    }
-    let mut nonzero = Vec::new();
-    for (i, v) in values.iter().enumerate() {
-        let c = ctx.alg.as_const(*v)?;
-        if !c.is_zero() {
-            nonzero.push(i);
-        }
-    }
-    let rank = shape.len();
-    let mut rows: Vec<Vec<i64>> = vec![Vec::with_capacity(nonzero.len()); rank];
-    for flat in &nonzero {
-        let mut rem = *flat as i64;
-        for a in (0..rank).rev() {
-            let d = shape[a].max(1);
-            rows[a].push(rem % d);
-            rem /= d;
-        }
-    }
-    let value: Vec<Dim> = rows
-        .iter()
-        .flatten()
-        .map(|v| ctx.alg.constant(*v))
-        .collect();
-    let r = ctx.alg.constant(rank as i64);
-    let n = ctx.alg.constant(nonzero.len() as i64);
-    Some(TensorFact {
-        dtype: DType::Int64,
-        shape: Some(vec![r, n]),
-        value: Some(value),
-    })
-}
 
 /// Check a quantization scale (and its zero point) against `x`: per tensor, per
 /// axis or blocked.
@@ -315,82 +173,6 @@ fn dynamic_quantize_linear(
         TensorFact::new(DType::Float, vec![]),
         TensorFact::new(DType::Uint8, vec![]),
     ])
-}
-
-fn blocksize(node: &Node) -> Result<i64, OpError> {
-    let b = attr_int_required(node, "blocksize")?;
-    if b <= 0 {
-        return Err(OpError::BadAttribute {
-            name: "blocksize",
-            value: b.to_string(),
-            why: "must be positive".to_string(),
-        });
-    }
-    Ok(b)
-}
-
-/// `p / d` when it is provably an integer, an error when it provably is not,
-/// and the exact quotient expression otherwise.
-fn quotient(ctx: &mut ShapesContext, p: Dim, d: Dim) -> Result<Dim, OpError> {
-    match ctx.alg.divides(d, p) {
-        Truth::True => Ok(ctx.alg.div(p, d)?),
-        Truth::False => {
-            Err(ctx
-                .alg
-                .div(p, d)
-                .map_err(OpError::from)
-                .err()
-                .unwrap_or(OpError::BadShapeValue {
-                    what: format!(
-                        "{} is not a multiple of {}",
-                        ctx.alg.render(p),
-                        ctx.alg.render(d)
-                    ),
-                }))
-        }
-        Truth::Unknown => Ok(ctx.alg.div_rational(p, d)),
-    }
-}
-
-fn depth_to_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "input")?;
-    let b = blocksize(node)?;
-    if let Some(m) = super::attr_str(node, "mode")? {
-        if m != "DCR" && m != "CRD" {
-            return Err(OpError::BadAttribute {
-                name: "mode",
-                value: format!("{m:?}"),
-                why: "expected DCR or CRD".to_string(),
-            });
-        }
-    }
-    let Some(xs) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    expect_rank("input", &xs, 4)?;
-    let bd = ctx.alg.constant(b);
-    let bb = ctx.alg.constant(b.saturating_mul(b));
-    let c = quotient(ctx, xs[1], bb)?;
-    let h = ctx.alg.mul(xs[2], bd);
-    let w = ctx.alg.mul(xs[3], bd);
-    Ok(vec![TensorFact::new(x.dtype, vec![xs[0], c, h, w])])
-}
-
-fn space_to_depth(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "input")?;
-    let b = blocksize(node)?;
-    let Some(xs) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    expect_rank("input", &xs, 4)?;
-    let bd = ctx.alg.constant(b);
-    let bb = ctx.alg.constant(b.saturating_mul(b));
-    let c = ctx.alg.mul(xs[1], bb);
-    let h = quotient(ctx, xs[2], bd)?;
-    let w = quotient(ctx, xs[3], bd)?;
-    Ok(vec![TensorFact::new(x.dtype, vec![xs[0], c, h, w])])
 }
 
 fn grid_sample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {

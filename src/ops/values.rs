@@ -34,6 +34,46 @@ pub fn ints_input(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Ints
     Ok(IntsArg::Unknown(list_len(&ctx.alg, &f)))
 }
 
+/// An axes list normalised against `rank` (negative entries count from the end): an
+/// axis out of range is [`OpError::AxisOutOfRange`], a repeated one
+/// [`OpError::BadShapeValue`].
+pub fn norm_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
+    let out: Vec<usize> = axes
+        .iter()
+        .map(|a| super::norm_axis(*a, rank))
+        .collect::<Result<_, _>>()?;
+    for (i, a) in out.iter().enumerate() {
+        if out[..i].contains(a) {
+            return Err(OpError::BadShapeValue {
+                what: format!("axes {axes:?} repeat axis {a}"),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A shape-like operand (a target shape, repeats, split sizes, slice bounds): its
+/// contents as dims when known, and its length when that is a constant.
+pub fn dims_value(alg: &Algebra, f: &TensorFact) -> (Option<Vec<Dim>>, Option<usize>) {
+    match &f.value {
+        Some(v) => (Some(v.clone()), Some(v.len())),
+        None => (None, list_len(alg, f)),
+    }
+}
+
+/// [`norm_axes`] for an `axes` attribute: a repeated axis is
+/// [`OpError::BadAttribute`].
+pub fn attr_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
+    norm_axes(axes, rank).map_err(|e| match e {
+        OpError::BadShapeValue { .. } => OpError::BadAttribute {
+            name: "axes",
+            value: format!("{axes:?}"),
+            why: "an axis is repeated".to_string(),
+        },
+        e => e,
+    })
+}
+
 /// The element count of a 1-D (or scalar) tensor, when its length is a constant.
 pub fn list_len(alg: &Algebra, f: &TensorFact) -> Option<usize> {
     f.static_len(alg)
@@ -293,61 +333,4 @@ pub fn broadcast_value_to(values: &[Dim], from: &[i64], to: &[i64]) -> Option<Ve
         .into_iter()
         .map(|i| values.get(i).copied())
         .collect()
-}
-
-/// [`select_values`] for a tensor of constant shape `shape` whose picks may not fit
-/// it: `None` past [`VALUE_FACT_LIMIT`] elements, when `picks` has another rank, or
-/// when a pick lies past the values.
-pub fn select_values_checked(
-    values: &[Dim],
-    shape: &[i64],
-    picks: &[Vec<usize>],
-) -> Option<Vec<Dim>> {
-    let n: usize = picks.iter().map(Vec::len).product();
-    if n > VALUE_FACT_LIMIT || picks.len() != shape.len() {
-        return None;
-    }
-    if n == 0 {
-        return Some(Vec::new());
-    }
-    let shape: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
-    // The last element read is at the largest pick of every axis.
-    let mut stride = 1usize;
-    let mut last = 0usize;
-    for (axis, &d) in shape.iter().enumerate().rev() {
-        let top = *picks[axis].iter().max()?;
-        last = last.checked_add(top.checked_mul(stride)?)?;
-        stride = stride.checked_mul(d)?;
-    }
-    (last < values.len()).then(|| select_values(values, &shape, picks))
-}
-
-/// Row-major strides of a constant shape (negative dims count as 0).
-pub fn strides_of(shape: &[i64]) -> Vec<usize> {
-    let mut s = vec![1usize; shape.len()];
-    for i in (0..shape.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * shape[i + 1].max(0) as usize;
-    }
-    s
-}
-
-/// The values of a transposed tensor of constant shape.
-pub fn transpose_values(values: &[Dim], shape: &[i64], perm: &[usize]) -> Option<Vec<Dim>> {
-    let n = values.len();
-    if n > VALUE_FACT_LIMIT {
-        return None;
-    }
-    let st = strides_of(shape);
-    let out_shape: Vec<i64> = perm.iter().map(|&p| shape[p]).collect();
-    let ost = strides_of(&out_shape);
-    let mut out = Vec::with_capacity(n);
-    for flat in 0..n {
-        let mut src = 0;
-        for (i, &p) in perm.iter().enumerate() {
-            let idx = (flat / ost[i]) % out_shape[i].max(1) as usize;
-            src += idx * st[p];
-        }
-        out.push(*values.get(src)?);
-    }
-    Some(out)
 }

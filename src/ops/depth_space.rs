@@ -1,0 +1,190 @@
+//! Moving data between the channels and the spatial axes: ONNX `DepthToSpace` and
+//! `SpaceToDepth`, OpenVINO `DepthToSpace`, `SpaceToDepth` and `ShuffleChannels`.
+//!
+//! Specs: the ONNX operator reference (`DepthToSpace`, `SpaceToDepth`) and the
+//! OpenVINO operation specification (`DepthToSpace-1`, `SpaceToDepth-1`,
+//! `ShuffleChannels-1`).
+//!
+//! For `[N, C, D1, ..., Dk]` and a block size `b`: `DepthToSpace` gives
+//! `[N, C/b^k, D1*b, ..., Dk*b]`, `SpaceToDepth` gives `[N, C*b^k, D1/b, ...,
+//! Dk/b]` ([`depth_to_space`], [`space_to_depth`]). ONNX takes 4-D inputs
+//! (`k = 2`), OpenVINO any rank from 3. `ShuffleChannels` keeps the shape; its
+//! `group` must divide the `axis` dim.
+//!
+//! Special values: a quotient that provably is not an integer is an error; an
+//! undecided one stays an exact quotient (`C/4`). The block size is at least 1
+//! (ONNX `blocksize` is required, OpenVINO `block_size` defaults to 1). ONNX
+//! DepthToSpace's `mode` is `DCR` or `CRD` (OpenVINO's `blocks_first` or
+//! `depth_first`): the order of the moved data, not the shape.
+//!
+//! # Version history
+//! * ONNX **DepthToSpace**: 1; 11 `mode`; 13 types.
+//! * ONNX **SpaceToDepth**: 1; 13 types.
+//! * OpenVINO **DepthToSpace**, **SpaceToDepth**, **ShuffleChannels**: 1.
+
+use super::attrs::ov_i64;
+use super::nn_util::expect_rank;
+use super::{attr_int_required, attr_str, check_inputs, norm_axis, RuleEntry};
+use crate::algebra::{Dim, Truth};
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::Node;
+
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[
+    ("", "DepthToSpace", onnx_depth_space),
+    ("", "SpaceToDepth", onnx_depth_space),
+    ("openvino", "DepthToSpace", ov_depth_space),
+    ("openvino", "SpaceToDepth", ov_depth_space),
+    ("openvino", "ShuffleChannels", ov_shuffle_channels),
+];
+
+/// `p / d` when it is provably an integer, an error when it provably is not,
+/// and the exact quotient expression otherwise.
+fn quotient(ctx: &mut ShapesContext, p: Dim, d: Dim) -> Result<Dim, OpError> {
+    match ctx.alg.divides(d, p) {
+        Truth::True => Ok(ctx.alg.div(p, d)?),
+        Truth::False => {
+            Err(ctx
+                .alg
+                .div(p, d)
+                .map_err(OpError::from)
+                .err()
+                .unwrap_or(OpError::BadShapeValue {
+                    what: format!(
+                        "{} is not a multiple of {}",
+                        ctx.alg.render(p),
+                        ctx.alg.render(d)
+                    ),
+                }))
+        }
+        Truth::Unknown => Ok(ctx.alg.div_rational(p, d)),
+    }
+}
+
+/// `(b, b^k)` as dims for the `k` spatial axes of `dims` (rank at least 2).
+fn blocks(ctx: &mut ShapesContext, dims: &[Dim], b: i64) -> (Dim, Dim) {
+    let k = u32::try_from(dims.len() - 2).unwrap_or(u32::MAX);
+    let bd = ctx.alg.constant(b);
+    let bk = ctx.alg.constant(b.checked_pow(k).unwrap_or(i64::MAX));
+    (bd, bk)
+}
+
+/// `[N, C, D1, ..., Dk]` to `[N, C/b^k, D1*b, ..., Dk*b]`.
+pub fn depth_to_space(ctx: &mut ShapesContext, dims: &[Dim], b: i64) -> Result<Vec<Dim>, OpError> {
+    let (bd, bk) = blocks(ctx, dims, b);
+    let mut out = vec![dims[0], quotient(ctx, dims[1], bk)?];
+    for d in &dims[2..] {
+        out.push(ctx.alg.mul(*d, bd));
+    }
+    Ok(out)
+}
+
+/// `[N, C, D1, ..., Dk]` to `[N, C*b^k, D1/b, ..., Dk/b]`.
+pub fn space_to_depth(ctx: &mut ShapesContext, dims: &[Dim], b: i64) -> Result<Vec<Dim>, OpError> {
+    let (bd, bk) = blocks(ctx, dims, b);
+    let mut out = vec![dims[0], ctx.alg.mul(dims[1], bk)];
+    for d in &dims[2..] {
+        out.push(quotient(ctx, *d, bd)?);
+    }
+    Ok(out)
+}
+
+/// The ONNX `blocksize` attribute: required, positive.
+fn blocksize(node: &Node) -> Result<i64, OpError> {
+    let b = attr_int_required(node, "blocksize")?;
+    if b <= 0 {
+        return Err(OpError::BadAttribute {
+            name: "blocksize",
+            value: b.to_string(),
+            why: "must be positive".to_string(),
+        });
+    }
+    Ok(b)
+}
+
+/// ONNX `DepthToSpace` (11: `mode`) and `SpaceToDepth`: 4-D inputs.
+fn onnx_depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "input")?;
+    let b = blocksize(node)?;
+    let d2s = node.op_type == "DepthToSpace";
+    let mode = if d2s { attr_str(node, "mode")? } else { None };
+    if let Some(m) = mode.filter(|m| *m != "DCR" && *m != "CRD") {
+        return Err(OpError::BadAttribute {
+            name: "mode",
+            value: format!("{m:?}"),
+            why: "expected DCR or CRD".to_string(),
+        });
+    }
+    let Some(xs) = &x.shape else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    expect_rank("input", xs, 4)?;
+    let out = if d2s {
+        depth_to_space(ctx, xs, b)?
+    } else {
+        space_to_depth(ctx, xs, b)?
+    };
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// OpenVINO `DepthToSpace` and `SpaceToDepth` (`block_size`, rank 3 or more).
+fn ov_depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    let Some(xs) = &x.shape else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    if xs.len() < 3 {
+        return Err(OpError::Rank {
+            what: "data".to_string(),
+            expected: "at least 3".to_string(),
+            found: xs.len(),
+        });
+    }
+    let b = ov_i64(node, "block_size")?.unwrap_or(1);
+    if b < 1 {
+        return Err(OpError::BadAttribute {
+            name: "block_size",
+            value: b.to_string(),
+            why: "must be at least 1".to_string(),
+        });
+    }
+    let out = if node.op_type == "DepthToSpace" {
+        depth_to_space(ctx, xs, b)?
+    } else {
+        space_to_depth(ctx, xs, b)?
+    };
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// OpenVINO `ShuffleChannels`: the shape stays; `group` must divide the `axis` dim.
+fn ov_shuffle_channels(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    if let Some(shape) = &x.shape {
+        let axis = norm_axis(ov_i64(node, "axis")?.unwrap_or(1), shape.len())?;
+        let group = ov_i64(node, "group")?.unwrap_or(1);
+        if group < 1 {
+            return Err(OpError::BadAttribute {
+                name: "group",
+                value: group.to_string(),
+                why: "must be at least 1".to_string(),
+            });
+        }
+        let g = ctx.alg.constant(group);
+        if ctx.alg.divides(g, shape[axis]) == Truth::False {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "group {group} does not divide the axis {axis} dim {}",
+                    ctx.alg.render(shape[axis])
+                ),
+            });
+        }
+    }
+    Ok(vec![TensorFact {
+        dtype: x.dtype,
+        shape: x.shape,
+        value: None,
+    }])
+}

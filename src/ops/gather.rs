@@ -1,0 +1,245 @@
+//! Picking slices by index: ONNX `Gather` and `GatherND`, OpenVINO `Gather`.
+//!
+//! Specs: the ONNX operator reference (`Gather`, `GatherND`) and the OpenVINO
+//! operation specification (`Gather-1`, `-7`, `-8`).
+//!
+//! `Gather` along `axis` gives `data[:axis] + indices[batch_dims:] + data[axis+1:]`
+//! ([`gather_shape`]); the first `batch_dims` dims of data and indices must be equal
+//! (OpenVINO only: ONNX `Gather` has no batch dims). With a small constant-shaped
+//! `data` of known contents and constant indices, the output's contents are the
+//! picked elements ([`gather_values`]); this is the `Gather` of shape subgraphs
+//! (`Shape -> Gather(0) -> Unsqueeze -> Concat`).
+//!
+//! Special values: a negative index counts from the end (`[-d, d-1]`). ONNX: a
+//! constant index provably outside that range is an error. OpenVINO-8 defines such
+//! an index to read zeros, earlier versions leave it undefined: the output keeps its
+//! shape but no contents. Index types other than int32/int64 are an error (ONNX).
+//!
+//! `GatherND` (ONNX): `indices.shape[:-1] + data.shape[batch_dims + k:]` with
+//! `k = indices.shape[-1]`, a constant in `[1, rank(data) - batch_dims]`.
+//!
+//! # Version history
+//! * ONNX **Gather**: 1; 11 negative indices (symdim accepts them in every opset, as
+//!   runtimes do); 13 bf16.
+//! * ONNX **GatherND**: 11; 12 `batch_dims`; 13 bf16.
+//! * OpenVINO **Gather**: 1 (`axis` is input 2); 7 `batch_dims`; 8 negative indices
+//!   (out of range reads zeros).
+
+use super::attrs::ov_i64;
+use super::nn_util::merge_dim;
+use super::values::{const_dims, const_ints, fact_with_value, select_values, small_value};
+use super::{attr_int, check_inputs, norm_axis, RuleEntry};
+use crate::algebra::{Algebra, Dim, Truth};
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{DType, Node};
+
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[
+    ("", "Gather", gather),
+    ("", "GatherND", gather_nd),
+    ("openvino", "Gather", ov_gather),
+];
+
+/// The shape of a gather along `axis` (normalised):
+/// `data[:axis] + indices[batch_dims:] + data[axis+1:]`. The first `batch_dims`
+/// dims of `data` and `indices` must be equal (see [`merge_dim`]).
+pub fn gather_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    data: &[Dim],
+    indices: &[Dim],
+    axis: usize,
+    batch_dims: usize,
+) -> Result<Vec<Dim>, OpError> {
+    for i in 0..batch_dims {
+        merge_dim(
+            ctx,
+            node,
+            &|| format!("batch dim {i} of data and indices"),
+            data[i],
+            indices[i],
+        )?;
+    }
+    let mut out: Vec<Dim> = data[..axis].to_vec();
+    out.extend_from_slice(&indices[batch_dims..]);
+    out.extend_from_slice(&data[axis + 1..]);
+    Ok(out)
+}
+
+/// The contents of a gather of `data` (small, constant shape, known contents) at
+/// the constant `indices` along `axis`, row-major; `None` when they are not known
+/// or an index lies outside `[-d, d-1]`.
+pub fn gather_values(
+    alg: &Algebra,
+    data: &TensorFact,
+    axis: usize,
+    indices: &[i64],
+) -> Option<Vec<Dim>> {
+    let (dims, dv) = small_value(alg, data)?;
+    let d = *dims.get(axis)? as i64;
+    let picked: Vec<usize> = indices
+        .iter()
+        .map(|&i| {
+            let j = if i < 0 { i + d } else { i };
+            (0..d).contains(&j).then_some(j as usize)
+        })
+        .collect::<Option<_>>()?;
+    let mut per_axis: Vec<Vec<usize>> = dims.iter().map(|&n| (0..n).collect()).collect();
+    per_axis[axis] = picked;
+    Some(select_values(&dv, &dims, &per_axis))
+}
+
+fn check_index_type(f: &TensorFact, what: &'static str) -> Result<(), OpError> {
+    if matches!(f.dtype, DType::Int32 | DType::Int64 | DType::Undefined) {
+        Ok(())
+    } else {
+        Err(OpError::UnsupportedType {
+            dtype: f.dtype,
+            what,
+            allowed: "i32, i64".to_string(),
+        })
+    }
+}
+
+/// ONNX `Gather` (`axis` attribute).
+fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    check_index_type(&indices, "indices")?;
+    let (Some(dshape), Some(ishape)) = (&data.shape, &indices.shape) else {
+        return Ok(vec![TensorFact::unknown(data.dtype)]);
+    };
+    if dshape.is_empty() {
+        return Err(OpError::Rank {
+            what: "data".to_string(),
+            expected: "at least 1".to_string(),
+            found: 0,
+        });
+    }
+    let axis = norm_axis(attr_int(node, "axis", 0)?, dshape.len())?;
+    let dim = dshape[axis];
+    // Constant indices must lie in [-d, d - 1].
+    let idx_consts = indices.value.as_ref().and_then(|v| const_dims(&ctx.alg, v));
+    for &i in idx_consts.iter().flatten() {
+        let c = ctx.alg.constant(i);
+        let bad = if i >= 0 {
+            ctx.alg.le(dim, c) == Truth::True
+        } else {
+            let m = ctx.alg.neg(c);
+            ctx.alg.le(m, dim) == Truth::False
+        };
+        if bad {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "index {i} is out of range for axis {axis} of size {}",
+                    ctx.alg.render(dim)
+                ),
+            });
+        }
+    }
+    let out = gather_shape(ctx, node, dshape, ishape, axis, 0)?;
+    let value = idx_consts.and_then(|ix| gather_values(&ctx.alg, &data, axis, &ix));
+    Ok(vec![fact_with_value(data.dtype, out, value)])
+}
+
+/// OpenVINO `Gather` (1: `axis` input; 7: `batch_dims`; 8: negative indices).
+fn ov_gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let data = ctx.input(node, 0, "data")?;
+    let idx = ctx.input(node, 1, "indices")?;
+    let axis_t = ctx.input(node, 2, "axis")?;
+    let dtype = data.dtype;
+    let (Some(ds), Some(is)) = (&data.shape, &idx.shape) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let Some(&[axis]) = const_ints(&ctx.alg, &axis_t).as_deref() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let axis = norm_axis(axis, ds.len())?;
+    let bd = if node.version >= 7 {
+        ov_i64(node, "batch_dims")?.unwrap_or(0)
+    } else {
+        0
+    };
+    let bd = if bd < 0 { bd + is.len() as i64 } else { bd };
+    let bd = usize::try_from(bd).map_err(|_| OpError::BadAttribute {
+        name: "batch_dims",
+        value: bd.to_string(),
+        why: format!("out of range for indices of rank {}", is.len()),
+    })?;
+    if bd > is.len() || bd > axis {
+        return Err(OpError::BadAttribute {
+            name: "batch_dims",
+            value: bd.to_string(),
+            why: format!(
+                "must be at most the indices rank {} and the axis {axis}",
+                is.len()
+            ),
+        });
+    }
+    let out = gather_shape(ctx, node, ds, is, axis, bd)?;
+    let value = match const_ints(&ctx.alg, &idx) {
+        Some(ix) if bd == 0 => gather_values(&ctx.alg, &data, axis, &ix),
+        _ => None,
+    };
+    Ok(vec![fact_with_value(dtype, out, value)])
+}
+
+/// ONNX `GatherND` (12: `batch_dims`).
+fn gather_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    if !matches!(indices.dtype, DType::Int64 | DType::Undefined) {
+        return Err(OpError::UnsupportedType {
+            dtype: indices.dtype,
+            what: "indices",
+            allowed: "i64".to_string(),
+        });
+    }
+    let b = if node.version >= 12 {
+        attr_int(node, "batch_dims", 0)?
+    } else {
+        0
+    };
+    let (Some(dshape), Some(ishape)) = (data.shape.clone(), indices.shape.clone()) else {
+        return Ok(vec![TensorFact::unknown(data.dtype)]);
+    };
+    let (r, q) = (dshape.len(), ishape.len());
+    if b < 0 || b as usize >= r.min(q) {
+        return Err(OpError::BadAttribute {
+            name: "batch_dims",
+            value: b.to_string(),
+            why: format!(
+                "must be in [0, min(rank(data), rank(indices))) = [0, {})",
+                r.min(q)
+            ),
+        });
+    }
+    let b = b as usize;
+    let last = ishape[q - 1];
+    let Some(k) = ctx.alg.as_i64(last) else {
+        return Ok(vec![TensorFact::unknown(data.dtype)]);
+    };
+    if k < 1 || k as usize > r - b {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "indices.shape[-1] = {k} must be in [1, rank(data) - batch_dims] = [1, {}]",
+                r - b
+            ),
+        });
+    }
+    for axis in 0..b {
+        if ctx.alg.equal(dshape[axis], ishape[axis]) == Truth::False {
+            return Err(OpError::DimMismatch {
+                what: format!("batch axis {axis} of data and indices"),
+                left: ctx.alg.render(dshape[axis]),
+                right: ctx.alg.render(ishape[axis]),
+            });
+        }
+    }
+    let mut out: Vec<Dim> = ishape[..q - 1].to_vec();
+    out.extend_from_slice(&dshape[b + k as usize..]);
+    Ok(vec![TensorFact::new(data.dtype, out)])
+}
