@@ -660,3 +660,52 @@ fn regression_failed_union_leaves_nothing_behind() {
         assert_eq!(alg.eval(d, &env), want, "{p}");
     }
 }
+
+/// Queries read the e-graph only: `equal`, `le`, `divides` and `bounds` add no
+/// e-node and no class, also for pairs whose difference or quotient is new.
+#[test]
+fn queries_leave_the_e_graph_unchanged() {
+    let mut alg = Algebra::default();
+    alg.assume("S % 8 == 0").unwrap();
+    alg.assume("N <= 512").unwrap();
+    let ds = dims(
+        &mut alg,
+        &[
+            "B*S",
+            "S",
+            "N + 1",
+            "floordiv(S - 1, 2) + 1",
+            "min(N, 600)",
+            "12*B*S",
+            "8",
+            "broadcast(B, 1)",
+        ],
+    );
+    let d = match alg.solve_minus_one(&ds[..2], &ds[2..3], key("Reshape_0", 0)) {
+        Ok(MinusOne::Fresh { dim, .. }) => dim,
+        other => panic!("expected a fresh dim, got {other:?}"),
+    };
+    let mut all = ds.clone();
+    all.push(d);
+    let counts = |a: &Algebra| {
+        (
+            a.egraph().number_of_classes(),
+            a.egraph().total_number_of_nodes(),
+        )
+    };
+    let before = counts(&alg);
+    let mut answers = Vec::new();
+    for &x in &all {
+        for &y in &all {
+            answers.push((alg.equal(x, y), alg.le(x, y), alg.divides(x, y)));
+            let _ = alg.bounds(x);
+        }
+    }
+    assert_eq!(counts(&alg), before);
+    assert_eq!(alg.le(ds[6], ds[5]), Truth::True);
+    assert_eq!(alg.le(ds[4], ds[2]), Truth::True);
+    assert_eq!(alg.le(ds[2], ds[4]), Truth::False);
+    assert_eq!(alg.le(ds[1], ds[0]), Truth::Unknown);
+    assert_eq!(alg.divides(ds[6], ds[5]), Truth::True);
+    assert!(answers.iter().any(|a| a.0 == Truth::False));
+}

@@ -503,6 +503,54 @@ proptest! {
     }
 }
 
+/// `le(x, y)` against evaluation: never `True` where some assignment has `x > y`,
+/// never `False` where some has `x <= y`.
+fn check_le(alg: &Algebra, x: Dim, y: Dim, ex: &Expr, ey: &Expr, envs: &[Env]) -> Truth {
+    let t = alg.le(x, y);
+    for env in envs {
+        let (Some(vx), Some(vy)) = (eval_expr(ex, env), eval_expr(ey, env)) else {
+            continue;
+        };
+        match t {
+            Truth::True => assert!(vx <= vy, "le proven, {vx} > {vy} at {}", show(env)),
+            Truth::False => assert!(vx > vy, "le disproven, {vx} <= {vy} at {}", show(env)),
+            Truth::Unknown => {}
+        }
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(cfg(200))]
+
+    /// `le` reads the e-graph only: sound at random assignments, with a bound on one
+    /// symbol as a fact; the same answer once the class of `y - x` exists (where it
+    /// reads that class instead of what adding it would give); and nothing added.
+    #[test]
+    fn le_agrees_with_evaluation(
+        x in expr(), y in expr(), hi in 1i64..=40, shift in -2i64..=2, envs in envs(16),
+    ) {
+        let mut alg = Algebra::default();
+        alg.assume(&format!("C <= {hi}")).unwrap();
+        let envs: Vec<Env> = envs
+            .into_iter()
+            .filter(|e| e["C"] <= Rat::int(hi))
+            .collect();
+        let (tx, ty) = (x.text(), format!("{} + {shift}", y.text()));
+        let (dx, dy) = (alg.parse(&tx).unwrap(), alg.parse(&ty).unwrap());
+        let (ex, ey) = (parsed(&tx), parsed(&ty));
+        let counts = |a: &Algebra| (a.egraph().number_of_classes(), a.egraph().total_number_of_nodes());
+        let before = counts(&alg);
+        let pure = check_le(&alg, dx, dy, &ex, &ey, &envs);
+        let back = check_le(&alg, dy, dx, &ey, &ex, &envs);
+        prop_assert_eq!(counts(&alg), before, "le added to the e-graph");
+        alg.sub(dy, dx);
+        alg.sub(dx, dy);
+        prop_assert_eq!(alg.le(dx, dy), pure, "le({}, {}) once y - x exists", tx, ty);
+        prop_assert_eq!(alg.le(dy, dx), back, "le({}, {}) once x - y exists", ty, tx);
+    }
+}
+
 // ----- 4. commuted, reassociated, distributed forms render identically ------------
 
 /// A sum of products: terms of a coefficient and factors.

@@ -46,6 +46,7 @@ use analysis::{default_bounds, DimAnalysis, DimGraph};
 use egg::{Id, Symbol};
 use indexmap::IndexMap;
 use poly::SymbolInfo;
+use std::borrow::Cow;
 use std::fmt;
 
 /// A handle to a dim expression (an e-class) in an [`Algebra`].
@@ -876,7 +877,7 @@ impl Algebra {
     }
 
     /// Is `a == b` for every value of the symbols?
-    pub fn equal(&mut self, a: Dim, b: Dim) -> Truth {
+    pub fn equal(&self, a: Dim, b: Dim) -> Truth {
         if self.egraph.find(a.0) == self.egraph.find(b.0) {
             return Truth::True;
         }
@@ -912,21 +913,24 @@ impl Algebra {
         Truth::Unknown
     }
 
-    /// Is `a <= b` for every value of the symbols?
-    pub fn le(&mut self, a: Dim, b: Dim) -> Truth {
-        // Two constants compare exactly, with no new e-node for their difference.
+    /// Is `a <= b` for every value of the symbols? Decided by the bounds of `b - a`
+    /// (as its class has them, or would have if it were added: see
+    /// [`Algebra::difference`]), then by the bounds of its form with derived symbols
+    /// expanded. Adds nothing to the e-graph.
+    pub fn le(&self, a: Dim, b: Dim) -> Truth {
+        // Two constants compare exactly.
         if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
             return if x <= y { Truth::True } else { Truth::False };
         }
-        let diff = self.sub(b, a);
-        let bounds = self.bounds(diff);
+        let (canon, bounds) = self.difference(b, a);
         if bounds.is_nonneg() {
             Truth::True
         } else if bounds.is_negative() {
             Truth::False
         } else {
-            let expanded = self.expand_derived(self.canon(diff));
-            let eb = expanded.bounds(&self.egraph.analysis.symbols);
+            let eb = self
+                .expand_derived(&canon)
+                .bounds(&self.egraph.analysis.symbols);
             if eb.is_nonneg() {
                 Truth::True
             } else if eb.is_negative() {
@@ -937,8 +941,35 @@ impl Algebra {
         }
     }
 
+    /// The canonical form and bounds ([`Algebra::bounds`]) of `x - y`, without adding
+    /// it: those of the class holding the e-node `x - y` when there is one; otherwise
+    /// those a new class for it would get ([`analysis::node_data`]), merged into the
+    /// class of an equal canonical form when there is one, as hash-consing by
+    /// canonical form would merge it (that class stays the root of the union, since
+    /// the new class has no parents).
+    fn difference(&self, x: Dim, y: Dim) -> (Cow<'_, Poly>, Interval) {
+        let info = &self.egraph.analysis.symbols;
+        let node = DimLang::Sub([self.egraph.find(x.0), self.egraph.find(y.0)]);
+        if let Some(id) = self.egraph.lookup(node.clone()) {
+            let data = &self.egraph[id].data;
+            let bounds = data.bounds.intersect(&data.canon.bounds(info));
+            return (Cow::Borrowed(&data.canon), bounds);
+        }
+        let new = analysis::node_data(&self.egraph, &node);
+        let Some(&other) = self.egraph.analysis.by_canon.get(&new.canon) else {
+            // Already within the bounds of its canonical form.
+            return (Cow::Owned(new.canon), new.bounds);
+        };
+        let mut merged = self.egraph[other].data.clone();
+        self.egraph
+            .analysis
+            .merge_data(&mut merged, new, &mut Vec::new());
+        let bounds = merged.bounds.intersect(&merged.canon.bounds(info));
+        (Cow::Owned(merged.canon), bounds)
+    }
+
     /// Does `d` divide `p` (is `p / d` an integer for every value)?
-    pub fn divides(&mut self, d: Dim, p: Dim) -> Truth {
+    pub fn divides(&self, d: Dim, p: Dim) -> Truth {
         self.quotient(p, d).0
     }
 
