@@ -551,6 +551,46 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(cfg(120))]
+
+    /// Saturation's own e-matcher (`rules::Matcher`, which needs no rebuild) finds
+    /// the matches egg's pattern machine finds on a rebuilt copy, in the same order,
+    /// in every class of an e-graph grown from random expressions and an equality.
+    #[test]
+    fn rule_matching_agrees_with_egg(es in proptest::collection::vec(expr(), 1..5), eq in expr()) {
+        use symdim::algebra::rules::{compiled, matchers};
+        let mut alg = Algebra::default();
+        for e in &es {
+            alg.parse(&e.text()).unwrap();
+        }
+        let a = alg.parse("A").unwrap();
+        let e = alg.parse(&eq.text()).unwrap();
+        let _ = alg.union(a, e, "test");
+        alg.parse(&format!("floordiv(floordiv({}, 2), 3)", eq.text())).unwrap();
+        let mut rebuilt = alg.egraph().clone();
+        rebuilt.rebuild();
+        for class in alg.egraph().classes() {
+            for (m, r) in matchers().iter().zip(compiled()) {
+                let ours = m.search(alg.egraph(), class.id);
+                let vars = r.searcher.vars();
+                let theirs: Vec<Vec<egg::Id>> = r
+                    .searcher
+                    .search_eclass(&rebuilt, class.id)
+                    .map(|sm| {
+                        sm.substs
+                            .iter()
+                            .map(|s| vars.iter().map(|v| s[*v]).collect())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let ours: Vec<Vec<egg::Id>> = ours.iter().map(|m| m.to_vec()).collect();
+                prop_assert_eq!(&ours, &theirs, "rule {} in class {}", m.name, class.id);
+            }
+        }
+    }
+}
+
 // ----- 4. commuted, reassociated, distributed forms render identically ------------
 
 /// A sum of products: terms of a coefficient and factors.

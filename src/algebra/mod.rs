@@ -598,18 +598,13 @@ impl Algebra {
 
     /// Restore the e-graph's invariants when a union is pending. egg's `rebuild`
     /// visits every class, so calling it after every `add` would make building a
-    /// model's dims quadratic; an `add` that merged nothing needs no rebuild.
-    ///
-    /// Without a pending union the invariants hold after an `add` (egg adds
-    /// canonical e-nodes), so the e-graph is marked clean directly. Rule search here
-    /// is per class (`search_eclass`), which does not use the by-op index that
-    /// `rebuild` maintains.
+    /// model's dims quadratic; an `add` that merged nothing needs no rebuild (egg adds
+    /// canonical e-nodes, and rule matching, [`rules::Matcher`], reads classes
+    /// directly rather than through the by-operator index `rebuild` maintains).
     fn sync(&mut self) {
         if self.egraph.analysis.dirty {
             self.egraph.analysis.dirty = false;
             rebuild(&mut self.egraph);
-        } else {
-            self.egraph.clean = true;
         }
     }
 
@@ -622,26 +617,27 @@ impl Algebra {
         let limit = self.config.limits.rule_applications;
         let mut applied = 0usize;
         let mut seen_limit = false;
-        // Compiled on the first saturation of the process (many models need none).
-        let rules = rules::compiled();
+        // Built on the first saturation of the process (many models need none).
+        let rules = rules::matchers();
         while let Some(id) = self.egraph.analysis.pending_rules.pop() {
             let mut id = self.egraph.find(id);
             let mut again = true;
             while again {
                 again = false;
                 for rule in rules {
-                    let Some(m) = rule.searcher.search_eclass(&self.egraph, id) else {
+                    let matches = rule.search(&self.egraph, id);
+                    if matches.is_empty() {
                         continue;
-                    };
+                    }
                     if applied >= limit {
                         seen_limit = true;
                         break;
                     }
-                    let changed = rule.apply(&mut self.egraph, &[m]);
+                    let changed = rule.apply(&mut self.egraph, id, &matches);
                     self.sync();
                     applied += 1;
                     id = self.egraph.find(id);
-                    if !changed.is_empty() {
+                    if changed {
                         again = true;
                         break;
                     }
