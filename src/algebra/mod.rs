@@ -910,9 +910,9 @@ impl Algebra {
     }
 
     /// Is `a <= b` for every value of the symbols? Decided by the bounds of `b - a`
-    /// (as its class has them, or would have if it were added: see
-    /// [`Algebra::difference`]), then by the bounds of its form with derived symbols
-    /// expanded. Adds nothing to the e-graph.
+    /// (as its class has them, or as a new class for it would have them, merged
+    /// with a class of the same canonical form), then by the bounds of its form
+    /// with derived symbols expanded. Adds nothing to the e-graph.
     pub fn le(&self, a: Dim, b: Dim) -> Truth {
         // Two constants compare exactly.
         if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
