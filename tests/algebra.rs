@@ -709,3 +709,46 @@ fn queries_leave_the_e_graph_unchanged() {
     assert_eq!(alg.divides(ds[6], ds[5]), Truth::True);
     assert!(answers.iter().any(|a| a.0 == Truth::False));
 }
+
+/// `import` builds a canonical form from another algebra as its text would parse,
+/// bringing the entries of the symbols it mentions (a derived symbol's definition
+/// brings its own); without a source, symbols become inputs.
+#[test]
+fn import_brings_symbol_entries() {
+    let mut src = Algebra::default();
+    src.assume("S <= 100").unwrap();
+    let ds = dims(&mut src, &["A", "S", "F"]);
+    let k48 = src.constant(48);
+    let r0 = match src.solve_minus_one(&[ds[0], k48], &[ds[2]], key("Reshape_0", 0)) {
+        Ok(MinusOne::Fresh { dim, .. }) => dim,
+        other => panic!("expected a fresh dim, got {other:?}"),
+    };
+    let unk = src.symbol(
+        "unk0",
+        SymbolKind::DataDependent {
+            node: "NonZero_0".to_string(),
+        },
+    );
+    let sum = src.sum(&[r0, unk, ds[1]]);
+    let form = src.canon(sum).clone();
+
+    let mut dst = Algebra::default();
+    let d = dst.import(&form, Some(&src));
+    assert_eq!(dst.render(d), src.render(sum));
+    for name in ["r0", "unk0", "S", "A", "F"] {
+        let (a, b) = (dst.symbol_entry(name), src.symbol_entry(name));
+        assert_eq!(a.map(|e| &e.kind), b.map(|e| &e.kind), "{name}");
+        assert_eq!(a.map(|e| &e.bounds), b.map(|e| &e.bounds), "{name}");
+    }
+    assert_eq!(dst.bounds(d), src.bounds(sum));
+
+    let mut plain = Algebra::default();
+    let p = plain.import(&form, None);
+    let parsed = plain.parse(&form.render()).unwrap();
+    assert_eq!(p, parsed);
+    for name in ["r0", "unk0", "S"] {
+        let e = plain.symbol_entry(name).unwrap();
+        assert_eq!(e.kind, SymbolKind::Input, "{name}");
+    }
+    assert!(!plain.has_symbol("A"));
+}

@@ -1077,6 +1077,19 @@ proptest! {
         let r3 = fresh.render(d3);
         prop_assert_eq!(fresh.simplify(d3), alg.simplify(d), "from `{}` via `{}` / `{}`", e.text(), r, r3);
     }
+
+    /// `Poly::to_expr` is the expression the text form parses to, so importing a
+    /// form builds what parsing its text built (huge constants included).
+    #[test]
+    fn to_expr_is_the_parse_of_the_render(e in expr(), big in proptest::sample::select(&BIG[..])) {
+        for text in [e.text(), e.text().replace('7', big)] {
+            let mut alg = Algebra::default();
+            let d = alg.parse(&text).unwrap();
+            for p in [alg.canon(d).clone(), { alg.simplify(d); alg.canon(d).clone() }] {
+                prop_assert_eq!(p.to_expr(), parsed(&p.render()), "{}", p.render());
+            }
+        }
+    }
 }
 
 #[test]

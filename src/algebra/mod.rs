@@ -560,6 +560,37 @@ impl Algebra {
         Dim(self.egraph.find(id))
     }
 
+    /// Build a canonical form from elsewhere (another algebra's, or one built by
+    /// hand) in this algebra, as the expression its text denotes
+    /// ([`Poly::to_expr`]): the classes, and their bounds, are those parsing
+    /// `p.render()` gives. A symbol of `p` this algebra lacks is created first with
+    /// its entry in `from` (kind, bounds, divisor; a derived symbol brings the
+    /// symbols of its definition too), or as an input when `from` is `None` or
+    /// lacks it.
+    pub fn import(&mut self, p: &Poly, from: Option<&Algebra>) -> Dim {
+        if let Some(src) = from {
+            let mut todo = Vec::new();
+            p.symbols(&mut todo);
+            todo.reverse();
+            while let Some(s) = todo.pop() {
+                let table = &mut self.egraph.analysis.symbols.entries;
+                if table.contains_key(&s) {
+                    continue;
+                }
+                let Some(e) = src.egraph.analysis.symbols.entries.get(&s) else {
+                    continue;
+                };
+                if let SymbolKind::Derived { definition } = &e.kind {
+                    let mut deps = Vec::new();
+                    definition.symbols(&mut deps);
+                    todo.extend(deps.into_iter().rev());
+                }
+                table.insert(s, e.clone());
+            }
+        }
+        self.from_expr(&p.to_expr())
+    }
+
     /// Parse an expression; unknown names become input symbols.
     pub fn parse(&mut self, text: &str) -> Result<Dim, AlgebraError> {
         let e = parse::parse_expr(text)?;
@@ -1173,11 +1204,16 @@ impl Algebra {
     /// Assume a fact given as text: `N >= 2`, `S % 8 == 0`, `A == B`, `N != 4`.
     pub fn assume(&mut self, text: &str) -> Result<(), AlgebraError> {
         let f = parse::parse_fact(text)?;
-        self.assume_fact(&f, text)
+        self.assume_parsed(&f, &|| text.to_string())
     }
 
-    /// Assume a parsed fact.
-    pub fn assume_fact(&mut self, f: &Fact, text: &str) -> Result<(), AlgebraError> {
+    /// Assume a parsed fact (an error names it as [`Fact`] prints it).
+    pub fn assume_fact(&mut self, f: &Fact) -> Result<(), AlgebraError> {
+        self.assume_parsed(f, &|| f.to_string())
+    }
+
+    /// Assume a parsed fact; `text` names it in errors.
+    fn assume_parsed(&mut self, f: &Fact, text: &dyn Fn() -> String) -> Result<(), AlgebraError> {
         // `x % k == 0` on a symbol: a known divisor.
         if let (Rel::Eq, Expr::Call(OpKind::Mod, x, k), Expr::Num(z)) = (f.rel, &f.lhs, &f.rhs) {
             if let (Expr::Sym(name), Expr::Num(k)) = (x.as_ref(), k.as_ref()) {
@@ -1250,7 +1286,7 @@ impl Algebra {
                         let meet = entry.bounds.intersect(&iv).to_integers();
                         if meet.is_empty() {
                             return Err(AlgebraError::Contradiction {
-                                left: text.to_string(),
+                                left: text(),
                                 right: name.clone(),
                                 reason: format!("{name} lies in {}", entry.bounds),
                             });
@@ -1275,7 +1311,7 @@ impl Algebra {
                 let meet = data.bounds.intersect(&Interval::at_least(lower));
                 if meet.is_empty() {
                     return Err(AlgebraError::Contradiction {
-                        left: text.to_string(),
+                        left: text(),
                         right: data.canon.render(),
                         reason: format!("{} lies in {}", data.canon.render(), data.bounds),
                     });
