@@ -528,7 +528,8 @@ pub fn rewrites() -> Vec<Rewrite<DimLang, DimAnalysis>> {
 /// many as it uses).
 pub type Match = SmallVec<[Id; 3]>;
 
-/// A rule of [`RULES`] ready for matching in one e-class at a time.
+/// A rule of [`RULES`] ready for matching in one e-class at a time. Patterns use
+/// the variables `?a`, `?b` and `?c` only.
 ///
 /// Matching reads the e-graph only: it needs no `rebuild` (egg's own pattern
 /// machine requires a rebuilt e-graph, and a rebuild visits every class, which
@@ -624,7 +625,8 @@ impl Matcher {
     }
 
     /// Apply the rule to the matches in `eclass`, in order; true when one of them
-    /// merged two classes. Sets [`DimAnalysis::dirty`] when it adds a class.
+    /// merged two classes. Sets [`DimAnalysis::dirty`] whenever a check holds, for
+    /// the caller to rebuild before the next search.
     pub fn apply(&self, egraph: &mut DimGraph, eclass: Id, matches: &[Match]) -> bool {
         let mut changed = false;
         for m in matches {
