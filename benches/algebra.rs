@@ -223,3 +223,34 @@ fn equal_same_class(bencher: Bencher) {
         .expect("parses");
     bencher.bench_local(|| alg.equal(black_box(a), black_box(b)));
 }
+
+/// 1,000 random expressions in one algebra and `le` between consecutive pairs:
+/// a query on pairs whose difference is not yet in the e-graph.
+fn le_pairs() -> (Algebra, Vec<Dim>) {
+    let mut alg = Algebra::default();
+    let dims = expressions(1_000)
+        .iter()
+        .map(|e| alg.parse(e).expect("generated text parses"))
+        .collect();
+    (alg, dims)
+}
+
+/// `le` on 1,000 pairs of random expressions.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn le_1k(bencher: Bencher) {
+    bencher.with_inputs(le_pairs).bench_values(|(alg, dims)| {
+        for w in dims.windows(2) {
+            black_box(alg.le(w[0], w[1]));
+        }
+        alg
+    });
+}
+
+/// `le` on a pair it proves by bounds (`S <= S*B + 1`).
+#[divan::bench]
+fn le_proven(bencher: Bencher) {
+    let mut alg = Algebra::default();
+    let a = alg.parse("S").expect("parses");
+    let b = alg.parse("S*B + 1").expect("parses");
+    bencher.bench_local(|| alg.le(black_box(a), black_box(b)));
+}

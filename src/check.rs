@@ -17,7 +17,7 @@
 use crate::algebra::poly::render_symbol;
 use crate::algebra::Truth;
 use crate::context::{Diagnostic, Severity};
-use crate::contracts::{derive, Condition, Kind};
+use crate::contracts::{derive, fact_values, Condition, Kind};
 use crate::graph::Model;
 use crate::infer::{infer_context, Options};
 use serde::Serialize;
@@ -78,6 +78,7 @@ pub fn check(model: &Model, options: &Options) -> Verdict {
         .map(|(n, v)| format!("{} == {v}", render_symbol(n)))
         .collect();
     facts.extend(options.assumes.iter().cloned());
+    let values = fact_values(options);
     let op_of = |node: &str| -> String {
         model
             .graph
@@ -94,7 +95,7 @@ pub fn check(model: &Model, options: &Options) -> Verdict {
         match c.kind {
             Kind::Undecidable => caveats.push(c.clone()),
             Kind::Impossible => {} // an error diagnostic, reported below
-            _ => match c.decide(&facts) {
+            _ => match c.decide(&values) {
                 Truth::True => {}
                 Truth::Unknown => open.push(c.clone()),
                 Truth::False => {

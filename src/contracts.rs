@@ -19,7 +19,10 @@
 //!
 //! Every condition is normalised in a scratch [`Algebra`] holding the user's facts
 //! (`--bind`, `--assume`, the inputs' declared bounds): one that holds already is
-//! dropped, one that can never hold is kept as `impossible`. Then redundant
+//! dropped, one that can never hold is kept as `impossible`. Conditions are values
+//! (terms as inference built them, canonical forms) imported into the scratch
+//! algebra with [`Algebra::import`], and facts are parsed once ([`Fact`]); text is
+//! made only for the report. Then redundant
 //! conditions are removed: going from the last to the first, a condition is dropped
 //! when a fresh algebra holding the facts and every other remaining condition
 //! proves it (`equal`, `le`, `divides` return [`Truth::True`]).
@@ -28,8 +31,9 @@
 //! >= 0`) is solved for the symbol by evaluation: when the condition changes truth
 //! value exactly once over `1..=65536`, it is printed as `S >= 240` (or `<=`).
 
+use crate::algebra::parse::{parse_expr, parse_fact};
 use crate::algebra::poly::{render_symbol, Atom, Mono};
-use crate::algebra::{Algebra, Dim, OpKind, Poly, Rat, SymbolKind, Truth};
+use crate::algebra::{Algebra, Dim, Expr, Fact, OpKind, Poly, Rat, Rel, SymbolKind, Truth};
 use crate::context::{Severity, ShapesContext};
 use crate::graph::{Attr, Model, Node};
 use crate::infer::Options;
@@ -101,7 +105,7 @@ impl Condition {
     /// Decide the condition under facts (`N == 4`, `S <= 512`, ...): `True` when
     /// they prove it, `False` when they refute it, else `Unknown` (always for
     /// undecidable and impossible conditions).
-    pub fn decide(&self, facts: &[String]) -> Truth {
+    pub fn decide(&self, facts: &[Fact]) -> Truth {
         if matches!(self.kind, Kind::Undecidable | Kind::Impossible) {
             return Truth::Unknown;
         }
@@ -125,15 +129,56 @@ pub struct Contract {
     pub redundant: Vec<Condition>,
 }
 
-/// A condition before normalisation: sides are texts in the grammar.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// One side of a condition. Either way it is built in a scratch algebra as the
+/// expression it is, its symbols as inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Side {
+    /// A term as inference built it (the e-nodes first added for a class), whose
+    /// structure can bound it more tightly than its canonical form does.
+    Term(Expr),
+    /// A canonical form, as normalisation leaves every side.
+    Form(Poly),
+}
+
+impl Side {
+    fn num(v: i64) -> Side {
+        Side::Form(Poly::constant(Rat::int(v)))
+    }
+
+    fn expr(&self) -> Expr {
+        match self {
+            Side::Term(e) => e.clone(),
+            Side::Form(p) => p.to_expr(),
+        }
+    }
+
+    /// The text, for reports.
+    fn render(&self) -> String {
+        match self {
+            Side::Term(e) => e.to_string(),
+            Side::Form(p) => p.render(),
+        }
+    }
+
+    /// True when the text is an integer literal (a constant reads better on the
+    /// right). A term never is: its text is parenthesised.
+    fn is_integer(&self) -> bool {
+        match self {
+            Side::Term(_) => false,
+            Side::Form(p) => p.as_const().is_some_and(|c| c.to_i64().is_some()),
+        }
+    }
+}
+
+/// A condition on dims.
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Cond {
     /// `a == b`.
-    Eq(String, String),
+    Eq(Side, Side),
     /// `divisor | dividend`.
-    Div(String, String),
+    Div(Side, Side),
     /// `a <= b`.
-    Le(String, String),
+    Le(Side, Side),
     /// Any of these.
     Or(Vec<Cond>),
     /// All of these (a solved condition: `192 <= S` and `S <= 703`).
@@ -160,7 +205,7 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Options) -> Contract
         .map(|(n, v)| format!("{} == {v}", render_symbol(n)))
         .collect();
     facts.extend(options.assumes.iter().cloned());
-    let mut base = facts.clone();
+    let mut base = fact_values(options);
     // Bounds and divisors of input symbols (declared intervals, --assume on one symbol).
     let inputs: Vec<String> = alg
         .symbols()
@@ -171,17 +216,19 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Options) -> Contract
         if e.kind != SymbolKind::Input {
             continue;
         }
-        let s = render_symbol(name);
-        if let Some(lo) = e.bounds.lo().cloned() {
+        let s = || Expr::Sym(name.to_string());
+        let num = |r: &Rat| Poly::constant(r.clone()).to_expr();
+        if let Some(lo) = e.bounds.lo() {
             if lo.sub(&Rat::one()).is_positive() {
-                base.push(format!("{s} >= {lo}"));
+                base.push(fact(s(), Rel::Ge, num(lo)));
             }
         }
-        if let Some(hi) = e.bounds.hi().cloned() {
-            base.push(format!("{s} <= {hi}"));
+        if let Some(hi) = e.bounds.hi() {
+            base.push(fact(s(), Rel::Le, num(hi)));
         }
         if !e.divisor.is_one() && !e.divisor.is_zero() {
-            base.push(format!("{s} % {} == 0", e.divisor));
+            let m = Expr::Call(OpKind::Mod, Box::new(s()), Box::new(num(&e.divisor)));
+            base.push(fact(m, Rel::Eq, Expr::Num(Rat::zero())));
         }
     }
 
@@ -298,6 +345,22 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Options) -> Contract
     }
 }
 
+/// The facts of `options` as values: each bind as `name == value`, each assume
+/// parsed (one that does not parse is left out, as assuming its text would fail).
+pub fn fact_values(options: &Options) -> Vec<Fact> {
+    let mut out: Vec<Fact> = options
+        .binds
+        .iter()
+        .map(|(n, v)| fact(Expr::Sym(n.clone()), Rel::Eq, Expr::Num(Rat::int(*v))))
+        .collect();
+    out.extend(options.assumes.iter().filter_map(|a| parse_fact(a).ok()));
+    out
+}
+
+fn fact(lhs: Expr, rel: Rel, rhs: Expr) -> Fact {
+    Fact { lhs, rel, rhs }
+}
+
 fn node_order(model: &Model) -> rustc_hash::FxHashMap<&str, usize> {
     model
         .graph
@@ -310,33 +373,33 @@ fn node_order(model: &Model) -> rustc_hash::FxHashMap<&str, usize> {
 
 // ----- sources ---------------------------------------------------------------
 
-/// The term originally built for an e-class id, in the grammar, with derived
-/// symbols replaced by their definitions.
-fn term_text(alg: &Algebra, id: Id) -> String {
+/// The term originally built for an e-class id, with derived symbols replaced by
+/// their definitions.
+fn term(alg: &Algebra, id: Id) -> Side {
     let expr = alg.egraph().id_to_expr(id);
-    rec_text(alg, &expr, Id::from(expr.as_ref().len() - 1))
+    Side::Term(rec_expr(alg, &expr, Id::from(expr.as_ref().len() - 1)))
 }
 
-fn rec_text(alg: &Algebra, e: &RecExpr<crate::algebra::DimLang>, i: Id) -> String {
+fn rec_expr(alg: &Algebra, e: &RecExpr<crate::algebra::DimLang>, i: Id) -> Expr {
     use crate::algebra::DimLang as L;
-    let t = |j: &Id| rec_text(alg, e, *j);
+    let t = |j: &Id| Box::new(rec_expr(alg, e, *j));
     match &e[i] {
-        L::Num(r) => format!("({r})"),
+        L::Num(r) => Poly::constant(r.clone()).to_expr(),
         L::Sym(s) => match alg.symbol_entry(s.as_str()).map(|x| &x.kind) {
-            Some(SymbolKind::Derived { definition }) => format!("({})", definition.render()),
-            _ => render_symbol(s.as_str()),
+            Some(SymbolKind::Derived { definition }) => definition.to_expr(),
+            _ => Expr::Sym(s.as_str().to_string()),
         },
-        L::Add([a, b]) => format!("({} + {})", t(a), t(b)),
-        L::Sub([a, b]) => format!("({} - {})", t(a), t(b)),
-        L::Mul([a, b]) => format!("({} * {})", t(a), t(b)),
-        L::Div([a, b]) => format!("({} / {})", t(a), t(b)),
-        L::Neg([a]) => format!("(-{})", t(a)),
-        L::FloorDiv([a, b]) => format!("floordiv({}, {})", t(a), t(b)),
-        L::CeilDiv([a, b]) => format!("ceildiv({}, {})", t(a), t(b)),
-        L::Mod([a, b]) => format!("mod({}, {})", t(a), t(b)),
-        L::Min([a, b]) => format!("min({}, {})", t(a), t(b)),
-        L::Max([a, b]) => format!("max({}, {})", t(a), t(b)),
-        L::Broadcast([a, b]) => format!("broadcast({}, {})", t(a), t(b)),
+        L::Add([a, b]) => Expr::Add(t(a), t(b)),
+        L::Sub([a, b]) => Expr::Sub(t(a), t(b)),
+        L::Mul([a, b]) => Expr::Mul(t(a), t(b)),
+        L::Div([a, b]) => Expr::Div(t(a), t(b)),
+        L::Neg([a]) => rec_expr(alg, e, *a).negated(),
+        L::FloorDiv([a, b]) => Expr::Call(OpKind::FloorDiv, t(a), t(b)),
+        L::CeilDiv([a, b]) => Expr::Call(OpKind::CeilDiv, t(a), t(b)),
+        L::Mod([a, b]) => Expr::Call(OpKind::Mod, t(a), t(b)),
+        L::Min([a, b]) => Expr::Call(OpKind::Min, t(a), t(b)),
+        L::Max([a, b]) => Expr::Call(OpKind::Max, t(a), t(b)),
+        L::Broadcast([a, b]) => Expr::Call(OpKind::Broadcast, t(a), t(b)),
     }
 }
 
@@ -377,10 +440,7 @@ fn collect_relations(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
                         alg.symbol_entry(s.as_str()).map(|e| &e.kind),
                         Some(SymbolKind::Derived { .. })
                     ) {
-                        cond = Some((
-                            Cond::Div(term_text(alg, *k), term_text(alg, r.rhs.id())),
-                            "reshape",
-                        ));
+                        cond = Some((Cond::Div(term(alg, *k), term(alg, r.rhs.id())), "reshape"));
                         break;
                     }
                 }
@@ -388,7 +448,7 @@ fn collect_relations(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
         }
         let (cond, source) = cond.unwrap_or_else(|| {
             (
-                Cond::Eq(term_text(alg, r.lhs.id()), term_text(alg, r.rhs.id())),
+                Cond::Eq(term(alg, r.lhs.id()), term(alg, r.rhs.id())),
                 "relation",
             )
         });
@@ -465,14 +525,14 @@ fn collect_broadcasts(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidat
     }
     for (a, b) in pairs {
         let (pa, pb) = (&eg[a].data.canon, &eg[b].data.canon);
-        let (ta, tb) = (pa.render(), pb.render());
         let dd = data_dependent_polys(alg, &[pa, pb]);
         let note = (!dd.is_empty()).then(|| format!("involves data-dependent {}", dd.join(", ")));
+        let (ta, tb) = (Side::Form(pa.clone()), Side::Form(pb.clone()));
         out.push(Candidate {
             cond: Cond::Or(vec![
                 Cond::Eq(ta.clone(), tb.clone()),
-                Cond::Eq(ta, "1".to_string()),
-                Cond::Eq(tb, "1".to_string()),
+                Cond::Eq(ta, Side::num(1)),
+                Cond::Eq(tb, Side::num(1)),
             ]),
             node: owner.get(&(a, b)).cloned().unwrap_or_default(),
             source: "broadcast",
@@ -517,7 +577,7 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
         let Some(&rows) = usize::try_from(axis).ok().and_then(|a| shape.get(a)) else {
             continue;
         };
-        let rows_t = || alg.render(rows);
+        let rows_t = || Side::Form(alg.canon(rows).clone());
         // Known index values.
         if let Some(vals) = ctx.get(indices).and_then(|f| f.value.as_ref()) {
             for &v in vals {
@@ -528,12 +588,11 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
                         continue;
                     }
                 }
-                let (t, rows_t) = (alg.render(v), rows_t());
-                out.push(gather_cand(
-                    node,
-                    Cond::Le(t.clone(), format!("({rows_t}) - 1")),
-                ));
-                out.push(gather_cand(node, Cond::Le(format!("-({rows_t})"), t)));
+                // `v <= rows - 1` and `-rows <= v`.
+                let (t, rows_e) = (Side::Form(alg.canon(v).clone()), rows_t().expr());
+                let last = Expr::Sub(Box::new(rows_e.clone()), Box::new(Expr::Num(Rat::one())));
+                out.push(gather_cand(node, Cond::Le(t.clone(), Side::Term(last))));
+                out.push(gather_cand(node, Cond::Le(Side::Term(rows_e.negated()), t)));
             }
             continue;
         }
@@ -580,7 +639,10 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
         if alg.as_i64(delta) != Some(1) || !alg.bounds(start).is_nonneg() {
             continue;
         }
-        out.push(gather_cand(node, Cond::Le(alg.render(limit), rows_t())));
+        out.push(gather_cand(
+            node,
+            Cond::Le(Side::Form(alg.canon(limit).clone()), rows_t()),
+        ));
     }
 }
 
@@ -620,7 +682,7 @@ fn collect_requirements(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     for r in alg.requirements() {
         let (node, note) = recorded_at(alg, &r.node, &[r.lhs, r.rhs]);
         out.push(Candidate {
-            cond: Cond::Le(term_text(alg, r.lhs.id()), term_text(alg, r.rhs.id())),
+            cond: Cond::Le(term(alg, r.lhs.id()), term(alg, r.rhs.id())),
             node,
             source: r.kind,
             undecidable: note.is_some(),
@@ -649,7 +711,7 @@ fn collect_dims(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
                     continue;
                 }
                 out.push(Candidate {
-                    cond: Cond::Le("0".to_string(), alg.render(*d)),
+                    cond: Cond::Le(Side::num(0), Side::Form(alg.canon(*d).clone())),
                     node: node.name.clone(),
                     source: "dims",
                     note: None,
@@ -676,13 +738,18 @@ fn collect_diagnostics(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
             }
             continue;
         }
+        // The hint's sides are rendered dims; one that does not parse is no hint.
         let hint = d.message.rsplit_once("; valid when ").map(|(_, h)| h);
+        let sides = |a: &str, b: &str| {
+            let side = |t: &str| parse_expr(t).ok().map(Side::Term);
+            Some((side(a)?, side(b)?))
+        };
         let cond = hint.and_then(|h| {
             if let Some((a, b)) = h.split_once(" divides ") {
-                Some(Cond::Div(a.to_string(), b.to_string()))
+                sides(a, b).map(|(a, b)| Cond::Div(a, b))
             } else {
-                h.split_once(" == ")
-                    .map(|(a, b)| Cond::Eq(a.to_string(), b.to_string()))
+                let (a, b) = h.split_once(" == ")?;
+                sides(a, b).map(|(a, b)| Cond::Eq(a, b))
             }
         });
         match cond {
@@ -723,7 +790,10 @@ fn collect_merges(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
             continue;
         }
         out.push(Candidate {
-            cond: Cond::Eq(render_symbol(name), canon.render()),
+            cond: Cond::Eq(
+                Side::Form(Poly::sym(egg::Symbol::from(name))),
+                Side::Form(canon.clone()),
+            ),
             node: String::new(),
             source: "e-graph",
             note: None,
@@ -746,18 +816,18 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(facts: &[String]) -> Scratch {
+    fn new(facts: &[Fact]) -> Scratch {
         let mut alg = Algebra::default();
         for f in facts {
-            let _ = alg.assume(f);
+            let _ = alg.assume_fact(f);
         }
         Scratch { alg }
     }
 
     /// The symbols a condition involves.
     fn symbols(&mut self, c: &Cond) -> Vec<String> {
-        let texts: Vec<&String> = match c {
-            Cond::Eq(a, b) | Cond::Le(a, b) | Cond::Div(a, b) => vec![a, b],
+        let sides: [&Side; 2] = match c {
+            Cond::Eq(a, b) | Cond::Le(a, b) | Cond::Div(a, b) => [a, b],
             Cond::Or(cs) | Cond::And(cs) => {
                 let mut out: Vec<String> = Vec::new();
                 for c in cs {
@@ -772,30 +842,36 @@ impl Scratch {
             Cond::Opaque(_) => return Vec::new(),
         };
         let mut syms = Vec::new();
-        for t in texts {
-            if let Some(d) = self.dim(t) {
-                self.alg.canon(d).symbols(&mut syms);
-            }
+        for t in sides {
+            let d = self.dim(t);
+            self.alg.canon(d).symbols(&mut syms);
         }
         syms.iter().map(|s| s.as_str().to_string()).collect()
     }
 
-    fn dim(&mut self, t: &str) -> Option<Dim> {
-        self.alg.parse(t).ok()
+    /// A side built in the scratch algebra; its symbols are inputs, as a condition
+    /// is a statement about free input dims.
+    fn dim(&mut self, t: &Side) -> Dim {
+        match t {
+            Side::Term(e) => self.alg.from_expr(e),
+            Side::Form(p) => self.alg.import(p, None),
+        }
+    }
+
+    /// `mod(p, k) == 0`, after building `k` and `p` (which fixes the order of the
+    /// scratch algebra's classes).
+    fn mod_fact(&mut self, k: &Side, p: &Side) -> Fact {
+        self.dim(k);
+        self.dim(p);
+        let m = Expr::Call(OpKind::Mod, Box::new(p.expr()), Box::new(k.expr()));
+        fact(m, Rel::Eq, Expr::Num(Rat::zero()))
     }
 
     fn assume(&mut self, c: &Cond) {
-        let fact = match c {
-            Cond::Eq(a, b) => format!("{a} == {b}"),
-            Cond::Le(a, b) => format!("{a} <= {b}"),
-            Cond::Div(k, p) => match (self.dim(k), self.dim(p)) {
-                (Some(kd), Some(pd))
-                    if self.alg.as_symbol(pd).is_some() && self.alg.as_const(kd).is_some() =>
-                {
-                    format!("{p} % {k} == 0")
-                }
-                _ => format!("mod({p}, {k}) == 0"),
-            },
+        let f = match c {
+            Cond::Eq(a, b) => fact(a.expr(), Rel::Eq, b.expr()),
+            Cond::Le(a, b) => fact(a.expr(), Rel::Le, b.expr()),
+            Cond::Div(k, p) => self.mod_fact(k, p),
             Cond::And(cs) => {
                 for c in cs {
                     self.assume(c);
@@ -804,32 +880,31 @@ impl Scratch {
             }
             Cond::Or(_) | Cond::Opaque(_) => return,
         };
-        let _ = self.alg.assume(&fact);
+        let _ = self.alg.assume_fact(&f);
     }
 
     fn eval(&mut self, c: &Cond) -> Truth {
         match c {
-            Cond::Eq(a, b) => match (self.dim(a), self.dim(b)) {
-                (Some(x), Some(y)) => self.alg.equal(x, y),
-                _ => Truth::Unknown,
-            },
-            Cond::Le(a, b) => match (self.dim(a), self.dim(b)) {
-                (Some(x), Some(y)) => self.alg.le(x, y),
-                _ => Truth::Unknown,
-            },
-            Cond::Div(k, p) => match (self.dim(k), self.dim(p)) {
-                (Some(kd), Some(pd)) => match self.alg.divides(kd, pd) {
+            Cond::Eq(a, b) => {
+                let (x, y) = (self.dim(a), self.dim(b));
+                self.alg.equal(x, y)
+            }
+            Cond::Le(a, b) => {
+                let (x, y) = (self.dim(a), self.dim(b));
+                self.alg.le(x, y)
+            }
+            Cond::Div(k, p) => {
+                let (kd, pd) = (self.dim(k), self.dim(p));
+                match self.alg.divides(kd, pd) {
                     Truth::Unknown => {
-                        let Some(m) = self.dim(&format!("mod({p}, {k})")) else {
-                            return Truth::Unknown;
-                        };
+                        let m = Expr::Call(OpKind::Mod, Box::new(p.expr()), Box::new(k.expr()));
+                        let m = self.alg.from_expr(&m);
                         let z = self.alg.constant(0);
                         self.alg.equal(m, z)
                     }
                     t => t,
-                },
-                _ => Truth::Unknown,
-            },
+                }
+            }
             Cond::Or(cs) => cs.iter().fold(Truth::False, |acc, c| acc.or(self.eval(c))),
             Cond::And(cs) => cs.iter().fold(Truth::True, |acc, c| acc.and(self.eval(c))),
             Cond::Opaque(_) => Truth::Unknown,
@@ -900,9 +975,8 @@ impl Scratch {
             Cond::Le(a, b) => {
                 let mut syms = Vec::new();
                 for t in [a, b] {
-                    if let Some(d) = self.dim(t) {
-                        self.alg.canon(d).symbols(&mut syms);
-                    }
+                    let d = self.dim(t);
+                    self.alg.canon(d).symbols(&mut syms);
                 }
                 if syms.len() == 1 {
                     Kind::Range
@@ -920,7 +994,7 @@ impl Scratch {
     fn canonical(&mut self, c: &Cond) -> Option<Cond> {
         match c {
             Cond::Eq(a, b) => {
-                let (x, y) = (self.dim(a)?, self.dim(b)?);
+                let (x, y) = (self.dim(a), self.dim(b));
                 let (px, py) = (self.alg.canon(x).clone(), self.alg.canon(y).clone());
                 // `a == min(a, c)` is `a <= c`; `a == max(a, c)` is `a >= c`;
                 // `min(a, c) == v` with a constant c != v is `a == v`.
@@ -930,10 +1004,10 @@ impl Scratch {
                             if u == q {
                                 match o.kind {
                                     OpKind::Min => {
-                                        return self.canonical(&Cond::Le(u.render(), v.render()))
+                                        return self.canonical(&Cond::Le(form(u), form(v)))
                                     }
                                     OpKind::Max => {
-                                        return self.canonical(&Cond::Le(v.render(), u.render()))
+                                        return self.canonical(&Cond::Le(form(v), form(u)))
                                     }
                                     _ => {}
                                 }
@@ -943,7 +1017,7 @@ impl Scratch {
                                 && q.as_const().is_some()
                                 && v != q
                             {
-                                return self.canonical(&Cond::Eq(u.render(), q.render()));
+                                return self.canonical(&Cond::Eq(form(u), form(q)));
                             }
                         }
                     }
@@ -962,10 +1036,10 @@ impl Scratch {
                     }
                 }
                 let (pos, neg) = split_signs(&diff);
-                Some(Cond::Eq(pos.render(), neg.render()))
+                Some(Cond::Eq(Side::Form(pos), Side::Form(neg)))
             }
             Cond::Le(a, b) => {
-                let (x, y) = (self.dim(a)?, self.dim(b)?);
+                let (x, y) = (self.dim(a), self.dim(b));
                 let diff = self.alg.canon(y).sub(self.alg.canon(x));
                 let mut syms = Vec::new();
                 diff.symbols(&mut syms);
@@ -981,17 +1055,10 @@ impl Scratch {
                 }
                 // diff >= 0: positive terms >= negative terms.
                 let (pos, neg) = split_signs(&diff);
-                if pos.as_const().is_some() {
-                    Some(Cond::Le(neg.render(), pos.render()))
-                } else {
-                    Some(Cond::Le(neg.render(), pos.render())).map(|c| match c {
-                        Cond::Le(n, p) => flip_ge(n, p),
-                        c => c,
-                    })
-                }
+                Some(Cond::Le(Side::Form(neg), Side::Form(pos)))
             }
             Cond::Div(k, p) => {
-                let (kd, pd) = (self.dim(k)?, self.dim(p)?);
+                let (kd, pd) = (self.dim(k), self.dim(p));
                 let (kp, pp) = (self.alg.canon(kd).clone(), self.alg.canon(pd).clone());
                 // k | c*m with constants: (k / gcd(k, c)) | m.
                 if let (Some(kc), [(m, c)]) = (kp.as_const(), pp.0.as_slice()) {
@@ -999,20 +1066,18 @@ impl Scratch {
                         let g = kc.gcd(c);
                         let k2 = kc.div(&g)?.abs();
                         let m = Poly::from_terms(vec![(m.clone(), Rat::one())]);
-                        return Some(Cond::Div(k2.to_string(), m.render()));
+                        return Some(Cond::Div(Side::Form(Poly::constant(k2)), Side::Form(m)));
                     }
                 }
-                Some(Cond::Div(kp.render(), pp.render()))
+                Some(Cond::Div(Side::Form(kp), Side::Form(pp)))
             }
             _ => Some(c.clone()),
         }
     }
 }
 
-/// `n <= p` printed with the non-constant side on the left when the other side is
-/// constant: `S >= 240` rather than `240 <= S`. Kept as a `Le` with swapped text.
-fn flip_ge(n: String, p: String) -> Cond {
-    Cond::Le(n, p)
+fn form(p: &Poly) -> Side {
+    Side::Form(p.clone())
 }
 
 fn is_linear(p: &Poly) -> bool {
@@ -1080,37 +1145,39 @@ fn solve_interval(holds: &dyn Fn(i64) -> Option<bool>) -> Option<(i64, Option<i6
 /// bounds it reduces to, as `Le` conditions.
 fn solve_single(eval: &dyn Fn(i64) -> Option<bool>, s: egg::Symbol) -> Option<Vec<Cond>> {
     let (lo, hi) = solve_interval(eval)?;
-    let name = render_symbol(s.as_str());
+    let name = Side::Form(Poly::sym(s));
     let mut out = Vec::new();
     if lo > 1 {
-        out.push(Cond::Le(lo.to_string(), name.clone()));
+        out.push(Cond::Le(Side::num(lo), name.clone()));
     }
     if let Some(hi) = hi {
-        out.push(Cond::Le(name, hi.to_string()));
+        out.push(Cond::Le(name, Side::num(hi)));
     }
     Some(out)
 }
 
+/// The text of a condition, for reports.
 fn render_cond(c: &Cond) -> String {
     match c {
         Cond::Eq(a, b) => {
             // A constant reads better on the right: `S == 1`.
-            if a.parse::<i64>().is_ok() && b.parse::<i64>().is_err() {
-                format!("{b} == {a}")
+            if a.is_integer() && !b.is_integer() {
+                format!("{} == {}", b.render(), a.render())
             } else {
-                format!("{a} == {b}")
+                format!("{} == {}", a.render(), b.render())
             }
         }
         Cond::Le(a, b) => {
             // A constant on the left reads better on the right: `S >= 240`.
-            if a.parse::<i64>().is_ok() && b.parse::<i64>().is_err() {
-                format!("{b} >= {a}")
+            if a.is_integer() && !b.is_integer() {
+                format!("{} >= {}", b.render(), a.render())
             } else {
-                format!("{a} <= {b}")
+                format!("{} <= {}", a.render(), b.render())
             }
         }
         Cond::Div(k, p) => {
-            if crate::algebra::poly::is_plain_identifier(p) || p.starts_with('`') {
+            let (k, p) = (k.render(), p.render());
+            if crate::algebra::poly::is_plain_identifier(&p) || p.starts_with('`') {
                 format!("{p} % {k} == 0")
             } else {
                 format!("({p}) % {k} == 0")
@@ -1223,7 +1290,8 @@ mod tests {
     #[test]
     fn solve_floordiv_bound() {
         let mut s = Scratch::new(&[]);
-        let c = Cond::Le("0".into(), "floordiv(S - 192, 128) + 1".into());
+        let f = parse_expr("floordiv(S - 192, 128) + 1").unwrap();
+        let c = Cond::Le(Side::num(0), Side::Term(f));
         match s.normalise(&c) {
             Normal::Cond(k, n) => {
                 assert_eq!((k, render_cond(&n)), (Kind::Range, "S >= 64".to_string()))

@@ -436,9 +436,7 @@ fn rewrites(ctx: &ShapesContext, d: Dim) -> Vec<String> {
     let alg = &ctx.alg;
     let term = alg.egraph().id_to_expr(d.id());
     let canonical = alg.render(d);
-    let Ok(canon_expr) = crate::algebra::parse::parse_expr(&canonical) else {
-        return vec![format!("{canonical} (canonical form)")];
-    };
+    let canon_expr = alg.canon(d).to_expr();
     let analysis = DimAnalysis {
         symbols: alg.egraph().analysis.symbols.clone(),
         ..DimAnalysis::default()

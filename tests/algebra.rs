@@ -660,3 +660,95 @@ fn regression_failed_union_leaves_nothing_behind() {
         assert_eq!(alg.eval(d, &env), want, "{p}");
     }
 }
+
+/// Queries read the e-graph only: `equal`, `le`, `divides` and `bounds` add no
+/// e-node and no class, also for pairs whose difference or quotient is new.
+#[test]
+fn queries_leave_the_e_graph_unchanged() {
+    let mut alg = Algebra::default();
+    alg.assume("S % 8 == 0").unwrap();
+    alg.assume("N <= 512").unwrap();
+    let ds = dims(
+        &mut alg,
+        &[
+            "B*S",
+            "S",
+            "N + 1",
+            "floordiv(S - 1, 2) + 1",
+            "min(N, 600)",
+            "12*B*S",
+            "8",
+            "broadcast(B, 1)",
+        ],
+    );
+    let d = match alg.solve_minus_one(&ds[..2], &ds[2..3], key("Reshape_0", 0)) {
+        Ok(MinusOne::Fresh { dim, .. }) => dim,
+        other => panic!("expected a fresh dim, got {other:?}"),
+    };
+    let mut all = ds.clone();
+    all.push(d);
+    let counts = |a: &Algebra| {
+        (
+            a.egraph().number_of_classes(),
+            a.egraph().total_number_of_nodes(),
+        )
+    };
+    let before = counts(&alg);
+    let mut answers = Vec::new();
+    for &x in &all {
+        for &y in &all {
+            answers.push((alg.equal(x, y), alg.le(x, y), alg.divides(x, y)));
+            let _ = alg.bounds(x);
+        }
+    }
+    assert_eq!(counts(&alg), before);
+    assert_eq!(alg.le(ds[6], ds[5]), Truth::True);
+    assert_eq!(alg.le(ds[4], ds[2]), Truth::True);
+    assert_eq!(alg.le(ds[2], ds[4]), Truth::False);
+    assert_eq!(alg.le(ds[1], ds[0]), Truth::Unknown);
+    assert_eq!(alg.divides(ds[6], ds[5]), Truth::True);
+    assert!(answers.iter().any(|a| a.0 == Truth::False));
+}
+
+/// `import` builds a canonical form from another algebra as its text would parse,
+/// bringing the entries of the symbols it mentions (a derived symbol's definition
+/// brings its own); without a source, symbols become inputs.
+#[test]
+fn import_brings_symbol_entries() {
+    let mut src = Algebra::default();
+    src.assume("S <= 100").unwrap();
+    let ds = dims(&mut src, &["A", "S", "F"]);
+    let k48 = src.constant(48);
+    let r0 = match src.solve_minus_one(&[ds[0], k48], &[ds[2]], key("Reshape_0", 0)) {
+        Ok(MinusOne::Fresh { dim, .. }) => dim,
+        other => panic!("expected a fresh dim, got {other:?}"),
+    };
+    let unk = src.symbol(
+        "unk0",
+        SymbolKind::DataDependent {
+            node: "NonZero_0".to_string(),
+        },
+    );
+    let sum = src.sum(&[r0, unk, ds[1]]);
+    let form = src.canon(sum).clone();
+
+    let mut dst = Algebra::default();
+    let d = dst.import(&form, Some(&src));
+    assert_eq!(dst.render(d), src.render(sum));
+    for name in ["r0", "unk0", "S", "A", "F"] {
+        let (a, b) = (dst.symbol_entry(name), src.symbol_entry(name));
+        assert_eq!(a.map(|e| &e.kind), b.map(|e| &e.kind), "{name}");
+        assert_eq!(a.map(|e| &e.bounds), b.map(|e| &e.bounds), "{name}");
+    }
+    assert_eq!(dst.bounds(d), src.bounds(sum));
+
+    let mut plain = Algebra::default();
+    let p = plain.import(&form, None);
+    let parsed = plain.parse(&form.render()).unwrap();
+    assert_eq!(p, parsed);
+    for name in ["r0", "unk0", "S"] {
+        let e = plain.symbol_entry(name).unwrap();
+        assert_eq!(e.kind, SymbolKind::Input, "{name}");
+    }
+    assert!(!plain.has_symbol("A"));
+}

@@ -5,8 +5,9 @@
 mod ops_support;
 use indexmap::IndexMap;
 use ops_support::named as node;
+use symdim::algebra::Truth;
 use symdim::check::{check, Status};
-use symdim::contracts::{derive, Contract, Kind};
+use symdim::contracts::{derive, fact_values, Contract, Kind};
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
@@ -278,6 +279,34 @@ fn check_names_the_failing_node() {
     let v = at(&[("B", 2)]);
     assert_eq!(v.status, Status::Undecided);
     assert_eq!(v.open[0].condition, "S % 8 == 0");
+}
+
+/// A condition is decided under facts given as values: binds as `name == value`,
+/// assumes parsed once (one that does not parse is left out).
+#[test]
+fn conditions_are_decided_under_fact_values() {
+    let m = model(
+        vec![input("x", &["B", "S"])],
+        vec![("t", ints(&[0, -1, 8]))],
+        vec![reshape("r", "x", "t", "y")],
+    );
+    let c = contract(&m);
+    let cond = &c.conditions[0];
+    assert_eq!(cond.condition, "S % 8 == 0");
+    let decide = |binds: &[(&str, i64)], assumes: &[&str]| {
+        let options = Options {
+            binds: binds.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            assumes: assumes.iter().map(|a| a.to_string()).collect(),
+            ..Options::default()
+        };
+        cond.decide(&fact_values(&options))
+    };
+    assert_eq!(decide(&[("S", 16)], &[]), Truth::True);
+    assert_eq!(decide(&[("S", 7)], &[]), Truth::False);
+    assert_eq!(decide(&[], &["S % 16 == 0"]), Truth::True);
+    assert_eq!(decide(&[], &["S % 4 == 0"]), Truth::Unknown);
+    assert_eq!(decide(&[], &["S %% 8 == 0"]), Truth::Unknown);
+    assert_eq!(decide(&[], &[]), Truth::Unknown);
 }
 
 #[test]

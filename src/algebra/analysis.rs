@@ -140,6 +140,65 @@ impl DimAnalysis {
         }
         better(a, b)
     }
+
+    /// Merge class data `b` into `a` as a union does (see the module doc), without
+    /// recording anything: contradictions found are pushed onto `found`. The
+    /// analysis's `merge` is this plus recording them.
+    pub fn merge_data(
+        &self,
+        a: &mut ClassData,
+        b: ClassData,
+        found: &mut Vec<Contradiction>,
+    ) -> DidMerge {
+        let mut a_changed = false;
+        let mut b_changed = false;
+        if a.canon != b.canon {
+            let diff = a.canon.sub(&b.canon);
+            let diff_bounds = diff.bounds(&self.symbols);
+            if let Some(c) = diff.as_const() {
+                found.push(Contradiction {
+                    left: a.canon.render(),
+                    right: b.canon.render(),
+                    reason: format!("they differ by the constant {c}"),
+                });
+            } else if !diff_bounds.contains(&Rat::zero()) {
+                found.push(Contradiction {
+                    left: a.canon.render(),
+                    right: b.canon.render(),
+                    reason: format!("their difference lies in {diff_bounds}, which excludes 0"),
+                });
+            }
+            if self.prefer(&b.canon, &a.canon) {
+                a.canon = b.canon.clone();
+                a_changed = true;
+            } else {
+                b_changed = true;
+            }
+        }
+        if a.bounds != b.bounds {
+            let meet = a.bounds.intersect(&b.bounds);
+            if meet.is_empty() {
+                found.push(Contradiction {
+                    left: format!("{} in {}", a.canon.render(), a.bounds),
+                    right: format!("{} in {}", b.canon.render(), b.bounds),
+                    reason: "their bounds do not overlap".to_string(),
+                });
+                b_changed = true;
+            } else if a.refinements < MAX_REFINEMENTS {
+                if meet != a.bounds {
+                    a.bounds = meet;
+                    a.refinements += 1;
+                    a_changed = true;
+                }
+                if a.bounds != b.bounds {
+                    b_changed = true;
+                }
+            } else {
+                b_changed = true;
+            }
+        }
+        DidMerge(a_changed, b_changed)
+    }
 }
 
 fn node_bounds(egraph: &DimGraph, enode: &DimLang) -> Interval {
@@ -194,6 +253,30 @@ pub fn node_canon(egraph: &DimGraph, enode: &DimLang) -> Poly {
     }
 }
 
+/// The data of a new class holding `enode` alone: its canonical form, and bounds
+/// that intersect interval arithmetic on the canonical form with interval
+/// arithmetic on the e-node's children, rounded inward to integers when the form is
+/// integral. Reads the e-graph only.
+pub fn node_data(egraph: &DimGraph, enode: &DimLang) -> ClassData {
+    let canon = node_canon(egraph, enode);
+    let mut bounds = canon
+        .bounds(&egraph.analysis.symbols)
+        .intersect(&node_bounds(egraph, enode));
+    // Rounding changes only a non-integer end (and needs the divisor walk only then).
+    let fractional = [bounds.lo(), bounds.hi()]
+        .into_iter()
+        .flatten()
+        .any(|r| !r.is_integer());
+    if fractional && canon.int_divisor(&egraph.analysis.symbols).is_some() {
+        bounds = bounds.to_integers();
+    }
+    ClassData {
+        canon,
+        bounds,
+        refinements: 0,
+    }
+}
+
 /// Which of two equal canonical forms to keep: no division (also inside operator
 /// terms) first, then no fractional coefficient inside an operator term, then
 /// cheaper, then the smaller in the total order (so the choice never depends on
@@ -207,69 +290,14 @@ impl Analysis<DimLang> for DimAnalysis {
     type Data = ClassData;
 
     fn make(egraph: &mut DimGraph, enode: &DimLang) -> ClassData {
-        let canon = node_canon(egraph, enode);
-        let mut bounds = canon
-            .bounds(&egraph.analysis.symbols)
-            .intersect(&node_bounds(egraph, enode));
-        if canon.int_divisor(&egraph.analysis.symbols).is_some() {
-            bounds = bounds.to_integers();
-        }
-        ClassData {
-            canon,
-            bounds,
-            refinements: 0,
-        }
+        node_data(egraph, enode)
     }
 
     fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
-        let mut a_changed = false;
-        let mut b_changed = false;
-        if a.canon != b.canon {
-            let diff = a.canon.sub(&b.canon);
-            let diff_bounds = diff.bounds(&self.symbols);
-            if let Some(c) = diff.as_const() {
-                self.contradictions.insert(Contradiction {
-                    left: a.canon.render(),
-                    right: b.canon.render(),
-                    reason: format!("they differ by the constant {c}"),
-                });
-            } else if !diff_bounds.contains(&Rat::zero()) {
-                self.contradictions.insert(Contradiction {
-                    left: a.canon.render(),
-                    right: b.canon.render(),
-                    reason: format!("their difference lies in {diff_bounds}, which excludes 0"),
-                });
-            }
-            if self.prefer(&b.canon, &a.canon) {
-                a.canon = b.canon.clone();
-                a_changed = true;
-            } else {
-                b_changed = true;
-            }
-        }
-        if a.bounds != b.bounds {
-            let meet = a.bounds.intersect(&b.bounds);
-            if meet.is_empty() {
-                self.contradictions.insert(Contradiction {
-                    left: format!("{} in {}", a.canon.render(), a.bounds),
-                    right: format!("{} in {}", b.canon.render(), b.bounds),
-                    reason: "their bounds do not overlap".to_string(),
-                });
-                b_changed = true;
-            } else if a.refinements < MAX_REFINEMENTS {
-                if meet != a.bounds {
-                    a.bounds = meet;
-                    a.refinements += 1;
-                    a_changed = true;
-                }
-                if a.bounds != b.bounds {
-                    b_changed = true;
-                }
-            } else {
-                b_changed = true;
-            }
-        }
-        DidMerge(a_changed, b_changed)
+        let mut found = Vec::new();
+        let did = self.merge_data(a, b, &mut found);
+        self.contradictions.extend(found);
+        did
     }
 
     /// Matching through cycles makes nested patterns such as

@@ -46,6 +46,7 @@ use analysis::{default_bounds, DimAnalysis, DimGraph};
 use egg::{Id, Symbol};
 use indexmap::IndexMap;
 use poly::SymbolInfo;
+use std::borrow::Cow;
 use std::fmt;
 
 /// A handle to a dim expression (an e-class) in an [`Algebra`].
@@ -559,6 +560,37 @@ impl Algebra {
         Dim(self.egraph.find(id))
     }
 
+    /// Build a canonical form from elsewhere (another algebra's, or one built by
+    /// hand) in this algebra, as the expression its text denotes
+    /// ([`Poly::to_expr`]): the classes, and their bounds, are those parsing
+    /// `p.render()` gives. A symbol of `p` this algebra lacks is created first with
+    /// its entry in `from` (kind, bounds, divisor; a derived symbol brings the
+    /// symbols of its definition too), or as an input when `from` is `None` or
+    /// lacks it.
+    pub fn import(&mut self, p: &Poly, from: Option<&Algebra>) -> Dim {
+        if let Some(src) = from {
+            let mut todo = Vec::new();
+            p.symbols(&mut todo);
+            todo.reverse();
+            while let Some(s) = todo.pop() {
+                let table = &mut self.egraph.analysis.symbols.entries;
+                if table.contains_key(&s) {
+                    continue;
+                }
+                let Some(e) = src.egraph.analysis.symbols.entries.get(&s) else {
+                    continue;
+                };
+                if let SymbolKind::Derived { definition } = &e.kind {
+                    let mut deps = Vec::new();
+                    definition.symbols(&mut deps);
+                    todo.extend(deps.into_iter().rev());
+                }
+                table.insert(s, e.clone());
+            }
+        }
+        self.from_expr(&p.to_expr())
+    }
+
     /// Parse an expression; unknown names become input symbols.
     pub fn parse(&mut self, text: &str) -> Result<Dim, AlgebraError> {
         let e = parse::parse_expr(text)?;
@@ -597,18 +629,13 @@ impl Algebra {
 
     /// Restore the e-graph's invariants when a union is pending. egg's `rebuild`
     /// visits every class, so calling it after every `add` would make building a
-    /// model's dims quadratic; an `add` that merged nothing needs no rebuild.
-    ///
-    /// Without a pending union the invariants hold after an `add` (egg adds
-    /// canonical e-nodes), so the e-graph is marked clean directly. Rule search here
-    /// is per class (`search_eclass`), which does not use the by-op index that
-    /// `rebuild` maintains.
+    /// model's dims quadratic; an `add` that merged nothing needs no rebuild (egg adds
+    /// canonical e-nodes, and rule matching, [`rules::Matcher`], reads classes
+    /// directly rather than through the by-operator index `rebuild` maintains).
     fn sync(&mut self) {
         if self.egraph.analysis.dirty {
             self.egraph.analysis.dirty = false;
             rebuild(&mut self.egraph);
-        } else {
-            self.egraph.clean = true;
         }
     }
 
@@ -621,26 +648,27 @@ impl Algebra {
         let limit = self.config.limits.rule_applications;
         let mut applied = 0usize;
         let mut seen_limit = false;
-        // Compiled on the first saturation of the process (many models need none).
-        let rules = rules::compiled();
+        // Built on the first saturation of the process (many models need none).
+        let rules = rules::matchers();
         while let Some(id) = self.egraph.analysis.pending_rules.pop() {
             let mut id = self.egraph.find(id);
             let mut again = true;
             while again {
                 again = false;
                 for rule in rules {
-                    let Some(m) = rule.searcher.search_eclass(&self.egraph, id) else {
+                    let matches = rule.search(&self.egraph, id);
+                    if matches.is_empty() {
                         continue;
-                    };
+                    }
                     if applied >= limit {
                         seen_limit = true;
                         break;
                     }
-                    let changed = rule.apply(&mut self.egraph, &[m]);
+                    let changed = rule.apply(&mut self.egraph, id, &matches);
                     self.sync();
                     applied += 1;
                     id = self.egraph.find(id);
-                    if !changed.is_empty() {
+                    if changed {
                         again = true;
                         break;
                     }
@@ -876,7 +904,7 @@ impl Algebra {
     }
 
     /// Is `a == b` for every value of the symbols?
-    pub fn equal(&mut self, a: Dim, b: Dim) -> Truth {
+    pub fn equal(&self, a: Dim, b: Dim) -> Truth {
         if self.egraph.find(a.0) == self.egraph.find(b.0) {
             return Truth::True;
         }
@@ -912,21 +940,24 @@ impl Algebra {
         Truth::Unknown
     }
 
-    /// Is `a <= b` for every value of the symbols?
-    pub fn le(&mut self, a: Dim, b: Dim) -> Truth {
-        // Two constants compare exactly, with no new e-node for their difference.
+    /// Is `a <= b` for every value of the symbols? Decided by the bounds of `b - a`
+    /// (as its class has them, or as a new class for it would have them, merged
+    /// with a class of the same canonical form), then by the bounds of its form
+    /// with derived symbols expanded. Adds nothing to the e-graph.
+    pub fn le(&self, a: Dim, b: Dim) -> Truth {
+        // Two constants compare exactly.
         if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
             return if x <= y { Truth::True } else { Truth::False };
         }
-        let diff = self.sub(b, a);
-        let bounds = self.bounds(diff);
+        let (canon, bounds) = self.difference(b, a);
         if bounds.is_nonneg() {
             Truth::True
         } else if bounds.is_negative() {
             Truth::False
         } else {
-            let expanded = self.expand_derived(self.canon(diff));
-            let eb = expanded.bounds(&self.egraph.analysis.symbols);
+            let eb = self
+                .expand_derived(&canon)
+                .bounds(&self.egraph.analysis.symbols);
             if eb.is_nonneg() {
                 Truth::True
             } else if eb.is_negative() {
@@ -937,8 +968,35 @@ impl Algebra {
         }
     }
 
+    /// The canonical form and bounds ([`Algebra::bounds`]) of `x - y`, without adding
+    /// it: those of the class holding the e-node `x - y` when there is one; otherwise
+    /// those a new class for it would get ([`analysis::node_data`]), merged into the
+    /// class of an equal canonical form when there is one, as hash-consing by
+    /// canonical form would merge it (that class stays the root of the union, since
+    /// the new class has no parents).
+    fn difference(&self, x: Dim, y: Dim) -> (Cow<'_, Poly>, Interval) {
+        let info = &self.egraph.analysis.symbols;
+        let node = DimLang::Sub([self.egraph.find(x.0), self.egraph.find(y.0)]);
+        if let Some(id) = self.egraph.lookup(node.clone()) {
+            let data = &self.egraph[id].data;
+            let bounds = data.bounds.intersect(&data.canon.bounds(info));
+            return (Cow::Borrowed(&data.canon), bounds);
+        }
+        let new = analysis::node_data(&self.egraph, &node);
+        let Some(&other) = self.egraph.analysis.by_canon.get(&new.canon) else {
+            // Already within the bounds of its canonical form.
+            return (Cow::Owned(new.canon), new.bounds);
+        };
+        let mut merged = self.egraph[other].data.clone();
+        self.egraph
+            .analysis
+            .merge_data(&mut merged, new, &mut Vec::new());
+        let bounds = merged.bounds.intersect(&merged.canon.bounds(info));
+        (Cow::Owned(merged.canon), bounds)
+    }
+
     /// Does `d` divide `p` (is `p / d` an integer for every value)?
-    pub fn divides(&mut self, d: Dim, p: Dim) -> Truth {
+    pub fn divides(&self, d: Dim, p: Dim) -> Truth {
         self.quotient(p, d).0
     }
 
@@ -1146,11 +1204,16 @@ impl Algebra {
     /// Assume a fact given as text: `N >= 2`, `S % 8 == 0`, `A == B`, `N != 4`.
     pub fn assume(&mut self, text: &str) -> Result<(), AlgebraError> {
         let f = parse::parse_fact(text)?;
-        self.assume_fact(&f, text)
+        self.assume_parsed(&f, &|| text.to_string())
     }
 
-    /// Assume a parsed fact.
-    pub fn assume_fact(&mut self, f: &Fact, text: &str) -> Result<(), AlgebraError> {
+    /// Assume a parsed fact (an error names it as [`Fact`] prints it).
+    pub fn assume_fact(&mut self, f: &Fact) -> Result<(), AlgebraError> {
+        self.assume_parsed(f, &|| f.to_string())
+    }
+
+    /// Assume a parsed fact; `text` names it in errors.
+    fn assume_parsed(&mut self, f: &Fact, text: &dyn Fn() -> String) -> Result<(), AlgebraError> {
         // `x % k == 0` on a symbol: a known divisor.
         if let (Rel::Eq, Expr::Call(OpKind::Mod, x, k), Expr::Num(z)) = (f.rel, &f.lhs, &f.rhs) {
             if let (Expr::Sym(name), Expr::Num(k)) = (x.as_ref(), k.as_ref()) {
@@ -1223,7 +1286,7 @@ impl Algebra {
                         let meet = entry.bounds.intersect(&iv).to_integers();
                         if meet.is_empty() {
                             return Err(AlgebraError::Contradiction {
-                                left: text.to_string(),
+                                left: text(),
                                 right: name.clone(),
                                 reason: format!("{name} lies in {}", entry.bounds),
                             });
@@ -1248,7 +1311,7 @@ impl Algebra {
                 let meet = data.bounds.intersect(&Interval::at_least(lower));
                 if meet.is_empty() {
                     return Err(AlgebraError::Contradiction {
-                        left: text.to_string(),
+                        left: text(),
                         right: data.canon.render(),
                         reason: format!("{} lies in {}", data.canon.render(), data.bounds),
                     });

@@ -187,10 +187,7 @@ impl<'a> Parser<'a> {
             self.enter()?;
             let e = self.unary()?;
             self.depth -= 1;
-            return Ok(match e {
-                Expr::Num(r) => Expr::Num(r.neg()),
-                e => Expr::Neg(Box::new(e)),
-            });
+            return Ok(e.negated());
         }
         self.power()
     }
@@ -373,6 +370,14 @@ pub fn parse_fact(text: &str) -> Result<Fact, ParseError> {
 }
 
 impl Expr {
+    /// `-self` as the parser reads `-(...)`: the negation of a number is a number.
+    pub fn negated(self) -> Expr {
+        match self {
+            Expr::Num(r) => Expr::Num(r.neg()),
+            e => Expr::Neg(Box::new(e)),
+        }
+    }
+
     /// Evaluate with exact rationals; `None` where undefined (division by zero,
     /// an incompatible broadcast, an unassigned symbol).
     pub fn eval(&self, env: &dyn Fn(&str) -> Option<Rat>) -> Option<Rat> {
@@ -403,6 +408,13 @@ impl fmt::Display for Expr {
             Expr::Div(a, b) => write!(f, "({a}/{b})"),
             Expr::Call(k, a, b) => write!(f, "{}({a}, {b})", k.name()),
         }
+    }
+}
+
+impl fmt::Display for Fact {
+    /// The sides as [`Expr`] prints them, for messages.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} {}", self.lhs, self.rel, self.rhs)
     }
 }
 

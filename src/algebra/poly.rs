@@ -17,6 +17,7 @@
 //! product atom instead of blowing up.
 
 use super::interval::Interval;
+use super::parse::Expr;
 use super::rational::Rat;
 use egg::Symbol;
 use smallvec::SmallVec;
@@ -805,6 +806,114 @@ fn render_atom(a: &Atom) -> String {
     }
 }
 
+/// One factor of a rendered term as the parser chains it: `*` or `/` (the first
+/// factor's operator is ignored) and the factor's expression.
+type Chain = Vec<(bool, Expr)>;
+
+impl Poly {
+    /// The expression the text form denotes: `parse_expr(&self.render())`, built
+    /// directly. Building it in an algebra gives the e-nodes (and so the bounds)
+    /// that parsing the text would.
+    pub fn to_expr(&self) -> Expr {
+        let mut acc: Option<Expr> = None;
+        for (m, c) in &self.0 {
+            let mut chain = term_chain(m, &c.abs());
+            let first = c.is_negative() && acc.is_none();
+            if first {
+                // A leading `-` binds to the first factor only (`-3*S/2`).
+                let f = std::mem::replace(&mut chain[0].1, Expr::Num(Rat::zero()));
+                chain[0].1 = f.negated();
+            }
+            let term = fold_chain(chain);
+            acc = Some(match acc {
+                None => term,
+                Some(a) if c.is_negative() => Expr::Sub(Box::new(a), Box::new(term)),
+                Some(a) => Expr::Add(Box::new(a), Box::new(term)),
+            });
+        }
+        acc.unwrap_or(Expr::Num(Rat::zero()))
+    }
+
+    /// The factor chain of a form printed without parentheses (one term with a
+    /// positive coefficient, or zero).
+    fn chain(&self) -> Chain {
+        match self.0.as_slice() {
+            [(m, c)] => term_chain(m, c),
+            _ => vec![(false, self.to_expr())],
+        }
+    }
+}
+
+/// The factors of one rendered term (see [`render_term`]), `c` positive.
+fn term_chain(m: &Mono, c: &Rat) -> Chain {
+    let mut chain: Chain = Vec::new();
+    let (num, den) = (c.numer(), c.denom());
+    let has_num_atoms = m.0.iter().any(|(_, e)| *e > 0);
+    if num != 1.into() || !has_num_atoms {
+        chain.push((false, Expr::Num(Rat::from_bigint(num))));
+    }
+    let mut dens: Vec<Expr> = Vec::new();
+    if den != 1.into() {
+        dens.push(Expr::Num(Rat::from_bigint(den)));
+    }
+    for (a, e) in m.0.iter() {
+        let f = atom_expr(a);
+        for _ in 0..e.unsigned_abs() {
+            if *e > 0 {
+                chain.push((false, f.clone()));
+            } else {
+                dens.push(f.clone());
+            }
+        }
+    }
+    chain.extend(dens.into_iter().map(|d| (true, d)));
+    chain
+}
+
+/// A factor chain folded left to right, as the parser associates `*` and `/`.
+fn fold_chain(chain: Chain) -> Expr {
+    let mut it = chain.into_iter();
+    let first = it.next().map_or(Expr::Num(Rat::zero()), |(_, e)| e);
+    it.fold(first, |acc, (div, e)| {
+        if div {
+            Expr::Div(Box::new(acc), Box::new(e))
+        } else {
+            Expr::Mul(Box::new(acc), Box::new(e))
+        }
+    })
+}
+
+/// The expression of one rendered atom (see [`render_atom`]).
+fn atom_expr(a: &Atom) -> Expr {
+    match a {
+        Atom::Sym(sym) => Expr::Sym(sym.as_str().to_string()),
+        Atom::Op(o) => match o.kind {
+            OpKind::Div | OpKind::Mul => {
+                // `(left op right)`: an unparenthesised side continues the chain.
+                let mut chain = if o.a.needs_parens() {
+                    vec![(false, o.a.to_expr())]
+                } else {
+                    o.a.chain()
+                };
+                let simple_right = o.b.as_atom().is_some()
+                    || o.b
+                        .as_const()
+                        .is_some_and(|c| c.is_integer() && c.is_positive());
+                let div = o.kind == OpKind::Div;
+                if div && !simple_right || o.b.needs_parens() {
+                    chain.push((div, o.b.to_expr()));
+                } else {
+                    let mut right = o.b.chain();
+                    right[0].0 = div;
+                    chain.extend(right);
+                }
+                fold_chain(chain)
+            }
+            k => Expr::Call(k, Box::new(o.a.to_expr()), Box::new(o.b.to_expr())),
+        },
+    }
+}
+
 /// Print a symbol name, in backquotes unless it is a plain identifier that is not a
 /// function name of the grammar.
 pub fn render_symbol(name: &str) -> String {
@@ -986,6 +1095,38 @@ mod tests {
         assert_eq!(a.sub(&k(1)).bounds(&Dims).to_string(), "[0, inf]");
         let (q, r) = k(2).mul(&a).add(&k(1)).split_multiple(&Rat::int(2), &Dims);
         assert_eq!((q.render(), r.render()), ("A".to_string(), "1".to_string()));
+    }
+
+    #[test]
+    fn to_expr_is_the_parse_of_the_text() {
+        use crate::algebra::parse::parse_expr;
+        let (a, b, f) = (s("A"), s("B"), s("F"));
+        let half = Poly::constant(Rat::frac(1, 2).unwrap());
+        let opaque =
+            |kind, x: Poly, y: Poly| Poly::atom(Atom::Op(Arc::new(OpAtom { kind, a: x, b: y })));
+        let forms = [
+            Poly::zero(),
+            k(-7),
+            Poly::constant(Rat::frac(-3, 2).unwrap()),
+            k(48).mul(&a).div(&f).unwrap(),
+            k(-12).mul(&a).mul(&b).div(&k(8)).unwrap().add(&k(5)),
+            k(5).sub(&a),
+            a.mul(&a).sub(&b.div(&f).unwrap()),
+            k(1).div(&a).unwrap(),
+            Poly::op(OpKind::FloorDiv, a.add(&k(1)), k(2)).neg(),
+            a.div(&b.add(&k(1))).unwrap(),
+            a.mul(&half).div(&b.add(&k(1))).unwrap().mul(&f),
+            opaque(OpKind::Mul, a.mul(&half), b.mul(&f)),
+            opaque(OpKind::Mul, a.add(&b), k(-2).mul(&f)),
+            opaque(OpKind::Div, k(3).mul(&a), k(4)),
+            opaque(OpKind::Div, a.clone(), half.clone()),
+            Poly::sym(Symbol::from("min")).mul(&k(3)),
+            k(1 << 62).mul(&k(1 << 62)).mul(&a),
+        ];
+        for p in forms {
+            let text = p.render();
+            assert_eq!(p.to_expr(), parse_expr(&text).unwrap(), "{text}");
+        }
     }
 
     #[test]

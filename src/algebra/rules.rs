@@ -19,7 +19,8 @@ use super::interval::Interval;
 use super::lang::DimLang;
 use super::poly::{Atom, OpKind, Poly, SymbolInfo};
 use super::rational::Rat;
-use egg::{Applier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
+use egg::{Applier, ENodeOrVar, Id, Language, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
+use smallvec::SmallVec;
 
 /// A rule's side condition and right-hand side: given the canonical forms and
 /// bounds of the pattern's variables, the canonical right-hand side, or `None`
@@ -411,7 +412,44 @@ pub const RULES: &[RuleSpec] = &[
     RuleSpec { name: "ceildiv-clear", pattern: "(ceildiv ?a ?b)", rhs: "ceildiv(l*a, l*b)", condition: "l > 1 the least integer making l*a and l*b integers; b != 0", apply: ceildiv_clear },
 ];
 
-/// The applier of a table rule.
+/// Apply a table rule's check to one match of its pattern in `eclass` (`values`:
+/// the classes of the pattern's variables, in the order `?a`, `?b`, `?c`) and,
+/// when it holds, union the right-hand side with `eclass`, the rule's name as the
+/// reason. True when that merged two classes.
+fn apply_match(
+    egraph: &mut DimGraph,
+    eclass: Id,
+    values: &[Id],
+    apply: RuleFn,
+    rule: Symbol,
+) -> bool {
+    let ops: Vec<Operand> = values
+        .iter()
+        .map(|v| {
+            let d = &egraph[*v].data;
+            Operand {
+                canon: d.canon.clone(),
+                bounds: d.bounds.clone(),
+            }
+        })
+        .collect();
+    let rhs = {
+        let cx = Ctx {
+            info: &egraph.analysis.symbols,
+        };
+        apply(&cx, &ops)
+    };
+    let Some(rhs) = rhs else { return false };
+    if rhs == egraph[eclass].data.canon {
+        return false;
+    }
+    let id = add_poly(egraph, &rhs);
+    egraph.analysis.dirty = true;
+    egraph.union_trusted(eclass, id, rule)
+}
+
+/// The applier of a table rule, for egg's runner (`explain` replays the rules
+/// with explanations on).
 struct TableApplier {
     vars: Vec<Var>,
     apply: RuleFn,
@@ -426,30 +464,8 @@ impl Applier<DimLang, DimAnalysis> for TableApplier {
         _: Option<&PatternAst<DimLang>>,
         rule: Symbol,
     ) -> Vec<Id> {
-        let ops: Vec<Operand> = self
-            .vars
-            .iter()
-            .map(|v| {
-                let d = &egraph[subst[*v]].data;
-                Operand {
-                    canon: d.canon.clone(),
-                    bounds: d.bounds.clone(),
-                }
-            })
-            .collect();
-        let rhs = {
-            let cx = Ctx {
-                info: &egraph.analysis.symbols,
-            };
-            (self.apply)(&cx, &ops)
-        };
-        let Some(rhs) = rhs else { return vec![] };
-        if rhs == egraph[eclass].data.canon {
-            return vec![];
-        }
-        let id = add_poly(egraph, &rhs);
-        egraph.analysis.dirty = true;
-        if egraph.union_trusted(eclass, id, rule) {
+        let values: Vec<Id> = self.vars.iter().map(|v| subst[*v]).collect();
+        if apply_match(egraph, eclass, &values, self.apply, rule) {
             vec![eclass]
         } else {
             vec![]
@@ -464,10 +480,29 @@ impl Applier<DimLang, DimAnalysis> for TableApplier {
 /// The egg rewrites of [`RULES`], compiled once per process on first use and
 /// shared by every [`super::Algebra`] (and its clones). Compiling parses each rule's
 /// pattern, which costs more than inferring a small model that needs no rule.
+/// Saturation matches with [`matchers`]; these serve egg's runner.
 pub fn compiled() -> &'static [Rewrite<DimLang, DimAnalysis>] {
     static COMPILED: std::sync::OnceLock<Vec<Rewrite<DimLang, DimAnalysis>>> =
         std::sync::OnceLock::new();
     COMPILED.get_or_init(rewrites)
+}
+
+/// The variables of the table's patterns, in the order their classes are handed
+/// to a rule's check.
+const VARS: [&str; 3] = ["?a", "?b", "?c"];
+
+/// A rule's pattern parsed, and the variables it uses.
+fn parse_pattern(r: &RuleSpec) -> (Pattern<DimLang>, Vec<Var>) {
+    let pattern: Pattern<DimLang> = r
+        .pattern
+        .parse()
+        .unwrap_or_else(|e| panic!("rule {}: bad pattern: {e}", r.name));
+    let vars = VARS
+        .iter()
+        .filter(|v| r.pattern.contains(**v))
+        .map(|v| v.parse().expect("variable name"))
+        .collect();
+    (pattern, vars)
 }
 
 /// Build the egg rewrites of [`RULES`] (a fresh copy; [`compiled`] is the shared one).
@@ -475,17 +510,7 @@ pub fn rewrites() -> Vec<Rewrite<DimLang, DimAnalysis>> {
     RULES
         .iter()
         .map(|r| {
-            let pattern: Pattern<DimLang> = r
-                .pattern
-                .parse()
-                .unwrap_or_else(|e| panic!("rule {}: bad pattern: {e}", r.name));
-            let mut vars: Vec<Var> = Vec::new();
-            for v in ["?a", "?b", "?c"] {
-                let var: Var = v.parse().expect("variable name");
-                if r.pattern.contains(v) {
-                    vars.push(var);
-                }
-            }
+            let (pattern, vars) = parse_pattern(r);
             Rewrite::new(
                 r.name,
                 pattern,
@@ -497,6 +522,137 @@ pub fn rewrites() -> Vec<Rewrite<DimLang, DimAnalysis>> {
             .unwrap_or_else(|e| panic!("rule {}: {e}", r.name))
         })
         .collect()
+}
+
+/// A match of a rule's pattern: the classes of its variables (`?a`, `?b`, `?c`, as
+/// many as it uses).
+pub type Match = SmallVec<[Id; 3]>;
+
+/// A rule of [`RULES`] ready for matching in one e-class at a time. Patterns use
+/// the variables `?a`, `?b` and `?c` only.
+///
+/// Matching reads the e-graph only: it needs no `rebuild` (egg's own pattern
+/// machine requires a rebuilt e-graph, and a rebuild visits every class, which
+/// would make building a model's dims quadratic). Between rebuilds the e-graph
+/// gains only new classes of one canonical e-node each, so every class's e-nodes
+/// are canonical (children are canonicalised with `find` anyway) and, for a class
+/// of several, sorted by the last rebuild.
+pub struct Matcher {
+    /// The rule's name (the reason recorded for the union).
+    pub name: Symbol,
+    /// The pattern.
+    pub ast: PatternAst<DimLang>,
+    vars: Vec<Var>,
+    apply: RuleFn,
+}
+
+impl Matcher {
+    /// Every match of the pattern rooted at the class `root`, in the order egg's
+    /// pattern machine finds them for the table's patterns (operators and variables,
+    /// at most one nested operator): the class's e-nodes in order, then the nested
+    /// class's. A match that binds `root` itself below the root (a cycle, such as
+    /// `1 = ceildiv(1, S)`) is skipped, as egg skips it when the analysis disallows
+    /// cycles.
+    pub fn search(&self, egraph: &DimGraph, root: Id) -> Vec<Match> {
+        let root = egraph.find(root);
+        let mut out = Vec::new();
+        let top = Id::from(self.ast.as_ref().len() - 1);
+        let mut binds: [Option<Id>; 3] = [None; 3];
+        let mut todo = vec![(top, root)];
+        self.step(egraph, root, &mut todo, &mut binds, &mut out);
+        out
+    }
+
+    /// Match the pending (pattern node, class) pairs of `todo`, last first,
+    /// backtracking over the e-nodes of each class.
+    fn step(
+        &self,
+        egraph: &DimGraph,
+        root: Id,
+        todo: &mut Vec<(Id, Id)>,
+        binds: &mut [Option<Id>; 3],
+        out: &mut Vec<Match>,
+    ) {
+        let Some((p, class)) = todo.pop() else {
+            out.push(
+                self.vars
+                    .iter()
+                    .map(|v| binds[self.slot(*v)].expect("every variable is bound"))
+                    .collect(),
+            );
+            return;
+        };
+        match &self.ast[p] {
+            ENodeOrVar::Var(v) => {
+                let i = self.slot(*v);
+                match binds[i] {
+                    Some(b) if egraph.find(b) != egraph.find(class) => {}
+                    Some(_) => self.step(egraph, root, todo, binds, out),
+                    None => {
+                        binds[i] = Some(class);
+                        self.step(egraph, root, todo, binds, out);
+                        binds[i] = None;
+                    }
+                }
+            }
+            ENodeOrVar::ENode(pn) => {
+                let depth = todo.len();
+                for n in &egraph[class].nodes {
+                    if !pn.matches(n) {
+                        continue;
+                    }
+                    let kids: SmallVec<[Id; 2]> =
+                        n.children().iter().map(|c| egraph.find(*c)).collect();
+                    if kids.contains(&root) {
+                        continue;
+                    }
+                    for (pc, c) in pn.children().iter().zip(&kids).rev() {
+                        todo.push((*pc, *c));
+                    }
+                    self.step(egraph, root, todo, binds, out);
+                    todo.truncate(depth);
+                }
+            }
+        }
+        todo.push((p, class));
+    }
+
+    fn slot(&self, v: Var) -> usize {
+        self.vars
+            .iter()
+            .position(|w| *w == v)
+            .expect("a variable of the pattern")
+    }
+
+    /// Apply the rule to the matches in `eclass`, in order; true when one of them
+    /// merged two classes. Sets [`DimAnalysis::dirty`] whenever a check holds, for
+    /// the caller to rebuild before the next search.
+    pub fn apply(&self, egraph: &mut DimGraph, eclass: Id, matches: &[Match]) -> bool {
+        let mut changed = false;
+        for m in matches {
+            changed |= apply_match(egraph, eclass, m, self.apply, self.name);
+        }
+        changed
+    }
+}
+
+/// The rules of [`RULES`] ready for matching, built once per process on first use.
+pub fn matchers() -> &'static [Matcher] {
+    static MATCHERS: std::sync::OnceLock<Vec<Matcher>> = std::sync::OnceLock::new();
+    MATCHERS.get_or_init(|| {
+        RULES
+            .iter()
+            .map(|r| {
+                let (pattern, vars) = parse_pattern(r);
+                Matcher {
+                    name: Symbol::from(r.name),
+                    ast: pattern.ast,
+                    vars,
+                    apply: r.apply,
+                }
+            })
+            .collect()
+    })
 }
 
 /// Add the e-nodes of a canonical form and return its class (reusing the class
