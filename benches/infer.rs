@@ -27,7 +27,7 @@ use indexmap::IndexMap;
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
-use symdim::{infer, Facts as Options};
+use symdim::{infer, Facts};
 
 fn main() {
     divan::main();
@@ -117,7 +117,7 @@ fn load(bencher: Bencher, name: &str) {
 #[divan::bench(args = model_names(), sample_count = 10, sample_size = 1)]
 fn parse_and_infer(bencher: Bencher, name: &str) {
     let Some(path) = model_path(name) else { return };
-    let options = Options::default();
+    let options = Facts::default();
     bencher.bench(|| {
         let model = symdim::load::load(path).unwrap();
         black_box(&infer(&model, &options));
@@ -128,7 +128,7 @@ fn parse_and_infer(bencher: Bencher, name: &str) {
 fn infer_only(bencher: Bencher, name: &str) {
     let Some(path) = model_path(name) else { return };
     let model = symdim::load::load(path).unwrap();
-    let options = Options::default();
+    let options = Facts::default();
     bencher.bench(|| infer(&model, &options));
 }
 
@@ -142,25 +142,25 @@ mod ops {
     #[divan::bench(args = REPEATS)]
     fn reshape_minus_one(bencher: Bencher, n: usize) {
         let m = reshape_chain(n);
-        bencher.bench(|| infer(&m, &Options::default()));
+        bencher.bench(|| infer(&m, &Facts::default()));
     }
 
     #[divan::bench(args = REPEATS)]
     fn matmul_chain(bencher: Bencher, n: usize) {
         let m = matmul_chain_model(n);
-        bencher.bench(|| infer(&m, &Options::default()));
+        bencher.bench(|| infer(&m, &Facts::default()));
     }
 
     #[divan::bench(args = REPEATS)]
     fn conv_chain(bencher: Bencher, n: usize) {
         let m = conv_chain_model(n);
-        bencher.bench(|| infer(&m, &Options::default()));
+        bencher.bench(|| infer(&m, &Facts::default()));
     }
 
     #[divan::bench(args = REPEATS)]
     fn shape_gather_concat_reshape(bencher: Bencher, n: usize) {
         let m = shape_subgraph_model(n);
-        bencher.bench(|| infer(&m, &Options::default()));
+        bencher.bench(|| infer(&m, &Facts::default()));
     }
 }
 

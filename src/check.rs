@@ -18,8 +18,9 @@ use crate::algebra::poly::render_symbol;
 use crate::algebra::Truth;
 use crate::context::{Diagnostic, Severity};
 use crate::contracts::{derive, fact_values, Condition, Kind};
+use crate::facts::Facts;
 use crate::graph::Model;
-use crate::infer::{infer_context, Options};
+use crate::infer::infer_context;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -64,8 +65,8 @@ pub struct Verdict {
 }
 
 /// Check a model at the values and facts of `options`.
-pub fn check(model: &Model, options: &Options) -> Verdict {
-    let free = Options {
+pub fn check(model: &Model, options: &Facts) -> Verdict {
+    let free = Facts {
         binds: Vec::new(),
         ..options.clone()
     };

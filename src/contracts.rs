@@ -35,8 +35,8 @@ use crate::algebra::parse::{parse_expr, parse_fact};
 use crate::algebra::poly::{render_symbol, Atom, Mono};
 use crate::algebra::{Algebra, Dim, Expr, Fact, OpKind, Poly, Rat, Rel, SymbolKind, Truth};
 use crate::context::{Severity, ShapesContext};
+use crate::facts::Facts;
 use crate::graph::{Attr, Model, Node};
-use crate::infer::Options;
 use egg::{Id, RecExpr};
 use indexmap::IndexMap;
 use rustc_hash::FxHashSet as HashSet;
@@ -197,7 +197,7 @@ struct Candidate {
 
 /// Derive the contract of an inferred model. `options` are the facts inference ran
 /// with (they are assumed, so conditions they imply are not listed).
-pub fn derive(model: &Model, ctx: &ShapesContext, options: &Options) -> Contract {
+pub fn derive(model: &Model, ctx: &ShapesContext, options: &Facts) -> Contract {
     let alg = &ctx.alg;
     let mut facts: Vec<String> = options
         .binds
@@ -347,7 +347,7 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Options) -> Contract
 
 /// The facts of `options` as values: each bind as `name == value`, each assume
 /// parsed (one that does not parse is left out, as assuming its text would fail).
-pub fn fact_values(options: &Options) -> Vec<Fact> {
+pub fn fact_values(options: &Facts) -> Vec<Fact> {
     let mut out: Vec<Fact> = options
         .binds
         .iter()

@@ -17,16 +17,14 @@
 
 use crate::algebra::{Algebra, Dim, SymbolKind, Truth};
 use crate::context::{const_fact, node_context, OpError, Severity, ShapesContext, TensorFact};
+use crate::facts::Facts;
 use crate::graph::{DeclDim, Graph, Model, Node, ValueDecl};
 use crate::ops;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
-/// What the caller adds to inference (see [`crate::facts::Facts`]).
-pub type Options = crate::facts::Facts;
-
-/// Infer every node of `model` under `options`: the context holding every tensor's
+/// Infer every node of `model` under `facts`: the context holding every tensor's
 /// facts, the algebra and the diagnostics.
-pub fn infer_context(model: &Model, options: &Options) -> ShapesContext {
+pub fn infer_context(model: &Model, options: &Facts) -> ShapesContext {
     let g = &model.graph;
     let outputs = g.nodes.iter().map(|n| n.outputs.len()).sum::<usize>();
     let mut ctx = start(g, options, outputs);
@@ -38,7 +36,7 @@ pub fn infer_context(model: &Model, options: &Options) -> ShapesContext {
 /// The context before any node of the main graph `g` runs: the options' bindings and
 /// assumptions, then `g`'s initializers and inputs; with room for `outputs` node
 /// outputs besides.
-fn start(g: &Graph, options: &Options, outputs: usize) -> ShapesContext {
+fn start(g: &Graph, options: &Facts, outputs: usize) -> ShapesContext {
     let mut ctx = prepare(options, g.inputs.len() + g.initializers.len() + outputs);
     declare_inputs(&mut ctx, g);
     if !options.inputs.is_empty() {
@@ -49,7 +47,7 @@ fn start(g: &Graph, options: &Options, outputs: usize) -> ShapesContext {
 
 /// A context holding the options' bindings and assumptions, with room for `room`
 /// tensors.
-fn prepare(options: &Options, room: usize) -> ShapesContext {
+fn prepare(options: &Facts, room: usize) -> ShapesContext {
     let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
     ctx.set_subgraph_runner(run_subgraph);
     ctx.reserve(room);

@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::io::Write as _;
 use std::path::PathBuf;
-use symdim::infer::Options;
+use symdim::Facts;
 
 #[derive(Parser)]
 #[command(
@@ -140,11 +140,11 @@ fn load_model(
 }
 
 /// The inference options of `--bind` and `--assume`.
-fn options(binds: Vec<(String, i64)>, assumes: Vec<String>) -> Options {
-    Options {
+fn options(binds: Vec<(String, i64)>, assumes: Vec<String>) -> Facts {
+    Facts {
         binds,
         assumes,
-        ..Options::default()
+        ..Facts::default()
     }
 }
 
@@ -154,11 +154,7 @@ fn load_and_infer(
     model: &std::path::Path,
     binds: Vec<(String, i64)>,
     assumes: Vec<String>,
-) -> Option<(
-    symdim::graph::Model,
-    symdim::context::ShapesContext,
-    Options,
-)> {
+) -> Option<(symdim::graph::Model, symdim::context::ShapesContext, Facts)> {
     let options = options(binds, assumes);
     let m = load_model(model, &Default::default())?;
     let ctx = symdim::infer::infer_context(&m, &options);

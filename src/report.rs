@@ -169,7 +169,7 @@ impl Report {
     pub fn build_with_constraints(
         model: &Model,
         ctx: &ShapesContext,
-        options: &crate::infer::Options,
+        options: &crate::facts::Facts,
     ) -> Report {
         let contract = crate::contracts::derive(model, ctx, options);
         let mut report = Report::build(model, ctx);
@@ -231,7 +231,7 @@ impl Report {
     pub fn write_inferred(
         model: &Model,
         ctx: &ShapesContext,
-        options: &crate::infer::Options,
+        options: &crate::facts::Facts,
         format: Format,
         sink: &mut dyn std::io::Write,
     ) -> (Report, std::io::Result<()>) {

@@ -234,7 +234,7 @@ fn direct_json_equals_serde_json_pretty() {
         let Ok(model) = symdim::load::load(path) else {
             continue;
         };
-        let options = symdim::infer::Options::default();
+        let options = symdim::Facts::default();
         let ctx = symdim::infer::infer_context(&model, &options);
         let report = symdim::report::Report::build_with_constraints(&model, &ctx, &options);
         let mut reference = serde_json::to_string_pretty(&report).unwrap();
@@ -433,7 +433,7 @@ fn direct_writer_on_a_large_report() {
         };
     }
     let model = b.build();
-    let options = symdim::infer::Options::default();
+    let options = symdim::Facts::default();
     let ctx = symdim::infer::infer_context(&model, &options);
     let report = Report::build_with_constraints(&model, &ctx, &options);
     for (format, reference) in [

@@ -11,7 +11,8 @@ use symdim::contracts::{derive, fact_values, Contract, Kind};
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
-use symdim::infer::{infer_context, Options};
+use symdim::infer::infer_context;
+use symdim::Facts;
 
 fn input(name: &str, dims: &[&str]) -> ValueDecl {
     ValueDecl {
@@ -80,7 +81,7 @@ fn model(inputs: Vec<ValueDecl>, inits: Vec<(&str, ConstTensor)>, nodes: Vec<Nod
 }
 
 fn contract(m: &Model) -> Contract {
-    let options = Options::default();
+    let options = Facts::default();
     let ctx = infer_context(m, &options);
     derive(m, &ctx, &options)
 }
@@ -259,9 +260,9 @@ fn check_names_the_failing_node() {
         vec![reshape("r", "x", "t", "y")],
     );
     let at = |binds: &[(&str, i64)]| {
-        let options = Options {
+        let options = Facts {
             binds: binds.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
-            ..Options::default()
+            ..Facts::default()
         };
         check(&m, &options)
     };
@@ -294,10 +295,10 @@ fn conditions_are_decided_under_fact_values() {
     let cond = &c.conditions[0];
     assert_eq!(cond.condition, "S % 8 == 0");
     let decide = |binds: &[(&str, i64)], assumes: &[&str]| {
-        let options = Options {
+        let options = Facts {
             binds: binds.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             assumes: assumes.iter().map(|a| a.to_string()).collect(),
-            ..Options::default()
+            ..Facts::default()
         };
         cond.decide(&fact_values(&options))
     };

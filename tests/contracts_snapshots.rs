@@ -5,7 +5,8 @@
 
 mod common;
 
-use symdim::infer::{infer_context, Options};
+use symdim::infer::infer_context;
+use symdim::Facts;
 
 fn models() -> Vec<std::path::PathBuf> {
     let Some(corpus) = common::corpus() else {
@@ -46,7 +47,7 @@ fn constraints_of_the_real_models() {
     let mut all = String::new();
     for path in models {
         let m = load(&path);
-        let options = Options::default();
+        let options = Facts::default();
         let ctx = infer_context(&m, &options);
         let c = symdim::contracts::derive(&m, &ctx, &options);
         all.push_str(&c.to_text());
@@ -79,7 +80,7 @@ fn explanations_of_real_model_dims() {
     for (file, target) in cases {
         let path = corpus.join("real-models").join(file);
         let m = load(&path);
-        let ctx = infer_context(&m, &Options::default());
+        let ctx = infer_context(&m, &Facts::default());
         all.push_str(&format!("$ symdim explain {file} '{target}'\n"));
         all.push_str(&symdim::explain::explain(&m, &ctx, target).expect("explain"));
         all.push('\n');

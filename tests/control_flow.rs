@@ -6,7 +6,7 @@ use ops_support::named as node;
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
-use symdim::infer::Options;
+use symdim::Facts;
 
 mod common;
 use symdim::report::{Report, ReportDim};
@@ -124,7 +124,7 @@ fn squeeze_if(extra: Vec<Node>) -> Model {
 
 #[test]
 fn an_undecided_branch_does_not_leak_its_equalities() {
-    let r = common::report(&squeeze_if(vec![]), &Options::default());
+    let r = common::report(&squeeze_if(vec![]), &Facts::default());
     // The then-branch's Squeeze needs T == 1, but only when it runs: T stays T.
     assert_eq!(shape(&r, "x"), Some("[N, T]".into()));
     assert_eq!(
@@ -138,7 +138,7 @@ fn an_undecided_branch_does_not_leak_its_equalities() {
     assert!(!r.has_errors(), "{:?}", r.diagnostics);
     // The Squeeze's T == 1 is recorded once, marked conditional (it holds only when
     // the then branch runs).
-    let ctx = symdim::infer::infer_context(&squeeze_if(vec![]), &Options::default());
+    let ctx = symdim::infer::infer_context(&squeeze_if(vec![]), &Facts::default());
     let rel: Vec<(String, String)> = ctx
         .alg
         .relations()
@@ -175,7 +175,7 @@ fn a_branch_that_makes_a_later_node_fail_is_ruled_out() {
         vec![gemm],
         vec![DeclDim::Param("T".into()), DeclDim::Value(3)],
     );
-    let r = common::report(&m, &Options::default());
+    let r = common::report(&m, &Facts::default());
     assert_eq!(shape(&r, "y"), Some("[N, T]".into()));
     assert_eq!(shape(&r, "z"), Some("[N, 3]".into()));
     assert!(!r.has_errors(), "{:?}", r.diagnostics);
@@ -206,7 +206,7 @@ fn the_surviving_branch_records_its_condition() {
     );
     let mut m = m;
     m.graph.initializers.insert("axis1".into(), ints(&[1]));
-    let ctx = symdim::infer::infer_context(&m, &Options::default());
+    let ctx = symdim::infer::infer_context(&m, &Facts::default());
     let r = Report::build(&m, &ctx);
     assert_eq!(shape(&r, "y"), Some("[N]".into()));
     assert_eq!(shape(&r, "u"), Some("[N, 1]".into()));
@@ -245,7 +245,7 @@ fn when_both_branches_fail_the_merged_result_stands() {
         vec![],
     )]);
     m.graph.initializers.insert("axis5".into(), ints(&[5]));
-    let r = common::report(&m, &Options::default());
+    let r = common::report(&m, &Facts::default());
     assert_eq!(shape(&r, "y"), None);
     assert!(split_warnings(&r).is_empty(), "{:?}", r.diagnostics);
 }
@@ -254,17 +254,17 @@ fn when_both_branches_fail_the_merged_result_stands() {
 fn a_decided_condition_infers_only_the_branch_that_runs() {
     let r = common::report(
         &squeeze_if(vec![]),
-        &Options {
+        &Facts {
             binds: vec![("T".into(), 1)],
-            ..Options::default()
+            ..Facts::default()
         },
     );
     assert_eq!(shape(&r, "y"), Some("[N]".into()));
     let r = common::report(
         &squeeze_if(vec![]),
-        &Options {
+        &Facts {
             binds: vec![("T".into(), 5)],
-            ..Options::default()
+            ..Facts::default()
         },
     );
     assert_eq!(shape(&r, "y"), Some("[N, 5]".into()));
@@ -320,7 +320,7 @@ fn branches_that_agree_keep_their_dims() {
         )],
         &["y"],
     );
-    let r = common::report(&model(g), &Options::default());
+    let r = common::report(&model(g), &Facts::default());
     assert_eq!(shape(&r, "y"), Some("[N, T]".into()));
 }
 
@@ -373,7 +373,7 @@ fn loop_scan_outputs_stack_the_trip_count() {
         )],
         &["acc_final", "stacked"],
     );
-    let r = common::report(&model(g), &Options::default());
+    let r = common::report(&model(g), &Facts::default());
     assert_eq!(shape(&r, "acc_final"), Some("[N, 3]".into()));
     assert_eq!(shape(&r, "stacked"), Some("[7, N, 3]".into()));
 }

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use symdim::graph::{ConstData, Model};
-use symdim::infer::Options;
 use symdim::load::load;
 use symdim::report::{Report, ReportDim};
+use symdim::Facts;
 
 fn read_json(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -116,7 +116,7 @@ fn onednn_reports() {
         let rel = p.strip_prefix(&root).unwrap().to_string_lossy().to_string();
         let mut model = load(p).unwrap_or_else(|e| panic!("{rel}: {e}"));
         model.path = format!("onednn-graph/{rel}");
-        let report = common::report(&model, &Options::default());
+        let report = common::report(&model, &Facts::default());
         // Every tensor of the report against the shape the file records for it.
         let recorded = recorded_shapes(&read_json(p));
         for (name, t) in &report.tensors {
@@ -193,7 +193,7 @@ fn openvino_reshape_tables() {
         let id = dir.file_name().unwrap().to_string_lossy().to_string();
         let mut model = load(&dir.join("model.xml")).unwrap_or_else(|e| panic!("{id}: {e}"));
         model.path = format!("openvino-ir/{id}/model.xml");
-        let report = common::report(&model, &Options::default());
+        let report = common::report(&model, &Facts::default());
         let baseline = read_json(&dir.join("baseline.json"));
         let mut text = String::new();
         writeln!(

@@ -21,7 +21,8 @@ use std::process::Command;
 use symdim::algebra::AlgebraError;
 use symdim::context::{OpError, ShapesContext};
 use symdim::graph::{Attr, DType, Node};
-use symdim::infer::{infer_context, report_error, Options};
+use symdim::infer::{infer_context, report_error};
+use symdim::Facts;
 
 /// The variant's name; exhaustive, so a new variant needs a case below.
 fn variant(e: &OpError) -> &'static str {
@@ -307,7 +308,7 @@ fn error_kinds_driver() {
             dtype: Float,
             shape: Some(vec![ops_support::decl("N"), ops_support::decl("4")]),
         });
-        let ctx = infer_context(&m, &Options::default());
+        let ctx = infer_context(&m, &Facts::default());
         show(
             "value_info that contradicts inference (rank, then a dim)",
             ops_support::Run { ctx, model: m },
@@ -318,14 +319,14 @@ fn error_kinds_driver() {
             .input("x", Float, Some(&["N"]))
             .node("Relu", &["x"], &["y"], vec![])
             .build();
-        let options = Options {
+        let options = Facts {
             binds: vec![("N".into(), -3)],
             assumes: vec![
                 "N >= ".into(),
                 "N * N <= 9 || N == 2".into(),
                 "N == N + 1".into(),
             ],
-            ..Options::default()
+            ..Facts::default()
         };
         let ctx = infer_context(&m, &options);
         show(

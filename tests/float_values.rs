@@ -11,7 +11,7 @@ use symdim::graph::VALUE_FACT_LIMIT;
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, Graph, MAX_FLOAT_VALUE_ELEMENTS, MAX_VALUE_ELEMENTS,
 };
-use symdim::infer::Options;
+use symdim::Facts;
 
 mod common;
 
@@ -88,7 +88,7 @@ fn undecoded_float_values_change_no_report() {
     for d in ["tests/fixtures", "examples", "../shared/corpus"] {
         onnx_files(&root.join(d), &mut files);
     }
-    let options = Options::default();
+    let options = Facts::default();
     let (mut models, mut filled) = (0, 0);
     for p in &files {
         let Ok(model) = symdim::load::load(p) else {

@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 
 use symdim::context::{Severity, ShapesContext};
 use symdim::graph::{Attr, DType, DeclDim, Model};
-use symdim::infer::{infer_context, Options};
+use symdim::infer::infer_context;
 use symdim::load::{load, load_with, LoadError, LoadOptions};
 use symdim::onednn::to_graph::{to_model, ConvertOptions, Symbolize, SymbolizeError};
 use symdim::onednn::OnednnGraph;
 use symdim::ops::reshape::{check_shape_attr, ShapeAttrCheck};
+use symdim::Facts;
 
 /// The loader's check of a symbol name: the expression grammar's parser.
 fn check_name(name: &str) -> Result<(), String> {
@@ -61,7 +62,7 @@ fn infer_file(path: &Path, syms: &[&str]) -> (Model, ShapesContext) {
         onednn_symbols: symbols(syms),
     };
     let m = load_with(path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let ctx = infer_context(&m, &Options::default());
+    let ctx = infer_context(&m, &Facts::default());
     (m, ctx)
 }
 
@@ -383,7 +384,7 @@ fn static_reshape_symbolic_checks() {
             },
         )
         .unwrap();
-        let ctx = infer_context(&m, &Options::default());
+        let ctx = infer_context(&m, &Facts::default());
         let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
         (shape(&ctx, "1"), d)
     };
@@ -681,7 +682,7 @@ fn nn_rules() {
             &[lt(16, "f32", &[1, 12, 3, 5])],
         ),
     ]);
-    let ctx = infer_context(&m, &Options::default());
+    let ctx = infer_context(&m, &Facts::default());
     let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
     assert!(d.is_empty(), "{d:#?}");
     assert_eq!(shape(&ctx, "7"), "[1, 16]");
@@ -769,7 +770,7 @@ fn invalid_graphs_are_errors() {
     ];
     for (o, want) in cases {
         let m = graph(&[o]);
-        let ctx = infer_context(&m, &Options::default());
+        let ctx = infer_context(&m, &Facts::default());
         let e = errors(&ctx);
         assert!(
             e.first().is_some_and(|m| m.contains(want)),
@@ -905,7 +906,7 @@ mod hostile {
                 opsets: Default::default(),
                 graph: g,
             };
-            let _ = infer_context(&m, &Options::default());
+            let _ = infer_context(&m, &Facts::default());
         }
     }
 }

@@ -13,9 +13,10 @@ use serde_json::Value;
 use symdim::algebra::{Dim, Rat, SymbolKind, Truth};
 use symdim::context::{Severity, ShapesContext};
 use symdim::graph::{ConstData, DType, DeclDim, Model};
-use symdim::infer::{infer_context, Options};
+use symdim::infer::infer_context;
 use symdim::load::{load, LoadError};
 use symdim::openvino::{to_graph, IrModel, Weights};
+use symdim::Facts;
 
 // ---------------------------------------------------------------------------------
 // A small IR builder
@@ -150,7 +151,7 @@ fn t(p: (u64, u64)) -> String {
 }
 
 fn run(m: &Model) -> ShapesContext {
-    infer_context(m, &Options::default())
+    infer_context(m, &Facts::default())
 }
 
 fn shape(ctx: &ShapesContext, name: &str) -> String {
@@ -389,9 +390,9 @@ fn pixel_shuffle_with_hard_coded_batch() {
     let bound = |n: i64| {
         infer_context(
             &m,
-            &Options {
+            &Facts {
                 binds: vec![("x.0".to_string(), n)],
-                ..Options::default()
+                ..Facts::default()
             },
         )
     };
@@ -1418,9 +1419,9 @@ fn corpus_matches_openvino_baselines() {
             let binds = env.iter().map(|(k, v)| (k.clone(), *v)).collect();
             let bound = infer_context(
                 &cm.model,
-                &Options {
+                &Facts {
                     binds,
-                    ..Options::default()
+                    ..Facts::default()
                 },
             );
             let e: Vec<_> = bound

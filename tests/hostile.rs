@@ -9,8 +9,8 @@ use symdim::context::Severity;
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
-use symdim::infer::Options;
 use symdim::report::{Report, ReportDim};
+use symdim::Facts;
 
 fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str], attrs: &[(&str, Attr)]) -> Node {
     Node {
@@ -167,7 +167,7 @@ fn a_cycle_is_reported_and_the_rest_is_inferred() {
         ],
         &["y"],
     );
-    let r = common::report(&m, &Options::default());
+    let r = common::report(&m, &Facts::default());
     let e = errors(&r);
     assert_eq!(e.len(), 2, "{e:?}");
     assert!(
@@ -189,7 +189,7 @@ fn a_tensor_never_produced_is_an_error_on_its_consumer() {
         ],
         &["y", "z"],
     );
-    let r = common::report(&m, &Options::default());
+    let r = common::report(&m, &Facts::default());
     let e = errors(&r);
     assert_eq!(e.len(), 1);
     assert!(e[0].contains("ghost"), "{e:?}");
@@ -207,7 +207,7 @@ fn duplicate_output_names_are_reported() {
         ],
         &["y"],
     );
-    let r = common::report(&m, &Options::default());
+    let r = common::report(&m, &Facts::default());
     let e = errors(&r);
     assert!(
         e.iter()
@@ -252,7 +252,7 @@ fn bad_reshape_targets_are_errors_and_inference_goes_on() {
         ],
         &["y4"],
     );
-    let r = common::report(&m, &Options::default());
+    let r = common::report(&m, &Facts::default());
     let e = errors(&r);
     assert_eq!(e.len(), 4, "{e:#?}");
     for (i, n) in ["r1", "r2", "r3", "c"].iter().enumerate() {
@@ -275,7 +275,7 @@ fn declared_shapes_that_contradict_inference_are_reported_with_both() {
         dtype: DType::Float,
         shape: Some(vec![p("N"), DeclDim::Value(4)]),
     });
-    let r = common::report(&m, &Options::default());
+    let r = common::report(&m, &Facts::default());
     let e = errors(&r);
     assert_eq!(
         e,
@@ -292,7 +292,7 @@ fn huge_dims_do_not_wrap() {
         vec![node("r", "Reshape", &["x", "t"], &["y"], &[])],
         &["y"],
     );
-    let r = common::report(&m, &Options::default());
+    let r = common::report(&m, &Facts::default());
     assert_eq!(
         shape(&r, "y"),
         Some(vec!["36893488147419103232".into()]),
@@ -329,7 +329,7 @@ fn a_million_node_chain_does_not_overflow_the_stack() {
     // Run on a thread with a small stack: inference must be iterative.
     let r = std::thread::Builder::new()
         .stack_size(256 * 1024)
-        .spawn(move || common::report(&m, &Options::default()))
+        .spawn(move || common::report(&m, &Facts::default()))
         .unwrap()
         .join()
         .unwrap();
@@ -346,7 +346,7 @@ fn a_huge_declared_rank_is_unknown_not_built() {
         "/tests/fixtures/fuzz/onnx_bytes_expand_rank_130174.onnx"
     );
     let m = symdim::load::load(std::path::Path::new(path)).unwrap();
-    let r = common::report(&m, &Options::default());
+    let r = common::report(&m, &Facts::default());
     assert_eq!(r.tensors["y"].shape, None);
     assert!(r.symbols.is_empty());
     // The same through Reshape and ConstantOfShape, built in memory.
@@ -367,7 +367,7 @@ fn a_huge_declared_rank_is_unknown_not_built() {
             vec![node("n", op, inputs, &["y"], &[])],
             &["y"],
         );
-        let r = common::report(&m, &Options::default());
+        let r = common::report(&m, &Facts::default());
         assert_eq!(r.tensors["y"].shape, None, "{op}");
     }
 }
@@ -472,7 +472,8 @@ fn algebra_fuzz_find_cyclic_ceildiv_stays_within_the_limits() {
 /// in all, at most `MAX_SPLIT_NESTING` nested, so the work is bounded.
 #[test]
 fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
-    use symdim::infer::{infer_context, Options, MAX_SPLITS};
+    use symdim::infer::{infer_context, MAX_SPLITS};
+    use symdim::Facts;
     let n = 40;
     let (inputs, nodes) = if_chain(n, |i, x| {
         (
@@ -494,7 +495,7 @@ fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
     });
     let last = format!("x{n}");
     let m = model(inputs, vec![ints("axis0", &[0])], nodes, &[&last]);
-    let ctx = infer_context(&m, &Options::default());
+    let ctx = infer_context(&m, &Facts::default());
     let (splits, _) = ctx.case_splits();
     assert!(splits <= MAX_SPLITS, "{splits} splits");
     assert!(splits > 0, "the first If is split");
@@ -551,7 +552,8 @@ fn algebra_fuzz_find_cyclic_floordiv_stays_within_the_limits() {
 /// many undecided Ifs whose branches agree on rank must not copy it for every one.
 #[test]
 fn undecided_ifs_are_probed_for_a_split_a_bounded_number_of_times() {
-    use symdim::infer::{infer_context, Options, MAX_SPLIT_PROBES};
+    use symdim::infer::{infer_context, MAX_SPLIT_PROBES};
+    use symdim::Facts;
     let n = 200;
     let (inputs, nodes) = if_chain(n, |i, x| {
         let branch = |tag: &str| {
@@ -567,7 +569,7 @@ fn undecided_ifs_are_probed_for_a_split_a_bounded_number_of_times() {
     });
     let last = format!("x{n}");
     let m = model(inputs, vec![], nodes, &[&last]);
-    let ctx = infer_context(&m, &Options::default());
+    let ctx = infer_context(&m, &Facts::default());
     assert_eq!(ctx.case_splits().1, MAX_SPLIT_PROBES);
     assert_eq!(ctx.case_splits().0, 0, "same ranks: nothing to split");
     // Both branches are Identity: every If keeps [N].

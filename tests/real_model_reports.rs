@@ -26,8 +26,9 @@ use std::path::{Path, PathBuf};
 use symdim::algebra::{Rat, SymbolKind};
 use symdim::context::ShapesContext;
 use symdim::graph::Model;
-use symdim::infer::{infer_context, Options};
+use symdim::infer::infer_context;
 use symdim::report::Report;
+use symdim::Facts;
 
 /// Known mismatches between symdim and onnxruntime: (model stem, tensor or
 /// `relation of NODE`, why). Each entry is explained; an entry that no longer
@@ -119,7 +120,7 @@ fn infer_model(corpus: &Path, f: &Fixture) -> Option<(Model, ShapesContext)> {
     let mut model = symdim::load::load(&path).unwrap();
     // The path as shown in the report: the same on every machine.
     model.path = f.model.clone();
-    let ctx = infer_context(&model, &Options::default());
+    let ctx = infer_context(&model, &Facts::default());
     Some((model, ctx))
 }
 

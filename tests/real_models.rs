@@ -18,7 +18,8 @@ use std::path::Path;
 use symdim::algebra::SymbolKind;
 use symdim::context::ShapesContext;
 use symdim::graph::Model;
-use symdim::infer::{infer_context, Options};
+use symdim::infer::infer_context;
+use symdim::Facts;
 
 /// Tensor counts in the peers' classification, over the named node outputs of the main graph.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +109,7 @@ fn real_models_ground_at_least_what_onnxruntime_does() {
             let key = format!("{sub}/{}", path.file_name().unwrap().to_string_lossy());
             let mut model = symdim::load::load(Path::new(&path)).unwrap();
             strip(&mut model);
-            let ctx = infer_context(&model, &Options::default());
+            let ctx = infer_context(&model, &Facts::default());
             let c = classify(&model, &ctx);
             let (ok, og, oerr) = peer(&results, &key, "ort").unwrap_or((0, 0, None));
             let ours = c.known + c.grounded;
@@ -145,7 +146,7 @@ fn silero_vad_keeps_the_if_branch_that_onnxruntime_can_run() {
     let path = corpus.join("real-models/pypi/silero-vad__silero_vad_16k_op15.onnx");
     let mut model = symdim::load::load(&path).unwrap();
     strip(&mut model);
-    let ctx = infer_context(&model, &Options::default());
+    let ctx = infer_context(&model, &Facts::default());
     let split: Vec<&str> = ctx
         .diagnostics
         .iter()
@@ -190,9 +191,9 @@ fn check_agrees_with_onnxruntime_on_silero_vad() {
     let path = corpus.join("real-models/pypi/silero-vad__silero_vad_16k_op15.onnx");
     let model = symdim::load::load(&path).unwrap();
     let run = |n: i64| {
-        let options = Options {
+        let options = Facts {
             binds: vec![("batch".into(), 1), ("sequence".into(), n)],
-            ..Options::default()
+            ..Facts::default()
         };
         symdim::check::check(&model, &options)
     };

@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use symdim::algebra::Truth;
 use symdim::context::Severity;
-use symdim::infer::{infer_context, Options};
+use symdim::infer::infer_context;
+use symdim::Facts;
 
 /// Cases whose source expectation symdim does not meet, with the reason.
 const KNOWN: &[(&str, &str)] = &[
@@ -58,9 +59,9 @@ fn small_models_table() {
                 }
             }
         }
-        let options = Options {
+        let options = Facts {
             assumes,
-            ..Options::default()
+            ..Facts::default()
         };
         let mut ctx = infer_context(&model, &options);
         let out = case["output_name"].as_str().unwrap_or("y");

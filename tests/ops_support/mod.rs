@@ -7,7 +7,8 @@ use symdim::context::{OpError, ShapesContext, TensorFact};
 use symdim::graph::{
     Attr, AttrMap, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
-use symdim::infer::{infer_context, Options};
+use symdim::infer::infer_context;
+use symdim::Facts;
 
 /// A model under construction.
 pub struct Builder {
@@ -109,7 +110,7 @@ impl Builder {
     /// Run inference.
     pub fn run(self) -> Run {
         let model = self.model;
-        let ctx = infer_context(&model, &Options::default());
+        let ctx = infer_context(&model, &Facts::default());
         Run { ctx, model }
     }
 }
