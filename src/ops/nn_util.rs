@@ -160,8 +160,8 @@ pub fn check_vector(
 
 /// Two dims that a valid model needs equal: the dim when provably equal, an
 /// error when provably different, otherwise they are unioned and the relation is
-/// recorded for the model's contract. (The ONNX families have the same need:
-/// Concat, MatMul's K, Gemm, LSTM sizes.)
+/// recorded for the model's contract, without a warning (the OpenVINO and oneDNN
+/// rules; the ONNX ones use [`unify`]).
 pub fn merge_dim(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -179,6 +179,35 @@ pub fn merge_dim(
         Truth::Unknown => {
             ctx.alg.record_relation(a, b, &node.name);
             ctx.alg.union(a, b, "equal dims").map_err(OpError::from)
+        }
+    }
+}
+
+/// How a rule equates two dims that a valid model needs equal. Both record the
+/// relation for the model's contract; the front ends differ in what they report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Equate {
+    /// [`unify`]: an undecided equality is also a warning naming the assumption
+    /// (the ONNX rules).
+    Warn,
+    /// [`merge_dim`]: an undecided equality is recorded silently (the OpenVINO and
+    /// oneDNN rules).
+    Record,
+}
+
+impl Equate {
+    /// Equate `a` and `b`; `what` names the pair in messages.
+    pub fn dims(
+        self,
+        ctx: &mut ShapesContext,
+        node: &Node,
+        what: &dyn Fn() -> String,
+        a: Dim,
+        b: Dim,
+    ) -> Result<Dim, OpError> {
+        match self {
+            Equate::Warn => unify(ctx, node, &what(), a, b),
+            Equate::Record => merge_dim(ctx, node, what, a, b),
         }
     }
 }

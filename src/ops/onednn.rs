@@ -13,7 +13,6 @@
 //! | `Add`, `Subtract`, `Multiply`, `Divide`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `GreaterEqual` | `auto_broadcast` numpy (default) or none |
 //! | `Select` | numpy broadcast of cond, src_0, src_1 |
 //! | `BiasAdd` | the input's; bias length = the channel dim (`data_format`) |
-//! | `MatMul` | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast; bias broadcasts to dst |
 //! | `StaticTranspose` | `order` (negative entries allowed) |
 //! | `Concat` | sum on `axis` |
 //! | `Reduce{L1,L2,Max,Mean,Min,Prod,Sum}` | `axes`, `keep_dims` |
@@ -29,8 +28,8 @@
 
 use super::nn_util::merge_dim;
 use super::openvino::{
-    elementwise_shape, matmul_shape, permutation, reduce_axes, reduce_shape, transposed,
-    window_dim, PadMode, Rounding,
+    elementwise_shape, permutation, reduce_axes, reduce_shape, transposed, window_dim, PadMode,
+    Rounding,
 };
 use super::unknown_outputs;
 use super::{attr_int, attr_ints, attr_str, norm_axis, RuleEntry};
@@ -42,7 +41,7 @@ use crate::graph::{Attr, DType, Node};
 pub const DOMAIN: &str = "onednn";
 
 /// The output type: `dst_dtype` when the converter set it, else `default`.
-fn out_dtype(node: &Node, default: DType) -> DType {
+pub fn out_dtype(node: &Node, default: DType) -> DType {
     match node.attr("dst_dtype") {
         Some(Attr::Str(s)) => DType::from_short_name(s).unwrap_or(default),
         _ => default,
@@ -166,34 +165,6 @@ fn bias_add(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         }
     }
     same_shape(ctx, node)
-}
-
-/// MatMul: transposes, 1-D operands, batch broadcast; an optional bias must
-/// broadcast to the output.
-fn matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    super::check_inputs(node, 2, 3)?;
-    let a = ctx.input(node, 0, "src")?;
-    let b = ctx.input(node, 1, "weights")?;
-    let dtype = out_dtype(node, a.dtype);
-    let (Some(x), Some(y)) = (a.shape.clone(), b.shape.clone()) else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
-    };
-    let ta = bool_attr(node, "transpose_a", false)?;
-    let tb = bool_attr(node, "transpose_b", false)?;
-    let out = matmul_shape(ctx, node, &x, &y, ta, tb)?;
-    if let Some(bias) = ctx.optional_input(node, 2)? {
-        if let Some(bs) = bias.shape {
-            let r = super::broadcast::broadcast_shapes(ctx, &node.name, &out, &bs)?;
-            if r.len() != out.len() {
-                return Err(OpError::Rank {
-                    what: "bias (must broadcast to dst)".to_string(),
-                    expected: format!("at most {}", out.len()),
-                    found: bs.len(),
-                });
-            }
-        }
-    }
-    Ok(vec![TensorFact::new(dtype, out)])
 }
 
 /// StaticTranspose: `order`, negative entries count from the end.
@@ -562,7 +533,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "GreaterEqual", binary),
     (DOMAIN, "Select", select),
     (DOMAIN, "BiasAdd", bias_add),
-    (DOMAIN, "MatMul", matmul),
     (DOMAIN, "StaticTranspose", static_transpose),
     (DOMAIN, "Concat", concat),
     (DOMAIN, "ReduceL1", reduce),

@@ -23,7 +23,6 @@
 //! | `Transpose` | 1 | permutation (empty order reverses) |
 //! | `Broadcast` | 1 (numpy/explicit/pdpd), 3 (+bidirectional) | target shape |
 //! | `Tile` | 0 | dims times repeats |
-//! | `MatMul` | 0 | `transpose_a`/`transpose_b`, 1-D operands, batch broadcast |
 //! | `Convolution`, `GroupConvolution` and their `BackpropData` | 1 | window arithmetic, `auto_pad` |
 //! | `MaxPool` (1, 8: dilations and indices, 14: `ceil_torch`), `AvgPool` (1, 14) | | window arithmetic, `rounding_type`, `auto_pad` |
 //! | `Pad` | 1 (pads >= 0), 12 (negative pads) | `d + begin + end` |
@@ -473,60 +472,6 @@ pub fn deconv_dim(
     let v = 1 - i128::from(pb) - i128::from(pe) + i128::from(output_padding);
     let c = ctx.alg.constant(fit(v, 0)?);
     Ok(ctx.alg.add_dims(b, c))
-}
-
-/// *Shared.* The shape of a matrix product with numpy batch broadcasting; 1-D
-/// operands are promoted (`[k]` as `[1, k]` on the left, `[k, 1]` on the right) and
-/// the added axis removed. `transpose_*` swap the last two axes of operands of rank
-/// >= 2. (The ONNX MatMul rule has the same core without the transposes.)
-pub fn matmul_shape(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    a: &[Dim],
-    b: &[Dim],
-    ta: bool,
-    tb: bool,
-) -> Result<Vec<Dim>, OpError> {
-    if a.is_empty() || b.is_empty() {
-        return Err(OpError::Rank {
-            what: format!("input {}", if a.is_empty() { 0 } else { 1 }),
-            expected: "at least 1".to_string(),
-            found: 0,
-        });
-    }
-    let one = ctx.alg.constant(1);
-    let mut a = a.to_vec();
-    let mut b = b.to_vec();
-    let (a1, b1) = (a.len() == 1, b.len() == 1);
-    if a1 {
-        a.insert(0, one);
-    } else if ta {
-        let n = a.len();
-        a.swap(n - 1, n - 2);
-    }
-    if b1 {
-        b.push(one);
-    } else if tb {
-        let n = b.len();
-        b.swap(n - 1, n - 2);
-    }
-    let (m, ka) = (a[a.len() - 2], a[a.len() - 1]);
-    let (kb, n) = (b[b.len() - 2], b[b.len() - 1]);
-    merge_dim(
-        ctx,
-        node,
-        &|| "the contracted dim (K) of inputs 0 and 1".to_string(),
-        ka,
-        kb,
-    )?;
-    let mut out = broadcast_shapes(ctx, &node.name, &a[..a.len() - 2], &b[..b.len() - 2])?;
-    if !a1 {
-        out.push(m);
-    }
-    if !b1 {
-        out.push(n);
-    }
-    Ok(out)
 }
 
 /// *Shared.* Normalise a permutation of `rank` axes (negative entries count from the
@@ -2130,20 +2075,6 @@ fn softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     }])
 }
 
-/// MatMul: `transpose_a`, `transpose_b`.
-fn matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let a = ctx.input(node, 0, "A")?;
-    let b = ctx.input(node, 1, "B")?;
-    let (Some(x), Some(y)) = (a.shape.clone(), b.shape.clone()) else {
-        return Ok(vec![TensorFact::unknown(a.dtype)]);
-    };
-    let ta = ov_bool(node, "transpose_a", false)?;
-    let tb = ov_bool(node, "transpose_b", false)?;
-    let out = matmul_shape(ctx, node, &x, &y, ta, tb)?;
-    Ok(vec![TensorFact::new(a.dtype, out)])
-}
-
 /// BatchNormInference (1: gamma, beta, data, mean, variance; 5: data first).
 fn batch_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 5, 5)?;
@@ -2605,7 +2536,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "NonZero", non_zero),
     (DOMAIN, "TopK", topk),
     // NN
-    (DOMAIN, "MatMul", matmul),
     (DOMAIN, "Convolution", convolution),
     (DOMAIN, "GroupConvolution", convolution),
     (DOMAIN, "ConvolutionBackpropData", conv_backprop),
