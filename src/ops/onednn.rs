@@ -15,7 +15,6 @@
 //! | `BiasAdd` | the input's; bias length = the channel dim (`data_format`) |
 //! | `StaticTranspose` | `order` (negative entries allowed) |
 //! | `Concat` | sum on `axis` |
-//! | `Reduce{L1,L2,Max,Mean,Min,Prod,Sum}` | `axes`, `keep_dims` |
 //! | `Convolution` | `strides`, `pads_*`, `dilations`, `auto_pad`, `groups`, `data_format` NCX/NXC, `weights_format` OIX/XIO |
 //! | `AvgPool`, `MaxPool` | `kernel`, `strides`, `pads_*`, `dilations` (MaxPool), `rounding_type`, `auto_pad`, `data_format` |
 //! | `LayerNorm` | dst like src; mean/variance `src[:begin_norm_axis]` with `keep_stats` |
@@ -27,10 +26,7 @@
 //! against symbolic inputs with `crate::onednn::to_graph::check_shape_attr`.
 
 use super::nn_util::merge_dim;
-use super::openvino::{
-    elementwise_shape, permutation, reduce_axes, reduce_shape, transposed, window_dim, PadMode,
-    Rounding,
-};
+use super::openvino::{elementwise_shape, permutation, transposed, window_dim, PadMode, Rounding};
 use super::unknown_outputs;
 use super::{attr_int, attr_ints, attr_str, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat};
@@ -46,10 +42,6 @@ pub fn out_dtype(node: &Node, default: DType) -> DType {
         Some(Attr::Str(s)) => DType::from_short_name(s).unwrap_or(default),
         _ => default,
     }
-}
-
-fn bool_attr(node: &Node, name: &'static str, default: bool) -> Result<bool, OpError> {
-    Ok(attr_int(node, name, i64::from(default))? != 0)
 }
 
 /// Ops whose outputs have the input's shape (and type unless `dst_dtype` says).
@@ -199,23 +191,6 @@ fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     let rank = shapes[0].len();
     let axis = norm_axis(super::attr_int_required(node, "axis")?, rank)?;
     let out = super::concat::concat_dims(ctx, node, &shapes, axis)?;
-    Ok(vec![TensorFact::new(dtype, out)])
-}
-
-/// Reduce*: `axes`, `keep_dims`.
-fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "src")?;
-    let dtype = out_dtype(node, x.dtype);
-    let Some(shape) = x.shape else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
-    };
-    let axes = match attr_ints(node, "axes")? {
-        Some(a) => a.to_vec(),
-        None => return Ok(vec![TensorFact::unknown(dtype)]),
-    };
-    let axes = reduce_axes(&axes, shape.len())?;
-    let keep = bool_attr(node, "keep_dims", false)?;
-    let out = reduce_shape(ctx, &shape, &axes, keep);
     Ok(vec![TensorFact::new(dtype, out)])
 }
 
@@ -535,13 +510,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "BiasAdd", bias_add),
     (DOMAIN, "StaticTranspose", static_transpose),
     (DOMAIN, "Concat", concat),
-    (DOMAIN, "ReduceL1", reduce),
-    (DOMAIN, "ReduceL2", reduce),
-    (DOMAIN, "ReduceMax", reduce),
-    (DOMAIN, "ReduceMean", reduce),
-    (DOMAIN, "ReduceMin", reduce),
-    (DOMAIN, "ReduceProd", reduce),
-    (DOMAIN, "ReduceSum", reduce),
     (DOMAIN, "Convolution", convolution),
     (DOMAIN, "AvgPool", pool),
     (DOMAIN, "MaxPool", pool),

@@ -29,7 +29,6 @@
 //! | `Slice` | 8 | start/stop/step/axes, clamped |
 //! | `StridedSlice` | 1 | masks: begin, end, new_axis, shrink_axis, ellipsis |
 //! | `Split`, `VariadicSplit` | 1 | equal parts / lengths with one `-1` |
-//! | `Reduce{Mean,Sum,Max,Min,Prod,L1,L2,LogicalAnd,LogicalOr}` | 1 | `keep_dims`; empty axes reduce nothing |
 //! | `Range` | 1, 4 (`output_type`) | `max(ceil((stop - start) / step), 0)` |
 //! | `Interpolate` | 1 (target shape), 4 (sizes/scales, pads), 11 (scales_or_sizes) | |
 //! | `LSTMSequence`, `GRUSequence`, `RNNSequence` | 5 | `[B, D, T, H]` and states `[B, D, H]` |
@@ -509,25 +508,6 @@ pub fn reduce_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
         out.push(n);
     }
     Ok(out)
-}
-
-/// *Shared.* The shape of a reduction over `axes` (already normalised).
-pub fn reduce_shape(
-    ctx: &mut ShapesContext,
-    shape: &[Dim],
-    axes: &[usize],
-    keep: bool,
-) -> Vec<Dim> {
-    let one = ctx.alg.constant(1);
-    shape
-        .iter()
-        .enumerate()
-        .filter_map(|(i, d)| match (axes.contains(&i), keep) {
-            (false, _) => Some(*d),
-            (true, true) => Some(one),
-            (true, false) => None,
-        })
-        .collect()
 }
 
 /// Constant slice bounds at or beyond `i32::MAX` (or `i32::MIN`) mean "to the end"
@@ -1509,53 +1489,6 @@ fn variadic_split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
         .collect())
 }
 
-/// Reduce*: axes input, `keep_dims`; empty axes reduce nothing. Values for 1-D
-/// ReduceProd/Sum/Max/Min.
-fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let x = ctx.input(node, 0, "data")?;
-    let a = ctx.input(node, 1, "axes")?;
-    let keep = ov_bool(node, "keep_dims", false)?;
-    let dtype = if matches!(
-        node.op_type.as_str(),
-        "ReduceLogicalAnd" | "ReduceLogicalOr"
-    ) {
-        DType::Bool
-    } else {
-        x.dtype
-    };
-    let Some(shape) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
-    };
-    let Some(axes) = const_ints(&ctx.alg, &a) else {
-        if keep {
-            let d = fresh_dims(ctx, node, 0, shape.len());
-            return Ok(vec![TensorFact::new(dtype, d)]);
-        }
-        return Ok(vec![TensorFact::unknown(dtype)]);
-    };
-    let axes = reduce_axes(&axes, shape.len())?;
-    let out = reduce_shape(ctx, &shape, &axes, keep);
-    let value = (|| {
-        if shape.len() != 1 || axes.len() != 1 {
-            return None;
-        }
-        let v = x.value.clone()?;
-        let mut acc = *v.first()?;
-        for d in &v[1..] {
-            acc = match node.op_type.as_str() {
-                "ReduceProd" => ctx.alg.mul(acc, *d),
-                "ReduceSum" => ctx.alg.add_dims(acc, *d),
-                "ReduceMax" => ctx.alg.max(acc, *d),
-                "ReduceMin" => ctx.alg.min(acc, *d),
-                _ => return None,
-            };
-        }
-        Some(vec![acc])
-    })();
-    Ok(vec![fact_with_counted_value(&ctx.alg, dtype, out, value)])
-}
-
 /// Slice-8: start, stop, step, optional axes.
 fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 4, 5)?;
@@ -2524,15 +2457,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "Slice", slice),
     (DOMAIN, "StridedSlice", strided_slice),
     (DOMAIN, "Pad", pad),
-    (DOMAIN, "ReduceMean", reduce),
-    (DOMAIN, "ReduceSum", reduce),
-    (DOMAIN, "ReduceMax", reduce),
-    (DOMAIN, "ReduceMin", reduce),
-    (DOMAIN, "ReduceProd", reduce),
-    (DOMAIN, "ReduceL1", reduce),
-    (DOMAIN, "ReduceL2", reduce),
-    (DOMAIN, "ReduceLogicalAnd", reduce),
-    (DOMAIN, "ReduceLogicalOr", reduce),
     (DOMAIN, "NonZero", non_zero),
     (DOMAIN, "TopK", topk),
     // NN
