@@ -211,3 +211,18 @@ impl Equate {
         }
     }
 }
+
+/// The channel axis of a tensor of rank `rank` in a oneDNN `data_format` (`NXC`,
+/// the default: last; `NCX`: 1).
+pub fn channel_axis(node: &Node, rank: usize) -> Result<usize, OpError> {
+    let f = super::attr_str(node, "data_format")?.unwrap_or("NXC");
+    match f {
+        "NXC" => Ok(rank.saturating_sub(1)),
+        "NCX" => Ok(1.min(rank.saturating_sub(1))),
+        other => Err(OpError::BadAttribute {
+            name: "data_format",
+            value: other.to_string(),
+            why: "expected NXC or NCX".to_string(),
+        }),
+    }
+}

@@ -8,11 +8,8 @@
 //!
 //! | op | shape |
 //! | --- | --- |
-//! | `Abs`, `Clamp`, `Elu`, `Exp`, `GELU`, `HardSigmoid`, `HardSwish`, `LeakyReLU`, `Log`, `Mish`, `ReLU`, `Reciprocal`, `Round`, `Sigmoid`, `SoftPlus`, `Sqrt`, `Square`, `Tanh`, `Reorder`, `TypeCast`, `Quantize`, `Dequantize`, `DynamicQuantize`, `DynamicDequantize`, `PReLU`, `BatchNormInference`, `GenIndex` | the input's |
+//! | `BatchNormInference` | the input's |
 //! | `SoftMax`, `LogSoftmax` | the input's; `axis` in range; SoftMax's `stats` output has `axis` dim 1 |
-//! | `Add`, `Subtract`, `Multiply`, `Divide`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `GreaterEqual` | `auto_broadcast` numpy (default) or none |
-//! | `Select` | numpy broadcast of cond, src_0, src_1 |
-//! | `BiasAdd` | the input's; bias length = the channel dim (`data_format`) |
 //! | `StaticTranspose` | `order` (negative entries allowed) |
 //! | `Concat` | sum on `axis` |
 //! | `Convolution` | `strides`, `pads_*`, `dilations`, `auto_pad`, `groups`, `data_format` NCX/NXC, `weights_format` OIX/XIO |
@@ -25,8 +22,9 @@
 //! `StaticReshape` is in `src/ops/reshape.rs`; its rule checks the `shape` attribute
 //! against symbolic inputs with `crate::onednn::to_graph::check_shape_attr`.
 
+use super::nn_util::channel_axis;
 use super::nn_util::merge_dim;
-use super::openvino::{elementwise_shape, permutation, transposed, window_dim, PadMode, Rounding};
+use super::openvino::{permutation, transposed, window_dim, PadMode, Rounding};
 use super::unknown_outputs;
 use super::{attr_int, attr_ints, attr_str, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat};
@@ -42,18 +40,6 @@ pub fn out_dtype(node: &Node, default: DType) -> DType {
         Some(Attr::Str(s)) => DType::from_short_name(s).unwrap_or(default),
         _ => default,
     }
-}
-
-/// Ops whose outputs have the input's shape (and type unless `dst_dtype` says).
-fn same_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "src")?;
-    let dtype = out_dtype(node, x.dtype);
-    let f = TensorFact {
-        dtype,
-        shape: x.shape,
-        value: None,
-    };
-    Ok(vec![f; node.outputs.len().max(1)])
 }
 
 /// SoftMax / LogSoftmax: `axis` (default 1) must be in range. SoftMax's optional
@@ -79,84 +65,6 @@ fn softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         out.push(stats);
     }
     Ok(out)
-}
-
-/// Binary elementwise ops with `auto_broadcast` numpy (default) or none.
-fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    super::check_inputs(node, 2, 2)?;
-    let a = ctx.input(node, 0, "src_0")?;
-    let b = ctx.input(node, 1, "src_1")?;
-    let mode = attr_str(node, "auto_broadcast")?
-        .unwrap_or("numpy")
-        .to_ascii_lowercase();
-    if mode != "numpy" && mode != "none" {
-        return Err(OpError::BadAttribute {
-            name: "auto_broadcast",
-            value: mode,
-            why: "expected numpy or none".to_string(),
-        });
-    }
-    let default = if node.op_type == "GreaterEqual" {
-        DType::Bool
-    } else {
-        a.dtype
-    };
-    let dtype = out_dtype(node, default);
-    let shape = elementwise_shape(ctx, node, &mode, &a, &b)?;
-    Ok(vec![TensorFact {
-        dtype,
-        shape,
-        value: None,
-    }])
-}
-
-/// Select(cond, src_0, src_1): numpy broadcast of the three.
-fn select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    super::check_inputs(node, 3, 3)?;
-    let c = ctx.input(node, 0, "cond")?;
-    let a = ctx.input(node, 1, "src_0")?;
-    let b = ctx.input(node, 2, "src_1")?;
-    let dtype = out_dtype(node, a.dtype);
-    let shape = super::broadcast::broadcast_all(ctx, node, &[c.shape, a.shape, b.shape])?;
-    Ok(vec![TensorFact {
-        dtype,
-        shape,
-        value: None,
-    }])
-}
-
-/// The channel axis of a `data_format` (`NXC`: last, `NCX`: 1).
-fn channel_axis(node: &Node, rank: usize) -> Result<usize, OpError> {
-    let f = attr_str(node, "data_format")?.unwrap_or("NXC");
-    match f {
-        "NXC" => Ok(rank.saturating_sub(1)),
-        "NCX" => Ok(1.min(rank.saturating_sub(1))),
-        other => Err(OpError::BadAttribute {
-            name: "data_format",
-            value: other.to_string(),
-            why: "expected NXC or NCX".to_string(),
-        }),
-    }
-}
-
-/// BiasAdd(src, bias): the bias length is the channel dim.
-fn bias_add(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    super::check_inputs(node, 2, 2)?;
-    let x = ctx.input(node, 0, "src")?;
-    let b = ctx.input(node, 1, "bias")?;
-    if let (Some(xs), Some([c])) = (&x.shape, b.shape.as_deref()) {
-        if !xs.is_empty() {
-            let ax = channel_axis(node, xs.len())?;
-            merge_dim(
-                ctx,
-                node,
-                &|| "bias length and the channel dim".to_string(),
-                xs[ax],
-                *c,
-            )?;
-        }
-    }
-    same_shape(ctx, node)
 }
 
 /// StaticTranspose: `order`, negative entries count from the end.
@@ -468,46 +376,13 @@ fn end(_: &mut ShapesContext, _: &Node) -> Result<Vec<TensorFact>, OpError> {
 
 /// The oneDNN rules.
 pub const RULES: &[RuleEntry] = &[
-    (DOMAIN, "Abs", same_shape),
-    (DOMAIN, "Clamp", same_shape),
-    (DOMAIN, "Elu", same_shape),
-    (DOMAIN, "Exp", same_shape),
-    (DOMAIN, "GELU", same_shape),
-    (DOMAIN, "HardSigmoid", same_shape),
-    (DOMAIN, "HardSwish", same_shape),
-    (DOMAIN, "LeakyReLU", same_shape),
-    (DOMAIN, "Log", same_shape),
-    (DOMAIN, "Mish", same_shape),
-    (DOMAIN, "ReLU", same_shape),
-    (DOMAIN, "Reciprocal", same_shape),
-    (DOMAIN, "Round", same_shape),
-    (DOMAIN, "Sigmoid", same_shape),
-    (DOMAIN, "SoftPlus", same_shape),
-    (DOMAIN, "Sqrt", same_shape),
-    (DOMAIN, "Square", same_shape),
-    (DOMAIN, "Tanh", same_shape),
-    (DOMAIN, "Reorder", same_shape),
-    (DOMAIN, "TypeCast", same_shape),
-    (DOMAIN, "Quantize", same_shape),
-    (DOMAIN, "Dequantize", same_shape),
-    (DOMAIN, "DynamicQuantize", same_shape),
-    (DOMAIN, "DynamicDequantize", same_shape),
-    (DOMAIN, "PReLU", same_shape),
-    (DOMAIN, "BatchNormInference", same_shape),
-    (DOMAIN, "GenIndex", same_shape),
+    (
+        DOMAIN,
+        "BatchNormInference",
+        super::elementwise::onednn_same_shape,
+    ),
     (DOMAIN, "SoftMax", softmax),
     (DOMAIN, "LogSoftmax", softmax),
-    (DOMAIN, "Add", binary),
-    (DOMAIN, "Subtract", binary),
-    (DOMAIN, "Multiply", binary),
-    (DOMAIN, "Divide", binary),
-    (DOMAIN, "Maximum", binary),
-    (DOMAIN, "Minimum", binary),
-    (DOMAIN, "Pow", binary),
-    (DOMAIN, "SquaredDifference", binary),
-    (DOMAIN, "GreaterEqual", binary),
-    (DOMAIN, "Select", select),
-    (DOMAIN, "BiasAdd", bias_add),
     (DOMAIN, "StaticTranspose", static_transpose),
     (DOMAIN, "Concat", concat),
     (DOMAIN, "Convolution", convolution),
