@@ -49,7 +49,7 @@
 //! - RoiAlign-10, -16 (`coordinate_transformation_mode`), -22:
 //!   `[num_rois, C, output_height, output_width]`.
 
-use super::nn_util::{attr_list, check_vector, expect_rank, rank_error, unify};
+use super::nn_util::{attr_list, check_vector, expect_rank, rank_error, unify, Equate};
 use super::{attr_int, attr_ints, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -354,7 +354,7 @@ pub fn conv_shape(
     let gd = ctx.alg.constant(g);
     check_group_divides(ctx, "output channels W[0]", gd, ws[0])?;
     if let Some(b) = bias {
-        check_vector(ctx, node, b, "bias B", ws[0])?;
+        check_vector(ctx, node, b, "bias B", ws[0], Equate::Warn)?;
     }
     let kernel = conv_kernel(ctx, node, &ws, n)?;
     let window = Window::read(node, kernel, false)?;
@@ -450,7 +450,7 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     let n = ws.len() - 2;
     let m = ctx.alg.mul(ws[1], gd);
     if let Some(b) = &b {
-        check_vector(ctx, node, b, "bias B", m)?;
+        check_vector(ctx, node, b, "bias B", m, Equate::Warn)?;
     }
     let kernel = conv_kernel(ctx, node, &ws, n)?;
     let window = Window::read(node, kernel, true)?;

@@ -142,19 +142,20 @@ pub fn attr_dtype(node: &Node, name: &'static str, default: DType) -> Result<DTy
 
 /// Check that a 1-D per-channel tensor (scale, bias, mean, ...) has `len` entries
 /// when its rank is known: a rank other than 1 or a provably different length is
-/// an error; an unknown equality is unified.
+/// an error; an unknown equality is equated as `equate` says.
 pub fn check_vector(
     ctx: &mut ShapesContext,
     node: &Node,
     fact: &TensorFact,
-    what: &'static str,
+    what: &str,
     len: Dim,
+    equate: Equate,
 ) -> Result<(), OpError> {
     let Some(shape) = &fact.shape else {
         return Ok(());
     };
     expect_rank(what, shape, 1)?;
-    unify(ctx, node, &format!("length of {what}"), shape[0], len)?;
+    equate.dims(ctx, node, &|| format!("length of {what}"), shape[0], len)?;
     Ok(())
 }
 

@@ -8,14 +8,10 @@
 //!
 //! | op | shape |
 //! | --- | --- |
-//! | `BatchNormInference` | the input's |
-//! | `SoftMax`, `LogSoftmax` | the input's; `axis` in range; SoftMax's `stats` output has `axis` dim 1 |
 //! | `StaticTranspose` | `order` (negative entries allowed) |
 //! | `Concat` | sum on `axis` |
 //! | `Convolution` | `strides`, `pads_*`, `dilations`, `auto_pad`, `groups`, `data_format` NCX/NXC, `weights_format` OIX/XIO |
 //! | `AvgPool`, `MaxPool` | `kernel`, `strides`, `pads_*`, `dilations` (MaxPool), `rounding_type`, `auto_pad`, `data_format` |
-//! | `LayerNorm` | dst like src; mean/variance `src[:begin_norm_axis]` with `keep_stats` |
-//! | `GroupNorm` | dst like src; mean/variance `[N, groups]` with `keep_stats` |
 //! | `Interpolate` | spatial dims from `sizes` or `floor(d * scales)` (`data_format`) |
 //! | `End` | no output |
 //!
@@ -40,31 +36,6 @@ pub fn out_dtype(node: &Node, default: DType) -> DType {
         Some(Attr::Str(s)) => DType::from_short_name(s).unwrap_or(default),
         _ => default,
     }
-}
-
-/// SoftMax / LogSoftmax: `axis` (default 1) must be in range. SoftMax's optional
-/// second output (`stats`, f32) has the `axis` dim 1.
-fn softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "src")?;
-    let dtype = out_dtype(node, x.dtype);
-    let mut stats = TensorFact::unknown(DType::Float);
-    if let Some(s) = &x.shape {
-        if !s.is_empty() {
-            let axis = norm_axis(attr_int(node, "axis", 1)?, s.len())?;
-            let mut st = s.clone();
-            st[axis] = ctx.alg.constant(1);
-            stats = TensorFact::new(DType::Float, st);
-        }
-    }
-    let mut out = vec![TensorFact {
-        dtype,
-        shape: x.shape,
-        value: None,
-    }];
-    if node.outputs.len() > 1 {
-        out.push(stats);
-    }
-    Ok(out)
 }
 
 /// StaticTranspose: `order`, negative entries count from the end.
@@ -281,53 +252,6 @@ fn pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
     Ok(vec![TensorFact::new(dtype, join_layout(n, c, out_sp, nxc))])
 }
 
-/// LayerNorm: dst like src; with `keep_stats` (default true) mean and variance are
-/// `src[:begin_norm_axis]` (default -1).
-fn layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "src")?;
-    let dtype = out_dtype(node, x.dtype);
-    let mut out = vec![TensorFact {
-        dtype,
-        shape: x.shape.clone(),
-        value: None,
-    }];
-    if node.outputs.len() > 1 {
-        let stats = match &x.shape {
-            Some(s) => {
-                let axis = norm_axis(attr_int(node, "begin_norm_axis", -1)?, s.len())?;
-                TensorFact::new(DType::Float, s[..axis].to_vec())
-            }
-            None => TensorFact::unknown(DType::Float),
-        };
-        out.push(stats.clone());
-        out.push(stats);
-    }
-    Ok(out)
-}
-
-/// GroupNorm: dst like src; mean and variance `[N, groups]`.
-fn group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "src")?;
-    let dtype = out_dtype(node, x.dtype);
-    let mut out = vec![TensorFact {
-        dtype,
-        shape: x.shape.clone(),
-        value: None,
-    }];
-    if node.outputs.len() > 1 {
-        let stats = match x.shape.as_deref().and_then(<[Dim]>::first) {
-            Some(n) => {
-                let g = ctx.alg.constant(super::attr_int_required(node, "groups")?);
-                TensorFact::new(DType::Float, vec![*n, g])
-            }
-            None => TensorFact::unknown(DType::Float),
-        };
-        out.push(stats.clone());
-        out.push(stats);
-    }
-    Ok(out)
-}
-
 /// Interpolate: spatial dims from `sizes`, or `floor(d * scale)` from `scales`.
 fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "src")?;
@@ -376,20 +300,11 @@ fn end(_: &mut ShapesContext, _: &Node) -> Result<Vec<TensorFact>, OpError> {
 
 /// The oneDNN rules.
 pub const RULES: &[RuleEntry] = &[
-    (
-        DOMAIN,
-        "BatchNormInference",
-        super::elementwise::onednn_same_shape,
-    ),
-    (DOMAIN, "SoftMax", softmax),
-    (DOMAIN, "LogSoftmax", softmax),
     (DOMAIN, "StaticTranspose", static_transpose),
     (DOMAIN, "Concat", concat),
     (DOMAIN, "Convolution", convolution),
     (DOMAIN, "AvgPool", pool),
     (DOMAIN, "MaxPool", pool),
-    (DOMAIN, "LayerNorm", layer_norm),
-    (DOMAIN, "GroupNorm", group_norm),
     (DOMAIN, "Interpolate", interpolate),
     (DOMAIN, "End", end),
 ];

@@ -1545,62 +1545,6 @@ fn pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
     Ok(v)
 }
 
-/// Softmax / LogSoftmax: the axis must be in range; the shape stays.
-fn softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "data")?;
-    if let Some(shape) = &x.shape {
-        let axis = ov_i64(node, "axis")?.unwrap_or(1);
-        if node.version < 8 && axis < 0 && !node.op_type.contains("Log") {
-            return Err(OpError::AxisOutOfRange {
-                axis,
-                rank: shape.len(),
-            });
-        }
-        if !shape.is_empty() {
-            norm_axis(axis, shape.len())?;
-        }
-    }
-    Ok(vec![TensorFact {
-        dtype: x.dtype,
-        shape: x.shape,
-        value: None,
-    }])
-}
-
-/// BatchNormInference (1: gamma, beta, data, mean, variance; 5: data first).
-fn batch_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 5, 5)?;
-    let data_index = if node.version >= 5 { 0 } else { 2 };
-    let x = ctx.input(node, data_index, "data")?;
-    if let Some(xs) = &x.shape {
-        if xs.len() < 2 {
-            return Err(OpError::Rank {
-                what: "data".to_string(),
-                expected: "at least 2".to_string(),
-                found: xs.len(),
-            });
-        }
-        for i in (0..5).filter(|&i| i != data_index) {
-            let p = ctx.input(node, i, "parameter")?;
-            if let Some([c]) = p.shape.as_deref() {
-                merge_dim(
-                    ctx,
-                    node,
-                    &|| format!("channels of data and input {i}"),
-                    xs[1],
-                    *c,
-                )?;
-            }
-        }
-    }
-    Ok(vec![TensorFact {
-        dtype: x.dtype,
-        shape: x.shape,
-        value: None,
-    }])
-}
-
 /// Recurrent sequences (5): X `[B, T, I]`, H0 `[B, D, H]`, (C0), seq_lengths `[B]`,
 /// W `[D, G*H, I]`, R, B → Y `[B, D, T, H]`, Ho `[B, D, H]` (, Co).
 fn rnn_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -1927,20 +1871,9 @@ fn non_zero(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
 /// The OpenVINO rules.
 pub const RULES: &[RuleEntry] = &[
     // unary, same shape
-    (DOMAIN, "MVN", super::elementwise::openvino_same_shape),
-    (
-        DOMAIN,
-        "NormalizeL2",
-        super::elementwise::openvino_same_shape,
-    ),
-    (DOMAIN, "LRN", super::elementwise::openvino_same_shape),
     (DOMAIN, "Identity", identity),
     (DOMAIN, "Convert", convert),
     (DOMAIN, "ConvertLike", convert),
-    (DOMAIN, "Softmax", softmax),
-    (DOMAIN, "SoftMax", softmax),
-    (DOMAIN, "LogSoftmax", softmax),
-    (DOMAIN, "BatchNormInference", batch_norm),
     (DOMAIN, "ShuffleChannels", shuffle_channels),
     // binary and n-ary
     // shape ops
