@@ -20,6 +20,7 @@ pub mod norm;
 pub mod onednn;
 pub mod openvino;
 pub mod pad;
+pub mod pool;
 pub mod reduce;
 pub mod reshape;
 pub mod resize;
@@ -49,6 +50,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     cast::RULES,
     matmul::RULES,
     conv::RULES,
+    pool::RULES,
     norm::RULES,
     resize::RULES,
     pad::RULES,

@@ -227,3 +227,68 @@ pub fn channel_axis(node: &Node, rank: usize) -> Result<usize, OpError> {
         }),
     }
 }
+
+/// A oneDNN tensor of rank 3 or more split by its `data_format`: batch, channels
+/// and spatial dims.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The batch dim (axis 0).
+    pub batch: Dim,
+    /// The channel dim (axis 1 for `NCX`, the last for `NXC`).
+    pub channels: Dim,
+    /// The spatial dims, in order.
+    pub spatial: Vec<Dim>,
+    /// `NXC`: the channels come last.
+    pub channels_last: bool,
+}
+
+impl Layout {
+    /// Split `shape` (of the input `src`) by the node's `data_format`.
+    pub fn split(node: &Node, shape: &[Dim]) -> Result<Layout, OpError> {
+        if shape.len() < 3 {
+            return Err(rank_error("src", "at least 3", shape.len()));
+        }
+        let channels_last = channel_axis(node, shape.len())? != 1;
+        let (channels, spatial) = if channels_last {
+            (shape[shape.len() - 1], shape[1..shape.len() - 1].to_vec())
+        } else {
+            (shape[1], shape[2..].to_vec())
+        };
+        Ok(Layout {
+            batch: shape[0],
+            channels,
+            spatial,
+            channels_last,
+        })
+    }
+
+    /// The data axis of the first spatial dim.
+    pub fn first_spatial_axis(&self) -> usize {
+        if self.channels_last {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The dims of a tensor of this batch and layout with `channels` and `spatial`.
+    pub fn join(&self, channels: Dim, spatial: Vec<Dim>) -> Vec<Dim> {
+        let mut out = vec![self.batch];
+        if self.channels_last {
+            out.extend(spatial);
+            out.push(channels);
+        } else {
+            out.push(channels);
+            out.extend(spatial);
+        }
+        out
+    }
+}
+
+/// A fact of `dtype` with `shape`, or of unknown rank.
+pub fn shaped(dtype: DType, shape: Option<Vec<Dim>>) -> TensorFact {
+    match shape {
+        Some(s) => TensorFact::new(dtype, s),
+        None => TensorFact::unknown(dtype),
+    }
+}

@@ -43,6 +43,7 @@
 //! `ReduceProd`, `ReduceSum`: `axes` and `keep_dims` attributes.
 
 use super::attrs::ov_bool;
+use super::nn_util::shaped;
 use super::onednn::out_dtype;
 use super::openvino::reduce_axes;
 use super::values::{check_int_range, fact_with_value, ints_input, small_value, IntsArg};
@@ -249,13 +250,6 @@ pub fn reduce_values(
             }
         })
         .collect()
-}
-
-fn shaped(dtype: DType, shape: Option<Vec<Dim>>) -> TensorFact {
-    match shape {
-        Some(s) => TensorFact::new(dtype, s),
-        None => TensorFact::unknown(dtype),
-    }
 }
 
 fn arg_reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
