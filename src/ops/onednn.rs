@@ -10,7 +10,6 @@
 //! | --- | --- |
 //! | `StaticTranspose` | `order` (negative entries allowed) |
 //! | `Concat` | sum on `axis` |
-//! | `Interpolate` | spatial dims from `sizes` or `floor(d * scales)` (`data_format`) |
 //! | `End` | no output |
 //!
 //! `StaticReshape` is in `src/ops/reshape.rs`; its rule checks the `shape` attribute
@@ -18,7 +17,6 @@
 
 use super::openvino::{permutation, transposed};
 use super::{attr_ints, norm_axis, RuleEntry};
-use crate::algebra::Rat;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
 
@@ -68,51 +66,6 @@ fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     Ok(vec![TensorFact::new(dtype, out)])
 }
 
-/// Interpolate: spatial dims from `sizes`, or `floor(d * scale)` from `scales`.
-fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "src")?;
-    let dtype = out_dtype(node, x.dtype);
-    let Some(xs) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
-    };
-    let layout = super::nn_util::Layout::split(node, &xs)?;
-    let sp = layout.spatial.clone();
-    let k = sp.len();
-    let mut out_sp = sp.clone();
-    if let Some(sizes) = attr_ints(node, "sizes")?.filter(|v| !v.is_empty()) {
-        if sizes.len() != k {
-            return Err(OpError::BadAttribute {
-                name: "sizes",
-                value: format!("{sizes:?}"),
-                why: format!("expected {k} values"),
-            });
-        }
-        for (a, s) in sizes.iter().enumerate() {
-            out_sp[a] = ctx.alg.constant(*s);
-        }
-    } else if let Some(Attr::Floats(scales)) = node.attr("scales") {
-        if scales.len() != k {
-            return Err(OpError::BadAttribute {
-                name: "scales",
-                value: format!("{scales:?}"),
-                why: format!("expected {k} values"),
-            });
-        }
-        for (a, s) in scales.iter().enumerate() {
-            let r = crate::context::float_rat(*s).unwrap_or_else(Rat::one);
-            out_sp[a] = super::openvino::floor_scale(ctx, sp[a], &r);
-        }
-    } else {
-        for (a, d) in out_sp.iter_mut().enumerate() {
-            *d = ctx.unknown_dim(node, 0, a);
-        }
-    }
-    Ok(vec![TensorFact::new(
-        dtype,
-        layout.join(layout.channels, out_sp),
-    )])
-}
-
 /// End: a graph output marker with no outputs.
 fn end(_: &mut ShapesContext, _: &Node) -> Result<Vec<TensorFact>, OpError> {
     Ok(Vec::new())
@@ -122,6 +75,5 @@ fn end(_: &mut ShapesContext, _: &Node) -> Result<Vec<TensorFact>, OpError> {
 pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "StaticTranspose", static_transpose),
     (DOMAIN, "Concat", concat),
-    (DOMAIN, "Interpolate", interpolate),
     (DOMAIN, "End", end),
 ];

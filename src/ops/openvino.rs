@@ -25,7 +25,6 @@
 //! | `StridedSlice` | 1 | masks: begin, end, new_axis, shrink_axis, ellipsis |
 //! | `Split`, `VariadicSplit` | 1 | equal parts / lengths with one `-1` |
 //! | `Range` | 1, 4 (`output_type`) | `max(ceil((stop - start) / step), 0)` |
-//! | `Interpolate` | 1 (target shape), 4 (sizes/scales, pads), 11 (scales_or_sizes) | |
 //! | `LSTMSequence`, `GRUSequence`, `RNNSequence` | 5 | `[B, D, T, H]` and states `[B, D, H]` |
 //! | `LSTMCell`, `GRUCell`, `RNNCell` | 0, 3, 4 | `[B, H]` |
 //! | `DepthToSpace`, `SpaceToDepth` | 0 | block_size moves |
@@ -75,13 +74,6 @@ pub const DOMAIN: &str = "openvino";
 /// An integer dtype (bool included): arithmetic on values is integer arithmetic.
 fn is_int(t: DType) -> bool {
     t.is_integer() || t == DType::Bool
-}
-
-/// An i128 sum of attribute values back in i64, or an error naming the axis.
-fn fit(v: i128, axis: usize) -> Result<i64, OpError> {
-    i64::try_from(v).map_err(|_| OpError::BadShapeValue {
-        what: format!("axis {axis}: window attributes overflow 64-bit integers ({v})"),
-    })
 }
 
 /// *Shared.* Normalise a permutation of `rank` axes (negative entries count from the
@@ -1330,130 +1322,6 @@ fn depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
-/// A float scale as an exact fraction when it is within 1e-6 of one with a small
-/// denominator (f32 scales such as 0.333333343 mean 1/3).
-fn scale_rat(x: f64) -> Option<Rat> {
-    if !x.is_finite() {
-        return None;
-    }
-    for q in 1..=64i64 {
-        let p = (x * q as f64).round();
-        if (p / q as f64 - x).abs() <= 1e-6 * x.abs().max(1.0) {
-            return Rat::frac(p as i64, q);
-        }
-    }
-    crate::context::float_rat(x)
-}
-
-/// *Shared.* `floor(d * s)` for a rational scale `p / q`, as `floordiv(p * d, q)`.
-pub fn floor_scale(ctx: &mut ShapesContext, d: Dim, s: &Rat) -> Dim {
-    use num_traits::ToPrimitive;
-    match (s.numer().to_i64(), s.denom().to_i64()) {
-        (Some(p), Some(q)) => {
-            let pd = ctx.alg.constant(p);
-            let qd = ctx.alg.constant(q);
-            let m = ctx.alg.mul(d, pd);
-            ctx.alg.floordiv(m, qd)
-        }
-        _ => {
-            let sd = ctx.alg.rational(s.clone());
-            let m = ctx.alg.mul(d, sd);
-            let one = ctx.alg.constant(1);
-            ctx.alg.floordiv(m, one)
-        }
-    }
-}
-
-/// Interpolate (1: target spatial shape + `axes` attr; 4: sizes, scales, axes,
-/// `shape_calculation_mode`, pads; 11: scales_or_sizes, axes).
-fn interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "data")?;
-    let Some(xs) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let r = xs.len();
-    let pb = ov_i64_list(node, "pads_begin")?.unwrap_or_default();
-    let pe = ov_i64_list(node, "pads_end")?.unwrap_or_default();
-    let mut padded = xs.clone();
-    for i in 0..r {
-        let p = fit(
-            i128::from(pb.get(i).copied().unwrap_or(0))
-                + i128::from(pe.get(i).copied().unwrap_or(0)),
-            i,
-        )?;
-        if p != 0 {
-            let pd = ctx.alg.constant(p);
-            padded[i] = ctx.alg.add_dims(xs[i], pd);
-        }
-    }
-    let (target_index, axes_index, scales_index, mode) = match node.version {
-        v if v < 4 => (1, None, None, "sizes".to_string()),
-        v if v < 11 => (
-            1,
-            Some(3),
-            Some(2),
-            ov_str(node, "shape_calculation_mode")?
-                .unwrap_or("sizes")
-                .to_ascii_lowercase(),
-        ),
-        _ => (
-            1,
-            Some(2),
-            Some(1),
-            ov_str(node, "shape_calculation_mode")?
-                .unwrap_or("sizes")
-                .to_ascii_lowercase(),
-        ),
-    };
-    let axes: Vec<usize> = if node.version < 4 {
-        let a = ov_i64_list(node, "axes")?.ok_or(OpError::MissingAttribute { name: "axes" })?;
-        reduce_axes(&a, r)?
-    } else {
-        match axes_index.and_then(|i| node.input(i).map(|_| i)) {
-            Some(i) => {
-                let f = ctx.input(node, i, "axes")?;
-                match const_ints(&ctx.alg, &f) {
-                    Some(a) => reduce_axes(&a, r)?,
-                    None => {
-                        let d = fresh_dims(ctx, node, 0, r);
-                        return Ok(vec![TensorFact::new(x.dtype, d)]);
-                    }
-                }
-            }
-            None => (0..r).collect(),
-        }
-    };
-    let mut out = padded.clone();
-    if mode == "scales" {
-        let f = ctx.input(node, scales_index.unwrap_or(2), "scales")?;
-        let scales: Option<Vec<Rat>> = f
-            .value
-            .as_ref()
-            .and_then(|v| v.iter().map(|d| ctx.alg.as_const(*d)).collect());
-        for (i, &a) in axes.iter().enumerate() {
-            out[a] = match scales.as_ref().and_then(|s| s.get(i)) {
-                Some(s) => {
-                    let s = num_traits::ToPrimitive::to_f64(&s.to_big())
-                        .and_then(scale_rat)
-                        .unwrap_or_else(|| s.clone());
-                    floor_scale(ctx, padded[a], &s)
-                }
-                None => ctx.unknown_dim(node, 0, a),
-            };
-        }
-    } else {
-        let f = ctx.input(node, target_index, "sizes")?;
-        let sizes = vec_values(&f);
-        for (i, &a) in axes.iter().enumerate() {
-            out[a] = match sizes.as_ref().and_then(|s| s.get(i)) {
-                Some(d) => *d,
-                None => ctx.unknown_dim(node, 0, a),
-            };
-        }
-    }
-    Ok(vec![TensorFact::new(x.dtype, out)])
-}
-
 /// TopK (1, 3, 11): `axis` dim = `min(k, dim)`; values and indices outputs.
 fn topk(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 2)?;
@@ -1523,7 +1391,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "NonZero", non_zero),
     (DOMAIN, "TopK", topk),
     // NN
-    (DOMAIN, "Interpolate", interpolate),
     (DOMAIN, "LSTMSequence", rnn_sequence),
     (DOMAIN, "GRUSequence", rnn_sequence),
     (DOMAIN, "RNNSequence", rnn_sequence),
