@@ -25,8 +25,6 @@
 //! | `StridedSlice` | 1 | masks: begin, end, new_axis, shrink_axis, ellipsis |
 //! | `Split`, `VariadicSplit` | 1 | equal parts / lengths with one `-1` |
 //! | `Range` | 1, 4 (`output_type`) | `max(ceil((stop - start) / step), 0)` |
-//! | `LSTMSequence`, `GRUSequence`, `RNNSequence` | 5 | `[B, D, T, H]` and states `[B, D, H]` |
-//! | `LSTMCell`, `GRUCell`, `RNNCell` | 0, 3, 4 | `[B, H]` |
 //! | `DepthToSpace`, `SpaceToDepth` | 0 | block_size moves |
 //! | `TopK` | 1, 3, 11 | `axis` dim = `min(k, dim)` |
 //! | `NonZero` | 3 | `[rank, unk]` |
@@ -1166,89 +1164,6 @@ fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
 // NN ops
 // ===================================================================================
 
-/// Recurrent sequences (5): X `[B, T, I]`, H0 `[B, D, H]`, (C0), seq_lengths `[B]`,
-/// W `[D, G*H, I]`, R, B → Y `[B, D, T, H]`, Ho `[B, D, H]` (, Co).
-fn rnn_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let lstm = node.op_type == "LSTMSequence";
-    let x = ctx.input(node, 0, "X")?;
-    let h0 = ctx.input(node, 1, "initial_hidden_state")?;
-    let hidden = ov_i64(node, "hidden_size")?.ok_or(OpError::MissingAttribute {
-        name: "hidden_size",
-    })?;
-    let dirs = match ov_str(node, "direction")?.unwrap_or("forward") {
-        "bidirectional" => 2,
-        _ => 1,
-    };
-    let h = ctx.alg.constant(hidden);
-    let d = ctx.alg.constant(dirs);
-    let (b, t) = match x.shape.as_deref() {
-        Some([b, t, _]) => (*b, *t),
-        Some(s) => {
-            return Err(OpError::Rank {
-                what: "X".to_string(),
-                expected: "3".to_string(),
-                found: s.len(),
-            })
-        }
-        None => (ctx.unknown_dim(node, 0, 0), ctx.unknown_dim(node, 0, 2)),
-    };
-    if let Some([hb, hd, hh]) = h0.shape.as_deref() {
-        merge_dim(
-            ctx,
-            node,
-            &|| "batch of X and initial_hidden_state".to_string(),
-            b,
-            *hb,
-        )?;
-        merge_dim(
-            ctx,
-            node,
-            &|| "directions of initial_hidden_state".to_string(),
-            d,
-            *hd,
-        )?;
-        merge_dim(
-            ctx,
-            node,
-            &|| "hidden_size of initial_hidden_state".to_string(),
-            h,
-            *hh,
-        )?;
-    }
-    let mut out = vec![
-        TensorFact::new(x.dtype, vec![b, d, t, h]),
-        TensorFact::new(x.dtype, vec![b, d, h]),
-    ];
-    if lstm {
-        out.push(TensorFact::new(x.dtype, vec![b, d, h]));
-    }
-    Ok(out)
-}
-
-/// Recurrent cells: X `[B, I]`, H `[B, H]` → Ho `[B, H]` (LSTMCell also Co).
-fn rnn_cell(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let x = ctx.input(node, 0, "X")?;
-    let hidden = ov_i64(node, "hidden_size")?.ok_or(OpError::MissingAttribute {
-        name: "hidden_size",
-    })?;
-    let h = ctx.alg.constant(hidden);
-    let b = match x.shape.as_deref() {
-        Some([b, _]) => *b,
-        Some(s) => {
-            return Err(OpError::Rank {
-                what: "X".to_string(),
-                expected: "2".to_string(),
-                found: s.len(),
-            })
-        }
-        None => ctx.unknown_dim(node, 0, 0),
-    };
-    let outs = if node.op_type == "LSTMCell" { 2 } else { 1 };
-    Ok((0..outs)
-        .map(|_| TensorFact::new(x.dtype, vec![b, h]))
-        .collect())
-}
-
 /// ShuffleChannels: the shape stays; `group` must divide the `axis` dim.
 fn shuffle_channels(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
@@ -1391,12 +1306,6 @@ pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "NonZero", non_zero),
     (DOMAIN, "TopK", topk),
     // NN
-    (DOMAIN, "LSTMSequence", rnn_sequence),
-    (DOMAIN, "GRUSequence", rnn_sequence),
-    (DOMAIN, "RNNSequence", rnn_sequence),
-    (DOMAIN, "LSTMCell", rnn_cell),
-    (DOMAIN, "GRUCell", rnn_cell),
-    (DOMAIN, "RNNCell", rnn_cell),
     (DOMAIN, "DepthToSpace", depth_space),
     (DOMAIN, "SpaceToDepth", depth_space),
 ];
