@@ -10,7 +10,6 @@
 //! | --- | --- |
 //! | `StaticTranspose` | `order` (negative entries allowed) |
 //! | `Concat` | sum on `axis` |
-//! | `End` | no output |
 //!
 //! `StaticReshape` is in `src/ops/reshape.rs`; its rule checks the `shape` attribute
 //! against symbolic inputs with `crate::onednn::to_graph::check_shape_attr`.
@@ -66,14 +65,8 @@ fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     Ok(vec![TensorFact::new(dtype, out)])
 }
 
-/// End: a graph output marker with no outputs.
-fn end(_: &mut ShapesContext, _: &Node) -> Result<Vec<TensorFact>, OpError> {
-    Ok(Vec::new())
-}
-
 /// The oneDNN rules.
 pub const RULES: &[RuleEntry] = &[
     (DOMAIN, "StaticTranspose", static_transpose),
     (DOMAIN, "Concat", concat),
-    (DOMAIN, "End", end),
 ];

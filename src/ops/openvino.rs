@@ -11,7 +11,7 @@
 //!
 //! | op | versions | shape |
 //! | --- | --- | --- |
-//! | unary activations, math, `Convert`, `ConvertLike`, `Identity`, `PReLU`, `HardSigmoid`, `Clamp`, `Elu`, `Selu`, `Swish`, `BatchNormInference` (1: data is input 2, 5: input 0), `MVN`, `NormalizeL2`, `LRN`, `Softmax` (1: axis >= 0, 8: negative axis), `LogSoftmax`, `ShuffleChannels`, `CumSum`, `Roll`, `ReverseSequence` | all | the data shape |
+//! | `Convert`, `ConvertLike`, `Identity`, `ShuffleChannels` | all | the data shape |
 //! | `ShapeOf` | 1 (i64), 3 (`output_type`) | `[rank]`, value = the dims |
 //! | `Gather` | 1 (axis input), 7 (`batch_dims`), 8 (negative indices) | `data[:axis] + indices[batch_dims:] + data[axis+1:]` |
 //! | `Concat` | 1 | sum on `axis`, other dims equal |
@@ -31,9 +31,8 @@
 //!
 //! Values (the contents of small tensors, up to [`VALUE_FACT_LIMIT`] elements) flow
 //! through the ops shape subgraphs use: ShapeOf, Gather, Concat, Convert, Squeeze,
-//! Unsqueeze, Transpose, Broadcast, Slice, StridedSlice, Split, VariadicSplit, Range,
-//! Select, ReduceProd/Sum/Max/Min over 1-D tensors, and the elementwise arithmetic
-//! (integer `Divide` is floor division when `m_pythondiv` is true, the default).
+//! Unsqueeze, Transpose, Broadcast, Slice, StridedSlice, Split, VariadicSplit and
+//! Range.
 //!
 //! An input of unknown rank gives outputs of unknown rank, with no diagnostic (as
 //! OpenVINO gives dynamic rank). `Reshape` and `StaticReshape` are not here
