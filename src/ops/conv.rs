@@ -409,72 +409,51 @@ pub fn onnx_window(
     })
 }
 
-/// An OpenVINO node's window for `kernel`: `strides`, `dilations`, `pads_begin`,
-/// `pads_end` and `auto_pad` (default `explicit`).
-pub fn openvino_window(
+/// The window of an OpenVINO or oneDNN node for `kernel`: the `strides`,
+/// `dilations`, `pads_begin` and `pads_end` lists, then the pad mode `mode` reads.
+fn listed_window(
     node: &Node,
     kernel: Vec<Dim>,
     rounding: Rounding,
+    mode: impl FnOnce(&Node) -> Result<PadMode, OpError>,
 ) -> Result<Window, OpError> {
     let n = kernel.len();
-    let s = ov_str(node, "auto_pad")?.unwrap_or("explicit");
-    let mode = PadMode::parse(s).ok_or_else(|| OpError::BadAttribute {
-        name: "auto_pad",
-        value: s.to_string(),
-        why: "expected explicit, same_upper, same_lower or valid".to_string(),
-    })?;
     Ok(Window {
         kernel,
         strides: spatial_list(node, "strides", n, 1)?,
         dilations: spatial_list(node, "dilations", n, 1)?,
         pads_begin: spatial_list(node, "pads_begin", n, 0)?,
         pads_end: spatial_list(node, "pads_end", n, 0)?,
-        mode,
+        mode: mode(node)?,
         rounding,
     })
 }
 
-/// A oneDNN list attribute with one entry per spatial axis (absent or empty:
-/// `default`).
-fn onednn_spatial(
+/// An OpenVINO node's window for `kernel` (`auto_pad` default `explicit`).
+pub fn openvino_window(
     node: &Node,
-    name: &'static str,
-    n: usize,
-    default: i64,
-) -> Result<Vec<i64>, OpError> {
-    match attr_ints(node, name)? {
-        None | Some([]) => Ok(vec![default; n]),
-        Some(v) if v.len() == n => Ok(v.to_vec()),
-        Some(v) => Err(OpError::BadAttribute {
-            name,
-            value: format!("{v:?}"),
-            why: format!("expected {n} values, one per spatial axis"),
-        }),
-    }
+    kernel: Vec<Dim>,
+    rounding: Rounding,
+) -> Result<Window, OpError> {
+    listed_window(node, kernel, rounding, |node| {
+        let s = ov_str(node, "auto_pad")?.unwrap_or("explicit");
+        PadMode::parse(s).ok_or_else(|| OpError::BadAttribute {
+            name: "auto_pad",
+            value: s.to_string(),
+            why: "expected explicit, same_upper, same_lower or valid".to_string(),
+        })
+    })
 }
 
-/// A oneDNN node's window for `kernel`: `strides`, `dilations`, `pads_begin`,
-/// `pads_end` and `auto_pad` (default `None`).
+/// A oneDNN node's window for `kernel` (`auto_pad` default `None`).
 pub fn onednn_window(node: &Node, kernel: Vec<Dim>, rounding: Rounding) -> Result<Window, OpError> {
-    let n = kernel.len();
-    let strides = onednn_spatial(node, "strides", n, 1)?;
-    let dilations = onednn_spatial(node, "dilations", n, 1)?;
-    let pads_begin = onednn_spatial(node, "pads_begin", n, 0)?;
-    let pads_end = onednn_spatial(node, "pads_end", n, 0)?;
-    let s = attr_str(node, "auto_pad")?.unwrap_or("None");
-    let mode = PadMode::parse(s).ok_or_else(|| OpError::BadAttribute {
-        name: "auto_pad",
-        value: s.to_string(),
-        why: "expected None, SAME_UPPER, SAME_LOWER or VALID".to_string(),
-    })?;
-    Ok(Window {
-        kernel,
-        strides,
-        dilations,
-        pads_begin,
-        pads_end,
-        mode,
-        rounding,
+    listed_window(node, kernel, rounding, |node| {
+        let s = attr_str(node, "auto_pad")?.unwrap_or("None");
+        PadMode::parse(s).ok_or_else(|| OpError::BadAttribute {
+            name: "auto_pad",
+            value: s.to_string(),
+            why: "expected None, SAME_UPPER, SAME_LOWER or VALID".to_string(),
+        })
     })
 }
 
