@@ -7,10 +7,11 @@
 //! oneDNN Graph's `MaxPool` and `AvgPool` documents.
 //!
 //! The spatial dims are the sliding-window arithmetic of `conv.rs`
-//! ([`Window`](super::conv::Window)): the kernel is an attribute (ONNX `kernel_shape`, OpenVINO and
-//! oneDNN `kernel`), rounding is ONNX's `ceil_mode` (which drops a last window
-//! starting in the right padding), OpenVINO's `rounding_type` (`floor`, `ceil`,
-//! `ceil_torch`) or oneDNN's (`floor`, `ceil`). The batch and channel dims stay.
+//! ([`Window`](super::conv::Window)): the kernel is an attribute (ONNX
+//! `kernel_shape`, OpenVINO and oneDNN `kernel`), rounding is ONNX's `ceil_mode`
+//! (which drops a last window starting in the right padding), OpenVINO's
+//! `rounding_type` (`floor`, `ceil`, `ceil_torch`) or oneDNN's (`floor`, `ceil`).
+//! The batch and channel dims stay.
 //! ONNX accepts an output of length 0 (onnxruntime runs it); OpenVINO and oneDNN
 //! reject a dilated kernel larger than the padded input. MaxPool's indices output
 //! (ONNX int64; OpenVINO `index_element_type`, i64 by default) has the output's
