@@ -767,6 +767,20 @@ fn invalid_graphs_are_errors() {
             ),
             "input channels: src C and groups * weights I: 3 != 4",
         ),
+        (
+            op(
+                0,
+                "MaxPool",
+                &[
+                    ("kernel", "s64[]", "[3, 3]"),
+                    ("strides", "s64[]", "[1, 1]"),
+                    ("data_format", "string", "\"NXC\""),
+                ],
+                &[lt(0, "f32", &[1, 2, 2, 3])],
+                &[lt(2, "f32", &[1, 1, 1, 3])],
+            ),
+            "axis 1: the kernel after dilation has size 3 larger than the data after padding 2",
+        ),
     ];
     for (o, want) in cases {
         let m = graph(&[o]);

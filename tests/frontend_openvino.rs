@@ -681,6 +681,90 @@ fn matmul_conv_pool() {
     );
 }
 
+/// The value kernels shared with ONNX: truncating and floor division and modulo,
+/// Floor over rational values, reductions of 2-D values, ceil_torch pooling.
+#[test]
+fn shared_value_and_window_kernels() {
+    let mut ir = Ir::default();
+    let a = ir.i64s("a", &[-7, 7]);
+    let b = ir.i64s("b", &[2, -2]);
+    let floor_div = ir.op1(
+        "fd",
+        "Divide",
+        "opset1",
+        &[("m_pythondiv", "true")],
+        &[a, b],
+    );
+    let trunc_div = ir.op1(
+        "td",
+        "Divide",
+        "opset1",
+        &[("m_pythondiv", "false")],
+        &[a, b],
+    );
+    let floor_mod = ir.op1("fm", "FloorMod", "opset1", &[], &[a, b]);
+    let trunc_mod = ir.op1("tm", "Mod", "opset1", &[], &[a, b]);
+    let x = ir.param("x", "?,8,?,?", "f32");
+    let s = ir.op1("s", "ShapeOf", "opset3", &[("output_type", "i64")], &[x]);
+    let sf = ir.op1(
+        "sf",
+        "Convert",
+        "opset1",
+        &[("destination_type", "f32")],
+        &[s],
+    );
+    let half = ir.konst("half", "f32", "", 0.5f32.to_le_bytes().to_vec());
+    let scaled = ir.op1("scaled", "Multiply", "opset1", &[], &[sf, half]);
+    let fl = ir.op1("fl", "Floor", "opset1", &[], &[scaled]);
+    let m = ir.konst(
+        "m",
+        "i64",
+        "2, 2",
+        [1i64, 2, 3, 4]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+    );
+    let ax = ir.i64s("ax", &[1]);
+    let sum = ir.op1(
+        "sum",
+        "ReduceSum",
+        "opset1",
+        &[("keep_dims", "false")],
+        &[m, ax],
+    );
+    let mp = ir.op1(
+        "mp",
+        "MaxPool",
+        "opset14",
+        &[
+            ("strides", "4, 4"),
+            ("pads_begin", "0, 0"),
+            ("pads_end", "1, 1"),
+            ("kernel", "3, 3"),
+            ("rounding_type", "ceil_torch"),
+        ],
+        &[x],
+    );
+    for p in [floor_div, trunc_div, floor_mod, trunc_mod, fl, sum, mp] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    no_diagnostics(&ctx);
+    assert_eq!(value(&ctx, &t(floor_div)), "[-4, -4]");
+    assert_eq!(value(&ctx, &t(trunc_div)), "[-3, -3]");
+    assert_eq!(value(&ctx, &t(floor_mod)), "[1, -1]");
+    assert_eq!(value(&ctx, &t(trunc_mod)), "[-1, 1]");
+    assert_eq!(
+        value(&ctx, &t(fl)),
+        "[floordiv(`x.0`, 2), 4, floordiv(`x.2`, 2), floordiv(`x.3`, 2)]"
+    );
+    assert_eq!(value(&ctx, &t(sum)), "[3, 7]");
+    // The last window may start in the end padding: the length depends on x.2 mod 4.
+    let pooled = shape(&ctx, &t(mp));
+    assert!(pooled.contains("min("), "{pooled}");
+}
+
 #[test]
 fn window_errors_and_channel_mismatch() {
     let mut ir = Ir::default();

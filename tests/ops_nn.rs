@@ -1120,6 +1120,7 @@ fn nn_op(op: &str) -> bool {
     [
         matmul::RULES,
         conv::RULES,
+        pool::RULES,
         norm::RULES,
         resize::RULES,
         pad::RULES,

@@ -1,5 +1,8 @@
-//! numpy multidirectional broadcasting of shapes, shared by elementwise ops,
-//! MatMul's batch dims, Expand and Where.
+//! Broadcasting of shapes, shared by the elementwise ops of every format, MatMul's
+//! batch dims, Expand, Where and Select.
+//!
+//! numpy multidirectional broadcasting ([`broadcast_shapes`]; ONNX from opset 7,
+//! OpenVINO and oneDNN `auto_broadcast = numpy`):
 //!
 //! Shapes align on the right. A pair of dims `(a, b)` gives:
 //! - `a` when `a == b`, `b` when `a == 1`, `a` when `b == 1` (proven by the algebra);
@@ -8,11 +11,98 @@
 //!   needs `a == b`, so the two are unioned in the e-graph and the relation is
 //!   recorded for the model's contract;
 //! - otherwise `broadcast(a, b)`, which stays symbolic (never an unsafe merge).
+//!
+//! The other modes ([`AutoBroadcast`]): `none` needs equal shapes
+//! ([`same_shapes`]); OpenVINO's `pdpd` broadcasts the second input to the first
+//! from an axis. Unidirectional broadcasting ([`check_broadcasts_to`]: ONNX PRelu's
+//! slope, oneDNN MatMul's bias) needs the broadcast to keep the target's shape.
 
 use super::nn_util::merge_dim;
 use crate::algebra::{Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext};
 use crate::graph::Node;
+
+/// How the two inputs of an elementwise op broadcast (OpenVINO's and oneDNN's
+/// `auto_broadcast` attribute).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoBroadcast {
+    /// numpy multidirectional broadcasting (the default).
+    Numpy,
+    /// No broadcasting: the shapes must be equal.
+    None,
+    /// PaddlePaddle's: the second input broadcasts to the first, its dims aligned
+    /// from `axis` (-1: aligned on the right); the output has the first's shape.
+    Pdpd {
+        /// The first axis of the first input the second one covers.
+        axis: i64,
+    },
+}
+
+/// The output shape of an elementwise op on shapes `a` and `b` under `mode`.
+pub fn auto_broadcast_shapes(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    mode: AutoBroadcast,
+    a: &[Dim],
+    b: &[Dim],
+) -> Result<Vec<Dim>, OpError> {
+    match mode {
+        AutoBroadcast::Numpy => broadcast_shapes(ctx, &node.name, a, b),
+        AutoBroadcast::None => same_shapes(ctx, node, a, b),
+        AutoBroadcast::Pdpd { axis } => {
+            if b.len() > a.len() {
+                return Err(OpError::Rank {
+                    what: "input 1 (pdpd broadcast)".to_string(),
+                    expected: format!("at most {}", a.len()),
+                    found: b.len(),
+                });
+            }
+            let start = if axis < 0 {
+                a.len() - b.len()
+            } else {
+                usize::try_from(axis).unwrap_or(usize::MAX)
+            };
+            if start.saturating_add(b.len()) > a.len() {
+                return Err(OpError::AxisOutOfRange {
+                    axis,
+                    rank: a.len(),
+                });
+            }
+            for (i, d) in b.iter().enumerate() {
+                if ctx.alg.as_i64(*d) != Some(1) {
+                    merge_dim(
+                        ctx,
+                        node,
+                        &|| format!("pdpd broadcast axis {}", start + i),
+                        a[start + i],
+                        *d,
+                    )?;
+                }
+            }
+            Ok(a.to_vec())
+        }
+    }
+}
+
+/// Unidirectional broadcasting: `shape` must broadcast to `target` without
+/// changing it (a rank above the target's is an error naming `what`).
+pub fn check_broadcasts_to(
+    ctx: &mut ShapesContext,
+    node: &str,
+    target: &[Dim],
+    shape: &[Dim],
+    what: &str,
+) -> Result<(), OpError> {
+    let out = broadcast_shapes(ctx, node, target, shape)?;
+    if out.len() != target.len() {
+        return Err(OpError::Rank {
+            what: what.to_string(),
+            expected: format!("at most {}", target.len()),
+            found: shape.len(),
+        });
+    }
+    Ok(())
+}
 
 /// Broadcast two shapes. `node` names the node for the relations recorded.
 pub fn broadcast_shapes(

@@ -1,4 +1,4 @@
-//! Control flow: If, Loop, Scan.
+//! Control flow: ONNX If, Loop, Scan; oneDNN's graph output marker End.
 //!
 //! Spec: ONNX operators `If`, `Loop`, `Scan` (opsets 1 to 24). Subgraphs read outer
 //! tensors by name; symdim infers them in a nested scope
@@ -25,6 +25,8 @@
 //!   `scan_output_axes`, directions; 11, 16, 19, 21, 23 types): states are like Loop's
 //!   carried values; a scan output stacks the body's per-iteration output along
 //!   `scan_output_axes` (default 0) with the sequence length of the first scan input.
+//! - **End** (oneDNN Graph's `End` document): marks a tensor as a graph output; it
+//!   has no outputs.
 
 use super::{attr_int, attr_ints, norm_axis, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
@@ -36,7 +38,13 @@ pub const RULES: &[RuleEntry] = &[
     ("", "If", if_rule),
     ("", "Loop", loop_rule),
     ("", "Scan", scan_rule),
+    ("onednn", "End", end),
 ];
+
+/// oneDNN End: a graph output marker with no outputs.
+fn end(_: &mut ShapesContext, _: &Node) -> Result<Vec<TensorFact>, OpError> {
+    Ok(Vec::new())
+}
 
 fn graph_attr<'n>(node: &'n Node, name: &'static str) -> Result<&'n Graph, OpError> {
     match node.attr(name) {

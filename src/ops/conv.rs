@@ -1,57 +1,75 @@
-//! Convolutions and pooling: Conv, ConvInteger, QLinearConv, DeformConv,
-//! ConvTranspose, MaxPool, AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool,
-//! GlobalLpPool, MaxUnpool, MaxRoiPool and RoiAlign.
+//! Convolutions of every format and the sliding-window arithmetic they share with
+//! the pools (`pool.rs`): ONNX Conv, ConvInteger, QLinearConv, DeformConv and
+//! ConvTranspose; OpenVINO Convolution, GroupConvolution and their
+//! BackpropData; oneDNN Convolution.
 //!
-//! Spec: <https://onnx.ai/onnx/operators/> (the pages of each op; the formulas are
-//! those of the `auto_pad` and `pads` attribute descriptions).
+//! Specs: <https://onnx.ai/onnx/operators/> (the pages of each op; the formulas are
+//! those of the `auto_pad` and `pads` attribute descriptions); the OpenVINO
+//! operation specifications (`Convolution-1`, `GroupConvolution-1`,
+//! `ConvolutionBackpropData-1`, `GroupConvolutionBackpropData-1`, `MaxPool`,
+//! `AvgPool`); oneDNN Graph's `Convolution`, `MaxPool` and `AvgPool` documents.
 //!
-//! Input `X` is `[N, C, D1, ..., Dn]`. For each spatial axis, with kernel `k`,
-//! stride `s`, dilation `d`, pads `pb`/`pe` and effective kernel
-//! `ek = d*(k - 1) + 1`, the output length is
-//! - `auto_pad = NOTSET` (explicit pads): `floordiv(in + pb + pe - ek, s) + 1`;
-//!   pools with `ceil_mode = 1` use `ceildiv` instead, and then drop a last window
-//!   that would start inside the right padding (the rule of PyTorch and of
-//!   onnxruntime's pooling kernels): `min(ceildiv(in + pb + pe - ek, s) + 1,
-//!   floordiv(in + pb - 1, s) + 1)`. The first term alone when `ek >= s + pe`
-//!   (the second can never be smaller), the second alone when `pe >= ek - 1`
-//!   (it is never larger);
+//! A [`Window`] gives each spatial output dim. With kernel `k`, stride `s`,
+//! dilation `d`, pads `pb`/`pe` and effective kernel `ek = d*(k - 1) + 1`
+//! ([`Window::output`]):
+//! - explicit pads ([`PadMode::Explicit`]: ONNX `NOTSET`, OpenVINO `explicit`,
+//!   oneDNN `None`): `floordiv(in + pb + pe - ek, s) + 1`;
+//! - [`Rounding::Ceil`] (OpenVINO and oneDNN `ceil`): `ceildiv` instead;
+//! - [`Rounding::CeilTorch`] (ONNX pools with `ceil_mode = 1`, OpenVINO
+//!   `ceil_torch`): `ceildiv`, then a last window that would start inside the right
+//!   padding is dropped (the rule of PyTorch and of onnxruntime's pooling kernels):
+//!   `min(ceildiv(in + pb + pe - ek, s) + 1, floordiv(in + pb - 1, s) + 1)`. The
+//!   first term alone when `ek >= s + pe` (the second can never be smaller), the
+//!   second alone when `pe >= ek - 1` (it is never larger);
 //! - `SAME_UPPER` / `SAME_LOWER`: `ceildiv(in, s)`;
-//! - `VALID`: `floordiv(in - ek, s) + 1` (with `ceil_mode`: `ceildiv(in - ek, s) + 1`).
+//! - `VALID`: the explicit formula with no pads.
 //!
-//! ConvTranspose gives `s*(in - 1) + output_padding + ek - pb - pe`, `in*s` for
-//! `SAME_*`, or the `output_shape` attribute when present. Conv's kernel comes
-//! from the weight `W = [M, C/group, k1, ..., kn]` (and must agree with
-//! `kernel_shape` when both are given); `C` must equal `group * W[1]` (unified when
-//! the algebra cannot decide) and `group` must divide `M`.
+//! A transposed convolution ([`Window::transposed_output`]) gives
+//! `s*(in - 1) + output_padding + ek - pb - pe`, or `in*s + output_padding` for
+//! `SAME_*` (ONNX ignores `output_padding` there: its spec puts it in the pads);
+//! an `output_shape` (ONNX attribute, OpenVINO input) gives the dims instead.
 //!
-//! Special values: `group` must be positive; strides and dilations positive; pads
-//! of Conv and pools non-negative. A Conv or ConvTranspose output length that is
-//! provably below 1 is an error (onnxruntime rejects a 0-length Conv output); a
-//! pool's may be 0 (onnxruntime runs it), and below 0 is an error.
+//! What a window must satisfy ([`Fit`]) differs by runtime: OpenVINO and oneDNN
+//! reject a dilated kernel larger than the padded input; ONNX rejects a
+//! convolution output below 1 (onnxruntime rejects a 0-length Conv output) and a
+//! pool output below 0 (onnxruntime runs a pool whose output is 0), and records
+//! the requirement when it is not decided.
 //!
-//! Version history (shape-relevant):
+//! Channels: ONNX Conv's `W = [M, C/group, k1, ..., kn]` (its kernel must agree
+//! with `kernel_shape` when both are given), `C` equal to `group * W[1]`, `group`
+//! dividing `M`, a bias of `[M]`; OpenVINO Convolution's filters `[O, C, k...]`,
+//! GroupConvolution's `[G, O/G, C/G, k...]`, the BackpropData ones `[C, O, k...]`
+//! and `[G, C/G, O/G, k...]`; oneDNN's weights `OIX` (`[O, I, k...]`) or `XIO`
+//! (`[k..., I, O]`, the default) with `C = groups * I`, its data `NCX` or `NXC`
+//! (the default). Channels a valid model needs equal are unified (ONNX also
+//! warns).
+//!
+//! Special values: `group` must be positive; strides and dilations positive (ONNX:
+//! a bad attribute; OpenVINO and oneDNN: checked per axis); pads of ONNX Conv and
+//! pools non-negative (ConvTranspose's may crop).
+//!
+//! Version history, ONNX (shape-relevant):
 //! - Conv-1, -11 (`auto_pad`/`kernel_shape` inference from `W` unchanged;
 //!   11 defines `pads` defaults), -22 (types). ConvInteger-10. QLinearConv-10.
 //!   DeformConv-19, -22.
 //! - ConvTranspose-1, -11 (`output_shape`/`output_padding` semantics pinned down),
 //!   -22 (types).
-//! - MaxPool-1; -8 adds the `Indices` output and `storage_order`; -10 adds
-//!   `ceil_mode` and `dilations`; -11 (pads semantics); -12 (int8/uint8);
-//!   -22 (types).
-//! - AveragePool-1; -7 `count_include_pad`; -10 `ceil_mode`; -11; -19
-//!   `dilations`; -22.
-//! - LpPool-1 (`p` a float), -2 (`p` an int), -11, -18 (`ceil_mode`,
-//!   `dilations`), -22.
-//! - GlobalAveragePool/GlobalMaxPool-1, -22; GlobalLpPool-1, -2, -22: output
-//!   `[N, C, 1, ..., 1]`.
-//! - MaxUnpool-9, -11 (optional `output_shape` input), -22.
-//! - MaxRoiPool-1, -22: `[num_rois, C, pooled_h, pooled_w]`.
-//! - RoiAlign-10, -16 (`coordinate_transformation_mode`), -22:
-//!   `[num_rois, C, output_height, output_width]`.
+//!
+//! Version history, OpenVINO: Convolution-1, GroupConvolution-1,
+//! ConvolutionBackpropData-1 and GroupConvolutionBackpropData-1 (`strides`,
+//! `dilations`, `pads_begin`, `pads_end`, `auto_pad`; BackpropData also
+//! `output_padding` and an optional `output_shape` input); one version each.
+//!
+//! oneDNN: Convolution (`strides`, `pads_begin`, `pads_end`, `dilations`,
+//! `auto_pad`, `groups`, `data_format`, `weights_format`).
 
-use super::nn_util::{attr_list, check_vector, expect_rank, rank_error, unify};
+use super::attrs::{ov_str, spatial_list};
+use super::nn_util::{
+    attr_list, check_vector, merge_dim, rank_error, shaped, unify, Equate, Layout,
+};
+use super::onednn::out_dtype;
 use super::{attr_int, attr_ints, attr_str, check_inputs, RuleEntry};
-use crate::algebra::{Dim, Truth};
+use crate::algebra::{Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -62,98 +80,118 @@ pub const RULES: &[RuleEntry] = &[
     ("", "QLinearConv", qlinear_conv),
     ("", "DeformConv", deform_conv),
     ("", "ConvTranspose", conv_transpose),
-    ("", "MaxPool", max_pool),
-    ("", "AveragePool", average_pool),
-    ("", "LpPool", lp_pool),
-    ("", "GlobalAveragePool", global_pool),
-    ("", "GlobalMaxPool", global_pool),
-    ("", "GlobalLpPool", global_pool),
-    ("", "MaxUnpool", max_unpool),
-    ("", "MaxRoiPool", max_roi_pool),
-    ("", "RoiAlign", roi_align),
+    ("openvino", "Convolution", openvino_convolution),
+    ("openvino", "GroupConvolution", openvino_convolution),
+    (
+        "openvino",
+        "ConvolutionBackpropData",
+        openvino_conv_backprop,
+    ),
+    (
+        "openvino",
+        "GroupConvolutionBackpropData",
+        openvino_conv_backprop,
+    ),
+    ("onednn", "Convolution", onednn_convolution),
 ];
 
-/// The `auto_pad` attribute.
+// ----- the window kernel -------------------------------------------------------------
+
+/// How the pads of a sliding window are chosen (`auto_pad`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AutoPad {
-    /// Explicit `pads` (the default).
-    NotSet,
-    /// Pad so that `out = ceildiv(in, s)`, extra padding at the end.
+pub enum PadMode {
+    /// The given pads (ONNX `NOTSET`, OpenVINO `explicit`, oneDNN `None`).
+    Explicit,
+    /// Output `ceil(in / stride)`, extra padding at the end.
     SameUpper,
-    /// Pad so that `out = ceildiv(in, s)`, extra padding at the beginning.
+    /// Output `ceil(in / stride)`, extra padding at the start.
     SameLower,
     /// No padding.
     Valid,
 }
 
-impl AutoPad {
-    /// Read the `auto_pad` attribute of a node.
-    pub fn of(node: &Node) -> Result<AutoPad, OpError> {
-        match attr_str(node, "auto_pad")?.unwrap_or("NOTSET") {
-            "NOTSET" | "" => Ok(AutoPad::NotSet),
-            "SAME_UPPER" => Ok(AutoPad::SameUpper),
-            "SAME_LOWER" => Ok(AutoPad::SameLower),
-            "VALID" => Ok(AutoPad::Valid),
-            other => Err(OpError::BadAttribute {
-                name: "auto_pad",
-                value: format!("{other:?}"),
-                why: "expected NOTSET, SAME_UPPER, SAME_LOWER or VALID".to_string(),
-            }),
+impl PadMode {
+    /// Parse an OpenVINO or oneDNN mode in any case: `explicit`, `notset`, `none`
+    /// or empty; `same_upper`; `same_lower`; `valid`.
+    pub fn parse(s: &str) -> Option<PadMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "" | "explicit" | "notset" | "none" => Some(PadMode::Explicit),
+            "same_upper" => Some(PadMode::SameUpper),
+            "same_lower" => Some(PadMode::SameLower),
+            "valid" => Some(PadMode::Valid),
+            _ => None,
         }
+    }
+
+    fn is_same(self) -> bool {
+        matches!(self, PadMode::SameUpper | PadMode::SameLower)
     }
 }
 
-/// The sliding-window attributes of one node, for `n` spatial axes.
+/// How the window count of an axis is rounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    /// `floor` (convolutions; pools by default).
+    Floor,
+    /// `ceil`.
+    Ceil,
+    /// `ceil`, but the last window must start inside the input or the begin
+    /// padding (ONNX `ceil_mode`, OpenVINO `ceil_torch`).
+    CeilTorch,
+}
+
+/// What the output dims of a window must satisfy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// The dilated kernel fits in the padded input (OpenVINO, oneDNN); messages
+    /// name the data axis, spatial axis 0 being `first_axis`.
+    Kernel {
+        /// The data axis of spatial axis 0.
+        first_axis: usize,
+    },
+    /// The output length is at least this (ONNX: 1 for convolutions, 0 for pools);
+    /// when undecided, the requirement is recorded for the model's contract.
+    Output(i64),
+}
+
+/// The sliding-window attributes of one node, one entry per spatial axis.
 #[derive(Clone, Debug)]
 pub struct Window {
     /// Kernel length per axis.
     pub kernel: Vec<Dim>,
-    /// Strides (positive).
+    /// Strides.
     pub strides: Vec<i64>,
-    /// Dilations (positive).
+    /// Dilations.
     pub dilations: Vec<i64>,
-    /// Pads: `n` begins then `n` ends.
-    pub pads: Vec<i64>,
-    /// The `auto_pad` mode.
-    pub auto_pad: AutoPad,
-    /// `ceil_mode` (pools only).
-    pub ceil_mode: bool,
-}
-
-fn positive(x: i64) -> bool {
-    x > 0
-}
-
-fn non_negative(x: i64) -> bool {
-    x >= 0
+    /// Pads at the start of each axis.
+    pub pads_begin: Vec<i64>,
+    /// Pads at the end of each axis.
+    pub pads_end: Vec<i64>,
+    /// How the pads are chosen.
+    pub mode: PadMode,
+    /// How the window count is rounded.
+    pub rounding: Rounding,
 }
 
 impl Window {
-    /// Read strides, dilations, pads, `auto_pad` and `ceil_mode` for `kernel`.
-    /// `allow_negative_pads` is for ConvTranspose, whose pads may crop.
-    pub fn read(
-        node: &Node,
-        kernel: Vec<Dim>,
-        allow_negative_pads: bool,
-    ) -> Result<Window, OpError> {
-        let n = kernel.len();
-        let strides = attr_list(node, "strides", n, 1, positive, "positive")?;
-        let dilations = attr_list(node, "dilations", n, 1, positive, "positive")?;
-        let pad_ok = if allow_negative_pads {
-            |_| true
+    /// The pads of axis `i` (none for `VALID`).
+    fn pads(&self, i: usize) -> (i64, i64) {
+        if self.mode == PadMode::Valid {
+            (0, 0)
         } else {
-            non_negative
-        };
-        let pads = attr_list(node, "pads", 2 * n, 0, pad_ok, "non-negative")?;
-        let ceil_mode = attr_int(node, "ceil_mode", 0)? != 0;
-        Ok(Window {
-            kernel,
-            strides,
-            dilations,
-            pads,
-            auto_pad: AutoPad::of(node)?,
-            ceil_mode,
-        })
+            (self.pads_begin[i], self.pads_end[i])
+        }
+    }
+
+    /// `in + pb + pe - ek` on axis `i`.
+    fn span(&self, ctx: &mut ShapesContext, i: usize, input: Dim) -> Dim {
+        let (pb, pe) = self.pads(i);
+        let ek = self.effective_kernel(ctx, i);
+        let pb = ctx.alg.constant(pb);
+        let pe = ctx.alg.constant(pe);
+        let padded = ctx.alg.add_dims(input, pb);
+        let padded = ctx.alg.add_dims(padded, pe);
+        ctx.alg.sub(padded, ek)
     }
 
     /// The effective kernel `d*(k - 1) + 1` of axis `i`.
@@ -165,36 +203,35 @@ impl Window {
         ctx.alg.add_dims(dk, one)
     }
 
-    /// The output length of a convolution or pooling window over `input` on axis
-    /// `i` (see the module doc).
+    /// The output length of axis `i` over `input` (see the module doc).
     pub fn output(&self, ctx: &mut ShapesContext, i: usize, input: Dim) -> Dim {
-        let one = ctx.alg.constant(1);
         let s = ctx.alg.constant(self.strides[i]);
-        let ek = self.effective_kernel(ctx, i);
-        let (pb, pe) = match self.auto_pad {
-            AutoPad::SameUpper | AutoPad::SameLower => return ctx.alg.ceildiv(input, s),
-            AutoPad::Valid => (0, 0),
-            AutoPad::NotSet => (self.pads[i], self.pads[i + self.kernel.len()]),
-        };
-        let pb = ctx.alg.constant(pb);
-        let pe = ctx.alg.constant(pe);
-        let padded = ctx.alg.add_dims(input, pb);
-        let padded = ctx.alg.add_dims(padded, pe);
-        let span = ctx.alg.sub(padded, ek);
-        if !self.ceil_mode {
+        if self.mode.is_same() {
+            return ctx.alg.ceildiv(input, s);
+        }
+        let span = self.span(ctx, i, input);
+        let one = ctx.alg.constant(1);
+        if self.rounding == Rounding::Floor {
             let q = ctx.alg.floordiv(span, s);
             return ctx.alg.add_dims(q, one);
         }
         let q = ctx.alg.ceildiv(span, s);
         let out = ctx.alg.add_dims(q, one);
+        if self.rounding == Rounding::Ceil {
+            return out;
+        }
         // Drop a last window that starts in the right padding. With
         // A = in + pb - 1, the ceil form is ceildiv(A + pe - ek + 1, s) + 1 and the
         // limit floordiv(A, s) + 1: the limit never binds when ek >= s + pe, and
         // always binds when pe >= ek - 1.
+        let (pb, pe) = self.pads(i);
+        let ek = self.effective_kernel(ctx, i);
+        let pe = ctx.alg.constant(pe);
         let s_pe = ctx.alg.add_dims(s, pe);
         if ctx.alg.le(s_pe, ek) == Truth::True {
             return out;
         }
+        let pb = ctx.alg.constant(pb);
         let starts = ctx.alg.add_dims(input, pb);
         let starts = ctx.alg.sub(starts, one);
         let last = ctx.alg.floordiv(starts, s);
@@ -206,46 +243,229 @@ impl Window {
         ctx.alg.min(out, limit)
     }
 
-    /// The output lengths of every spatial axis; an error when one is provably
-    /// below `least`, and a recorded requirement (`least <= length`, for contracts)
-    /// when that is not decided. A convolution needs 1: onnxruntime rejects a
-    /// 0-length Conv output (silero-vad's STFT Conv fails at 191 samples and runs at
-    /// 192); a pool accepts 0 (it runs ppocr's classifier at 16x16, where a MaxPool
-    /// gets a length-1 input and a kernel of 2), so pools pass 0.
+    /// The output lengths of every spatial axis of `spatial`, each checked as
+    /// `fit` says.
     pub fn outputs(
         &self,
         ctx: &mut ShapesContext,
         node: &Node,
         spatial: &[Dim],
-        least: i64,
+        fit: Fit,
     ) -> Result<Vec<Dim>, OpError> {
-        let one = ctx.alg.constant(least);
         let mut out = Vec::with_capacity(spatial.len());
         for (i, d) in spatial.iter().enumerate() {
-            let o = self.output(ctx, i, *d);
-            let fits = ctx.alg.le(one, o);
-            if fits == Truth::Unknown {
-                ctx.alg.record_requirement(one, o, &node.name, "window");
+            if let Fit::Kernel { first_axis } = fit {
+                self.check_kernel_fits(ctx, i, first_axis + i, *d)?;
             }
-            if fits == Truth::False {
-                return Err(OpError::BadShapeValue {
-                    what: format!(
-                        "spatial axis {i}: output length {} is below {least} (input {}, kernel {})",
-                        ctx.alg.render(o),
-                        ctx.alg.render(*d),
-                        ctx.alg.render(self.kernel[i]),
-                    ),
-                });
+            let o = self.output(ctx, i, *d);
+            if let Fit::Output(least) = fit {
+                let least = ctx.alg.constant(least);
+                let fits = ctx.alg.le(least, o);
+                if fits == Truth::Unknown {
+                    ctx.alg.record_requirement(least, o, &node.name, "window");
+                }
+                if fits == Truth::False {
+                    return Err(OpError::BadShapeValue {
+                        what: format!(
+                            "spatial axis {i}: output length {} is below {} (input {}, kernel {})",
+                            ctx.alg.render(o),
+                            ctx.alg.render(least),
+                            ctx.alg.render(*d),
+                            ctx.alg.render(self.kernel[i]),
+                        ),
+                    });
+                }
             }
             out.push(o);
         }
         Ok(out)
     }
+
+    /// [`Fit::Kernel`] on spatial axis `i` (data axis `axis`): positive stride and
+    /// dilation, and a dilated kernel not provably larger than the padded input.
+    fn check_kernel_fits(
+        &self,
+        ctx: &mut ShapesContext,
+        i: usize,
+        axis: usize,
+        input: Dim,
+    ) -> Result<(), OpError> {
+        let (stride, dilation) = (self.strides[i], self.dilations[i]);
+        if stride < 1 || dilation < 1 {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "axis {axis}: stride {stride} and dilation {dilation} must be at least 1"
+                ),
+            });
+        }
+        if self.mode.is_same() {
+            return Ok(());
+        }
+        let span = self.span(ctx, i, input);
+        if !ctx.alg.bounds(span).is_negative() {
+            return Ok(());
+        }
+        let (pb, pe) = self.pads(i);
+        let pads = ctx.alg.rational(Rat::int(pb).add(&Rat::int(pe)));
+        let padded = ctx.alg.add_dims(input, pads);
+        let ek = ctx.alg.sub(padded, span);
+        Err(OpError::BadShapeValue {
+            what: format!(
+                "axis {axis}: the kernel after dilation has size {} larger than the data after padding {}",
+                ctx.alg.render(ek),
+                ctx.alg.render(padded)
+            ),
+        })
+    }
+
+    /// The output length of axis `i` of a transposed convolution over `input` (see
+    /// the module doc).
+    pub fn transposed_output(
+        &self,
+        ctx: &mut ShapesContext,
+        i: usize,
+        input: Dim,
+        output_padding: i64,
+    ) -> Dim {
+        let s = ctx.alg.constant(self.strides[i]);
+        if self.mode.is_same() {
+            let v = ctx.alg.mul(input, s);
+            if output_padding == 0 {
+                return v;
+            }
+            let op = ctx.alg.constant(output_padding);
+            return ctx.alg.add_dims(v, op);
+        }
+        let (pb, pe) = self.pads(i);
+        let one = ctx.alg.constant(1);
+        let in1 = ctx.alg.sub(input, one);
+        let base = ctx.alg.mul(s, in1);
+        let op = ctx.alg.constant(output_padding);
+        let ek = self.effective_kernel(ctx, i);
+        let pb = ctx.alg.constant(pb);
+        let pe = ctx.alg.constant(pe);
+        let sum = ctx.alg.sum(&[base, op, ek]);
+        let sum = ctx.alg.sub(sum, pb);
+        ctx.alg.sub(sum, pe)
+    }
 }
 
-/// The data input `X = [N, C, D1..Dn]`: an error when the rank is below 3 (or
-/// `min_rank`).
-fn data_shape(fact: &TensorFact, what: &str, min_rank: usize) -> Result<Option<Vec<Dim>>, OpError> {
+// ----- reading windows ---------------------------------------------------------------
+
+fn positive(x: i64) -> bool {
+    x > 0
+}
+
+fn non_negative(x: i64) -> bool {
+    x >= 0
+}
+
+/// ONNX `auto_pad`: `NOTSET` (the default), `SAME_UPPER`, `SAME_LOWER`, `VALID`.
+fn onnx_pad_mode(node: &Node) -> Result<PadMode, OpError> {
+    match attr_str(node, "auto_pad")?.unwrap_or("NOTSET") {
+        "NOTSET" | "" => Ok(PadMode::Explicit),
+        "SAME_UPPER" => Ok(PadMode::SameUpper),
+        "SAME_LOWER" => Ok(PadMode::SameLower),
+        "VALID" => Ok(PadMode::Valid),
+        other => Err(OpError::BadAttribute {
+            name: "auto_pad",
+            value: format!("{other:?}"),
+            why: "expected NOTSET, SAME_UPPER, SAME_LOWER or VALID".to_string(),
+        }),
+    }
+}
+
+/// An ONNX node's window for `kernel`: `strides`, `dilations` (positive), `pads`
+/// (`n` begins then `n` ends; non-negative unless `allow_negative_pads`, for
+/// ConvTranspose, whose pads may crop), `auto_pad` and `ceil_mode`.
+pub fn onnx_window(
+    node: &Node,
+    kernel: Vec<Dim>,
+    allow_negative_pads: bool,
+) -> Result<Window, OpError> {
+    let n = kernel.len();
+    let strides = attr_list(node, "strides", n, 1, positive, "positive")?;
+    let dilations = attr_list(node, "dilations", n, 1, positive, "positive")?;
+    let pad_ok = if allow_negative_pads {
+        |_| true
+    } else {
+        non_negative
+    };
+    let mut pads_begin = attr_list(node, "pads", 2 * n, 0, pad_ok, "non-negative")?;
+    let pads_end = pads_begin.split_off(n);
+    let rounding = if attr_int(node, "ceil_mode", 0)? != 0 {
+        Rounding::CeilTorch
+    } else {
+        Rounding::Floor
+    };
+    Ok(Window {
+        kernel,
+        strides,
+        dilations,
+        pads_begin,
+        pads_end,
+        mode: onnx_pad_mode(node)?,
+        rounding,
+    })
+}
+
+/// The window of an OpenVINO or oneDNN node for `kernel`: the `strides`,
+/// `dilations`, `pads_begin` and `pads_end` lists, then the pad mode `mode` reads.
+fn listed_window(
+    node: &Node,
+    kernel: Vec<Dim>,
+    rounding: Rounding,
+    mode: impl FnOnce(&Node) -> Result<PadMode, OpError>,
+) -> Result<Window, OpError> {
+    let n = kernel.len();
+    Ok(Window {
+        kernel,
+        strides: spatial_list(node, "strides", n, 1)?,
+        dilations: spatial_list(node, "dilations", n, 1)?,
+        pads_begin: spatial_list(node, "pads_begin", n, 0)?,
+        pads_end: spatial_list(node, "pads_end", n, 0)?,
+        mode: mode(node)?,
+        rounding,
+    })
+}
+
+/// An OpenVINO node's window for `kernel` (`auto_pad` default `explicit`).
+pub fn openvino_window(
+    node: &Node,
+    kernel: Vec<Dim>,
+    rounding: Rounding,
+) -> Result<Window, OpError> {
+    listed_window(node, kernel, rounding, |node| {
+        let s = ov_str(node, "auto_pad")?.unwrap_or("explicit");
+        PadMode::parse(s).ok_or_else(|| OpError::BadAttribute {
+            name: "auto_pad",
+            value: s.to_string(),
+            why: "expected explicit, same_upper, same_lower or valid".to_string(),
+        })
+    })
+}
+
+/// A oneDNN node's window for `kernel` (`auto_pad` default `None`).
+pub fn onednn_window(node: &Node, kernel: Vec<Dim>, rounding: Rounding) -> Result<Window, OpError> {
+    listed_window(node, kernel, rounding, |node| {
+        let s = attr_str(node, "auto_pad")?.unwrap_or("None");
+        PadMode::parse(s).ok_or_else(|| OpError::BadAttribute {
+            name: "auto_pad",
+            value: s.to_string(),
+            why: "expected None, SAME_UPPER, SAME_LOWER or VALID".to_string(),
+        })
+    })
+}
+
+// ----- ONNX --------------------------------------------------------------------------
+
+/// The data input `X = [N, C, D1..Dn]`: an error when the rank is below
+/// `min_rank`.
+pub fn data_shape(
+    fact: &TensorFact,
+    what: &str,
+    min_rank: usize,
+) -> Result<Option<Vec<Dim>>, OpError> {
     match &fact.shape {
         None => Ok(None),
         Some(s) if s.len() < min_rank => {
@@ -354,10 +574,10 @@ pub fn conv_shape(
     let gd = ctx.alg.constant(g);
     check_group_divides(ctx, "output channels W[0]", gd, ws[0])?;
     if let Some(b) = bias {
-        check_vector(ctx, node, b, "bias B", ws[0])?;
+        check_vector(ctx, node, b, "bias B", ws[0], Equate::Warn)?;
     }
     let kernel = conv_kernel(ctx, node, &ws, n)?;
-    let window = Window::read(node, kernel, false)?;
+    let window = onnx_window(node, kernel, false)?;
     let Some(xs) = xs else {
         let mut out = vec![ctx.unknown_dim(node, 0, 0), ws[0]];
         for i in 0..n {
@@ -375,15 +595,8 @@ pub fn conv_shape(
     let c = ctx.alg.mul(gd, ws[1]);
     unify(ctx, node, "input channels X[1] and group * W[1]", xs[1], c)?;
     let mut out = vec![xs[0], ws[0]];
-    out.extend(window.outputs(ctx, node, &xs[2..], 1)?);
+    out.extend(window.outputs(ctx, node, &xs[2..], Fit::Output(1))?);
     Ok(Some(out))
-}
-
-fn shaped(dtype: DType, shape: Option<Vec<Dim>>) -> TensorFact {
-    match shape {
-        Some(s) => TensorFact::new(dtype, s),
-        None => TensorFact::unknown(dtype),
-    }
 }
 
 fn conv(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -450,10 +663,10 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     let n = ws.len() - 2;
     let m = ctx.alg.mul(ws[1], gd);
     if let Some(b) = &b {
-        check_vector(ctx, node, b, "bias B", m)?;
+        check_vector(ctx, node, b, "bias B", m, Equate::Warn)?;
     }
     let kernel = conv_kernel(ctx, node, &ws, n)?;
-    let window = Window::read(node, kernel, true)?;
+    let window = onnx_window(node, kernel, true)?;
     let output_padding = attr_list(node, "output_padding", n, 0, non_negative, "non-negative")?;
     let Some(xs) = xs else {
         let mut out = vec![ctx.unknown_dim(node, 0, 0), m];
@@ -497,27 +710,13 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     }
     let one = ctx.alg.constant(1);
     for i in 0..n {
-        let input = xs[i + 2];
-        let s = ctx.alg.constant(window.strides[i]);
-        let o = match window.auto_pad {
-            AutoPad::SameUpper | AutoPad::SameLower => ctx.alg.mul(input, s),
-            mode => {
-                let (pb, pe) = if mode == AutoPad::Valid {
-                    (0, 0)
-                } else {
-                    (window.pads[i], window.pads[i + n])
-                };
-                let in1 = ctx.alg.sub(input, one);
-                let base = ctx.alg.mul(s, in1);
-                let op = ctx.alg.constant(output_padding[i]);
-                let ek = window.effective_kernel(ctx, i);
-                let pads = ctx.alg.constant(pb);
-                let pads_e = ctx.alg.constant(pe);
-                let sum = ctx.alg.sum(&[base, op, ek]);
-                let sum = ctx.alg.sub(sum, pads);
-                ctx.alg.sub(sum, pads_e)
-            }
+        // SAME pads absorb the output padding (the spec's total padding).
+        let op = if window.mode.is_same() {
+            0
+        } else {
+            output_padding[i]
         };
+        let o = window.transposed_output(ctx, i, xs[i + 2], op);
         if ctx.alg.le(one, o) == Truth::False {
             return Err(OpError::BadShapeValue {
                 what: format!(
@@ -531,218 +730,156 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
-/// The kernel of a pool: the required `kernel_shape` attribute.
-fn pool_kernel(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    n: Option<usize>,
-) -> Result<Vec<Dim>, OpError> {
-    let ks = attr_ints(node, "kernel_shape")?.ok_or(OpError::MissingAttribute {
-        name: "kernel_shape",
-    })?;
-    if let Some(n) = n {
-        if ks.len() != n {
-            return Err(OpError::BadAttribute {
-                name: "kernel_shape",
-                value: format!("{ks:?}"),
-                why: format!("expected {n} entries (one per spatial axis)"),
-            });
-        }
-    }
-    if ks.iter().any(|k| *k <= 0) {
-        return Err(OpError::BadAttribute {
-            name: "kernel_shape",
-            value: format!("{ks:?}"),
-            why: "entries must be positive".to_string(),
+// ----- OpenVINO ----------------------------------------------------------------------
+
+/// The filters of an OpenVINO (Group)Convolution(BackpropData) of `x`: their rank
+/// must be the data's (plus 1 for the group ops); the spatial dims from
+/// `lead` on are the kernel.
+fn openvino_filters(xs: &[Dim], ws: &[Dim], group: bool) -> Result<Vec<Dim>, OpError> {
+    if xs.len() < 3 || ws.len() != xs.len() + usize::from(group) {
+        return Err(OpError::Rank {
+            what: "filters".to_string(),
+            expected: format!("data rank {} + {}", xs.len(), usize::from(group)),
+            found: ws.len(),
         });
     }
-    Ok(ks.iter().map(|k| ctx.alg.constant(*k)).collect())
+    Ok(ws[2 + usize::from(group)..].to_vec())
 }
 
-/// The output shape of a pool over `x`: `[N, C, out...]`.
-fn pool_shape(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    x: &TensorFact,
-) -> Result<Option<Vec<Dim>>, OpError> {
-    let xs = data_shape(x, "input X", 3)?;
-    let kernel = pool_kernel(ctx, node, xs.as_ref().map(|s| s.len() - 2))?;
-    let window = Window::read(node, kernel, false)?;
-    let Some(xs) = xs else {
-        // The kernel gives the rank.
-        let n = window.kernel.len();
-        let out = (0..n + 2)
-            .map(|axis| ctx.unknown_dim(node, 0, axis))
-            .collect();
-        return Ok(Some(out));
-    };
-    let mut out = vec![xs[0], xs[1]];
-    out.extend(window.outputs(ctx, node, &xs[2..], 0)?);
-    Ok(Some(out))
-}
-
-fn max_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "X")?;
-    let shape = pool_shape(ctx, node, &x)?;
-    Ok(vec![
-        shaped(x.dtype, shape.clone()),
-        shaped(DType::Int64, shape),
-    ])
-}
-
-fn average_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "X")?;
-    let shape = pool_shape(ctx, node, &x)?;
-    Ok(vec![shaped(x.dtype, shape)])
-}
-
-fn lp_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    average_pool(ctx, node)
-}
-
-fn global_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 1, 1)?;
-    let x = ctx.input(node, 0, "X")?;
-    let Some(xs) = data_shape(&x, "input X", 2)? else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let one = ctx.alg.constant(1);
-    let mut out = vec![xs[0], xs[1]];
-    out.extend(std::iter::repeat(one).take(xs.len() - 2));
-    Ok(vec![TensorFact::new(x.dtype, out)])
-}
-
-fn max_unpool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 3)?;
-    let x = ctx.input(node, 0, "X")?;
-    let i = ctx.input(node, 1, "I")?;
-    if let (Some(xs), Some(is)) = (&x.shape, &i.shape) {
-        if xs.len() != is.len() {
-            return Err(rank_error("indices I", xs.len(), is.len()));
-        }
-        for (axis, (a, b)) in xs.iter().zip(is).enumerate() {
-            unify(ctx, node, &format!("axis {axis} of X and I"), *a, *b)?;
-        }
-    }
-    if let Some(os) = ctx.optional_input(node, 2)? {
-        if let Some(v) = os.value.clone() {
-            return Ok(vec![TensorFact::new(x.dtype, v)]);
-        }
-        if let Some(n) = os
-            .shape
-            .as_ref()
-            .and_then(|s| s.first())
-            .and_then(|d| ctx.alg.as_i64(*d))
-        {
-            let n = usize::try_from(n).map_err(|_| OpError::BadShapeValue {
-                what: format!("output_shape has {n} entries"),
-            })?;
-            if x.shape.as_ref().is_some_and(|s| s.len() != n) {
-                return Err(rank_error(
-                    "output_shape (its length)",
-                    x.rank().unwrap_or(0),
-                    n,
-                ));
-            }
-            let dims = (0..n).map(|axis| ctx.unknown_dim(node, 0, axis)).collect();
-            return Ok(vec![TensorFact::new(x.dtype, dims)]);
-        }
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    }
-    let xs = data_shape(&x, "input X", 3)?;
-    let kernel = pool_kernel(ctx, node, xs.as_ref().map(|s| s.len() - 2))?;
-    let window = Window::read(node, kernel, false)?;
-    let Some(xs) = xs else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let n = xs.len() - 2;
-    let one = ctx.alg.constant(1);
-    let mut out = vec![xs[0], xs[1]];
-    for a in 0..n {
-        let s = ctx.alg.constant(window.strides[a]);
-        let in1 = ctx.alg.sub(xs[a + 2], one);
-        let base = ctx.alg.mul(in1, s);
-        let grown = ctx.alg.add_dims(base, window.kernel[a]);
-        let pads = ctx.alg.constant(window.pads[a]);
-        let pads_e = ctx.alg.constant(window.pads[a + n]);
-        let o = ctx.alg.sub(grown, pads);
-        out.push(ctx.alg.sub(o, pads_e));
-    }
-    Ok(vec![TensorFact::new(x.dtype, out)])
-}
-
-/// `[num_rois, C, h, w]` for the RoI pools.
-fn roi_output(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    x: &TensorFact,
-    rois: &TensorFact,
-    box_len: i64,
-    h: i64,
-    w: i64,
-) -> Result<TensorFact, OpError> {
-    let c = match &x.shape {
-        Some(s) => {
-            expect_rank("input X", s, 4)?;
-            s[1]
-        }
-        None => ctx.unknown_dim(node, 0, 1),
-    };
-    let n = match &rois.shape {
-        Some(s) => {
-            expect_rank("rois", s, 2)?;
-            let bl = ctx.alg.constant(box_len);
-            unify(ctx, node, "rois box length", s[1], bl)?;
-            s[0]
-        }
-        None => ctx.unknown_dim(node, 0, 0),
-    };
-    let h = ctx.alg.constant(h);
-    let w = ctx.alg.constant(w);
-    Ok(TensorFact::new(x.dtype, vec![n, c, h, w]))
-}
-
-fn max_roi_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+/// OpenVINO Convolution / GroupConvolution: data `[N, C, ...]`, filters
+/// `[O, C, k...]` or `[G, O/G, C/G, k...]`.
+fn openvino_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 2)?;
-    let x = ctx.input(node, 0, "X")?;
-    let rois = ctx.input(node, 1, "rois")?;
-    let ps = attr_ints(node, "pooled_shape")?.ok_or(OpError::MissingAttribute {
-        name: "pooled_shape",
-    })?;
-    if ps.len() != 2 || ps.iter().any(|v| *v <= 0) {
-        return Err(OpError::BadAttribute {
-            name: "pooled_shape",
-            value: format!("{ps:?}"),
-            why: "expected two positive entries".to_string(),
-        });
-    }
-    Ok(vec![roi_output(ctx, node, &x, &rois, 5, ps[0], ps[1])?])
+    let x = ctx.input(node, 0, "data")?;
+    let w = ctx.input(node, 1, "filters")?;
+    let (Some(xs), Some(ws)) = (&x.shape, &w.shape) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let group = node.op_type == "GroupConvolution";
+    let window = openvino_window(node, openvino_filters(xs, ws, group)?, Rounding::Floor)?;
+    let out_c = if group {
+        let cin = ctx.alg.mul(ws[0], ws[2]);
+        merge_dim(
+            ctx,
+            node,
+            &|| "input channels: data C and groups * filters C/G".to_string(),
+            xs[1],
+            cin,
+        )?;
+        ctx.alg.mul(ws[0], ws[1])
+    } else {
+        merge_dim(
+            ctx,
+            node,
+            &|| "input channels: data C and filters C".to_string(),
+            xs[1],
+            ws[1],
+        )?;
+        ws[0]
+    };
+    let mut out = vec![xs[0], out_c];
+    out.extend(window.outputs(ctx, node, &xs[2..], Fit::Kernel { first_axis: 2 })?);
+    Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
-fn roi_align(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 3, 3)?;
-    let x = ctx.input(node, 0, "X")?;
-    let rois = ctx.input(node, 1, "rois")?;
-    let bi = ctx.input(node, 2, "batch_indices")?;
-    let oh = attr_int(node, "output_height", 1)?;
-    let ow = attr_int(node, "output_width", 1)?;
-    if oh <= 0 || ow <= 0 {
-        return Err(OpError::BadAttribute {
-            name: if oh <= 0 {
-                "output_height"
-            } else {
-                "output_width"
-            },
-            value: oh.min(ow).to_string(),
-            why: "must be positive".to_string(),
+/// OpenVINO ConvolutionBackpropData / GroupConvolutionBackpropData: filters
+/// `[C, O, k...]` or `[G, C/G, O/G, k...]`; an `output_shape` input gives the
+/// spatial dims.
+fn openvino_conv_backprop(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "data")?;
+    let w = ctx.input(node, 1, "filters")?;
+    let (Some(xs), Some(ws)) = (&x.shape, &w.shape) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let group = node.op_type.starts_with("Group");
+    let window = openvino_window(node, openvino_filters(xs, ws, group)?, Rounding::Floor)?;
+    let n = xs.len() - 2;
+    let output_padding = spatial_list(node, "output_padding", n, 0)?;
+    let out_c = if group {
+        let cin = ctx.alg.mul(ws[0], ws[1]);
+        merge_dim(ctx, node, &|| "input channels".to_string(), xs[1], cin)?;
+        ctx.alg.mul(ws[0], ws[2])
+    } else {
+        merge_dim(ctx, node, &|| "input channels".to_string(), xs[1], ws[0])?;
+        ws[1]
+    };
+    let mut out = vec![xs[0], out_c];
+    match ctx.optional_input(node, 2)? {
+        Some(f) => match f.value {
+            Some(v) if v.len() == n => out.extend(v),
+            Some(v) => {
+                return Err(OpError::BadShapeValue {
+                    what: format!("output_shape has {} entries for {n} spatial axes", v.len()),
+                })
+            }
+            None => out.extend((0..n).map(|i| ctx.unknown_dim(node, 0, i))),
+        },
+        None => {
+            for i in 0..n {
+                out.push(window.transposed_output(ctx, i, xs[i + 2], output_padding[i]));
+            }
+        }
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+// ----- oneDNN ------------------------------------------------------------------------
+
+/// oneDNN Convolution: weights `OIX` (`[O, I, k...]`) or `XIO` (`[k..., I, O]`),
+/// with `C = groups * I`.
+fn onednn_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "src")?;
+    let w = ctx.input(node, 1, "weights")?;
+    let dtype = out_dtype(node, x.dtype);
+    let (Some(xs), Some(ws)) = (&x.shape, &w.shape) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let layout = Layout::split(node, xs)?;
+    let k = layout.spatial.len();
+    if ws.len() != k + 2 {
+        return Err(OpError::Rank {
+            what: "weights".to_string(),
+            expected: (k + 2).to_string(),
+            found: ws.len(),
         });
     }
-    let out = roi_output(ctx, node, &x, &rois, 4, oh, ow)?;
-    if let (Some(b), Some(r)) = (&bi.shape, &rois.shape) {
-        expect_rank("batch_indices", b, 1)?;
-        unify(ctx, node, "num_rois of batch_indices and rois", b[0], r[0])?;
+    let (o, i, kernel) = match attr_str(node, "weights_format")?.unwrap_or("XIO") {
+        "OIX" => (ws[0], ws[1], ws[2..].to_vec()),
+        "XIO" => (ws[k + 1], ws[k], ws[..k].to_vec()),
+        other => {
+            return Err(OpError::BadAttribute {
+                name: "weights_format",
+                value: other.to_string(),
+                why: "expected OIX or XIO".to_string(),
+            })
+        }
+    };
+    let groups = attr_int(node, "groups", 1)?;
+    if groups < 1 {
+        return Err(OpError::BadAttribute {
+            name: "groups",
+            value: groups.to_string(),
+            why: "must be at least 1".to_string(),
+        });
     }
-    Ok(vec![out])
+    let g = ctx.alg.constant(groups);
+    let gi = ctx.alg.mul(g, i);
+    merge_dim(
+        ctx,
+        node,
+        &|| "input channels: src C and groups * weights I".to_string(),
+        layout.channels,
+        gi,
+    )?;
+    let window = onednn_window(node, kernel, Rounding::Floor)?;
+    let fit = Fit::Kernel {
+        first_axis: layout.first_spatial_axis(),
+    };
+    let spatial = window.outputs(ctx, node, &layout.spatial, fit)?;
+    Ok(vec![TensorFact::new(dtype, layout.join(o, spatial))])
 }

@@ -1,41 +1,57 @@
-//! Elementwise ops: unary maps, binary and variadic numpy-broadcasting ops, and
-//! their values on shape tensors.
+//! Elementwise ops of every format: unary maps, binary and variadic broadcasting
+//! ops, selection, and their values on shape tensors.
 //!
-//! Spec: the ONNX operator reference (opsets 1 to 25), "Broadcasting in ONNX"
-//! (`docs/Broadcasting.md`). Shapes broadcast with
-//! [`broadcast_shapes`]: a pair of dims that
+//! Specs: the ONNX operator reference (opsets 1 to 25) and "Broadcasting in ONNX"
+//! (`docs/Broadcasting.md`); the OpenVINO operation specifications (the
+//! arithmetic, comparison, logical and activation ops, `Select-1`,
+//! `FakeQuantize-1`); oneDNN Graph's operation documents (the eltwise and binary
+//! ops, `Select`, `BiasAdd`, `Quantize`, `Dequantize`, `TypeCast`, `Reorder`).
+//!
+//! Shapes: unary ops keep the input's shape. Binary ops broadcast
+//! ([`super::broadcast`]): ONNX numpy-style from opset 7 (legacy `broadcast`
+//! before); OpenVINO and oneDNN by their `auto_broadcast` attribute (`numpy`, the
+//! default; `none`: equal shapes; OpenVINO also `pdpd`). A pair of dims that
 //! cannot be decided stays `broadcast(a, b)`, never an unsafe merge.
 //!
-//! Output types: comparisons (`Equal`, `Less`, `Greater`, `LessOrEqual`,
-//! `GreaterOrEqual`), logic (`And`, `Or`, `Xor`, `Not`) and `IsNaN`/`IsInf` give
-//! `bool`; every other op gives its first input's type. Inputs that must share a
-//! type and do not are a typed error.
+//! Output types: comparisons and logic (ONNX `Equal`, `Less`, `Greater`,
+//! `LessOrEqual`, `GreaterOrEqual`, `And`, `Or`, `Xor`, `Not`, `IsNaN`, `IsInf`;
+//! OpenVINO `Equal`, `NotEqual`, `Less`, `LessEqual`, `Greater`, `GreaterEqual`,
+//! `Logical*`, `IsNaN`, `IsInf`, `IsFinite`; oneDNN `GreaterEqual`) give `bool`;
+//! every other op gives its first input's type. ONNX inputs that must share a type
+//! and do not are a typed error. oneDNN's output type is the converter's
+//! `dst_dtype` when present.
 //!
 //! Values (shape tensors; booleans are `0`/`1`; every operation through the
-//! algebra):
-//! - `Add`, `Sub`, `Mul`, `Neg`, `Max`, `Min`, `Sum`, `Relu`, `Clip`: always.
-//! - integer `Div` truncates toward zero. It is `floordiv` when the signs of both
-//!   operands are proven (`alg.bounds`: `a >= 0, b > 0` gives `floordiv(a, b)`, the
-//!   other sign cases negate), exact truncation when both are constants, and no
-//!   value otherwise (the shape is still inferred). A divisor that may be 0 gives
-//!   no value.
+//! algebra; [`unary_value`], [`bin_value`]):
+//! - `Add`, `Sub`, `Mul`, `Neg`, `Max`, `Min`, `Sum`, `Relu`, `Clip`,
+//!   `SquaredDifference`: always.
+//! - integer `Div`: ONNX truncates toward zero ([`trunc_div`]): `floordiv` when
+//!   the signs of both operands are proven (`alg.bounds`: `a >= 0, b > 0` gives
+//!   `floordiv(a, b)`, the other sign cases negate), exact truncation when both
+//!   are constants, and no value otherwise (the shape is still inferred).
+//!   OpenVINO's `Divide` floors (`m_pythondiv`, the default) or truncates. A
+//!   divisor that may be 0 gives no value.
 //! - float `Div` is exact rational division (divisor provably non-zero); `Mean`
 //!   likewise; `Reciprocal` of a provably non-zero float.
-//! - `Mod`: `fmod = 0` is floor semantics (the sign of the divisor, the algebra's
-//!   `mod`); `fmod = 1` truncates (the sign of the dividend): `mod` when both are
-//!   proven non-negative, exact for constants, no value otherwise.
-//! - `Floor`, `Ceil` on rational values: `floordiv(x, 1)`, `ceildiv(x, 1)`.
+//! - Floor modulo (ONNX `Mod` with `fmod = 0`, OpenVINO `FloorMod`: the sign of
+//!   the divisor, the algebra's `mod`); truncated modulo (ONNX `fmod = 1`,
+//!   OpenVINO `Mod`: the sign of the dividend): `mod` when both are proven
+//!   non-negative, exact for constants, no value otherwise.
+//! - `Floor`, `Ceil` on rational values: `floordiv(x, 1)`, `ceildiv(x, 1)` (over
+//!   the common denominator of `x`'s coefficients).
 //! - `Sqrt`: exact for a constant that is a perfect square (of a rational), no
 //!   value otherwise.
 //! - `Abs`, `Sign`: when the sign is proven.
 //! - `Pow`: a constant integer exponent in `0..=16`.
 //! - comparisons, `Not`, `And`, `Or`, `Xor`: only when every element is decided
 //!   (`alg.equal`, `alg.le` give [`Truth`]); otherwise no value.
+//! - OpenVINO `Select` and ONNX `Where` pick by a decided condition.
 //!
-//! Integer overflow (wrap-around of fixed-width types) is not modelled: values are
-//! exact integers.
+//! oneDNN ops carry no values. Integer overflow (wrap-around of fixed-width types)
+//! is not modelled: values are exact integers; ONNX reports a constant outside the
+//! type's range, as onnx's data propagation does.
 //!
-//! Version history:
+//! Version history, ONNX:
 //! - **Add, Sub, Mul, Div**: 1 and 6 with `broadcast`/`axis` attributes (legacy
 //!   broadcasting: B is broadcast to A's shape, so the output has A's shape); 7
 //!   numpy broadcasting; 13 bf16; 14 more integer types.
@@ -54,8 +70,37 @@
 //! - **Unary maps** (Neg, Abs, Reciprocal, Sqrt, Exp, Log, trigonometric,
 //!   activations, Floor, Ceil, Round, Sign, Not, IsNaN, IsInf, ...): same shape in
 //!   every version; versions only add types (6 drops `consumed_inputs`; 13 bf16).
+//!
+//! Version history, OpenVINO (layer types as written in IR files and in the
+//! runtime spelling: `ReLU`/`Relu`, `PReLU`/`PRelu`):
+//! - **Add, Subtract, Multiply, Divide, Maximum, Minimum, Power,
+//!   SquaredDifference, FloorMod, Mod, comparisons, LogicalAnd/Or/Xor**: 1
+//!   (`auto_broadcast`, `Divide`'s `m_pythondiv`); 13 bf16 for the logical ops.
+//! - **Select-1** (numpy broadcast of the three inputs, or equal shapes);
+//!   **FakeQuantize-1** (numpy broadcast of the five inputs).
+//! - **Unary math and activations** (Relu, Sigmoid, Tanh, Exp, Log, Sqrt, Erf,
+//!   Gelu 2/7, HSwish 4, HSigmoid 5, Swish 4, Mish 4, SoftPlus 4, SoftSign 9, Elu,
+//!   Selu, Clamp, HardSigmoid, PReLU, trigonometric, Sign, Round 5, Negative, Abs,
+//!   Floor, Ceiling, LogicalNot, IsNaN/IsInf/IsFinite 10) and `CumSum-3`,
+//!   `Roll-7`, `ReverseSequence-1`: the data shape in every version.
+//!
+//! oneDNN: `Abs`, `Clamp`, `Elu`, `Exp`, `GELU`, `HardSigmoid`, `HardSwish`,
+//! `LeakyReLU`, `Log`, `Mish`, `ReLU`, `Reciprocal`, `Round`, `Sigmoid`,
+//! `SoftPlus`, `Sqrt`, `Square`, `Tanh`, `PReLU`, `GenIndex`, and the conversions
+//! `Reorder`, `TypeCast`, `Quantize`, `Dequantize`, `DynamicQuantize`,
+//! `DynamicDequantize` keep the input's shape; `Add`, `Subtract`, `Multiply`,
+//! `Divide`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `GreaterEqual`
+//! broadcast by `auto_broadcast` (numpy or none); `Select` broadcasts its three
+//! inputs; `BiasAdd` keeps `src`'s shape, its bias as long as the channel dim of
+//! `data_format`.
 
-use super::broadcast::broadcast_shapes;
+use super::attrs::{ov_bool, ov_i64, ov_str};
+use super::broadcast::{
+    auto_broadcast_shapes, broadcast_all, broadcast_shapes, check_broadcasts_to, same_shapes,
+    AutoBroadcast,
+};
+use super::nn_util::{channel_axis, merge_dim};
+use super::onednn::out_dtype;
 use super::values::{broadcast_values, check_int_range, fact_with_value};
 use super::{attr_float, attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
@@ -133,6 +178,108 @@ pub const RULES: &[RuleEntry] = &[
     ("", "Min", variadic),
     ("", "Sum", variadic),
     ("", "Mean", variadic),
+    // OpenVINO
+    ("openvino", "Relu", openvino_same_shape),
+    ("openvino", "ReLU", openvino_same_shape),
+    ("openvino", "Sigmoid", openvino_same_shape),
+    ("openvino", "Tanh", openvino_same_shape),
+    ("openvino", "Exp", openvino_same_shape),
+    ("openvino", "Log", openvino_same_shape),
+    ("openvino", "Sqrt", openvino_same_shape),
+    ("openvino", "Erf", openvino_same_shape),
+    ("openvino", "Gelu", openvino_same_shape),
+    ("openvino", "HSwish", openvino_same_shape),
+    ("openvino", "HSigmoid", openvino_same_shape),
+    ("openvino", "Swish", openvino_same_shape),
+    ("openvino", "Mish", openvino_same_shape),
+    ("openvino", "SoftPlus", openvino_same_shape),
+    ("openvino", "SoftSign", openvino_same_shape),
+    ("openvino", "Elu", openvino_same_shape),
+    ("openvino", "Selu", openvino_same_shape),
+    ("openvino", "Clamp", openvino_same_shape),
+    ("openvino", "HardSigmoid", openvino_same_shape),
+    ("openvino", "PRelu", openvino_same_shape),
+    ("openvino", "PReLU", openvino_same_shape),
+    ("openvino", "Sin", openvino_same_shape),
+    ("openvino", "Cos", openvino_same_shape),
+    ("openvino", "Tan", openvino_same_shape),
+    ("openvino", "Asin", openvino_same_shape),
+    ("openvino", "Acos", openvino_same_shape),
+    ("openvino", "Atan", openvino_same_shape),
+    ("openvino", "Sinh", openvino_same_shape),
+    ("openvino", "Cosh", openvino_same_shape),
+    ("openvino", "Sign", openvino_same_shape),
+    ("openvino", "Round", openvino_same_shape),
+    ("openvino", "CumSum", openvino_same_shape),
+    ("openvino", "Roll", openvino_same_shape),
+    ("openvino", "ReverseSequence", openvino_same_shape),
+    ("openvino", "Negative", openvino_same_shape),
+    ("openvino", "Abs", openvino_same_shape),
+    ("openvino", "Floor", openvino_same_shape),
+    ("openvino", "Ceiling", openvino_same_shape),
+    ("openvino", "LogicalNot", openvino_same_shape),
+    ("openvino", "IsNaN", openvino_same_shape),
+    ("openvino", "IsInf", openvino_same_shape),
+    ("openvino", "IsFinite", openvino_same_shape),
+    ("openvino", "Add", openvino_binary),
+    ("openvino", "Subtract", openvino_binary),
+    ("openvino", "Multiply", openvino_binary),
+    ("openvino", "Divide", openvino_binary),
+    ("openvino", "Maximum", openvino_binary),
+    ("openvino", "Minimum", openvino_binary),
+    ("openvino", "Power", openvino_binary),
+    ("openvino", "SquaredDifference", openvino_binary),
+    ("openvino", "FloorMod", openvino_binary),
+    ("openvino", "Mod", openvino_binary),
+    ("openvino", "Equal", openvino_binary),
+    ("openvino", "NotEqual", openvino_binary),
+    ("openvino", "Less", openvino_binary),
+    ("openvino", "LessEqual", openvino_binary),
+    ("openvino", "Greater", openvino_binary),
+    ("openvino", "GreaterEqual", openvino_binary),
+    ("openvino", "LogicalAnd", openvino_binary),
+    ("openvino", "LogicalOr", openvino_binary),
+    ("openvino", "LogicalXor", openvino_binary),
+    ("openvino", "Select", openvino_select),
+    ("openvino", "FakeQuantize", openvino_fake_quantize),
+    // oneDNN
+    ("onednn", "Abs", onednn_same_shape),
+    ("onednn", "Clamp", onednn_same_shape),
+    ("onednn", "Elu", onednn_same_shape),
+    ("onednn", "Exp", onednn_same_shape),
+    ("onednn", "GELU", onednn_same_shape),
+    ("onednn", "HardSigmoid", onednn_same_shape),
+    ("onednn", "HardSwish", onednn_same_shape),
+    ("onednn", "LeakyReLU", onednn_same_shape),
+    ("onednn", "Log", onednn_same_shape),
+    ("onednn", "Mish", onednn_same_shape),
+    ("onednn", "ReLU", onednn_same_shape),
+    ("onednn", "Reciprocal", onednn_same_shape),
+    ("onednn", "Round", onednn_same_shape),
+    ("onednn", "Sigmoid", onednn_same_shape),
+    ("onednn", "SoftPlus", onednn_same_shape),
+    ("onednn", "Sqrt", onednn_same_shape),
+    ("onednn", "Square", onednn_same_shape),
+    ("onednn", "Tanh", onednn_same_shape),
+    ("onednn", "Reorder", onednn_same_shape),
+    ("onednn", "TypeCast", onednn_same_shape),
+    ("onednn", "Quantize", onednn_same_shape),
+    ("onednn", "Dequantize", onednn_same_shape),
+    ("onednn", "DynamicQuantize", onednn_same_shape),
+    ("onednn", "DynamicDequantize", onednn_same_shape),
+    ("onednn", "PReLU", onednn_same_shape),
+    ("onednn", "GenIndex", onednn_same_shape),
+    ("onednn", "Add", onednn_binary),
+    ("onednn", "Subtract", onednn_binary),
+    ("onednn", "Multiply", onednn_binary),
+    ("onednn", "Divide", onednn_binary),
+    ("onednn", "Maximum", onednn_binary),
+    ("onednn", "Minimum", onednn_binary),
+    ("onednn", "Pow", onednn_binary),
+    ("onednn", "SquaredDifference", onednn_binary),
+    ("onednn", "GreaterEqual", onednn_binary),
+    ("onednn", "Select", onednn_select),
+    ("onednn", "BiasAdd", onednn_bias_add),
 ];
 
 /// Whether a type is a floating-point type (not integer, bool, string or unknown).
@@ -258,7 +405,299 @@ fn common_denominator(alg: &Algebra, x: Dim) -> Rat {
     k
 }
 
-// ----- unary ---------------------------------------------------------------------
+// ----- kernels ----------------------------------------------------------------------
+
+/// How the values of an element type combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Num {
+    /// Integers and bool: integer arithmetic.
+    Int,
+    /// Floating-point types: exact rational arithmetic.
+    Float,
+    /// Undefined, string and unknown types: only the ring operations.
+    Other,
+}
+
+impl Num {
+    /// The arithmetic of values of type `t`.
+    pub fn of(t: DType) -> Num {
+        if t.is_integer() {
+            Num::Int
+        } else if is_float(t) {
+            Num::Float
+        } else {
+            Num::Other
+        }
+    }
+}
+
+/// A unary map that has a value on shape tensors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unary {
+    /// `-x`.
+    Neg,
+    /// `|x|`, when the sign is proven.
+    Abs,
+    /// -1, 0 or 1, when the sign is proven.
+    Sign,
+    /// `max(x, 0)`.
+    Relu,
+    /// `floor(x)`.
+    Floor,
+    /// `ceil(x)`.
+    Ceil,
+    /// The square root of a constant square.
+    Sqrt,
+    /// `1 / x` of a provably non-zero float.
+    Reciprocal,
+    /// Logical not of a decided boolean.
+    Not,
+}
+
+/// How integer division and modulo round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntRound {
+    /// Toward negative infinity (the modulo has the sign of the divisor).
+    Floor,
+    /// Toward zero (the modulo has the sign of the dividend).
+    Trunc,
+}
+
+/// A binary op that has a value on shape tensors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `a * b`.
+    Mul,
+    /// `a / b`: exact for floats, rounded for integers.
+    Div(IntRound),
+    /// `max(a, b)`.
+    Max,
+    /// `min(a, b)`.
+    Min,
+    /// `a ** b` for a constant integer exponent.
+    Pow,
+    /// `(a - b) ** 2`.
+    SquaredDiff,
+    /// The remainder of the division rounded as given.
+    Mod(IntRound),
+    /// A comparison: the result is 1 or 0 when decidable.
+    Cmp(Cmp),
+    /// Logical and/or/xor of decided booleans.
+    Logic(Logic),
+}
+
+impl BinOp {
+    /// Whether the op gives a boolean.
+    pub fn is_predicate(self) -> bool {
+        matches!(self, BinOp::Cmp(_) | BinOp::Logic(_))
+    }
+}
+
+/// A comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `==`.
+    Eq,
+    /// `!=`.
+    Ne,
+    /// `<`.
+    Lt,
+    /// `<=`.
+    Le,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    Ge,
+}
+
+/// A logical op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logic {
+    /// and.
+    And,
+    /// or.
+    Or,
+    /// xor.
+    Xor,
+}
+
+/// The value of `op` on one element `x` of a tensor whose values combine as `num`
+/// (see the module doc); `None` when it has no closed form here.
+pub fn unary_value(alg: &mut Algebra, op: Unary, x: Dim, num: Num) -> Option<Dim> {
+    let zero = alg.constant(0);
+    let one = alg.constant(1);
+    match op {
+        Unary::Neg => Some(alg.neg(x)),
+        Unary::Abs => {
+            if alg.bounds(x).is_nonneg() {
+                Some(x)
+            } else if nonpositive(alg, x) {
+                Some(alg.neg(x))
+            } else {
+                None
+            }
+        }
+        Unary::Sign => {
+            let b = alg.bounds(x);
+            if b.is_positive() {
+                Some(one)
+            } else if b.is_negative() {
+                Some(alg.constant(-1))
+            } else if b.as_point().is_some_and(Rat::is_zero) {
+                Some(zero)
+            } else {
+                None
+            }
+        }
+        Unary::Relu => Some(alg.max(x, zero)),
+        Unary::Floor | Unary::Ceil => {
+            // floor(x) = floordiv(k*x, k) with k the common denominator of x's
+            // coefficients: `floor(S/2)` becomes `floordiv(S, 2)`, which the
+            // algebra's rules know (it does not rewrite `floordiv(S/2, 1)`).
+            let k = common_denominator(alg, x);
+            let (num, den) = if k.is_one() {
+                (x, one)
+            } else {
+                let kd = alg.rational(k);
+                (alg.mul(x, kd), kd)
+            };
+            Some(if op == Unary::Floor {
+                alg.floordiv(num, den)
+            } else {
+                alg.ceildiv(num, den)
+            })
+        }
+        Unary::Sqrt => exact_sqrt(alg, x),
+        Unary::Reciprocal if num == Num::Float && nonzero(alg, x) => Some(alg.div_rational(one, x)),
+        Unary::Reciprocal => None,
+        Unary::Not => truth_of(alg, x).map(|t| bool_dim(alg, !t)),
+    }
+}
+
+/// The values of `op` on every element of `x`, when `x` has a value.
+fn unary_values(alg: &mut Algebra, op: Unary, x: &TensorFact) -> Option<Vec<Dim>> {
+    let num = Num::of(x.dtype);
+    x.value
+        .as_ref()?
+        .iter()
+        .map(|&e| unary_value(alg, op, e, num))
+        .collect()
+}
+
+/// The value of `op` on one pair of elements whose values combine as `num` (see
+/// the module doc); `None` when it has no closed form here.
+pub fn bin_value(alg: &mut Algebra, op: BinOp, num: Num, x: Dim, y: Dim) -> Option<Dim> {
+    match op {
+        BinOp::Add => Some(alg.add_dims(x, y)),
+        BinOp::Sub => Some(alg.sub(x, y)),
+        BinOp::Mul => Some(alg.mul(x, y)),
+        BinOp::Div(round) => match num {
+            Num::Int if round == IntRound::Trunc => trunc_div(alg, x, y),
+            Num::Int if nonzero(alg, y) => Some(alg.floordiv(x, y)),
+            Num::Float if nonzero(alg, y) => Some(alg.div_rational(x, y)),
+            _ => None,
+        },
+        BinOp::Max => Some(alg.max(x, y)),
+        BinOp::Min => Some(alg.min(x, y)),
+        BinOp::Pow => {
+            let e = alg.as_i64(y).filter(|e| (0..=16).contains(e))?;
+            let mut acc = alg.constant(1);
+            for _ in 0..e {
+                acc = alg.mul(acc, x);
+            }
+            Some(acc)
+        }
+        BinOp::SquaredDiff => {
+            let d = alg.sub(x, y);
+            Some(alg.mul(d, d))
+        }
+        BinOp::Mod(IntRound::Floor) if num == Num::Int && nonzero(alg, y) => Some(alg.modulo(x, y)),
+        BinOp::Mod(IntRound::Trunc) if num != Num::Other => trunc_mod(alg, x, y),
+        BinOp::Mod(_) => None,
+        BinOp::Cmp(c) => {
+            let t = match c {
+                Cmp::Eq => decided(alg.equal(x, y)),
+                Cmp::Ne => decided(alg.equal(x, y)).map(|t| !t),
+                Cmp::Lt => less(alg, x, y),
+                Cmp::Gt => less(alg, y, x),
+                Cmp::Le => decided(alg.le(x, y)),
+                Cmp::Ge => decided(alg.le(y, x)),
+            }?;
+            Some(bool_dim(alg, t))
+        }
+        BinOp::Logic(l) => {
+            let (p, q) = (truth_of(alg, x)?, truth_of(alg, y)?);
+            let t = match l {
+                Logic::And => p && q,
+                Logic::Or => p || q,
+                Logic::Xor => p != q,
+            };
+            Some(bool_dim(alg, t))
+        }
+    }
+}
+
+/// The values of a binary op on `a` and `b` broadcast to the output shape `out`,
+/// when both have values.
+pub fn binary_values(
+    alg: &mut Algebra,
+    op: BinOp,
+    num: Num,
+    a: &TensorFact,
+    b: &TensorFact,
+    out: &[Dim],
+) -> Option<Vec<Dim>> {
+    let v = broadcast_values(alg, out, &[a, b])?;
+    v[0].iter()
+        .zip(&v[1])
+        .map(|(x, y)| bin_value(alg, op, num, *x, *y))
+        .collect()
+}
+
+/// The shape of `select(cond, then, else)` (OpenVINO Select, oneDNN Select):
+/// equal shapes with `auto_broadcast = none`, else the numpy broadcast of the
+/// three. `None` when a rank is unknown.
+pub fn select_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    mode: AutoBroadcast,
+    cond: &TensorFact,
+    then: &TensorFact,
+    other: &TensorFact,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    if mode != AutoBroadcast::None {
+        let shapes = [cond.shape.clone(), then.shape.clone(), other.shape.clone()];
+        return broadcast_all(ctx, node, &shapes);
+    }
+    let (Some(cs), Some(ts), Some(es)) = (&cond.shape, &then.shape, &other.shape) else {
+        return Ok(None);
+    };
+    let s = same_shapes(ctx, node, ts, es)?;
+    same_shapes(ctx, node, cs, &s).map(Some)
+}
+
+/// The values of `select(cond, then, else)` broadcast to `out`, when every
+/// condition element is decided.
+pub fn select_values(
+    alg: &Algebra,
+    out: &[Dim],
+    cond: &TensorFact,
+    then: &TensorFact,
+    other: &TensorFact,
+) -> Option<Vec<Dim>> {
+    let v = broadcast_values(alg, out, &[cond, then, other])?;
+    v[0].iter()
+        .zip(&v[1])
+        .zip(&v[2])
+        .map(|((c, a), b)| alg.as_i64(*c).map(|c| if c != 0 { *a } else { *b }))
+        .collect()
+}
+
+// ----- ONNX: unary --------------------------------------------------------------------
 
 fn unary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
@@ -271,67 +710,27 @@ fn unary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     let Some(shape) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
-    let float = is_float(x.dtype);
-    let value = x.value.as_ref().and_then(|v| {
-        v.iter()
-            .map(|&e| unary_value(&mut ctx.alg, op, e, float))
-            .collect::<Option<Vec<Dim>>>()
-    });
+    let value = onnx_unary_op(op).and_then(|u| unary_values(&mut ctx.alg, u, &x));
     if let Some(v) = &value {
         check_int_range(&ctx.alg, dtype, v, &node.op_type)?;
     }
     Ok(vec![fact_with_value(dtype, shape, value)])
 }
 
-fn unary_value(alg: &mut Algebra, op: &str, x: Dim, float: bool) -> Option<Dim> {
-    let zero = alg.constant(0);
-    let one = alg.constant(1);
-    match op {
-        "Neg" => Some(alg.neg(x)),
-        "Abs" => {
-            if alg.bounds(x).is_nonneg() {
-                Some(x)
-            } else if nonpositive(alg, x) {
-                Some(alg.neg(x))
-            } else {
-                None
-            }
-        }
-        "Sign" => {
-            let b = alg.bounds(x);
-            if b.is_positive() {
-                Some(one)
-            } else if b.is_negative() {
-                Some(alg.constant(-1))
-            } else if b.as_point().is_some_and(Rat::is_zero) {
-                Some(zero)
-            } else {
-                None
-            }
-        }
-        "Relu" => Some(alg.max(x, zero)),
-        "Floor" | "Ceil" => {
-            // floor(x) = floordiv(k*x, k) with k the common denominator of x's
-            // coefficients: `floor(S/2)` becomes `floordiv(S, 2)`, which the
-            // algebra's rules know (it does not rewrite `floordiv(S/2, 1)`).
-            let k = common_denominator(alg, x);
-            let (num, den) = if k.is_one() {
-                (x, one)
-            } else {
-                let kd = alg.rational(k);
-                (alg.mul(x, kd), kd)
-            };
-            Some(if op == "Floor" {
-                alg.floordiv(num, den)
-            } else {
-                alg.ceildiv(num, den)
-            })
-        }
-        "Sqrt" => exact_sqrt(alg, x),
-        "Reciprocal" if float && nonzero(alg, x) => Some(alg.div_rational(one, x)),
-        "Not" => truth_of(alg, x).map(|t| bool_dim(alg, !t)),
-        _ => None,
-    }
+/// The ONNX unary ops that have a value.
+fn onnx_unary_op(op: &str) -> Option<Unary> {
+    Some(match op {
+        "Neg" => Unary::Neg,
+        "Abs" => Unary::Abs,
+        "Sign" => Unary::Sign,
+        "Relu" => Unary::Relu,
+        "Floor" => Unary::Floor,
+        "Ceil" => Unary::Ceil,
+        "Sqrt" => Unary::Sqrt,
+        "Reciprocal" => Unary::Reciprocal,
+        "Not" => Unary::Not,
+        _ => return None,
+    })
 }
 
 fn clip(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -398,7 +797,7 @@ fn clip(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
     Ok(vec![fact_with_value(x.dtype, shape, value)])
 }
 
-// ----- binary ----------------------------------------------------------------------
+// ----- ONNX: binary ---------------------------------------------------------------------
 
 /// Ops whose opsets 1 and 6 use legacy (`broadcast` attribute) broadcasting.
 const LEGACY: &[&str] = &[
@@ -454,12 +853,8 @@ fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     } else {
         broadcast_shapes(ctx, &node.name, &sa, &sb)?
     };
-    let value = broadcast_values(&ctx.alg, &out, &[&a, &b]).and_then(|v| {
-        v[0].iter()
-            .zip(&v[1])
-            .map(|(x, y)| binary_value(&mut ctx.alg, op, in_type, fmod, *x, *y))
-            .collect::<Option<Vec<Dim>>>()
-    });
+    let value = onnx_bin_op(op, fmod)
+        .and_then(|b_op| binary_values(&mut ctx.alg, b_op, Num::of(in_type), &a, &b, &out));
     if let Some(v) = &value {
         check_int_range(&ctx.alg, dtype, v, &node.op_type)?;
     }
@@ -504,48 +899,26 @@ fn legacy_broadcast(
     Ok(sa.to_vec())
 }
 
-fn binary_value(
-    alg: &mut Algebra,
-    op: &str,
-    in_type: DType,
-    fmod: bool,
-    x: Dim,
-    y: Dim,
-) -> Option<Dim> {
-    let float = is_float(in_type);
-    let integer = in_type.is_integer();
-    match op {
-        "Add" => Some(alg.add_dims(x, y)),
-        "Sub" => Some(alg.sub(x, y)),
-        "Mul" => Some(alg.mul(x, y)),
-        "Div" if integer => trunc_div(alg, x, y),
-        "Div" if float && nonzero(alg, y) => Some(alg.div_rational(x, y)),
-        "Mod" if !fmod && integer && nonzero(alg, y) => Some(alg.modulo(x, y)),
-        "Mod" if fmod && (integer || float) => trunc_mod(alg, x, y),
-        "Pow" => {
-            let e = alg.as_i64(y).filter(|e| (0..=16).contains(e))?;
-            let mut acc = alg.constant(1);
-            for _ in 0..e {
-                acc = alg.mul(acc, x);
-            }
-            Some(acc)
-        }
-        "Equal" => decided(alg.equal(x, y)).map(|t| bool_dim(alg, t)),
-        "Less" => less(alg, x, y).map(|t| bool_dim(alg, t)),
-        "Greater" => less(alg, y, x).map(|t| bool_dim(alg, t)),
-        "LessOrEqual" => decided(alg.le(x, y)).map(|t| bool_dim(alg, t)),
-        "GreaterOrEqual" => decided(alg.le(y, x)).map(|t| bool_dim(alg, t)),
-        "And" | "Or" | "Xor" => {
-            let (p, q) = (truth_of(alg, x)?, truth_of(alg, y)?);
-            let t = match op {
-                "And" => p && q,
-                "Or" => p || q,
-                _ => p != q,
-            };
-            Some(bool_dim(alg, t))
-        }
-        _ => None,
-    }
+/// The ONNX binary ops that have a value (`fmod`: Mod truncates).
+fn onnx_bin_op(op: &str, fmod: bool) -> Option<BinOp> {
+    Some(match op {
+        "Add" => BinOp::Add,
+        "Sub" => BinOp::Sub,
+        "Mul" => BinOp::Mul,
+        "Div" => BinOp::Div(IntRound::Trunc),
+        "Mod" if fmod => BinOp::Mod(IntRound::Trunc),
+        "Mod" => BinOp::Mod(IntRound::Floor),
+        "Pow" => BinOp::Pow,
+        "Equal" => BinOp::Cmp(Cmp::Eq),
+        "Less" => BinOp::Cmp(Cmp::Lt),
+        "Greater" => BinOp::Cmp(Cmp::Gt),
+        "LessOrEqual" => BinOp::Cmp(Cmp::Le),
+        "GreaterOrEqual" => BinOp::Cmp(Cmp::Ge),
+        "And" => BinOp::Logic(Logic::And),
+        "Or" => BinOp::Logic(Logic::Or),
+        "Xor" => BinOp::Logic(Logic::Xor),
+        _ => return None,
+    })
 }
 
 fn prelu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -558,21 +931,13 @@ fn prelu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     };
     if let Some(ss) = &slope.shape {
         if node.version >= 7 {
-            // unidirectional: broadcasting slope to X must give X's shape
-            let out = broadcast_shapes(ctx, &node.name, &sx, ss)?;
-            if out.len() != sx.len() {
-                return Err(OpError::Rank {
-                    what: "slope (broadcast to X)".to_string(),
-                    expected: format!("at most {}", sx.len()),
-                    found: ss.len(),
-                });
-            }
+            check_broadcasts_to(ctx, &node.name, &sx, ss, "slope (broadcast to X)")?;
         }
     }
     Ok(vec![TensorFact::new(x.dtype, sx)])
 }
 
-// ----- variadic ----------------------------------------------------------------------
+// ----- ONNX: variadic ---------------------------------------------------------------------
 
 fn variadic(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, usize::MAX)?;
@@ -652,4 +1017,243 @@ fn legacy_equal(ctx: &mut ShapesContext, a: &[Dim], b: &[Dim]) -> Result<Vec<Dim
         }
     }
     Ok(a.to_vec())
+}
+
+// ----- OpenVINO ----------------------------------------------------------------------
+
+/// `auto_broadcast` of an OpenVINO op: `numpy` (the default), `none`, or `pdpd`
+/// with `axis` (default -1).
+fn openvino_auto_broadcast(node: &Node) -> Result<AutoBroadcast, OpError> {
+    let mode = ov_str(node, "auto_broadcast")?
+        .unwrap_or("numpy")
+        .to_ascii_lowercase();
+    match mode.as_str() {
+        "numpy" | "" => Ok(AutoBroadcast::Numpy),
+        "none" => Ok(AutoBroadcast::None),
+        "pdpd" => Ok(AutoBroadcast::Pdpd {
+            axis: ov_i64(node, "axis")?.unwrap_or(-1),
+        }),
+        _ => Err(OpError::BadAttribute {
+            name: "auto_broadcast",
+            value: mode,
+            why: "expected numpy, none or pdpd".to_string(),
+        }),
+    }
+}
+
+/// The OpenVINO unary ops that have a value.
+fn openvino_unary_op(op: &str) -> Option<Unary> {
+    Some(match op {
+        "Negative" => Unary::Neg,
+        "Abs" => Unary::Abs,
+        "Sign" => Unary::Sign,
+        "Relu" | "ReLU" => Unary::Relu,
+        "Floor" => Unary::Floor,
+        "Ceiling" => Unary::Ceil,
+        "Sqrt" => Unary::Sqrt,
+        "LogicalNot" => Unary::Not,
+        _ => return None,
+    })
+}
+
+/// OpenVINO ops whose outputs have the data's shape (input 0) and type (bool for
+/// the predicates): unary maps and activations, normalisations, `CumSum`, `Roll`,
+/// `ReverseSequence`; values for the maps that have one.
+pub fn openvino_same_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let op = node.op_type.as_str();
+    let dtype = if matches!(op, "LogicalNot" | "IsNaN" | "IsInf" | "IsFinite") {
+        DType::Bool
+    } else {
+        x.dtype
+    };
+    let value = openvino_unary_op(op).and_then(|u| unary_values(&mut ctx.alg, u, &x));
+    let f = TensorFact {
+        dtype,
+        shape: x.shape,
+        value,
+    };
+    Ok(vec![f; node.outputs.len().max(1)])
+}
+
+/// The OpenVINO binary ops (`Divide` floors with `m_pythondiv`, the default).
+fn openvino_bin_op(node: &Node) -> Option<BinOp> {
+    Some(match node.op_type.as_str() {
+        "Add" => BinOp::Add,
+        "Subtract" => BinOp::Sub,
+        "Multiply" => BinOp::Mul,
+        "Divide" if ov_bool(node, "m_pythondiv", true).unwrap_or(true) => {
+            BinOp::Div(IntRound::Floor)
+        }
+        "Divide" => BinOp::Div(IntRound::Trunc),
+        "Maximum" => BinOp::Max,
+        "Minimum" => BinOp::Min,
+        "Power" => BinOp::Pow,
+        "SquaredDifference" => BinOp::SquaredDiff,
+        "FloorMod" => BinOp::Mod(IntRound::Floor),
+        "Mod" => BinOp::Mod(IntRound::Trunc),
+        "Equal" => BinOp::Cmp(Cmp::Eq),
+        "NotEqual" => BinOp::Cmp(Cmp::Ne),
+        "Less" => BinOp::Cmp(Cmp::Lt),
+        "LessEqual" => BinOp::Cmp(Cmp::Le),
+        "Greater" => BinOp::Cmp(Cmp::Gt),
+        "GreaterEqual" => BinOp::Cmp(Cmp::Ge),
+        "LogicalAnd" => BinOp::Logic(Logic::And),
+        "LogicalOr" => BinOp::Logic(Logic::Or),
+        "LogicalXor" => BinOp::Logic(Logic::Xor),
+        _ => return None,
+    })
+}
+
+/// OpenVINO binary elementwise ops: `auto_broadcast`; values when both inputs
+/// have them.
+fn openvino_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let a = ctx.input(node, 0, "A")?;
+    let b = ctx.input(node, 1, "B")?;
+    let op = openvino_bin_op(node).ok_or_else(|| OpError::WrongOp {
+        expected: "a binary elementwise op",
+        found: node.op_type.clone(),
+    })?;
+    let dtype = if op.is_predicate() {
+        DType::Bool
+    } else {
+        a.dtype
+    };
+    let mode = openvino_auto_broadcast(node)?;
+    let (Some(x), Some(y)) = (&a.shape, &b.shape) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let shape = auto_broadcast_shapes(ctx, node, mode, x, y)?;
+    let num = if a.dtype.is_integer() && b.dtype.is_integer() {
+        Num::Int
+    } else {
+        Num::Float
+    };
+    let value = binary_values(&mut ctx.alg, op, num, &a, &b, &shape);
+    Ok(vec![fact_with_value(dtype, shape, value)])
+}
+
+/// OpenVINO Select(cond, then, else); values when the condition is decided.
+fn openvino_select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let c = ctx.input(node, 0, "cond")?;
+    let t = ctx.input(node, 1, "then")?;
+    let e = ctx.input(node, 2, "else")?;
+    let mode = openvino_auto_broadcast(node)?;
+    let Some(shape) = select_shape(ctx, node, mode, &c, &t, &e)? else {
+        return Ok(vec![TensorFact::unknown(t.dtype)]);
+    };
+    let value = select_values(&ctx.alg, &shape, &c, &t, &e);
+    Ok(vec![fact_with_value(t.dtype, shape, value)])
+}
+
+/// OpenVINO FakeQuantize: the broadcast of its five inputs (the data's shape with
+/// `auto_broadcast = none`).
+fn openvino_fake_quantize(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let mut shapes = Vec::new();
+    for i in 0..node.input_count() {
+        shapes.push(ctx.input(node, i, "input")?.shape);
+    }
+    let shape = if openvino_auto_broadcast(node)? == AutoBroadcast::None {
+        x.shape.clone()
+    } else {
+        broadcast_all(ctx, node, &shapes)?
+    };
+    Ok(vec![TensorFact {
+        dtype: x.dtype,
+        shape,
+        value: None,
+    }])
+}
+
+// ----- oneDNN ------------------------------------------------------------------------
+
+/// oneDNN ops whose outputs have the input's shape (and its type unless
+/// `dst_dtype` says otherwise).
+pub fn onednn_same_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let f = TensorFact {
+        dtype: out_dtype(node, x.dtype),
+        shape: x.shape,
+        value: None,
+    };
+    Ok(vec![f; node.outputs.len().max(1)])
+}
+
+/// oneDNN binary ops: `auto_broadcast` numpy (the default) or none.
+fn onednn_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let a = ctx.input(node, 0, "src_0")?;
+    let b = ctx.input(node, 1, "src_1")?;
+    let mode = attr_str(node, "auto_broadcast")?
+        .unwrap_or("numpy")
+        .to_ascii_lowercase();
+    let mode = match mode.as_str() {
+        "numpy" => AutoBroadcast::Numpy,
+        "none" => AutoBroadcast::None,
+        _ => {
+            return Err(OpError::BadAttribute {
+                name: "auto_broadcast",
+                value: mode,
+                why: "expected numpy or none".to_string(),
+            })
+        }
+    };
+    let default = if node.op_type == "GreaterEqual" {
+        DType::Bool
+    } else {
+        a.dtype
+    };
+    let shape = match (&a.shape, &b.shape) {
+        (Some(x), Some(y)) => Some(auto_broadcast_shapes(ctx, node, mode, x, y)?),
+        _ => None,
+    };
+    Ok(vec![TensorFact {
+        dtype: out_dtype(node, default),
+        shape,
+        value: None,
+    }])
+}
+
+/// oneDNN Select(cond, src_0, src_1): the numpy broadcast of the three.
+fn onednn_select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let c = ctx.input(node, 0, "cond")?;
+    let a = ctx.input(node, 1, "src_0")?;
+    let b = ctx.input(node, 2, "src_1")?;
+    let shape = select_shape(ctx, node, AutoBroadcast::Numpy, &c, &a, &b)?;
+    Ok(vec![TensorFact {
+        dtype: out_dtype(node, a.dtype),
+        shape,
+        value: None,
+    }])
+}
+
+/// oneDNN BiasAdd(src, bias): `src`'s shape; the bias length is the channel dim
+/// of `data_format`.
+fn onednn_bias_add(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "src")?;
+    let b = ctx.input(node, 1, "bias")?;
+    if let (Some(xs), Some([c])) = (&x.shape, b.shape.as_deref()) {
+        if !xs.is_empty() {
+            let ax = channel_axis(node, xs.len())?;
+            merge_dim(
+                ctx,
+                node,
+                &|| "bias length and the channel dim".to_string(),
+                xs[ax],
+                *c,
+            )?;
+        }
+    }
+    onednn_same_shape(ctx, node)
 }

@@ -1,15 +1,20 @@
-//! Matrix products: MatMul, Gemm, MatMulInteger, QLinearMatMul and Einsum.
+//! Matrix products: ONNX MatMul, Gemm, MatMulInteger, QLinearMatMul and Einsum;
+//! OpenVINO MatMul; oneDNN MatMul.
 //!
-//! Spec: <https://onnx.ai/onnx/operators/> (MatMul, Gemm, MatMulInteger,
-//! QLinearMatMul, Einsum).
+//! Specs: <https://onnx.ai/onnx/operators/> (MatMul, Gemm, MatMulInteger,
+//! QLinearMatMul, Einsum); the OpenVINO operation specifications (MatMul-1); oneDNN
+//! Graph's `MatMul` document.
 //!
-//! **MatMul** follows `numpy.matmul`: a 1-D `A` is promoted to `[1, K]` and a
-//! 1-D `B` to `[K, 1]`, and the promoted axis is removed from the result; the
-//! batch dims (all but the last two) broadcast with the shared numpy rules of
-//! [`super::broadcast`]. The contracted dim `K` (last of `A`, second to last of
-//! `B`) must be equal: provably different is a [`OpError::DimMismatch`]; when
-//! the algebra cannot decide, the two are unioned (a valid model needs them
-//! equal) and the relation is recorded. Rank 0 is an error.
+//! **MatMul** (every format; [`matmul_shape`]) follows `numpy.matmul`: a 1-D `A`
+//! is promoted to `[1, K]` and a 1-D `B` to `[K, 1]`, and the promoted axis is
+//! removed from the result; the batch dims (all but the last two) broadcast with
+//! the shared numpy rules of [`super::broadcast`]. OpenVINO and oneDNN add
+//! `transpose_a`/`transpose_b`, which swap the last two axes of an operand of rank
+//! 2 or more (a 1-D operand is never transposed). The contracted dim `K` must be
+//! equal: provably different is a [`OpError::DimMismatch`]; when the algebra
+//! cannot decide, the two are unioned (a valid model needs them equal) and the
+//! relation is recorded (with a warning for ONNX, see [`Equate`]). Rank 0 is an
+//! error. oneDNN's optional `bias` input must broadcast to the output.
 //!
 //! **Gemm** takes 2-D `A` and `B` (`transA`/`transB` swap their axes) and gives
 //! `[M, N]`; the optional `C` must broadcast unidirectionally to `[M, N]`.
@@ -19,18 +24,25 @@
 //! of one label are merged with the broadcasting rules, ellipsis dims of all
 //! operands broadcast together.
 //!
+//! The output type is `A`'s (ONNX, OpenVINO); oneDNN's is the `dst_dtype` the
+//! converter records, else `src`'s.
+//!
 //! Version history (shape-relevant):
-//! - MatMul-1, -9, -13: type lists only (13 adds bfloat16).
-//! - Gemm-1: `broadcast` attribute, `C` required; Gemm-6: `broadcast` kept,
+//! - ONNX MatMul-1, -9, -13: type lists only (13 adds bfloat16).
+//! - ONNX Gemm-1: `broadcast` attribute, `C` required; Gemm-6: `broadcast` kept,
 //!   shape inference added; Gemm-7: unidirectional broadcasting of `C`, no
 //!   `broadcast` attribute; Gemm-9: integer types; Gemm-11: `C` optional;
 //!   Gemm-13: bfloat16. The output is `[M, N]` in every version.
-//! - MatMulInteger-10: output int32; zero points scalar or per row/column.
-//! - QLinearMatMul-10, -21 (more types): output type of `y_zero_point`.
-//! - Einsum-12: equation attribute, ellipsis broadcasting.
+//! - ONNX MatMulInteger-10: output int32; zero points scalar or per row/column.
+//! - ONNX QLinearMatMul-10, -21 (more types): output type of `y_zero_point`.
+//! - ONNX Einsum-12: equation attribute, ellipsis broadcasting.
+//! - OpenVINO MatMul-0 (`opset1`): `transpose_a`, `transpose_b`; the only version.
+//! - oneDNN MatMul: `transpose_a`, `transpose_b`, optional `bias`.
 
-use super::broadcast::{broadcast_dim, broadcast_shapes};
-use super::nn_util::{expect_rank, unify};
+use super::attrs::ov_bool;
+use super::broadcast::{broadcast_dim, broadcast_shapes, check_broadcasts_to};
+use super::nn_util::{expect_rank, unify, Equate};
+use super::onednn::out_dtype;
 use super::{attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -44,39 +56,49 @@ pub const RULES: &[RuleEntry] = &[
     ("", "MatMulInteger", matmul_integer),
     ("", "QLinearMatMul", qlinear_matmul),
     ("", "Einsum", einsum),
+    ("openvino", "MatMul", openvino_matmul),
+    ("onednn", "MatMul", onednn_matmul),
 ];
 
-/// The `numpy.matmul` shape of `a @ b`, with `K` unified. `None` when a rank is
-/// unknown.
+/// The shape of the matrix product `a @ b` (`numpy.matmul`, see the module doc):
+/// `transpose_a`/`transpose_b` swap the last two axes of an operand of rank 2 or
+/// more; `K` is equated the way `equate` says.
 pub fn matmul_shape(
     ctx: &mut ShapesContext,
     node: &Node,
-    a: &TensorFact,
-    b: &TensorFact,
-) -> Result<Option<Vec<Dim>>, OpError> {
-    let (Some(sa), Some(sb)) = (&a.shape, &b.shape) else {
-        return Ok(None);
-    };
-    if sa.is_empty() {
+    a: &[Dim],
+    b: &[Dim],
+    transpose_a: bool,
+    transpose_b: bool,
+    equate: Equate,
+) -> Result<Vec<Dim>, OpError> {
+    if a.is_empty() {
         return Err(super::nn_util::rank_error("input A", "at least 1", 0));
     }
-    if sb.is_empty() {
+    if b.is_empty() {
         return Err(super::nn_util::rank_error("input B", "at least 1", 0));
     }
     let one = ctx.alg.constant(1);
-    let a_vec = sa.len() == 1;
-    let b_vec = sb.len() == 1;
-    let pa: Vec<Dim> = if a_vec { vec![one, sa[0]] } else { sa.clone() };
-    let pb: Vec<Dim> = if b_vec { vec![sb[0], one] } else { sb.clone() };
+    let (a_vec, b_vec) = (a.len() == 1, b.len() == 1);
+    let mut pa = a.to_vec();
+    let mut pb = b.to_vec();
+    if a_vec {
+        pa.insert(0, one);
+    } else if transpose_a {
+        pa.swap(a.len() - 1, a.len() - 2);
+    }
+    if b_vec {
+        pb.push(one);
+    } else if transpose_b {
+        pb.swap(b.len() - 1, b.len() - 2);
+    }
     let (ra, rb) = (pa.len(), pb.len());
-    let k_a = pa[ra - 1];
-    let k_b = pb[rb - 2];
-    unify(
+    equate.dims(
         ctx,
         node,
-        "MatMul contracted dim K (last of A, second to last of B)",
-        k_a,
-        k_b,
+        &|| "the contracted dim (K) of inputs 0 and 1".to_string(),
+        pa[ra - 1],
+        pb[rb - 2],
     )?;
     let mut out = broadcast_shapes(ctx, &node.name, &pa[..ra - 2], &pb[..rb - 2])?;
     if !a_vec {
@@ -85,7 +107,20 @@ pub fn matmul_shape(
     if !b_vec {
         out.push(pb[rb - 1]);
     }
-    Ok(Some(out))
+    Ok(out)
+}
+
+/// ONNX's `a @ b`: `None` when a rank is unknown.
+fn onnx_matmul_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    a: &TensorFact,
+    b: &TensorFact,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let (Some(sa), Some(sb)) = (&a.shape, &b.shape) else {
+        return Ok(None);
+    };
+    matmul_shape(ctx, node, sa, sb, false, false, Equate::Warn).map(Some)
 }
 
 fn matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -93,7 +128,7 @@ fn matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     let a = ctx.input(node, 0, "A")?;
     let b = ctx.input(node, 1, "B")?;
     let dtype = a.dtype;
-    Ok(vec![match matmul_shape(ctx, node, &a, &b)? {
+    Ok(vec![match onnx_matmul_shape(ctx, node, &a, &b)? {
         Some(s) => TensorFact::new(dtype, s),
         None => TensorFact::unknown(dtype),
     }])
@@ -130,7 +165,7 @@ fn matmul_integer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     check_inputs(node, 2, 4)?;
     let a = ctx.input(node, 0, "A")?;
     let b = ctx.input(node, 1, "B")?;
-    let shape = matmul_shape(ctx, node, &a, &b)?;
+    let shape = onnx_matmul_shape(ctx, node, &a, &b)?;
     let m = a
         .shape
         .as_ref()
@@ -151,7 +186,7 @@ fn qlinear_matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     let a = ctx.input(node, 0, "a")?;
     let b = ctx.input(node, 3, "b")?;
     let y_zp = ctx.input(node, 7, "y_zero_point")?;
-    let shape = matmul_shape(ctx, node, &a, &b)?;
+    let shape = onnx_matmul_shape(ctx, node, &a, &b)?;
     let dtype = if y_zp.dtype == DType::Undefined {
         a.dtype
     } else {
@@ -376,4 +411,36 @@ fn render_term(t: &Term) -> String {
             Some(c) => c.to_string(),
         })
         .collect()
+}
+
+/// OpenVINO MatMul: `transpose_a`, `transpose_b`.
+fn openvino_matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let a = ctx.input(node, 0, "A")?;
+    let b = ctx.input(node, 1, "B")?;
+    let (Some(x), Some(y)) = (&a.shape, &b.shape) else {
+        return Ok(vec![TensorFact::unknown(a.dtype)]);
+    };
+    let ta = ov_bool(node, "transpose_a", false)?;
+    let tb = ov_bool(node, "transpose_b", false)?;
+    let out = matmul_shape(ctx, node, x, y, ta, tb, Equate::Record)?;
+    Ok(vec![TensorFact::new(a.dtype, out)])
+}
+
+/// oneDNN MatMul: transposes; an optional bias must broadcast to the output.
+fn onednn_matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let a = ctx.input(node, 0, "src")?;
+    let b = ctx.input(node, 1, "weights")?;
+    let dtype = out_dtype(node, a.dtype);
+    let (Some(x), Some(y)) = (&a.shape, &b.shape) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let ta = attr_int(node, "transpose_a", 0)? != 0;
+    let tb = attr_int(node, "transpose_b", 0)? != 0;
+    let out = matmul_shape(ctx, node, x, y, ta, tb, Equate::Record)?;
+    if let Some(bs) = ctx.optional_input(node, 2)?.and_then(|f| f.shape) {
+        check_broadcasts_to(ctx, &node.name, &out, &bs, "bias (must broadcast to dst)")?;
+    }
+    Ok(vec![TensorFact::new(dtype, out)])
 }

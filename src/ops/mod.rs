@@ -24,6 +24,7 @@ pub mod norm;
 pub mod onednn;
 pub mod openvino;
 pub mod pad;
+pub mod pool;
 pub mod reduce;
 pub mod reshape;
 pub mod resize;
@@ -59,6 +60,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     cast::RULES,
     matmul::RULES,
     conv::RULES,
+    pool::RULES,
     norm::RULES,
     resize::RULES,
     pad::RULES,

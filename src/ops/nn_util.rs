@@ -142,26 +142,27 @@ pub fn attr_dtype(node: &Node, name: &'static str, default: DType) -> Result<DTy
 
 /// Check that a 1-D per-channel tensor (scale, bias, mean, ...) has `len` entries
 /// when its rank is known: a rank other than 1 or a provably different length is
-/// an error; an unknown equality is unified.
+/// an error; an unknown equality is equated as `equate` says.
 pub fn check_vector(
     ctx: &mut ShapesContext,
     node: &Node,
     fact: &TensorFact,
-    what: &'static str,
+    what: &str,
     len: Dim,
+    equate: Equate,
 ) -> Result<(), OpError> {
     let Some(shape) = &fact.shape else {
         return Ok(());
     };
     expect_rank(what, shape, 1)?;
-    unify(ctx, node, &format!("length of {what}"), shape[0], len)?;
+    equate.dims(ctx, node, &|| format!("length of {what}"), shape[0], len)?;
     Ok(())
 }
 
 /// Two dims that a valid model needs equal: the dim when provably equal, an
 /// error when provably different, otherwise they are unioned and the relation is
-/// recorded for the model's contract. (The ONNX families have the same need:
-/// Concat, MatMul's K, Gemm, LSTM sizes.)
+/// recorded for the model's contract, without a warning (the OpenVINO and oneDNN
+/// rules; the ONNX ones use [`unify`]).
 pub fn merge_dim(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -180,5 +181,114 @@ pub fn merge_dim(
             ctx.alg.record_relation(a, b, &node.name);
             ctx.alg.union(a, b, "equal dims").map_err(OpError::from)
         }
+    }
+}
+
+/// How a rule equates two dims that a valid model needs equal. Both record the
+/// relation for the model's contract; the front ends differ in what they report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Equate {
+    /// [`unify`]: an undecided equality is also a warning naming the assumption
+    /// (the ONNX rules).
+    Warn,
+    /// [`merge_dim`]: an undecided equality is recorded silently (the OpenVINO and
+    /// oneDNN rules).
+    Record,
+}
+
+impl Equate {
+    /// Equate `a` and `b`; `what` names the pair in messages.
+    pub fn dims(
+        self,
+        ctx: &mut ShapesContext,
+        node: &Node,
+        what: &dyn Fn() -> String,
+        a: Dim,
+        b: Dim,
+    ) -> Result<Dim, OpError> {
+        match self {
+            Equate::Warn => unify(ctx, node, &what(), a, b),
+            Equate::Record => merge_dim(ctx, node, what, a, b),
+        }
+    }
+}
+
+/// The channel axis of a tensor of rank `rank` in a oneDNN `data_format` (`NXC`,
+/// the default: last; `NCX`: 1).
+pub fn channel_axis(node: &Node, rank: usize) -> Result<usize, OpError> {
+    let f = super::attr_str(node, "data_format")?.unwrap_or("NXC");
+    match f {
+        "NXC" => Ok(rank.saturating_sub(1)),
+        "NCX" => Ok(1.min(rank.saturating_sub(1))),
+        other => Err(OpError::BadAttribute {
+            name: "data_format",
+            value: other.to_string(),
+            why: "expected NXC or NCX".to_string(),
+        }),
+    }
+}
+
+/// A oneDNN tensor of rank 3 or more split by its `data_format`: batch, channels
+/// and spatial dims.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The batch dim (axis 0).
+    pub batch: Dim,
+    /// The channel dim (axis 1 for `NCX`, the last for `NXC`).
+    pub channels: Dim,
+    /// The spatial dims, in order.
+    pub spatial: Vec<Dim>,
+    /// `NXC`: the channels come last.
+    pub channels_last: bool,
+}
+
+impl Layout {
+    /// Split `shape` (of the input `src`) by the node's `data_format`.
+    pub fn split(node: &Node, shape: &[Dim]) -> Result<Layout, OpError> {
+        if shape.len() < 3 {
+            return Err(rank_error("src", "at least 3", shape.len()));
+        }
+        let channels_last = channel_axis(node, shape.len())? != 1;
+        let (channels, spatial) = if channels_last {
+            (shape[shape.len() - 1], shape[1..shape.len() - 1].to_vec())
+        } else {
+            (shape[1], shape[2..].to_vec())
+        };
+        Ok(Layout {
+            batch: shape[0],
+            channels,
+            spatial,
+            channels_last,
+        })
+    }
+
+    /// The data axis of the first spatial dim.
+    pub fn first_spatial_axis(&self) -> usize {
+        if self.channels_last {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The dims of a tensor of this batch and layout with `channels` and `spatial`.
+    pub fn join(&self, channels: Dim, spatial: Vec<Dim>) -> Vec<Dim> {
+        let mut out = vec![self.batch];
+        if self.channels_last {
+            out.extend(spatial);
+            out.push(channels);
+        } else {
+            out.push(channels);
+            out.extend(spatial);
+        }
+        out
+    }
+}
+
+/// A fact of `dtype` with `shape`, or of unknown rank.
+pub fn shaped(dtype: DType, shape: Option<Vec<Dim>>) -> TensorFact {
+    match shape {
+        Some(s) => TensorFact::new(dtype, s),
+        None => TensorFact::unknown(dtype),
     }
 }

@@ -1,23 +1,35 @@
-//! Normalisations, Dropout and the softmax family: BatchNormalization,
+//! Normalisations, Dropout and the softmax family: ONNX BatchNormalization,
 //! LayerNormalization, InstanceNormalization, GroupNormalization,
-//! LpNormalization, MeanVarianceNormalization, LRN, Dropout, Softmax,
-//! LogSoftmax and Hardmax.
+//! LpNormalization, MeanVarianceNormalization, LRN, Dropout, Softmax, LogSoftmax
+//! and Hardmax; OpenVINO BatchNormInference, MVN, NormalizeL2, LRN, Softmax and
+//! LogSoftmax; oneDNN BatchNormInference, LayerNorm, GroupNorm, SoftMax and
+//! LogSoftmax.
 //!
-//! Spec: <https://onnx.ai/onnx/operators/> (the page of each op).
+//! Specs: <https://onnx.ai/onnx/operators/> (the page of each op); the OpenVINO
+//! operation specifications; oneDNN Graph's operation documents.
 //!
-//! Every `Y` has the shape and type of `X`. The per-channel inputs (scale, bias,
-//! mean, variance) of BatchNormalization and InstanceNormalization must have the
-//! channel count `C = X[1]`: a provably different length is a
-//! [`OpError::DimMismatch`], an undecided one is unified (a valid model needs
-//! it). The extra outputs:
+//! Every `Y` has the shape and type of `X` (oneDNN: the converter's `dst_dtype`
+//! when present). The per-channel inputs (scale, bias, mean, variance) of batch
+//! and instance normalisation must have the channel count `C = X[1]`
+//! ([`channel_count`]): a provably different length is a
+//! [`OpError::DimMismatch`], an undecided one is unified (a valid model needs it;
+//! ONNX rules also warn). The extra outputs:
 //! - BatchNormalization: running mean and variance (and, before opset 14, the
 //!   saved mean and inverse std-dev) are `[C]`;
-//! - LayerNormalization: `Mean` and `InvStdDev` keep the dims before `axis` and
-//!   have 1 for the normalised ones; their type is `stash_type` (float by default);
-//! - Dropout: the `mask` has the shape of `X` (bool from opset 10);
-//! - Softmax/LogSoftmax/Hardmax check `axis` against the rank.
+//! - mean and inverse std-dev (or variance) of layer normalisation
+//!   ([`layer_norm_stats`]): ONNX LayerNormalization keeps the dims before `axis`
+//!   and has 1 for the normalised ones, of type `stash_type` (float by default);
+//!   oneDNN LayerNorm (`keep_stats`) has only the dims before `begin_norm_axis`
+//!   (default -1), f32;
+//! - oneDNN GroupNorm: mean and variance `[N, groups]`, f32;
+//! - oneDNN SoftMax: `stats` has the `axis` dim 1, f32;
+//! - Dropout: the `mask` has the shape of `X` (bool from opset 10).
 //!
-//! Version history (shape-relevant):
+//! The softmax family checks `axis` against the rank: ONNX before opset 13 allows
+//! `axis == rank` (2-D coercion); OpenVINO Softmax-1 takes no negative axis and
+//! does not check a scalar's.
+//!
+//! Version history, ONNX (shape-relevant):
 //! - BatchNormalization-1 (`spatial`, `is_test`), -6, -7 (`is_test` removed;
 //!   optional training outputs), -9 (`spatial` removed: per-channel inputs are
 //!   `[C]`), -14 (`training_mode`; outputs `running_mean`, `running_var`), -15
@@ -32,8 +44,22 @@
 //! - Softmax/LogSoftmax/Hardmax-1, -11 (`axis` default 1, coerced to 2-D),
 //!   -13 (`axis` default -1, applied on one axis). The output shape is the input's
 //!   in every version.
+//!
+//! Version history, OpenVINO:
+//! - BatchNormInference-1 (inputs gamma, beta, data, mean, variance), -5 (data
+//!   first: data, gamma, beta, mean, variance).
+//! - Softmax-1 (`axis` >= 0; written `SoftMax` in IR files), -8 (negative
+//!   `axis`); LogSoftmax-5 (negative `axis`).
+//! - MVN-1, -6 (`axes` input); NormalizeL2-1; LRN-1: the data shape.
+//!
+//! oneDNN: BatchNormInference (the input's shape), LayerNorm (`begin_norm_axis`,
+//! `keep_stats` default true), GroupNorm (`groups`, `keep_stats`), SoftMax and
+//! LogSoftmax (`axis` default 1).
 
-use super::nn_util::{attr_dtype, check_vector, expect_rank};
+use super::attrs::ov_i64;
+use super::elementwise::{onednn_same_shape, openvino_same_shape};
+use super::nn_util::{attr_dtype, check_vector, expect_rank, Equate};
+use super::onednn::out_dtype;
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -52,6 +78,18 @@ pub const RULES: &[RuleEntry] = &[
     ("", "Softmax", softmax),
     ("", "LogSoftmax", softmax),
     ("", "Hardmax", softmax),
+    ("openvino", "BatchNormInference", openvino_batch_norm),
+    ("openvino", "MVN", openvino_same_shape),
+    ("openvino", "NormalizeL2", openvino_same_shape),
+    ("openvino", "LRN", openvino_same_shape),
+    ("openvino", "Softmax", openvino_softmax),
+    ("openvino", "SoftMax", openvino_softmax),
+    ("openvino", "LogSoftmax", openvino_softmax),
+    ("onednn", "BatchNormInference", onednn_same_shape),
+    ("onednn", "LayerNorm", onednn_layer_norm),
+    ("onednn", "GroupNorm", onednn_group_norm),
+    ("onednn", "SoftMax", onednn_softmax),
+    ("onednn", "LogSoftmax", onednn_softmax),
 ];
 
 /// The input's facts without its value: the shape of `Y` for shape-preserving ops.
@@ -72,30 +110,63 @@ fn channels(x: &TensorFact, what: &str) -> Result<Option<Dim>, OpError> {
     }
 }
 
+/// The channel count `C` of a normalisation of `x` (named `what`) with
+/// per-channel `vectors` (input, name): `X[1]`, each vector checked to have `C`
+/// entries; when `X`'s rank is unknown, the first vector's length.
+pub fn channel_count(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    x: &TensorFact,
+    what: &str,
+    vectors: &[(TensorFact, &str)],
+    equate: Equate,
+) -> Result<Option<Dim>, OpError> {
+    let mut c = channels(x, what)?;
+    for (f, name) in vectors {
+        match c {
+            Some(cd) => check_vector(ctx, node, f, name, cd, equate)?,
+            None => {
+                if let Some(s) = &f.shape {
+                    expect_rank(name, s, 1)?;
+                    c = Some(s[0]);
+                }
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// The dims of the mean and variance of a layer normalisation of `shape` from
+/// `axis` (normalised): the dims before it, then 1 for each normalised axis when
+/// `keep_rank` (ONNX) or nothing (oneDNN).
+pub fn layer_norm_stats(
+    ctx: &mut ShapesContext,
+    shape: &[Dim],
+    axis: usize,
+    keep_rank: bool,
+) -> Vec<Dim> {
+    let mut stat = shape[..axis].to_vec();
+    if keep_rank {
+        let one = ctx.alg.constant(1);
+        stat.extend(std::iter::repeat(one).take(shape.len() - axis));
+    }
+    stat
+}
+
 fn batch_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 5, 5)?;
     let x = ctx.input(node, 0, "X")?;
     let names = ["scale", "B", "input_mean", "input_var"];
     let spatial = attr_int(node, "spatial", 1)? != 0 || node.version >= 9;
-    // The channel count: X[1], or a per-channel input's length when X has no rank.
-    let mut c = channels(&x, "input X")?;
     let mut per_channel = Vec::with_capacity(4);
     for (i, what) in names.iter().enumerate() {
         per_channel.push((ctx.input(node, i + 1, what)?, *what));
     }
-    if spatial {
-        for (f, what) in &per_channel {
-            match c {
-                Some(cd) => check_vector(ctx, node, f, what, cd)?,
-                None => {
-                    if let Some(s) = &f.shape {
-                        expect_rank(what, s, 1)?;
-                        c = Some(s[0]);
-                    }
-                }
-            }
-        }
-    }
+    let c = if spatial {
+        channel_count(ctx, node, &x, "input X", &per_channel, Equate::Warn)?
+    } else {
+        channels(&x, "input X")?
+    };
     let mut out = vec![like(&x)];
     // Extra outputs: [C] statistics (running mean/var; before 14 also the saved
     // mean and inverse std-dev). Their type is that of the mean input.
@@ -122,9 +193,7 @@ fn layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         ]);
     };
     let a = norm_axis(axis, xs.len())?;
-    let one = ctx.alg.constant(1);
-    let mut stat = xs[..a].to_vec();
-    stat.extend(std::iter::repeat(one).take(xs.len() - a));
+    let stat = layer_norm_stats(ctx, &xs, a, true);
     Ok(vec![
         like(&x),
         TensorFact::new(stash, stat.clone()),
@@ -137,10 +206,8 @@ fn instance_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     let x = ctx.input(node, 0, "input")?;
     let scale = ctx.input(node, 1, "scale")?;
     let b = ctx.input(node, 2, "B")?;
-    if let Some(c) = channels(&x, "input")? {
-        check_vector(ctx, node, &scale, "scale", c)?;
-        check_vector(ctx, node, &b, "B", c)?;
-    }
+    let vectors = [(scale, "scale"), (b, "B")];
+    channel_count(ctx, node, &x, "input", &vectors, Equate::Warn)?;
     Ok(vec![like(&x)])
 }
 
@@ -169,8 +236,8 @@ fn group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         }
         // Opset 18: scale and bias per group; opset 21: per channel.
         let len = if node.version >= 21 { c } else { gd };
-        check_vector(ctx, node, &scale, "scale", len)?;
-        check_vector(ctx, node, &b, "bias", len)?;
+        check_vector(ctx, node, &scale, "scale", len, Equate::Warn)?;
+        check_vector(ctx, node, &b, "bias", len, Equate::Warn)?;
     }
     Ok(vec![like(&x)])
 }
@@ -244,4 +311,110 @@ fn softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         }
     }
     Ok(vec![like(&x)])
+}
+
+/// OpenVINO BatchNormInference (1: gamma, beta, data, mean, variance; 5: data
+/// first).
+fn openvino_batch_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 5, 5)?;
+    let data_index = if node.version >= 5 { 0 } else { 2 };
+    let x = ctx.input(node, data_index, "data")?;
+    let names = if data_index == 0 {
+        ["data", "gamma", "beta", "mean", "variance"]
+    } else {
+        ["gamma", "beta", "data", "mean", "variance"]
+    };
+    if x.shape.is_some() {
+        let mut vectors = Vec::with_capacity(4);
+        for (i, name) in names.iter().enumerate().filter(|(i, _)| *i != data_index) {
+            vectors.push((ctx.input(node, i, "parameter")?, *name));
+        }
+        channel_count(ctx, node, &x, "data", &vectors, Equate::Record)?;
+    }
+    Ok(vec![like(&x)])
+}
+
+/// OpenVINO Softmax / LogSoftmax: the `axis` (default 1) must be in range.
+fn openvino_softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    if let Some(shape) = &x.shape {
+        let axis = ov_i64(node, "axis")?.unwrap_or(1);
+        if node.version < 8 && axis < 0 && !node.op_type.contains("Log") {
+            return Err(OpError::AxisOutOfRange {
+                axis,
+                rank: shape.len(),
+            });
+        }
+        if !shape.is_empty() {
+            norm_axis(axis, shape.len())?;
+        }
+    }
+    Ok(vec![like(&x)])
+}
+
+/// The input's facts (no value) with oneDNN's `dst_dtype`.
+fn onednn_like(node: &Node, x: &TensorFact) -> TensorFact {
+    TensorFact {
+        dtype: out_dtype(node, x.dtype),
+        shape: x.shape.clone(),
+        value: None,
+    }
+}
+
+/// oneDNN SoftMax / LogSoftmax: `axis` (default 1) must be in range; SoftMax's
+/// optional `stats` output has the `axis` dim 1.
+fn onednn_softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let mut stats = TensorFact::unknown(DType::Float);
+    if let Some(s) = &x.shape {
+        if !s.is_empty() {
+            let axis = norm_axis(attr_int(node, "axis", 1)?, s.len())?;
+            let mut st = s.clone();
+            st[axis] = ctx.alg.constant(1);
+            stats = TensorFact::new(DType::Float, st);
+        }
+    }
+    let mut out = vec![onednn_like(node, &x)];
+    if node.outputs.len() > 1 {
+        out.push(stats);
+    }
+    Ok(out)
+}
+
+/// oneDNN LayerNorm: dst like src; with `keep_stats` mean and variance are
+/// `src[:begin_norm_axis]` (default -1).
+fn onednn_layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let mut out = vec![onednn_like(node, &x)];
+    if node.outputs.len() > 1 {
+        let stats = match &x.shape {
+            Some(s) => {
+                let axis = norm_axis(attr_int(node, "begin_norm_axis", -1)?, s.len())?;
+                TensorFact::new(DType::Float, layer_norm_stats(ctx, s, axis, false))
+            }
+            None => TensorFact::unknown(DType::Float),
+        };
+        out.push(stats.clone());
+        out.push(stats);
+    }
+    Ok(out)
+}
+
+/// oneDNN GroupNorm: dst like src; mean and variance `[N, groups]`.
+fn onednn_group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let mut out = vec![onednn_like(node, &x)];
+    if node.outputs.len() > 1 {
+        let stats = match x.shape.as_deref().and_then(<[Dim]>::first) {
+            Some(n) => {
+                let g = ctx.alg.constant(super::attr_int_required(node, "groups")?);
+                TensorFact::new(DType::Float, vec![*n, g])
+            }
+            None => TensorFact::unknown(DType::Float),
+        };
+        out.push(stats.clone());
+        out.push(stats);
+    }
+    Ok(out)
 }

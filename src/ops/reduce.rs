@@ -1,17 +1,30 @@
-//! Reductions: `Reduce*` and `ArgMax`/`ArgMin`.
+//! Reductions: ONNX `Reduce*` and `ArgMax`/`ArgMin`, OpenVINO `Reduce*`, oneDNN
+//! `Reduce*`.
 //!
-//! Spec: the ONNX operator reference (opsets 1 to 25). A reduction removes the
-//! reduced axes (`keepdims = 0`) or keeps them as 1 (`keepdims = 1`, the default).
-//! No axes means every axis, unless `noop_with_empty_axes = 1` (only in the
-//! versions where `axes` is an input), which makes the op an identity.
+//! Specs: the ONNX operator reference (opsets 1 to 25); the OpenVINO operation
+//! specifications (`ReduceMean-1` and its siblings); oneDNN Graph's `Reduce*`
+//! documents. A reduction removes the reduced axes or keeps them as 1
+//! ([`reduce_shape`]): ONNX `keepdims` (default 1), OpenVINO and oneDNN
+//! `keep_dims` (default false). Negative axes count from the end; an axis out of
+//! range or repeated is an error.
 //!
-//! Values: `ReduceSum`, `ReduceProd`, `ReduceMax` and `ReduceMin` of a tensor with
-//! a known value give the sum, product, max or min through the algebra, so
-//! `ReduceProd(Shape(x))` is the element count of `x`. An `axes` input with no
-//! known value gives data-dependent dims (`keepdims = 1`: the rank is kept; an
-//! axis that is provably 1 stays 1).
+//! Which axes an empty list reduces differs: ONNX reduces every axis, unless
+//! `noop_with_empty_axes = 1` (only in the versions where `axes` is an input),
+//! which makes the op an identity; OpenVINO reduces none (the op is an identity
+//! in shape). oneDNN needs its `axes` attribute.
 //!
-//! Version history (where `axes` moved from an attribute to an input):
+//! Values ([`reduce_values`]): `ReduceSum`, `ReduceProd`, `ReduceMax` and
+//! `ReduceMin` of a tensor with a known value give the sum, product, max or min
+//! through the algebra, so `ReduceProd(Shape(x))` is the element count of `x`
+//! (ONNX and OpenVINO; ONNX also rejects an integer constant that overflows the
+//! type). An `axes` input with no known value gives data-dependent dims
+//! ([`unknown_axes_shape`]: with kept dims the rank is kept and an axis that is
+//! provably 1 stays 1; without, a known count of axes gives the rank).
+//!
+//! The output type is the input's, bool for OpenVINO `ReduceLogicalAnd`/`Or`,
+//! int64 for ArgMax/ArgMin, oneDNN's `dst_dtype` when the converter records it.
+//!
+//! Version history (ONNX, where `axes` moved from an attribute to an input):
 //! - **ReduceSum**: 1 (`axes` attribute); 11 negative axes; 13 `axes` is optional
 //!   input 1, `noop_with_empty_axes`; 21 more types.
 //! - **ReduceMean, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum,
@@ -21,7 +34,18 @@
 //!   `axes` input, `noop_with_empty_axes`; 20 bool.
 //! - **ArgMax, ArgMin**: 1 (`axis`, `keepdims`); 11 negative axis; 12
 //!   `select_last_index`; 13 bf16. The output is int64.
+//!
+//! OpenVINO: `ReduceMean`, `ReduceSum`, `ReduceMax`, `ReduceMin`, `ReduceProd`,
+//! `ReduceLogicalAnd`, `ReduceLogicalOr` (opset1) and `ReduceL1`, `ReduceL2`
+//! (opset4): axes input 1, `keep_dims`; one version each.
+//!
+//! oneDNN: `ReduceL1`, `ReduceL2`, `ReduceMax`, `ReduceMean`, `ReduceMin`,
+//! `ReduceProd`, `ReduceSum`: `axes` and `keep_dims` attributes.
 
+use super::attrs::ov_bool;
+use super::nn_util::shaped;
+use super::onednn::out_dtype;
+use super::openvino::reduce_axes;
 use super::values::{check_int_range, fact_with_value, ints_input, small_value, IntsArg};
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
@@ -42,6 +66,22 @@ pub const RULES: &[RuleEntry] = &[
     ("", "ReduceSumSquare", reduce),
     ("", "ArgMax", arg_reduce),
     ("", "ArgMin", arg_reduce),
+    ("openvino", "ReduceMean", openvino_reduce),
+    ("openvino", "ReduceSum", openvino_reduce),
+    ("openvino", "ReduceMax", openvino_reduce),
+    ("openvino", "ReduceMin", openvino_reduce),
+    ("openvino", "ReduceProd", openvino_reduce),
+    ("openvino", "ReduceL1", openvino_reduce),
+    ("openvino", "ReduceL2", openvino_reduce),
+    ("openvino", "ReduceLogicalAnd", openvino_reduce),
+    ("openvino", "ReduceLogicalOr", openvino_reduce),
+    ("onednn", "ReduceL1", onednn_reduce),
+    ("onednn", "ReduceL2", onednn_reduce),
+    ("onednn", "ReduceMax", onednn_reduce),
+    ("onednn", "ReduceMean", onednn_reduce),
+    ("onednn", "ReduceMin", onednn_reduce),
+    ("onednn", "ReduceProd", onednn_reduce),
+    ("onednn", "ReduceSum", onednn_reduce),
 ];
 
 /// Whether `axes` is an input (rather than an attribute) for this op and version.
@@ -77,25 +117,8 @@ fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         IntsArg::Absent => Vec::new(),
         IntsArg::Unknown(Some(0)) => Vec::new(),
         IntsArg::Unknown(len) => {
-            if keepdims {
-                let mut out = Vec::with_capacity(r);
-                for (axis, d) in dims.iter().enumerate() {
-                    let one = ctx.alg.constant(1);
-                    out.push(if ctx.alg.equal(*d, one) == Truth::True {
-                        *d
-                    } else {
-                        ctx.unknown_dim(node, 0, axis)
-                    });
-                }
-                return Ok(vec![TensorFact::new(x.dtype, out)]);
-            }
-            return Ok(vec![match len {
-                Some(k) if k <= r => {
-                    let out = (0..r - k).map(|a| ctx.unknown_dim(node, 0, a)).collect();
-                    TensorFact::new(x.dtype, out)
-                }
-                _ => TensorFact::unknown(x.dtype),
-            }]);
+            let out = unknown_axes_shape(ctx, node, &dims, keepdims, len);
+            return Ok(vec![shaped(x.dtype, out)]);
         }
     };
     if axes.is_empty() && noop {
@@ -119,36 +142,78 @@ fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         }
         norm
     };
-    let one = ctx.alg.constant(1);
-    let mut out = Vec::with_capacity(r);
-    for (axis, d) in dims.iter().enumerate() {
-        if reduced.contains(&axis) {
-            if keepdims {
-                out.push(one);
-            }
-        } else {
-            out.push(*d);
-        }
-    }
-    let value = match op {
-        "ReduceSum" | "ReduceProd" | "ReduceMax" | "ReduceMin" => small_value(&ctx.alg, &x)
-            .and_then(|(shape, v)| reduce_values(ctx, op, &shape, &v, &reduced)),
-        _ => None,
-    };
+    let out = reduce_shape(ctx, &dims, &reduced, keepdims);
+    let value = reduce_values(ctx, op, &x, &reduced);
     if let Some(v) = &value {
         check_int_range(&ctx.alg, x.dtype, v, &node.op_type)?;
     }
     Ok(vec![fact_with_value(x.dtype, out, value)])
 }
 
-/// Fold the elements of each output position through the algebra.
-fn reduce_values(
+/// The dims of a reduction of `shape` over `axes` (normalised): each reduced axis
+/// becomes 1 with `keep`, or is removed.
+pub fn reduce_shape(
+    ctx: &mut ShapesContext,
+    shape: &[Dim],
+    axes: &[usize],
+    keep: bool,
+) -> Vec<Dim> {
+    let one = ctx.alg.constant(1);
+    shape
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| match (axes.contains(&i), keep) {
+            (false, _) => Some(*d),
+            (true, true) => Some(one),
+            (true, false) => None,
+        })
+        .collect()
+}
+
+/// The dims of a reduction of `shape` whose axes are not known: with `keep`, the
+/// rank stays, an axis provably 1 stays 1 and the others are fresh dims; without,
+/// `count` known axes leave that many fewer fresh dims. `None` when the rank is
+/// not known.
+pub fn unknown_axes_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    shape: &[Dim],
+    keep: bool,
+    count: Option<usize>,
+) -> Option<Vec<Dim>> {
+    let r = shape.len();
+    if keep {
+        let mut out = Vec::with_capacity(r);
+        for (axis, d) in shape.iter().enumerate() {
+            let one = ctx.alg.constant(1);
+            out.push(if ctx.alg.equal(*d, one) == Truth::True {
+                *d
+            } else {
+                ctx.unknown_dim(node, 0, axis)
+            });
+        }
+        return Some(out);
+    }
+    match count {
+        Some(k) if k <= r => Some((0..r - k).map(|a| ctx.unknown_dim(node, 0, a)).collect()),
+        _ => None,
+    }
+}
+
+/// The value of `ReduceSum`, `ReduceProd`, `ReduceMax` or `ReduceMin` (`op`) of a
+/// tensor `x` with a known value over `reduced` (normalised axes): the elements
+/// of each output position folded through the algebra. `None` for the other
+/// reductions and when `x` has no small known value.
+pub fn reduce_values(
     ctx: &mut ShapesContext,
     op: &str,
-    shape: &[usize],
-    v: &[Dim],
+    x: &TensorFact,
     reduced: &[usize],
 ) -> Option<Vec<Dim>> {
+    if !matches!(op, "ReduceSum" | "ReduceProd" | "ReduceMax" | "ReduceMin") {
+        return None;
+    }
+    let (shape, v) = small_value(&ctx.alg, x)?;
     let kept: Vec<usize> = (0..shape.len()).filter(|a| !reduced.contains(a)).collect();
     let n_out: usize = kept.iter().map(|&a| shape[a]).product();
     let mut groups: Vec<Vec<Dim>> = vec![Vec::new(); n_out];
@@ -209,4 +274,45 @@ fn arg_reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         out.remove(axis);
     }
     Ok(vec![TensorFact::new(DType::Int64, out)])
+}
+
+/// OpenVINO Reduce*: axes input 1, `keep_dims`; empty axes reduce nothing.
+fn openvino_reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    ctx.input(node, 1, "axes")?;
+    let keep = ov_bool(node, "keep_dims", false)?;
+    let op = node.op_type.as_str();
+    let dtype = if matches!(op, "ReduceLogicalAnd" | "ReduceLogicalOr") {
+        DType::Bool
+    } else {
+        x.dtype
+    };
+    let Some(shape) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let axes = match ints_input(ctx, node, 1)? {
+        IntsArg::Known(v) => reduce_axes(&v, shape.len())?,
+        IntsArg::Unknown(count) => {
+            let out = unknown_axes_shape(ctx, node, &shape, keep, count);
+            return Ok(vec![shaped(dtype, out)]);
+        }
+        IntsArg::Absent => return Ok(vec![TensorFact::unknown(dtype)]),
+    };
+    let out = reduce_shape(ctx, &shape, &axes, keep);
+    let value = reduce_values(ctx, op, &x, &axes);
+    Ok(vec![fact_with_value(dtype, out, value)])
+}
+
+/// oneDNN Reduce*: `axes` and `keep_dims` attributes.
+fn onednn_reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, x.dtype);
+    let (Some(shape), Some(axes)) = (&x.shape, attr_ints(node, "axes")?) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let axes = reduce_axes(axes, shape.len())?;
+    let keep = attr_int(node, "keep_dims", 0)? != 0;
+    let out = reduce_shape(ctx, shape, &axes, keep);
+    Ok(vec![TensorFact::new(dtype, out)])
 }

@@ -1,26 +1,35 @@
-//! Resize and Upsample.
+//! Resizing: ONNX Resize and Upsample, OpenVINO Interpolate, oneDNN
+//! Interpolate.
 //!
-//! Spec: <https://onnx.ai/onnx/operators/onnx__Resize.html>,
-//! <https://onnx.ai/onnx/operators/onnx__Upsample.html>.
+//! Specs: <https://onnx.ai/onnx/operators/onnx__Resize.html>,
+//! <https://onnx.ai/onnx/operators/onnx__Upsample.html>; the OpenVINO operation
+//! specifications (`Interpolate-1`, `-4`, `-11`); oneDNN Graph's `Interpolate`
+//! document.
 //!
-//! The output has the rank of `X`. Each resized axis gets
-//! - from `sizes` (when given): the size itself, a symbolic dim when the sizes
-//!   tensor was computed from shapes; with `keep_aspect_ratio_policy` `not_larger`
+//! The output has the rank of the input. Each resized axis gets
+//! - from sizes: the size itself, a symbolic dim when the sizes tensor was
+//!   computed from shapes; with ONNX's `keep_aspect_ratio_policy` `not_larger`
 //!   (`not_smaller`) one scale, the min (max) of `sizes[i] / X[i]` over the axes,
 //!   applies to every axis and the size is `round(scale * X[i])` (half away from
 //!   zero), computed exactly when the dims are constants and a fresh dim otherwise;
-//! - from `scales`: `floor(X[i] * scale)`, computed exactly as
+//! - from scales: `floor(X[i] * scale)` ([`floor_scale`]), computed exactly as
 //!   `floordiv(X[i] * p, q)` with `scale = p / q`. A float scale is read as the
 //!   simplest fraction `p/q` (`q <= 1024`) whose float32 rounding is the stored
-//!   value, so `0.7f` is `7/10` (what the runtimes' float arithmetic gives for
-//!   such inputs) rather than its exact binary expansion; a value with no such
-//!   fraction keeps its exact binary expansion.
+//!   value ([`snap_scale`], [`exact_scale`]), so `0.7f` is `7/10` (what the
+//!   runtimes' float arithmetic gives for such inputs) rather than its exact
+//!   binary expansion; a value with no such fraction keeps its exact binary
+//!   expansion.
 //!
-//! A non-positive scale, both `scales` and `sizes` given, neither given, or a
+//! Which axes are resized: ONNX every axis (or its `axes`, opset 18); OpenVINO
+//! the `axes` attribute (Interpolate-1) or input (4, 11; every axis when absent),
+//! after the `pads_begin`/`pads_end` attributes pad the input; oneDNN the spatial
+//! axes of its `data_format`.
+//!
+//! ONNX: a non-positive scale, both `scales` and `sizes` given, neither given, or a
 //! length other than the rank (or the number of `axes`) is an error. Scales or
-//! sizes that are not known give fresh dims on the resized axes.
+//! sizes that are not known give fresh dims on the resized axes (every format).
 //!
-//! Version history (shape-relevant):
+//! Version history, ONNX (shape-relevant):
 //! - Upsample-7: `scales` attribute; -9: `scales` input; -10: deprecated (same
 //!   shape rule).
 //! - Resize-10: inputs `X, scales`.
@@ -29,15 +38,31 @@
 //! - Resize-13: `roi` and `scales` optional.
 //! - Resize-18: `axes` and `keep_aspect_ratio_policy` attributes, `antialias`.
 //! - Resize-19: `half_pixel_symmetric` coordinate mode (no shape change).
+//!
+//! Version history, OpenVINO: Interpolate-1 (input 1 is the target spatial shape,
+//! `axes` attribute); -4 (inputs sizes, scales, optional axes;
+//! `shape_calculation_mode` sizes or scales; pads); -11 (inputs scales_or_sizes,
+//! optional axes).
+//!
+//! oneDNN: Interpolate (`sizes` or `scales` attributes, `data_format`).
 
-use super::values::const_len;
+use super::attrs::{ov_i64_list, ov_str};
+use super::nn_util::Layout;
+use super::onednn::out_dtype;
+use super::openvino::reduce_axes;
+use super::values::{const_ints, const_len};
 use super::{attr_ints, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[("", "Resize", resize), ("", "Upsample", upsample)];
+pub const RULES: &[RuleEntry] = &[
+    ("", "Resize", resize),
+    ("", "Upsample", upsample),
+    ("openvino", "Interpolate", openvino_interpolate),
+    ("onednn", "Interpolate", onednn_interpolate),
+];
 
 /// The fraction with the smallest denominator (at most 1024) whose float32
 /// rounding equals `v` rounded to float32; `v` exactly when there is none.
@@ -58,8 +83,9 @@ pub fn snap_scale(v: f64) -> Option<Rat> {
     crate::context::float_rat(v)
 }
 
-/// A scale value as a rational: snapped when it is not already a short fraction.
-fn scale_rat(r: &Rat) -> Option<Rat> {
+/// A scale value as a rational: snapped ([`snap_scale`]) when it is not already a
+/// fraction with a denominator of at most 1024.
+pub fn exact_scale(r: &Rat) -> Option<Rat> {
     // Values of float tensors are stored as the exact rational of the float.
     let (n, d) = (r.numer(), r.denom());
     let small = d <= num_bigint::BigInt::from(1024);
@@ -71,7 +97,7 @@ fn scale_rat(r: &Rat) -> Option<Rat> {
 }
 
 /// `floor(input * scale)` as `floordiv(input * p, q)`.
-fn scaled(ctx: &mut ShapesContext, input: Dim, scale: &Rat) -> Dim {
+pub fn floor_scale(ctx: &mut ShapesContext, input: Dim, scale: &Rat) -> Dim {
     let p = ctx.alg.rational(Rat::from_bigint(scale.numer()));
     let q = ctx.alg.rational(Rat::from_bigint(scale.denom()));
     let prod = ctx.alg.mul(input, p);
@@ -196,14 +222,14 @@ fn resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
                 .as_ref()
                 .and_then(|v| v.iter().map(|d| ctx.alg.as_const(*d)).collect());
             for (j, &a) in axes.iter().enumerate() {
-                out[a] = match values.as_ref().and_then(|v| scale_rat(&v[j])) {
+                out[a] = match values.as_ref().and_then(|v| exact_scale(&v[j])) {
                     Some(s) => {
                         if !s.is_positive() {
                             return Err(bad_value(format!(
                                 "scale {s} of axis {a} is not positive"
                             )));
                         }
-                        scaled(ctx, input[a], &s)
+                        floor_scale(ctx, input[a], &s)
                     }
                     None => ctx.unknown_dim(node, 0, a),
                 };
@@ -329,7 +355,7 @@ fn upsample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
                     .map(|d| ctx.alg.as_const(*d))
                     .collect::<Option<Vec<Rat>>>()
             })
-            .map(|v| v.iter().filter_map(scale_rat).collect())
+            .map(|v| v.iter().filter_map(exact_scale).collect())
     };
     let Some(xs) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
@@ -350,7 +376,130 @@ fn upsample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         if !s.is_positive() {
             return Err(bad_value(format!("scale {s} of axis {a} is not positive")));
         }
-        out.push(scaled(ctx, *d, s));
+        out.push(floor_scale(ctx, *d, s));
     }
     Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// OpenVINO Interpolate (1: target spatial shape and an `axes` attribute; 4:
+/// sizes, scales, axes inputs, `shape_calculation_mode`, pads; 11:
+/// scales_or_sizes, axes).
+fn openvino_interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "data")?;
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let r = xs.len();
+    let pb = ov_i64_list(node, "pads_begin")?.unwrap_or_default();
+    let pe = ov_i64_list(node, "pads_end")?.unwrap_or_default();
+    let mut padded = xs.clone();
+    for i in 0..r {
+        let p = Rat::int(pb.get(i).copied().unwrap_or(0))
+            .add(&Rat::int(pe.get(i).copied().unwrap_or(0)));
+        if !p.is_zero() {
+            let pd = ctx.alg.rational(p);
+            padded[i] = ctx.alg.add_dims(xs[i], pd);
+        }
+    }
+    let (axes_index, scales_index, by_scales) = if node.version < 4 {
+        (None, 2, false)
+    } else {
+        let mode = ov_str(node, "shape_calculation_mode")?.unwrap_or("sizes");
+        let by_scales = mode.eq_ignore_ascii_case("scales");
+        if node.version < 11 {
+            (Some(3), 2, by_scales)
+        } else {
+            (Some(2), 1, by_scales)
+        }
+    };
+    let axes: Vec<usize> = if node.version < 4 {
+        let a = ov_i64_list(node, "axes")?.ok_or(OpError::MissingAttribute { name: "axes" })?;
+        reduce_axes(&a, r)?
+    } else {
+        match axes_index.filter(|&i| node.input(i).is_some()) {
+            Some(i) => {
+                let f = ctx.input(node, i, "axes")?;
+                match const_ints(&ctx.alg, &f) {
+                    Some(a) => reduce_axes(&a, r)?,
+                    None => {
+                        let d = (0..r).map(|a| ctx.unknown_dim(node, 0, a)).collect();
+                        return Ok(vec![TensorFact::new(x.dtype, d)]);
+                    }
+                }
+            }
+            None => (0..r).collect(),
+        }
+    };
+    let mut out = padded.clone();
+    if by_scales {
+        let f = ctx.input(node, scales_index, "scales")?;
+        let scales: Option<Vec<Rat>> = f
+            .value
+            .as_ref()
+            .and_then(|v| v.iter().map(|d| ctx.alg.as_const(*d)).collect());
+        for (i, &a) in axes.iter().enumerate() {
+            out[a] = match scales.as_ref().and_then(|s| s.get(i)) {
+                Some(s) => {
+                    let s = exact_scale(s).unwrap_or_else(|| s.clone());
+                    floor_scale(ctx, padded[a], &s)
+                }
+                None => ctx.unknown_dim(node, 0, a),
+            };
+        }
+    } else {
+        let f = ctx.input(node, 1, "sizes")?;
+        for (i, &a) in axes.iter().enumerate() {
+            out[a] = match f.value.as_ref().and_then(|s| s.get(i)) {
+                Some(d) => *d,
+                None => ctx.unknown_dim(node, 0, a),
+            };
+        }
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// oneDNN Interpolate: the spatial dims of `data_format` from the `sizes`
+/// attribute, or `floor(d * scale)` from `scales`.
+fn onednn_interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, x.dtype);
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let layout = Layout::split(node, &xs)?;
+    let sp = &layout.spatial;
+    let k = sp.len();
+    let mut out_sp = sp.clone();
+    if let Some(sizes) = attr_ints(node, "sizes")?.filter(|v| !v.is_empty()) {
+        if sizes.len() != k {
+            return Err(OpError::BadAttribute {
+                name: "sizes",
+                value: format!("{sizes:?}"),
+                why: format!("expected {k} values"),
+            });
+        }
+        for (a, s) in sizes.iter().enumerate() {
+            out_sp[a] = ctx.alg.constant(*s);
+        }
+    } else if let Some(Attr::Floats(scales)) = node.attr("scales") {
+        if scales.len() != k {
+            return Err(OpError::BadAttribute {
+                name: "scales",
+                value: format!("{scales:?}"),
+                why: format!("expected {k} values"),
+            });
+        }
+        for (a, s) in scales.iter().enumerate() {
+            let r = snap_scale(*s).unwrap_or_else(Rat::one);
+            out_sp[a] = floor_scale(ctx, sp[a], &r);
+        }
+    } else {
+        for (a, d) in out_sp.iter_mut().enumerate() {
+            *d = ctx.unknown_dim(node, 0, a);
+        }
+    }
+    Ok(vec![TensorFact::new(
+        dtype,
+        layout.join(layout.channels, out_sp),
+    )])
 }

@@ -1,36 +1,110 @@
-//! Recurrent layers: LSTM, GRU and RNN.
+//! Recurrent layers: ONNX LSTM, GRU and RNN; OpenVINO LSTMSequence, GRUSequence,
+//! RNNSequence, LSTMCell, GRUCell and RNNCell.
 //!
-//! Spec: <https://onnx.ai/onnx/operators/onnx__LSTM.html> (and GRU, RNN).
+//! Specs: <https://onnx.ai/onnx/operators/onnx__LSTM.html> (and GRU, RNN); the
+//! OpenVINO operation specifications (`LSTMSequence-5`, `GRUSequence-5`,
+//! `RNNSequence-5`, `LSTMCell-4`, `GRUCell-3`, `RNNCell-0`).
 //!
 //! With `G` gates (LSTM 4, GRU 3, RNN 1), `D` directions (2 for
-//! `bidirectional`, else 1) and hidden size `H`:
-//! - `X` is `[seq, batch, input]` (`layout = 0`) or `[batch, seq, input]`
-//!   (`layout = 1`);
-//! - `W` is `[D, G*H, input]`, `R` is `[D, G*H, H]`, `B` is `[D, 2*G*H]`,
-//!   `sequence_lens` is `[batch]`, `initial_h`/`initial_c` are `[D, batch, H]`
-//!   (`[batch, D, H]` with layout 1) and LSTM's `P` is `[D, 3*H]`;
-//! - `Y` is `[seq, D, batch, H]` (layout 1: `[batch, seq, D, H]`); `Y_h` and
-//!   LSTM's `Y_c` are `[D, batch, H]` (layout 1: `[batch, D, H]`).
+//! `bidirectional`, else 1) and hidden size `H`, a sequence layer gives `Y` and
+//! the final hidden state (LSTM also the final cell state), laid out as
+//! [`SeqLayout`] says ([`recurrent_outputs`]):
+//! - ONNX `layout = 0`: `X` is `[seq, batch, input]`, `Y` `[seq, D, batch, H]`,
+//!   the states `[D, batch, H]`;
+//! - ONNX `layout = 1`: `X` is `[batch, seq, input]`, `Y` `[batch, seq, D, H]`,
+//!   the states `[batch, D, H]`;
+//! - OpenVINO: `X` is `[batch, seq, input]`, `Y` `[batch, D, seq, H]`, the states
+//!   `[batch, D, H]`.
 //!
-//! `H` is the `hidden_size` attribute, or `R`'s last dim when the attribute is
-//! absent. Every input dim is checked against these: provably different is a
-//! [`OpError::DimMismatch`], undecided is unified (a valid model needs it).
+//! ONNX: `W` is `[D, G*H, input]`, `R` is `[D, G*H, H]`, `B` is `[D, 2*G*H]`,
+//! `sequence_lens` is `[batch]`, `initial_h`/`initial_c` have the states' layout
+//! and LSTM's `P` is `[D, 3*H]`. `H` is the `hidden_size` attribute, or `R`'s last
+//! dim when the attribute is absent. Every input dim is checked against these:
+//! provably different is a [`OpError::DimMismatch`], undecided is unified (a
+//! valid model needs it) with a warning.
 //!
-//! Version history (shape-relevant):
+//! OpenVINO: `H` is the required `hidden_size` attribute; `initial_hidden_state`
+//! (`[batch, D, H]`) is checked against `X` and the attributes, undecided dims
+//! unified. A cell takes `X` `[batch, input]` and gives `[batch, H]` (LSTMCell
+//! also the cell state).
+//!
+//! Version history, ONNX (shape-relevant):
 //! - LSTM-1, GRU-1, RNN-1: `output_sequence` attribute (Y optional).
 //! - LSTM-7, GRU-7, RNN-7: `output_sequence` removed (shapes unchanged).
 //! - GRU-3: `linear_before_reset`.
 //! - LSTM-14, GRU-14, RNN-14: `layout` attribute (batch-major layout 1).
 //! - LSTM-22, GRU-22, RNN-22: types.
+//!
+//! Version history, OpenVINO: LSTMSequence-5, GRUSequence-5, RNNSequence-5 (the
+//! `seq_lengths` input, `direction`); RNNCell-0, GRUCell-3, LSTMCell-0 and -4
+//! (peepholes removed); the output shapes are the same in every version.
 
-use super::nn_util::{expect_rank, rank_error, unify};
+use super::attrs::{ov_i64, ov_str};
+use super::nn_util::{expect_rank, merge_dim, rank_error, unify};
 use super::{attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
-use crate::graph::Node;
+use crate::graph::{DType, Node};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[("", "LSTM", lstm), ("", "GRU", gru), ("", "RNN", rnn)];
+pub const RULES: &[RuleEntry] = &[
+    ("", "LSTM", lstm),
+    ("", "GRU", gru),
+    ("", "RNN", rnn),
+    ("openvino", "LSTMSequence", openvino_sequence),
+    ("openvino", "GRUSequence", openvino_sequence),
+    ("openvino", "RNNSequence", openvino_sequence),
+    ("openvino", "LSTMCell", openvino_cell),
+    ("openvino", "GRUCell", openvino_cell),
+    ("openvino", "RNNCell", openvino_cell),
+];
+
+/// Where the sequence, batch and direction axes of a recurrent layer's outputs go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeqLayout {
+    /// ONNX `layout = 0`: `Y [seq, D, batch, H]`, states `[D, batch, H]`.
+    SeqMajor,
+    /// ONNX `layout = 1`: `Y [batch, seq, D, H]`, states `[batch, D, H]`.
+    BatchMajor,
+    /// OpenVINO: `Y [batch, D, seq, H]`, states `[batch, D, H]`.
+    BatchDirSeq,
+}
+
+/// The number of directions of a `direction` attribute: 1 for `forward` and
+/// `reverse`, 2 for `bidirectional`.
+pub fn directions(direction: &str) -> Option<i64> {
+    match direction {
+        "forward" | "reverse" => Some(1),
+        "bidirectional" => Some(2),
+        _ => None,
+    }
+}
+
+/// The outputs of a recurrent layer: `Y` and the final hidden state, and with
+/// `cell` (LSTM) the final cell state, of type `dtype`.
+pub fn recurrent_outputs(
+    dtype: DType,
+    layout: SeqLayout,
+    seq: Dim,
+    batch: Dim,
+    dirs: Dim,
+    hidden: Dim,
+    cell: bool,
+) -> Vec<TensorFact> {
+    let (y, state) = match layout {
+        SeqLayout::SeqMajor => (vec![seq, dirs, batch, hidden], vec![dirs, batch, hidden]),
+        SeqLayout::BatchMajor => (vec![batch, seq, dirs, hidden], vec![batch, dirs, hidden]),
+        SeqLayout::BatchDirSeq => (vec![batch, dirs, seq, hidden], vec![batch, dirs, hidden]),
+    };
+    let mut out = vec![
+        TensorFact::new(dtype, y),
+        TensorFact::new(dtype, state.clone()),
+    ];
+    if cell {
+        out.push(TensorFact::new(dtype, state));
+    }
+    out
+}
 
 fn lstm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 3, 8)?;
@@ -83,17 +157,12 @@ fn recurrent(ctx: &mut ShapesContext, node: &Node, gates: i64) -> Result<Vec<Ten
             why: "expected 0 or 1".to_string(),
         });
     }
-    let dirs = match attr_str(node, "direction")?.unwrap_or("forward") {
-        "forward" | "reverse" => 1,
-        "bidirectional" => 2,
-        other => {
-            return Err(OpError::BadAttribute {
-                name: "direction",
-                value: format!("{other:?}"),
-                why: "expected forward, reverse or bidirectional".to_string(),
-            })
-        }
-    };
+    let direction = attr_str(node, "direction")?.unwrap_or("forward");
+    let dirs = directions(direction).ok_or_else(|| OpError::BadAttribute {
+        name: "direction",
+        value: format!("{direction:?}"),
+        why: "expected forward, reverse or bidirectional".to_string(),
+    })?;
     let dirs = ctx.alg.constant(dirs);
     let g = ctx.alg.constant(gates);
     // Hidden size: the attribute, else R's last dim, else W's second dim / G.
@@ -158,22 +227,89 @@ fn recurrent(ctx: &mut ShapesContext, node: &Node, gates: i64) -> Result<Vec<Ten
         let p = ctx.optional_input(node, 7)?;
         check_dims(ctx, node, &p, "P", &[Some(dirs), Some(p_len)])?;
     }
-    let y = if layout == 0 {
-        vec![seq, dirs, batch, h]
+    let layout = if layout == 0 {
+        SeqLayout::SeqMajor
     } else {
-        vec![batch, seq, dirs, h]
+        SeqLayout::BatchMajor
     };
-    let yh = if layout == 0 {
-        vec![dirs, batch, h]
-    } else {
-        vec![batch, dirs, h]
+    Ok(recurrent_outputs(
+        x.dtype,
+        layout,
+        seq,
+        batch,
+        dirs,
+        h,
+        gates == 4,
+    ))
+}
+
+/// OpenVINO LSTMSequence, GRUSequence, RNNSequence (5): X `[B, T, I]`,
+/// initial_hidden_state `[B, D, H]`, (initial_cell_state), seq_lengths `[B]`, W,
+/// R, B.
+fn openvino_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "X")?;
+    let h0 = ctx.input(node, 1, "initial_hidden_state")?;
+    let hidden = ov_i64(node, "hidden_size")?.ok_or(OpError::MissingAttribute {
+        name: "hidden_size",
+    })?;
+    let dirs = directions(ov_str(node, "direction")?.unwrap_or("forward")).unwrap_or(1);
+    let h = ctx.alg.constant(hidden);
+    let d = ctx.alg.constant(dirs);
+    let (b, t) = match x.shape.as_deref() {
+        Some([b, t, _]) => (*b, *t),
+        Some(s) => return Err(rank_error("X", 3, s.len())),
+        None => (ctx.unknown_dim(node, 0, 0), ctx.unknown_dim(node, 0, 2)),
     };
-    let mut out = vec![
-        TensorFact::new(x.dtype, y),
-        TensorFact::new(x.dtype, yh.clone()),
-    ];
-    if gates == 4 {
-        out.push(TensorFact::new(x.dtype, yh));
+    if let Some([hb, hd, hh]) = h0.shape.as_deref() {
+        merge_dim(
+            ctx,
+            node,
+            &|| "batch of X and initial_hidden_state".to_string(),
+            b,
+            *hb,
+        )?;
+        merge_dim(
+            ctx,
+            node,
+            &|| "directions of initial_hidden_state".to_string(),
+            d,
+            *hd,
+        )?;
+        merge_dim(
+            ctx,
+            node,
+            &|| "hidden_size of initial_hidden_state".to_string(),
+            h,
+            *hh,
+        )?;
     }
-    Ok(out)
+    let lstm = node.op_type == "LSTMSequence";
+    Ok(recurrent_outputs(
+        x.dtype,
+        SeqLayout::BatchDirSeq,
+        t,
+        b,
+        d,
+        h,
+        lstm,
+    ))
+}
+
+/// OpenVINO LSTMCell, GRUCell, RNNCell: X `[B, I]`, H `[B, H]` → Ho `[B, H]`
+/// (LSTMCell also Co).
+fn openvino_cell(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let x = ctx.input(node, 0, "X")?;
+    let hidden = ov_i64(node, "hidden_size")?.ok_or(OpError::MissingAttribute {
+        name: "hidden_size",
+    })?;
+    let h = ctx.alg.constant(hidden);
+    let b = match x.shape.as_deref() {
+        Some([b, _]) => *b,
+        Some(s) => return Err(rank_error("X", 2, s.len())),
+        None => ctx.unknown_dim(node, 0, 0),
+    };
+    let outs = if node.op_type == "LSTMCell" { 2 } else { 1 };
+    Ok((0..outs)
+        .map(|_| TensorFact::new(x.dtype, vec![b, h]))
+        .collect())
 }

@@ -1,0 +1,376 @@
+//! Pooling of every format: ONNX MaxPool, AveragePool, LpPool,
+//! GlobalAveragePool, GlobalMaxPool, GlobalLpPool, MaxUnpool, MaxRoiPool and
+//! RoiAlign; OpenVINO MaxPool and AvgPool; oneDNN MaxPool and AvgPool.
+//!
+//! Specs: <https://onnx.ai/onnx/operators/> (the page of each op); the OpenVINO
+//! operation specifications (`MaxPool-1`, `-8`, `-14`, `AvgPool-1`, `-14`);
+//! oneDNN Graph's `MaxPool` and `AvgPool` documents.
+//!
+//! The spatial dims are the sliding-window arithmetic of `conv.rs`
+//! ([`Window`](super::conv::Window)): the kernel is an attribute (ONNX
+//! `kernel_shape`, OpenVINO and oneDNN `kernel`), rounding is ONNX's `ceil_mode`
+//! (which drops a last window starting in the right padding), OpenVINO's
+//! `rounding_type` (`floor`, `ceil`, `ceil_torch`) or oneDNN's (`floor`, `ceil`).
+//! The batch and channel dims stay.
+//! ONNX accepts an output of length 0 (onnxruntime runs it); OpenVINO and oneDNN
+//! reject a dilated kernel larger than the padded input. MaxPool's indices output
+//! (ONNX int64; OpenVINO `index_element_type`, i64 by default) has the output's
+//! shape.
+//!
+//! - Global pools: `[N, C, 1, ..., 1]`.
+//! - MaxUnpool: `(in - 1)*s + k - pb - pe` (a transposed window), or the
+//!   `output_shape` input.
+//! - MaxRoiPool: `[num_rois, C, pooled_h, pooled_w]`; RoiAlign:
+//!   `[num_rois, C, output_height, output_width]`.
+//!
+//! Version history, ONNX (shape-relevant):
+//! - MaxPool-1; -8 adds the `Indices` output and `storage_order`; -10 adds
+//!   `ceil_mode` and `dilations`; -11 (pads semantics); -12 (int8/uint8);
+//!   -22 (types).
+//! - AveragePool-1; -7 `count_include_pad`; -10 `ceil_mode`; -11; -19
+//!   `dilations`; -22.
+//! - LpPool-1 (`p` a float), -2 (`p` an int), -11, -18 (`ceil_mode`,
+//!   `dilations`), -22.
+//! - GlobalAveragePool/GlobalMaxPool-1, -22; GlobalLpPool-1, -2, -22.
+//! - MaxUnpool-9, -11 (optional `output_shape` input), -22.
+//! - MaxRoiPool-1, -22. RoiAlign-10, -16 (`coordinate_transformation_mode`), -22.
+//!
+//! Version history, OpenVINO: MaxPool-1 (`rounding_type` floor or ceil); -8
+//! (`dilations`, the indices output, `index_element_type`); -14 (`ceil_torch`).
+//! AvgPool-1; -14 (`ceil_torch`).
+//!
+//! oneDNN: MaxPool and AvgPool (`kernel`, `strides`, `pads_begin`, `pads_end`,
+//! `dilations` for MaxPool, `rounding_type`, `auto_pad`, `data_format`).
+
+use super::attrs::{ov_dtype, ov_i64_list, ov_str};
+use super::conv::{data_shape, onednn_window, onnx_window, openvino_window, Fit, Rounding};
+use super::nn_util::{expect_rank, rank_error, shaped, unify, Layout};
+use super::onednn::out_dtype;
+use super::{attr_int, attr_ints, attr_str, check_inputs, unknown_outputs, RuleEntry};
+use crate::algebra::Dim;
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{DType, Node};
+
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[
+    ("", "MaxPool", max_pool),
+    ("", "AveragePool", average_pool),
+    ("", "LpPool", lp_pool),
+    ("", "GlobalAveragePool", global_pool),
+    ("", "GlobalMaxPool", global_pool),
+    ("", "GlobalLpPool", global_pool),
+    ("", "MaxUnpool", max_unpool),
+    ("", "MaxRoiPool", max_roi_pool),
+    ("", "RoiAlign", roi_align),
+    ("openvino", "MaxPool", openvino_pool),
+    ("openvino", "AvgPool", openvino_pool),
+    ("onednn", "MaxPool", onednn_pool),
+    ("onednn", "AvgPool", onednn_pool),
+];
+
+// ----- ONNX --------------------------------------------------------------------------
+
+/// The kernel of a pool: the required `kernel_shape` attribute.
+fn pool_kernel(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    n: Option<usize>,
+) -> Result<Vec<Dim>, OpError> {
+    let ks = attr_ints(node, "kernel_shape")?.ok_or(OpError::MissingAttribute {
+        name: "kernel_shape",
+    })?;
+    if let Some(n) = n {
+        if ks.len() != n {
+            return Err(OpError::BadAttribute {
+                name: "kernel_shape",
+                value: format!("{ks:?}"),
+                why: format!("expected {n} entries (one per spatial axis)"),
+            });
+        }
+    }
+    if ks.iter().any(|k| *k <= 0) {
+        return Err(OpError::BadAttribute {
+            name: "kernel_shape",
+            value: format!("{ks:?}"),
+            why: "entries must be positive".to_string(),
+        });
+    }
+    Ok(ks.iter().map(|k| ctx.alg.constant(*k)).collect())
+}
+
+/// The output shape of a pool over `x`: `[N, C, out...]`.
+fn pool_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    x: &TensorFact,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let xs = data_shape(x, "input X", 3)?;
+    let kernel = pool_kernel(ctx, node, xs.as_ref().map(|s| s.len() - 2))?;
+    let window = onnx_window(node, kernel, false)?;
+    let Some(xs) = xs else {
+        // The kernel gives the rank.
+        let n = window.kernel.len();
+        let out = (0..n + 2)
+            .map(|axis| ctx.unknown_dim(node, 0, axis))
+            .collect();
+        return Ok(Some(out));
+    };
+    let mut out = vec![xs[0], xs[1]];
+    out.extend(window.outputs(ctx, node, &xs[2..], Fit::Output(0))?);
+    Ok(Some(out))
+}
+
+fn max_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "X")?;
+    let shape = pool_shape(ctx, node, &x)?;
+    Ok(vec![
+        shaped(x.dtype, shape.clone()),
+        shaped(DType::Int64, shape),
+    ])
+}
+
+fn average_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "X")?;
+    let shape = pool_shape(ctx, node, &x)?;
+    Ok(vec![shaped(x.dtype, shape)])
+}
+
+fn lp_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    average_pool(ctx, node)
+}
+
+fn global_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "X")?;
+    let Some(xs) = data_shape(&x, "input X", 2)? else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let one = ctx.alg.constant(1);
+    let mut out = vec![xs[0], xs[1]];
+    out.extend(std::iter::repeat(one).take(xs.len() - 2));
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+fn max_unpool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "X")?;
+    let i = ctx.input(node, 1, "I")?;
+    if let (Some(xs), Some(is)) = (&x.shape, &i.shape) {
+        if xs.len() != is.len() {
+            return Err(rank_error("indices I", xs.len(), is.len()));
+        }
+        for (axis, (a, b)) in xs.iter().zip(is).enumerate() {
+            unify(ctx, node, &format!("axis {axis} of X and I"), *a, *b)?;
+        }
+    }
+    if let Some(os) = ctx.optional_input(node, 2)? {
+        if let Some(v) = os.value.clone() {
+            return Ok(vec![TensorFact::new(x.dtype, v)]);
+        }
+        if let Some(n) = os
+            .shape
+            .as_ref()
+            .and_then(|s| s.first())
+            .and_then(|d| ctx.alg.as_i64(*d))
+        {
+            let n = usize::try_from(n).map_err(|_| OpError::BadShapeValue {
+                what: format!("output_shape has {n} entries"),
+            })?;
+            if x.shape.as_ref().is_some_and(|s| s.len() != n) {
+                return Err(rank_error(
+                    "output_shape (its length)",
+                    x.rank().unwrap_or(0),
+                    n,
+                ));
+            }
+            let dims = (0..n).map(|axis| ctx.unknown_dim(node, 0, axis)).collect();
+            return Ok(vec![TensorFact::new(x.dtype, dims)]);
+        }
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    }
+    let xs = data_shape(&x, "input X", 3)?;
+    let kernel = pool_kernel(ctx, node, xs.as_ref().map(|s| s.len() - 2))?;
+    let window = onnx_window(node, kernel, false)?;
+    let Some(xs) = xs else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let mut out = vec![xs[0], xs[1]];
+    for a in 0..xs.len() - 2 {
+        out.push(window.transposed_output(ctx, a, xs[a + 2], 0));
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// `[num_rois, C, h, w]` for the RoI pools.
+fn roi_output(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    x: &TensorFact,
+    rois: &TensorFact,
+    box_len: i64,
+    h: i64,
+    w: i64,
+) -> Result<TensorFact, OpError> {
+    let c = match &x.shape {
+        Some(s) => {
+            expect_rank("input X", s, 4)?;
+            s[1]
+        }
+        None => ctx.unknown_dim(node, 0, 1),
+    };
+    let n = match &rois.shape {
+        Some(s) => {
+            expect_rank("rois", s, 2)?;
+            let bl = ctx.alg.constant(box_len);
+            unify(ctx, node, "rois box length", s[1], bl)?;
+            s[0]
+        }
+        None => ctx.unknown_dim(node, 0, 0),
+    };
+    let h = ctx.alg.constant(h);
+    let w = ctx.alg.constant(w);
+    Ok(TensorFact::new(x.dtype, vec![n, c, h, w]))
+}
+
+fn max_roi_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "X")?;
+    let rois = ctx.input(node, 1, "rois")?;
+    let ps = attr_ints(node, "pooled_shape")?.ok_or(OpError::MissingAttribute {
+        name: "pooled_shape",
+    })?;
+    if ps.len() != 2 || ps.iter().any(|v| *v <= 0) {
+        return Err(OpError::BadAttribute {
+            name: "pooled_shape",
+            value: format!("{ps:?}"),
+            why: "expected two positive entries".to_string(),
+        });
+    }
+    Ok(vec![roi_output(ctx, node, &x, &rois, 5, ps[0], ps[1])?])
+}
+
+fn roi_align(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let x = ctx.input(node, 0, "X")?;
+    let rois = ctx.input(node, 1, "rois")?;
+    let bi = ctx.input(node, 2, "batch_indices")?;
+    let oh = attr_int(node, "output_height", 1)?;
+    let ow = attr_int(node, "output_width", 1)?;
+    if oh <= 0 || ow <= 0 {
+        return Err(OpError::BadAttribute {
+            name: if oh <= 0 {
+                "output_height"
+            } else {
+                "output_width"
+            },
+            value: oh.min(ow).to_string(),
+            why: "must be positive".to_string(),
+        });
+    }
+    let out = roi_output(ctx, node, &x, &rois, 4, oh, ow)?;
+    if let (Some(b), Some(r)) = (&bi.shape, &rois.shape) {
+        expect_rank("batch_indices", b, 1)?;
+        unify(ctx, node, "num_rois of batch_indices and rois", b[0], r[0])?;
+    }
+    Ok(vec![out])
+}
+
+/// The pool kernel of an OpenVINO or oneDNN node (`kernel`, one entry per spatial
+/// axis).
+fn kernel_attr(
+    ctx: &mut ShapesContext,
+    kernel: Option<Vec<i64>>,
+    n: usize,
+) -> Result<Vec<Dim>, OpError> {
+    let kernel = kernel.ok_or(OpError::MissingAttribute { name: "kernel" })?;
+    if kernel.len() != n {
+        return Err(OpError::BadAttribute {
+            name: "kernel",
+            value: format!("{kernel:?}"),
+            why: format!("expected {n} values, one per spatial axis"),
+        });
+    }
+    Ok(kernel.iter().map(|k| ctx.alg.constant(*k)).collect())
+}
+
+// ----- OpenVINO ----------------------------------------------------------------------
+
+/// OpenVINO MaxPool (1; 8: dilations and an indices output; 14: `ceil_torch`) and
+/// AvgPool (1, 14).
+fn openvino_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "data")?;
+    let idx_type = ov_dtype(node, "index_element_type")?.unwrap_or(DType::Int64);
+    let Some(xs) = x.shape.clone() else {
+        let mut v = unknown_outputs(node, x.dtype);
+        if let Some(i) = v.get_mut(1) {
+            i.dtype = idx_type;
+        }
+        return Ok(v);
+    };
+    if xs.len() < 3 {
+        return Err(rank_error("data", "at least 3", xs.len()));
+    }
+    let kernel = kernel_attr(ctx, ov_i64_list(node, "kernel")?, xs.len() - 2)?;
+    let mut window = openvino_window(node, kernel, Rounding::Floor)?;
+    window.rounding = match ov_str(node, "rounding_type")?
+        .unwrap_or("floor")
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "floor" => Rounding::Floor,
+        "ceil" => Rounding::Ceil,
+        "ceil_torch" => Rounding::CeilTorch,
+        other => {
+            return Err(OpError::BadAttribute {
+                name: "rounding_type",
+                value: other.to_string(),
+                why: "expected floor, ceil or ceil_torch".to_string(),
+            })
+        }
+    };
+    let mut out = vec![xs[0], xs[1]];
+    out.extend(window.outputs(ctx, node, &xs[2..], Fit::Kernel { first_axis: 2 })?);
+    let mut v = vec![TensorFact::new(x.dtype, out.clone())];
+    if node.outputs.len() > 1 {
+        v.push(TensorFact::new(idx_type, out));
+    }
+    Ok(v)
+}
+
+// ----- oneDNN ------------------------------------------------------------------------
+
+/// oneDNN AvgPool / MaxPool.
+fn onednn_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "src")?;
+    let dtype = out_dtype(node, x.dtype);
+    let Some(xs) = x.shape.clone() else {
+        return Ok(unknown_outputs(node, dtype));
+    };
+    let layout = Layout::split(node, &xs)?;
+    let kernel = attr_ints(node, "kernel")?.map(<[i64]>::to_vec);
+    let kernel = kernel_attr(ctx, kernel, layout.spatial.len())?;
+    let mut window = onednn_window(node, kernel, Rounding::Floor)?;
+    window.rounding = match attr_str(node, "rounding_type")?.unwrap_or("floor") {
+        "floor" => Rounding::Floor,
+        "ceil" => Rounding::Ceil,
+        other => {
+            return Err(OpError::BadAttribute {
+                name: "rounding_type",
+                value: other.to_string(),
+                why: "expected floor or ceil".to_string(),
+            })
+        }
+    };
+    let fit = Fit::Kernel {
+        first_axis: layout.first_spatial_axis(),
+    };
+    let spatial = window.outputs(ctx, node, &layout.spatial, fit)?;
+    Ok(vec![TensorFact::new(
+        dtype,
+        layout.join(layout.channels, spatial),
+    )])
+}
