@@ -6,9 +6,9 @@
 //! inference. [`to_graph`] converts a read graph into the engine's format-neutral
 //! graph (ops become nodes of domain `onednn`, logical tensor ids tensor names,
 //! attributes typed values), optionally with symbolic input dims
-//! ([`to_graph::Symbolize`], the CLI's `--symbol`), and the `onednn` shape rules
-//! (`crate::ops::onednn`, and `StaticReshape` in `crate::ops::reshape`, which checks
-//! its `shape` attribute against symbolic inputs) infer it. `crate::load` does both
+//! ([`to_graph::Symbolize`], the CLI's `--symbol`), and the op families' `onednn`
+//! rules infer it (`StaticReshape` checks its `shape` attribute against symbolic
+//! inputs). `crate::load` does both
 //! for a path; `docs/formats.md` describes the format as symdim reads it.
 //!
 //! # The format as read

@@ -4,9 +4,8 @@
 //! [`Port`], [`Edge`]) and reads `Const` payloads on demand ([`Weights`]); it does no
 //! shape inference. [`to_graph`] converts a read model into the engine's
 //! format-neutral graph (layers become nodes of domain `openvino`, Parameters
-//! inputs, Consts initializers with their values, `<data>` attributes strings), and
-//! the `openvino` shape rules (`crate::ops::openvino`, and `Reshape`/`StaticReshape`
-//! in `crate::ops::reshape`) infer it. `crate::load` does both for a path;
+//! inputs, Consts initializers with their values, `<data>` attributes typed values
+//! decoded by name), and the op families' `openvino` rules infer it. `crate::load` does both for a path;
 //! `docs/formats.md` describes the format as symdim reads it.
 //!
 //! # The format as read

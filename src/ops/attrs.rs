@@ -147,3 +147,12 @@ pub fn spatial_list(
         }),
     }
 }
+
+/// The output type of a oneDNN op: the reader's `dst_dtype` attribute (the file's
+/// output type, where it differs from input 0's), else `default`.
+pub fn dst_dtype(node: &Node, default: DType) -> DType {
+    match node.attr("dst_dtype") {
+        Some(Attr::Str(s)) => DType::from_short_name(s).unwrap_or(default),
+        _ => default,
+    }
+}

@@ -36,8 +36,8 @@
 //! * OpenVINO **Concat-1**: `axis` attribute, negative allowed.
 //! * oneDNN **Concat**: `axis` attribute in `[-rank, rank)`.
 
+use super::attrs::dst_dtype;
 use super::attrs::ov_i64;
-use super::onednn::out_dtype;
 use super::values::{fact_with_value, value_shape};
 use super::{attr_int, attr_int_required, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
@@ -297,7 +297,7 @@ fn ov_concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
 /// oneDNN `Concat`: the type is `dst_dtype` when set.
 fn onednn_concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let inputs = inputs(ctx, node, "src")?;
-    let dtype = out_dtype(node, concat_dtype(&inputs)?);
+    let dtype = dst_dtype(node, concat_dtype(&inputs)?);
     concat_ranked(ctx, node, &inputs, dtype, || {
         attr_int_required(node, "axis")
     })

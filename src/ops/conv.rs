@@ -63,11 +63,11 @@
 //! oneDNN: Convolution (`strides`, `pads_begin`, `pads_end`, `dilations`,
 //! `auto_pad`, `groups`, `data_format`, `weights_format`).
 
+use super::attrs::dst_dtype;
 use super::attrs::{ov_str, spatial_list};
 use super::nn_util::{
     attr_list, check_vector, merge_dim, rank_error, shaped, unify, Equate, Layout,
 };
-use super::onednn::out_dtype;
 use super::{attr_int, attr_ints, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -835,7 +835,7 @@ fn onednn_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
     check_inputs(node, 2, 3)?;
     let x = ctx.input(node, 0, "src")?;
     let w = ctx.input(node, 1, "weights")?;
-    let dtype = out_dtype(node, x.dtype);
+    let dtype = dst_dtype(node, x.dtype);
     let (Some(xs), Some(ws)) = (&x.shape, &w.shape) else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };

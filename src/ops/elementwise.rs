@@ -94,13 +94,13 @@
 //! inputs; `BiasAdd` keeps `src`'s shape, its bias as long as the channel dim of
 //! `data_format`.
 
+use super::attrs::dst_dtype;
 use super::attrs::{ov_bool, ov_i64, ov_str};
 use super::broadcast::{
     auto_broadcast_shapes, broadcast_all, broadcast_shapes, check_broadcasts_to, same_shapes,
     AutoBroadcast,
 };
 use super::nn_util::{channel_axis, merge_dim};
-use super::onednn::out_dtype;
 use super::values::{broadcast_values, check_int_range, fact_with_value};
 use super::{attr_float, attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
@@ -1181,7 +1181,7 @@ fn openvino_fake_quantize(
 pub fn onednn_same_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "src")?;
     let f = TensorFact {
-        dtype: out_dtype(node, x.dtype),
+        dtype: dst_dtype(node, x.dtype),
         shape: x.shape,
         value: None,
     };
@@ -1217,7 +1217,7 @@ fn onednn_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
         _ => None,
     };
     Ok(vec![TensorFact {
-        dtype: out_dtype(node, default),
+        dtype: dst_dtype(node, default),
         shape,
         value: None,
     }])
@@ -1231,7 +1231,7 @@ fn onednn_select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     let b = ctx.input(node, 2, "src_1")?;
     let shape = select_shape(ctx, node, AutoBroadcast::Numpy, &c, &a, &b)?;
     Ok(vec![TensorFact {
-        dtype: out_dtype(node, a.dtype),
+        dtype: dst_dtype(node, a.dtype),
         shape,
         value: None,
     }])

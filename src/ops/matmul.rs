@@ -39,10 +39,10 @@
 //! - OpenVINO MatMul-0 (`opset1`): `transpose_a`, `transpose_b`; the only version.
 //! - oneDNN MatMul: `transpose_a`, `transpose_b`, optional `bias`.
 
+use super::attrs::dst_dtype;
 use super::attrs::ov_bool;
 use super::broadcast::{broadcast_dim, broadcast_shapes, check_broadcasts_to};
 use super::nn_util::{expect_rank, unify, Equate};
-use super::onednn::out_dtype;
 use super::{attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -432,7 +432,7 @@ fn onednn_matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     check_inputs(node, 2, 3)?;
     let a = ctx.input(node, 0, "src")?;
     let b = ctx.input(node, 1, "weights")?;
-    let dtype = out_dtype(node, a.dtype);
+    let dtype = dst_dtype(node, a.dtype);
     let (Some(x), Some(y)) = (&a.shape, &b.shape) else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };

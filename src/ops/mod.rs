@@ -21,8 +21,6 @@ pub mod gather;
 pub mod matmul;
 pub mod nn_util;
 pub mod norm;
-pub mod onednn;
-pub mod openvino;
 pub mod pad;
 pub mod pool;
 pub mod reduce;
@@ -79,8 +77,6 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     expand::RULES,
     elementwise::RULES,
     reduce::RULES,
-    openvino::RULES,
-    onednn::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;

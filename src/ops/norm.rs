@@ -56,10 +56,10 @@
 //! `keep_stats` default true), GroupNorm (`groups`, `keep_stats`), SoftMax and
 //! LogSoftmax (`axis` default 1).
 
+use super::attrs::dst_dtype;
 use super::attrs::ov_i64;
 use super::elementwise::{onednn_same_shape, openvino_same_shape};
 use super::nn_util::{attr_dtype, check_vector, expect_rank, Equate};
-use super::onednn::out_dtype;
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -356,7 +356,7 @@ fn openvino_softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
 /// The input's facts (no value) with oneDNN's `dst_dtype`.
 fn onednn_like(node: &Node, x: &TensorFact) -> TensorFact {
     TensorFact {
-        dtype: out_dtype(node, x.dtype),
+        dtype: dst_dtype(node, x.dtype),
         shape: x.shape.clone(),
         value: None,
     }

@@ -42,10 +42,10 @@
 //! oneDNN: MaxPool and AvgPool (`kernel`, `strides`, `pads_begin`, `pads_end`,
 //! `dilations` for MaxPool, `rounding_type`, `auto_pad`, `data_format`).
 
+use super::attrs::dst_dtype;
 use super::attrs::{ov_dtype, ov_i64_list, ov_str};
 use super::conv::{data_shape, onednn_window, onnx_window, openvino_window, Fit, Rounding};
 use super::nn_util::{expect_rank, rank_error, shaped, unify, Layout};
-use super::onednn::out_dtype;
 use super::{attr_int, attr_ints, attr_str, check_inputs, unknown_outputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -346,7 +346,7 @@ fn openvino_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
 fn onednn_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
     let x = ctx.input(node, 0, "src")?;
-    let dtype = out_dtype(node, x.dtype);
+    let dtype = dst_dtype(node, x.dtype);
     let Some(xs) = x.shape.clone() else {
         return Ok(unknown_outputs(node, dtype));
     };

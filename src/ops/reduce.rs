@@ -42,10 +42,10 @@
 //! oneDNN: `ReduceL1`, `ReduceL2`, `ReduceMax`, `ReduceMean`, `ReduceMin`,
 //! `ReduceProd`, `ReduceSum`: `axes` and `keep_dims` attributes.
 
+use super::attrs::dst_dtype;
 use super::attrs::ov_bool;
 use super::nn_util::shaped;
-use super::onednn::out_dtype;
-use super::openvino::reduce_axes;
+use super::values::norm_axes;
 use super::values::{check_int_range, fact_with_value, ints_input, small_value, IntsArg};
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
@@ -292,7 +292,7 @@ fn openvino_reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     let axes = match ints_input(ctx, node, 1)? {
-        IntsArg::Known(v) => reduce_axes(&v, shape.len())?,
+        IntsArg::Known(v) => norm_axes(&v, shape.len())?,
         IntsArg::Unknown(count) => {
             let out = unknown_axes_shape(ctx, node, &shape, keep, count);
             return Ok(vec![shaped(dtype, out)]);
@@ -307,11 +307,11 @@ fn openvino_reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
 /// oneDNN Reduce*: `axes` and `keep_dims` attributes.
 fn onednn_reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "src")?;
-    let dtype = out_dtype(node, x.dtype);
+    let dtype = dst_dtype(node, x.dtype);
     let (Some(shape), Some(axes)) = (&x.shape, attr_ints(node, "axes")?) else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
-    let axes = reduce_axes(axes, shape.len())?;
+    let axes = norm_axes(axes, shape.len())?;
     let keep = attr_int(node, "keep_dims", 0)? != 0;
     let out = reduce_shape(ctx, shape, &axes, keep);
     Ok(vec![TensorFact::new(dtype, out)])

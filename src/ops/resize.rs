@@ -46,10 +46,10 @@
 //!
 //! oneDNN: Interpolate (`sizes` or `scales` attributes, `data_format`).
 
+use super::attrs::dst_dtype;
 use super::attrs::{ov_i64_list, ov_str};
 use super::nn_util::Layout;
-use super::onednn::out_dtype;
-use super::openvino::reduce_axes;
+use super::values::norm_axes;
 use super::values::{const_ints, const_len};
 use super::{attr_ints, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat};
@@ -414,13 +414,13 @@ fn openvino_interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     };
     let axes: Vec<usize> = if node.version < 4 {
         let a = ov_i64_list(node, "axes")?.ok_or(OpError::MissingAttribute { name: "axes" })?;
-        reduce_axes(&a, r)?
+        norm_axes(&a, r)?
     } else {
         match axes_index.filter(|&i| node.input(i).is_some()) {
             Some(i) => {
                 let f = ctx.input(node, i, "axes")?;
                 match const_ints(&ctx.alg, &f) {
-                    Some(a) => reduce_axes(&a, r)?,
+                    Some(a) => norm_axes(&a, r)?,
                     None => {
                         let d = (0..r).map(|a| ctx.unknown_dim(node, 0, a)).collect();
                         return Ok(vec![TensorFact::new(x.dtype, d)]);
@@ -462,7 +462,7 @@ fn openvino_interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
 /// attribute, or `floor(d * scale)` from `scales`.
 fn onednn_interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "src")?;
-    let dtype = out_dtype(node, x.dtype);
+    let dtype = dst_dtype(node, x.dtype);
     let Some(xs) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };

@@ -19,7 +19,7 @@
 //! * OpenVINO **Transpose**: 1.
 //! * oneDNN **StaticTranspose**: `order` attribute (negative entries allowed).
 
-use super::onednn::out_dtype;
+use super::attrs::dst_dtype;
 use super::values::{const_ints, fact_with_value, small_value};
 use super::{attr_ints, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim};
@@ -152,7 +152,7 @@ fn onednn_static_transpose(
     check_inputs(node, 1, 1)?;
     let x = ctx.input(node, 0, "src")?;
     let order = attr_ints(node, "order")?.ok_or(OpError::MissingAttribute { name: "order" })?;
-    let dtype = out_dtype(node, x.dtype);
+    let dtype = dst_dtype(node, x.dtype);
     let Some(dims) = &x.shape else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
