@@ -1,5 +1,5 @@
 //! Shape rules of the neural-network op families (`src/ops/{matmul,conv,norm,
-//! resize,pad,rnn,select}.rs`), on hand-built contexts with symbolic dims.
+//! resize,pad,rnn,quantize}.rs`), on hand-built contexts with symbolic dims.
 //!
 //! Expected values are worked out by hand from the ONNX spec formulas; the
 //! formulas themselves are checked against onnxruntime's real output shapes in
@@ -1125,7 +1125,7 @@ fn nn_op(op: &str) -> bool {
         resize::RULES,
         pad::RULES,
         rnn::RULES,
-        select::RULES,
+        quantize::RULES,
     ]
     .iter()
     .any(|t| t.iter().any(|(d, o, _)| d.is_empty() && *o == op))

@@ -23,11 +23,11 @@ pub mod nn_util;
 pub mod norm;
 pub mod pad;
 pub mod pool;
+pub mod quantize;
 pub mod reduce;
 pub mod reshape;
 pub mod resize;
 pub mod rnn;
-pub mod select;
 pub mod shape;
 pub mod slice;
 pub mod split;
@@ -68,7 +68,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     depth_space::RULES,
     topk::RULES,
     rnn::RULES,
-    select::RULES,
+    quantize::RULES,
     tensor::RULES,
     shape::RULES,
     gather::RULES,
