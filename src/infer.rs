@@ -78,7 +78,7 @@ fn model_diagnostic(ctx: &mut ShapesContext, severity: Severity, message: String
 }
 
 /// Dims of a declared shape; unnamed dynamic dims become `<tensor>.<axis>` symbols.
-pub fn decl_dims(ctx: &mut ShapesContext, tensor: &str, dims: &[DeclDim]) -> Vec<Dim> {
+fn decl_dims(ctx: &mut ShapesContext, tensor: &str, dims: &[DeclDim]) -> Vec<Dim> {
     dims.iter()
         .enumerate()
         .map(|(axis, d)| match d {
@@ -175,7 +175,7 @@ fn override_inputs(ctx: &mut ShapesContext, g: &Graph, inputs: &[crate::facts::I
 /// afterwards (outer tensors it shadowed are restored), so branches do not leak into
 /// each other. Returns the facts of its outputs, in order; `None` past
 /// [`crate::context::MAX_SUBGRAPH_DEPTH`] nested subgraphs.
-pub fn run_subgraph(
+fn run_subgraph(
     ctx: &mut ShapesContext,
     g: &Graph,
     inputs: &[TensorFact],
@@ -236,7 +236,7 @@ pub fn run_subgraph(
 }
 
 /// Run the nodes of a graph whose inputs are already in the context.
-pub fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
+fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
     let declared = declared_of(g);
     let (order, stuck) = topo_order(ctx, g);
     run_order(ctx, g, &order, &declared);
