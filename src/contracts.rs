@@ -321,12 +321,19 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Facts) -> Contract {
         .collect();
     all.sort_by_key(|(c, _)| c.kind);
 
-    // Redundancy: from the last to the first, drop what the others imply.
+    // Redundancy: from the last to the first, drop what the others imply. An
+    // undecidable condition may hold only when a branch runs, so it implies nothing,
+    // but one the others imply is dropped too.
     let mut keep = vec![true; all.len()];
     for i in (0..all.len()).rev() {
         if !matches!(
             all[i].0.kind,
-            Kind::Equal | Kind::Divides | Kind::Range | Kind::Inequality | Kind::Either
+            Kind::Equal
+                | Kind::Divides
+                | Kind::Range
+                | Kind::Inequality
+                | Kind::Either
+                | Kind::Undecidable
         ) {
             continue;
         }
@@ -693,6 +700,11 @@ fn recorded_at(alg: &Algebra, node: &str, dims: &[Dim]) -> (String, Option<Strin
 fn collect_requirements(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
     for r in alg.requirements() {
+        // As for the dims of `collect_dims`: a data-dependent dim's sign says
+        // nothing about the inputs.
+        if r.kind == "dims" && !data_dependent(alg, &[r.rhs]).is_empty() {
+            continue;
+        }
         let (node, note) = recorded_at(alg, &r.node, &[r.lhs, r.rhs]);
         out.push(Candidate {
             cond: Cond::Le(term(alg, r.lhs.id()), term(alg, r.rhs.id())),
