@@ -116,12 +116,39 @@ fn arithmetic_values() {
     put(&mut ctx, "c", I64, &["2"], Some(&["-7", "7"]));
     put(&mut ctx, "two", I64, &[], Some(&["2"]));
     assert_eq!(one(&mut ctx, &bin("Div", "c", "two")).1, "[-3, 3]");
-    // a dividend of unknown sign: no value, but the shape
+    // a dividend of unknown sign over a positive divisor: the exact truncation,
+    // checked against Rust's (truncating) `/` at every N, S in -6..=6
     put(&mut ctx, "x", I64, &["1"], Some(&["N - S"]));
+    let f = fact(&mut ctx, &bin("Div", "x", "two"));
+    let q = f.value.as_ref().expect("a value")[0];
     assert_eq!(
-        one(&mut ctx, &bin("Div", "x", "two")),
-        ("[1]".into(), "none".into())
+        ctx.alg.render(q),
+        "-floordiv(max(0, -N + S), 2) + floordiv(max(0, N - S), 2)"
     );
+    for n in -6i64..=6 {
+        for s in -6i64..=6 {
+            let at = |sym: &str| match sym {
+                "N" => Some(symdim::algebra::Rat::int(n)),
+                "S" => Some(symdim::algebra::Rat::int(s)),
+                _ => None,
+            };
+            let got = ctx.alg.eval(q, &at).and_then(|r| r.to_i64());
+            assert_eq!(got, Some((n - s) / 2), "N = {n}, S = {s}");
+        }
+    }
+    // and over a negative one
+    put(&mut ctx, "m2", I64, &[], Some(&["-2"]));
+    let f = fact(&mut ctx, &bin("Div", "x", "m2"));
+    let q = f.value.as_ref().expect("a value")[0];
+    for n in -6i64..=6 {
+        let at = |sym: &str| match sym {
+            "N" => Some(symdim::algebra::Rat::int(n)),
+            "S" => Some(symdim::algebra::Rat::int(1)),
+            _ => None,
+        };
+        let got = ctx.alg.eval(q, &at).and_then(|r| r.to_i64());
+        assert_eq!(got, Some((n - 1) / -2), "N = {n}");
+    }
     // a divisor that may be 0: no value
     put(&mut ctx, "z", I64, &[], Some(&["N - 1"]));
     assert_eq!(one(&mut ctx, &bin("Div", "s", "z")).1, "none");
