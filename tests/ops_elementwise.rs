@@ -28,6 +28,30 @@ fn bin(op: &str, a: &str, b: &str) -> Node {
     node(op, 14, &[a, b], &["y"], vec![])
 }
 
+/// Pow of constants has a value when it is rational: the square root of a shape
+/// subgraph (`sqrt(num_positions)`) is exact, an irrational one has none.
+#[test]
+fn pow_of_constants() {
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        ("16", "1/2", Some("4")),
+        ("8", "1/3", Some("2")),
+        ("1/4", "1/2", Some("1/2")),
+        ("4", "-1/2", Some("1/2")),
+        ("9", "3/2", Some("27")),
+        ("2", "1/2", None),
+        ("-8", "1/3", None),
+        ("0", "-1", None),
+    ];
+    for (b, e, want) in cases {
+        let mut ctx = ShapesContext::default();
+        put(&mut ctx, "b", F32, &[], Some(&[b]));
+        put(&mut ctx, "e", F32, &[], Some(&[e]));
+        let f = fact(&mut ctx, &bin("Pow", "b", "e"));
+        let got = f.value.map(|v| ctx.alg.render(v[0]));
+        assert_eq!(got.as_deref(), *want, "{b} ^ {e}");
+    }
+}
+
 #[test]
 fn broadcasting_shapes() {
     let mut ctx = ShapesContext::default();
