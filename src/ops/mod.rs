@@ -10,6 +10,7 @@
 pub mod attrs;
 pub mod broadcast;
 pub mod cast;
+pub mod cast_like;
 pub mod concat;
 pub mod constant;
 pub mod control;
@@ -18,9 +19,11 @@ pub mod depth_space;
 pub mod elementwise;
 pub mod expand;
 pub mod gather;
+pub mod generate;
 pub mod matmul;
 pub mod nn_util;
 pub mod norm;
+pub mod onehot;
 pub mod pad;
 pub mod pool;
 pub mod quantize;
@@ -28,6 +31,7 @@ pub mod reduce;
 pub mod reshape;
 pub mod resize;
 pub mod rnn;
+pub mod scatter;
 pub mod shape;
 pub mod slice;
 pub mod split;
@@ -35,6 +39,7 @@ pub mod squeeze;
 pub mod tensor;
 pub mod topk;
 pub mod transpose;
+pub mod trilu;
 pub mod values;
 
 use crate::algebra::Dim;
@@ -72,6 +77,11 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     tensor::RULES,
     shape::RULES,
     gather::RULES,
+    scatter::RULES,
+    onehot::RULES,
+    generate::RULES,
+    trilu::RULES,
+    cast_like::RULES,
     transpose::RULES,
     squeeze::RULES,
     expand::RULES,
