@@ -10,7 +10,6 @@
 pub mod attrs;
 pub mod broadcast;
 pub mod cast;
-pub mod cast_like;
 pub mod concat;
 pub mod constant;
 pub mod control;
@@ -81,7 +80,6 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     onehot::RULES,
     generate::RULES,
     trilu::RULES,
-    cast_like::RULES,
     transpose::RULES,
     squeeze::RULES,
     expand::RULES,
