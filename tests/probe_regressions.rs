@@ -1,8 +1,10 @@
 //! Rules the op probes found wrong or missing, each pinned to its spec: ONNX
 //! Upsample-1's `height_scale`/`width_scale`, OpenVINO ConvolutionBackpropData-1
-//! with an `auto_pad` and no `output_shape`, and OpenVINO Tile-1 with repeats of
-//! unknown contents but known length. (Loop with a condition that stays true is in
-//! `control_flow.rs`; the oneDNN reader's optional `attrs` in `onednn_reader.rs`.)
+//! with an `auto_pad` and no `output_shape`, OpenVINO Tile-1 with repeats of unknown
+//! contents but known length, and ONNX Dequantize/QuantizeLinear with a one-element
+//! scale (what `quantize_static` writes). (Loop with a condition that stays true is
+//! in `control_flow.rs`; the oneDNN reader's optional `attrs` in
+//! `onednn_reader.rs`.)
 
 use symdim::context::{OpError, ShapesContext, TensorFact};
 use symdim::graph::{Attr, DType, Node};
@@ -192,4 +194,40 @@ fn openvino_tile_with_repeats_of_known_length() {
     put(&mut ctx, "rn", DType::Int64, &["K"], None);
     let n = node("openvino", "Tile", 1, &["x", "rn"], vec![]);
     assert_eq!(apply(&mut ctx, &n).unwrap(), "unknown rank");
+}
+
+#[test]
+fn dequantize_with_a_one_element_scale_is_per_tensor() {
+    // What quantize_static writes for a bias: x [64], scale [1], zero point [],
+    // the default axis 1 out of range for x; onnxruntime reads a one-element scale
+    // as per tensor and runs it.
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "x", DType::Int8, &["64"], None);
+    put(&mut ctx, "s", DType::Float, &["1"], None);
+    put(&mut ctx, "z", DType::Int8, &[], None);
+    put(&mut ctx, "z2", DType::Int8, &["2"], None);
+    for v in [10, 13, 19, 21] {
+        let n = node("", "DequantizeLinear", v, &["x", "s", "z"], vec![]);
+        assert_eq!(apply(&mut ctx, &n).unwrap(), "[64]", "opset {v}");
+        let n = node("", "QuantizeLinear", v, &["x", "s", "z"], vec![]);
+        assert_eq!(apply(&mut ctx, &n).unwrap(), "[64]", "opset {v}");
+    }
+    // the zero point must be per tensor too
+    let n = node("", "DequantizeLinear", 13, &["x", "s", "z2"], vec![]);
+    assert!(matches!(apply(&mut ctx, &n), Err(OpError::Rank { .. })));
+    // a per-axis scale still needs its axis
+    put(&mut ctx, "s64", DType::Float, &["64"], None);
+    let n = node("", "DequantizeLinear", 13, &["x", "s64"], vec![]);
+    assert!(matches!(
+        apply(&mut ctx, &n),
+        Err(OpError::AxisOutOfRange { .. })
+    ));
+    let n = node(
+        "",
+        "DequantizeLinear",
+        13,
+        &["x", "s64"],
+        vec![("axis", Attr::Int(0))],
+    );
+    assert_eq!(apply(&mut ctx, &n).unwrap(), "[64]");
 }
