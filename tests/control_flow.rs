@@ -377,3 +377,85 @@ fn loop_scan_outputs_stack_the_trip_count() {
     assert_eq!(shape(&r, "acc_final"), Some("[N, 3]".into()));
     assert_eq!(shape(&r, "stacked"), Some("[7, N, 3]".into()));
 }
+
+/// `for i in 0..7 while cond: emit x`, where the body's condition output is
+/// `cond_body(cond_in)` and the loop's condition input is `cond`.
+fn loop_with_condition(cond: Option<bool>, cond_body: Node) -> Model {
+    let body = graph(
+        "body",
+        vec![
+            decl("i", DType::Int64, Some(vec![])),
+            decl("cond_in", DType::Bool, Some(vec![])),
+        ],
+        vec![(
+            "seven",
+            ConstTensor {
+                dtype: DType::Int64,
+                dims: vec![],
+                data: ConstData::Ints(vec![7]),
+            },
+        )],
+        vec![
+            cond_body,
+            node("emit", "Identity", &["x"], &["scan"], vec![]),
+        ],
+        &["cond_out", "scan"],
+    );
+    let mut inputs = vec![decl(
+        "x",
+        DType::Float,
+        Some(vec![DeclDim::Param("N".into()), DeclDim::Value(3)]),
+    )];
+    let mut inits = vec![(
+        "m",
+        ConstTensor {
+            dtype: DType::Int64,
+            dims: vec![],
+            data: ConstData::Ints(vec![7]),
+        },
+    )];
+    match cond {
+        Some(c) => inits.push((
+            "c",
+            ConstTensor {
+                dtype: DType::Bool,
+                dims: vec![],
+                data: ConstData::Ints(vec![i64::from(c)]),
+            },
+        )),
+        None => inputs.push(decl("c", DType::Bool, Some(vec![]))),
+    }
+    let g = graph(
+        "g",
+        inputs,
+        inits,
+        vec![node(
+            "loop",
+            "Loop",
+            &["m", "c"],
+            &["stacked"],
+            vec![("body", Attr::Graph(Box::new(body)))],
+        )],
+        &["stacked"],
+    );
+    model(g)
+}
+
+#[test]
+fn loop_with_a_condition_that_stays_true_runs_the_trip_count() {
+    let pass = || node("id", "Identity", &["cond_in"], &["cond_out"], vec![]);
+    // A true condition passed through: the loop runs all 7 iterations.
+    let r = common::report(&loop_with_condition(Some(true), pass()), &Facts::default());
+    assert_eq!(shape(&r, "stacked"), Some("[7, N, 3]".into()));
+    // A condition the body computes from the iteration number: data-dependent.
+    let less = || node("lt", "Less", &["i", "seven"], &["cond_out"], vec![]);
+    let r = common::report(&loop_with_condition(Some(true), less()), &Facts::default());
+    let s = shape(&r, "stacked").expect("rank known");
+    assert!(s.starts_with("[iter"), "{s}");
+    // A condition not known on entry, or false: the trip count is not the length.
+    for cond in [None, Some(false)] {
+        let r = common::report(&loop_with_condition(cond, pass()), &Facts::default());
+        let s = shape(&r, "stacked").expect("rank known");
+        assert!(s.starts_with("[iter"), "{cond:?}: {s}");
+    }
+}

@@ -541,6 +541,27 @@ fn document_rules() {
             other => panic!("{where_}: {other:?}"),
         }
     }
+    // An op's `attrs` and the ports are optional, as in oneDNN's reader; the other
+    // keys of an op are required.
+    let mut w = v.clone();
+    w["graph"][0].as_object_mut().unwrap().shift_remove("attrs");
+    w.as_object_mut().unwrap().shift_remove("input_ports");
+    w.as_object_mut().unwrap().shift_remove("output_ports");
+    let g = OnednnGraph::parse(&w.to_string()).expect("a file without attrs or ports");
+    assert!(g.ops[0].attrs.is_empty());
+    assert_eq!(
+        (g.input_ports.clone(), g.output_ports.clone()),
+        (None, None)
+    );
+    let mut w = v.clone();
+    w["graph"][0]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("outputs");
+    assert!(matches!(
+        OnednnGraph::parse(&w.to_string()),
+        Err(OnednnError::MissingKey { key: "outputs", .. })
+    ));
     // Missing required keys.
     v.as_object_mut().unwrap().shift_remove("graph");
     assert!(matches!(

@@ -22,7 +22,8 @@
 //!   "graph": [ op, … ]                                 (required, non-empty)
 //! }
 //! op = {"id": u64, "name": str, "kind": str,
-//!       "attrs": {"<name>": {"type": T, "value": V}, …}, "inputs": [lt…], "outputs": [lt…]}
+//!       "attrs": {"<name>": {"type": T, "value": V}, …},   (optional)
+//!       "inputs": [lt…], "outputs": [lt…]}
 //! T  = "string" | "bool" | "s64" | "s64[]" | "f32" | "f32[]"
 //! lt = {"id": u64, "dtype": …, "shape": [i64…], "stride": [i64…],
 //!       "layout_type": "strided"|"any"|"undef"|"opaque",
@@ -40,7 +41,9 @@
 //!   object) are rejected with [`OnednnError::UnknownKey`] naming the key and its JSON
 //!   path. oneDNN's `read_helper_t` does not skip them and reads the rest of the object
 //!   misaligned; a clean error is the safer reading of a file it would misread. Every key
-//!   of an op and of a logical tensor is required (the library writer always emits them).
+//!   of an op and of a logical tensor is required (the library writer always emits them)
+//!   except an op's `attrs`, which oneDNN's reader also leaves optional: an op without
+//!   it has no attributes. The top-level `input_ports`/`output_ports` are optional too.
 //!   A key repeated within one object keeps its last value (serde_json's behaviour, and
 //!   what a field-by-field reader does) at its first position.
 //! * **Unknown shape**: the one-element list `[-9223372036854775808]`

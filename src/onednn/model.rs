@@ -527,11 +527,15 @@ fn parse_op(v: &Value, path: &str, limits: &OnednnLimits) -> Result<Op, OnednnEr
     let name = get_str(required(obj, path, "name")?, &join(path, "name"))?.to_string();
     let kind = get_str(required(obj, path, "kind")?, &join(path, "kind"))?.to_string();
     let attrs_path = join(path, "attrs");
-    let attrs_obj = as_object(required(obj, path, "attrs")?, &attrs_path)?;
-    let mut attrs = IndexMap::with_capacity(attrs_obj.len());
-    for (name, a) in attrs_obj {
-        let value = parse_attr(id, name, a, &join(&attrs_path, name))?;
-        attrs.insert(name.clone(), value);
+    // `attrs` is optional, as in oneDNN's reader: absent means no attributes.
+    let mut attrs = IndexMap::new();
+    if let Some(a) = obj.get("attrs") {
+        let attrs_obj = as_object(a, &attrs_path)?;
+        attrs.reserve(attrs_obj.len());
+        for (name, a) in attrs_obj {
+            let value = parse_attr(id, name, a, &join(&attrs_path, name))?;
+            attrs.insert(name.clone(), value);
+        }
     }
     let lts = |key: &'static str| -> Result<Vec<LogicalTensor>, OnednnError> {
         let p = join(path, key);

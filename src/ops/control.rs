@@ -19,8 +19,11 @@
 //!   carried...)` and returns `(cond, carried..., scan_outputs...)`. A carried
 //!   value keeps the dims its body output provably shares with its initial value
 //!   (others become fresh); a scan output is the body's per-iteration shape with a
-//!   leading axis of length `M` when `M` is known and the loop has no condition,
-//!   and a fresh dim otherwise.
+//!   leading axis of length `M` when `M` is known and the loop runs all `M`
+//!   iterations (no condition, or a condition true on entry that the body provably
+//!   returns true: a constant or the condition input passed through; inside the
+//!   body the condition input is true, since an iteration runs only then), and a
+//!   fresh dim otherwise.
 //! - **Scan** (8 with a batch axis; 9 without it, with `scan_input_axes`,
 //!   `scan_output_axes`, directions; 11, 16, 19, 21, 23 types): states are like Loop's
 //!   carried values; a scan output stacks the body's per-iteration output along
@@ -181,6 +184,14 @@ fn carried(
     f
 }
 
+/// True when a boolean scalar (or one-element tensor) is known to be true.
+fn is_true(ctx: &ShapesContext, f: &TensorFact) -> bool {
+    match f.value.as_deref() {
+        Some([v]) => ctx.alg.as_i64(*v).is_some_and(|x| x != 0),
+        _ => false,
+    }
+}
+
 fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let body = graph_attr(node, "body")?;
     let trip = ctx.optional_input(node, 0)?;
@@ -191,7 +202,12 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         init.push(ctx.input(node, i + 2, "v_initial")?);
     }
     let i64_scalar = TensorFact::new(DType::Int64, vec![]);
-    let bool_scalar = TensorFact::new(DType::Bool, vec![]);
+    let mut bool_scalar = TensorFact::new(DType::Bool, vec![]);
+    if has_cond {
+        // With a condition, an iteration runs only while it is true: inside the
+        // body the condition input is always true.
+        bool_scalar.value = Some(vec![ctx.alg.constant(1)]);
+    }
     let mut inputs = vec![i64_scalar, bool_scalar];
     // The body sees carried values with their loop-invariant dims only: first infer
     // with the initial facts, then again with the dims that survived.
@@ -219,8 +235,16 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         state = next;
     }
     let mut result = state;
-    let trip_dim = match (&trip, has_cond) {
-        (Some(t), false) => t.value.as_ref().and_then(|v| v.first().copied()),
+    // The loop runs `M` times when it has no condition, or when the condition is
+    // true on entry and the body provably returns true (a constant, or the
+    // condition input passed through).
+    let runs_all = !has_cond || {
+        let cond = ctx.input(node, 1, "cond")?;
+        let body_cond = outs.first().cloned();
+        is_true(ctx, &cond) && body_cond.is_some_and(|c| is_true(ctx, &c))
+    };
+    let trip_dim = match &trip {
+        Some(t) if runs_all => t.value.as_ref().and_then(|v| v.first().copied()),
         _ => None,
     };
     for (k, scan) in outs.iter().skip(1 + n_carried).enumerate() {

@@ -26,8 +26,11 @@
 //!
 //! A transposed convolution ([`Window::transposed_output`]) gives
 //! `s*(in - 1) + output_padding + ek - pb - pe`, or `in*s + output_padding` for
-//! `SAME_*` (ONNX ignores `output_padding` there: its spec puts it in the pads);
-//! an `output_shape` (ONNX attribute, OpenVINO input) gives the dims instead.
+//! ONNX `SAME_*` (ONNX ignores `output_padding` there: its spec puts it in the
+//! pads); an `output_shape` (ONNX attribute, OpenVINO input) gives the dims
+//! instead. OpenVINO's BackpropData without `output_shape` ignores the pads under
+//! any `auto_pad` but `explicit` (`same_upper`, `same_lower` and `valid` all give
+//! `s*(in - 1) + ek + output_padding`).
 //!
 //! What a window must satisfy ([`Fit`]) differs by runtime: OpenVINO and oneDNN
 //! reject a dilated kernel larger than the padded input; ONNX rejects a
@@ -819,6 +822,12 @@ fn openvino_conv_backprop(
             None => out.extend((0..n).map(|i| ctx.unknown_dim(node, 0, i))),
         },
         None => {
+            // Without `output_shape`, any `auto_pad` other than explicit means no
+            // padding (OpenVINO's formula), not ONNX's `in * stride`.
+            let mut window = window;
+            if window.mode != PadMode::Explicit {
+                window.mode = PadMode::Valid;
+            }
             for i in 0..n {
                 out.push(window.transposed_output(ctx, i, xs[i + 2], output_padding[i]));
             }

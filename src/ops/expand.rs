@@ -19,7 +19,10 @@
 //! is a small constant (not in `explicit` mode).
 //!
 //! Special values: a negative target dim or repeat is an error. An OpenVINO target
-//! of unknown contents but known length gives fresh dims in the one-way modes.
+//! of unknown contents but known length gives fresh dims in the one-way modes;
+//! repeats of unknown contents but known length `k` give the rank (`max(rank, k)`),
+//! the data dims the repeats do not reach, and fresh dims on the last `k` axes
+//! (ONNX Tile's rule: its repeats' length is the rank).
 //!
 //! # Version history
 //! * ONNX **Expand**: 8; 13 bf16.
@@ -319,10 +322,29 @@ fn ov_tile(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     check_inputs(node, 2, 2)?;
     let x = ctx.input(node, 0, "data")?;
     let r = ctx.input(node, 1, "repeats")?;
-    let (Some(dims), Some(reps)) = (&x.shape, &r.value) else {
+    let Some(dims) = &x.shape else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
-    let out = tile_dims(ctx, dims, reps)?;
+    let (value, len) = dims_value(&ctx.alg, &r);
+    let Some(reps) = value else {
+        // Repeats of known length: the rank is known, and so is every data dim
+        // the repeats do not reach (their missing entries count as 1).
+        let Some(k) = len else {
+            return Ok(vec![TensorFact::unknown(x.dtype)]);
+        };
+        let n = dims.len().max(k);
+        let out = (0..n)
+            .map(|i| {
+                if i < n - k {
+                    dims[i + dims.len() - n]
+                } else {
+                    ctx.unknown_dim(node, 0, i)
+                }
+            })
+            .collect();
+        return Ok(vec![TensorFact::new(x.dtype, out)]);
+    };
+    let out = tile_dims(ctx, dims, &reps)?;
     let value = tile_values(ctx, &x, &out);
     Ok(vec![fact_with_value(x.dtype, out, value)])
 }

@@ -12,6 +12,9 @@ pub mod broadcast;
 pub mod cast;
 pub mod concat;
 pub mod constant;
+pub mod contrib;
+pub mod contrib_linear;
+pub mod contrib_tensor;
 pub mod control;
 pub mod conv;
 pub mod depth_space;
@@ -85,6 +88,9 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     expand::RULES,
     elementwise::RULES,
     reduce::RULES,
+    contrib::RULES,
+    contrib_linear::RULES,
+    contrib_tensor::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;

@@ -6,7 +6,8 @@
 //! - **QuantizeLinear / DequantizeLinear**: the shape of `x`. The scale is a
 //!   scalar (per tensor), a vector of `x[axis]` (per axis, opset 13+), or of
 //!   `x`'s rank with `ceildiv(x[axis], block_size)` on `axis` (blocked, opset
-//!   21+); the zero point has the scale's shape. The output type is the zero
+//!   21+); the zero point has the scale's shape. A one-element vector scale is per
+//!   tensor (as onnxruntime reads it), its zero point a scalar or one element. The output type is the zero
 //!   point's (Quantize; `output_dtype` from 21; uint8 by default) or the scale's
 //!   (Dequantize from 19; float before; `output_dtype` from 23).
 //! - **DynamicQuantizeLinear**: `y` of `x`'s shape (uint8), scalar `y_scale`
@@ -23,6 +24,7 @@
 
 use super::nn_util::{attr_dtype, expect_rank, rank_error, unify};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
+use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -59,6 +61,24 @@ fn check_quant_params(
         });
     }
     let axis_attr = attr_int(node, "axis", 1)?;
+    // A one-element vector is a per-tensor scale (onnxruntime's
+    // `IsScalarOr1ElementVector`), whatever the axis; so is its zero point.
+    let one = ctx.alg.constant(1);
+    let single = |ctx: &ShapesContext, s: &[Dim]| {
+        s.is_empty() || (s.len() == 1 && ctx.alg.equal(s[0], one) == crate::algebra::Truth::True)
+    };
+    if block == 0 && single(ctx, ss) {
+        if let Some(zs) = zero_point.and_then(|z| z.shape.as_ref()) {
+            if !single(ctx, zs) {
+                return Err(rank_error(
+                    "zero point",
+                    "0 or a single element (as the scale)",
+                    zs.len(),
+                ));
+            }
+        }
+        return Ok(());
+    }
     match ss.len() {
         0 => {}
         1 if block == 0 => {

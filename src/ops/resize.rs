@@ -30,8 +30,10 @@
 //! sizes that are not known give fresh dims on the resized axes (every format).
 //!
 //! Version history, ONNX (shape-relevant):
-//! - Upsample-7: `scales` attribute; -9: `scales` input; -10: deprecated (same
-//!   shape rule).
+//! - Upsample-1 (experimental): 4-D input, float attributes `height_scale` and
+//!   `width_scale` giving `floor(H * height_scale)` and `floor(W * width_scale)`;
+//!   -7: `scales` attribute (one per axis); -9: `scales` input; -10: deprecated
+//!   (same shape rule).
 //! - Resize-10: inputs `X, scales`.
 //! - Resize-11: inputs `X, roi, scales, sizes`; exactly one of `scales`/`sizes`
 //!   (an empty `scales` tensor stands for "absent").
@@ -321,8 +323,52 @@ fn keep_aspect(
     }
 }
 
+/// A float attribute read as a scale ([`snap_scale`]): required, finite and
+/// positive.
+fn scale_attr(node: &Node, name: &'static str) -> Result<Rat, OpError> {
+    match node.attr(name) {
+        Some(Attr::Float(v)) => {
+            snap_scale(*v)
+                .filter(Rat::is_positive)
+                .ok_or_else(|| OpError::BadAttribute {
+                    name,
+                    value: v.to_string(),
+                    why: "must be finite and positive".to_string(),
+                })
+        }
+        Some(other) => Err(OpError::BadAttribute {
+            name,
+            value: other.to_string(),
+            why: "expected a float".to_string(),
+        }),
+        None => Err(OpError::MissingAttribute { name }),
+    }
+}
+
+/// Upsample-1 (experimental): a 4-D `X = [N, C, H, W]` and the float attributes
+/// `height_scale` and `width_scale`; `N` and `C` are kept.
+fn upsample_v1(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    x: &TensorFact,
+) -> Result<TensorFact, OpError> {
+    check_inputs(node, 1, 1)?;
+    let hs = scale_attr(node, "height_scale")?;
+    let ws = scale_attr(node, "width_scale")?;
+    let Some(xs) = &x.shape else {
+        return Ok(TensorFact::unknown(x.dtype));
+    };
+    super::nn_util::expect_rank("input X", xs, 4)?;
+    let h = floor_scale(ctx, xs[2], &hs);
+    let w = floor_scale(ctx, xs[3], &ws);
+    Ok(TensorFact::new(x.dtype, vec![xs[0], xs[1], h, w]))
+}
+
 fn upsample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "X")?;
+    if node.version < 7 {
+        return Ok(vec![upsample_v1(ctx, node, &x)?]);
+    }
     let scales: Option<Vec<Rat>> = if node.version < 9 {
         check_inputs(node, 1, 1)?;
         match node.attr("scales") {
