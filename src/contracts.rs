@@ -10,12 +10,13 @@
 //! | `broadcast(a, b)` terms | numpy broadcasting left undecided: `a == b or a == 1 or b == 1`; `a == min(a, c)` reads `a <= c` |
 //! | Gather | indices from `Range(start, limit, 1)` (through Unsqueeze, Cast, ...) or known values must lie in the table: `limit <= rows` |
 //! | dims | every dim of every tensor is `>= 0` (a Conv or Pad output that could be negative) |
-//! | errors | an error diagnostic's hint (`valid when 8 divides 12*B*S`), or the error itself |
+//! | errors | an error diagnostic's hint (`valid when 8 divides 12*B*S`), or `false` with the error as the note |
 //! | e-graph | an input symbol that the e-graph merged with another expression |
 //!
 //! A condition that involves a data-dependent dim, a branch that may not run, or an
-//! op without a shape rule cannot be decided from dims alone: it is listed as
-//! `undecidable`.
+//! op without a shape rule (`unknown`) cannot be decided from dims alone: it is
+//! listed as `undecidable`, simplified as the others are. Every condition is in the
+//! `condition` grammar of `docs/grammar.md`.
 //!
 //! Every condition is normalised in a scratch [`Algebra`] holding the user's facts
 //! (`--bind`, `--assume`, the inputs' declared bounds): one that holds already is
@@ -109,7 +110,7 @@ impl Condition {
         if matches!(self.kind, Kind::Undecidable | Kind::Impossible) {
             return Truth::Unknown;
         }
-        Scratch::new(facts).eval(&self.form)
+        Scratch::new(facts, None).eval(&self.form)
     }
 }
 
@@ -183,8 +184,12 @@ enum Cond {
     Or(Vec<Cond>),
     /// All of these (a solved condition: `192 <= S` and `S <= 703`).
     And(Vec<Cond>),
-    /// Not a dim fact: kept as text.
-    Opaque(String),
+    /// Never holds: an error that proves the model invalid without a condition on
+    /// dims that would make it valid. Printed `false`.
+    False,
+    /// Cannot be stated in dims (an op without a shape rule may reject its
+    /// inputs). Printed `unknown`.
+    Unknown,
 }
 
 struct Candidate {
@@ -242,13 +247,18 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Facts) -> Contract {
     collect_merges(ctx, &mut cands);
 
     // Normalise in one scratch algebra holding the base facts.
-    let mut scratch = Scratch::new(&base);
+    let mut scratch = Scratch::new(&base, Some(alg));
     let mut merged: IndexMap<(Kind, String), Condition> = IndexMap::new();
     let mut flat: Vec<(Kind, Cond, Option<String>, &Candidate)> = Vec::new();
     for c in &cands {
         let (kind, norm, note) = if c.undecidable {
-            let n = scratch.canonical(&c.cond).unwrap_or_else(|| c.cond.clone());
-            (Kind::Undecidable, n, c.note.clone())
+            // Decided all the same (`1 == 1`, an alternative that holds): nothing to
+            // list; what is left is simplified as decidable conditions are.
+            match scratch.normalise(&c.cond) {
+                Normal::Holds => continue,
+                Normal::Never(n) => (Kind::Impossible, n, c.note.clone()),
+                Normal::Cond(_, n) => (Kind::Undecidable, n, c.note.clone()),
+            }
         } else {
             match scratch.normalise(&c.cond) {
                 Normal::Holds => continue,
@@ -273,17 +283,20 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Facts) -> Contract {
     for (kind, norm, note, c) in flat {
         let text = render_cond(&norm);
         let symbols = scratch.symbols(&norm);
-        let entry = merged
-            .entry((kind, text.clone()))
-            .or_insert_with(|| Condition {
-                kind,
-                condition: text.clone(),
-                symbols,
-                nodes: Vec::new(),
-                sources: Vec::new(),
-                note,
-                form: norm.clone(),
-            });
+        // `false` and `unknown` say nothing by themselves: one entry per reason.
+        let key = match norm {
+            Cond::False | Cond::Unknown => format!("{text}\n{}", note.as_deref().unwrap_or("")),
+            _ => text.clone(),
+        };
+        let entry = merged.entry((kind, key)).or_insert_with(|| Condition {
+            kind,
+            condition: text.clone(),
+            symbols,
+            nodes: Vec::new(),
+            sources: Vec::new(),
+            note,
+            form: norm.clone(),
+        });
         if !c.node.is_empty() && !entry.nodes.contains(&c.node) {
             entry.nodes.push(c.node.clone());
         }
@@ -308,16 +321,23 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Facts) -> Contract {
         .collect();
     all.sort_by_key(|(c, _)| c.kind);
 
-    // Redundancy: from the last to the first, drop what the others imply.
+    // Redundancy: from the last to the first, drop what the others imply. An
+    // undecidable condition may hold only when a branch runs, so it implies nothing,
+    // but one the others imply is dropped too.
     let mut keep = vec![true; all.len()];
     for i in (0..all.len()).rev() {
         if !matches!(
             all[i].0.kind,
-            Kind::Equal | Kind::Divides | Kind::Range | Kind::Inequality | Kind::Either
+            Kind::Equal
+                | Kind::Divides
+                | Kind::Range
+                | Kind::Inequality
+                | Kind::Either
+                | Kind::Undecidable
         ) {
             continue;
         }
-        let mut s = Scratch::new(&base);
+        let mut s = Scratch::new(&base, Some(alg));
         for (j, (_, cj)) in all.iter().enumerate() {
             if j != i && keep[j] && all[j].0.kind != Kind::Undecidable {
                 s.assume(cj);
@@ -680,6 +700,11 @@ fn recorded_at(alg: &Algebra, node: &str, dims: &[Dim]) -> (String, Option<Strin
 fn collect_requirements(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
     for r in alg.requirements() {
+        // As for the dims of `collect_dims`: a data-dependent dim's sign says
+        // nothing about the inputs.
+        if r.kind == "dims" && !data_dependent(alg, &[r.rhs]).is_empty() {
+            continue;
+        }
         let (node, note) = recorded_at(alg, &r.node, &[r.lhs, r.rhs]);
         out.push(Candidate {
             cond: Cond::Le(term(alg, r.lhs.id()), term(alg, r.rhs.id())),
@@ -729,7 +754,7 @@ fn collect_diagnostics(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
         if d.severity == Severity::Warning {
             if d.message.starts_with("no shape rule for") {
                 out.push(Candidate {
-                    cond: Cond::Opaque(format!("{} is valid", d.op)),
+                    cond: Cond::Unknown,
                     node: d.node.clone(),
                     source: "no-rule",
                     note: Some(d.message.clone()),
@@ -761,7 +786,7 @@ fn collect_diagnostics(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
                 undecidable: false,
             }),
             None => out.push(Candidate {
-                cond: Cond::Opaque(format!("error at {}", d.node)),
+                cond: Cond::False,
                 node: d.node.clone(),
                 source: "error",
                 note: Some(d.message.clone()),
@@ -810,18 +835,22 @@ enum Normal {
     Cond(Kind, Cond),
 }
 
-/// A scratch algebra holding facts, for normalising and deciding conditions.
-struct Scratch {
+/// A scratch algebra holding facts, for normalising and deciding conditions. The
+/// symbols of a condition keep the kind and bounds they have in `src`, the algebra
+/// inference ran in, when there is one (a data-dependent dim may be 0); without
+/// one, every symbol is an input.
+struct Scratch<'a> {
     alg: Algebra,
+    src: Option<&'a Algebra>,
 }
 
-impl Scratch {
-    fn new(facts: &[Fact]) -> Scratch {
+impl<'a> Scratch<'a> {
+    fn new(facts: &[Fact], src: Option<&'a Algebra>) -> Scratch<'a> {
         let mut alg = Algebra::default();
         for f in facts {
             let _ = alg.assume_fact(f);
         }
-        Scratch { alg }
+        Scratch { alg, src }
     }
 
     /// The symbols a condition involves.
@@ -839,7 +868,7 @@ impl Scratch {
                 }
                 return out;
             }
-            Cond::Opaque(_) => return Vec::new(),
+            Cond::False | Cond::Unknown => return Vec::new(),
         };
         let mut syms = Vec::new();
         for t in sides {
@@ -849,12 +878,19 @@ impl Scratch {
         syms.iter().map(|s| s.as_str().to_string()).collect()
     }
 
-    /// A side built in the scratch algebra; its symbols are inputs, as a condition
-    /// is a statement about free input dims.
+    /// A side built in the scratch algebra, its symbols with their kinds in the
+    /// source algebra (see [`Scratch`]).
     fn dim(&mut self, t: &Side) -> Dim {
         match t {
-            Side::Term(e) => self.alg.from_expr(e),
-            Side::Form(p) => self.alg.import(p, None),
+            Side::Term(e) => {
+                let mut names = Vec::new();
+                expr_symbols(e, &mut names);
+                for n in names {
+                    self.alg.import(&Poly::sym(egg::Symbol::from(n)), self.src);
+                }
+                self.alg.from_expr(e)
+            }
+            Side::Form(p) => self.alg.import(p, self.src),
         }
     }
 
@@ -878,7 +914,7 @@ impl Scratch {
                 }
                 return;
             }
-            Cond::Or(_) | Cond::Opaque(_) => return,
+            Cond::Or(_) | Cond::False | Cond::Unknown => return,
         };
         let _ = self.alg.assume_fact(&f);
     }
@@ -907,13 +943,15 @@ impl Scratch {
             }
             Cond::Or(cs) => cs.iter().fold(Truth::False, |acc, c| acc.or(self.eval(c))),
             Cond::And(cs) => cs.iter().fold(Truth::True, |acc, c| acc.and(self.eval(c))),
-            Cond::Opaque(_) => Truth::Unknown,
+            Cond::False => Truth::False,
+            Cond::Unknown => Truth::Unknown,
         }
     }
 
     fn normalise(&mut self, c: &Cond) -> Normal {
         match c {
-            Cond::Opaque(_) => Normal::Cond(Kind::Impossible, c.clone()),
+            Cond::False => Normal::Never(Cond::False),
+            Cond::Unknown => Normal::Cond(Kind::Undecidable, Cond::Unknown),
             Cond::Or(cs) => {
                 let mut parts: Vec<Cond> = Vec::new();
                 for c in cs {
@@ -932,9 +970,7 @@ impl Scratch {
                 while i < parts.len() && parts.len() > 1 {
                     let implies_other = (0..parts.len()).any(|j| {
                         j != i && {
-                            let mut s = Scratch {
-                                alg: Algebra::default(),
-                            };
+                            let mut s = Scratch::new(&[], self.src);
                             s.assume(&parts[i]);
                             s.eval(&parts[j]) == Truth::True
                         }
@@ -986,7 +1022,8 @@ impl Scratch {
             }
             Cond::Or(_) => Kind::Either,
             Cond::And(cs) => cs.first().map_or(Kind::Range, |c| self.kind(c)),
-            Cond::Opaque(_) => Kind::Impossible,
+            Cond::False => Kind::Impossible,
+            Cond::Unknown => Kind::Undecidable,
         }
     }
 
@@ -996,22 +1033,30 @@ impl Scratch {
             Cond::Eq(a, b) => {
                 let (x, y) = (self.dim(a), self.dim(b));
                 let (px, py) = (self.alg.canon(x).clone(), self.alg.canon(y).clone());
-                // `a == min(a, c)` is `a <= c`; `a == max(a, c)` is `a >= c`;
+                // `a == min(a, c, ...)` is `a <= c and ...`; `a == max(a, c, ...)` is
+                // `a >= c and ...` (nested min or max flattened);
                 // `min(a, c) == v` with a constant c != v is `a == v`.
                 for (p, q) in [(&px, &py), (&py, &px)] {
                     if let Some(Atom::Op(o)) = p.as_atom() {
-                        for (u, v) in [(&o.a, &o.b), (&o.b, &o.a)] {
-                            if u == q {
-                                match o.kind {
-                                    OpKind::Min => {
-                                        return self.canonical(&Cond::Le(form(u), form(v)))
-                                    }
-                                    OpKind::Max => {
-                                        return self.canonical(&Cond::Le(form(v), form(u)))
-                                    }
-                                    _ => {}
-                                }
+                        if matches!(o.kind, OpKind::Min | OpKind::Max) {
+                            let mut args = Vec::new();
+                            flat_args(p, o.kind, &mut args);
+                            if args.contains(&q) {
+                                let others = args.into_iter().filter(|a| *a != q);
+                                let parts = others
+                                    .map(|a| {
+                                        let le = if o.kind == OpKind::Min {
+                                            Cond::Le(form(q), form(a))
+                                        } else {
+                                            Cond::Le(form(a), form(q))
+                                        };
+                                        self.canonical(&le).unwrap_or(le)
+                                    })
+                                    .collect();
+                                return Some(and(parts));
                             }
+                        }
+                        for (u, v) in [(&o.a, &o.b), (&o.b, &o.a)] {
                             if matches!(o.kind, OpKind::Min | OpKind::Max)
                                 && v.as_const().is_some()
                                 && q.as_const().is_some()
@@ -1072,6 +1117,43 @@ impl Scratch {
                 Some(Cond::Div(Side::Form(kp), Side::Form(pp)))
             }
             _ => Some(c.clone()),
+        }
+    }
+}
+
+/// The arguments of `p` as nested `kind` terms (`max(a, max(b, c))` gives `a, b, c`),
+/// each once.
+fn flat_args<'p>(p: &'p Poly, kind: OpKind, out: &mut Vec<&'p Poly>) {
+    match p.as_atom() {
+        Some(Atom::Op(o)) if o.kind == kind => {
+            flat_args(&o.a, kind, out);
+            flat_args(&o.b, kind, out);
+        }
+        _ => {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+}
+
+/// The symbol names of an expression, in order, each once.
+fn expr_symbols<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+    match e {
+        Expr::Num(_) => {}
+        Expr::Sym(n) => {
+            if !out.contains(&n.as_str()) {
+                out.push(n);
+            }
+        }
+        Expr::Neg(a) => expr_symbols(a, out),
+        Expr::Add(a, b)
+        | Expr::Sub(a, b)
+        | Expr::Mul(a, b)
+        | Expr::Div(a, b)
+        | Expr::Call(_, a, b) => {
+            expr_symbols(a, out);
+            expr_symbols(b, out);
         }
     }
 }
@@ -1185,7 +1267,8 @@ fn render_cond(c: &Cond) -> String {
         }
         Cond::Or(cs) => cs.iter().map(render_cond).collect::<Vec<_>>().join(" or "),
         Cond::And(cs) => cs.iter().map(render_cond).collect::<Vec<_>>().join(" and "),
-        Cond::Opaque(t) => t.clone(),
+        Cond::False => "false".to_string(),
+        Cond::Unknown => "unknown".to_string(),
     }
 }
 
@@ -1289,7 +1372,7 @@ mod tests {
 
     #[test]
     fn solve_floordiv_bound() {
-        let mut s = Scratch::new(&[]);
+        let mut s = Scratch::new(&[], None);
         let f = parse_expr("floordiv(S - 192, 128) + 1").unwrap();
         let c = Cond::Le(Side::num(0), Side::Term(f));
         match s.normalise(&c) {

@@ -654,6 +654,9 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
             ctx.insert_if_absent(out, fact);
         }
     }
+    if ctx.depth == 0 && !ctx.alg.is_speculative() {
+        assume_dims_nonneg(ctx, node);
+    }
     if declared.is_empty() {
         return;
     }
@@ -663,6 +666,36 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
         .filter_map(|o| declared.get(&**o).map(|v| (*v).clone()))
         .collect();
     check_declared(ctx, &outs, "value_info");
+}
+
+/// A valid model has no negative dim: each output dim of `node` that the algebra
+/// cannot prove `>= 0` is assumed to be, so that what follows is inferred for the
+/// inputs the model accepts (`max(0, d)` is `d` there), and the condition is
+/// recorded for the contract (source `dims`). Only in the main graph, outside a
+/// branch that may not run: a dim of a body that never runs may be negative.
+fn assume_dims_nonneg(ctx: &mut ShapesContext, node: &Node) {
+    let mut open: Vec<Dim> = Vec::new();
+    for out in node.outputs.iter().filter(|o| !o.is_empty()) {
+        let Some(shape) = ctx.get(out).and_then(|f| f.shape.as_ref()) else {
+            continue;
+        };
+        for &d in shape {
+            if !open.contains(&d) && !ctx.alg.bounds(d).is_nonneg() {
+                open.push(d);
+            }
+        }
+    }
+    for d in open {
+        let zero = ctx.alg.constant(0);
+        ctx.alg.record_requirement(zero, d, &node.name, "dims");
+        let fact = crate::algebra::Fact {
+            lhs: ctx.alg.canon(d).to_expr(),
+            rel: crate::algebra::Rel::Ge,
+            rhs: crate::algebra::Expr::Num(crate::algebra::Rat::zero()),
+        };
+        // A dim negative for every value is an error the contract reports.
+        let _ = ctx.alg.assume_fact(&fact);
+    }
 }
 
 /// Run an op rule, inside a speculative scope with the node named as the algebra's

@@ -28,6 +28,30 @@ fn bin(op: &str, a: &str, b: &str) -> Node {
     node(op, 14, &[a, b], &["y"], vec![])
 }
 
+/// Pow of constants has a value when it is rational: the square root of a shape
+/// subgraph (`sqrt(num_positions)`) is exact, an irrational one has none.
+#[test]
+fn pow_of_constants() {
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        ("16", "1/2", Some("4")),
+        ("8", "1/3", Some("2")),
+        ("1/4", "1/2", Some("1/2")),
+        ("4", "-1/2", Some("1/2")),
+        ("9", "3/2", Some("27")),
+        ("2", "1/2", None),
+        ("-8", "1/3", None),
+        ("0", "-1", None),
+    ];
+    for (b, e, want) in cases {
+        let mut ctx = ShapesContext::default();
+        put(&mut ctx, "b", F32, &[], Some(&[b]));
+        put(&mut ctx, "e", F32, &[], Some(&[e]));
+        let f = fact(&mut ctx, &bin("Pow", "b", "e"));
+        let got = f.value.map(|v| ctx.alg.render(v[0]));
+        assert_eq!(got.as_deref(), *want, "{b} ^ {e}");
+    }
+}
+
 #[test]
 fn broadcasting_shapes() {
     let mut ctx = ShapesContext::default();
@@ -116,12 +140,39 @@ fn arithmetic_values() {
     put(&mut ctx, "c", I64, &["2"], Some(&["-7", "7"]));
     put(&mut ctx, "two", I64, &[], Some(&["2"]));
     assert_eq!(one(&mut ctx, &bin("Div", "c", "two")).1, "[-3, 3]");
-    // a dividend of unknown sign: no value, but the shape
+    // a dividend of unknown sign over a positive divisor: the exact truncation,
+    // checked against Rust's (truncating) `/` at every N, S in -6..=6
     put(&mut ctx, "x", I64, &["1"], Some(&["N - S"]));
+    let f = fact(&mut ctx, &bin("Div", "x", "two"));
+    let q = f.value.as_ref().expect("a value")[0];
     assert_eq!(
-        one(&mut ctx, &bin("Div", "x", "two")),
-        ("[1]".into(), "none".into())
+        ctx.alg.render(q),
+        "-floordiv(max(0, -N + S), 2) + floordiv(max(0, N - S), 2)"
     );
+    for n in -6i64..=6 {
+        for s in -6i64..=6 {
+            let at = |sym: &str| match sym {
+                "N" => Some(symdim::algebra::Rat::int(n)),
+                "S" => Some(symdim::algebra::Rat::int(s)),
+                _ => None,
+            };
+            let got = ctx.alg.eval(q, &at).and_then(|r| r.to_i64());
+            assert_eq!(got, Some((n - s) / 2), "N = {n}, S = {s}");
+        }
+    }
+    // and over a negative one
+    put(&mut ctx, "m2", I64, &[], Some(&["-2"]));
+    let f = fact(&mut ctx, &bin("Div", "x", "m2"));
+    let q = f.value.as_ref().expect("a value")[0];
+    for n in -6i64..=6 {
+        let at = |sym: &str| match sym {
+            "N" => Some(symdim::algebra::Rat::int(n)),
+            "S" => Some(symdim::algebra::Rat::int(1)),
+            _ => None,
+        };
+        let got = ctx.alg.eval(q, &at).and_then(|r| r.to_i64());
+        assert_eq!(got, Some((n - 1) / -2), "N = {n}");
+    }
     // a divisor that may be 0: no value
     put(&mut ctx, "z", I64, &[], Some(&["N - 1"]));
     assert_eq!(one(&mut ctx, &bin("Div", "s", "z")).1, "none");

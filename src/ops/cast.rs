@@ -1,5 +1,5 @@
-//! Ops that keep the shape and may change the element type: ONNX `Identity` and
-//! `Cast`, OpenVINO `Identity`, `Convert` and `ConvertLike`.
+//! Ops that keep the shape and may change the element type: ONNX `Identity`,
+//! `Cast` and `CastLike`, OpenVINO `Identity`, `Convert` and `ConvertLike`.
 //!
 //! Specs: the `ComputeShapeCast` entry of `../shared/specs/onnx-optim-shape_tensor.h.txt`
 //! (ShapesContext API) with the ONNX operator reference, and the OpenVINO operation
@@ -9,7 +9,8 @@
 //! element type of its required `to` attribute, which must name a known
 //! `TensorProto.DataType` (not `UNDEFINED`); `saturate` and `round_mode` do not
 //! affect the shape or type and are not read. `Convert` takes `destination_type`
-//! (the input's type when absent), `ConvertLike` the type of its second input.
+//! (the input's type when absent); `CastLike` and `ConvertLike` the type of their
+//! second input.
 //!
 //! Beyond the ShapesContext spec, the contents (value-as-shape) survive a cast where
 //! the target type holds them ([`cast_value`]); the spec drops them. So
@@ -26,6 +27,8 @@
 //!   types and `saturate`; 21 int4 and uint4; 23 float4e2m1; 24 float8e8m0 and
 //!   `round_mode`; 25 int2 and uint2. symdim accepts every type the reader knows in
 //!   every version (type constraints are not checked per version for Cast).
+//! * ONNX **CastLike**: 15; 19 the float8 types and `saturate`; 21 int4 and uint4;
+//!   23 float4e2m1; 24 float8e8m0 and `round_mode`; 25 int2 and uint2.
 //! * OpenVINO **Convert**, **ConvertLike**: 1. **Identity**: 16.
 
 use super::attrs::ov_dtype;
@@ -42,6 +45,7 @@ pub const RULES: &[RuleEntry] = &[
     ("openvino", "Identity", identity),
     ("openvino", "Convert", ov_convert),
     ("openvino", "ConvertLike", ov_convert),
+    ("", "CastLike", cast_like),
 ];
 
 /// How a cast from a float type to an integer type treats a value that may not be
@@ -204,6 +208,22 @@ fn ov_convert(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
     Ok(vec![TensorFact {
         dtype: to,
         shape: x.shape,
+        value,
+    }])
+}
+
+/// ONNX `CastLike`: input 0's shape, input 1's type.
+fn cast_like(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let input = ctx.input(node, 0, "input")?;
+    let to = ctx.input(node, 1, "target_type")?.dtype;
+    let value = match (to, input.value.as_deref()) {
+        (DType::Undefined, _) | (_, None) => None,
+        (to, Some(v)) => cast_value(&mut ctx.alg, input.dtype, to, v, FloatToInt::Truncate),
+    };
+    Ok(vec![TensorFact {
+        dtype: to,
+        shape: input.shape,
         value,
     }])
 }

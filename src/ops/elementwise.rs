@@ -28,7 +28,9 @@
 //! - integer `Div`: ONNX truncates toward zero ([`trunc_div`]): `floordiv` when
 //!   the signs of both operands are proven (`alg.bounds`: `a >= 0, b > 0` gives
 //!   `floordiv(a, b)`, the other sign cases negate), exact truncation when both
-//!   are constants, and no value otherwise (the shape is still inferred).
+//!   are constants, `floordiv(max(a, 0), b) - floordiv(max(-a, 0), b)` when only
+//!   the divisor's sign is proven (`b > 0`; negated for `b < 0`), and no value
+//!   otherwise (the shape is still inferred).
 //!   OpenVINO's `Divide` floors (`m_pythondiv`, the default) or truncates. A
 //!   divisor that may be 0 gives no value.
 //! - float `Div` is exact rational division (divisor provably non-zero); `Mean`
@@ -364,8 +366,45 @@ pub fn trunc_div(alg: &mut Algebra, a: Dim, b: Dim) -> Option<Dim> {
             let (na, nb) = (alg.neg(a), alg.neg(b));
             Some(alg.floordiv(na, nb))
         }
+        // The sign of `a` unknown: trunc(a / b) = floordiv(max(a, 0), b) -
+        // floordiv(max(-a, 0), b) for b > 0 (one term is 0 whatever the sign), and
+        // -trunc(a / -b) for b < 0.
+        (_, _, true, _) => Some(trunc_div_any_sign(alg, a, b)),
+        (_, _, _, true) => {
+            let nb = alg.neg(b);
+            let q = trunc_div_any_sign(alg, a, nb);
+            Some(alg.neg(q))
+        }
         _ => None,
     }
+}
+
+/// `b^e` for constants when it is rational: an integer exponent, or `p/q` with a base
+/// whose numerator and denominator are exact `q`-th powers (`16^0.5 = 4`, as the
+/// square roots of shape subgraphs are). Exponents up to 64 in size.
+fn exact_pow(b: &Rat, e: &Rat) -> Option<Rat> {
+    let (p, q) = (e.numer(), e.denom());
+    let p = i32::try_from(p).ok().filter(|p| p.abs() <= 64)?;
+    let q = u32::try_from(q).ok().filter(|q| (1..=64).contains(q))?;
+    let root = |n: num_bigint::BigInt| -> Option<num_bigint::BigInt> {
+        if n.sign() == num_bigint::Sign::Minus {
+            return None;
+        }
+        let r = n.nth_root(q);
+        (num_traits::Pow::pow(&r, q) == n).then_some(r)
+    };
+    let base = Rat::from_bigint(root(b.numer())?).div(&Rat::from_bigint(root(b.denom())?))?;
+    base.pow(p)
+}
+
+/// `trunc(a / b)` for `b > 0` and `a` of either sign:
+/// `floordiv(max(a, 0), b) - floordiv(max(-a, 0), b)`.
+fn trunc_div_any_sign(alg: &mut Algebra, a: Dim, b: Dim) -> Dim {
+    let zero = alg.constant(0);
+    let na = alg.neg(a);
+    let (pos, neg) = (alg.max(a, zero), alg.max(na, zero));
+    let (p, n) = (alg.floordiv(pos, b), alg.floordiv(neg, b));
+    alg.sub(p, n)
 }
 
 /// Truncated remainder (C `fmod`, the sign of the dividend).
@@ -604,6 +643,9 @@ pub fn bin_value(alg: &mut Algebra, op: BinOp, num: Num, x: Dim, y: Dim) -> Opti
         BinOp::Max => Some(alg.max(x, y)),
         BinOp::Min => Some(alg.min(x, y)),
         BinOp::Pow => {
+            if let (Some(b), Some(e)) = (alg.as_const(x), alg.as_const(y)) {
+                return exact_pow(&b, &e).map(|r| alg.rational(r));
+            }
             let e = alg.as_i64(y).filter(|e| (0..=16).contains(e))?;
             let mut acc = alg.constant(1);
             for _ in 0..e {

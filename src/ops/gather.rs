@@ -1,7 +1,8 @@
-//! Picking slices by index: ONNX `Gather` and `GatherND`, OpenVINO `Gather`.
+//! Picking slices by index: ONNX `Gather`, `GatherElements` and `GatherND`,
+//! OpenVINO `Gather`.
 //!
-//! Specs: the ONNX operator reference (`Gather`, `GatherND`) and the OpenVINO
-//! operation specification (`Gather-1`, `-7`, `-8`).
+//! Specs: the ONNX operator reference (`Gather`, `GatherElements`, `GatherND`) and
+//! the OpenVINO operation specification (`Gather-1`, `-7`, `-8`).
 //!
 //! `Gather` along `axis` gives `data[:axis] + indices[batch_dims:] + data[axis+1:]`
 //! ([`gather_shape`]); the first `batch_dims` dims of data and indices must be equal
@@ -15,19 +16,31 @@
 //! an index to read zeros, earlier versions leave it undefined: the output keeps its
 //! shape but no contents. Index types other than int32/int64 are an error (ONNX).
 //!
+//! `GatherElements` (ONNX) picks one element per index: `data` and `indices` have
+//! one rank `r >= 1`, the output has the indices' shape, and
+//! `out[i][j][k] = data[indices[i][j][k]][j][k]` for `axis = 0` (likewise for the
+//! other axes). Off the axis an indices dim may not exceed data's
+//! ([`element_indices_check`]; onnxruntime rejects it, and a provably larger one is
+//! an error, an undecided one a recorded requirement); along the axis it may have
+//! any size. With small known data and constant indices the output's contents are
+//! the picked elements ([`element_targets`], shared with `ScatterElements`).
+//!
 //! `GatherND` (ONNX): `indices.shape[:-1] + data.shape[batch_dims + k:]` with
 //! `k = indices.shape[-1]`, a constant in `[1, rank(data) - batch_dims]`.
 //!
 //! # Version history
 //! * ONNX **Gather**: 1; 11 negative indices (symdim accepts them in every opset, as
 //!   runtimes do); 13 bf16.
+//! * ONNX **GatherElements**: 11; 13 bf16.
 //! * ONNX **GatherND**: 11; 12 `batch_dims`; 13 bf16.
 //! * OpenVINO **Gather**: 1 (`axis` is input 2); 7 `batch_dims`; 8 negative indices
 //!   (out of range reads zeros).
 
 use super::attrs::ov_i64;
-use super::nn_util::merge_dim;
-use super::values::{const_dims, const_ints, fact_with_value, select_values, small_value};
+use super::nn_util::{merge_dim, rank_error};
+use super::values::{
+    const_dims, const_ints, fact_with_value, select_values, small_const_shape, small_value,
+};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -36,6 +49,7 @@ use crate::graph::{DType, Node};
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
     ("", "Gather", gather),
+    ("", "GatherElements", gather_elements),
     ("", "GatherND", gather_nd),
     ("openvino", "Gather", ov_gather),
 ];
@@ -89,7 +103,115 @@ pub fn gather_values(
     Some(select_values(&dv, &dims, &per_axis))
 }
 
-fn check_index_type(f: &TensorFact, what: &'static str) -> Result<(), OpError> {
+/// The checks `GatherElements` and `ScatterElements` make of their indices against
+/// `data`: one rank, and off `axis` an indices dim no larger than data's. A dim
+/// provably larger is an error; an undecided one is recorded as a requirement of
+/// the model.
+pub fn element_indices_check(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    data: &[Dim],
+    indices: &[Dim],
+    axis: usize,
+) -> Result<(), OpError> {
+    if indices.len() != data.len() {
+        return Err(rank_error(
+            "indices",
+            format!("{} (the rank of data)", data.len()),
+            indices.len(),
+        ));
+    }
+    for (i, (&d, &n)) in data.iter().zip(indices).enumerate() {
+        if i == axis {
+            continue;
+        }
+        match ctx.alg.le(n, d) {
+            Truth::True => {}
+            Truth::False => {
+                return Err(OpError::BadShapeValue {
+                    what: format!(
+                        "indices dim {i} ({}) exceeds data dim {i} ({}) off the axis {axis}",
+                        ctx.alg.render(n),
+                        ctx.alg.render(d)
+                    ),
+                })
+            }
+            Truth::Unknown => ctx.alg.record_requirement(n, d, &node.name, "indices"),
+        }
+    }
+    Ok(())
+}
+
+/// The element map of `GatherElements` and `ScatterElements`: for each element of
+/// an indices tensor of constant shape `idx_shape` holding `idx` (row-major), the
+/// flat position in a tensor of shape `data` that it addresses, its coordinate
+/// along `axis` replaced by the index (negative indices wrap). `None` when a
+/// position lies outside `data`.
+pub fn element_targets(
+    data: &[usize],
+    idx_shape: &[usize],
+    idx: &[i64],
+    axis: usize,
+) -> Option<Vec<usize>> {
+    if idx_shape.len() != data.len() || idx.len() != idx_shape.iter().product::<usize>() {
+        return None;
+    }
+    let mut coords = vec![0usize; idx_shape.len()];
+    let mut out = Vec::with_capacity(idx.len());
+    for (flat, &i) in idx.iter().enumerate() {
+        let mut rem = flat;
+        for a in (0..idx_shape.len()).rev() {
+            coords[a] = rem % idx_shape[a];
+            rem /= idx_shape[a];
+        }
+        let d = data[axis] as i64;
+        let j = if i < 0 { i + d } else { i };
+        if !(0..d).contains(&j) {
+            return None;
+        }
+        coords[axis] = j as usize;
+        let mut pos = 0usize;
+        for (a, &c) in coords.iter().enumerate() {
+            if c >= data[a] {
+                return None;
+            }
+            pos = pos * data[a] + c;
+        }
+        out.push(pos);
+    }
+    Some(out)
+}
+
+/// Constant indices into an axis of size `dim` must lie in `[-dim, dim - 1]`: one
+/// provably outside is an error (runtimes reject it).
+pub fn check_const_indices(
+    ctx: &mut ShapesContext,
+    dim: Dim,
+    axis: usize,
+    indices: &[i64],
+) -> Result<(), OpError> {
+    for &i in indices {
+        let c = ctx.alg.constant(i);
+        let bad = if i >= 0 {
+            ctx.alg.le(dim, c) == Truth::True
+        } else {
+            let m = ctx.alg.neg(c);
+            ctx.alg.le(m, dim) == Truth::False
+        };
+        if bad {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "index {i} is out of range for axis {axis} of size {}",
+                    ctx.alg.render(dim)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// An index input must be int32 or int64 (or of a type not known yet).
+pub fn check_index_type(f: &TensorFact, what: &'static str) -> Result<(), OpError> {
     if matches!(f.dtype, DType::Int32 | DType::Int64 | DType::Undefined) {
         Ok(())
     } else {
@@ -118,29 +240,48 @@ fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         });
     }
     let axis = norm_axis(attr_int(node, "axis", 0)?, dshape.len())?;
-    let dim = dshape[axis];
     // Constant indices must lie in [-d, d - 1].
     let idx_consts = indices.value.as_ref().and_then(|v| const_dims(&ctx.alg, v));
-    for &i in idx_consts.iter().flatten() {
-        let c = ctx.alg.constant(i);
-        let bad = if i >= 0 {
-            ctx.alg.le(dim, c) == Truth::True
-        } else {
-            let m = ctx.alg.neg(c);
-            ctx.alg.le(m, dim) == Truth::False
-        };
-        if bad {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "index {i} is out of range for axis {axis} of size {}",
-                    ctx.alg.render(dim)
-                ),
-            });
-        }
+    if let Some(ix) = &idx_consts {
+        check_const_indices(ctx, dshape[axis], axis, ix)?;
     }
     let out = gather_shape(ctx, node, dshape, ishape, axis, 0)?;
     let value = idx_consts.and_then(|ix| gather_values(&ctx.alg, &data, axis, &ix));
     Ok(vec![fact_with_value(data.dtype, out, value)])
+}
+
+/// ONNX `GatherElements`: the indices' shape, the data's type; contents picked
+/// from small known data at constant indices.
+fn gather_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    check_index_type(&indices, "indices")?;
+    let Some(ishape) = indices.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(data.dtype)]);
+    };
+    let (what, rank) = match &data.shape {
+        Some(d) => ("data", d.len()),
+        None => ("indices", ishape.len()),
+    };
+    if rank == 0 {
+        return Err(rank_error(what, "at least 1", 0));
+    }
+    let axis = norm_axis(attr_int(node, "axis", 0)?, rank)?;
+    let idx = const_ints(&ctx.alg, &indices);
+    if let Some(dshape) = &data.shape {
+        element_indices_check(ctx, node, dshape, &ishape, axis)?;
+        if let Some(ix) = &idx {
+            check_const_indices(ctx, dshape[axis], axis, ix)?;
+        }
+    }
+    let value = (|| {
+        let (ddims, dv) = small_value(&ctx.alg, &data)?;
+        let ishape = small_const_shape(&ctx.alg, &ishape)?;
+        let targets = element_targets(&ddims, &ishape, idx.as_deref()?, axis)?;
+        Some(targets.into_iter().map(|t| dv[t]).collect())
+    })();
+    Ok(vec![fact_with_value(data.dtype, ishape, value)])
 }
 
 /// OpenVINO `Gather` (1: `axis` input; 7: `batch_dims`; 8: negative indices).

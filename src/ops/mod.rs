@@ -18,9 +18,11 @@ pub mod depth_space;
 pub mod elementwise;
 pub mod expand;
 pub mod gather;
+pub mod generate;
 pub mod matmul;
 pub mod nn_util;
 pub mod norm;
+pub mod onehot;
 pub mod pad;
 pub mod pool;
 pub mod quantize;
@@ -28,6 +30,7 @@ pub mod reduce;
 pub mod reshape;
 pub mod resize;
 pub mod rnn;
+pub mod scatter;
 pub mod shape;
 pub mod slice;
 pub mod split;
@@ -35,6 +38,7 @@ pub mod squeeze;
 pub mod tensor;
 pub mod topk;
 pub mod transpose;
+pub mod trilu;
 pub mod values;
 
 use crate::algebra::Dim;
@@ -72,6 +76,10 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     tensor::RULES,
     shape::RULES,
     gather::RULES,
+    scatter::RULES,
+    onehot::RULES,
+    generate::RULES,
+    trilu::RULES,
     transpose::RULES,
     squeeze::RULES,
     expand::RULES,

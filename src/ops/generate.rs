@@ -1,0 +1,186 @@
+//! Tensors whose contents are generated rather than read from an input: ONNX
+//! `EyeLike`, `RandomUniform`, `RandomNormal`, `RandomUniformLike`,
+//! `RandomNormalLike`, `Bernoulli` and `Multinomial`.
+//!
+//! Spec: the ONNX operator reference (each op's page).
+//!
+//! Only the shape and the element type come from the operands:
+//!
+//! * `EyeLike`: the shape of its input, which must have rank 2; ones on the
+//!   diagonal `k` (`out[i][i + k] = 1`), zeros elsewhere, so the contents are known
+//!   when the shape is a small constant ([`eye_values`]).
+//! * `RandomUniform`, `RandomNormal`: the `shape` attribute (required, entries
+//!   `>= 0`).
+//! * `RandomUniformLike`, `RandomNormalLike`, `Bernoulli`: the shape of the input.
+//! * `Multinomial`: `[batch_size, sample_size]` from an input
+//!   `[batch_size, class_size]`; `sample_size` (default 1) must be at least 1.
+//!
+//! Element types: the `dtype` attribute, else the input's (`EyeLike`, the `*Like`
+//! ops, `Bernoulli`), float (`RandomUniform`, `RandomNormal`) or int32
+//! (`Multinomial`). The random ops produce floats (f16, f32, f64; bf16 from opset
+//! 22), `Multinomial` int32 or int64, `EyeLike` and `Bernoulli` any numeric type or
+//! bool; `Bernoulli` and `Multinomial` read float probabilities. Another type is an
+//! error. The random contents are never known.
+//!
+//! # Version history
+//! * ONNX **EyeLike**: 9; 22 bf16.
+//! * ONNX **RandomUniform**, **RandomNormal**, **RandomUniformLike**,
+//!   **RandomNormalLike**: 1; 22 bf16.
+//! * ONNX **Bernoulli**: 15; 22 bf16 input.
+//! * ONNX **Multinomial**: 7; 22 bf16 input.
+
+use super::nn_util::{attr_dtype, rank_error, shaped};
+use super::values::{consts, fact_with_value, small_const_shape};
+use super::{attr_int, attr_ints, check_inputs, fresh_dims, RuleEntry};
+use crate::algebra::{Algebra, Dim};
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{DType, Node};
+
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[
+    ("", "EyeLike", eye_like),
+    ("", "RandomUniform", random),
+    ("", "RandomNormal", random),
+    ("", "RandomUniformLike", random_like),
+    ("", "RandomNormalLike", random_like),
+    ("", "Bernoulli", bernoulli),
+    ("", "Multinomial", multinomial),
+];
+
+/// The numeric types and bool (EyeLike's, Bernoulli's outputs), before bf16.
+const NUMERIC: &[DType] = &[
+    DType::Uint8,
+    DType::Uint16,
+    DType::Uint32,
+    DType::Uint64,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Float16,
+    DType::Float,
+    DType::Double,
+    DType::Bool,
+];
+
+/// The float types before bf16.
+const FLOATS: &[DType] = &[DType::Float16, DType::Float, DType::Double];
+
+/// `dtype` must be one of `allowed`, or bf16 when `bf16` (or not known yet).
+fn check_type(
+    dtype: DType,
+    allowed: &[DType],
+    bf16: bool,
+    what: &'static str,
+) -> Result<(), OpError> {
+    if dtype == DType::Undefined || allowed.contains(&dtype) || (bf16 && dtype == DType::Bfloat16) {
+        return Ok(());
+    }
+    let mut names: Vec<&str> = allowed.iter().map(|t| t.short_name()).collect();
+    if bf16 {
+        names.push(DType::Bfloat16.short_name());
+    }
+    Err(OpError::UnsupportedType {
+        dtype,
+        what,
+        allowed: names.join(", "),
+    })
+}
+
+/// The contents of an `EyeLike` output of constant shape `[n, m]`: 1 where
+/// `j - i == k`, 0 elsewhere.
+pub fn eye_values(alg: &mut Algebra, n: usize, m: usize, k: i64) -> Vec<Dim> {
+    let (zero, one) = (alg.constant(0), alg.constant(1));
+    (0..n)
+        .flat_map(|i| (0..m).map(move |j| (i, j)))
+        .map(|(i, j)| if j as i64 - i as i64 == k { one } else { zero })
+        .collect()
+}
+
+/// ONNX `EyeLike`: the input's shape (rank 2), `dtype` or the input's type.
+fn eye_like(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "input")?;
+    let bf16 = node.version >= 22;
+    check_type(x.dtype, NUMERIC, bf16, "input")?;
+    let dtype = attr_dtype(node, "dtype", x.dtype)?;
+    check_type(dtype, NUMERIC, bf16, "output (dtype)")?;
+    let shape = match x.shape {
+        Some(s) if s.len() == 2 => s,
+        Some(s) => return Err(rank_error("input", 2, s.len())),
+        None => fresh_dims(ctx, node, 0, 2),
+    };
+    let k = attr_int(node, "k", 0)?;
+    let value =
+        small_const_shape(&ctx.alg, &shape).map(|d| eye_values(&mut ctx.alg, d[0], d[1], k));
+    Ok(vec![fact_with_value(dtype, shape, value)])
+}
+
+/// ONNX `RandomUniform` and `RandomNormal`: the `shape` attribute, `dtype` (float by
+/// default).
+fn random(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 0, 0)?;
+    let shape = attr_ints(node, "shape")?.ok_or(OpError::MissingAttribute { name: "shape" })?;
+    if let Some(bad) = shape.iter().find(|d| **d < 0) {
+        return Err(OpError::BadAttribute {
+            name: "shape",
+            value: format!("{shape:?}"),
+            why: format!("entry {bad} is negative"),
+        });
+    }
+    let dtype = attr_dtype(node, "dtype", DType::Float)?;
+    check_type(dtype, FLOATS, node.version >= 22, "output (dtype)")?;
+    let dims = consts(&mut ctx.alg, shape);
+    Ok(vec![TensorFact::new(dtype, dims)])
+}
+
+/// ONNX `RandomUniformLike` and `RandomNormalLike`: the input's shape, `dtype` or
+/// the input's type (a float type either way).
+fn random_like(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "input")?;
+    let dtype = attr_dtype(node, "dtype", x.dtype)?;
+    check_type(dtype, FLOATS, node.version >= 22, "output")?;
+    Ok(vec![shaped(dtype, x.shape)])
+}
+
+/// ONNX `Bernoulli`: the input's shape (float probabilities), `dtype` or the input's
+/// type.
+fn bernoulli(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "input")?;
+    check_type(x.dtype, FLOATS, node.version >= 22, "input")?;
+    let dtype = attr_dtype(node, "dtype", x.dtype)?;
+    check_type(dtype, NUMERIC, true, "output (dtype)")?;
+    Ok(vec![shaped(dtype, x.shape)])
+}
+
+/// ONNX `Multinomial`: `[batch_size, sample_size]`, `dtype` int32 (default) or
+/// int64.
+fn multinomial(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "input")?;
+    check_type(x.dtype, FLOATS, node.version >= 22, "input")?;
+    let dtype = attr_dtype(node, "dtype", DType::Int32)?;
+    check_type(
+        dtype,
+        &[DType::Int32, DType::Int64],
+        false,
+        "output (dtype)",
+    )?;
+    let samples = attr_int(node, "sample_size", 1)?;
+    if samples < 1 {
+        return Err(OpError::BadAttribute {
+            name: "sample_size",
+            value: samples.to_string(),
+            why: "must be at least 1".to_string(),
+        });
+    }
+    let batch = match x.shape.as_deref() {
+        Some([b, _]) => *b,
+        Some(s) => return Err(rank_error("input", 2, s.len())),
+        None => ctx.unknown_dim(node, 0, 0),
+    };
+    let samples = ctx.alg.constant(samples);
+    Ok(vec![TensorFact::new(dtype, vec![batch, samples])])
+}

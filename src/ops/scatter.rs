@@ -1,0 +1,328 @@
+//! Writing into a copy of a tensor by index: ONNX `ScatterElements`, its deprecated
+//! first name `Scatter`, and `ScatterND`.
+//!
+//! Spec: the ONNX operator reference (`ScatterElements`, `Scatter`, `ScatterND`).
+//!
+//! Both ops copy `data` and overwrite (or reduce into) some of its elements, so the
+//! output has data's shape and element type whatever the indices hold; `updates`
+//! has data's element type.
+//!
+//! * `ScatterElements` (`Scatter`) is the inverse of `GatherElements`: `data`,
+//!   `indices` and `updates` have one rank `r >= 1`, `indices` and `updates` one
+//!   shape, which off `axis` is no larger than data's (the checks of
+//!   [`element_indices_check`]); `output[indices[i][j]][j] = updates[i][j]` for
+//!   `axis = 0`.
+//! * `ScatterND` is the inverse of `GatherND`: `indices` (int64, rank `q >= 1`) is a
+//!   `(q-1)`-dimensional tensor of `k`-tuples, `k = indices.shape[-1]` in `[0, r]`,
+//!   each tuple addressing a slice `data[t]` of shape `data.shape[k:]`; `updates`
+//!   has shape `indices.shape[:-1] + data.shape[k:]` ([`scatter_nd_updates_shape`]).
+//!
+//! Dims that a valid model needs equal (indices and updates, the updates' expected
+//! shape) are equated as the other ONNX rules do ([`unify`]). With small known data
+//! and updates and constant indices the output's contents are computed
+//! ([`scatter_values`]): a reduction through the algebra; with `reduction = none`
+//! two writes to one element leave the contents unknown, since the spec leaves
+//! their order open.
+//!
+//! Special values: a negative index counts from the end; a constant index provably
+//! outside `[-d, d-1]` is an error. `k = 0` writes each update over the whole tensor
+//! (onnxruntime accepts it).
+//!
+//! # Version history
+//! * ONNX **Scatter**: 9; 11 deprecated in favour of ScatterElements (onnxruntime
+//!   rejects it from opset 11; symdim reads it as ScatterElements in every opset).
+//! * ONNX **ScatterElements**: 11 (negative indices); 13 bf16; 16 `reduction`
+//!   (`none`, `add`, `mul`); 18 `max` and `min`.
+//! * ONNX **ScatterND**: 11; 13 bf16; 16 `reduction` (`none`, `add`, `mul`); 18
+//!   `max` and `min`.
+
+use super::gather::{
+    check_const_indices, check_index_type, element_indices_check, element_targets,
+};
+use super::nn_util::{rank_error, unify};
+use super::values::{check_int_range, const_ints, fact_with_value, small_const_shape, small_value};
+use super::{attr_int, attr_str, check_inputs, norm_axis, RuleEntry};
+use crate::algebra::{Algebra, Dim};
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{DType, Node};
+
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[
+    ("", "Scatter", scatter_elements),
+    ("", "ScatterElements", scatter_elements),
+    ("", "ScatterND", scatter_nd),
+];
+
+/// How an update combines with the element it lands on (`reduction`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// The update replaces the element.
+    None,
+    /// `element + update`.
+    Add,
+    /// `element * update`.
+    Mul,
+    /// `max(element, update)`.
+    Max,
+    /// `min(element, update)`.
+    Min,
+}
+
+/// The `reduction` attribute of a version: absent before 16, where every write
+/// replaces; `max` and `min` from 18.
+pub fn reduction(node: &Node) -> Result<Reduction, OpError> {
+    if node.version < 16 {
+        return Ok(Reduction::None);
+    }
+    let name = attr_str(node, "reduction")?.unwrap_or("none");
+    match name {
+        "none" => Ok(Reduction::None),
+        "add" => Ok(Reduction::Add),
+        "mul" => Ok(Reduction::Mul),
+        "max" if node.version >= 18 => Ok(Reduction::Max),
+        "min" if node.version >= 18 => Ok(Reduction::Min),
+        other => Err(OpError::BadAttribute {
+            name: "reduction",
+            value: format!("{other:?}"),
+            why: if node.version >= 18 {
+                "expected none, add, mul, max or min".to_string()
+            } else {
+                "expected none, add or mul (max and min from opset 18)".to_string()
+            },
+        }),
+    }
+}
+
+/// The contents of `data` after writing `updates[i]` to the flat position
+/// `targets[i]` for every `i`, combined as `reduction` says. `None` when
+/// `reduction` is `None` and two updates land on one element.
+pub fn scatter_values(
+    alg: &mut Algebra,
+    data: &[Dim],
+    updates: &[Dim],
+    targets: &[usize],
+    reduction: Reduction,
+) -> Option<Vec<Dim>> {
+    if updates.len() != targets.len() {
+        return None;
+    }
+    let mut out = data.to_vec();
+    let mut written = vec![false; data.len()];
+    for (&t, &u) in targets.iter().zip(updates) {
+        let old = *out.get(t)?;
+        out[t] = match reduction {
+            Reduction::None if written[t] => return None,
+            Reduction::None => u,
+            Reduction::Add => alg.add_dims(old, u),
+            Reduction::Mul => alg.mul(old, u),
+            Reduction::Max => alg.max(old, u),
+            Reduction::Min => alg.min(old, u),
+        };
+        written[t] = true;
+    }
+    Some(out)
+}
+
+/// The shape `updates` must have in `ScatterND`: `indices.shape[:-1] +
+/// data.shape[k:]`, where `k = indices.shape[-1]` must lie in `[0, rank(data)]`.
+pub fn scatter_nd_updates_shape(
+    data: &[Dim],
+    indices: &[Dim],
+    k: i64,
+) -> Result<Vec<Dim>, OpError> {
+    let r = data.len();
+    let Some(k) = usize::try_from(k).ok().filter(|k| *k <= r) else {
+        return Err(OpError::BadShapeValue {
+            what: format!("indices.shape[-1] = {k} must be in [0, rank(data)] = [0, {r}]"),
+        });
+    };
+    let mut out = indices[..indices.len().saturating_sub(1)].to_vec();
+    out.extend_from_slice(&data[k..]);
+    Ok(out)
+}
+
+/// The flat positions in a tensor of shape `data` that `ScatterND` writes, in the
+/// row-major order of `updates`: each of the `tuples` `k`-tuples of `idx` (negative
+/// entries wrap) picks the slice of `data.shape[k..]` elements it addresses. `None`
+/// when an index lies outside `data`.
+pub fn scatter_nd_targets(
+    data: &[usize],
+    idx: &[i64],
+    k: usize,
+    tuples: usize,
+) -> Option<Vec<usize>> {
+    if k > data.len() || idx.len() != tuples * k {
+        return None;
+    }
+    let slice: usize = data[k..].iter().product();
+    let mut out = Vec::with_capacity(tuples * slice);
+    for t in 0..tuples {
+        let mut base = 0usize;
+        for (j, &i) in idx[t * k..(t + 1) * k].iter().enumerate() {
+            let d = data[j] as i64;
+            let i = if i < 0 { i + d } else { i };
+            if !(0..d).contains(&i) {
+                return None;
+            }
+            base = base * data[j] + i as usize;
+        }
+        out.extend((0..slice).map(|e| base * slice + e));
+    }
+    Some(out)
+}
+
+/// `data` and `updates` have one element type; the output's is data's (or the
+/// updates' while data's is not known).
+fn common_type(data: &TensorFact, updates: &TensorFact) -> Result<DType, OpError> {
+    match (data.dtype, updates.dtype) {
+        (DType::Undefined, u) => Ok(u),
+        (d, DType::Undefined) => Ok(d),
+        (d, u) if d == u => Ok(d),
+        (d, u) => Err(OpError::TypeMismatch {
+            what: format!("data is {d}, updates is {u}"),
+        }),
+    }
+}
+
+/// ONNX `ScatterElements` and `Scatter`: data's shape and type.
+fn scatter_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    let updates = ctx.input(node, 2, "updates")?;
+    check_index_type(&indices, "indices")?;
+    let dtype = common_type(&data, &updates)?;
+    let reduction = reduction(node)?;
+    // indices and updates have one shape
+    let ishape = match (&indices.shape, &updates.shape) {
+        (Some(i), Some(u)) => {
+            if i.len() != u.len() {
+                return Err(rank_error(
+                    "updates",
+                    format!("{} (the rank of indices)", i.len()),
+                    u.len(),
+                ));
+            }
+            let mut out = Vec::with_capacity(i.len());
+            for (a, (&x, &y)) in i.iter().zip(u).enumerate() {
+                out.push(unify(
+                    ctx,
+                    node,
+                    &format!("axis {a} of indices and updates"),
+                    x,
+                    y,
+                )?);
+            }
+            Some(out)
+        }
+        (i, u) => i.clone().or_else(|| u.clone()),
+    };
+    let Some(dshape) = data.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    if dshape.is_empty() {
+        return Err(rank_error("data", "at least 1", 0));
+    }
+    let axis = norm_axis(attr_int(node, "axis", 0)?, dshape.len())?;
+    let idx = const_ints(&ctx.alg, &indices);
+    if let Some(is) = &ishape {
+        element_indices_check(ctx, node, &dshape, is, axis)?;
+    }
+    if let Some(ix) = &idx {
+        check_const_indices(ctx, dshape[axis], axis, ix)?;
+    }
+    let targets = (|| {
+        let (ddims, _) = small_value(&ctx.alg, &data)?;
+        let is = small_const_shape(&ctx.alg, ishape.as_deref()?)?;
+        element_targets(&ddims, &is, idx.as_deref()?, axis)
+    })();
+    let value = write_values(ctx, node, &data, &updates, targets, reduction, dtype)?;
+    Ok(vec![fact_with_value(dtype, dshape, value)])
+}
+
+/// The contents after the writes at `targets`, when data and updates are known;
+/// a constant result outside an integer type's range is an error.
+fn write_values(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    data: &TensorFact,
+    updates: &TensorFact,
+    targets: Option<Vec<usize>>,
+    reduction: Reduction,
+    dtype: DType,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let (Some(targets), Some((_, dv))) = (targets, small_value(&ctx.alg, data)) else {
+        return Ok(None);
+    };
+    let Some((_, uv)) = small_value(&ctx.alg, updates) else {
+        return Ok(None);
+    };
+    let value = scatter_values(&mut ctx.alg, &dv, &uv, &targets, reduction);
+    if let Some(v) = &value {
+        check_int_range(&ctx.alg, dtype, v, &node.op_type)?;
+    }
+    Ok(value)
+}
+
+/// ONNX `ScatterND`: data's shape and type.
+fn scatter_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    let updates = ctx.input(node, 2, "updates")?;
+    if !matches!(indices.dtype, DType::Int64 | DType::Undefined) {
+        return Err(OpError::UnsupportedType {
+            dtype: indices.dtype,
+            what: "indices",
+            allowed: "i64".to_string(),
+        });
+    }
+    let dtype = common_type(&data, &updates)?;
+    let reduction = reduction(node)?;
+    let Some(dshape) = data.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    if dshape.is_empty() {
+        return Err(rank_error("data", "at least 1", 0));
+    }
+    let idx = const_ints(&ctx.alg, &indices);
+    let mut targets = None;
+    if let Some(is) = &indices.shape {
+        let q = is.len();
+        if q == 0 {
+            return Err(rank_error("indices", "at least 1", 0));
+        }
+        if let Some(k) = ctx.alg.as_i64(is[q - 1]) {
+            let want = scatter_nd_updates_shape(&dshape, is, k)?;
+            let k = k as usize;
+            if let Some(us) = &updates.shape {
+                if us.len() != want.len() {
+                    return Err(rank_error(
+                        "updates",
+                        format!("{} (rank(indices) - 1 + rank(data) - k)", want.len()),
+                        us.len(),
+                    ));
+                }
+                for (a, (&u, &w)) in us.iter().zip(&want).enumerate() {
+                    let what =
+                        format!("axis {a} of updates and indices.shape[:-1] + data.shape[{k}:]");
+                    unify(ctx, node, &what, u, w)?;
+                }
+            }
+            if let Some(ix) = idx.as_deref().filter(|_| k > 0) {
+                for (j, &d) in dshape[..k].iter().enumerate() {
+                    let component: Vec<i64> = ix.iter().skip(j).step_by(k).copied().collect();
+                    check_const_indices(ctx, d, j, &component)?;
+                }
+            }
+            targets = (|| {
+                let (ddims, _) = small_value(&ctx.alg, &data)?;
+                let is = small_const_shape(&ctx.alg, is)?;
+                let tuples = is[..q - 1].iter().product();
+                scatter_nd_targets(&ddims, idx.as_deref()?, k, tuples)
+            })();
+        }
+    }
+    let value = write_values(ctx, node, &data, &updates, targets, reduction, dtype)?;
+    Ok(vec![fact_with_value(dtype, dshape, value)])
+}
