@@ -54,6 +54,8 @@ const SIMPLIFY: &[(&str, &str)] = &[
     ("broadcast-max", "broadcast(S, min(S, 512))"),
     ("max-absorb", "max(S, min(S, 512))"),
     ("min-absorb", "min(max(T, S), S)"),
+    ("max-nested", "max(S, max(T, S))"),
+    ("min-nested", "min(min(S, T), S)"),
     ("floordiv-clear", "floordiv(S/2, 1)"),
     ("ceildiv-clear", "ceildiv(S/3 + 1/3, 2)"),
     // conditions that do not hold: the rules must not fire

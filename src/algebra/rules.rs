@@ -488,6 +488,26 @@ fn min_absorb(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     }
 }
 
+/// `op(a, b)` with `b = op(a, x)` (or symmetrically) is `b`, for `op` `min` or
+/// `max`: both are idempotent and associative.
+fn nested_idem(v: &[Operand], kind: OpKind) -> Option<Poly> {
+    if absorbs(&v[0].canon, &v[1].canon, kind) {
+        Some(v[1].canon.clone())
+    } else if absorbs(&v[1].canon, &v[0].canon, kind) {
+        Some(v[0].canon.clone())
+    } else {
+        None
+    }
+}
+
+fn max_nested(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    nested_idem(v, OpKind::Max)
+}
+
+fn min_nested(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    nested_idem(v, OpKind::Min)
+}
+
 /// The least positive integer `l` making `l*a` and `l*b` integer-valued, when `l > 1`.
 fn clearing_factor(cx: &Ctx<'_>, v: &[Operand]) -> Option<Rat> {
     let mut l = Rat::one();
@@ -560,6 +580,8 @@ pub const RULES: &[RuleSpec] = &[
     RuleSpec { name: "broadcast-max", pattern: "(broadcast ?a ?b)", rhs: "max(a, b)", condition: "a >= 1 and b >= 1, and not provably incompatible", apply: broadcast_max },
     RuleSpec { name: "max-absorb", pattern: "(max ?a ?b)", rhs: "a", condition: "b = min(a, x) (or symmetrically)", apply: max_absorb },
     RuleSpec { name: "min-absorb", pattern: "(min ?a ?b)", rhs: "a", condition: "b = max(a, x) (or symmetrically)", apply: min_absorb },
+    RuleSpec { name: "max-nested", pattern: "(max ?a ?b)", rhs: "b", condition: "b = max(a, x) (or symmetrically)", apply: max_nested },
+    RuleSpec { name: "min-nested", pattern: "(min ?a ?b)", rhs: "b", condition: "b = min(a, x) (or symmetrically)", apply: min_nested },
     RuleSpec { name: "floordiv-clear", pattern: "(floordiv ?a ?b)", rhs: "floordiv(l*a, l*b)", condition: "l > 1 the least integer making l*a and l*b integers; b != 0", apply: floordiv_clear },
     RuleSpec { name: "ceildiv-clear", pattern: "(ceildiv ?a ?b)", rhs: "ceildiv(l*a, l*b)", condition: "l > 1 the least integer making l*a and l*b integers; b != 0", apply: ceildiv_clear },
 ];
