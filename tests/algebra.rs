@@ -299,7 +299,8 @@ fn rule_floordiv_exact() {
 
 #[test]
 fn rule_ceildiv_exact() {
-    rule_case(&[("ceildiv(12*S, 4)", "3*S")], &["ceildiv(S, 4)"]);
+    // A numerator that is not provably an integer keeps its ceildiv.
+    rule_case(&[("ceildiv(12*S, 4)", "3*S")], &["ceildiv(S/T, 4)"]);
 }
 
 #[test]
@@ -328,7 +329,7 @@ fn rule_ceildiv_small() {
     // ceildiv(S + 1, S) splits to 1 + ceildiv(1, S), and ceildiv(1, S) = 1 for S >= 1.
     rule_case(
         &[("ceildiv(S, S + 3)", "1"), ("ceildiv(S + 1, S)", "2")],
-        &["ceildiv(S - 2, S + 1)"],
+        &["ceildiv(S/T, T + 1)"],
     );
 }
 
@@ -362,9 +363,9 @@ fn rule_ceildiv_split() {
     rule_case(
         &[
             ("ceildiv(8*S + 3, 4)", "2*S + 1"),
-            ("ceildiv(2*S + T, 2)", "S + ceildiv(T, 2)"),
+            ("ceildiv(2*S + T/B, 2)", "S + ceildiv(T/B, 2)"),
         ],
-        &["ceildiv(S + T, 2)"],
+        &["ceildiv(S + T/B, 2)"],
     );
 }
 
@@ -373,6 +374,45 @@ fn rule_mod_split() {
     rule_case(
         &[("mod(8*S + 3, 4)", "3"), ("mod(2*S + T, 2)", "mod(T, 2)")],
         &["mod(S + T, 2)"],
+    );
+}
+
+#[test]
+fn rule_ceildiv_to_floordiv() {
+    rule_case(
+        &[
+            ("ceildiv(S, 4)", "floordiv(S - 1, 4) + 1"),
+            ("ceildiv(S, T)", "floordiv(S - 1, T) + 1"),
+            ("ceildiv(S - 5, 2)", "floordiv(S, 2) - 2"),
+            ("ceildiv(S, 1)", "S"),
+        ],
+        // not provably an integer numerator, or a divisor that may be 0
+        &["ceildiv(S/T, 4)", "ceildiv(S, T - 1)"],
+    );
+}
+
+#[test]
+fn rule_floordiv_offset() {
+    rule_case(
+        &[
+            ("floordiv(S + 5, 4)", "floordiv(S - 3, 4) + 2"),
+            ("floordiv(S + 2, 4)", "floordiv(S - 2, 4) + 1"),
+            ("floordiv(S - 6, 4)", "floordiv(S - 2, 4) - 1"),
+            ("floordiv(S + 1/2, 2)", "floordiv(S, 2)"),
+        ],
+        // already in (-k, 0], or a divisor that is not a constant >= 2
+        &["floordiv(S - 3, 4)", "floordiv(S + 5, T)"],
+    );
+}
+
+#[test]
+fn rule_mod_offset() {
+    rule_case(
+        &[
+            ("mod(S + 5, 4)", "mod(S - 3, 4)"),
+            ("mod(S - 7, 4)", "mod(S - 3, 4)"),
+        ],
+        &["mod(S - 3, 4)", "mod(S + 5, T)"],
     );
 }
 
@@ -389,11 +429,15 @@ fn rule_floordiv_nested() {
 
 #[test]
 fn rule_floordiv_nested_offset() {
-    // floor((floor((S-1)/2) + 1)/2) = floor((S+1)/4)
+    // floor((floor((S-1)/2) + 1)/2) = floor((S+1)/4), whose offset floordiv-offset
+    // brings into (-4, 0]
     rule_case(
-        &[("floordiv(floordiv(S - 1, 2) + 1, 2)", "floordiv(S + 1, 4)")],
+        &[(
+            "floordiv(floordiv(S - 1, 2) + 1, 2)",
+            "floordiv(S - 3, 4) + 1",
+        )],
         &[
-            "floordiv(floordiv(S, 2) + 1/2, 2)",
+            "floordiv(floordiv(S, 2) - 1/2, 2)",
             "floordiv(floordiv(S, 2) + 1, T - 1)",
         ],
     );
@@ -402,16 +446,16 @@ fn rule_floordiv_nested_offset() {
 #[test]
 fn rule_ceildiv_nested_offset() {
     rule_case(
-        &[("ceildiv(ceildiv(S, 2) - 1, 3)", "ceildiv(S - 2, 6)")],
-        &["ceildiv(ceildiv(S, 2) + T, 3)"],
+        &[("ceildiv(ceildiv(S/T, 2) - 1, 3)", "ceildiv(S/T - 2, 6)")],
+        &["ceildiv(ceildiv(S/T, 2) + T/B, 3)"],
     );
 }
 
 #[test]
 fn rule_ceildiv_nested() {
     rule_case(
-        &[("ceildiv(ceildiv(S, 2), 3)", "ceildiv(S, 6)")],
-        &["ceildiv(ceildiv(S, 2), T - 1)"],
+        &[("ceildiv(ceildiv(S/T, 2), 3)", "ceildiv(S/T, 6)")],
+        &["ceildiv(ceildiv(S/T, 2), T - 1)"],
     );
 }
 
@@ -440,6 +484,27 @@ fn rule_broadcast() {
             ("broadcast(T, 2*S + 1)", "2*S + 1"),
         ],
         &[],
+    );
+}
+
+#[test]
+fn rule_broadcast_absorb() {
+    rule_case(
+        &[
+            // a Slice's max(0, L - 1) next to L - 1, where L >= 1 is not provable
+            (
+                "broadcast(floordiv(S, 20) - 1, max(0, floordiv(S, 20) - 1))",
+                "floordiv(S, 20) - 1",
+            ),
+            ("broadcast(min(T - 2, 5), T - 2)", "T - 2"),
+            ("broadcast(S - 2, max(S - 2, 1))", "S - 2"),
+        ],
+        // max(x, S): x = 1 gives broadcast(1, S) = S, not x; min(x, S - 1): x = 1
+        // gives broadcast(1, 0) = 0
+        &[
+            "broadcast(T - 2, max(T - 2, S))",
+            "broadcast(T - 2, min(T - 2, S - 1))",
+        ],
     );
 }
 
@@ -609,7 +674,8 @@ fn rule_floordiv_ceildiv_clear() {
     rule_case(
         &[
             ("floordiv(S/2, 1)", "floordiv(S, 2)"),
-            ("ceildiv(S/3 + 1/3, 2)", "ceildiv(S + 1, 6)"),
+            // ceildiv(S + 1, 6), then ceildiv-to-floordiv and floordiv-split
+            ("ceildiv(S/3 + 1/3, 2)", "floordiv(S, 6) + 1"),
         ],
         &["floordiv(S/T, 1)"],
     );
@@ -751,4 +817,28 @@ fn import_brings_symbol_entries() {
         assert_eq!(e.kind, SymbolKind::Input, "{name}");
     }
     assert!(!plain.has_symbol("A"));
+}
+
+/// A relation that feeds a rule its own output (`A == floordiv(A, B + 2)` makes
+/// `floordiv-nested` produce ever larger divisors) stops at the growth limit.
+#[test]
+fn self_feeding_relation_terminates() {
+    let mut alg = Algebra::default();
+    alg.assume("A == floordiv(max(mod(1, C), A), B + 2)")
+        .unwrap();
+    let d = alg
+        .parse("floordiv(floordiv(floordiv(max(mod(1, C), A), B + 2), 2), 3)")
+        .unwrap();
+    assert_eq!(alg.render(d), "floordiv(A, 6)");
+}
+
+/// A union that contradicts the bounds (`A >= 1` with `A == mod(A/4, 1) < 1`) is
+/// rejected; the class keeps its form rather than re-making its parents forever.
+#[test]
+fn contradictory_cycle_is_an_error_not_a_loop() {
+    for fact in ["A == mod(A/4, 1)", "A == mod(A/4, 2)"] {
+        let mut alg = Algebra::default();
+        let err = alg.assume(fact).unwrap_err().to_string();
+        assert!(err.contains("contradiction"), "{fact}: {err}");
+    }
 }

@@ -198,7 +198,7 @@ fn simplify_prints_canonical_forms() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "S\nfloordiv(H + 1, 4)\n"
+        "S\nfloordiv(H - 3, 4) + 1\n"
     );
 }
 

@@ -119,6 +119,9 @@ pub struct DimAnalysis {
     pub eliminated: IndexSet<Symbol>,
     /// A union happened since the last rebuild.
     pub dirty: bool,
+    /// The first rule result refused by the growth limit since the last
+    /// saturation ([`crate::algebra::rules::MAX_GROWTH`]), rendered.
+    pub refused_growth: Option<String>,
 }
 
 impl DimAnalysis {
@@ -155,20 +158,30 @@ impl DimAnalysis {
         if a.canon != b.canon {
             let diff = a.canon.sub(&b.canon);
             let diff_bounds = diff.bounds(&self.symbols);
-            if let Some(c) = diff.as_const() {
+            let contradiction = if let Some(c) = diff.as_const() {
                 found.push(Contradiction {
                     left: a.canon.render(),
                     right: b.canon.render(),
                     reason: format!("they differ by the constant {c}"),
                 });
+                true
             } else if !diff_bounds.contains(&Rat::zero()) {
                 found.push(Contradiction {
                     left: a.canon.render(),
                     right: b.canon.render(),
                     reason: format!("their difference lies in {diff_bounds}, which excludes 0"),
                 });
-            }
-            if self.prefer(&b.canon, &a.canon) {
+                true
+            } else {
+                false
+            };
+            // After a contradiction the class keeps its form: adopting the other
+            // would re-make its parents from a form that contradicts it
+            // (`A == A/4` feeds `A/16`, `A/64`, ... forever). The contradiction is
+            // reported and the algebra's caller rejects the fact.
+            if contradiction {
+                b_changed = true;
+            } else if self.prefer(&b.canon, &a.canon) {
                 a.canon = b.canon.clone();
                 a_changed = true;
             } else {
@@ -278,12 +291,20 @@ pub fn node_data(egraph: &DimGraph, enode: &DimLang) -> ClassData {
 }
 
 /// Which of two equal canonical forms to keep: no division (also inside operator
-/// terms) first, then no fractional coefficient inside an operator term, then
-/// cheaper, then the smaller in the total order (so the choice never depends on
-/// merge order).
+/// terms) first, then no fractional coefficient inside an operator term, then fewer
+/// divisions outside their normal form ([`Poly::unnormalised_divisions`]: no
+/// `ceildiv`, numerator offsets of `floordiv` and `mod` in `(-k, 0]`), then cheaper,
+/// then the smaller in the total order (so the choice never depends on merge order).
 pub fn better(a: &Poly, b: &Poly) -> bool {
-    (a.has_division_within(), a.has_inner_fraction(), a.cost(), a)
-        < (b.has_division_within(), b.has_inner_fraction(), b.cost(), b)
+    let key = |p: &Poly| {
+        (
+            p.has_division_within(),
+            p.has_inner_fraction(),
+            p.unnormalised_divisions(),
+            p.cost(),
+        )
+    };
+    (key(a), a) < (key(b), b)
 }
 
 impl Analysis<DimLang> for DimAnalysis {

@@ -201,6 +201,13 @@ pub enum AlgebraWarning {
         /// The expression, rendered.
         expr: String,
     },
+    /// A rule result much larger than the form it would replace was refused
+    /// (`rules::GROWTH_FACTOR`, `rules::MAX_GROWTH`): the expression stays in the
+    /// smaller, equally sound form.
+    GrowthLimit {
+        /// The expression whose rewrite was refused, rendered.
+        expr: String,
+    },
     /// The e-node limit was reached; the expression became a fresh dim.
     NodeLimit {
         /// The limit that was reached.
@@ -224,6 +231,13 @@ impl fmt::Display for AlgebraWarning {
                     f,
                     "a product too large to expand (over {} terms) stays unexpanded: {expr}",
                     poly::MAX_TERMS
+                )
+            }
+            AlgebraWarning::GrowthLimit { expr } => {
+                write!(
+                    f,
+                    "a rewrite of {expr} to a form over {} times its size was refused",
+                    rules::GROWTH_FACTOR
                 )
             }
             AlgebraWarning::NodeLimit { limit, fresh } => {
@@ -674,6 +688,12 @@ impl Algebra {
                     }
                 }
             }
+            if let Some(expr) = self.egraph.analysis.refused_growth.take() {
+                let w = AlgebraWarning::GrowthLimit { expr };
+                if !self.warnings.contains(&w) {
+                    self.warnings.push(w);
+                }
+            }
             if seen_limit {
                 let expr = self.egraph[id].data.canon.render();
                 self.warnings
@@ -942,30 +962,29 @@ impl Algebra {
 
     /// Is `a <= b` for every value of the symbols? Decided by the bounds of `b - a`
     /// (as its class has them, or as a new class for it would have them, merged
-    /// with a class of the same canonical form), then by the bounds of its form
-    /// with derived symbols expanded. Adds nothing to the e-graph.
+    /// with a class of the same canonical form), then by the bounds of its form with
+    /// `floordiv` terms relaxed ([`Poly::relaxed_bounds`]), then of that form with
+    /// derived symbols expanded. Adds nothing to the e-graph.
     pub fn le(&self, a: Dim, b: Dim) -> Truth {
         // Two constants compare exactly.
         if let (Some(x), Some(y)) = (self.as_const(a), self.as_const(b)) {
             return if x <= y { Truth::True } else { Truth::False };
         }
+        let info = &self.egraph.analysis.symbols;
         let (canon, bounds) = self.difference(b, a);
-        if bounds.is_nonneg() {
-            Truth::True
-        } else if bounds.is_negative() {
-            Truth::False
-        } else {
-            let eb = self
-                .expand_derived(&canon)
-                .bounds(&self.egraph.analysis.symbols);
-            if eb.is_nonneg() {
-                Truth::True
-            } else if eb.is_negative() {
-                Truth::False
+        let decide = |i: &Interval| {
+            if i.is_nonneg() {
+                Some(Truth::True)
+            } else if i.is_negative() {
+                Some(Truth::False)
             } else {
-                Truth::Unknown
+                None
             }
-        }
+        };
+        decide(&bounds)
+            .or_else(|| decide(&canon.relaxed_bounds(info)))
+            .or_else(|| decide(&self.expand_derived(&canon).relaxed_bounds(info)))
+            .unwrap_or(Truth::Unknown)
     }
 
     /// The canonical form and bounds ([`Algebra::bounds`]) of `x - y`, without adding
@@ -995,12 +1014,35 @@ impl Algebra {
         (Cow::Owned(merged.canon), bounds)
     }
 
-    /// Does `d` divide `p` (is `p / d` an integer for every value)?
+    /// Does `d` divide `p`: is `d` never 0 and `p / d` an integer for every value?
+    /// `Unknown` when `d` may be 0 (its bounds hold 0), whatever the quotient: then
+    /// `p / d` cancels a factor that may vanish (`n*A / n` is `A` only where `n != 0`).
+    /// A divisor that is the constant 0 divides only 0.
     pub fn divides(&self, d: Dim, p: Dim) -> Truth {
-        self.quotient(p, d).0
+        match self.quotient(p, d) {
+            (t, None) => t,
+            (_, Some(_)) if !self.nonzero(d) => Truth::Unknown,
+            (t, Some(_)) => t,
+        }
     }
 
-    /// The quotient `p / d` as a canonical form and whether it is an integer.
+    /// True when `d` is never 0: its bounds exclude 0, also with derived symbols
+    /// expanded.
+    pub fn nonzero(&self, d: Dim) -> bool {
+        let zero = Rat::zero();
+        if !self.bounds(d).contains(&zero) {
+            return true;
+        }
+        let expanded = self.expand_derived(self.canon(d));
+        &expanded != self.canon(d)
+            && !expanded
+                .bounds(&self.egraph.analysis.symbols)
+                .contains(&zero)
+    }
+
+    /// The quotient `p / d` as a canonical form and whether it is an integer where
+    /// `d != 0` (whether `d` may be 0 is the caller's question). `None` when `d` is
+    /// the constant 0; then the answer is whether `p` is 0.
     fn quotient(&self, p: Dim, d: Dim) -> (Truth, Option<Poly>) {
         let info = &self.egraph.analysis.symbols;
         let (pp, dp) = (self.canon(p), self.canon(d));
@@ -1035,14 +1077,23 @@ impl Algebra {
         (Truth::Unknown, Some(q))
     }
 
-    /// Exact division: the quotient when `d` provably divides `p`, otherwise a typed
-    /// error carrying the residual quotient.
+    /// Exact division: the quotient when `d` provably divides `p` ([`Algebra::divides`]:
+    /// `d` is never 0 and the quotient is an integer), otherwise a typed error
+    /// carrying the residual quotient. A divisor that may be 0 gives `NotDivisible`
+    /// with `proven: false` (the residual may look like an integer: `n*A / n` has
+    /// the residual `A`, valid only where `n != 0`), for the caller to record the
+    /// condition; the constant 0 gives `DivisionByZero`.
     pub fn div(&mut self, p: Dim, d: Dim) -> Result<Dim, AlgebraError> {
         let (truth, q) = self.quotient(p, d);
         let Some(q) = q else {
             return Err(AlgebraError::DivisionByZero {
                 dividend: self.render(p),
             });
+        };
+        let truth = if self.nonzero(d) {
+            truth
+        } else {
+            Truth::Unknown
         };
         match truth {
             Truth::True => Ok(self.from_poly(&q)),
@@ -1057,9 +1108,15 @@ impl Algebra {
 
     /// Solve Reshape's `-1`: `product(input) / product(known)`.
     ///
-    /// Returns the quotient in closed form when it provably divides; a fresh dim
-    /// (prefix `r`) with a recorded relation when it does not provably divide; an
-    /// error when it provably does not divide or `known` is provably zero.
+    /// Returns the quotient in closed form when it provably is an integer; a fresh
+    /// dim (prefix `r`) with a recorded relation when it is not provably one; an
+    /// error when it provably is not one or `known` is provably zero.
+    ///
+    /// A `-1` is defined only when the other entries multiply to a non-zero value
+    /// (onnxruntime rejects the rest), so where `known` may be 0 the quotient is
+    /// still exact, and the condition `1 <= known` is recorded as a requirement
+    /// (kind `reshape`, [`Algebra::requirements`]) at the key's node. Likewise a
+    /// quotient that is never an integer where `known != 0` is an error.
     pub fn solve_minus_one(
         &mut self,
         input: &[Dim],
@@ -1069,20 +1126,41 @@ impl Algebra {
         let p = self.product(input);
         let k = self.product(known);
         let node = key.node.clone();
-        match self.div(p, k) {
-            Ok(q) => Ok(MinusOne::Exact(q)),
-            Err(AlgebraError::NotDivisible {
-                residual,
-                proven: false,
-                ..
-            }) => {
-                let definition = self.canon(p).div(self.canon(k)).unwrap_or_default();
-                let dim = self.fresh("r", key, SymbolKind::Derived { definition });
+        let (truth, q) = self.quotient(p, k);
+        let Some(q) = q else {
+            return Err(AlgebraError::DivisionByZero {
+                dividend: self.render(p),
+            });
+        };
+        match truth {
+            Truth::True => {
+                if !self.nonzero(k) {
+                    let one = self.constant(1);
+                    self.record_requirement(one, k, &node, "reshape");
+                }
+                Ok(MinusOne::Exact(self.from_poly(&q)))
+            }
+            Truth::False => Err(AlgebraError::NotDivisible {
+                dividend: self.render(p),
+                divisor: self.render(k),
+                residual: q.render(),
+                proven: true,
+            }),
+            Truth::Unknown => {
+                let dim = self.fresh(
+                    "r",
+                    key,
+                    SymbolKind::Derived {
+                        definition: q.clone(),
+                    },
+                );
                 let lhs = self.mul(k, dim);
                 self.record_relation(lhs, p, &node);
-                Ok(MinusOne::Fresh { dim, residual })
+                Ok(MinusOne::Fresh {
+                    dim,
+                    residual: q.render(),
+                })
             }
-            Err(e) => Err(e),
         }
     }
 

@@ -363,6 +363,42 @@ impl Poly {
         })
     }
 
+    /// How many operator terms, at any depth (up to [`MAX_DEPTH`]), are outside the
+    /// normal form of divisions that the rules produce (`docs/rules.md`): a
+    /// `ceildiv`; a `floordiv` or `mod` whose arguments share an integer factor
+    /// ([`common_content`]); or one by an integer constant `k >= 2` whose
+    /// numerator's constant term lies outside `(-k, 0]`. Of two equal forms the one
+    /// with fewer is preferred, so the normal form is what prints.
+    pub fn unnormalised_divisions(&self) -> usize {
+        self.unnormalised_at(0)
+    }
+
+    fn unnormalised_at(&self, depth: usize) -> usize {
+        if depth >= MAX_DEPTH {
+            return 0;
+        }
+        let mut n = 0;
+        for (m, _) in &self.0 {
+            for (a, _) in &m.0 {
+                let Atom::Op(o) = a else { continue };
+                let own = match o.kind {
+                    OpKind::CeilDiv => true,
+                    OpKind::FloorDiv | OpKind::Mod => {
+                        common_content(&o.a, &o.b).is_some()
+                            || o.b.as_const().is_some_and(|k| {
+                                offset_divisor(&k) && offset_shift(&o.a, &k).is_some()
+                            })
+                    }
+                    _ => false,
+                };
+                n += usize::from(own)
+                    + o.a.unnormalised_at(depth + 1)
+                    + o.b.unnormalised_at(depth + 1);
+            }
+        }
+        n
+    }
+
     /// True when [`Poly::has_division`] holds for the polynomial or for an argument
     /// of one of its operator terms, at any depth (up to [`MAX_DEPTH`]).
     pub fn has_division_within(&self) -> bool {
@@ -657,6 +693,77 @@ impl Poly {
         acc
     }
 
+    /// An interval holding every value, tighter than [`Poly::bounds`] when a linear
+    /// term is a `floordiv` or `ceildiv` by a positive constant `k`: each such term is
+    /// replaced by the line below it for the lower end and the line above it for the
+    /// upper end, so that its numerator can cancel against the other terms.
+    /// `floordiv(x, k)` lies in `[x/k - (k - 1)/k, x/k]` for an integer `x` and an
+    /// integer `k` (`(x/k - 1, x/k]` otherwise), `ceildiv(x, k)` in
+    /// `[x/k, x/k + (k - 1)/k]` (`[x/k, x/k + 1)`). So
+    /// `floordiv(S, 2) - floordiv(S, 4) >= S/4 - 1/2`, which is `>= 0` for an
+    /// integer-valued form and `S >= 1`. Each
+    /// relaxed side has at most [`MAX_TERMS`] terms; past that the plain bounds are
+    /// the answer.
+    pub fn relaxed_bounds(&self, info: &dyn SymbolInfo) -> Interval {
+        let plain = self.bounds(info);
+        let mut lower: Vec<(Mono, Rat)> = Vec::new();
+        let mut upper: Vec<(Mono, Rat)> = Vec::new();
+        let mut relaxed = false;
+        for (m, c) in &self.0 {
+            let step = match m.0.as_slice() {
+                [(Atom::Op(o), 1)] if matches!(o.kind, OpKind::FloorDiv | OpKind::CeilDiv) => {
+                    o.b.as_const().filter(Rat::is_positive).map(|k| (o, k))
+                }
+                _ => None,
+            };
+            let Some((o, k)) = step else {
+                lower.push((m.clone(), c.clone()));
+                upper.push((m.clone(), c.clone()));
+                continue;
+            };
+            // The line x/k and the gap to the line on the other side of the steps.
+            let Some(inv) = Rat::one().div(&k) else {
+                return plain;
+            };
+            let line = o.a.scale(&inv);
+            let gap = if k.is_integer() && o.a.int_divisor(info).is_some() {
+                Rat::one().sub(&inv)
+            } else {
+                Rat::one()
+            };
+            let (below, above) = match o.kind {
+                OpKind::FloorDiv => (line.sub(&Poly::constant(gap)), line),
+                _ => (line.clone(), line.add(&Poly::constant(gap))),
+            };
+            let (lo_side, hi_side) = if c.is_positive() {
+                (below, above)
+            } else {
+                (above, below)
+            };
+            lower.extend(lo_side.scale(c).0);
+            upper.extend(hi_side.scale(c).0);
+            relaxed = true;
+            if lower.len() > MAX_TERMS || upper.len() > MAX_TERMS {
+                return plain;
+            }
+        }
+        if !relaxed {
+            return plain;
+        }
+        let lo = Poly::from_terms(lower).bounds(info);
+        let hi = Poly::from_terms(upper).bounds(info);
+        let out = plain.intersect(&Interval::new(lo.lo, hi.hi));
+        if out.is_empty() {
+            // Unreachable for a sound relaxation; keep the plain answer regardless.
+            return plain;
+        }
+        if self.int_divisor(info).is_some() {
+            out.to_integers()
+        } else {
+            out
+        }
+    }
+
     /// An interval holding every value, by interval arithmetic over the terms.
     pub fn bounds(&self, info: &dyn SymbolInfo) -> Interval {
         self.bounds_at(info, 0)
@@ -933,6 +1040,43 @@ pub fn is_plain_identifier(name: &str) -> bool {
             name,
             "floordiv" | "ceildiv" | "mod" | "min" | "max" | "broadcast"
         )
+}
+
+/// `Some(g)` when the coefficients of `b` and of the non-constant terms of `a` are
+/// integers whose greatest common divisor `g` exceeds 1: then `a = g*x + c` and `b =
+/// g*k`, and `floordiv(a, b) = floordiv(x + floor(c/g), k)` when `g` divides `c`, or
+/// when `x` is an integer and `k` a positive integer (`floordiv-content`).
+pub fn common_content(a: &Poly, b: &Poly) -> Option<Rat> {
+    let mut g = Rat::zero();
+    for (m, c) in a.0.iter().chain(b.0.iter()) {
+        if a.0
+            .last()
+            .is_some_and(|(last, _)| last.is_one() && std::ptr::eq(m, last))
+        {
+            continue;
+        }
+        if !c.is_integer() {
+            return None;
+        }
+        g = g.gcd(c);
+    }
+    (g > Rat::one()).then_some(g)
+}
+
+/// True when `k` is an integer constant `>= 2`: a divisor of `floordiv` and `mod`
+/// whose numerator's constant term the rules bring into `(-k, 0]`.
+pub fn offset_divisor(k: &Rat) -> bool {
+    k.is_integer() && *k > Rat::one()
+}
+
+/// For a numerator `a` and a divisor `k` ([`offset_divisor`]): `Some(q)`, the
+/// integer `q = ceil(c/k)` with `c` the constant term of `a`, when `q != 0`; then
+/// `a - q*k` has its constant term in `(-k, 0]` and `floordiv(a, k) =
+/// floordiv(a - q*k, k) + q`, `mod(a, k) = mod(a - q*k, k)`. `None` when the constant
+/// term already lies in `(-k, 0]`.
+pub fn offset_shift(a: &Poly, k: &Rat) -> Option<Rat> {
+    let q = a.as_const_term().div(k)?.ceil();
+    (!q.is_zero()).then_some(q)
 }
 
 /// Constant folding of an operator; `None` where the operator is undefined.

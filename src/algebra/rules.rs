@@ -17,7 +17,7 @@
 use super::analysis::{better, DimAnalysis, DimGraph};
 use super::interval::Interval;
 use super::lang::DimLang;
-use super::poly::{Atom, OpKind, Poly, SymbolInfo};
+use super::poly::{common_content, offset_divisor, offset_shift, Atom, OpKind, Poly, SymbolInfo};
 use super::rational::Rat;
 use egg::{Applier, ENodeOrVar, Id, Language, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
 use smallvec::SmallVec;
@@ -70,19 +70,29 @@ impl Ctx<'_> {
         self.is_integer(&q).then_some(q)
     }
 
-    /// True when `a <= b` holds for every value.
-    pub fn le(&self, a: &Operand, b: &Operand) -> bool {
-        self.bounds(&b.canon.sub(&a.canon)).is_nonneg()
-            || a.bounds
-                .hi()
-                .zip(b.bounds.lo())
-                .is_some_and(|(x, y)| x <= y)
+    /// True when `b > 0` holds for every value.
+    pub fn positive(&self, b: &Operand) -> bool {
+        b.bounds.is_positive() || self.bounds(&b.canon).is_positive()
     }
 
-    /// True when `a < b` holds for every value.
+    /// True when `a <= b` holds for every value: by the bounds of the canonical
+    /// difference `b - a` (with its `floordiv` terms relaxed, [`Poly::relaxed_bounds`]),
+    /// or because `a`'s bounds end below `b`'s.
+    pub fn le(&self, a: &Operand, b: &Operand) -> bool {
+        a.bounds
+            .hi()
+            .zip(b.bounds.lo())
+            .is_some_and(|(x, y)| x <= y)
+            || b.canon.sub(&a.canon).relaxed_bounds(self.info).is_nonneg()
+    }
+
+    /// True when `a < b` holds for every value (as [`Ctx::le`]).
     pub fn lt(&self, a: &Operand, b: &Operand) -> bool {
-        self.bounds(&b.canon.sub(&a.canon)).is_positive()
-            || a.bounds.hi().zip(b.bounds.lo()).is_some_and(|(x, y)| x < y)
+        a.bounds.hi().zip(b.bounds.lo()).is_some_and(|(x, y)| x < y)
+            || b.canon
+                .sub(&a.canon)
+                .relaxed_bounds(self.info)
+                .is_positive()
     }
 
     /// Split `a = b*q + r` with `q` the sum of the terms of `a` whose quotient by `b`
@@ -138,6 +148,23 @@ fn floordiv_small(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     (v[0].bounds.is_nonneg() && cx.lt(&v[0], &v[1])).then(Poly::zero)
 }
 
+/// `-b <= a < 0`: the negation of `a` as an operand, checked against `b`.
+fn negative_small(cx: &Ctx<'_>, v: &[Operand]) -> bool {
+    let neg = Operand {
+        canon: v[0].canon.neg(),
+        bounds: v[0].bounds.neg(),
+    };
+    v[0].bounds.is_negative() && cx.le(&neg, &v[1])
+}
+
+fn floordiv_small_negative(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    negative_small(cx, v).then(|| Poly::constant(Rat::int(-1)))
+}
+
+fn mod_small_negative(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    negative_small(cx, v).then(|| v[0].canon.add(&v[1].canon))
+}
+
 fn ceildiv_small(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     (v[0].bounds.is_positive() && cx.le(&v[0], &v[1])).then(|| Poly::constant(Rat::one()))
 }
@@ -152,6 +179,9 @@ fn floordiv_split(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
 }
 
 fn ceildiv_split(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    if becomes_floordiv(cx, &v[0].canon, &v[1].canon) {
+        return None;
+    }
     let (q, r) = cx.split(&v[0].canon, &v[1])?;
     Some(q.add(&Poly::op(OpKind::CeilDiv, r, v[1].canon.clone())))
 }
@@ -159,6 +189,79 @@ fn ceildiv_split(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
 fn mod_split(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     let (_, r) = cx.split(&v[0].canon, &v[1])?;
     Some(Poly::op(OpKind::Mod, r, v[1].canon.clone()))
+}
+
+/// True when `ceildiv(a, b)` is rewritten into a `floordiv` ([`ceildiv_to_floordiv`]):
+/// `a` an integer and `b` a positive integer. The other `ceildiv` rules leave such
+/// a term to the `floordiv` rules, which reach the same result through the normal
+/// form; matching both would rebuild each level of a nested chain once per level
+/// above it.
+fn becomes_floordiv(cx: &Ctx<'_>, a: &Poly, b: &Poly) -> bool {
+    cx.is_integer(a) && cx.is_integer(b) && cx.bounds(b).is_positive()
+}
+
+/// `ceildiv(a, b) = floordiv(a + b - 1, b)` for an integer `a` and a positive
+/// integer `b`; the other rules then bring it to the normal form
+/// (`floordiv(a - 1, b) + 1`).
+fn ceildiv_to_floordiv(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let (a, b) = (&v[0].canon, &v[1].canon);
+    (cx.is_integer(a) && cx.is_integer(b) && cx.positive(&v[1])).then(|| {
+        let num = a.add(b).sub(&Poly::constant(Rat::one()));
+        Poly::op(OpKind::FloorDiv, num, b.clone())
+    })
+}
+
+/// For `floordiv(a, k)` or `mod(a, k)` with `k` an integer constant `>= 2` and the
+/// constant term `c` of `a` outside `(-k, 0]`: `q = ceil(c/k)` and `a - q*k`, whose
+/// constant term lies in `(-k, 0]`.
+fn offset_parts(v: &[Operand]) -> Option<(Rat, Poly)> {
+    let k = v[1].canon.as_const().filter(offset_divisor)?;
+    let q = offset_shift(&v[0].canon, &k)?;
+    let a = v[0].canon.sub(&Poly::constant(q.mul(&k)));
+    Some((q, a))
+}
+
+fn floordiv_offset(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let (q, a) = offset_parts(v)?;
+    Some(Poly::op(OpKind::FloorDiv, a, v[1].canon.clone()).add(&Poly::constant(q)))
+}
+
+fn mod_offset(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let (_, a) = offset_parts(v)?;
+    Some(Poly::op(OpKind::Mod, a, v[1].canon.clone()))
+}
+
+/// `a = g*x + c` and `b = g*k` for the common factor `g > 1` of the coefficients
+/// of `b` and of `a`'s non-constant terms ([`common_content`]): `(g, x, c, k)` when
+/// `g` divides `c`, or `x` is an integer and `k` a positive integer.
+fn content_parts(cx: &Ctx<'_>, v: &[Operand]) -> Option<(Rat, Poly, Rat, Poly)> {
+    let g = common_content(&v[0].canon, &v[1].canon)?;
+    let inv = Rat::one().div(&g)?;
+    let c = v[0].canon.as_const_term();
+    let x = v[0].canon.sub(&Poly::constant(c.clone())).scale(&inv);
+    let k = v[1].canon.scale(&inv);
+    let exact = c.div(&g).is_some_and(|q| q.is_integer());
+    (exact || cx.is_integer(&x) && cx.is_integer(&k) && cx.bounds(&k).is_positive())
+        .then_some((g, x, c, k))
+}
+
+/// `floordiv(g*x + c, g*k) = floordiv(x + floor(c/g), k)`: for `g | c` both sides
+/// are the same rational's floor; otherwise `floor((g*x + c)/g) = x + floor(c/g)`
+/// for an integer `x`, and `floor(floor(y)/k) = floor(y/k)` for a positive integer `k`.
+fn floordiv_content(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let (g, x, c, k) = content_parts(cx, v)?;
+    let c1 = c.div(&g)?.floor();
+    Some(Poly::op(OpKind::FloorDiv, x.add(&Poly::constant(c1)), k))
+}
+
+/// `mod(g*x + c, g*k) = g*mod(x + floor(c/g), k) + (c - g*floor(c/g))`, by
+/// `floordiv-content` and `mod(a, b) = a - b*floordiv(a, b)`.
+fn mod_content(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    let (g, x, c, k) = content_parts(cx, v)?;
+    let c1 = c.div(&g)?.floor();
+    let c0 = c.sub(&g.mul(&c1));
+    let m = Poly::op(OpKind::Mod, x.add(&Poly::constant(c1)), k);
+    Some(m.scale(&g).add(&Poly::constant(c0)))
 }
 
 fn nested_ok(cx: &Ctx<'_>, v: &[Operand]) -> bool {
@@ -198,6 +301,9 @@ fn floordiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
 }
 
 fn ceildiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    if becomes_floordiv(cx, &v[0].canon, &v[1].canon) {
+        return None;
+    }
     nested_ok(cx, v).then(|| {
         nest(
             cx,
@@ -232,6 +338,9 @@ fn floordiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
 
 fn ceildiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     let (x, c, r) = offset_atom(cx, &v[0].canon, OpKind::CeilDiv)?;
+    if becomes_floordiv(cx, &x, &c) {
+        return None;
+    }
     (v[1].bounds.is_positive() && cx.is_integer(&v[1].canon))
         .then(|| Poly::op(OpKind::CeilDiv, x.add(&r.mul(&c)), c.mul(&v[1].canon)))
 }
@@ -303,6 +412,41 @@ fn broadcast_not_one_right(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     broadcast_not_one(cx, &v[1], &v[0])
 }
 
+/// True when `other` is `max(x, c)` with `c <= 1`, or `min(x, c)` with `c >= 1`
+/// (operands in either order): then `broadcast(x, other)` is `x` wherever it is
+/// defined. For `max`: where `x >= c` both operands are `x`; where `x < c <= 1`, `x`
+/// is not 1, so the broadcast is defined only when `c == 1`, and is `x` there. `min`
+/// is symmetric (`x > c >= 1`).
+fn broadcast_absorbs(cx: &Ctx<'_>, x: &Poly, other: &Poly) -> bool {
+    let Some(Atom::Op(o)) = other.as_atom() else {
+        return false;
+    };
+    let c = if o.a == *x {
+        &o.b
+    } else if o.b == *x {
+        &o.a
+    } else {
+        return false;
+    };
+    let one = Rat::one();
+    let b = cx.bounds(c);
+    match o.kind {
+        OpKind::Max => b.hi().is_some_and(|h| *h <= one),
+        OpKind::Min => b.lo().is_some_and(|l| *l >= one),
+        _ => false,
+    }
+}
+
+fn broadcast_absorb(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    if broadcast_absorbs(cx, &v[0].canon, &v[1].canon) {
+        Some(v[0].canon.clone())
+    } else if broadcast_absorbs(cx, &v[1].canon, &v[0].canon) {
+        Some(v[1].canon.clone())
+    } else {
+        None
+    }
+}
+
 fn broadcast_max(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     // `>= 1`, not `> 0`: for a rational operand (`S/6`) the two differ.
     let one = Rat::one();
@@ -342,6 +486,26 @@ fn min_absorb(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     } else {
         None
     }
+}
+
+/// `op(a, b)` with `b = op(a, x)` (or symmetrically) is `b`, for `op` `min` or
+/// `max`: both are idempotent and associative.
+fn nested_idem(v: &[Operand], kind: OpKind) -> Option<Poly> {
+    if absorbs(&v[0].canon, &v[1].canon, kind) {
+        Some(v[1].canon.clone())
+    } else if absorbs(&v[1].canon, &v[0].canon, kind) {
+        Some(v[0].canon.clone())
+    } else {
+        None
+    }
+}
+
+fn max_nested(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    nested_idem(v, OpKind::Max)
+}
+
+fn min_nested(_: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
+    nested_idem(v, OpKind::Min)
 }
 
 /// The least positive integer `l` making `l*a` and `l*b` integer-valued, when `l > 1`.
@@ -389,13 +553,20 @@ pub const RULES: &[RuleSpec] = &[
     RuleSpec { name: "floordiv-small", pattern: "(floordiv ?a ?b)", rhs: "0", condition: "0 <= a < b", apply: floordiv_small },
     RuleSpec { name: "ceildiv-small", pattern: "(ceildiv ?a ?b)", rhs: "1", condition: "0 < a <= b", apply: ceildiv_small },
     RuleSpec { name: "mod-small", pattern: "(mod ?a ?b)", rhs: "a", condition: "0 <= a < b", apply: mod_small },
+    RuleSpec { name: "floordiv-small-negative", pattern: "(floordiv ?a ?b)", rhs: "-1", condition: "-b <= a < 0", apply: floordiv_small_negative },
+    RuleSpec { name: "mod-small-negative", pattern: "(mod ?a ?b)", rhs: "a + b", condition: "-b <= a < 0", apply: mod_small_negative },
     RuleSpec { name: "floordiv-split", pattern: "(floordiv ?a ?b)", rhs: "q + floordiv(r, b)", condition: "b != 0, a = b*q + r with q a non-zero integer", apply: floordiv_split },
-    RuleSpec { name: "ceildiv-split", pattern: "(ceildiv ?a ?b)", rhs: "q + ceildiv(r, b)", condition: "b != 0, a = b*q + r with q a non-zero integer", apply: ceildiv_split },
+    RuleSpec { name: "ceildiv-split", pattern: "(ceildiv ?a ?b)", rhs: "q + ceildiv(r, b)", condition: "b != 0, a = b*q + r with q a non-zero integer; not both a an integer and b a positive integer", apply: ceildiv_split },
     RuleSpec { name: "mod-split", pattern: "(mod ?a ?b)", rhs: "mod(r, b)", condition: "b != 0, a = b*q + r with q a non-zero integer", apply: mod_split },
+    RuleSpec { name: "ceildiv-to-floordiv", pattern: "(ceildiv ?a ?b)", rhs: "floordiv(a + b - 1, b)", condition: "a an integer, b a positive integer", apply: ceildiv_to_floordiv },
+    RuleSpec { name: "floordiv-content", pattern: "(floordiv ?a ?b)", rhs: "floordiv(x + floor(c/g), k) where a = g*x + c, b = g*k", condition: "g > 1 divides the coefficients of b and of a's non-constant terms; g | c, or x an integer and k a positive integer", apply: floordiv_content },
+    RuleSpec { name: "mod-content", pattern: "(mod ?a ?b)", rhs: "g*mod(x + floor(c/g), k) + c - g*floor(c/g) where a = g*x + c, b = g*k", condition: "as floordiv-content", apply: mod_content },
+    RuleSpec { name: "floordiv-offset", pattern: "(floordiv ?a ?b)", rhs: "floordiv(a - q*b, b) + q", condition: "b an integer constant >= 2, q = ceil(c/b) != 0 for the constant term c of a", apply: floordiv_offset },
+    RuleSpec { name: "mod-offset", pattern: "(mod ?a ?b)", rhs: "mod(a - q*b, b)", condition: "b an integer constant >= 2, q = ceil(c/b) != 0 for the constant term c of a", apply: mod_offset },
     RuleSpec { name: "floordiv-nested", pattern: "(floordiv (floordiv ?a ?b) ?c)", rhs: "floordiv(a, b*c)", condition: "b > 0, c > 0 and c an integer", apply: floordiv_nested },
-    RuleSpec { name: "ceildiv-nested", pattern: "(ceildiv (ceildiv ?a ?b) ?c)", rhs: "ceildiv(a, b*c)", condition: "b > 0, c > 0 and c an integer", apply: ceildiv_nested },
+    RuleSpec { name: "ceildiv-nested", pattern: "(ceildiv (ceildiv ?a ?b) ?c)", rhs: "ceildiv(a, b*c)", condition: "b > 0, c > 0 and c an integer; not both a an integer and b a positive integer", apply: ceildiv_nested },
     RuleSpec { name: "floordiv-nested-offset", pattern: "(floordiv ?a ?b)", rhs: "floordiv(x + r*c, c*b) where a = floordiv(x, c) + r", condition: "c > 0, b > 0 an integer, r a non-zero integer", apply: floordiv_nested_offset },
-    RuleSpec { name: "ceildiv-nested-offset", pattern: "(ceildiv ?a ?b)", rhs: "ceildiv(x + r*c, c*b) where a = ceildiv(x, c) + r", condition: "c > 0, b > 0 an integer, r a non-zero integer", apply: ceildiv_nested_offset },
+    RuleSpec { name: "ceildiv-nested-offset", pattern: "(ceildiv ?a ?b)", rhs: "ceildiv(x + r*c, c*b) where a = ceildiv(x, c) + r", condition: "c > 0, b > 0 an integer, r a non-zero integer; not both x an integer and c a positive integer", apply: ceildiv_nested_offset },
     RuleSpec { name: "min-left", pattern: "(min ?a ?b)", rhs: "a", condition: "a <= b", apply: min_left },
     RuleSpec { name: "min-right", pattern: "(min ?a ?b)", rhs: "b", condition: "b <= a", apply: min_right },
     RuleSpec { name: "max-left", pattern: "(max ?a ?b)", rhs: "a", condition: "a >= b", apply: max_left },
@@ -405,9 +576,12 @@ pub const RULES: &[RuleSpec] = &[
     RuleSpec { name: "broadcast-one-right", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "b == 1", apply: broadcast_one_right },
     RuleSpec { name: "broadcast-not-one-left", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "a != 1; when b != 1 too, a is the better form and a == b is possible", apply: broadcast_not_one_left },
     RuleSpec { name: "broadcast-not-one-right", pattern: "(broadcast ?a ?b)", rhs: "b", condition: "b != 1; when a != 1 too, b is the better form and a == b is possible", apply: broadcast_not_one_right },
+    RuleSpec { name: "broadcast-absorb", pattern: "(broadcast ?a ?b)", rhs: "a", condition: "b = max(a, c) with c <= 1, or b = min(a, c) with c >= 1 (or symmetrically)", apply: broadcast_absorb },
     RuleSpec { name: "broadcast-max", pattern: "(broadcast ?a ?b)", rhs: "max(a, b)", condition: "a >= 1 and b >= 1, and not provably incompatible", apply: broadcast_max },
     RuleSpec { name: "max-absorb", pattern: "(max ?a ?b)", rhs: "a", condition: "b = min(a, x) (or symmetrically)", apply: max_absorb },
     RuleSpec { name: "min-absorb", pattern: "(min ?a ?b)", rhs: "a", condition: "b = max(a, x) (or symmetrically)", apply: min_absorb },
+    RuleSpec { name: "max-nested", pattern: "(max ?a ?b)", rhs: "b", condition: "b = max(a, x) (or symmetrically)", apply: max_nested },
+    RuleSpec { name: "min-nested", pattern: "(min ?a ?b)", rhs: "b", condition: "b = min(a, x) (or symmetrically)", apply: min_nested },
     RuleSpec { name: "floordiv-clear", pattern: "(floordiv ?a ?b)", rhs: "floordiv(l*a, l*b)", condition: "l > 1 the least integer making l*a and l*b integers; b != 0", apply: floordiv_clear },
     RuleSpec { name: "ceildiv-clear", pattern: "(ceildiv ?a ?b)", rhs: "ceildiv(l*a, l*b)", condition: "l > 1 the least integer making l*a and l*b integers; b != 0", apply: ceildiv_clear },
 ];
@@ -416,6 +590,16 @@ pub const RULES: &[RuleSpec] = &[
 /// the classes of the pattern's variables, in the order `?a`, `?b`, `?c`) and,
 /// when it holds, union the right-hand side with `eclass`, the rule's name as the
 /// reason. True when that merged two classes.
+/// A rule result may cost ([`Poly::cost`]) at most `GROWTH_FACTOR` times the
+/// best form of its class plus [`MAX_GROWTH`]. The rules shrink forms or keep their
+/// size, so only a cycle through a relation (`A == floordiv(A, B + 2)` feeding
+/// `floordiv-nested` forever larger divisors) grows them; the limit stops it
+/// deterministically.
+pub const GROWTH_FACTOR: usize = 4;
+
+/// See [`GROWTH_FACTOR`].
+pub const MAX_GROWTH: usize = 64;
+
 fn apply_match(
     egraph: &mut DimGraph,
     eclass: Id,
@@ -440,7 +624,14 @@ fn apply_match(
         apply(&cx, &ops)
     };
     let Some(rhs) = rhs else { return false };
-    if rhs == egraph[eclass].data.canon {
+    let canon = &egraph[eclass].data.canon;
+    if rhs == *canon {
+        return false;
+    }
+    if rhs.cost() > canon.cost().saturating_mul(GROWTH_FACTOR) + MAX_GROWTH {
+        if egraph.analysis.refused_growth.is_none() {
+            egraph.analysis.refused_growth = Some(canon.render());
+        }
         return false;
     }
     let id = add_poly(egraph, &rhs);
