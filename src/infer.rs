@@ -84,7 +84,10 @@ fn decl_dims(ctx: &mut ShapesContext, tensor: &str, dims: &[DeclDim]) -> Vec<Dim
         .map(|(axis, d)| match d {
             DeclDim::Value(v) => ctx.alg.constant(*v),
             DeclDim::Param(p) => match crate::algebra::parse::parse_expr(p) {
-                Ok(e) => ctx.alg.from_expr(&e),
+                Ok(e) => ctx
+                    .alg
+                    .checked_from_expr(&e)
+                    .unwrap_or_else(|_| ctx.alg.input(p)),
                 Err(_) => ctx.alg.input(p),
             },
             DeclDim::Unknown => ctx.alg.input(&format!("{tensor}.{axis}")),
@@ -744,7 +747,10 @@ fn fallback(
                         .map(|(axis, d)| match d {
                             DeclDim::Value(x) => ctx.alg.constant(*x),
                             DeclDim::Param(p) => match crate::algebra::parse::parse_expr(p) {
-                                Ok(e) => ctx.alg.from_expr(&e),
+                                Ok(e) => ctx
+                                    .alg
+                                    .checked_from_expr(&e)
+                                    .unwrap_or_else(|_| ctx.alg.input(p)),
                                 Err(_) => ctx.alg.input(p),
                             },
                             _ => {

@@ -608,7 +608,49 @@ impl Algebra {
     /// Parse an expression; unknown names become input symbols.
     pub fn parse(&mut self, text: &str) -> Result<Dim, AlgebraError> {
         let e = parse::parse_expr(text)?;
-        Ok(self.from_expr(&e))
+        self.checked_from_expr(&e)
+    }
+
+    /// Add a parsed expression as [`Algebra::from_expr`] does, but refuse one that
+    /// divides by a constant 0 (`/`, `floordiv`, `ceildiv`, `mod`): such a value is
+    /// undefined.
+    pub fn checked_from_expr(&mut self, e: &Expr) -> Result<Dim, AlgebraError> {
+        match e {
+            Expr::Num(_) | Expr::Sym(_) => Ok(self.from_expr(e)),
+            Expr::Neg(a) => {
+                let a = self.checked_from_expr(a)?;
+                Ok(self.neg(a))
+            }
+            Expr::Add(a, b)
+            | Expr::Sub(a, b)
+            | Expr::Mul(a, b)
+            | Expr::Div(a, b)
+            | Expr::Call(_, a, b) => {
+                let x = self.checked_from_expr(a)?;
+                let y = self.checked_from_expr(b)?;
+                let divides = matches!(
+                    e,
+                    Expr::Div(..)
+                        | Expr::Call(
+                            OpKind::FloorDiv | OpKind::CeilDiv | OpKind::Mod | OpKind::Div,
+                            ..
+                        )
+                );
+                if divides && self.as_const(y).is_some_and(|c| c.is_zero()) {
+                    return Err(AlgebraError::DivisionByZero {
+                        dividend: self.render(x),
+                    });
+                }
+                Ok(self.add(match e {
+                    Expr::Add(..) => DimLang::Add([x.0, y.0]),
+                    Expr::Sub(..) => DimLang::Sub([x.0, y.0]),
+                    Expr::Mul(..) => DimLang::Mul([x.0, y.0]),
+                    Expr::Div(..) => DimLang::Div([x.0, y.0]),
+                    Expr::Call(k, ..) => DimLang::op(*k, x.0, y.0),
+                    _ => unreachable!("matched above"),
+                }))
+            }
+        }
     }
 
     /// Add a parsed expression; unknown names become input symbols.
@@ -1306,8 +1348,8 @@ impl Algebra {
                 }
             }
         }
-        let a = self.from_expr(&f.lhs);
-        let b = self.from_expr(&f.rhs);
+        let a = self.checked_from_expr(&f.lhs)?;
+        let b = self.checked_from_expr(&f.rhs)?;
         match f.rel {
             Rel::Eq => self.union(a, b, "assume").map(|_| ()),
             Rel::Ne => {

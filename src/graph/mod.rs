@@ -22,8 +22,8 @@ pub const MAX_VALUE_ELEMENTS: usize = 4096;
 /// BFLOAT16 initializers and Constant values) only when they have at most this many
 /// elements; larger ones are [`ConstData::NotLoaded`]. Inference reads the values of a
 /// constant only up to [`VALUE_FACT_LIMIT`] elements, so this changes no
-/// shape, while models with many small float weights (norm scales of a few thousand
-/// elements) no longer decode each one into a `Vec<f64>`.
+/// shape, and models with many float weights (norm scales of a few thousand
+/// elements) do not decode each one into a `Vec<f64>`.
 pub const MAX_FLOAT_VALUE_ELEMENTS: usize = 64;
 
 // Every float value that inference can read must still be decoded.
