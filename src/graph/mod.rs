@@ -191,6 +191,14 @@ pub enum ConstData {
     Floats(Vec<f64>),
     /// Values not decoded (too large, or a type that shapes never need).
     NotLoaded,
+    /// Values that were wanted but could not be read: external data that is missing,
+    /// too short, outside the model's folder or not a regular file, or stored data
+    /// that does not match the tensor's dims. Inference reports it as an error
+    /// naming the tensor, and the values are unknown.
+    Unreadable {
+        /// The reader's message: which file or field, and what is wrong with it.
+        reason: String,
+    },
 }
 
 /// A constant tensor (initializer, Constant node value, OpenVINO Const).
