@@ -760,6 +760,7 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
                 }
             }
         }
+        check_dim_range(ctx, node, i, &mut fact);
         ctx.insert_if_absent(out, fact);
     }
     if ctx.depth == 0 && !ctx.alg.is_speculative() {
@@ -774,6 +775,32 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
         .filter_map(|o| declared.get(&**o).map(|v| (*v).clone()))
         .collect();
     check_declared(ctx, &outs, "value_info");
+}
+
+/// A dim is an int64 in every format: a constant dim outside `[0, 2**63 - 1]` (a
+/// Concat of two `[2**63 - 1]`, a Reshape of `[2**32, 2**32]` to `[-1]`) is an error
+/// naming the node, the output and the value, and the dim becomes unknown, as value
+/// arithmetic that overflows does.
+fn check_dim_range(ctx: &mut ShapesContext, node: &Node, output: usize, fact: &mut TensorFact) {
+    let Some(shape) = fact.shape.as_mut() else {
+        return;
+    };
+    let max = crate::algebra::Rat::int(i64::MAX);
+    for (axis, d) in shape.iter_mut().enumerate() {
+        let Some(c) = ctx.alg.as_const(*d) else {
+            continue;
+        };
+        if c <= max && !c.is_negative() {
+            continue;
+        }
+        let msg = format!(
+            "{}: output {output} axis {axis}: the dim {c} is outside the int64 range of a dim [0, {}]",
+            node_context(node),
+            i64::MAX
+        );
+        ctx.diagnose(Severity::Error, node, msg);
+        *d = ctx.unknown_dim(node, output, axis);
+    }
 }
 
 /// A valid model has no negative dim: each output dim of `node` that the algebra

@@ -524,6 +524,7 @@ fn rule_limit_is_deterministic_and_warns() {
         limits: Limits {
             rule_applications: 1,
             enodes: 1_000_000,
+            ..Limits::default()
         },
         ..Config::default()
     });
@@ -537,6 +538,7 @@ fn rule_limit_is_deterministic_and_warns() {
         limits: Limits {
             rule_applications: 1,
             enodes: 1_000_000,
+            ..Limits::default()
         },
         ..Config::default()
     });
@@ -552,6 +554,7 @@ fn node_limit_degrades_to_fresh_dims() {
         limits: Limits {
             rule_applications: 512,
             enodes: 8,
+            ..Limits::default()
         },
         ..Config::default()
     });

@@ -537,22 +537,26 @@ impl Poly {
     }
 
     /// The number of terms, factors and operator arguments, counted through
-    /// operator arguments at any depth; counting stops past `cap`.
+    /// operator arguments at any depth, a factor `x**e` counting `|e|` times (as
+    /// it prints); counting stops past `cap`.
     pub fn nodes(&self, cap: usize) -> usize {
         let mut n = 0usize;
         for (m, _) in &self.0 {
             n += 1;
-            for (a, _) in &m.0 {
-                n += 1;
+            for (a, e) in &m.0 {
+                let times = e.unsigned_abs() as usize;
+                n = n.saturating_add(times);
                 if let Atom::Op(o) = a {
                     if n > cap {
                         return n;
                     }
-                    n += o.a.nodes(cap - n);
+                    let inner = o.a.nodes(cap - n);
+                    n = n.saturating_add(inner.saturating_mul(times));
                     if n > cap {
                         return n;
                     }
-                    n += o.b.nodes(cap - n);
+                    let inner = o.b.nodes(cap - n);
+                    n = n.saturating_add(inner.saturating_mul(times));
                 }
             }
             if n > cap {
