@@ -7,6 +7,7 @@
 //! exports a `RULES` table; [`FAMILIES`] lists the tables, and [`rule_for`] finds
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
+pub mod attention;
 pub mod attrs;
 pub mod broadcast;
 pub mod cast;
@@ -57,6 +58,7 @@ pub type RuleEntry = (&'static str, &'static str, OpRule);
 /// Every family's rule table.
 pub const FAMILIES: &[&[RuleEntry]] = &[
     control::RULES,
+    attention::RULES,
     reshape::RULES,
     concat::RULES,
     cast::RULES,
