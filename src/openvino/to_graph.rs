@@ -11,7 +11,8 @@
 //! * **Attributes** are the `<data>` attributes, decoded by name ([`typed_attr`]):
 //!   booleans (`true`/`True`/`1`, `false`/`0`) become [`Attr::Int`] 0 or 1, integers
 //!   [`Attr::Int`], comma-separated integer lists [`Attr::Ints`], numbers
-//!   [`Attr::Float`], element types [`Attr::Type`], and every other attribute, or one
+//!   [`Attr::Float`] and lists of them [`Attr::Floats`], element types
+//!   [`Attr::Type`], and every other attribute, or one
 //!   whose text does not read as its kind, stays the string written ([`Attr::Str`]),
 //!   for the shape rule to reject. The text as written is kept for messages
 //!   ([`crate::graph::AttrMap::written`]).
@@ -39,7 +40,7 @@
 //!   Parameters are the graph's inputs and its Results the graph's outputs, both in
 //!   topological order. The body's port map (`port_map`, `then_port_map`,
 //!   `else_port_map`) becomes an [`Attr::Tensor`] of that name with one row of
-//!   [`PORT_MAP_COLUMNS`] integers per entry ([`PortMapColumn`]), where ports and
+//!   [`PORT_MAP_COLUMNS`] integers per entry ([`crate::graph::PortMapColumn`]), where ports and
 //!   layers are positions: the node's input or output index, the body graph's input
 //!   or output index. `back_edges` becomes an [`Attr::Tensor`] of rows
 //!   `[body output index, body input index]`.
@@ -47,44 +48,13 @@
 use super::{ElementType, IrError, IrGraph, IrModel, Layer, PartialShape, Weights};
 use crate::graph::{
     Attr, AttrMap, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Name, Node,
-    ValueDecl, MAX_VALUE_ELEMENTS,
+    ValueDecl, MAX_VALUE_ELEMENTS, PORT_MAP_COLUMNS,
 };
 use indexmap::IndexMap;
 use std::collections::HashMap;
 
 /// The domain of OpenVINO nodes in the neutral graph.
 pub const DOMAIN: &str = "openvino";
-
-/// The columns of a converted port map row (see the module docs): one entry of a
-/// `port_map`, `then_port_map` or `else_port_map`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PortMapColumn {
-    /// 0 for an `input` entry, 1 for an `output` entry.
-    Direction = 0,
-    /// The position of `external_port_id` among the node's inputs (or outputs), -1
-    /// when it is not a port of the node (`-1` in the file).
-    External = 1,
-    /// The position of `internal_layer_id` among the body graph's inputs (its
-    /// Parameters) or outputs (its Results), -1 when it names no such layer.
-    Internal = 2,
-    /// 1 when the entry has an `axis` (a sliced input, a concatenated output).
-    HasAxis = 3,
-    /// `axis` (0 when absent).
-    Axis = 4,
-    /// `start` (default 0).
-    Start = 5,
-    /// `end` (default -1).
-    End = 6,
-    /// `stride` (default 1).
-    Stride = 7,
-    /// `part_size` (default 1).
-    PartSize = 8,
-    /// `purpose`: 0 none, 1 `current_iteration`, 2 `execution_condition`.
-    Purpose = 9,
-}
-
-/// The number of integers in a converted port map row.
-pub const PORT_MAP_COLUMNS: usize = 10;
 
 /// The neutral element type of an IR element type. Types ONNX has no number for
 /// (`u1`, `u3`, `u6`, `nf4`) map to `DType::Unknown(-1)`; `dynamic` is `Undefined`.
@@ -125,6 +95,7 @@ enum Kind {
     Int,
     Ints,
     Float,
+    Floats,
     Type,
     Text,
 }
@@ -149,28 +120,73 @@ fn kind_of(name: &str) -> Kind {
         | "sort_result_across_batch"
         | "causal"
         | "use_init_val"
-        | "clockwise_mode" => Kind::Bool,
-        "axis" | "group" | "batch_dims" | "num_splits" | "hidden_size" | "block_size" | "k"
-        | "top_k" | "keep_top_k" | "num_groups" | "depth" | "pooled_h" | "pooled_w"
-        | "sampling_ratio" | "output_dim" | "group_size" | "spatial_bins_x" | "spatial_bins_y"
-        | "part_size" => Kind::Int,
+        | "clockwise_mode"
+        | "transpose_frames"
+        | "center"
+        | "do_softmax"
+        | "flip"
+        | "scale_all_sizes"
+        | "share_location"
+        | "flatten" => Kind::Bool,
+        "axis"
+        | "group"
+        | "batch_dims"
+        | "num_splits"
+        | "hidden_size"
+        | "block_size"
+        | "k"
+        | "top_k"
+        | "keep_top_k"
+        | "num_groups"
+        | "depth"
+        | "pooled_h"
+        | "pooled_w"
+        | "sampling_ratio"
+        | "output_dim"
+        | "group_size"
+        | "spatial_bins_x"
+        | "spatial_bins_y"
+        | "part_size"
+        | "nms_top_k"
+        | "coords"
+        | "classes"
+        | "num"
+        | "end_axis"
+        | "post_nms_topn"
+        | "num_classes"
+        | "max_rois"
+        | "post_nms_count"
+        | "max_detections_per_image"
+        | "h"
+        | "w"
+        | "deformable_group" => Kind::Int,
         "axes" | "strides" | "dilations" | "pads_begin" | "pads_end" | "kernel"
         | "output_padding" | "begin_mask" | "end_mask" | "new_axis_mask" | "shrink_axis_mask"
-        | "ellipsis_mask" | "shape" | "order" | "output_size" => Kind::Ints,
+        | "ellipsis_mask" | "shape" | "order" | "output_size" | "sizes" | "rates" | "stride"
+        | "mask" => Kind::Ints,
         "eps" | "epsilon" | "alpha" | "beta" | "bias" | "clip" | "min" | "max" | "cube_coeff"
         | "spatial_scale" | "trans_std" => Kind::Float,
+        "min_size" | "max_size" | "aspect_ratio" | "fixed_size" | "fixed_ratio" | "density"
+        | "width" | "height" => Kind::Floats,
         "destination_type"
         | "output_type"
         | "index_element_type"
         | "element_type"
-        | "output_element_type" => Kind::Type,
+        | "output_element_type"
+        | "count_element_type"
+        | "convert_type"
+        | "classes_index_type"
+        | "sequence_length_type"
+        | "roi_num_type"
+        | "variable_type"
+        | "u64_integer_promotion_target" => Kind::Type,
         _ => Kind::Text,
     }
 }
 
 /// An IR `<data>` attribute decoded by its name: booleans in any case or `1`/`0` as
 /// [`Attr::Int`] 0 or 1, integers, comma-separated integer lists (`""` is empty),
-/// numbers and element types; the text itself when the name has no kind or the text
+/// numbers, comma-separated number lists and element types; the text itself when the name has no kind or the text
 /// does not read as one.
 pub fn typed_attr(name: &str, text: &str) -> Attr {
     let t = text.trim();
@@ -193,6 +209,13 @@ pub fn typed_attr(name: &str, text: &str) -> Attr {
             .ok()
             .map(Attr::Ints),
         Kind::Float => t.parse().ok().map(Attr::Float),
+        Kind::Floats if t.is_empty() => Some(Attr::Floats(Vec::new())),
+        Kind::Floats => t
+            .split(',')
+            .map(|f| f.trim().parse::<f64>())
+            .collect::<Result<Vec<_>, _>>()
+            .ok()
+            .map(Attr::Floats),
         Kind::Type => ElementType::parse(t).map(|e| Attr::Type(dtype_of(e))),
         Kind::Text => None,
     };

@@ -30,8 +30,9 @@
 //!
 //! OpenVINO (spec: the OpenVINO operation specification, `If-8`, `Loop-5`,
 //! `TensorIterator-1`). The bodies are separate graphs joined to the node only
-//! through their Parameters and Results by a port map (`crate::openvino::to_graph`
-//! converts both; a body reads no outer tensor by name):
+//! through their Parameters and Results by a port map (the OpenVINO reader
+//! converts both, see [`crate::graph::PortMapColumn`]; a body reads no outer tensor
+//! by name):
 //!
 //! - **If-8**: input 0 is the condition, the others feed the branches' Parameters
 //!   (`then_port_map`, `else_port_map`); each output is the branch Result its port
@@ -54,7 +55,7 @@ use super::{attr_int, attr_ints, norm_axis, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, ConstData, DType, DeclDim, Graph, Node};
-use crate::openvino::to_graph::{PortMapColumn as Col, PORT_MAP_COLUMNS};
+use crate::graph::{PortMapColumn as Col, PORT_MAP_COLUMNS};
 
 /// The control-flow rules.
 pub const RULES: &[RuleEntry] = &[

@@ -11,13 +11,18 @@ pub mod attention;
 pub mod attrs;
 pub mod broadcast;
 pub mod cast;
+pub mod color;
 pub mod concat;
 pub mod constant;
 pub mod control;
 pub mod conv;
+pub mod ctc;
 pub mod depth_space;
+pub mod detection;
 pub mod elementwise;
+pub mod embedding;
 pub mod expand;
+pub mod fft;
 pub mod gather;
 pub mod generate;
 pub mod matmul;
@@ -25,6 +30,7 @@ pub mod nn_util;
 pub mod norm;
 pub mod onehot;
 pub mod pad;
+pub mod patches;
 pub mod pool;
 pub mod quantize;
 pub mod reduce;
@@ -36,6 +42,7 @@ pub mod shape;
 pub mod slice;
 pub mod split;
 pub mod squeeze;
+pub mod strings;
 pub mod tensor;
 pub mod topk;
 pub mod transpose;
@@ -59,6 +66,13 @@ pub type RuleEntry = (&'static str, &'static str, OpRule);
 pub const FAMILIES: &[&[RuleEntry]] = &[
     control::RULES,
     attention::RULES,
+    fft::RULES,
+    detection::RULES,
+    embedding::RULES,
+    ctc::RULES,
+    color::RULES,
+    strings::RULES,
+    patches::RULES,
     reshape::RULES,
     concat::RULES,
     cast::RULES,
