@@ -39,6 +39,24 @@ fn split_last_two<'s>(what: &str, shape: &'s [Dim]) -> Result<(&'s [Dim], Dim, D
     }
 }
 
+/// Broadcast two dims that must match, naming them (`what`) when they cannot.
+fn broadcast_named(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    what: &str,
+    a: Dim,
+    b: Dim,
+) -> Result<Dim, OpError> {
+    broadcast_dim(ctx, &node.name, 0, a, b).map_err(|e| match e {
+        OpError::DimMismatch { left, right, .. } => OpError::DimMismatch {
+            what: what.to_string(),
+            left,
+            right,
+        },
+        other => other,
+    })
+}
+
 /// The output shape of scaled dot-product attention, `[N..., L, Ev]`, from the
 /// shapes of `query`, `key` (`None`: unknown rank), `value` and of the attention
 /// mask when it applies.
@@ -56,14 +74,13 @@ pub fn sdpa_shape(
     if let Some(key) = key {
         let (kb, ks, ke) = split_last_two("key", key)?;
         n = broadcast_shapes(ctx, &node.name, &n, kb)?;
-        let axis = key.len() - 1;
-        broadcast_dim(ctx, &node.name, axis, e, ke)?;
+        broadcast_named(ctx, node, "E of query and key", e, ke)?;
         s = Some(ks);
     }
     let (vb, vs, ev) = split_last_two("value", value)?;
     n = broadcast_shapes(ctx, &node.name, &n, vb)?;
     let s = match s {
-        Some(ks) => broadcast_dim(ctx, &node.name, value.len() - 2, ks, vs)?,
+        Some(ks) => broadcast_named(ctx, node, "S of key and value", ks, vs)?,
         None => vs,
     };
     if let Some(mask) = mask.filter(|m| !m.is_empty()) {
@@ -71,8 +88,8 @@ pub fn sdpa_shape(
             [mb @ .., ml, ms] => (mb, *ml, *ms),
             _ => return Err(rank_error("attention_mask", "0 or at least 2", mask.len())),
         };
-        l = broadcast_dim(ctx, &node.name, mask.len() - 2, l, ml)?;
-        broadcast_dim(ctx, &node.name, mask.len() - 1, s, ms)?;
+        l = broadcast_named(ctx, node, "L of query and attention_mask", l, ml)?;
+        broadcast_named(ctx, node, "S of key and attention_mask", s, ms)?;
         n = broadcast_shapes(ctx, &node.name, &n, mb)?;
     }
     n.push(l);

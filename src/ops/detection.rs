@@ -288,44 +288,57 @@ fn floats(node: &Node, name: &'static str) -> Result<Vec<f64>, OpError> {
     }
 }
 
+/// The attributes of a PriorBox that decide how many priors it places at each
+/// point.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PriorBoxSizes {
+    /// How many `min_size` entries.
+    pub min_size: usize,
+    /// How many `max_size` entries.
+    pub max_size: usize,
+    /// `aspect_ratio`.
+    pub aspect_ratio: Vec<f64>,
+    /// `flip`: the inverse ratios too.
+    pub flip: bool,
+    /// `scale_all_sizes`.
+    pub scale_all_sizes: bool,
+    /// How many `fixed_size` entries.
+    pub fixed_size: usize,
+    /// How many `fixed_ratio` entries.
+    pub fixed_ratio: usize,
+    /// `density`.
+    pub density: Vec<f64>,
+}
+
 /// The number of priors a PriorBox places at each point, as OpenVINO counts them:
 /// `ratios` is the number of distinct aspect ratios (1, the given ones, and their
 /// inverses with `flip`); `ratios * |min_size| + |max_size|` with
 /// `scale_all_sizes`, else `ratios + |min_size| - 1`; `ratios * |fixed_size|` when
 /// fixed sizes are given; and for each `density` `d`, `(d * d - 1)` times the
 /// number of fixed ratios (or of ratios).
-pub fn prior_count(
-    min_size: usize,
-    max_size: usize,
-    aspect_ratio: &[f64],
-    flip: bool,
-    scale_all_sizes: bool,
-    fixed_size: usize,
-    fixed_ratio: usize,
-    density: &[f64],
-) -> i64 {
+pub fn prior_count(a: &PriorBoxSizes) -> i64 {
     let mut ratios: Vec<f64> = vec![1.0];
-    for &r in aspect_ratio {
-        for v in [Some(r), flip.then(|| 1.0 / r)].into_iter().flatten() {
+    for &r in &a.aspect_ratio {
+        for v in [Some(r), a.flip.then(|| 1.0 / r)].into_iter().flatten() {
             if !ratios.iter().any(|x| (x - v).abs() < 1e-6) {
                 ratios.push(v);
             }
         }
     }
     let ratios = ratios.len() as i64;
-    let mut n = if scale_all_sizes {
-        ratios * min_size as i64 + max_size as i64
+    let mut n = if a.scale_all_sizes {
+        ratios * a.min_size as i64 + a.max_size as i64
     } else {
-        ratios + min_size as i64 - 1
+        ratios + a.min_size as i64 - 1
     };
-    if fixed_size > 0 {
-        n = ratios * fixed_size as i64;
+    if a.fixed_size > 0 {
+        n = ratios * a.fixed_size as i64;
     }
-    for &d in density {
+    for &d in &a.density {
         let d = d as i64;
         let d2 = d * d - 1;
-        n += if fixed_ratio > 0 {
-            fixed_ratio as i64 * d2
+        n += if a.fixed_ratio > 0 {
+            a.fixed_ratio as i64 * d2
         } else {
             ratios * d2
         };
@@ -340,16 +353,16 @@ fn ov_prior_box(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
     let priors = if node.op_type == "PriorBoxClustered" {
         floats(node, "width")?.len() as i64
     } else {
-        prior_count(
-            floats(node, "min_size")?.len(),
-            floats(node, "max_size")?.len(),
-            &floats(node, "aspect_ratio")?,
-            ov_bool(node, "flip", false)?,
-            ov_bool(node, "scale_all_sizes", true)?,
-            floats(node, "fixed_size")?.len(),
-            floats(node, "fixed_ratio")?.len(),
-            &floats(node, "density")?,
-        )
+        prior_count(&PriorBoxSizes {
+            min_size: floats(node, "min_size")?.len(),
+            max_size: floats(node, "max_size")?.len(),
+            aspect_ratio: floats(node, "aspect_ratio")?,
+            flip: ov_bool(node, "flip", false)?,
+            scale_all_sizes: ov_bool(node, "scale_all_sizes", true)?,
+            fixed_size: floats(node, "fixed_size")?.len(),
+            fixed_ratio: floats(node, "fixed_ratio")?.len(),
+            density: floats(node, "density")?,
+        })
     };
     let two = ctx.alg.constant(2);
     let n = match size.value.as_deref() {

@@ -175,7 +175,8 @@ fn ov_one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
     let off = ctx.input(node, 3, "off_value")?;
     for (f, what) in [(&depth, "depth"), (&on, "on_value"), (&off, "off_value")] {
         if let Some(s) = &f.shape {
-            if !s.is_empty() && !(s.len() == 1 && matches!(ctx.alg.as_i64(s[0]), None | Some(1))) {
+            let one = s.len() == 1 && matches!(ctx.alg.as_i64(s[0]), None | Some(1));
+            if !s.is_empty() && !one {
                 return Err(rank_error(what, "0 (a scalar)", s.len()));
             }
         }

@@ -492,9 +492,9 @@ fn ov_scatter_nd_update(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     Ok(vec![f])
 }
 
-/// OpenVINO `ScatterUpdate-3`: writes `updates` (shape `data[:axis] + indices.shape
-/// + data[axis+1:]`) into the slices of `data` along `axis` that `indices` names;
-/// data's shape and type.
+/// OpenVINO `ScatterUpdate-3`: writes `updates` (of shape `data[:axis]`, then
+/// `indices.shape`, then `data[axis+1:]`) into the slices of `data` along `axis`
+/// that `indices` names; data's shape and type.
 fn ov_scatter_update(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 4, 4)?;
     let data = ctx.input(node, 0, "data")?;
