@@ -1,6 +1,6 @@
-//! The OpenVINO rules of issue 22's ops (ScaledDotProductAttention, GatherND, If,
-//! Loop, TensorIterator, the scatter ops, Einsum, OneHot, detection, Fourier,
-//! patches, embeddings, ...): hand-built IR cases with expected values worked out
+//! The OpenVINO rules of `docs/ops/openvino.md` (ScaledDotProductAttention,
+//! GatherND, If, Loop, TensorIterator, the scatter ops, Einsum, OneHot, detection,
+//! Fourier, patches, embeddings, ...): hand-built cases with expected values worked out
 //! from the OpenVINO operation specification, and the probe against OpenVINO's own
 //! shape inference.
 //!
