@@ -19,8 +19,10 @@
 //!   carried...)` and returns `(cond, carried..., scan_outputs...)`. A carried
 //!   value keeps the dims its body output provably shares with its initial value
 //!   (others become fresh); a scan output is the body's per-iteration shape with a
-//!   leading axis of length `M` when `M` is known and the loop has no condition,
-//!   and a fresh dim otherwise.
+//!   leading axis of length `M` when `M` is known and the loop has no condition (or
+//!   a condition that is true on entry and that the body provably keeps true: the
+//!   body sees a true condition input, so a condition passed through counts), and a
+//!   fresh dim otherwise.
 //! - **Scan** (8 with a batch axis; 9 without it, with `scan_input_axes`,
 //!   `scan_output_axes`, directions; 11, 16, 19, 21, 23 types): states are like Loop's
 //!   carried values; a scan output stacks the body's per-iteration output along
@@ -277,7 +279,19 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         init.push(ctx.input(node, i + 2, "v_initial")?);
     }
     let i64_scalar = TensorFact::new(DType::Int64, vec![]);
-    let bool_scalar = TensorFact::new(DType::Bool, vec![]);
+    // A condition that is true on entry stays true as long as the body's condition
+    // output is true whenever its condition input is (by induction over the
+    // iterations: the carried values are seen without contents), so the body sees a
+    // true condition input, and a loop whose condition output then is provably true
+    // runs to its trip count.
+    let cond_true = match ctx.optional_input(node, 1)? {
+        Some(c) => scalar_value(ctx, &c).is_some_and(|v| v != 0),
+        None => false,
+    };
+    let mut bool_scalar = TensorFact::new(DType::Bool, vec![]);
+    if cond_true {
+        bool_scalar.value = Some(vec![ctx.alg.constant(1)]);
+    }
     let mut inputs = vec![i64_scalar, bool_scalar];
     // The body sees carried values with their loop-invariant dims only: first infer
     // with the initial facts, then again with the dims that survived.
@@ -305,8 +319,13 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         state = next;
     }
     let mut result = state;
+    let stays_true = cond_true
+        && outs
+            .first()
+            .is_some_and(|c| scalar_value(ctx, c).is_some_and(|v| v != 0));
     let trip_dim = match (&trip, has_cond) {
         (Some(t), false) => t.value.as_ref().and_then(|v| v.first().copied()),
+        (Some(t), true) if stays_true => t.value.as_ref().and_then(|v| v.first().copied()),
         _ => None,
     };
     for (k, scan) in outs.iter().skip(1 + n_carried).enumerate() {
