@@ -326,22 +326,25 @@ pub fn prior_count(a: &PriorBoxSizes) -> i64 {
         }
     }
     let ratios = ratios.len() as i64;
+    // saturating: hostile attributes must not overflow
+    let (min, max) = (a.min_size as i64, a.max_size as i64);
     let mut n = if a.scale_all_sizes {
-        ratios * a.min_size as i64 + a.max_size as i64
+        ratios.saturating_mul(min).saturating_add(max)
     } else {
-        ratios + a.min_size as i64 - 1
+        ratios.saturating_add(min) - 1
     };
     if a.fixed_size > 0 {
-        n = ratios * a.fixed_size as i64;
+        n = ratios.saturating_mul(a.fixed_size as i64);
     }
     for &d in &a.density {
         let d = d as i64;
-        let d2 = d * d - 1;
-        n += if a.fixed_ratio > 0 {
-            a.fixed_ratio as i64 * d2
+        let d2 = d.saturating_mul(d).saturating_sub(1);
+        let per = if a.fixed_ratio > 0 {
+            a.fixed_ratio as i64
         } else {
-            ratios * d2
+            ratios
         };
+        n = n.saturating_add(per.saturating_mul(d2));
     }
     n
 }
@@ -367,7 +370,7 @@ fn ov_prior_box(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
     let two = ctx.alg.constant(2);
     let n = match size.value.as_deref() {
         Some([h, w]) => {
-            let k = ctx.alg.constant(4 * priors);
+            let k = ctx.alg.constant(priors.saturating_mul(4));
             ctx.alg.product(&[*h, *w, k])
         }
         _ => ctx.unknown_dim(node, 0, 1),
@@ -397,7 +400,8 @@ fn ov_region_yolo(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     let mask = ov_i64_list(node, "mask")?.unwrap_or_default().len() as i64;
     let classes = required_i64(node, "classes")?;
     let coords = required_i64(node, "coords")?;
-    let c = ctx.alg.constant(mask * (classes + coords + 1));
+    let per = classes.saturating_add(coords).saturating_add(1);
+    let c = ctx.alg.constant(mask.saturating_mul(per));
     Ok(vec![TensorFact::new(x.dtype, vec![xs[0], c, xs[2], xs[3]])])
 }
 
@@ -420,7 +424,7 @@ fn ov_reorg_yolo(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     };
     expect_rank("data", xs, 4)?;
     let s = ctx.alg.constant(stride);
-    let ss = ctx.alg.constant(stride * stride);
+    let ss = ctx.alg.constant(stride.saturating_mul(stride));
     let c = ctx.alg.mul(xs[1], ss);
     let h = super::depth_space::quotient(ctx, xs[2], s)?;
     let w = super::depth_space::quotient(ctx, xs[3], s)?;

@@ -67,14 +67,15 @@ fn ov_extract_image_patches(
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     expect_rank("data", xs, 4)?;
-    let k = ctx.alg.constant(sizes[0] * sizes[1]);
+    let k = ctx.alg.constant(sizes[0].saturating_mul(sizes[1]));
     let mut out = vec![xs[0], ctx.alg.mul(xs[1], k)];
     for i in 0..2 {
         let s = ctx.alg.constant(strides[i]);
         let d = if same {
             ctx.alg.ceildiv(xs[2 + i], s)
         } else {
-            let span = ctx.alg.constant(rates[i] * (sizes[i] - 1) + 1);
+            let span = rates[i].saturating_mul(sizes[i] - 1).saturating_add(1);
+            let span = ctx.alg.constant(span);
             let room = ctx.alg.sub(xs[2 + i], span);
             let q = ctx.alg.floordiv(room, s);
             let one = ctx.alg.constant(1);
@@ -117,7 +118,9 @@ fn ov_col2im(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let c = super::depth_space::quotient(ctx, cols, kk)?;
     let mut blocks = Vec::with_capacity(2);
     for i in 0..2 {
-        let pads = ctx.alg.constant(pb[i] + pe[i] - 1);
+        let pads = ctx
+            .alg
+            .constant(pb[i].saturating_add(pe[i]).saturating_sub(1));
         let padded = ctx.alg.add_dims(size[i], pads);
         let one = ctx.alg.constant(1);
         let km = ctx.alg.sub(kernel[i], one);
