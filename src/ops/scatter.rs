@@ -21,8 +21,9 @@
 //!   has shape `indices.shape[:-1] + data.shape[k:]` ([`scatter_nd_updates_shape`]).
 //!
 //! Dims that a valid model needs equal (indices and updates, the updates' expected
-//! shape) are equated as the other ONNX rules do ([`unify`]). With small known data
-//! and updates and constant indices the output's contents are computed
+//! shape) are equated as the other ONNX rules do ([`super::nn_util::unify`]; the
+//! OpenVINO rules without a warning). With small known data and updates and
+//! constant indices the output's contents are computed
 //! ([`scatter_values`]): a reduction through the algebra; with `reduction = none`
 //! two writes to one element leave the contents unknown, since the spec leaves
 //! their order open.
