@@ -212,6 +212,40 @@ pub struct ConstTensor {
     pub data: ConstData,
 }
 
+/// The columns of a port map row: how a sub-graph node's inputs and outputs reach
+/// its body's inputs and outputs. The OpenVINO reader converts each entry of a
+/// `port_map`, `then_port_map` or `else_port_map` into one row of
+/// [`PORT_MAP_COLUMNS`] integers of an [`Attr::Tensor`] of that name
+/// (`crate::openvino::to_graph`); the control-flow rules read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortMapColumn {
+    /// 0 for an `input` entry, 1 for an `output` entry.
+    Direction = 0,
+    /// The position of `external_port_id` among the node's inputs (or outputs), -1
+    /// when it is not a port of the node (`-1` in the file).
+    External = 1,
+    /// The position of `internal_layer_id` among the body graph's inputs (its
+    /// Parameters) or outputs (its Results), -1 when it names no such layer.
+    Internal = 2,
+    /// 1 when the entry has an `axis` (a sliced input, a concatenated output).
+    HasAxis = 3,
+    /// `axis` (0 when absent).
+    Axis = 4,
+    /// `start` (default 0).
+    Start = 5,
+    /// `end` (default -1).
+    End = 6,
+    /// `stride` (default 1).
+    Stride = 7,
+    /// `part_size` (default 1).
+    PartSize = 8,
+    /// `purpose`: 0 none, 1 `current_iteration`, 2 `execution_condition`.
+    Purpose = 9,
+}
+
+/// The number of integers in a converted port map row.
+pub const PORT_MAP_COLUMNS: usize = 10;
+
 /// An attribute value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Attr {
