@@ -21,6 +21,7 @@ use super::parse::Expr;
 use super::rational::Rat;
 use egg::Symbol;
 use smallvec::SmallVec;
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -31,6 +32,12 @@ pub const MAX_EXPONENT: i32 = 4096;
 /// The deepest nesting of opaque atoms that is analysed (bounds, divisibility)
 /// before giving the conservative answer.
 pub const MAX_DEPTH: usize = 64;
+
+/// The most operator atoms one bounds or divisibility query visits; past it the
+/// rest get the conservative answer (no bounds, not provably an integer). Nested
+/// opaque products repeat their arguments in every term, so the count, not the
+/// depth, is what grows.
+pub const MAX_ATOM_VISITS: usize = 4096;
 
 /// The most nodes ([`Poly::nodes`]) an expanded product may copy from its
 /// factors; past it the product stays an opaque `*` of its factors.
@@ -812,15 +819,15 @@ impl Poly {
 
     /// An interval holding every value, by interval arithmetic over the terms.
     pub fn bounds(&self, info: &dyn SymbolInfo) -> Interval {
-        self.bounds_at(info, 0)
+        self.bounds_at(info, 0, &Cell::new(MAX_ATOM_VISITS))
     }
 
-    fn bounds_at(&self, info: &dyn SymbolInfo, depth: usize) -> Interval {
+    fn bounds_at(&self, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usize>) -> Interval {
         let mut acc = Interval::point(Rat::zero());
         for (m, c) in &self.0 {
             let mut t = Interval::point(c.clone());
             for (a, e) in &m.0 {
-                t = t.mul(&atom_bounds(a, info, depth).pow(*e));
+                t = t.mul(&atom_bounds(a, info, depth, budget).pow(*e));
             }
             acc = acc.add(&t);
         }
@@ -831,10 +838,15 @@ impl Poly {
     /// non-negative integer; `Some(0)` for the zero polynomial), `None` when it is
     /// not provably an integer at all.
     pub fn int_divisor(&self, info: &dyn SymbolInfo) -> Option<Rat> {
-        self.int_divisor_at(info, 0)
+        self.int_divisor_at(info, 0, &Cell::new(MAX_ATOM_VISITS))
     }
 
-    fn int_divisor_at(&self, info: &dyn SymbolInfo, depth: usize) -> Option<Rat> {
+    fn int_divisor_at(
+        &self,
+        info: &dyn SymbolInfo,
+        depth: usize,
+        budget: &Cell<usize>,
+    ) -> Option<Rat> {
         let mut g = Rat::zero();
         for (m, c) in &self.0 {
             let mut t = c.abs();
@@ -842,7 +854,7 @@ impl Poly {
                 if *e < 0 {
                     return None;
                 }
-                let d = atom_divisor(a, info, depth)?;
+                let d = atom_divisor(a, info, depth, budget)?;
                 t = t.mul(&d.pow(*e)?);
             }
             if !t.is_integer() {
@@ -1147,19 +1159,26 @@ pub fn fold(kind: OpKind, x: &Rat, y: &Rat) -> Option<Rat> {
     })
 }
 
-fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize) -> Interval {
+/// Take one operator-atom visit from `budget`; false when none is left.
+fn visit(budget: &Cell<usize>) -> bool {
+    let left = budget.get();
+    budget.set(left.saturating_sub(1));
+    left > 0
+}
+
+fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usize>) -> Interval {
     match a {
         Atom::Sym(s) => info.bounds(*s),
-        Atom::Op(_) if depth >= MAX_DEPTH => Interval::top(),
+        Atom::Op(_) if depth >= MAX_DEPTH || !visit(budget) => Interval::top(),
         Atom::Op(o) => {
-            let x = o.a.bounds_at(info, depth + 1);
-            let y = o.b.bounds_at(info, depth + 1);
+            let x = o.a.bounds_at(info, depth + 1, budget);
+            let y = o.b.bounds_at(info, depth + 1, budget);
             match o.kind {
                 OpKind::FloorDiv => x.floordiv(&y),
                 OpKind::CeilDiv => x.ceildiv(&y),
                 OpKind::Mod
-                    if o.a.int_divisor_at(info, depth + 1).is_some()
-                        && o.b.int_divisor_at(info, depth + 1).is_some() =>
+                    if o.a.int_divisor_at(info, depth + 1, budget).is_some()
+                        && o.b.int_divisor_at(info, depth + 1, budget).is_some() =>
                 {
                     x.modulo_integers(&y)
                 }
@@ -1174,13 +1193,18 @@ fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize) -> Interval {
     }
 }
 
-fn atom_divisor(a: &Atom, info: &dyn SymbolInfo, depth: usize) -> Option<Rat> {
+fn atom_divisor(
+    a: &Atom,
+    info: &dyn SymbolInfo,
+    depth: usize,
+    budget: &Cell<usize>,
+) -> Option<Rat> {
     match a {
         Atom::Sym(s) => Some(info.divisor(*s)),
-        Atom::Op(_) if depth >= MAX_DEPTH => None,
+        Atom::Op(_) if depth >= MAX_DEPTH || !visit(budget) => None,
         Atom::Op(o) => {
-            let x = o.a.int_divisor_at(info, depth + 1)?;
-            let y = o.b.int_divisor_at(info, depth + 1)?;
+            let x = o.a.int_divisor_at(info, depth + 1, budget)?;
+            let y = o.b.int_divisor_at(info, depth + 1, budget)?;
             match o.kind {
                 OpKind::Mul => Some(x.mul(&y)),
                 OpKind::Min | OpKind::Max | OpKind::Broadcast => Some(x.gcd(&y)),
