@@ -18,7 +18,12 @@ per family:
 | dash-o | `-o` onto a directory, a missing folder, /dev/full, /dev/null, a FIFO, symlinks, the input itself, from IR and oneDNN models, external data elsewhere | exit 2 with one line and no report, or exit 0 with a model that loads; no temporary file left |
 | arguments | random and crafted `--bind` / `--assume` texts on four commands | exit 2 with one line and no report, or a report (exit 0, 1 or 3) |
 | declared-rank | Add of two inputs of declared rank 1,000..20,000 | under 5 s |
-| concat-fan-in | Concat of 1,000..60,000 copies of one input before an Add | reported (the attribution in `contracts.rs` is quadratic) |
+| concat-fan-in | Concat of 1,000..60,000 copies of one input before an Add | under 5 s |
+| squaring | `N**(2**k)` from k = 8..64 squarings, inferred, constrained, bound and checked | exit 0 or 1 under 5 s |
+| symbolic-concat | Concat of 1,000..20,000 inputs with distinct symbolic dims | exit 0 under 5 s |
+| power-expand | Expand to `[N**k]`, k = 8..128, inferred and constrained | under 5 s |
+| dim-param | costly or undefined dim texts (`(a+b+c+d)**64`, 50 binomials, 150 nested floordivs, `a / 0`) declared and simplified | under 20 s; a zero divisor is exit 2 in `simplify` |
+| int64 | constant dims past `2**63 - 1` (Concat, Reshape) | exit 1 with an error naming the value |
 
     cargo build --release
     python3 scripts/hostile_inputs.py [--symdim target/release/symdim] [--family NAME]...
@@ -448,8 +453,119 @@ def fam_concat(symdim, tmp):
         ))
         r = run(symdim, "concat-fan-in", f"{n} inputs", ["infer", p])
         if r.code != 0 or r.secs > 5:
-            r.problem = f"exit {r.code}, {r.secs:.1f} s (broadcast attribution in contracts.rs)"
+            r.problem = f"exit {r.code}, {r.secs:.1f} s"
         yield r
+
+
+def int64_init(name, dims, values):
+    """An int64 initializer with raw data."""
+    return b"".join(f_int(1, d) for d in dims) + f_int(2, 7) + f_bytes(8, name) + f_bytes(9, int64s(values))
+
+
+def fam_squaring(symdim, tmp):
+    """Shape -> Gather -> Mul(x, x) -> Unsqueeze -> ConstantOfShape, k times: the dim
+    is N**(2**k)."""
+    for k in [8, 16, 31, 40, 64]:
+        nodes, cur = [], "x"
+        axis0 = f_bytes(5, f_bytes(1, "axis") + f_int(3, 0) + f_int(20, 2))
+        for i in range(k):
+            nodes += [
+                node(f"S{i}", "Shape", [cur], [f"s{i}"]),
+                node(f"G{i}", "Gather", [f"s{i}", "zero"], [f"g{i}"], axis0),
+                node(f"M{i}", "Mul", [f"g{i}", f"g{i}"], [f"m{i}"]),
+                node(f"U{i}", "Unsqueeze", [f"m{i}", "ax"], [f"u{i}"]),
+                node(f"C{i}", "ConstantOfShape", [f"u{i}"], [f"c{i}"]),
+            ]
+            cur = f"c{i}"
+        p = tmp / f"squaring{k}.onnx"
+        p.write_bytes(model(nodes, [int64_init("zero", [], [0]), int64_init("ax", [1], [0])],
+                            [value_info("x", 1, ["N"])], [value_info(cur, 1, None)]))
+        for args in (["infer", p], ["constraints", p], ["infer", p, "--bind", "N=3"], ["check", p, "--bind", "N=3"]):
+            r = run(symdim, "squaring", f"k={k} {args[0]} {' '.join(map(str, args[2:]))}", args)
+            if r.code not in (0, 1) or r.secs > 5:
+                r.problem = f"exit {r.code}, {r.secs:.1f} s"
+            yield r
+
+
+def fam_symbolic_concat(symdim, tmp):
+    """Concat of n inputs with distinct symbolic dims (partial sums)."""
+    for n in [1000, 5000, 10000, 20000]:
+        p = tmp / f"symcat{n}.onnx"
+        axis = f_bytes(5, f_bytes(1, "axis") + f_int(3, 0) + f_int(20, 2))
+        p.write_bytes(model([node("cat", "Concat", [f"x{i}" for i in range(n)], ["y"], axis)], [],
+                            [value_info(f"x{i}", 1, [f"D{i}"]) for i in range(n)], [value_info("y", 1, None)]))
+        for cmd in ("infer", "constraints"):
+            r = run(symdim, "symbolic-concat", f"{n} inputs {cmd}", [cmd, p])
+            if r.code != 0 or r.secs > 5:
+                r.problem = f"exit {r.code}, {r.secs:.1f} s"
+            yield r
+
+
+def fam_power_expand(symdim, tmp):
+    """Expand to [N**k]: the contract solves N**k >= 0 style conditions."""
+    for k in [8, 20, 64, 128]:
+        nodes = [node("S", "Shape", ["x"], ["s"])]
+        cur = "s"
+        for i in range(k - 1):
+            nodes.append(node(f"M{i}", "Mul", [cur, "s"], [f"p{i}"]))
+            cur = f"p{i}"
+        nodes.append(node("E", "Expand", ["y", cur], ["out"]))
+        p = tmp / f"pow{k}.onnx"
+        p.write_bytes(model(nodes, [], [value_info("x", 1, ["N"]), value_info("y", 1, [1])], [value_info("out", 1, None)]))
+        for cmd in ("infer", "constraints"):
+            r = run(symdim, "power-expand", f"N**{k} {cmd}", [cmd, p])
+            if r.code not in (0, 1) or r.secs > 5:
+                r.problem = f"exit {r.code}, {r.secs:.1f} s"
+            yield r
+
+
+def fam_dim_param(symdim, tmp):
+    """Declared dims whose text is a costly or undefined expression, and the same
+    texts given to `simplify`."""
+    nested = "N"
+    for i in range(150):
+        nested = f"floordiv({nested}, K{i} + 1)"
+    texts = {
+        "power 64": "(a + b + c + d)**64",
+        "50 binomials": "*".join(f"(D{i} + 1)" for i in range(50)),
+        "150 nested floordivs": nested,
+        "a / 0": "a / 0",
+        "mod(a, 0)": "mod(a, 0)",
+        "floordiv(a, b - b)": "floordiv(a, b - b)",
+        "huge constant": "99999999999999999999999999999999*N",
+    }
+    for label, text in texts.items():
+        p = tmp / "param.onnx"
+        p.write_bytes(model([node("id", "Identity", ["x"], ["y"])], [], [value_info("x", 1, [text])], [value_info("y", 1, None)]))
+        r = run(symdim, "dim-param", f"{label} infer", ["infer", p])
+        if r.code not in (0, 1) or r.secs > 20:
+            r.problem = f"exit {r.code}, {r.secs:.1f} s"
+        yield r
+        r = run(symdim, "dim-param", f"{label} simplify", ["simplify", text])
+        if r.code not in (0, 2) or r.secs > 20 or ("/ 0" in label or ", 0)" in label or "b - b" in label) and r.code != 2:
+            r.problem = f"exit {r.code}, {r.secs:.1f} s"
+        yield r
+
+
+def fam_int64(symdim, tmp):
+    """Constant dims past INT64_MAX must be errors, never printed."""
+    big = 2**63 - 1
+    axis = f_bytes(5, f_bytes(1, "axis") + f_int(3, 0) + f_int(20, 2))
+    cases = {
+        "concat of two 2**63-1": model([node("c", "Concat", ["a", "b"], ["y"], axis)], [],
+                                       [value_info("a", 1, [big]), value_info("b", 1, [big])], [value_info("y", 1, None)]),
+        "reshape 2**32 x 2**32 to -1": model([node("r", "Reshape", ["a", "t"], ["y"])], [int64_init("t", [1], [-1])],
+                                             [value_info("a", 1, [2**32, 2**32])], [value_info("y", 1, None)]),
+    }
+    for label, data in cases.items():
+        p = tmp / "big.onnx"
+        p.write_bytes(data)
+        for cmd in ("infer", "check"):
+            r = run(symdim, "int64", f"{label} {cmd}", [cmd, p])
+            if r.code != 1 or b"18446744073709551" not in r.stdout:
+                r.problem = f"exit {r.code}, expected 1 with the value named"
+            yield r
+
 
 
 FAMILIES = {
@@ -462,6 +578,11 @@ FAMILIES = {
     "arguments": fam_arguments,
     "declared-rank": fam_declared_rank,
     "concat-fan-in": fam_concat,
+    "squaring": fam_squaring,
+    "symbolic-concat": fam_symbolic_concat,
+    "power-expand": fam_power_expand,
+    "dim-param": fam_dim_param,
+    "int64": fam_int64,
 }
 
 
