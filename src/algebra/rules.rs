@@ -273,16 +273,20 @@ fn nested_ok(cx: &Ctx<'_>, v: &[Operand]) -> bool {
 /// `kind(kind(y, c), d) = kind(y, c*d)`. Building the collapsed form directly,
 /// rather than a nested term for the rules to collapse again, keeps a chain of
 /// `n` nested divisions linear instead of adding a term per pair of levels.
-fn nest(cx: &Ctx<'_>, kind: OpKind, mut x: Poly, mut d: Poly) -> Poly {
+///
+/// `d_int` says whether `d` is known to be an integer; `d` is positive. Both are
+/// carried from level to level (a product of positives is positive, of integers an
+/// integer) rather than asked of the growing product.
+fn nest(cx: &Ctx<'_>, kind: OpKind, mut x: Poly, mut d: Poly, mut d_int: bool) -> Poly {
     for _ in 0..super::poly::MAX_DEPTH {
         let inner = match x.as_atom() {
             Some(Atom::Op(o)) if o.kind == kind => o.clone(),
             _ => break,
         };
-        if !(cx.is_integer(&d) && cx.bounds(&d).is_positive() && cx.bounds(&inner.b).is_positive())
-        {
+        if !(d_int && cx.bounds(&inner.b).is_positive()) {
             break;
         }
+        d_int = cx.is_integer(&inner.b);
         d = inner.b.mul(&d);
         x = inner.a.clone();
     }
@@ -296,6 +300,7 @@ fn floordiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
             OpKind::FloorDiv,
             v[0].canon.clone(),
             v[1].canon.mul(&v[2].canon),
+            cx.is_integer(&v[1].canon),
         )
     })
 }
@@ -310,6 +315,7 @@ fn ceildiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
             OpKind::CeilDiv,
             v[0].canon.clone(),
             v[1].canon.mul(&v[2].canon),
+            cx.is_integer(&v[1].canon),
         )
     })
 }
