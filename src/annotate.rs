@@ -34,13 +34,25 @@ pub enum AnnotateError {
     },
 }
 
-/// Write `model` (whose file bytes are `bytes`) to `out` with the report's shapes.
+/// Write `model` (whose file bytes are `bytes`) to `out` with the report's shapes:
+/// the bytes of [`annotate`].
 pub fn write_annotated(
     model: &Model,
     bytes: &[u8],
     report: &Report,
     out: &Path,
 ) -> Result<(), AnnotateError> {
+    let encoded = annotate(model, bytes, report)?;
+    std::fs::write(out, encoded).map_err(|source| AnnotateError::Io {
+        path: out.display().to_string(),
+        source,
+    })
+}
+
+/// The ONNX model `bytes` (which `model` was read from) with the report's shapes:
+/// every tensor of the report but the graph inputs in `value_info`, graph outputs'
+/// types filled in, every other field as it was, byte for byte.
+pub fn annotate(model: &Model, bytes: &[u8], report: &Report) -> Result<Vec<u8>, AnnotateError> {
     if model.format != Format::Onnx {
         return Err(AnnotateError::NotOnnx(model.path.clone(), model.format));
     }
@@ -64,13 +76,8 @@ pub fn write_annotated(
             }),
         })
         .collect();
-    let encoded =
-        crate::onnx::write_with_shapes(bytes, &infos).map_err(|source| AnnotateError::Encode {
-            path: model.path.clone(),
-            source,
-        })?;
-    std::fs::write(out, encoded).map_err(|source| AnnotateError::Io {
-        path: out.display().to_string(),
+    crate::onnx::write_with_shapes(bytes, &infos).map_err(|source| AnnotateError::Encode {
+        path: model.path.clone(),
         source,
     })
 }
