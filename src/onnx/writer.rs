@@ -1,6 +1,6 @@
 //! Re-emits a model with inferred shapes, copying every untouched field as raw bytes.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::error::OnnxError;
 use super::model::ModelProto;
@@ -53,18 +53,22 @@ pub fn write_with_shapes(
 ) -> Result<Vec<u8>, OnnxError> {
     let model = ModelProto::parse(original)?;
     let graph = model.graph()?;
-    let mut by_name: HashMap<&str, &InferredValueInfo> = HashMap::new();
-    for s in shapes {
-        by_name.entry(s.name.as_str()).or_insert(s);
-    }
     let io: HashSet<&str> = graph
         .input
         .iter()
         .chain(&graph.output)
         .map(|v| v.name)
         .collect();
-    let mut value_info = Vec::new();
-    let mut written = HashSet::new();
+    // Only graph outputs are looked up by name (to rewrite their types).
+    let outputs: HashSet<&str> = graph.output.iter().map(|v| v.name).collect();
+    let mut by_name: HashMap<&str, &InferredValueInfo> = HashMap::default();
+    for s in shapes.iter().filter(|s| outputs.contains(s.name.as_str())) {
+        by_name.entry(s.name.as_str()).or_insert(s);
+    }
+    // About 40 bytes per entry in real models; regrowing would copy it all.
+    let mut value_info = Vec::with_capacity(shapes.len() * 48);
+    let mut written = HashSet::default();
+    written.reserve(shapes.len());
     for s in shapes {
         if s.name.is_empty() || io.contains(s.name.as_str()) || !written.insert(s.name.as_str()) {
             continue;
