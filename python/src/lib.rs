@@ -144,7 +144,12 @@ where
     T: Send,
     F: FnOnce() -> PyResult<T> + Send,
 {
-    py.detach(|| match std::panic::catch_unwind(AssertUnwindSafe(work)) {
+    py.detach(|| guarded(work))
+}
+
+/// Run `work`, turning a panic into `InternalError`.
+fn guarded<T>(work: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match std::panic::catch_unwind(AssertUnwindSafe(work)) {
         Ok(result) => result,
         Err(payload) => {
             let why = payload
@@ -154,7 +159,7 @@ where
                 .unwrap_or_else(|| "a panic without a message".to_string());
             Err(InternalError::new_err(format!("symdim panicked: {why}")))
         }
-    })
+    }
 }
 
 /// Python's `repr` of a string.
@@ -1057,66 +1062,170 @@ fn infer(
     })
 }
 
+/// What [`annotate_model`] gives: the annotated bytes, the node outputs left without a
+/// shape or element type, and the report's diagnostics.
+type Annotated = (Vec<u8>, Vec<String>, Vec<symdim::context::Diagnostic>);
+
+/// [`Annotated`] as Python gets it: `(bytes, list[str], list[Diagnostic])`.
+type AnnotatedTuple<'py> = (Bound<'py, PyBytes>, Vec<String>, Vec<Py<Diagnostic>>);
+
+/// Read and infer the model of `source`, then write the report's shapes into
+/// `skeleton` when given (a `ModelProto` holding only the main graph's outputs; the
+/// result is then that graph's serialized fields: the outputs with their types filled
+/// in, and a `value_info` for every other node output), else into the model's own
+/// bytes (the result is then what `symdim infer -o` writes).
+fn annotate_model(source: &Source, skeleton: Option<&[u8]>, facts: &Facts) -> PyResult<Annotated> {
+    let read;
+    let (m, bytes): (symdim::Model, &[u8]) = match source {
+        Source::Memory(bytes) => (source.load().map_err(model_error)?, bytes),
+        Source::File(path) => {
+            read = std::fs::read(path).map_err(|source| {
+                model_error(LoadError::Io {
+                    path: path.display().to_string(),
+                    source,
+                })
+            })?;
+            let m = symdim::load::load_file_bytes(&read, path, &LoadOptions::default())
+                .map_err(model_error)?;
+            (m, &read)
+        }
+    };
+    let ctx = symdim::infer::infer_context(&m, facts);
+    let report = symdim::Report::build(&m, &ctx);
+    let annotated = symdim::annotate::annotate(&m, skeleton.unwrap_or(bytes), &report).map_err(
+        |e| match e {
+            symdim::annotate::AnnotateError::NotOnnx(path, format) => ModelError::new_err(format!(
+                "infer_shapes writes ONNX models only; {path} is a {format} model"
+            )),
+            other => model_error(other),
+        },
+    )?;
+    let annotated = match skeleton {
+        Some(_) => only_graph(annotated)?,
+        None => annotated,
+    };
+    let incomplete = m
+        .graph
+        .nodes
+        .iter()
+        .flat_map(|n| n.outputs.iter())
+        .filter(|name| !name.is_empty())
+        .filter(|name| {
+            let t = report.tensors.get(&***name);
+            t.map_or(true, |t| t.shape.is_none() || t.dtype.is_none())
+        })
+        .map(|name| name.to_string())
+        .collect::<Vec<_>>();
+    Ok((annotated, incomplete, report.diagnostics))
+}
+
+/// The graph of a `ModelProto` whose only field is its graph: the bytes after the
+/// graph field's tag and length.
+fn only_graph(model: Vec<u8>) -> PyResult<Vec<u8>> {
+    // Field 7 (`graph`), wire type 2 (length-delimited).
+    const GRAPH_TAG: u8 = (7 << 3) | 2;
+    let unexpected = || InternalError::new_err("the annotated skeleton is not a graph alone");
+    if model.is_empty() {
+        return Ok(model);
+    }
+    if model[0] != GRAPH_TAG {
+        return Err(unexpected());
+    }
+    let (mut len, mut shift, mut at) = (0u64, 0u32, 1usize);
+    loop {
+        let b = *model.get(at).ok_or_else(unexpected)?;
+        len |= u64::from(b & 0x7f) << shift;
+        at += 1;
+        if b & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+        if shift > 63 {
+            return Err(unexpected());
+        }
+    }
+    if len != (model.len() - at) as u64 {
+        return Err(unexpected());
+    }
+    Ok(model[at..].to_vec())
+}
+
+fn annotated_tuple(
+    py: Python<'_>,
+    (bytes, incomplete, diagnostics): Annotated,
+) -> PyResult<AnnotatedTuple<'_>> {
+    let diagnostics = diagnostics
+        .into_iter()
+        .map(|d| Py::new(py, Diagnostic { inner: d }))
+        .collect::<PyResult<_>>()?;
+    Ok((PyBytes::new(py, &bytes), incomplete, diagnostics))
+}
+
 /// The ONNX model with every inferred shape in `value_info`, as bytes (what
 /// `symdim infer -o` writes), with the node outputs of the main graph left without a
-/// shape or element type and the report's diagnostics. `symdim.infer_shapes` and
-/// `symdim.SymbolicShapeInference` wrap it.
+/// shape or element type and the report's diagnostics. With `skeleton` (a serialized
+/// `ModelProto` holding only the main graph's outputs), the bytes are instead the
+/// graph fields to merge into a copy of the model whose `output` and `value_info`
+/// are cleared. `symdim.infer_shapes` and `symdim.SymbolicShapeInference` wrap it.
 #[pyfunction]
-#[pyo3(signature = (model, *, bind=None, assume=None))]
-#[allow(clippy::type_complexity)]
+#[pyo3(signature = (model, *, bind=None, assume=None, skeleton=None))]
 fn annotate<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
     bind: Option<&Bound<'py, PyAny>>,
     assume: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyBytes>, Vec<String>, Vec<Py<Diagnostic>>)> {
+    skeleton: Option<PyBackedBytes>,
+) -> PyResult<AnnotatedTuple<'py>> {
     let source = Source::extract(model)?;
     let facts = facts(bind, assume)?;
-    let (annotated, incomplete, diagnostics) = detached(py, move || {
-        let read;
-        let (m, bytes): (symdim::Model, &[u8]) = match &source {
-            Source::Memory(bytes) => (source.load().map_err(model_error)?, bytes),
-            Source::File(path) => {
-                read = std::fs::read(path).map_err(|source| {
-                    model_error(LoadError::Io {
-                        path: path.display().to_string(),
-                        source,
-                    })
-                })?;
-                let m = symdim::load::load_file_bytes(&read, path, &LoadOptions::default())
-                    .map_err(model_error)?;
-                (m, &read)
-            }
-        };
-        let ctx = symdim::infer::infer_context(&m, &facts);
-        let report = symdim::Report::build(&m, &ctx);
-        let annotated = symdim::annotate::annotate(&m, bytes, &report).map_err(|e| match e {
-            symdim::annotate::AnnotateError::NotOnnx(path, format) => ModelError::new_err(format!(
-                "infer_shapes writes ONNX models only; {path} is a {format} model"
-            )),
-            other => model_error(other),
-        })?;
-        let incomplete = m
-            .graph
-            .nodes
-            .iter()
-            .flat_map(|n| n.outputs.iter())
-            .filter(|name| !name.is_empty())
-            .filter(|name| {
-                report
-                    .tensors
-                    .get(&***name)
-                    .map_or(true, |t| t.shape.is_none() || t.dtype.is_none())
-            })
-            .map(|name| name.to_string())
-            .collect::<Vec<_>>();
-        Ok((annotated, incomplete, report.diagnostics))
+    let annotated = detached(py, move || {
+        annotate_model(&source, skeleton.as_deref(), &facts)
     })?;
-    let diagnostics = diagnostics
-        .into_iter()
-        .map(|d| Py::new(py, Diagnostic { inner: d }))
-        .collect::<PyResult<_>>()?;
-    Ok((PyBytes::new(py, &annotated), incomplete, diagnostics))
+    annotated_tuple(py, annotated)
+}
+
+/// [`annotate`] on a thread of its own, so that the caller can copy the model
+/// meanwhile: `annotate_start(...).wait()` is `annotate(...)`.
+#[pyfunction]
+#[pyo3(signature = (model, *, bind=None, assume=None, skeleton=None))]
+fn annotate_start(
+    model: &Bound<'_, PyAny>,
+    bind: Option<&Bound<'_, PyAny>>,
+    assume: Option<&Bound<'_, PyAny>>,
+    skeleton: Option<PyBackedBytes>,
+) -> PyResult<Pending> {
+    let source = Source::extract(model)?;
+    let facts = facts(bind, assume)?;
+    let handle = std::thread::Builder::new()
+        .name("symdim".into())
+        .spawn(move || guarded(|| annotate_model(&source, skeleton.as_deref(), &facts)))
+        .map_err(|e| InternalError::new_err(format!("cannot start a thread: {e}")))?;
+    Ok(Pending {
+        handle: std::sync::Mutex::new(Some(handle)),
+    })
+}
+
+/// An [`annotate_start`] under way.
+#[pyclass(frozen, module = "symdim")]
+struct Pending {
+    handle: std::sync::Mutex<Option<std::thread::JoinHandle<PyResult<Annotated>>>>,
+}
+
+#[pymethods]
+impl Pending {
+    /// Wait for the result (without the GIL): what `annotate` returns. Only once.
+    fn wait<'py>(&self, py: Python<'py>) -> PyResult<AnnotatedTuple<'py>> {
+        let handle = self
+            .handle
+            .lock()
+            .map_err(|_| InternalError::new_err("a wait panicked"))?
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("wait() was already called"))?;
+        let joined = py.detach(|| handle.join());
+        let annotated =
+            joined.map_err(|_| InternalError::new_err("symdim's thread panicked"))??;
+        annotated_tuple(py, annotated)
+    }
 }
 
 /// What the model demands of its input dims: what `symdim constraints` prints.
@@ -1215,8 +1324,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Contract>()?;
     m.add_class::<Failure>()?;
     m.add_class::<Verdict>()?;
+    m.add_class::<Pending>()?;
     m.add_function(wrap_pyfunction!(infer, m)?)?;
     m.add_function(wrap_pyfunction!(annotate, m)?)?;
+    m.add_function(wrap_pyfunction!(annotate_start, m)?)?;
     m.add_function(wrap_pyfunction!(constraints, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(explain, m)?)?;

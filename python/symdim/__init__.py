@@ -46,6 +46,7 @@ from symdim._native import (
     infer,
     simplify,
 )
+from symdim import _native
 from symdim._native import annotate as _annotate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,12 +82,39 @@ def infer_shapes(
     :class:`ModelError` when the model cannot be read, or is not an ONNX model. A
     model with error diagnostics is still annotated: :func:`infer` gives them.
     """
+    if hasattr(model, "SerializeToString") and hasattr(model, "CopyFrom"):
+        return _annotate_proto(model, bind, assume)[0]
     data = _annotate(model, bind=bind, assume=assume)[0]
     try:
         import onnx
     except ImportError:
         return data
     return onnx.ModelProto.FromString(data)
+
+
+def _annotate_proto(model, bind, assume):
+    """``infer_shapes`` of a ``ModelProto``, with the node outputs left without a shape
+    and the diagnostics.
+
+    The extension infers the serialized model on a thread of its own and writes the
+    shapes into a skeleton holding only the graph's outputs, while this thread copies
+    the model (initializers and all) with its ``output`` and ``value_info`` cleared;
+    the skeleton's graph is then merged into the copy. Same result as parsing the whole
+    annotated model, without serializing and parsing the initializers twice more.
+    """
+    skeleton = type(model)()
+    skeleton.graph.SetInParent()
+    skeleton.graph.output.extend(model.graph.output)
+    pending = _native.annotate_start(
+        model.SerializeToString(), bind=bind, assume=assume, skeleton=skeleton.SerializeToString()
+    )
+    out = type(model)()
+    out.CopyFrom(model)
+    out.graph.ClearField("output")
+    out.graph.ClearField("value_info")
+    graph, incomplete, diagnostics = pending.wait()
+    out.graph.MergeFromString(graph)
+    return out, incomplete, diagnostics
 
 
 from symdim._ort import (  # noqa: E402  (needs infer_shapes above)

@@ -267,11 +267,33 @@ def infer(model: ModelLike, *, bind: Optional[Bind] = None, assume: Optional[Ass
     cannot be read; a model with errors still gives its report."""
 
 def annotate(
-    model: ModelLike, *, bind: Optional[Bind] = None, assume: Optional[Assume] = None
+    model: ModelLike,
+    *,
+    bind: Optional[Bind] = None,
+    assume: Optional[Assume] = None,
+    skeleton: Optional[bytes] = None,
 ) -> Tuple[bytes, List[str], List[Diagnostic]]:
     """The ONNX model with every inferred shape in ``value_info``, as bytes (what
     ``symdim infer -o`` writes), the node outputs left without a shape or element type,
-    and the diagnostics. ``symdim.infer_shapes`` wraps it."""
+    and the diagnostics. With ``skeleton`` (a serialized ``ModelProto`` holding only the
+    graph's outputs) the bytes are the graph fields to merge into a copy of the model
+    whose ``output`` and ``value_info`` are cleared. ``symdim.infer_shapes`` wraps it."""
+
+def annotate_start(
+    model: ModelLike,
+    *,
+    bind: Optional[Bind] = None,
+    assume: Optional[Assume] = None,
+    skeleton: Optional[bytes] = None,
+) -> Pending:
+    """:func:`annotate` on a thread of its own: ``annotate_start(...).wait()`` is
+    ``annotate(...)``."""
+
+class Pending:
+    """An :func:`annotate_start` under way."""
+
+    def wait(self) -> Tuple[bytes, List[str], List[Diagnostic]]:
+        """Wait for the result (without the GIL): what :func:`annotate` returns. Only once."""
 
 def constraints(model: ModelLike, *, bind: Optional[Bind] = None, assume: Optional[Assume] = None) -> Contract:
     """What the model demands of its input dims: what ``symdim constraints`` prints."""

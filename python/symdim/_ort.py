@@ -110,17 +110,17 @@ class SymbolicShapeInference:
         or element type, as onnxruntime's class does. ``int_max``,
         ``auto_merge`` and ``guess_output_rank`` are accepted and change nothing.
         """
-        import onnx
-
         opset = _default_opset(in_mp)
         if not opset or opset < 7:
             logger.warning("Only support models of onnx opset 7 and above.")
             return None
-        data, missing, diagnostics = _native.annotate(in_mp)
+        from symdim import _annotate_proto
+
+        out, missing, diagnostics = _annotate_proto(in_mp, None, None)
         _log_diagnostics(diagnostics, verbose)
         if missing:
             raise IncompleteInferenceError(missing, diagnostics)
-        return onnx.ModelProto.FromString(data)
+        return out
 
 
 class SymbolicShapeInferenceHelper(SymbolicShapeInference):
@@ -156,14 +156,15 @@ class SymbolicShapeInferenceHelper(SymbolicShapeInference):
         assert dynamic_axis_mapping is not None
         if self.is_inferred_ and self.dynamic_axis_mapping_ == dynamic_axis_mapping:
             return self.all_shapes_inferred_
-        import onnx
         from onnx import helper
+
+        from symdim import _annotate_proto
 
         self.dynamic_axis_mapping_ = dict(dynamic_axis_mapping)
         bind = {k: int(v) for k, v in self.dynamic_axis_mapping_.items()}
-        data, missing, diagnostics = _native.annotate(self.model_, bind=bind)
+        out, missing, diagnostics = _annotate_proto(self.model_, bind, None)
         _log_diagnostics(diagnostics, self.verbose_)
-        graph = onnx.ModelProto.FromString(data).graph
+        graph = out.graph
         known: Dict[str, Any] = {i.name: i for i in graph.input}
         known.update(
             {

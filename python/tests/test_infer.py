@@ -163,6 +163,32 @@ def test_infer_shapes_is_what_the_cli_writes(cli, tmp_path):
     )
 
 
+def test_infer_shapes_of_a_model_proto_is_the_whole_annotated_model():
+    # infer_shapes(ModelProto) merges a skeleton's graph into a copy of the model;
+    # the result is the model symdim writes whole.
+    protos = [models.bert_like(), onnx.load(EXAMPLE), models.broadcast_error(), models.custom_op()]
+    no_outputs = models.bert_like()
+    del no_outputs.graph.output[:]
+    stale = models.bert_like()
+    stale.graph.value_info.append(onnx.helper.make_tensor_value_info("stale", onnx.TensorProto.FLOAT, [1]))
+    protos += [no_outputs, stale]
+    for m in protos:
+        whole = onnx.load_from_string(symdim._native.annotate(m.SerializeToString())[0])
+        assert symdim.infer_shapes(m) == whole
+    assert symdim.infer_shapes(m, bind={"batch_size": 2}) == onnx.load_from_string(
+        symdim._native.annotate(m.SerializeToString(), bind={"batch_size": 2})[0]
+    )
+
+
+def test_pending_results_are_given_once():
+    pending = symdim._native.annotate_start(EXAMPLE.read_bytes())
+    assert pending.wait()[0] == symdim._native.annotate(EXAMPLE)[0]
+    with pytest.raises(RuntimeError, match="already"):
+        pending.wait()
+    with pytest.raises(symdim.ModelError):
+        symdim._native.annotate_start(b"garbage").wait()
+
+
 def test_infer_shapes_passes_onnx_full_check():
     # full_check runs onnx's own shape inference in strict mode over our value_info:
     # element types, ranks and every numeric dim must agree.
