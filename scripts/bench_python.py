@@ -13,12 +13,16 @@ process, on a fresh copy of that ModelProto per call (copying is not timed):
 Each peer gets one warm-up call, then the peers take turns, one timed call each per
 round, so that a slow spell of the machine falls on all of them; the table shows
 medians (--runs calls for symdim and onnx, --ort-runs for onnxruntime, whose calls take
-seconds) and the ratios symdim/onnx and symdim/ort (issue 23 targets on the 7k-node
-llama: <= 0.5 and <= 0.02).
+a second or more) and the ratios symdim/onnx and symdim/ort (issue 23 targets on the
+7k-node llama: <= 0.5 and <= 0.02).
 
 Usage:
   python scripts/bench_python.py [MODEL.onnx ...] [--runs 21] [--ort-runs 3]
-         [--peers symdim,onnx,ort] [--clock wall|cpu] [--json OUT.json]
+         [--peers symdim,onnx,ort] [--json OUT.json]
+Both clocks are shown: wall time, and CPU time of the process (user + system, every
+thread: steadier when other jobs share the machine; symdim's extension works on a
+thread of its own while Python copies the model, which wall time counts once and CPU
+time twice).
 Without models: the llama models and PP-OCRv4 det of ../shared/corpus/real-models.
 Needs the symdim package (pip install .) and onnx, onnxruntime, sympy.
 """
@@ -66,7 +70,7 @@ def peer_ort(m):
 PEERS = {"symdim": peer_symdim, "onnx": peer_onnx, "ort": peer_ort}
 
 
-def timed(fn, base, clock):
+def timed(fn, base):
     import onnx
 
     m = onnx.ModelProto()
@@ -76,11 +80,10 @@ def timed(fn, base, clock):
         fn(m)
     except Exception as e:  # noqa: BLE001 - a peer that fails is reported, not fatal
         return None, f"{type(e).__name__}: {e}"[:200]
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return (cpu if clock == "cpu" else wall), None
+    return (time.perf_counter() - t0, time.process_time() - c0), None
 
 
-def bench(path, peers, runs, ort_runs, clock):
+def bench(path, peers, runs, ort_runs):
     import onnx
 
     base = strip_shapes(onnx.load(path))
@@ -88,22 +91,25 @@ def bench(path, peers, runs, ort_runs, clock):
     times = {p: [] for p in peers}
     errors = {}
     for p in peers:  # warm-up (imports, caches)
-        _, err = timed(PEERS[p], base, clock)
+        _, err = timed(PEERS[p], base)
         if err:
             errors[p] = err
     for i in range(runs):
         for p in peers:
             if p in errors or (p == "ort" and i >= ort_runs):
                 continue
-            t, err = timed(PEERS[p], base, clock)
+            t, err = timed(PEERS[p], base)
             if err:
                 errors[p] = err
             else:
                 times[p].append(t)
     for p in peers:
+        wall = [t[0] for t in times[p]]
+        cpu = [t[1] for t in times[p]]
         result[p] = {
-            "median_ms": statistics.median(times[p]) * 1e3 if times[p] else None,
-            "runs": len(times[p]),
+            "wall_ms": statistics.median(wall) * 1e3 if wall else None,
+            "cpu_ms": statistics.median(cpu) * 1e3 if cpu else None,
+            "runs": len(wall),
             "error": errors.get(p),
         }
     return result
@@ -115,7 +121,6 @@ def main():
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--ort-runs", type=int, default=3)
     ap.add_argument("--peers", default="symdim,onnx,ort")
-    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall")
     ap.add_argument("--json")
     args = ap.parse_args()
     models = args.models or [os.path.join(CORPUS, m) for m in DEFAULT_MODELS]
@@ -128,25 +133,28 @@ def main():
     import symdim
 
     print(
-        f"symdim {symdim.__version__}, onnx {onnx.__version__}, onnxruntime {onnxruntime.__version__}, "
-        f"{args.clock} clock, medians of {args.runs} (ort: {args.ort_runs})"
+        f"symdim {symdim.__version__}, onnx {onnx.__version__}, onnxruntime {onnxruntime.__version__}; "
+        f"medians of {args.runs} calls (ort: {args.ort_runs}), wall / CPU ms"
     )
-    header = f"{'model':<42} {'nodes':>6}" + "".join(f" {p + ' ms':>10}" for p in peers)
     ratios = [p for p in ("onnx", "ort") if p in peers and "symdim" in peers]
-    header += "".join(f" {'symdim/' + p:>12}" for p in ratios)
+    header = f"{'model':<38} {'nodes':>6}" + "".join(f" {p:>15}" for p in peers)
+    header += "".join(f" {'symdim/' + p:>15}" for p in ratios)
     print(header)
     rows = []
     for path in models:
-        r = bench(path, peers, args.runs, args.ort_runs, args.clock)
+        r = bench(path, peers, args.runs, args.ort_runs)
         rows.append(r)
-        line = f"{os.path.basename(path)[:42]:<42} {r['nodes']:>6}"
+        line = f"{os.path.basename(path)[:38]:<38} {r['nodes']:>6}"
         for p in peers:
-            ms = r[p]["median_ms"]
-            line += f" {ms:>10.1f}" if ms is not None else f" {'failed':>10}"
+            w, c = r[p]["wall_ms"], r[p]["cpu_ms"]
+            line += f" {w:>7.1f}/{c:<7.1f}" if w is not None else f" {'failed':>15}"
         for p in ratios:
-            a, b = r["symdim"]["median_ms"], r[p]["median_ms"]
-            r[f"symdim/{p}"] = a / b if a and b else None
-            line += f" {a / b:>12.3f}" if a and b else f" {'-':>12}"
+            ws, cs, wp, cp = r["symdim"]["wall_ms"], r["symdim"]["cpu_ms"], r[p]["wall_ms"], r[p]["cpu_ms"]
+            if ws and wp:
+                r[f"symdim/{p}"] = {"wall": ws / wp, "cpu": cs / cp}
+                line += f" {ws / wp:>7.3f}/{cs / cp:<7.3f}"
+            else:
+                line += f" {'-':>15}"
         print(line, flush=True)
         for p in peers:
             if r[p]["error"]:
