@@ -12,6 +12,8 @@
 //! panic inside the library is caught there and raised as `symdim.InternalError`,
 //! never unwound into the interpreter.
 
+#![deny(missing_docs)]
+
 use pyo3::basic::CompareOp;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -274,7 +276,7 @@ impl Dim {
     fn new(expr: &str) -> PyResult<Dim> {
         DimExpr::parse(expr)
             .map(Dim::from_expr)
-            .map_err(|e| ExprError::new_err(format!("{expr}: {e}")))
+            .map_err(|e| ExprError::new_err(e.to_string()))
     }
 
     fn __str__(&self) -> String {
@@ -378,16 +380,18 @@ impl Dim {
         self.arith(py, other, |a, b| b * a)
     }
 
+    // A floor division stays as written unless simplified (`floordiv(2*S, 2)` is `S`);
+    // sums and products are in canonical form as they are made.
     fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.arith(py, other, |a, b| a.floordiv(&b))
+        self.arith(py, other, |a, b| normalize(&a.floordiv(&b)))
     }
 
     fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.arith(py, other, |a, b| b.floordiv(&a))
+        self.arith(py, other, |a, b| normalize(&b.floordiv(&a)))
     }
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        dim_object(py, &normalize(&-self.expr.clone()))
+        dim_object(py, &-self.expr.clone())
     }
 }
 
@@ -399,7 +403,7 @@ impl Dim {
         f: impl FnOnce(DimExpr, DimExpr) -> DimExpr,
     ) -> PyResult<Py<PyAny>> {
         match operand(other)? {
-            Some(o) => dim_object(py, &normalize(&f(self.expr.clone(), o))),
+            Some(o) => dim_object(py, &f(self.expr.clone(), o)),
             None => Ok(py.NotImplemented()),
         }
     }
