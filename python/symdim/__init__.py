@@ -44,7 +44,6 @@ from symdim._native import (
     constraints,
     explain,
     infer,
-    simplify,
 )
 from symdim import _native
 from symdim._native import annotate as _annotate
@@ -115,6 +114,18 @@ def _annotate_proto(model, bind, assume):
     graph, incomplete, diagnostics = pending.wait()
     out.graph.MergeFromString(graph)
     return out, incomplete, diagnostics
+
+
+def simplify(expr: str, assume: Assume = ()) -> str:
+    """The canonical form of an expression of the grammar under the facts of
+    ``assume`` (a fact or a list of facts): what ``symdim simplify`` prints.
+
+    >>> simplify("B*S*768 / (B*12*64)")                     # doctest: +SKIP
+    'S'
+
+    Raises :class:`ExprError` when the expression or a fact does not parse.
+    """
+    return _native.simplify(expr, assume)
 
 
 from symdim._ort import (  # noqa: E402  (needs infer_shapes above)
