@@ -28,6 +28,13 @@ fn work_dir() -> PathBuf {
     tmp.parent().unwrap_or(tmp).join("python")
 }
 
+/// Print a line on stderr past the test harness's capture (which takes `eprintln!`),
+/// so that a skip says why even when the test passes.
+fn say(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// Run `cmd` with its output going to this process's stdout and stderr; `Err` says
 /// what failed.
 fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
@@ -43,7 +50,7 @@ fn unavailable(why: &str) -> Option<PathBuf> {
     if std::env::var_os("CI").is_some() {
         panic!("the Python tests cannot run under CI: {why}");
     }
-    eprintln!("skipping the Python package's tests: {why} (set SYMDIM_PYTHON to a Python with the packages of python/requirements-test.txt)");
+    say(&format!("skipping the Python package's tests: {why} (set SYMDIM_PYTHON to a Python with the packages of python/requirements-test.txt)"));
     None
 }
 
@@ -51,7 +58,7 @@ fn unavailable(why: &str) -> Option<PathBuf> {
 fn interpreter() -> Option<PathBuf> {
     match std::env::var_os("SYMDIM_PYTHON") {
         Some(v) if v == "skip" => {
-            eprintln!("skipping the Python package's tests: SYMDIM_PYTHON=skip");
+            say("skipping the Python package's tests: SYMDIM_PYTHON=skip");
             None
         }
         Some(v) if !v.is_empty() => {
@@ -90,10 +97,10 @@ fn virtualenv() -> Option<PathBuf> {
     if !matches!(version, Ok(s) if s.success()) {
         return unavailable("no python3 of version 3.9 or later on PATH");
     }
-    eprintln!(
+    say(&format!(
         "setting up {} (pip install -r python/requirements-test.txt)",
         venv.display()
-    );
+    ));
     let made = run(
         Command::new("python3")
             .args(["-m", "venv", "--clear"])
