@@ -96,7 +96,7 @@ def _annotate_proto(model, bind, assume):
     and the diagnostics.
 
     The extension infers the serialized model on a thread of its own and writes the
-    shapes into a skeleton holding only the graph's outputs, while this thread copies
+    shapes into a skeleton holding only the graph's outputs and value_info, while this thread copies
     the model (initializers and all) with its ``output`` and ``value_info`` cleared;
     the skeleton's graph is then merged into the copy. Same result as parsing the whole
     annotated model, without serializing and parsing the initializers twice more.
@@ -104,6 +104,9 @@ def _annotate_proto(model, bind, assume):
     skeleton = type(model)()
     skeleton.graph.SetInParent()
     skeleton.graph.output.extend(model.graph.output)
+    # Declared value_info is kept (rewritten where inference knows more), as the CLI's
+    # `-o` does: the skeleton carries it through the same writer.
+    skeleton.graph.value_info.extend(model.graph.value_info)
     pending = _native.annotate_start(
         model.SerializeToString(), bind=bind, assume=assume, skeleton=skeleton.SerializeToString()
     )
