@@ -1,0 +1,291 @@
+//! The rest of the ONNX standard (onnx 1.23.2): NonMaxSuppression, Compress, Unique
+//! and the other ops that gained rules with the op-coverage test
+//! (`tests/onnx_op_coverage.rs`). Hand-built context cases for every version with
+//! expected values worked out from the ONNX spec (the examples of each op's
+//! documentation), and a snapshot of their error messages. The probe against
+//! onnxruntime is `tests/ops_standard_ort.rs`.
+
+mod common;
+mod ops_support;
+
+use ops_support::*;
+use symdim::context::{OpError, ShapesContext, TensorFact};
+use symdim::graph::{Attr, DType, Node};
+
+const I64: DType = DType::Int64;
+const F32: DType = DType::Float;
+const BOOL: DType = DType::Bool;
+
+fn ints(v: &[i64]) -> Attr {
+    Attr::Ints(v.to_vec())
+}
+
+/// Shapes, values and dtypes of every output of `n`.
+fn all(ctx: &mut ShapesContext, n: &Node) -> Vec<(String, String, DType)> {
+    let f = apply(ctx, n).unwrap_or_else(|e| panic!("{}: {e}", n.op_type));
+    let s = shapes(ctx, &f);
+    f.iter()
+        .zip(s)
+        .map(|(f, s)| (s, value(ctx, f), f.dtype))
+        .collect()
+}
+
+/// Shape, value and dtype of the first output of `n`.
+fn one(ctx: &mut ShapesContext, n: &Node) -> (String, String, DType) {
+    all(ctx, n).swap_remove(0)
+}
+
+fn shape_of(ctx: &mut ShapesContext, n: &Node) -> String {
+    one(ctx, n).0
+}
+
+fn err(ctx: &mut ShapesContext, n: &Node) -> OpError {
+    apply(ctx, n).expect_err("an error")
+}
+
+fn t(shape: &str, value: &str, dtype: DType) -> (String, String, DType) {
+    (shape.to_string(), value.to_string(), dtype)
+}
+
+// ----- NonMaxSuppression ----------------------------------------------------------------
+
+#[test]
+fn non_max_suppression_shapes() {
+    for v in [10, 11] {
+        let mut ctx = ShapesContext::default();
+        put(&mut ctx, "b", F32, &["N", "S", "4"], None);
+        put(&mut ctx, "s", F32, &["N", "C", "S"], None);
+        put(&mut ctx, "m", I64, &["1"], Some(&["3"]));
+        put(&mut ctx, "m0", I64, &["1"], Some(&["0"]));
+        put(&mut ctx, "mu", I64, &["1"], None);
+        put(&mut ctx, "th", F32, &["1"], None);
+        // [num_selected, 3] int64, the count data-dependent
+        let n = node("NonMaxSuppression", v, &["b", "s", "m", "th", "th"], &["y"], vec![]);
+        assert_eq!(one(&mut ctx, &n), t("[unk0, 3]", "none", I64));
+        // (one name per node and place: the count of this node is unk0 again)
+        let n = node("NonMaxSuppression", v, &["b", "s", "mu"], &["y"], vec![]);
+        assert_eq!(shape_of(&mut ctx, &n), "[unk0, 3]");
+        // no max_output_boxes_per_class, or 0: nothing is selected
+        let n = node("NonMaxSuppression", v, &["b", "s"], &["y"], vec![]);
+        assert_eq!(shape_of(&mut ctx, &n), "[0, 3]");
+        let n = node("NonMaxSuppression", v, &["b", "s", "m0"], &["y"], vec![]);
+        assert_eq!(shape_of(&mut ctx, &n), "[0, 3]");
+        // unknown ranks still give [n, 3]
+        ctx.insert("ub", TensorFact::unknown(F32));
+        let n = node("NonMaxSuppression", v, &["ub", "ub", "m"], &["y"], vec![]);
+        assert_eq!(shape_of(&mut ctx, &n), "[unk0, 3]");
+    }
+}
+
+#[test]
+fn non_max_suppression_errors() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "b", F32, &["1", "6", "4"], None);
+    put(&mut ctx, "b5", F32, &["1", "6", "5"], None);
+    put(&mut ctx, "s", F32, &["1", "1", "6"], None);
+    put(&mut ctx, "s7", F32, &["1", "1", "7"], None);
+    put(&mut ctx, "s2", F32, &["1", "6"], None);
+    put(&mut ctx, "m2", I64, &["2"], None);
+    let n = node("NonMaxSuppression", 11, &["b5", "s"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    let n = node("NonMaxSuppression", 11, &["b", "s7"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+    let n = node("NonMaxSuppression", 11, &["b", "s2"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+    let n = node("NonMaxSuppression", 11, &["b", "s", "m2"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+    let n = node(
+        "NonMaxSuppression",
+        11,
+        &["b", "s"],
+        &["y"],
+        vec![("center_point_box", Attr::Int(2))],
+    );
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+}
+
+// ----- Compress ---------------------------------------------------------------------
+
+#[test]
+fn compress_spec_examples() {
+    for v in [9, 11, 28] {
+        let mut ctx = ShapesContext::default();
+        put(
+            &mut ctx,
+            "x",
+            I64,
+            &["3", "2"],
+            Some(&["1", "2", "3", "4", "5", "6"]),
+        );
+        put(&mut ctx, "c011", BOOL, &["3"], Some(&["0", "1", "1"]));
+        put(&mut ctx, "c01", BOOL, &["2"], Some(&["0", "1"]));
+        put(&mut ctx, "c01001", BOOL, &["5"], Some(&["0", "1", "0", "0", "1"]));
+        // compress_0: axis 0 keeps rows 1 and 2
+        let n = node("Compress", v, &["x", "c011"], &["y"], vec![("axis", Attr::Int(0))]);
+        assert_eq!(one(&mut ctx, &n), t("[2, 2]", "[3, 4, 5, 6]", I64));
+        // compress_1: axis 1 keeps column 1
+        let n = node("Compress", v, &["x", "c01"], &["y"], vec![("axis", Attr::Int(1))]);
+        assert_eq!(one(&mut ctx, &n), t("[3, 1]", "[2, 4, 6]", I64));
+        // compress_default_axis: the flattened input
+        let n = node("Compress", v, &["x", "c01001"], &["y"], vec![]);
+        assert_eq!(one(&mut ctx, &n), t("[2]", "[2, 5]", I64));
+        if v >= 11 {
+            // compress_negative_axis
+            let n = node("Compress", v, &["x", "c01"], &["y"], vec![("axis", Attr::Int(-1))]);
+            assert_eq!(one(&mut ctx, &n), t("[3, 1]", "[2, 4, 6]", I64));
+        }
+    }
+}
+
+#[test]
+fn compress_symbolic() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "x", F32, &["N", "S", "3"], None);
+    put(&mut ctx, "c", BOOL, &["T"], None);
+    put(&mut ctx, "k", BOOL, &["3"], Some(&["1", "0", "1"]));
+    put(&mut ctx, "k4", BOOL, &["4"], Some(&["1", "1", "0", "1"]));
+    // an unknown condition: a data-dependent count on the axis
+    let n = node("Compress", 11, &["x", "c"], &["y"], vec![("axis", Attr::Int(1))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, unk0, 3]");
+    let n = node("Compress", 11, &["x", "c"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[unk1]");
+    // a known condition on a constant axis: extra entries are ignored
+    let n = node("Compress", 11, &["x", "k4"], &["y"], vec![("axis", Attr::Int(2))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, S, 2]");
+    // on a symbolic axis: entry k counts when k < S
+    let n = node("Compress", 11, &["x", "k"], &["y"], vec![("axis", Attr::Int(1))]);
+    let s = shape_of(&mut ctx, &n);
+    let f = apply(&mut ctx, &n).unwrap();
+    let d = f[0].shape.as_ref().unwrap()[1];
+    for (sv, want) in [(1, 1), (2, 1), (3, 2), (9, 2)] {
+        let env = |name: &str| (name == "S").then(|| symdim::algebra::Rat::int(sv));
+        assert_eq!(
+            ctx.alg.eval(d, &env),
+            Some(symdim::algebra::Rat::int(want)),
+            "{s} at S = {sv}"
+        );
+    }
+    // unknown rank: rank 1 without an axis, unknown with one
+    ctx.insert("u", TensorFact::unknown(F32));
+    let n = node("Compress", 11, &["u", "c"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[unk1]");
+    let n = node("Compress", 11, &["u", "c"], &["y"], vec![("axis", Attr::Int(0))]);
+    assert_eq!(shape_of(&mut ctx, &n), "unknown rank");
+    // errors: axis out of range, a condition of rank 2 or of another type
+    let n = node("Compress", 11, &["x", "c"], &["y"], vec![("axis", Attr::Int(3))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::AxisOutOfRange { .. }));
+    put(&mut ctx, "c2", BOOL, &["2", "2"], None);
+    let n = node("Compress", 11, &["x", "c2"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+    put(&mut ctx, "ci", I64, &["2"], None);
+    let n = node("Compress", 11, &["x", "ci"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::UnsupportedType { .. }));
+}
+
+// ----- Unique ---------------------------------------------------------------------------
+
+#[test]
+fn unique_spec_examples() {
+    for v in [11, 28] {
+        let mut ctx = ShapesContext::default();
+        let out = &["y", "i", "inv", "c"];
+        // example 1: unsorted
+        put(&mut ctx, "x1", I64, &["6"], Some(&["2", "1", "1", "3", "4", "3"]));
+        let n = node("Unique", v, &["x1"], out, vec![("sorted", Attr::Int(0))]);
+        assert_eq!(
+            all(&mut ctx, &n),
+            [
+                t("[4]", "[2, 1, 3, 4]", I64),
+                t("[4]", "[0, 1, 3, 4]", I64),
+                t("[6]", "[0, 1, 1, 2, 3, 2]", I64),
+                t("[4]", "[1, 2, 2, 1]", I64),
+            ]
+        );
+        // example 2: sorted, flattened
+        put(&mut ctx, "x2", I64, &["2", "2"], Some(&["1", "3", "2", "3"]));
+        let n = node("Unique", v, &["x2"], out, vec![]);
+        assert_eq!(
+            all(&mut ctx, &n),
+            [
+                t("[3]", "[1, 2, 3]", I64),
+                t("[3]", "[0, 2, 1]", I64),
+                t("[4]", "[0, 2, 1, 2]", I64),
+                t("[3]", "[1, 1, 2]", I64),
+            ]
+        );
+        // example 3: sorted rows (axis 0)
+        put(
+            &mut ctx,
+            "x3",
+            I64,
+            &["3", "3"],
+            Some(&["1", "0", "0", "1", "0", "0", "2", "3", "4"]),
+        );
+        let n = node("Unique", v, &["x3"], out, vec![("axis", Attr::Int(0))]);
+        assert_eq!(
+            all(&mut ctx, &n),
+            [
+                t("[2, 3]", "[1, 0, 0, 2, 3, 4]", I64),
+                t("[2]", "[0, 2]", I64),
+                t("[3]", "[0, 0, 1]", I64),
+                t("[2]", "[2, 1]", I64),
+            ]
+        );
+        // example 4: sorted slices along axis 1 of a [2, 4, 2] tensor
+        put(
+            &mut ctx,
+            "x4",
+            I64,
+            &["2", "4", "2"],
+            Some(&[
+                "1", "1", "0", "1", "2", "1", "0", "1", "1", "1", "0", "1", "2", "1", "0", "1",
+            ]),
+        );
+        let n = node("Unique", v, &["x4"], out, vec![("axis", Attr::Int(1))]);
+        assert_eq!(
+            all(&mut ctx, &n),
+            [
+                t("[2, 3, 2]", "[0, 1, 1, 1, 2, 1, 0, 1, 1, 1, 2, 1]", I64),
+                t("[3]", "[1, 0, 2]", I64),
+                t("[4]", "[1, 0, 2, 0]", I64),
+                t("[3]", "[2, 1, 1]", I64),
+            ]
+        );
+    }
+}
+
+#[test]
+fn unique_symbolic() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "x", F32, &["N", "S"], None);
+    let out = &["y", "i", "inv", "c"];
+    let n = node("Unique", 11, &["x"], out, vec![]);
+    assert_eq!(
+        all(&mut ctx, &n),
+        [
+            t("[unk0]", "none", F32),
+            t("[unk0]", "none", I64),
+            t("[N*S]", "none", I64),
+            t("[unk0]", "none", I64),
+        ]
+    );
+    let n = node("Unique", 11, &["x"], out, vec![("axis", Attr::Int(-1))]);
+    assert_eq!(
+        all(&mut ctx, &n)
+            .into_iter()
+            .map(|x| x.0)
+            .collect::<Vec<_>>(),
+        ["[N, unk1]", "[unk1]", "[S]", "[unk1]"]
+    );
+    ctx.insert("u", TensorFact::unknown(F32));
+    let n = node("Unique", 11, &["u"], out, vec![]);
+    assert_eq!(
+        all(&mut ctx, &n)
+            .into_iter()
+            .map(|x| x.0)
+            .collect::<Vec<_>>(),
+        ["[unk0]", "[unk0]", "[unk2]", "[unk0]"]
+    );
+    let n = node("Unique", 11, &["x"], out, vec![("axis", Attr::Int(2))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::AxisOutOfRange { .. }));
+}
