@@ -289,3 +289,182 @@ fn unique_symbolic() {
     let n = node("Unique", 11, &["x"], out, vec![("axis", Attr::Int(2))]);
     assert!(matches!(err(&mut ctx, &n), OpError::AxisOutOfRange { .. }));
 }
+
+// ----- CumProd, ReverseSequence, BitCast, Det ------------------------------------------
+
+#[test]
+fn cum_prod_spec_example() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "x", I64, &["3"], Some(&["1", "2", "3"]));
+    put(&mut ctx, "a", I64, &[], Some(&["0"]));
+    for (ex, rev, want) in [
+        (0, 0, "[1, 2, 6]"),
+        (1, 0, "[1, 1, 2]"),
+        (0, 1, "[6, 6, 3]"),
+        (1, 1, "[6, 3, 1]"),
+    ] {
+        let n = node(
+            "CumProd",
+            26,
+            &["x", "a"],
+            &["y"],
+            vec![("exclusive", Attr::Int(ex)), ("reverse", Attr::Int(rev))],
+        );
+        assert_eq!(one(&mut ctx, &n), t("[3]", want, I64));
+    }
+    // symbolic contents: the products of a shape
+    put(&mut ctx, "s", I64, &["3"], Some(&["N", "S", "4"]));
+    let n = node("CumProd", 26, &["s", "a"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n).1, "[N, N*S, 4*N*S]");
+    let n = node("CumSum", 14, &["s", "a"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n).1, "[N, N + S, N + S + 4]");
+}
+
+#[test]
+fn reverse_sequence_spec_examples() {
+    for v in [10, 28] {
+        let mut ctx = ShapesContext::default();
+        let x: Vec<String> = (0..16).map(|i| i.to_string()).collect();
+        let x: Vec<&str> = x.iter().map(String::as_str).collect();
+        // example 1 reads the 4x4 row-major input [[0, 4, 8, 12], [1, 5, 9, 13], ...]
+        let ex1: Vec<String> = (0..16).map(|i| ((i % 4) * 4 + i / 4).to_string()).collect();
+        let ex1: Vec<&str> = ex1.iter().map(String::as_str).collect();
+        put(&mut ctx, "x1", I64, &["4", "4"], Some(&ex1));
+        put(&mut ctx, "l1", I64, &["4"], Some(&["4", "3", "2", "1"]));
+        let n = node("ReverseSequence", v, &["x1", "l1"], &["y"], vec![]);
+        assert_eq!(
+            one(&mut ctx, &n),
+            t(
+                "[4, 4]",
+                "[3, 6, 9, 12, 2, 5, 8, 13, 1, 4, 10, 14, 0, 7, 11, 15]",
+                I64
+            )
+        );
+        put(&mut ctx, "x2", I64, &["4", "4"], Some(&x));
+        put(&mut ctx, "l2", I64, &["4"], Some(&["1", "2", "3", "4"]));
+        let n = node(
+            "ReverseSequence",
+            v,
+            &["x2", "l2"],
+            &["y"],
+            vec![("time_axis", Attr::Int(1)), ("batch_axis", Attr::Int(0))],
+        );
+        assert_eq!(
+            one(&mut ctx, &n),
+            t(
+                "[4, 4]",
+                "[0, 1, 2, 3, 5, 4, 6, 7, 10, 9, 8, 11, 15, 14, 13, 12]",
+                I64
+            )
+        );
+        // symbolic: the shape stays, the batch is equated with the lengths' size
+        put(&mut ctx, "xs", F32, &["T", "N", "3"], None);
+        put(&mut ctx, "ls", I64, &["N"], None);
+        put(&mut ctx, "l5", I64, &["5"], None);
+        let n = node("ReverseSequence", v, &["xs", "ls"], &["y"], vec![]);
+        assert_eq!(shape_of(&mut ctx, &n), "[T, N, 3]");
+        put(&mut ctx, "x3", F32, &["2", "4", "3"], None);
+        let n = node("ReverseSequence", v, &["x3", "l5"], &["y"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+        let n = node(
+            "ReverseSequence",
+            v,
+            &["xs", "ls"],
+            &["y"],
+            vec![("batch_axis", Attr::Int(0))],
+        );
+        assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+        put(&mut ctx, "x1d", F32, &["4"], None);
+        let n = node("ReverseSequence", v, &["x1d", "ls"], &["y"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+    }
+}
+
+#[test]
+fn bit_cast_and_det() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "x", F32, &["N", "S"], None);
+    let n = node("BitCast", 26, &["x"], &["y"], vec![("to", Attr::Int(6))]);
+    assert_eq!(one(&mut ctx, &n), t("[N, S]", "none", DType::Int32));
+    // another width, strings, a missing `to`
+    let n = node("BitCast", 26, &["x"], &["y"], vec![("to", Attr::Int(7))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::TypeMismatch { .. }));
+    let n = node("BitCast", 26, &["x"], &["y"], vec![("to", Attr::Int(8))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::TypeMismatch { .. }));
+    let n = node("BitCast", 26, &["x"], &["y"], vec![]);
+    assert!(matches!(
+        err(&mut ctx, &n),
+        OpError::MissingAttribute { .. }
+    ));
+    for v in [11, 22] {
+        put(&mut ctx, "m", F32, &["B", "3", "M", "M"], None);
+        let n = node("Det", v, &["m"], &["y"], vec![]);
+        assert_eq!(one(&mut ctx, &n), t("[B, 3]", "none", F32));
+        put(&mut ctx, "m2", F32, &["M", "K"], None);
+        let n = node("Det", v, &["m2"], &["y"], vec![]);
+        assert_eq!(shape_of(&mut ctx, &n), "[]");
+        put(&mut ctx, "m3", F32, &["2", "3"], None);
+        let n = node("Det", v, &["m3"], &["y"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+        put(&mut ctx, "m4", F32, &["3"], None);
+        let n = node("Det", v, &["m4"], &["y"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+    }
+}
+
+// ----- losses -------------------------------------------------------------------------
+
+#[test]
+fn losses_by_reduction() {
+    for (op, versions) in [
+        ("NegativeLogLikelihoodLoss", &[12, 13, 22][..]),
+        ("SoftmaxCrossEntropyLoss", &[12, 13][..]),
+    ] {
+        for &v in versions {
+            let mut ctx = ShapesContext::default();
+            // the spec's examples: N, C, d1 = 2, 3, 2
+            put(&mut ctx, "x", F32, &["2", "3", "2"], None);
+            put(&mut ctx, "t", I64, &["2", "2"], None);
+            put(&mut ctx, "w", F32, &["3"], None);
+            let outs: &[&str] = if op == "SoftmaxCrossEntropyLoss" {
+                &["y", "lp"]
+            } else {
+                &["y"]
+            };
+            let red = |r: &str| vec![("reduction", Attr::Str(r.to_string()))];
+            let n = node(op, v, &["x", "t"], outs, red("none"));
+            let got = all(&mut ctx, &n);
+            assert_eq!(got[0], t("[2, 2]", "none", F32));
+            if outs.len() == 2 {
+                assert_eq!(got[1].0, "[2, 3, 2]");
+            }
+            let n = node(op, v, &["x", "t", "w"], outs, red("sum"));
+            assert_eq!(shape_of(&mut ctx, &n), "[]");
+            let n = node(op, v, &["x", "t", "w"], outs, vec![]);
+            assert_eq!(shape_of(&mut ctx, &n), "[]");
+            // symbolic, k = 0 and k = 2
+            put(&mut ctx, "xs", F32, &["N", "C"], None);
+            put(&mut ctx, "ts", DType::Int32, &["N"], None);
+            let n = node(op, v, &["xs", "ts"], outs, red("none"));
+            assert_eq!(shape_of(&mut ctx, &n), "[N]");
+            put(&mut ctx, "x4", F32, &["N", "C", "H", "W"], None);
+            put(&mut ctx, "t4", I64, &["N", "H", "W"], None);
+            let n = node(op, v, &["x4", "t4"], outs, red("none"));
+            assert_eq!(shape_of(&mut ctx, &n), "[N, H, W]");
+            // errors: ranks, dims, weight length, reduction, target type
+            let n = node(op, v, &["x4", "ts"], outs, vec![]);
+            assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+            put(&mut ctx, "t3", I64, &["3", "2"], None);
+            let n = node(op, v, &["x", "t3"], outs, vec![]);
+            assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+            put(&mut ctx, "w4", F32, &["4"], None);
+            let n = node(op, v, &["x", "t", "w4"], outs, vec![]);
+            assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+            let n = node(op, v, &["x", "t"], outs, red("max"));
+            assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+            put(&mut ctx, "tf", F32, &["2", "2"], None);
+            let n = node(op, v, &["x", "tf"], outs, vec![]);
+            assert!(matches!(err(&mut ctx, &n), OpError::UnsupportedType { .. }));
+        }
+    }
+}

@@ -22,6 +22,7 @@ pub mod elementwise;
 pub mod expand;
 pub mod gather;
 pub mod generate;
+pub mod loss;
 pub mod matmul;
 pub mod nn_util;
 pub mod norm;
@@ -91,6 +92,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     contrib::RULES,
     contrib_linear::RULES,
     contrib_tensor::RULES,
+    loss::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;
