@@ -468,3 +468,273 @@ fn losses_by_reduction() {
         }
     }
 }
+
+// ----- sequences and optionals -----------------------------------------------------------
+
+/// The sequence facts of `name`, rendered: `len; elem; [elements]`.
+fn seq_of(ctx: &ShapesContext, name: &str) -> String {
+    let s = ctx.sequence(name).expect("a sequence");
+    let f = |t: &TensorFact| match &t.shape {
+        Some(d) => format!("{} {}", t.dtype, ctx.render_dims(d)),
+        None => format!("{} ?", t.dtype),
+    };
+    let len = s.len.map_or("?".to_string(), |l| ctx.alg.render(l));
+    let elems = s.elems.as_ref().map_or("-".to_string(), |e| {
+        e.iter().map(f).collect::<Vec<_>>().join(", ")
+    });
+    format!("{len}; {}; {elems}", f(&s.elem))
+}
+
+/// Apply `n` and store its outputs, as the driver does.
+fn run(ctx: &mut ShapesContext, n: &Node) -> Vec<TensorFact> {
+    let facts = apply(ctx, n).unwrap_or_else(|e| panic!("{}: {e}", n.op_type));
+    for (o, f) in n.outputs.iter().zip(&facts) {
+        ctx.insert(&**o, f.clone());
+    }
+    facts
+}
+
+#[test]
+fn sequence_construct_insert_erase_at() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "a", F32, &["N", "S"], None);
+    put(&mut ctx, "b", F32, &["N", "3"], None);
+    put(&mut ctx, "i", I64, &["N"], None);
+    put(&mut ctx, "zero", I64, &[], Some(&["0"]));
+    put(&mut ctx, "one", I64, &[], Some(&["1"]));
+    put(&mut ctx, "m1", I64, &[], Some(&["-1"]));
+    put(&mut ctx, "p", I64, &[], None);
+    // SequenceConstruct: the elements, what they share (N), a fresh dim elsewhere
+    let f = run(&mut ctx, &node("SequenceConstruct", 11, &["a", "b"], &["q"], vec![]));
+    assert_eq!(shapes(&ctx, &f), ["unknown rank"]);
+    assert_eq!(f[0].dtype, F32);
+    assert_eq!(seq_of(&ctx, "q"), "2; f32 [N, unk0]; f32 [N, S], f32 [N, 3]");
+    // SequenceAt: by position, or the shared facts
+    let n = node("SequenceAt", 11, &["q", "one"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, 3]");
+    let n = node("SequenceAt", 11, &["q", "m1"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, 3]");
+    let n = node("SequenceAt", 11, &["q", "p"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, unk0]");
+    put(&mut ctx, "two", I64, &[], Some(&["2"]));
+    let n = node("SequenceAt", 11, &["q", "two"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    // SequenceLength: the length as contents
+    let n = node("SequenceLength", 11, &["q"], &["n"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[]", "[2]", I64));
+    // SequenceInsert at the front, at the end; SequenceErase the last, the first
+    run(&mut ctx, &node("SequenceInsert", 11, &["q", "a", "zero"], &["q1"], vec![]));
+    assert_eq!(
+        seq_of(&ctx, "q1"),
+        "3; f32 [N, unk1]; f32 [N, S], f32 [N, S], f32 [N, 3]"
+    );
+    run(&mut ctx, &node("SequenceErase", 11, &["q1"], &["q2"], vec![]));
+    assert_eq!(seq_of(&ctx, "q2"), "2; f32 [N, S]; f32 [N, S], f32 [N, S]");
+    run(&mut ctx, &node("SequenceErase", 11, &["q1", "zero"], &["q3"], vec![]));
+    assert_eq!(seq_of(&ctx, "q3"), "2; f32 [N, unk2]; f32 [N, S], f32 [N, 3]");
+    // an unknown position: the length and the shared facts only
+    run(&mut ctx, &node("SequenceInsert", 11, &["q2", "b", "p"], &["q4"], vec![]));
+    assert_eq!(seq_of(&ctx, "q4"), "3; f32 [N, unk1]; -");
+    // errors: another type, a position out of range or not a scalar
+    let n = node("SequenceInsert", 11, &["q", "i"], &["q5"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::TypeMismatch { .. }));
+    put(&mut ctx, "five", I64, &[], Some(&["5"]));
+    let n = node("SequenceInsert", 11, &["q", "a", "five"], &["q5"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    put(&mut ctx, "p2", I64, &["2"], None);
+    let n = node("SequenceAt", 11, &["q", "p2"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+    let n = node("SequenceConstruct", 11, &["a", "i"], &["q5"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::TypeMismatch { .. }));
+}
+
+#[test]
+fn sequence_empty_and_unknown_sequences() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "a", F32, &["N", "S"], None);
+    let f = run(&mut ctx, &node("SequenceEmpty", 11, &[], &["e"], vec![]));
+    assert_eq!(f[0].dtype, F32);
+    assert_eq!(seq_of(&ctx, "e"), "0; f32 ?; ");
+    run(
+        &mut ctx,
+        &node("SequenceEmpty", 11, &[], &["e64"], vec![("dtype", Attr::Int(7))]),
+    );
+    assert_eq!(seq_of(&ctx, "e64"), "0; i64 ?; ");
+    let n = node("SequenceErase", 11, &["e"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    let n = node("SequenceAt", 11, &["e", "a"], &["y"], vec![]);
+    assert!(err(&mut ctx, &n).to_string().contains("position"));
+    // the first insert into an empty sequence gives its element
+    run(&mut ctx, &node("SequenceInsert", 11, &["e", "a"], &["q"], vec![]));
+    assert_eq!(seq_of(&ctx, "q"), "1; f32 [N, S]; f32 [N, S]");
+    // a sequence the context does not know (a graph input): its type only
+    ctx.insert("g", TensorFact::unknown(F32));
+    run(&mut ctx, &node("SequenceInsert", 11, &["g", "a"], &["q1"], vec![]));
+    assert_eq!(seq_of(&ctx, "q1"), "?; f32 ?; -");
+    let n = node("SequenceLength", 11, &["q1"], &["n"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[]", "none", I64));
+}
+
+#[test]
+fn split_to_sequence_and_concat_from_sequence() {
+    for v in [11, 24] {
+        let mut ctx = ShapesContext::default();
+        put(&mut ctx, "x", F32, &["N", "4", "3"], None);
+        put(&mut ctx, "xs", F32, &["N", "S"], None);
+        put(&mut ctx, "two", I64, &[], Some(&["2"]));
+        put(&mut ctx, "sz", I64, &["2"], Some(&["1", "3"]));
+        put(&mut ctx, "szu", I64, &["2"], None);
+        // one element per index of a constant axis, kept or dropped
+        run(&mut ctx, &node("SplitToSequence", v, &["x"], &["q"], vec![("axis", Attr::Int(1))]));
+        assert_eq!(
+            seq_of(&ctx, "q"),
+            "4; f32 [N, 1, 3]; f32 [N, 1, 3], f32 [N, 1, 3], f32 [N, 1, 3], f32 [N, 1, 3]"
+        );
+        let n = node("ConcatFromSequence", 11, &["q"], &["c"], vec![("axis", Attr::Int(1))]);
+        assert_eq!(shape_of(&mut ctx, &n), "[N, 4, 3]");
+        let n = node(
+            "ConcatFromSequence",
+            11,
+            &["q"],
+            &["c"],
+            vec![("axis", Attr::Int(-1)), ("new_axis", Attr::Int(1))],
+        );
+        assert_eq!(shape_of(&mut ctx, &n), "[N, 1, 3, 4]");
+        // a symbolic axis: S elements of one shape
+        run(
+            &mut ctx,
+            &node(
+                "SplitToSequence",
+                v,
+                &["xs"],
+                &["qs"],
+                vec![("axis", Attr::Int(1)), ("keepdims", Attr::Int(0))],
+            ),
+        );
+        assert_eq!(seq_of(&ctx, "qs"), "S; f32 [N]; -");
+        let n = node("SequenceLength", 11, &["qs"], &["n"], vec![]);
+        assert_eq!(one(&mut ctx, &n).1, "[S]");
+        let n = node(
+            "ConcatFromSequence",
+            11,
+            &["qs"],
+            &["c"],
+            vec![("axis", Attr::Int(1)), ("new_axis", Attr::Int(1))],
+        );
+        assert_eq!(shape_of(&mut ctx, &n), "[N, S]");
+        let n = node("ConcatFromSequence", 11, &["qs"], &["c"], vec![("axis", Attr::Int(0))]);
+        assert_eq!(shape_of(&mut ctx, &n), "[N*S]");
+        // chunks of 2 of 4: two elements; of S: ceildiv(S, 2), the last smaller
+        run(&mut ctx, &node("SplitToSequence", v, &["x", "two"], &["q2"], vec![("axis", Attr::Int(1))]));
+        assert_eq!(seq_of(&ctx, "q2"), "2; f32 [N, 2, 3]; f32 [N, 2, 3], f32 [N, 2, 3]");
+        run(&mut ctx, &node("SplitToSequence", v, &["xs", "two"], &["q3"], vec![("axis", Attr::Int(1))]));
+        assert_eq!(seq_of(&ctx, "q3"), "floordiv(S - 1, 2) + 1; f32 [N, unk0]; -");
+        // sizes
+        run(&mut ctx, &node("SplitToSequence", v, &["x", "sz"], &["q4"], vec![("axis", Attr::Int(1))]));
+        assert_eq!(seq_of(&ctx, "q4"), "2; f32 [N, unk0, 3]; f32 [N, 1, 3], f32 [N, 3, 3]");
+        let n = node("ConcatFromSequence", 11, &["q4"], &["c"], vec![("axis", Attr::Int(1))]);
+        assert_eq!(shape_of(&mut ctx, &n), "[N, 4, 3]");
+        run(&mut ctx, &node("SplitToSequence", v, &["x", "szu"], &["q5"], vec![("axis", Attr::Int(1))]));
+        assert_eq!(seq_of(&ctx, "q5"), "2; f32 [N, unk0, 3]; -");
+        // errors: sizes that do not add up, a zero chunk, a missing axis
+        put(&mut ctx, "bad", I64, &["2"], Some(&["1", "2"]));
+        let n = node("SplitToSequence", v, &["x", "bad"], &["q6"], vec![("axis", Attr::Int(1))]);
+        assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+        put(&mut ctx, "z", I64, &[], Some(&["0"]));
+        let n = node("SplitToSequence", v, &["x", "z"], &["q6"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+        let n = node("ConcatFromSequence", 11, &["q"], &["c"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::MissingAttribute { .. }));
+        let n = node("ConcatFromSequence", 11, &["q"], &["c"], vec![("axis", Attr::Int(3))]);
+        assert!(matches!(err(&mut ctx, &n), OpError::AxisOutOfRange { .. }));
+    }
+}
+
+#[test]
+fn split_to_sequence_keeps_contents() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "s", I64, &["3"], Some(&["N", "S", "T"]));
+    put(&mut ctx, "m1", I64, &[], Some(&["-1"]));
+    run(
+        &mut ctx,
+        &node("SplitToSequence", 11, &["s"], &["q"], vec![("keepdims", Attr::Int(0))]),
+    );
+    let n = node("SequenceAt", 11, &["q", "m1"], &["t"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[]", "[T]", I64));
+    let n = node("ConcatFromSequence", 11, &["q"], &["c"], vec![("axis", Attr::Int(0)), ("new_axis", Attr::Int(1))]);
+    assert_eq!(one(&mut ctx, &n), t("[3]", "[N, S, T]", I64));
+}
+
+#[test]
+fn optionals() {
+    for v in [15, 18, 28] {
+        let mut ctx = ShapesContext::default();
+        put(&mut ctx, "x", F32, &["N", "S"], None);
+        let f = run(&mut ctx, &node("Optional", v, &["x"], &["o"], vec![]));
+        assert_eq!(shapes(&ctx, &f), ["unknown rank"]);
+        let n = node("OptionalHasElement", v, &["o"], &["h"], vec![]);
+        assert_eq!(one(&mut ctx, &n), t("[]", "[1]", BOOL));
+        let n = node("OptionalGetElement", v, &["o"], &["y"], vec![]);
+        assert_eq!(one(&mut ctx, &n), t("[N, S]", "none", F32));
+        // an empty optional
+        run(&mut ctx, &node("Optional", v, &[], &["e"], vec![]));
+        let n = node("OptionalHasElement", v, &["e"], &["h"], vec![]);
+        assert_eq!(one(&mut ctx, &n).1, "[0]");
+        let n = node("OptionalGetElement", v, &["e"], &["y"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+        // an optional sequence
+        run(&mut ctx, &node("SplitToSequence", 11, &["x"], &["q"], vec![]));
+        run(&mut ctx, &node("Optional", v, &["q"], &["oq"], vec![]));
+        run(&mut ctx, &node("OptionalGetElement", v, &["oq"], &["q2"], vec![]));
+        assert_eq!(seq_of(&ctx, "q2"), "N; f32 [1, S]; -");
+        // an optional the context does not know: presence unknown
+        ctx.insert("g", TensorFact::unknown(F32));
+        let n = node("OptionalHasElement", v, &["g"], &["h"], vec![]);
+        assert_eq!(one(&mut ctx, &n).1, "none");
+        if v >= 18 {
+            // a plain tensor is present, an absent input is not
+            let n = node("OptionalHasElement", v, &["x"], &["h"], vec![]);
+            assert_eq!(one(&mut ctx, &n).1, "[1]");
+            let n = node("OptionalHasElement", v, &[""], &["h"], vec![]);
+            assert_eq!(one(&mut ctx, &n).1, "[0]");
+            let n = node("OptionalGetElement", v, &["x"], &["y"], vec![]);
+            assert_eq!(shape_of(&mut ctx, &n), "[N, S]");
+        } else {
+            let n = node("OptionalHasElement", v, &[], &["h"], vec![]);
+            assert!(matches!(err(&mut ctx, &n), OpError::InputCount { .. }));
+        }
+    }
+}
+
+#[test]
+fn sequence_map_runs_its_body() {
+    use symdim::graph::{Graph, ValueDecl};
+    let body = Graph {
+        name: "body".into(),
+        inputs: vec![ValueDecl {
+            name: "e".into(),
+            dtype: F32,
+            shape: None,
+        }],
+        outputs: vec![ValueDecl {
+            name: "s".into(),
+            dtype: I64,
+            shape: None,
+        }],
+        nodes: vec![named("shape", "Shape", &["e"], &["s"], vec![])],
+        ..Default::default()
+    };
+    let r = model(17)
+        .input("x", F32, Some(&["N", "4", "S"]))
+        .node("SplitToSequence", &["x", "sz"], &["q"], vec![("axis", Attr::Int(1))])
+        .ints("sz", &[2], &[1, 3])
+        .node("SequenceMap", &["q"], &["qs"], vec![("body", Attr::Graph(Box::new(body)))])
+        .ints("one", &[], &[1])
+        .node("SequenceAt", &["qs", "one"], &["s1"], vec![])
+        .node("ConstantOfShape", &["s1"], &["y"], vec![])
+        .run();
+    assert!(!r.has_error(), "{:?}", r.diagnostics());
+    assert_eq!(r.value("s1"), "[N, 3, S]");
+    assert_eq!(r.shape("y"), "[N, 3, S]");
+    assert_eq!(seq_of(&r.ctx, "qs"), "2; i64 [3]; i64 [3], i64 [3]");
+}

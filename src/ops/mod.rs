@@ -35,6 +35,7 @@ pub mod reshape;
 pub mod resize;
 pub mod rnn;
 pub mod scatter;
+pub mod sequence;
 pub mod shape;
 pub mod slice;
 pub mod split;
@@ -93,6 +94,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     contrib_linear::RULES,
     contrib_tensor::RULES,
     loss::RULES,
+    sequence::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;
