@@ -738,3 +738,197 @@ fn sequence_map_runs_its_body() {
     assert_eq!(r.shape("y"), "[N, 3, S]");
     assert_eq!(seq_of(&r.ctx, "qs"), "2; i64 [3]; i64 [3], i64 [3]");
 }
+
+// ----- transformer ops ---------------------------------------------------------------
+
+#[test]
+fn attention_shapes_by_layout() {
+    for v in [23, 24, 25] {
+        let mut ctx = ShapesContext::default();
+        put(&mut ctx, "q", F32, &["B", "8", "L", "64"], None);
+        put(&mut ctx, "k", F32, &["B", "2", "S", "64"], None);
+        put(&mut ctx, "v", F32, &["B", "2", "S", "32"], None);
+        put(&mut ctx, "pk", F32, &["B", "2", "P", "64"], None);
+        put(&mut ctx, "pv", F32, &["B", "2", "P", "32"], None);
+        let outs = &["y", "pk_o", "pv_o", "qk"];
+        // GQA with a cache: the total length is P + S
+        let n = node("Attention", v, &["q", "k", "v", "", "pk", "pv"], outs, vec![]);
+        assert_eq!(
+            all(&mut ctx, &n)
+                .into_iter()
+                .map(|x| x.0)
+                .collect::<Vec<_>>(),
+            [
+                "[B, 8, L, 32]",
+                "[B, 2, P + S, 64]",
+                "[B, 2, P + S, 32]",
+                "[B, 8, L, P + S]"
+            ]
+        );
+        // 3-D inputs: heads from the attributes, Y packed back
+        put(&mut ctx, "q3", F32, &["B", "L", "512"], None);
+        put(&mut ctx, "k3", F32, &["B", "S", "128"], None);
+        put(&mut ctx, "v3", F32, &["B", "S", "64"], None);
+        let heads = || {
+            vec![
+                ("q_num_heads", Attr::Int(8)),
+                ("kv_num_heads", Attr::Int(2)),
+            ]
+        };
+        let n = node("Attention", v, &["q3", "k3", "v3"], outs, heads());
+        assert_eq!(
+            all(&mut ctx, &n)
+                .into_iter()
+                .map(|x| x.0)
+                .collect::<Vec<_>>(),
+            ["[B, L, 256]", "[B, 2, S, 64]", "[B, 2, S, 32]", "[B, 8, L, S]"]
+        );
+        // errors: heads not a multiple, a 3-D input without its head count,
+        // head sizes that differ, a past without its value
+        put(&mut ctx, "k3h", F32, &["B", "3", "S", "64"], None);
+        put(&mut ctx, "v3h", F32, &["B", "3", "S", "32"], None);
+        let n = node("Attention", v, &["q", "k3h", "v3h"], &["y"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+        let n = node("Attention", v, &["q3", "k3", "v3"], &["y"], vec![]);
+        assert!(matches!(
+            err(&mut ctx, &n),
+            OpError::MissingAttribute { .. }
+        ));
+        put(&mut ctx, "k32", F32, &["B", "2", "S", "32"], None);
+        let n = node("Attention", v, &["q", "k32", "v"], &["y"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+        let n = node("Attention", v, &["q", "k", "v", "", "pk"], &["y"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::MissingInput { .. }));
+        put(&mut ctx, "q5", F32, &["B", "8", "L", "64", "1"], None);
+        let n = node("Attention", v, &["q5", "k", "v"], &["y"], vec![]);
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+    }
+    // FlexAttention: the 4-D case
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "q", F32, &["B", "8", "L", "64"], None);
+    put(&mut ctx, "k", F32, &["B", "2", "S", "64"], None);
+    put(&mut ctx, "v", F32, &["B", "2", "S", "32"], None);
+    let mut n = node("FlexAttention", 1, &["q", "k", "v"], &["y"], vec![]);
+    n.domain = "ai.onnx.preview".to_string();
+    assert_eq!(one(&mut ctx, &n), t("[B, 8, L, 32]", "none", F32));
+}
+
+#[test]
+fn transformer_ops_keep_shapes() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "x4", F32, &["B", "H", "L", "64"], None);
+    put(&mut ctx, "x3", F32, &["B", "L", "512"], None);
+    put(&mut ctx, "cache", F32, &["M", "32"], None);
+    put(&mut ctx, "pos", I64, &["B", "L"], None);
+    put(&mut ctx, "pos3", I64, &["B", "3"], None);
+    let n = node("RotaryEmbedding", 23, &["x4", "cache", "cache", "pos"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[B, H, L, 64]");
+    let n = node(
+        "RotaryEmbedding",
+        23,
+        &["x3", "cache", "cache"],
+        &["y"],
+        vec![("num_heads", Attr::Int(8))],
+    );
+    assert_eq!(shape_of(&mut ctx, &n), "[B, L, 512]");
+    let n = node("RotaryEmbedding", 23, &["x3", "cache", "cache"], &["y"], vec![]);
+    assert!(matches!(
+        err(&mut ctx, &n),
+        OpError::MissingAttribute { .. }
+    ));
+    put(&mut ctx, "x3c", F32, &["B", "3", "512"], None);
+    let n = node("RotaryEmbedding", 23, &["x3c", "cache", "cache", "pos3"], &["y"], vec![("num_heads", Attr::Int(8))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[B, 3, 512]");
+    put(&mut ctx, "x3b", F32, &["B", "3", "100"], None);
+    let n = node(
+        "RotaryEmbedding",
+        23,
+        &["x3b", "cache", "cache"],
+        &["y"],
+        vec![("num_heads", Attr::Int(8))],
+    );
+    assert!(err(&mut ctx, &n).to_string().contains("100"));
+    // RMSNormalization: scale broadcasts to the normalised dims
+    put(&mut ctx, "g", F32, &["512"], None);
+    put(&mut ctx, "g2", F32, &["L", "512"], None);
+    put(&mut ctx, "g7", F32, &["7"], None);
+    let n = node("RMSNormalization", 23, &["x3", "g"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[B, L, 512]", "none", F32));
+    let n = node("RMSNormalization", 23, &["x3", "g2"], &["y"], vec![("axis", Attr::Int(1))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[B, L, 512]");
+    let n = node("RMSNormalization", 23, &["x3", "g2"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+    let n = node("RMSNormalization", 23, &["x3", "g7"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+    let n = node("RMSNormalization", 23, &["x3", "g"], &["y"], vec![("axis", Attr::Int(3))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::AxisOutOfRange { .. }));
+    // Swish, SwiGLU
+    let n = node("Swish", 24, &["x3"], &["y"], vec![("alpha", Attr::Float(1.5))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[B, L, 512]");
+    let n = node("SwiGLU", 28, &["x3", "x3"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[B, L, 512]");
+    put(&mut ctx, "x1", F32, &["B", "L", "1"], None);
+    let n = node("SwiGLU", 28, &["x3", "x1"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+}
+
+#[test]
+fn tensor_scatter_linear_attention_causal_conv() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "c", F32, &["B", "H", "M", "64"], None);
+    put(&mut ctx, "u", F32, &["B", "H", "S", "64"], None);
+    put(&mut ctx, "w", I64, &["B"], None);
+    let n = node("TensorScatter", 24, &["c", "u", "w"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[B, H, M, 64]", "none", F32));
+    let n = node("TensorScatter", 24, &["c", "u"], &["y"], vec![("axis", Attr::Int(0))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+    let n = node("TensorScatter", 24, &["c", "u"], &["y"], vec![("mode", Attr::Str("x".into()))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+    put(&mut ctx, "c8", F32, &["1", "2", "8", "4"], None);
+    put(&mut ctx, "u9", F32, &["1", "2", "9", "4"], None);
+    let n = node("TensorScatter", 24, &["c8", "u9"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    // LinearAttention
+    put(&mut ctx, "q", F32, &["B", "T", "64"], None);
+    put(&mut ctx, "k", F32, &["B", "T", "32"], None);
+    put(&mut ctx, "v", F32, &["B", "T", "48"], None);
+    let heads = vec![
+        ("q_num_heads", Attr::Int(4)),
+        ("kv_num_heads", Attr::Int(2)),
+    ];
+    let n = node("LinearAttention", 27, &["q", "k", "v"], &["y", "s"], heads.clone());
+    assert_eq!(
+        all(&mut ctx, &n)
+            .into_iter()
+            .map(|x| x.0)
+            .collect::<Vec<_>>(),
+        ["[B, T, 96]", "[B, 2, 16, 24]"]
+    );
+    let n = node("LinearAttention", 27, &["q", "k", "v"], &["y", "s"], vec![("q_num_heads", Attr::Int(4))]);
+    assert!(matches!(
+        err(&mut ctx, &n),
+        OpError::MissingAttribute { .. }
+    ));
+    let n = node(
+        "LinearAttention",
+        27,
+        &["q", "k", "v"],
+        &["y", "s"],
+        vec![("q_num_heads", Attr::Int(3)), ("kv_num_heads", Attr::Int(2))],
+    );
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+    // CausalConvWithState
+    put(&mut ctx, "x", F32, &["B", "C", "L"], None);
+    put(&mut ctx, "wt", F32, &["C", "1", "4"], None);
+    let n = node("CausalConvWithState", 27, &["x", "wt"], &["y", "s"], vec![]);
+    assert_eq!(
+        all(&mut ctx, &n)
+            .into_iter()
+            .map(|x| x.0)
+            .collect::<Vec<_>>(),
+        ["[B, C, L]", "[B, C, 3]"]
+    );
+    put(&mut ctx, "wt2", F32, &["C", "2", "4"], None);
+    let n = node("CausalConvWithState", 27, &["x", "wt2"], &["y", "s"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+}

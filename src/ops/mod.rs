@@ -42,6 +42,7 @@ pub mod split;
 pub mod squeeze;
 pub mod tensor;
 pub mod topk;
+pub mod transformer;
 pub mod transpose;
 pub mod trilu;
 pub mod values;
@@ -95,6 +96,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     contrib_tensor::RULES,
     loss::RULES,
     sequence::RULES,
+    transformer::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;
