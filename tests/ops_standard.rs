@@ -932,3 +932,120 @@ fn tensor_scatter_linear_attention_causal_conv() {
     let n = node("CausalConvWithState", 27, &["x", "wt2"], &["y", "s"], vec![]);
     assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
 }
+
+// ----- signal processing and media ------------------------------------------------------
+
+#[test]
+fn dft_by_kind_and_version() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "r", F32, &["N", "S", "T", "1"], None);
+    put(&mut ctx, "c", F32, &["N", "S", "T", "2"], None);
+    put(&mut ctx, "n", I64, &[], Some(&["16"]));
+    put(&mut ctx, "nu", I64, &[], None);
+    put(&mut ctx, "a1", I64, &[], Some(&["1"]));
+    put(&mut ctx, "a2", I64, &[], Some(&["2"]));
+    let kw = |onesided: i64, inverse: i64| {
+        vec![
+            ("onesided", Attr::Int(onesided)),
+            ("inverse", Attr::Int(inverse)),
+        ]
+    };
+    // DFT-17: the axis attribute, default 1 (the backend test `dft`: [1, 10, 10, 1]
+    // gives [1, 10, 10, 2])
+    let n = node("DFT", 17, &["r"], &["y"], kw(0, 0));
+    assert_eq!(one(&mut ctx, &n), t("[N, S, T, 2]", "none", F32));
+    let mut a2 = kw(1, 0);
+    a2.push(("axis", Attr::Int(2)));
+    let n = node("DFT", 17, &["r", "n"], &["y"], a2);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, S, 9, 2]");
+    // DFT-20: the axis input, default -2 (the last signal axis)
+    let n = node("DFT", 20, &["r"], &["y"], kw(1, 0));
+    assert_eq!(shape_of(&mut ctx, &n), "[N, S, floordiv(T, 2) + 1, 2]");
+    let n = node("DFT", 20, &["c", "", "a1"], &["y"], kw(0, 1));
+    assert_eq!(shape_of(&mut ctx, &n), "[N, S, T, 2]");
+    // the inverse one-sided transform: 2 * (d - 1) real values by default
+    let n = node("DFT", 20, &["c", "", "a1"], &["y"], kw(1, 1));
+    assert_eq!(shape_of(&mut ctx, &n), "[N, 2*S - 2, T, 1]");
+    let n = node("DFT", 20, &["c", "n", "a2"], &["y"], kw(1, 1));
+    assert_eq!(shape_of(&mut ctx, &n), "[N, S, 16, 1]");
+    // a length of unknown contents: a data-dependent dim
+    let n = node("DFT", 20, &["r", "nu", "a1"], &["y"], kw(0, 0));
+    assert_eq!(shape_of(&mut ctx, &n), "[N, unk0, T, 2]");
+    // errors: the last axis, the one-sided transforms' input kinds
+    put(&mut ctx, "a3", I64, &[], Some(&["3"]));
+    let n = node("DFT", 20, &["r", "", "a3"], &["y"], kw(0, 0));
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    let n = node("DFT", 20, &["c"], &["y"], kw(1, 0));
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    let n = node("DFT", 20, &["r"], &["y"], kw(1, 1));
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    put(&mut ctx, "x3", F32, &["N", "S", "3"], None);
+    let n = node("DFT", 20, &["x3"], &["y"], kw(0, 0));
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    let n = node("DFT", 17, &["r", "n", "a1"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::InputCount { .. }));
+}
+
+#[test]
+fn stft_windows_mel() {
+    let mut ctx = ShapesContext::default();
+    // the backend test `stft`: signal [1, 128, 1], step 8, frame_length 16:
+    // [1, 15, 9, 2]
+    put(&mut ctx, "x", F32, &["1", "128", "1"], None);
+    put(&mut ctx, "step", I64, &[], Some(&["8"]));
+    put(&mut ctx, "len", I64, &[], Some(&["16"]));
+    put(&mut ctx, "w", F32, &["16"], None);
+    let n = node("STFT", 17, &["x", "step", "", "len"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[1, 15, 9, 2]", "none", F32));
+    // `stft_with_window`: the frame length from the window
+    let n = node("STFT", 17, &["x", "step", "w"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[1, 15, 9, 2]");
+    let n = node("STFT", 17, &["x", "step", "w", "len"], &["y"], vec![("onesided", Attr::Int(0))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[1, 15, 16, 2]");
+    // symbolic: one frame of the whole signal by default
+    put(&mut ctx, "xs", F32, &["B", "L", "1"], None);
+    let n = node("STFT", 17, &["xs", "step"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[B, 1, floordiv(L, 2) + 1, 2]");
+    let n = node("STFT", 17, &["xs", "step", "w"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[B, floordiv(L, 8) - 1, 9, 2]");
+    // errors: a window of another length, a complex one-sided, a long frame
+    put(&mut ctx, "w8", F32, &["8"], None);
+    let n = node("STFT", 17, &["x", "step", "w8", "len"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+    put(&mut ctx, "xc", F32, &["1", "128", "2"], None);
+    let n = node("STFT", 17, &["xc", "step"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    put(&mut ctx, "big", I64, &[], Some(&["200"]));
+    let n = node("STFT", 17, &["x", "step", "", "big"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    // the windows: [size] of output_datatype
+    put(&mut ctx, "size", I64, &[], Some(&["S"]));
+    for op in ["HannWindow", "HammingWindow", "BlackmanWindow"] {
+        let n = node(op, 17, &["size"], &["y"], vec![]);
+        assert_eq!(one(&mut ctx, &n), t("[S]", "none", F32));
+        let n = node(op, 17, &["size"], &["y"], vec![("output_datatype", Attr::Int(11))]);
+        assert_eq!(one(&mut ctx, &n).2, DType::Double);
+    }
+    // MelWeightMatrix: [floor(dft_length / 2) + 1, num_mel_bins] (the backend
+    // test: 8 bins, dft_length 16: [9, 8])
+    put(&mut ctx, "bins", I64, &[], Some(&["8"]));
+    put(&mut ctx, "sr", I64, &[], Some(&["8192"]));
+    put(&mut ctx, "lo", F32, &[], None);
+    let n = node("MelWeightMatrix", 17, &["bins", "len", "sr", "lo", "lo"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[9, 8]", "none", F32));
+    put(&mut ctx, "neg", I64, &[], Some(&["-1"]));
+    let n = node("MelWeightMatrix", 17, &["neg", "len", "sr", "lo", "lo"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+}
+
+#[test]
+fn image_decoder_channels() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "s", DType::Uint8, &["Z"], None);
+    let n = node("ImageDecoder", 20, &["s"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[unk0, unk1, 3]", "none", DType::Uint8));
+    let n = node("ImageDecoder", 20, &["s"], &["y"], vec![("pixel_format", Attr::Str("Grayscale".into()))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[unk0, unk1, 1]");
+    let n = node("ImageDecoder", 20, &["s"], &["y"], vec![("pixel_format", Attr::Str("RGBA".into()))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+}

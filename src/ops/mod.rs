@@ -37,6 +37,7 @@ pub mod rnn;
 pub mod scatter;
 pub mod sequence;
 pub mod shape;
+pub mod signal;
 pub mod slice;
 pub mod split;
 pub mod squeeze;
@@ -97,6 +98,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     loss::RULES,
     sequence::RULES,
     transformer::RULES,
+    signal::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;
