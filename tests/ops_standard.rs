@@ -1049,3 +1049,85 @@ fn image_decoder_channels() {
     let n = node("ImageDecoder", 20, &["s"], &["y"], vec![("pixel_format", Attr::Str("RGBA".into()))]);
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
 }
+
+// ----- text --------------------------------------------------------------------------------
+
+#[test]
+fn string_ops() {
+    let s = DType::String;
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "x2", s, &["2"], None);
+    put(&mut ctx, "x14", s, &["1", "4"], None);
+    put(&mut ctx, "x34", s, &["3", "4"], None);
+    put(&mut ctx, "xc", s, &["N", "C"], None);
+    put(&mut ctx, "c", s, &["C"], None);
+    // StringNormalizer: `nostopwords_nochangecase` keeps [2]; with stop words the
+    // count is data-dependent (`monday_casesensintive_lower`: 4 give 3)
+    let n = node("StringNormalizer", 10, &["x2"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[2]", "none", s));
+    let stop = || ("stopwords", Attr::Strs(vec!["monday".into()]));
+    let n = node("StringNormalizer", 10, &["x14"], &["y"], vec![stop()]);
+    assert_eq!(shape_of(&mut ctx, &n), "[1, unk0]");
+    let n = node("StringNormalizer", 10, &["x34"], &["y"], vec![stop()]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    let n = node(
+        "StringNormalizer",
+        10,
+        &["x2"],
+        &["y"],
+        vec![("case_change_action", Attr::Str("TITLE".into()))],
+    );
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+    // StringConcat broadcasts
+    let n = node("StringConcat", 20, &["xc", "c"], &["z"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[N, C]", "none", s));
+    let n = node("StringConcat", 20, &["x2", "x34"], &["z"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+    // StringSplit: one more axis, data-dependent; the counts the input's shape
+    let n = node("StringSplit", 20, &["xc"], &["y", "z"], vec![("delimiter", Attr::Str(" ".into()))]);
+    assert_eq!(
+        all(&mut ctx, &n),
+        [t("[N, C, unk1]", "none", s), t("[N, C]", "none", I64)]
+    );
+    // RegexFullMatch: bool; the pattern is required
+    let n = node("RegexFullMatch", 20, &["xc"], &["y"], vec![("pattern", Attr::Str("a+".into()))]);
+    assert_eq!(one(&mut ctx, &n), t("[N, C]", "none", BOOL));
+    let n = node("RegexFullMatch", 20, &["xc"], &["y"], vec![]);
+    assert!(matches!(
+        err(&mut ctx, &n),
+        OpError::MissingAttribute { .. }
+    ));
+    put(&mut ctx, "f", F32, &["2"], None);
+    let n = node("RegexFullMatch", 20, &["f"], &["y"], vec![("pattern", Attr::Str("a".into()))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::UnsupportedType { .. }));
+}
+
+#[test]
+fn tf_idf_vectorizer_backend_shapes() {
+    let mut ctx = ShapesContext::default();
+    // the backend tests: ngram_indexes 0..=6 give 7 columns; [12] and [2, 6] inputs
+    put(&mut ctx, "x1", DType::Int32, &["12"], None);
+    put(&mut ctx, "x2", DType::Int32, &["2", "6"], None);
+    let a = || {
+        vec![
+            ("mode", Attr::Str("TF".into())),
+            ("min_gram_length", Attr::Int(2)),
+            ("max_gram_length", Attr::Int(2)),
+            ("max_skip_count", Attr::Int(0)),
+            ("ngram_counts", ints(&[0, 4])),
+            ("ngram_indexes", ints(&[0, 1, 2, 3, 4, 5, 6])),
+            ("pool_int64s", ints(&[2, 3, 5, 4, 5, 6, 7, 8, 6, 7])),
+        ]
+    };
+    let n = node("TfIdfVectorizer", 9, &["x1"], &["y"], a());
+    assert_eq!(one(&mut ctx, &n), t("[7]", "none", F32));
+    let n = node("TfIdfVectorizer", 9, &["x2"], &["y"], a());
+    assert_eq!(shape_of(&mut ctx, &n), "[2, 7]");
+    put(&mut ctx, "x3", DType::Int32, &["2", "6", "1"], None);
+    let n = node("TfIdfVectorizer", 9, &["x3"], &["y"], a());
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+    let mut bad = a();
+    bad[0] = ("mode", Attr::Str("BM25".into()));
+    let n = node("TfIdfVectorizer", 9, &["x1"], &["y"], bad);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+}

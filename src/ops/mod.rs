@@ -42,6 +42,7 @@ pub mod slice;
 pub mod split;
 pub mod squeeze;
 pub mod tensor;
+pub mod text;
 pub mod topk;
 pub mod transformer;
 pub mod transpose;
@@ -99,6 +100,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     sequence::RULES,
     transformer::RULES,
     signal::RULES,
+    text::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;
