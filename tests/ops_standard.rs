@@ -1131,3 +1131,85 @@ fn tf_idf_vectorizer_backend_shapes() {
     let n = node("TfIdfVectorizer", 9, &["x1"], &["y"], bad);
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
 }
+
+// ----- Col2Im, AffineGrid, CenterCropPad --------------------------------------------------
+
+#[test]
+fn col2im_spec_shapes() {
+    let mut ctx = ShapesContext::default();
+    // the backend test `col2im`: [1, 5, 5] with image [5, 5], block [1, 5] gives
+    // [1, 1, 5, 5]
+    put(&mut ctx, "x", F32, &["1", "5", "5"], None);
+    put(&mut ctx, "img", I64, &["2"], Some(&["5", "5"]));
+    put(&mut ctx, "blk", I64, &["2"], Some(&["1", "5"]));
+    let n = node("Col2Im", 18, &["x", "img", "blk"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[1, 1, 5, 5]", "none", F32));
+    // `col2im_strides`: [1, 9, 4], image [5, 5], block [3, 3], strides 2
+    put(&mut ctx, "x2", F32, &["1", "9", "4"], None);
+    put(&mut ctx, "b3", I64, &["2"], Some(&["3", "3"]));
+    let n = node("Col2Im", 18, &["x2", "img", "b3"], &["y"], vec![("strides", ints(&[2, 2]))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[1, 1, 5, 5]");
+    // `col2im_pads`: [1, 5, 15], block [1, 5], pads [0, 1, 0, 1]
+    put(&mut ctx, "x3", F32, &["1", "5", "15"], None);
+    let n = node("Col2Im", 18, &["x3", "img", "blk"], &["y"], vec![("pads", ints(&[0, 1, 0, 1]))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[1, 1, 5, 5]");
+    // `col2im_5d`: [1, 10, 12], image [3, 4, 5], block [1, 1, 5]: [1, 2, 3, 4, 5]
+    put(&mut ctx, "x5", F32, &["1", "10", "12"], None);
+    put(&mut ctx, "i3", I64, &["3"], Some(&["3", "4", "5"]));
+    put(&mut ctx, "b115", I64, &["3"], Some(&["1", "1", "5"]));
+    let n = node("Col2Im", 18, &["x5", "i3", "b115"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[1, 2, 3, 4, 5]");
+    // symbolic: the image from a shape, L equated with the block count
+    put(&mut ctx, "xs", F32, &["N", "8", "L"], None);
+    put(&mut ctx, "is", I64, &["2"], Some(&["H", "W"]));
+    put(&mut ctx, "b22", I64, &["2"], Some(&["2", "2"]));
+    let n = node("Col2Im", 18, &["xs", "is", "b22"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, 2, H, W]");
+    // errors: a wrong L, channels not divisible, one spatial axis
+    put(&mut ctx, "xl", F32, &["1", "9", "5"], None);
+    let n = node("Col2Im", 18, &["xl", "img", "b3"], &["y"], vec![("strides", ints(&[2, 2]))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+    put(&mut ctx, "xc", F32, &["1", "7", "4"], None);
+    let n = node("Col2Im", 18, &["xc", "img", "b3"], &["y"], vec![("strides", ints(&[2, 2]))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::Algebra(_)));
+    put(&mut ctx, "i1", I64, &["1"], Some(&["5"]));
+    put(&mut ctx, "b1", I64, &["1"], Some(&["5"]));
+    let n = node("Col2Im", 18, &["x", "i1", "b1"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+}
+
+#[test]
+fn affine_grid_and_center_crop_pad() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "t2", F32, &["N", "2", "3"], None);
+    put(&mut ctx, "t3", F32, &["N", "3", "4"], None);
+    put(&mut ctx, "s4", I64, &["4"], Some(&["N", "C", "H", "W"]));
+    put(&mut ctx, "s5", I64, &["5"], Some(&["N", "C", "D", "H", "W"]));
+    put(&mut ctx, "su", I64, &["4"], None);
+    let n = node("AffineGrid", 20, &["t2", "s4"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[N, H, W, 2]", "none", F32));
+    let n = node("AffineGrid", 20, &["t3", "s5"], &["y"], vec![("align_corners", Attr::Int(1))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, D, H, W, 3]");
+    let n = node("AffineGrid", 20, &["t2", "su"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, unk2, unk3, 2]");
+    let n = node("AffineGrid", 20, &["t3", "s4"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    put(&mut ctx, "tb", F32, &["N", "2", "4"], None);
+    let n = node("AffineGrid", 20, &["tb", "s4"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    // CenterCropPad: the backend tests' [20, 10, 3] to [10, 7, 3] (crop), to
+    // [20, 10, 3] from [10, 7, 3] (pad), and `axes` [1, 2]
+    put(&mut ctx, "x", F32, &["20", "10", "3"], None);
+    put(&mut ctx, "sh", I64, &["3"], Some(&["10", "7", "3"]));
+    let n = node("CenterCropPad", 18, &["x", "sh"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[10, 7, 3]", "none", F32));
+    put(&mut ctx, "x2", F32, &["3", "20", "8"], None);
+    put(&mut ctx, "sh2", I64, &["2"], Some(&["10", "9"]));
+    let n = node("CenterCropPad", 18, &["x2", "sh2"], &["y"], vec![("axes", ints(&[1, 2]))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[3, 10, 9]");
+    let n = node("CenterCropPad", 18, &["x2", "sh2"], &["y"], vec![("axes", ints(&[-1]))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
+    put(&mut ctx, "shu", I64, &["2"], None);
+    let n = node("CenterCropPad", 18, &["x2", "shu"], &["y"], vec![("axes", ints(&[1, 2]))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[3, unk4, unk5]");
+}

@@ -39,6 +39,7 @@ pub mod sequence;
 pub mod shape;
 pub mod signal;
 pub mod slice;
+pub mod spatial;
 pub mod split;
 pub mod squeeze;
 pub mod tensor;
@@ -101,6 +102,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     transformer::RULES,
     signal::RULES,
     text::RULES,
+    spatial::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;
