@@ -39,6 +39,11 @@ fn shape_of(ctx: &mut ShapesContext, n: &Node) -> String {
     one(ctx, n).0
 }
 
+/// The shapes of every output of `n`.
+fn shapes_of(ctx: &mut ShapesContext, n: &Node) -> Vec<String> {
+    all(ctx, n).into_iter().map(|x| x.0).collect()
+}
+
 fn err(ctx: &mut ShapesContext, n: &Node) -> OpError {
     apply(ctx, n).expect_err("an error")
 }
@@ -271,19 +276,13 @@ fn unique_symbolic() {
     );
     let n = node("Unique", 11, &["x"], out, vec![("axis", Attr::Int(-1))]);
     assert_eq!(
-        all(&mut ctx, &n)
-            .into_iter()
-            .map(|x| x.0)
-            .collect::<Vec<_>>(),
+        shapes_of(&mut ctx, &n),
         ["[N, unk1]", "[unk1]", "[S]", "[unk1]"]
     );
     ctx.insert("u", TensorFact::unknown(F32));
     let n = node("Unique", 11, &["u"], out, vec![]);
     assert_eq!(
-        all(&mut ctx, &n)
-            .into_iter()
-            .map(|x| x.0)
-            .collect::<Vec<_>>(),
+        shapes_of(&mut ctx, &n),
         ["[unk0]", "[unk0]", "[unk2]", "[unk0]"]
     );
     let n = node("Unique", 11, &["x"], out, vec![("axis", Attr::Int(2))]);
@@ -898,10 +897,7 @@ fn tensor_scatter_linear_attention_causal_conv() {
     ];
     let n = node("LinearAttention", 27, &["q", "k", "v"], &["y", "s"], heads.clone());
     assert_eq!(
-        all(&mut ctx, &n)
-            .into_iter()
-            .map(|x| x.0)
-            .collect::<Vec<_>>(),
+        shapes_of(&mut ctx, &n),
         ["[B, T, 96]", "[B, 2, 16, 24]"]
     );
     let n = node("LinearAttention", 27, &["q", "k", "v"], &["y", "s"], vec![("q_num_heads", Attr::Int(4))]);
@@ -922,10 +918,7 @@ fn tensor_scatter_linear_attention_causal_conv() {
     put(&mut ctx, "wt", F32, &["C", "1", "4"], None);
     let n = node("CausalConvWithState", 27, &["x", "wt"], &["y", "s"], vec![]);
     assert_eq!(
-        all(&mut ctx, &n)
-            .into_iter()
-            .map(|x| x.0)
-            .collect::<Vec<_>>(),
+        shapes_of(&mut ctx, &n),
         ["[B, C, L]", "[B, C, 3]"]
     );
     put(&mut ctx, "wt2", F32, &["C", "2", "4"], None);
@@ -1212,4 +1205,213 @@ fn affine_grid_and_center_crop_pad() {
     put(&mut ctx, "shu", I64, &["2"], None);
     let n = node("CenterCropPad", 18, &["x2", "shu"], &["y"], vec![("axes", ints(&[1, 2]))]);
     assert_eq!(shape_of(&mut ctx, &n), "[3, unk4, unk5]");
+}
+
+// ----- ai.onnx.ml -------------------------------------------------------------------------
+
+/// A node of the `ai.onnx.ml` domain.
+fn ml(op: &str, version: i64, inputs: &[&str], outputs: &[&str], a: Vec<(&str, Attr)>) -> Node {
+    let mut n = node(op, version, inputs, outputs, a);
+    n.domain = "ai.onnx.ml".to_string();
+    n
+}
+
+#[test]
+fn ml_models() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "x", F32, &["N", "4"], None);
+    put(&mut ctx, "x1", F32, &["4"], None);
+    let labels = |k: i64| ("classlabels_ints", ints(&(0..k).collect::<Vec<_>>()));
+    // classifiers: labels [N], scores [N, E]; a 1-D input is one example
+    let n = ml("LinearClassifier", 1, &["x"], &["y", "z"], vec![labels(3)]);
+    assert_eq!(
+        all(&mut ctx, &n),
+        [t("[N]", "none", I64), t("[N, 3]", "none", F32)]
+    );
+    let n = ml("LinearClassifier", 1, &["x1"], &["y", "z"], vec![labels(2)]);
+    assert_eq!(
+        all(&mut ctx, &n),
+        [t("[1]", "none", I64), t("[1, 2]", "none", F32)]
+    );
+    let n = ml(
+        "SVMClassifier",
+        1,
+        &["x"],
+        &["y", "z"],
+        vec![("classlabels_strings", Attr::Strs(vec!["a".into(), "b".into()]))],
+    );
+    assert_eq!(
+        all(&mut ctx, &n),
+        [t("[N]", "none", DType::String), t("[N, 2]", "none", F32)]
+    );
+    let n = ml(
+        "TreeEnsembleClassifier",
+        3,
+        &["x"],
+        &["y", "z"],
+        vec![("classlabels_int64s", ints(&[3, 4, 5, 6]))],
+    );
+    assert_eq!(shapes_of(&mut ctx, &n), ["[N]", "[N, 4]"]);
+    let n = ml("TreeEnsembleClassifier", 3, &["x1"], &["y", "z"], vec![("classlabels_int64s", ints(&[3]))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
+    let n = ml("LinearClassifier", 1, &["x"], &["y", "z"], vec![]);
+    assert!(matches!(
+        err(&mut ctx, &n),
+        OpError::MissingAttribute { .. }
+    ));
+    // regressors
+    let n = ml("LinearRegressor", 1, &["x"], &["y"], vec![("targets", Attr::Int(2))]);
+    assert_eq!(one(&mut ctx, &n), t("[N, 2]", "none", F32));
+    let n = ml("LinearRegressor", 1, &["x1"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[1, 1]");
+    let n = ml("SVMRegressor", 1, &["x"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, 1]");
+    let n = ml("TreeEnsembleRegressor", 3, &["x"], &["y"], vec![("n_targets", Attr::Int(3))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, 3]");
+    put(&mut ctx, "xd", DType::Double, &["N", "4"], None);
+    let n = ml("TreeEnsemble", 5, &["xd"], &["y"], vec![("n_targets", Attr::Int(2))]);
+    assert_eq!(one(&mut ctx, &n), t("[N, 2]", "none", DType::Double));
+    let n = ml("LinearRegressor", 1, &["x"], &["y"], vec![("targets", Attr::Int(0))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+}
+
+#[test]
+fn ml_transforms() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "x", F32, &["N", "4"], None);
+    put(&mut ctx, "x1", F32, &["4"], None);
+    put(&mut ctx, "xi", I64, &["N", "3"], None);
+    put(&mut ctx, "xs", DType::String, &["N", "3"], None);
+    put(&mut ctx, "idx", I64, &["2"], None);
+    // the same shape
+    let n = ml("Binarizer", 1, &["xi"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[N, 3]", "none", I64));
+    let n = ml("Imputer", 1, &["x"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[N, 4]", "none", F32));
+    let n = ml("Scaler", 1, &["xi"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[N, 3]", "none", F32));
+    let n = ml("Normalizer", 1, &["x1"], &["y"], vec![("norm", Attr::Str("L2".into()))]);
+    assert_eq!(shape_of(&mut ctx, &n), "[4]");
+    let n = ml("Normalizer", 1, &["x1"], &["y"], vec![("norm", Attr::Str("L3".into()))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+    // the type mapped
+    let n = ml("CategoryMapper", 1, &["xs"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n).2, I64);
+    let n = ml("CategoryMapper", 1, &["xi"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n).2, DType::String);
+    let n = ml("LabelEncoder", 1, &["xs"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[N, 3]", "none", I64));
+    let n = ml(
+        "LabelEncoder",
+        2,
+        &["xs"],
+        &["y"],
+        vec![("keys_strings", Attr::Strs(vec!["a".into()])), ("values_floats", Attr::Floats(vec![1.0]))],
+    );
+    assert_eq!(one(&mut ctx, &n).2, F32);
+    let n = ml("LabelEncoder", 2, &["xs"], &["y"], vec![]);
+    assert!(matches!(
+        err(&mut ctx, &n),
+        OpError::MissingAttribute { .. }
+    ));
+    // one more axis, the last axis replaced
+    let n = ml("OneHotEncoder", 1, &["xi"], &["y"], vec![("cats_int64s", ints(&[0, 1, 2, 7]))]);
+    assert_eq!(one(&mut ctx, &n), t("[N, 3, 4]", "none", F32));
+    let n = ml("ArrayFeatureExtractor", 1, &["x", "idx"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[N, 2]");
+    let n = ml("ArrayFeatureExtractor", 1, &["x1", "idx"], &["y"], vec![]);
+    assert_eq!(shape_of(&mut ctx, &n), "[1, 2]");
+    // FeatureVectorizer: [N, sum(inputdimensions)]
+    let n = ml("FeatureVectorizer", 1, &["x", "xi"], &["y"], vec![("inputdimensions", ints(&[4, 3]))]);
+    assert_eq!(one(&mut ctx, &n), t("[N, 7]", "none", F32));
+    let n = ml("FeatureVectorizer", 1, &["x", "xi"], &["y"], vec![("inputdimensions", ints(&[4]))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+}
+
+#[test]
+fn ml_maps() {
+    let mut ctx = ShapesContext::default();
+    // a map's fact: its value type, an unknown rank
+    ctx.insert("m", TensorFact::unknown(DType::Double));
+    let n = ml(
+        "DictVectorizer",
+        1,
+        &["m"],
+        &["y"],
+        vec![("string_vocabulary", Attr::Strs(vec!["a".into(), "b".into(), "c".into()]))],
+    );
+    assert_eq!(one(&mut ctx, &n), t("[1, 3]", "none", DType::Double));
+    let n = ml("CastMap", 1, &["m"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[1, unk0]", "none", F32));
+    let n = ml(
+        "CastMap",
+        1,
+        &["m"],
+        &["y"],
+        vec![
+            ("map_form", Attr::Str("SPARSE".into())),
+            ("max_map", Attr::Int(9)),
+            ("cast_to", Attr::Str("TO_INT64".into())),
+        ],
+    );
+    assert_eq!(one(&mut ctx, &n), t("[1, 9]", "none", I64));
+    // ZipMap: a sequence of N maps
+    put(&mut ctx, "p", F32, &["N", "3"], None);
+    let n = ml("ZipMap", 1, &["p"], &["z"], vec![("classlabels_int64s", ints(&[0, 1, 2]))]);
+    run(&mut ctx, &n);
+    assert_eq!(seq_of(&ctx, "z"), "N; f32 ?; -");
+    let n = ml("ZipMap", 1, &["p"], &["z"], vec![("classlabels_int64s", ints(&[0, 1]))]);
+    assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+}
+
+// ----- ai.onnx.preview.training ------------------------------------------------------------
+
+/// A node of the `ai.onnx.preview.training` domain.
+fn training(op: &str, inputs: &[&str], outputs: &[&str], a: Vec<(&str, Attr)>) -> Node {
+    let mut n = node(op, 1, inputs, outputs, a);
+    n.domain = "ai.onnx.preview.training".to_string();
+    n
+}
+
+#[test]
+fn training_ops() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "r", F32, &[], None);
+    put(&mut ctx, "t", I64, &[], None);
+    put(&mut ctx, "x", F32, &["N", "S"], None);
+    put(&mut ctx, "w", F32, &["S"], None);
+    put(&mut ctx, "gx", F32, &["N", "S"], None);
+    put(&mut ctx, "gw", F32, &["S"], None);
+    // Adagrad: X_new..., H_new...
+    let n = training("Adagrad", &["r", "t", "x", "w", "gx", "gw", "gx", "gw"], &["a", "b", "c", "d"], vec![]);
+    assert_eq!(shapes_of(&mut ctx, &n), ["[N, S]", "[S]", "[N, S]", "[S]"]);
+    // Adam: X_new..., V_new..., H_new...
+    let n = training("Adam", &["r", "t", "x", "gx", "gx", "gx"], &["a", "b", "c"], vec![]);
+    assert_eq!(shapes_of(&mut ctx, &n), ["[N, S]", "[N, S]", "[N, S]"]);
+    let n = training("Momentum", &["r", "t", "x", "gx", "gx"], &["a", "b"], vec![]);
+    assert_eq!(shapes_of(&mut ctx, &n), ["[N, S]", "[N, S]"]);
+    // errors: the input count, a gradient of another shape
+    let n = training("Adam", &["r", "t", "x", "gx", "gx"], &["a"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::InputCount { .. }));
+    put(&mut ctx, "g3", F32, &["N", "3"], None);
+    put(&mut ctx, "x4", F32, &["N", "4"], None);
+    let n = training("Momentum", &["r", "t", "x4", "g3", "g3"], &["a", "b"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+    // Gradient: the shapes of the xs inputs
+    let n = training(
+        "Gradient",
+        &["x", "w", "t"],
+        &["dx", "dw"],
+        vec![
+            ("xs", Attr::Strs(vec!["x".into(), "w".into()])),
+            ("zs", Attr::Strs(vec!["t".into()])),
+            ("y", Attr::Str("loss".into())),
+        ],
+    );
+    assert_eq!(shapes_of(&mut ctx, &n), ["[N, S]", "[S]"]);
+    let n = training("Gradient", &["x"], &["dx"], vec![("y", Attr::Str("loss".into()))]);
+    assert!(matches!(
+        err(&mut ctx, &n),
+        OpError::MissingAttribute { .. }
+    ));
 }

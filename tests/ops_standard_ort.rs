@@ -6,7 +6,8 @@
 //! turn an op's contents into a shape), hex-encoded, whose inputs have symbolic
 //! dims, and for several bindings of those symbols the output shapes and element
 //! types onnxruntime produced when running them (onnx's shape inference where
-//! onnxruntime has no kernel; for a sequence output, each element's shape). symdim
+//! onnxruntime has no kernel; for a sequence output, each element's shape; for a
+//! sequence of maps, its length). symdim
 //! loads and infers each model once; every output dim is evaluated at each binding
 //! and compared. A dim that does not evaluate (a data-dependent count) is "less
 //! precise", allowed only for the ops whose output sizes depend on the data.
@@ -32,6 +33,7 @@ const DATA_DEPENDENT: &[&str] = &[
     "Unique",
     "StringSplit",
     "StringNormalizer",
+    "CastMap",
 ];
 
 /// Cases whose outputs may be less precise although none of their ops depends
@@ -196,6 +198,19 @@ fn rules_match_onnxruntime() {
                         }
                     }
                     results.push((o.clone(), precise));
+                }
+            }
+            if let Some(maps) = run.get("map_sequence_lengths").and_then(Value::as_object) {
+                for (o, n) in maps {
+                    let what = format!("{name} {o} at {bind:?}");
+                    let len = ctx.sequence(o).and_then(|s| s.len);
+                    match len.map(|l| ctx.alg.eval(l, &env)) {
+                        Some(Some(l)) if l == Rat::int(n.as_i64().unwrap()) => {
+                            results.push((o.clone(), true))
+                        }
+                        Some(Some(l)) => wrong.push(format!("{what}: length {l}, runtime {n}")),
+                        _ => results.push((o.clone(), false)),
+                    }
                 }
             }
             for (o, precise) in results {

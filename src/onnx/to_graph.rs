@@ -384,14 +384,18 @@ impl Cx<'_, '_> {
 }
 
 /// The element type a value declares: a tensor's, or that of the tensors a
-/// sequence or an optional holds (symdim gives such a value the facts of its
-/// element type with an unknown rank, see `ShapesContext::sequence`);
-/// `Undefined` for maps, opaque and untyped values.
+/// sequence or an optional holds, or a map's value type (symdim gives such a value
+/// the facts of its element type with an unknown rank, see
+/// `ShapesContext::sequence`); `Undefined` for opaque and untyped values.
 fn decl_dtype(t: Option<&crate::onnx::TypeProto<'_>>) -> crate::graph::DType {
     use crate::onnx::TypeProto;
     match t {
         Some(TypeProto::Tensor(t)) => t.elem_type,
         Some(TypeProto::Sequence(Some(e)) | TypeProto::Optional(Some(e))) => decl_dtype(Some(e)),
+        Some(TypeProto::Map {
+            value_type: Some(v),
+            ..
+        }) => decl_dtype(Some(v)),
         _ => crate::graph::DType::Undefined,
     }
 }

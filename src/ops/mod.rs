@@ -24,6 +24,7 @@ pub mod gather;
 pub mod generate;
 pub mod loss;
 pub mod matmul;
+pub mod ml;
 pub mod nn_util;
 pub mod norm;
 pub mod onehot;
@@ -45,6 +46,7 @@ pub mod squeeze;
 pub mod tensor;
 pub mod text;
 pub mod topk;
+pub mod training;
 pub mod transformer;
 pub mod transpose;
 pub mod trilu;
@@ -103,6 +105,8 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     signal::RULES,
     text::RULES,
     spatial::RULES,
+    ml::RULES,
+    training::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;
