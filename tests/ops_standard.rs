@@ -1415,3 +1415,212 @@ fn training_ops() {
         OpError::MissingAttribute { .. }
     ));
 }
+
+// ----- re-checked rules --------------------------------------------------------------------
+
+#[test]
+fn mod_28_floor_modulo_of_floats() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "a", F32, &["N", "S"], None);
+    put(&mut ctx, "b", F32, &["S"], None);
+    let n = node("Mod", 28, &["a", "b"], &["y"], vec![]);
+    assert_eq!(one(&mut ctx, &n), t("[N, S]", "none", F32));
+    // before 28, floats need fmod = 1
+    let n = node("Mod", 13, &["a", "b"], &["y"], vec![]);
+    assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
+}
+
+// ----- error messages ------------------------------------------------------------------------
+
+#[test]
+fn error_messages_snapshot() {
+    let mut ctx = ShapesContext::default();
+    put(&mut ctx, "b", F32, &["1", "6", "5"], None);
+    put(&mut ctx, "s", F32, &["1", "1", "7"], None);
+    put(&mut ctx, "x", F32, &["N", "4"], None);
+    put(&mut ctx, "c2", BOOL, &["2", "2"], None);
+    put(&mut ctx, "q", F32, &["B", "8", "L", "64"], None);
+    put(&mut ctx, "k3", F32, &["B", "3", "S", "64"], None);
+    put(&mut ctx, "k32", F32, &["B", "2", "S", "32"], None);
+    put(&mut ctx, "v2", F32, &["B", "2", "S", "32"], None);
+    put(&mut ctx, "r", F32, &["N", "S", "T", "1"], None);
+    put(&mut ctx, "a3", I64, &[], Some(&["3"]));
+    put(&mut ctx, "sig", F32, &["1", "128", "2"], None);
+    put(&mut ctx, "st", I64, &[], Some(&["8"]));
+    put(&mut ctx, "xc", F32, &["1", "9", "5"], None);
+    put(&mut ctx, "img", I64, &["2"], Some(&["5", "5"]));
+    put(&mut ctx, "blk", I64, &["2"], Some(&["3", "3"]));
+    put(&mut ctx, "x3", F32, &["2", "3", "2"], None);
+    put(&mut ctx, "t3", I64, &["3", "2"], None);
+    put(&mut ctx, "five", I64, &[], Some(&["5"]));
+    put(&mut ctx, "sx", DType::String, &["3", "4"], None);
+    ctx.insert("e", TensorFact::unknown(F32));
+    run(&mut ctx, &node("SequenceEmpty", 11, &[], &["empty"], vec![]));
+    run(&mut ctx, &node("Optional", 15, &[], &["none"], vec![]));
+    let ml_node = |op: &str, a| ml(op, 1, &["x"], &["y", "z"], a);
+    let cases = [
+        node("NonMaxSuppression", 11, &["b", "s"], &["y"], vec![]),
+        node("Compress", 11, &["x", "c2"], &["y"], vec![]),
+        node("Unique", 11, &["x"], &["y"], vec![("axis", Attr::Int(2))]),
+        node("Det", 11, &["x3"], &["y"], vec![]),
+        node("ReverseSequence", 10, &["x", "x"], &["y"], vec![("batch_axis", Attr::Int(0))]),
+        node("BitCast", 26, &["x"], &["y"], vec![("to", Attr::Int(7))]),
+        node("NegativeLogLikelihoodLoss", 13, &["x3", "t3"], &["y"], vec![]),
+        node("SequenceErase", 11, &["empty"], &["y"], vec![]),
+        node("SequenceInsert", 11, &["empty", "x", "five"], &["y"], vec![]),
+        node("OptionalGetElement", 15, &["none"], &["y"], vec![]),
+        node("ConcatFromSequence", 11, &["empty"], &["y"], vec![]),
+        node("Attention", 23, &["q", "k3", "k3"], &["y"], vec![]),
+        node("Attention", 23, &["q", "k32", "v2"], &["y"], vec![]),
+        node("DFT", 20, &["r", "", "a3"], &["y"], vec![]),
+        node("STFT", 17, &["sig", "st"], &["y"], vec![]),
+        node("Col2Im", 18, &["xc", "img", "blk"], &["y"], vec![("strides", ints(&[2, 2]))]),
+        node("StringNormalizer", 10, &["sx"], &["y"], vec![("stopwords", Attr::Strs(vec!["a".into()]))]),
+        node("TfIdfVectorizer", 9, &["x"], &["y"], vec![("ngram_indexes", ints(&[0]))]),
+        ml_node("LinearClassifier", vec![]),
+        ml_node("Normalizer", vec![("norm", Attr::Str("L3".into()))]),
+        training("Adam", &["x", "x", "x"], &["y"], vec![]),
+    ];
+    let mut msgs = Vec::new();
+    for n in &cases {
+        let e = apply(&mut ctx, n).expect_err(&n.op_type);
+        msgs.push(format!("{}-{}: {e}", n.op_type, n.version));
+    }
+    common::snapshots().bind(|| insta::assert_snapshot!("ops_standard_errors", msgs.join("\n")));
+}
+
+// ----- no panics ------------------------------------------------------------------------------
+
+mod no_panic {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every op that gained a rule here, with its domain and versions.
+    fn ops() -> Vec<(&'static str, &'static str, i64)> {
+        let list = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/onnx_ops/onnx_ops.txt"
+        ))
+        .unwrap();
+        let new: &[&str] = &[
+            "NonMaxSuppression", "Compress", "Unique", "CumProd", "ReverseSequence", "BitCast",
+            "Det", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "SequenceEmpty",
+            "SequenceConstruct", "SequenceInsert", "SequenceErase", "SequenceAt", "SequenceLength",
+            "SplitToSequence", "ConcatFromSequence", "Optional", "OptionalHasElement",
+            "OptionalGetElement", "Attention", "RotaryEmbedding", "RMSNormalization",
+            "TensorScatter", "Swish", "SwiGLU", "LinearAttention", "CausalConvWithState",
+            "FlexAttention", "DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow",
+            "MelWeightMatrix", "ImageDecoder", "StringNormalizer", "StringConcat", "StringSplit",
+            "RegexFullMatch", "TfIdfVectorizer", "Col2Im", "AffineGrid", "CenterCropPad",
+        ];
+        let mut out = Vec::new();
+        for line in list.lines().filter(|l| !l.starts_with('#')) {
+            let mut p = line.split_whitespace();
+            let (Some(d), Some(op), Some(v)) = (p.next(), p.next(), p.next()) else {
+                continue;
+            };
+            let keep = d == "ai.onnx.ml" || d == "ai.onnx.preview.training" || new.contains(&op);
+            if !keep {
+                continue;
+            }
+            let d: &'static str = match d {
+                "ai.onnx" => "",
+                "ai.onnx.ml" => "ai.onnx.ml",
+                "ai.onnx.preview" => "ai.onnx.preview",
+                _ => "ai.onnx.preview.training",
+            };
+            let op: &'static str = Box::leak(op.to_string().into_boxed_str());
+            for ver in v.split(',') {
+                out.push((d, op, ver.parse().unwrap()));
+            }
+        }
+        out
+    }
+
+    const DTYPES: &[DType] = &[F32, I64, DType::Int32, BOOL, DType::String, DType::Undefined];
+    const INTS: &[i64] = &[-5, -2, -1, 0, 1, 2, 3, 7, i64::MAX, i64::MIN];
+    const ATTRS: &[&str] = &[
+        "axis", "keepdims", "new_axis", "sorted", "onesided", "inverse", "q_num_heads",
+        "kv_num_heads", "num_heads", "targets", "n_targets", "classlabels_ints", "axes",
+        "strides", "pads", "ngram_indexes", "inputdimensions", "max_map", "to", "dtype",
+    ];
+
+    #[derive(Debug, Clone)]
+    enum In {
+        Tensor(usize, Option<Vec<usize>>, Option<Vec<usize>>),
+        Absent,
+    }
+
+    fn input() -> impl Strategy<Value = In> {
+        let dims = prop::collection::vec(0usize..7, 0..5);
+        prop_oneof![
+            4 => (0..DTYPES.len(), prop::option::of(dims), prop::option::of(prop::collection::vec(0..INTS.len(), 0..6)))
+                .prop_map(|(t, s, v)| In::Tensor(t, s, v)),
+            1 => Just(In::Absent),
+        ]
+    }
+
+    /// Dim `0..=4` a constant, 5 the symbol `N`, 6 the symbol `S`.
+    fn dim(ctx: &mut ShapesContext, d: usize) -> symdim::algebra::Dim {
+        match d {
+            5 => ctx.alg.input("N"),
+            6 => ctx.alg.input("S"),
+            c => ctx.alg.constant(c as i64),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn rules_never_panic(
+            op in any::<prop::sample::Index>(),
+            ins in prop::collection::vec(input(), 0..6),
+            outs in 1usize..5,
+            attrs in prop::collection::vec((0..ATTRS.len(), 0..INTS.len(), prop::collection::vec(0..INTS.len(), 0..4)), 0..4),
+            seq_in in any::<bool>(),
+        ) {
+            let list = ops();
+            let (domain, op, version) = list[op.index(list.len())];
+            let mut ctx = ShapesContext::default();
+            let mut names = Vec::new();
+            for (i, inp) in ins.iter().enumerate() {
+                let In::Tensor(t, shape, value) = inp else {
+                    names.push(String::new());
+                    continue;
+                };
+                let name = format!("in{i}");
+                let shape = shape.as_ref().map(|s| s.iter().map(|d| dim(&mut ctx, *d)).collect());
+                let value = value.as_ref().map(|v| v.iter().map(|x| ctx.alg.constant(INTS[*x])).collect());
+                let fact = TensorFact { dtype: DTYPES[*t], shape, value };
+                if seq_in && i == 0 {
+                    let len = ctx.alg.constant(2);
+                    ctx.set_sequence(name.as_str(), symdim::context::SequenceFact {
+                        elem: fact.clone(),
+                        len: Some(len),
+                        elems: Some(vec![fact.clone(), fact.clone()]),
+                    });
+                }
+                ctx.insert(name.as_str(), fact);
+                names.push(name);
+            }
+            let a = attrs
+                .iter()
+                .map(|(k, v, vs)| {
+                    let attr = match ATTRS[*k] {
+                        "axes" | "strides" | "pads" | "ngram_indexes" | "inputdimensions" | "classlabels_ints" => {
+                            Attr::Ints(vs.iter().map(|x| INTS[*x].clamp(-3, 4)).collect())
+                        }
+                        _ => Attr::Int(INTS[*v]),
+                    };
+                    (ATTRS[*k], attr)
+                })
+                .collect();
+            let inputs: Vec<&str> = names.iter().map(String::as_str).collect();
+            let outputs: Vec<String> = (0..outs).map(|o| format!("out{o}")).collect();
+            let outputs: Vec<&str> = outputs.iter().map(String::as_str).collect();
+            let mut n = node(op, version, &inputs, &outputs, a);
+            n.domain = domain.to_string();
+            let _ = apply(&mut ctx, &n);
+        }
+    }
+}
