@@ -65,7 +65,13 @@ fn non_max_suppression_shapes() {
         put(&mut ctx, "mu", I64, &["1"], None);
         put(&mut ctx, "th", F32, &["1"], None);
         // [num_selected, 3] int64, the count data-dependent
-        let n = node("NonMaxSuppression", v, &["b", "s", "m", "th", "th"], &["y"], vec![]);
+        let n = node(
+            "NonMaxSuppression",
+            v,
+            &["b", "s", "m", "th", "th"],
+            &["y"],
+            vec![],
+        );
         assert_eq!(one(&mut ctx, &n), t("[unk0, 3]", "none", I64));
         // (one name per node and place: the count of this node is unk0 again)
         let n = node("NonMaxSuppression", v, &["b", "s", "mu"], &["y"], vec![]);
@@ -124,19 +130,43 @@ fn compress_spec_examples() {
         );
         put(&mut ctx, "c011", BOOL, &["3"], Some(&["0", "1", "1"]));
         put(&mut ctx, "c01", BOOL, &["2"], Some(&["0", "1"]));
-        put(&mut ctx, "c01001", BOOL, &["5"], Some(&["0", "1", "0", "0", "1"]));
+        put(
+            &mut ctx,
+            "c01001",
+            BOOL,
+            &["5"],
+            Some(&["0", "1", "0", "0", "1"]),
+        );
         // compress_0: axis 0 keeps rows 1 and 2
-        let n = node("Compress", v, &["x", "c011"], &["y"], vec![("axis", Attr::Int(0))]);
+        let n = node(
+            "Compress",
+            v,
+            &["x", "c011"],
+            &["y"],
+            vec![("axis", Attr::Int(0))],
+        );
         assert_eq!(one(&mut ctx, &n), t("[2, 2]", "[3, 4, 5, 6]", I64));
         // compress_1: axis 1 keeps column 1
-        let n = node("Compress", v, &["x", "c01"], &["y"], vec![("axis", Attr::Int(1))]);
+        let n = node(
+            "Compress",
+            v,
+            &["x", "c01"],
+            &["y"],
+            vec![("axis", Attr::Int(1))],
+        );
         assert_eq!(one(&mut ctx, &n), t("[3, 1]", "[2, 4, 6]", I64));
         // compress_default_axis: the flattened input
         let n = node("Compress", v, &["x", "c01001"], &["y"], vec![]);
         assert_eq!(one(&mut ctx, &n), t("[2]", "[2, 5]", I64));
         if v >= 11 {
             // compress_negative_axis
-            let n = node("Compress", v, &["x", "c01"], &["y"], vec![("axis", Attr::Int(-1))]);
+            let n = node(
+                "Compress",
+                v,
+                &["x", "c01"],
+                &["y"],
+                vec![("axis", Attr::Int(-1))],
+            );
             assert_eq!(one(&mut ctx, &n), t("[3, 1]", "[2, 4, 6]", I64));
         }
     }
@@ -150,15 +180,33 @@ fn compress_symbolic() {
     put(&mut ctx, "k", BOOL, &["3"], Some(&["1", "0", "1"]));
     put(&mut ctx, "k4", BOOL, &["4"], Some(&["1", "1", "0", "1"]));
     // an unknown condition: a data-dependent count on the axis
-    let n = node("Compress", 11, &["x", "c"], &["y"], vec![("axis", Attr::Int(1))]);
+    let n = node(
+        "Compress",
+        11,
+        &["x", "c"],
+        &["y"],
+        vec![("axis", Attr::Int(1))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[N, unk0, 3]");
     let n = node("Compress", 11, &["x", "c"], &["y"], vec![]);
     assert_eq!(shape_of(&mut ctx, &n), "[unk1]");
     // a known condition on a constant axis: extra entries are ignored
-    let n = node("Compress", 11, &["x", "k4"], &["y"], vec![("axis", Attr::Int(2))]);
+    let n = node(
+        "Compress",
+        11,
+        &["x", "k4"],
+        &["y"],
+        vec![("axis", Attr::Int(2))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[N, S, 2]");
     // on a symbolic axis: entry k counts when k < S
-    let n = node("Compress", 11, &["x", "k"], &["y"], vec![("axis", Attr::Int(1))]);
+    let n = node(
+        "Compress",
+        11,
+        &["x", "k"],
+        &["y"],
+        vec![("axis", Attr::Int(1))],
+    );
     let s = shape_of(&mut ctx, &n);
     let f = apply(&mut ctx, &n).unwrap();
     let d = f[0].shape.as_ref().unwrap()[1];
@@ -174,10 +222,22 @@ fn compress_symbolic() {
     ctx.insert("u", TensorFact::unknown(F32));
     let n = node("Compress", 11, &["u", "c"], &["y"], vec![]);
     assert_eq!(shape_of(&mut ctx, &n), "[unk1]");
-    let n = node("Compress", 11, &["u", "c"], &["y"], vec![("axis", Attr::Int(0))]);
+    let n = node(
+        "Compress",
+        11,
+        &["u", "c"],
+        &["y"],
+        vec![("axis", Attr::Int(0))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "unknown rank");
     // errors: axis out of range, a condition of rank 2 or of another type
-    let n = node("Compress", 11, &["x", "c"], &["y"], vec![("axis", Attr::Int(3))]);
+    let n = node(
+        "Compress",
+        11,
+        &["x", "c"],
+        &["y"],
+        vec![("axis", Attr::Int(3))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::AxisOutOfRange { .. }));
     put(&mut ctx, "c2", BOOL, &["2", "2"], None);
     let n = node("Compress", 11, &["x", "c2"], &["y"], vec![]);
@@ -195,7 +255,13 @@ fn unique_spec_examples() {
         let mut ctx = ShapesContext::default();
         let out = &["y", "i", "inv", "c"];
         // example 1: unsorted
-        put(&mut ctx, "x1", I64, &["6"], Some(&["2", "1", "1", "3", "4", "3"]));
+        put(
+            &mut ctx,
+            "x1",
+            I64,
+            &["6"],
+            Some(&["2", "1", "1", "3", "4", "3"]),
+        );
         let n = node("Unique", v, &["x1"], out, vec![("sorted", Attr::Int(0))]);
         assert_eq!(
             all(&mut ctx, &n),
@@ -207,7 +273,13 @@ fn unique_spec_examples() {
             ]
         );
         // example 2: sorted, flattened
-        put(&mut ctx, "x2", I64, &["2", "2"], Some(&["1", "3", "2", "3"]));
+        put(
+            &mut ctx,
+            "x2",
+            I64,
+            &["2", "2"],
+            Some(&["1", "3", "2", "3"]),
+        );
         let n = node("Unique", v, &["x2"], out, vec![]);
         assert_eq!(
             all(&mut ctx, &n),
@@ -504,10 +576,16 @@ fn sequence_construct_insert_erase_at() {
     put(&mut ctx, "m1", I64, &[], Some(&["-1"]));
     put(&mut ctx, "p", I64, &[], None);
     // SequenceConstruct: the elements, what they share (N), a fresh dim elsewhere
-    let f = run(&mut ctx, &node("SequenceConstruct", 11, &["a", "b"], &["q"], vec![]));
+    let f = run(
+        &mut ctx,
+        &node("SequenceConstruct", 11, &["a", "b"], &["q"], vec![]),
+    );
     assert_eq!(shapes(&ctx, &f), ["unknown rank"]);
     assert_eq!(f[0].dtype, F32);
-    assert_eq!(seq_of(&ctx, "q"), "2; f32 [N, unk0]; f32 [N, S], f32 [N, 3]");
+    assert_eq!(
+        seq_of(&ctx, "q"),
+        "2; f32 [N, unk0]; f32 [N, S], f32 [N, 3]"
+    );
     // SequenceAt: by position, or the shared facts
     let n = node("SequenceAt", 11, &["q", "one"], &["y"], vec![]);
     assert_eq!(shape_of(&mut ctx, &n), "[N, 3]");
@@ -522,17 +600,32 @@ fn sequence_construct_insert_erase_at() {
     let n = node("SequenceLength", 11, &["q"], &["n"], vec![]);
     assert_eq!(one(&mut ctx, &n), t("[]", "[2]", I64));
     // SequenceInsert at the front, at the end; SequenceErase the last, the first
-    run(&mut ctx, &node("SequenceInsert", 11, &["q", "a", "zero"], &["q1"], vec![]));
+    run(
+        &mut ctx,
+        &node("SequenceInsert", 11, &["q", "a", "zero"], &["q1"], vec![]),
+    );
     assert_eq!(
         seq_of(&ctx, "q1"),
         "3; f32 [N, unk1]; f32 [N, S], f32 [N, S], f32 [N, 3]"
     );
-    run(&mut ctx, &node("SequenceErase", 11, &["q1"], &["q2"], vec![]));
+    run(
+        &mut ctx,
+        &node("SequenceErase", 11, &["q1"], &["q2"], vec![]),
+    );
     assert_eq!(seq_of(&ctx, "q2"), "2; f32 [N, S]; f32 [N, S], f32 [N, S]");
-    run(&mut ctx, &node("SequenceErase", 11, &["q1", "zero"], &["q3"], vec![]));
-    assert_eq!(seq_of(&ctx, "q3"), "2; f32 [N, unk2]; f32 [N, S], f32 [N, 3]");
+    run(
+        &mut ctx,
+        &node("SequenceErase", 11, &["q1", "zero"], &["q3"], vec![]),
+    );
+    assert_eq!(
+        seq_of(&ctx, "q3"),
+        "2; f32 [N, unk2]; f32 [N, S], f32 [N, 3]"
+    );
     // an unknown position: the length and the shared facts only
-    run(&mut ctx, &node("SequenceInsert", 11, &["q2", "b", "p"], &["q4"], vec![]));
+    run(
+        &mut ctx,
+        &node("SequenceInsert", 11, &["q2", "b", "p"], &["q4"], vec![]),
+    );
     assert_eq!(seq_of(&ctx, "q4"), "3; f32 [N, unk1]; -");
     // errors: another type, a position out of range or not a scalar
     let n = node("SequenceInsert", 11, &["q", "i"], &["q5"], vec![]);
@@ -556,7 +649,13 @@ fn sequence_empty_and_unknown_sequences() {
     assert_eq!(seq_of(&ctx, "e"), "0; f32 ?; ");
     run(
         &mut ctx,
-        &node("SequenceEmpty", 11, &[], &["e64"], vec![("dtype", Attr::Int(7))]),
+        &node(
+            "SequenceEmpty",
+            11,
+            &[],
+            &["e64"],
+            vec![("dtype", Attr::Int(7))],
+        ),
     );
     assert_eq!(seq_of(&ctx, "e64"), "0; i64 ?; ");
     let n = node("SequenceErase", 11, &["e"], &["y"], vec![]);
@@ -564,11 +663,17 @@ fn sequence_empty_and_unknown_sequences() {
     let n = node("SequenceAt", 11, &["e", "a"], &["y"], vec![]);
     assert!(err(&mut ctx, &n).to_string().contains("position"));
     // the first insert into an empty sequence gives its element
-    run(&mut ctx, &node("SequenceInsert", 11, &["e", "a"], &["q"], vec![]));
+    run(
+        &mut ctx,
+        &node("SequenceInsert", 11, &["e", "a"], &["q"], vec![]),
+    );
     assert_eq!(seq_of(&ctx, "q"), "1; f32 [N, S]; f32 [N, S]");
     // a sequence the context does not know (a graph input): its type only
     ctx.insert("g", TensorFact::unknown(F32));
-    run(&mut ctx, &node("SequenceInsert", 11, &["g", "a"], &["q1"], vec![]));
+    run(
+        &mut ctx,
+        &node("SequenceInsert", 11, &["g", "a"], &["q1"], vec![]),
+    );
     assert_eq!(seq_of(&ctx, "q1"), "?; f32 ?; -");
     let n = node("SequenceLength", 11, &["q1"], &["n"], vec![]);
     assert_eq!(one(&mut ctx, &n), t("[]", "none", I64));
@@ -584,12 +689,27 @@ fn split_to_sequence_and_concat_from_sequence() {
         put(&mut ctx, "sz", I64, &["2"], Some(&["1", "3"]));
         put(&mut ctx, "szu", I64, &["2"], None);
         // one element per index of a constant axis, kept or dropped
-        run(&mut ctx, &node("SplitToSequence", v, &["x"], &["q"], vec![("axis", Attr::Int(1))]));
+        run(
+            &mut ctx,
+            &node(
+                "SplitToSequence",
+                v,
+                &["x"],
+                &["q"],
+                vec![("axis", Attr::Int(1))],
+            ),
+        );
         assert_eq!(
             seq_of(&ctx, "q"),
             "4; f32 [N, 1, 3]; f32 [N, 1, 3], f32 [N, 1, 3], f32 [N, 1, 3], f32 [N, 1, 3]"
         );
-        let n = node("ConcatFromSequence", 11, &["q"], &["c"], vec![("axis", Attr::Int(1))]);
+        let n = node(
+            "ConcatFromSequence",
+            11,
+            &["q"],
+            &["c"],
+            vec![("axis", Attr::Int(1))],
+        );
         assert_eq!(shape_of(&mut ctx, &n), "[N, 4, 3]");
         let n = node(
             "ConcatFromSequence",
@@ -621,30 +741,102 @@ fn split_to_sequence_and_concat_from_sequence() {
             vec![("axis", Attr::Int(1)), ("new_axis", Attr::Int(1))],
         );
         assert_eq!(shape_of(&mut ctx, &n), "[N, S]");
-        let n = node("ConcatFromSequence", 11, &["qs"], &["c"], vec![("axis", Attr::Int(0))]);
+        let n = node(
+            "ConcatFromSequence",
+            11,
+            &["qs"],
+            &["c"],
+            vec![("axis", Attr::Int(0))],
+        );
         assert_eq!(shape_of(&mut ctx, &n), "[N*S]");
         // chunks of 2 of 4: two elements; of S: ceildiv(S, 2), the last smaller
-        run(&mut ctx, &node("SplitToSequence", v, &["x", "two"], &["q2"], vec![("axis", Attr::Int(1))]));
-        assert_eq!(seq_of(&ctx, "q2"), "2; f32 [N, 2, 3]; f32 [N, 2, 3], f32 [N, 2, 3]");
-        run(&mut ctx, &node("SplitToSequence", v, &["xs", "two"], &["q3"], vec![("axis", Attr::Int(1))]));
-        assert_eq!(seq_of(&ctx, "q3"), "floordiv(S - 1, 2) + 1; f32 [N, unk0]; -");
+        run(
+            &mut ctx,
+            &node(
+                "SplitToSequence",
+                v,
+                &["x", "two"],
+                &["q2"],
+                vec![("axis", Attr::Int(1))],
+            ),
+        );
+        assert_eq!(
+            seq_of(&ctx, "q2"),
+            "2; f32 [N, 2, 3]; f32 [N, 2, 3], f32 [N, 2, 3]"
+        );
+        run(
+            &mut ctx,
+            &node(
+                "SplitToSequence",
+                v,
+                &["xs", "two"],
+                &["q3"],
+                vec![("axis", Attr::Int(1))],
+            ),
+        );
+        assert_eq!(
+            seq_of(&ctx, "q3"),
+            "floordiv(S - 1, 2) + 1; f32 [N, unk0]; -"
+        );
         // sizes
-        run(&mut ctx, &node("SplitToSequence", v, &["x", "sz"], &["q4"], vec![("axis", Attr::Int(1))]));
-        assert_eq!(seq_of(&ctx, "q4"), "2; f32 [N, unk0, 3]; f32 [N, 1, 3], f32 [N, 3, 3]");
-        let n = node("ConcatFromSequence", 11, &["q4"], &["c"], vec![("axis", Attr::Int(1))]);
+        run(
+            &mut ctx,
+            &node(
+                "SplitToSequence",
+                v,
+                &["x", "sz"],
+                &["q4"],
+                vec![("axis", Attr::Int(1))],
+            ),
+        );
+        assert_eq!(
+            seq_of(&ctx, "q4"),
+            "2; f32 [N, unk0, 3]; f32 [N, 1, 3], f32 [N, 3, 3]"
+        );
+        let n = node(
+            "ConcatFromSequence",
+            11,
+            &["q4"],
+            &["c"],
+            vec![("axis", Attr::Int(1))],
+        );
         assert_eq!(shape_of(&mut ctx, &n), "[N, 4, 3]");
-        run(&mut ctx, &node("SplitToSequence", v, &["x", "szu"], &["q5"], vec![("axis", Attr::Int(1))]));
+        run(
+            &mut ctx,
+            &node(
+                "SplitToSequence",
+                v,
+                &["x", "szu"],
+                &["q5"],
+                vec![("axis", Attr::Int(1))],
+            ),
+        );
         assert_eq!(seq_of(&ctx, "q5"), "2; f32 [N, unk0, 3]; -");
         // errors: sizes that do not add up, a zero chunk, a missing axis
         put(&mut ctx, "bad", I64, &["2"], Some(&["1", "2"]));
-        let n = node("SplitToSequence", v, &["x", "bad"], &["q6"], vec![("axis", Attr::Int(1))]);
+        let n = node(
+            "SplitToSequence",
+            v,
+            &["x", "bad"],
+            &["q6"],
+            vec![("axis", Attr::Int(1))],
+        );
         assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
         put(&mut ctx, "z", I64, &[], Some(&["0"]));
         let n = node("SplitToSequence", v, &["x", "z"], &["q6"], vec![]);
         assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
         let n = node("ConcatFromSequence", 11, &["q"], &["c"], vec![]);
-        assert!(matches!(err(&mut ctx, &n), OpError::MissingAttribute { .. }));
-        let n = node("ConcatFromSequence", 11, &["q"], &["c"], vec![("axis", Attr::Int(3))]);
+        assert!(matches!(
+            err(&mut ctx, &n),
+            OpError::MissingAttribute { .. }
+        ));
+        let n = node(
+            "ConcatFromSequence",
+            11,
+            &["q"],
+            &["c"],
+            vec![("axis", Attr::Int(3))],
+        );
         assert!(matches!(err(&mut ctx, &n), OpError::AxisOutOfRange { .. }));
     }
 }
@@ -656,11 +848,23 @@ fn split_to_sequence_keeps_contents() {
     put(&mut ctx, "m1", I64, &[], Some(&["-1"]));
     run(
         &mut ctx,
-        &node("SplitToSequence", 11, &["s"], &["q"], vec![("keepdims", Attr::Int(0))]),
+        &node(
+            "SplitToSequence",
+            11,
+            &["s"],
+            &["q"],
+            vec![("keepdims", Attr::Int(0))],
+        ),
     );
     let n = node("SequenceAt", 11, &["q", "m1"], &["t"], vec![]);
     assert_eq!(one(&mut ctx, &n), t("[]", "[T]", I64));
-    let n = node("ConcatFromSequence", 11, &["q"], &["c"], vec![("axis", Attr::Int(0)), ("new_axis", Attr::Int(1))]);
+    let n = node(
+        "ConcatFromSequence",
+        11,
+        &["q"],
+        &["c"],
+        vec![("axis", Attr::Int(0)), ("new_axis", Attr::Int(1))],
+    );
     assert_eq!(one(&mut ctx, &n), t("[3]", "[N, S, T]", I64));
 }
 
@@ -682,9 +886,15 @@ fn optionals() {
         let n = node("OptionalGetElement", v, &["e"], &["y"], vec![]);
         assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
         // an optional sequence
-        run(&mut ctx, &node("SplitToSequence", 11, &["x"], &["q"], vec![]));
+        run(
+            &mut ctx,
+            &node("SplitToSequence", 11, &["x"], &["q"], vec![]),
+        );
         run(&mut ctx, &node("Optional", v, &["q"], &["oq"], vec![]));
-        run(&mut ctx, &node("OptionalGetElement", v, &["oq"], &["q2"], vec![]));
+        run(
+            &mut ctx,
+            &node("OptionalGetElement", v, &["oq"], &["q2"], vec![]),
+        );
         assert_eq!(seq_of(&ctx, "q2"), "N; f32 [1, S]; -");
         // an optional the context does not know: presence unknown
         ctx.insert("g", TensorFact::unknown(F32));
@@ -725,9 +935,19 @@ fn sequence_map_runs_its_body() {
     };
     let r = model(17)
         .input("x", F32, Some(&["N", "4", "S"]))
-        .node("SplitToSequence", &["x", "sz"], &["q"], vec![("axis", Attr::Int(1))])
+        .node(
+            "SplitToSequence",
+            &["x", "sz"],
+            &["q"],
+            vec![("axis", Attr::Int(1))],
+        )
         .ints("sz", &[2], &[1, 3])
-        .node("SequenceMap", &["q"], &["qs"], vec![("body", Attr::Graph(Box::new(body)))])
+        .node(
+            "SequenceMap",
+            &["q"],
+            &["qs"],
+            vec![("body", Attr::Graph(Box::new(body)))],
+        )
         .ints("one", &[], &[1])
         .node("SequenceAt", &["qs", "one"], &["s1"], vec![])
         .node("ConstantOfShape", &["s1"], &["y"], vec![])
@@ -751,7 +971,13 @@ fn attention_shapes_by_layout() {
         put(&mut ctx, "pv", F32, &["B", "2", "P", "32"], None);
         let outs = &["y", "pk_o", "pv_o", "qk"];
         // GQA with a cache: the total length is P + S
-        let n = node("Attention", v, &["q", "k", "v", "", "pk", "pv"], outs, vec![]);
+        let n = node(
+            "Attention",
+            v,
+            &["q", "k", "v", "", "pk", "pv"],
+            outs,
+            vec![],
+        );
         assert_eq!(
             all(&mut ctx, &n)
                 .into_iter()
@@ -780,7 +1006,12 @@ fn attention_shapes_by_layout() {
                 .into_iter()
                 .map(|x| x.0)
                 .collect::<Vec<_>>(),
-            ["[B, L, 256]", "[B, 2, S, 64]", "[B, 2, S, 32]", "[B, 8, L, S]"]
+            [
+                "[B, L, 256]",
+                "[B, 2, S, 64]",
+                "[B, 2, S, 32]",
+                "[B, 8, L, S]"
+            ]
         );
         // errors: heads not a multiple, a 3-D input without its head count,
         // head sizes that differ, a past without its value
@@ -820,7 +1051,13 @@ fn transformer_ops_keep_shapes() {
     put(&mut ctx, "cache", F32, &["M", "32"], None);
     put(&mut ctx, "pos", I64, &["B", "L"], None);
     put(&mut ctx, "pos3", I64, &["B", "3"], None);
-    let n = node("RotaryEmbedding", 23, &["x4", "cache", "cache", "pos"], &["y"], vec![]);
+    let n = node(
+        "RotaryEmbedding",
+        23,
+        &["x4", "cache", "cache", "pos"],
+        &["y"],
+        vec![],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[B, H, L, 64]");
     let n = node(
         "RotaryEmbedding",
@@ -830,13 +1067,25 @@ fn transformer_ops_keep_shapes() {
         vec![("num_heads", Attr::Int(8))],
     );
     assert_eq!(shape_of(&mut ctx, &n), "[B, L, 512]");
-    let n = node("RotaryEmbedding", 23, &["x3", "cache", "cache"], &["y"], vec![]);
+    let n = node(
+        "RotaryEmbedding",
+        23,
+        &["x3", "cache", "cache"],
+        &["y"],
+        vec![],
+    );
     assert!(matches!(
         err(&mut ctx, &n),
         OpError::MissingAttribute { .. }
     ));
     put(&mut ctx, "x3c", F32, &["B", "3", "512"], None);
-    let n = node("RotaryEmbedding", 23, &["x3c", "cache", "cache", "pos3"], &["y"], vec![("num_heads", Attr::Int(8))]);
+    let n = node(
+        "RotaryEmbedding",
+        23,
+        &["x3c", "cache", "cache", "pos3"],
+        &["y"],
+        vec![("num_heads", Attr::Int(8))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[B, 3, 512]");
     put(&mut ctx, "x3b", F32, &["B", "3", "100"], None);
     let n = node(
@@ -853,16 +1102,34 @@ fn transformer_ops_keep_shapes() {
     put(&mut ctx, "g7", F32, &["7"], None);
     let n = node("RMSNormalization", 23, &["x3", "g"], &["y"], vec![]);
     assert_eq!(one(&mut ctx, &n), t("[B, L, 512]", "none", F32));
-    let n = node("RMSNormalization", 23, &["x3", "g2"], &["y"], vec![("axis", Attr::Int(1))]);
+    let n = node(
+        "RMSNormalization",
+        23,
+        &["x3", "g2"],
+        &["y"],
+        vec![("axis", Attr::Int(1))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[B, L, 512]");
     let n = node("RMSNormalization", 23, &["x3", "g2"], &["y"], vec![]);
     assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     let n = node("RMSNormalization", 23, &["x3", "g7"], &["y"], vec![]);
     assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
-    let n = node("RMSNormalization", 23, &["x3", "g"], &["y"], vec![("axis", Attr::Int(3))]);
+    let n = node(
+        "RMSNormalization",
+        23,
+        &["x3", "g"],
+        &["y"],
+        vec![("axis", Attr::Int(3))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::AxisOutOfRange { .. }));
     // Swish, SwiGLU
-    let n = node("Swish", 24, &["x3"], &["y"], vec![("alpha", Attr::Float(1.5))]);
+    let n = node(
+        "Swish",
+        24,
+        &["x3"],
+        &["y"],
+        vec![("alpha", Attr::Float(1.5))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[B, L, 512]");
     let n = node("SwiGLU", 28, &["x3", "x3"], &["y"], vec![]);
     assert_eq!(shape_of(&mut ctx, &n), "[B, L, 512]");
@@ -879,9 +1146,21 @@ fn tensor_scatter_linear_attention_causal_conv() {
     put(&mut ctx, "w", I64, &["B"], None);
     let n = node("TensorScatter", 24, &["c", "u", "w"], &["y"], vec![]);
     assert_eq!(one(&mut ctx, &n), t("[B, H, M, 64]", "none", F32));
-    let n = node("TensorScatter", 24, &["c", "u"], &["y"], vec![("axis", Attr::Int(0))]);
+    let n = node(
+        "TensorScatter",
+        24,
+        &["c", "u"],
+        &["y"],
+        vec![("axis", Attr::Int(0))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
-    let n = node("TensorScatter", 24, &["c", "u"], &["y"], vec![("mode", Attr::Str("x".into()))]);
+    let n = node(
+        "TensorScatter",
+        24,
+        &["c", "u"],
+        &["y"],
+        vec![("mode", Attr::Str("x".into()))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
     put(&mut ctx, "c8", F32, &["1", "2", "8", "4"], None);
     put(&mut ctx, "u9", F32, &["1", "2", "9", "4"], None);
@@ -895,12 +1174,21 @@ fn tensor_scatter_linear_attention_causal_conv() {
         ("q_num_heads", Attr::Int(4)),
         ("kv_num_heads", Attr::Int(2)),
     ];
-    let n = node("LinearAttention", 27, &["q", "k", "v"], &["y", "s"], heads.clone());
-    assert_eq!(
-        shapes_of(&mut ctx, &n),
-        ["[B, T, 96]", "[B, 2, 16, 24]"]
+    let n = node(
+        "LinearAttention",
+        27,
+        &["q", "k", "v"],
+        &["y", "s"],
+        heads.clone(),
     );
-    let n = node("LinearAttention", 27, &["q", "k", "v"], &["y", "s"], vec![("q_num_heads", Attr::Int(4))]);
+    assert_eq!(shapes_of(&mut ctx, &n), ["[B, T, 96]", "[B, 2, 16, 24]"]);
+    let n = node(
+        "LinearAttention",
+        27,
+        &["q", "k", "v"],
+        &["y", "s"],
+        vec![("q_num_heads", Attr::Int(4))],
+    );
     assert!(matches!(
         err(&mut ctx, &n),
         OpError::MissingAttribute { .. }
@@ -910,19 +1198,25 @@ fn tensor_scatter_linear_attention_causal_conv() {
         27,
         &["q", "k", "v"],
         &["y", "s"],
-        vec![("q_num_heads", Attr::Int(3)), ("kv_num_heads", Attr::Int(2))],
+        vec![
+            ("q_num_heads", Attr::Int(3)),
+            ("kv_num_heads", Attr::Int(2)),
+        ],
     );
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
     // CausalConvWithState
     put(&mut ctx, "x", F32, &["B", "C", "L"], None);
     put(&mut ctx, "wt", F32, &["C", "1", "4"], None);
     let n = node("CausalConvWithState", 27, &["x", "wt"], &["y", "s"], vec![]);
-    assert_eq!(
-        shapes_of(&mut ctx, &n),
-        ["[B, C, L]", "[B, C, 3]"]
-    );
+    assert_eq!(shapes_of(&mut ctx, &n), ["[B, C, L]", "[B, C, 3]"]);
     put(&mut ctx, "wt2", F32, &["C", "2", "4"], None);
-    let n = node("CausalConvWithState", 27, &["x", "wt2"], &["y", "s"], vec![]);
+    let n = node(
+        "CausalConvWithState",
+        27,
+        &["x", "wt2"],
+        &["y", "s"],
+        vec![],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
 }
 
@@ -993,7 +1287,13 @@ fn stft_windows_mel() {
     // `stft_with_window`: the frame length from the window
     let n = node("STFT", 17, &["x", "step", "w"], &["y"], vec![]);
     assert_eq!(shape_of(&mut ctx, &n), "[1, 15, 9, 2]");
-    let n = node("STFT", 17, &["x", "step", "w", "len"], &["y"], vec![("onesided", Attr::Int(0))]);
+    let n = node(
+        "STFT",
+        17,
+        &["x", "step", "w", "len"],
+        &["y"],
+        vec![("onesided", Attr::Int(0))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[1, 15, 16, 2]");
     // symbolic: one frame of the whole signal by default
     put(&mut ctx, "xs", F32, &["B", "L", "1"], None);
@@ -1016,7 +1316,13 @@ fn stft_windows_mel() {
     for op in ["HannWindow", "HammingWindow", "BlackmanWindow"] {
         let n = node(op, 17, &["size"], &["y"], vec![]);
         assert_eq!(one(&mut ctx, &n), t("[S]", "none", F32));
-        let n = node(op, 17, &["size"], &["y"], vec![("output_datatype", Attr::Int(11))]);
+        let n = node(
+            op,
+            17,
+            &["size"],
+            &["y"],
+            vec![("output_datatype", Attr::Int(11))],
+        );
         assert_eq!(one(&mut ctx, &n).2, DType::Double);
     }
     // MelWeightMatrix: [floor(dft_length / 2) + 1, num_mel_bins] (the backend
@@ -1024,10 +1330,22 @@ fn stft_windows_mel() {
     put(&mut ctx, "bins", I64, &[], Some(&["8"]));
     put(&mut ctx, "sr", I64, &[], Some(&["8192"]));
     put(&mut ctx, "lo", F32, &[], None);
-    let n = node("MelWeightMatrix", 17, &["bins", "len", "sr", "lo", "lo"], &["y"], vec![]);
+    let n = node(
+        "MelWeightMatrix",
+        17,
+        &["bins", "len", "sr", "lo", "lo"],
+        &["y"],
+        vec![],
+    );
     assert_eq!(one(&mut ctx, &n), t("[9, 8]", "none", F32));
     put(&mut ctx, "neg", I64, &[], Some(&["-1"]));
-    let n = node("MelWeightMatrix", 17, &["neg", "len", "sr", "lo", "lo"], &["y"], vec![]);
+    let n = node(
+        "MelWeightMatrix",
+        17,
+        &["neg", "len", "sr", "lo", "lo"],
+        &["y"],
+        vec![],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
 }
 
@@ -1036,10 +1354,25 @@ fn image_decoder_channels() {
     let mut ctx = ShapesContext::default();
     put(&mut ctx, "s", DType::Uint8, &["Z"], None);
     let n = node("ImageDecoder", 20, &["s"], &["y"], vec![]);
-    assert_eq!(one(&mut ctx, &n), t("[unk0, unk1, 3]", "none", DType::Uint8));
-    let n = node("ImageDecoder", 20, &["s"], &["y"], vec![("pixel_format", Attr::Str("Grayscale".into()))]);
+    assert_eq!(
+        one(&mut ctx, &n),
+        t("[unk0, unk1, 3]", "none", DType::Uint8)
+    );
+    let n = node(
+        "ImageDecoder",
+        20,
+        &["s"],
+        &["y"],
+        vec![("pixel_format", Attr::Str("Grayscale".into()))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[unk0, unk1, 1]");
-    let n = node("ImageDecoder", 20, &["s"], &["y"], vec![("pixel_format", Attr::Str("RGBA".into()))]);
+    let n = node(
+        "ImageDecoder",
+        20,
+        &["s"],
+        &["y"],
+        vec![("pixel_format", Attr::Str("RGBA".into()))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
 }
 
@@ -1077,13 +1410,25 @@ fn string_ops() {
     let n = node("StringConcat", 20, &["x2", "x34"], &["z"], vec![]);
     assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
     // StringSplit: one more axis, data-dependent; the counts the input's shape
-    let n = node("StringSplit", 20, &["xc"], &["y", "z"], vec![("delimiter", Attr::Str(" ".into()))]);
+    let n = node(
+        "StringSplit",
+        20,
+        &["xc"],
+        &["y", "z"],
+        vec![("delimiter", Attr::Str(" ".into()))],
+    );
     assert_eq!(
         all(&mut ctx, &n),
         [t("[N, C, unk1]", "none", s), t("[N, C]", "none", I64)]
     );
     // RegexFullMatch: bool; the pattern is required
-    let n = node("RegexFullMatch", 20, &["xc"], &["y"], vec![("pattern", Attr::Str("a+".into()))]);
+    let n = node(
+        "RegexFullMatch",
+        20,
+        &["xc"],
+        &["y"],
+        vec![("pattern", Attr::Str("a+".into()))],
+    );
     assert_eq!(one(&mut ctx, &n), t("[N, C]", "none", BOOL));
     let n = node("RegexFullMatch", 20, &["xc"], &["y"], vec![]);
     assert!(matches!(
@@ -1091,7 +1436,13 @@ fn string_ops() {
         OpError::MissingAttribute { .. }
     ));
     put(&mut ctx, "f", F32, &["2"], None);
-    let n = node("RegexFullMatch", 20, &["f"], &["y"], vec![("pattern", Attr::Str("a".into()))]);
+    let n = node(
+        "RegexFullMatch",
+        20,
+        &["f"],
+        &["y"],
+        vec![("pattern", Attr::Str("a".into()))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::UnsupportedType { .. }));
 }
 
@@ -1140,11 +1491,23 @@ fn col2im_spec_shapes() {
     // `col2im_strides`: [1, 9, 4], image [5, 5], block [3, 3], strides 2
     put(&mut ctx, "x2", F32, &["1", "9", "4"], None);
     put(&mut ctx, "b3", I64, &["2"], Some(&["3", "3"]));
-    let n = node("Col2Im", 18, &["x2", "img", "b3"], &["y"], vec![("strides", ints(&[2, 2]))]);
+    let n = node(
+        "Col2Im",
+        18,
+        &["x2", "img", "b3"],
+        &["y"],
+        vec![("strides", ints(&[2, 2]))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[1, 1, 5, 5]");
     // `col2im_pads`: [1, 5, 15], block [1, 5], pads [0, 1, 0, 1]
     put(&mut ctx, "x3", F32, &["1", "5", "15"], None);
-    let n = node("Col2Im", 18, &["x3", "img", "blk"], &["y"], vec![("pads", ints(&[0, 1, 0, 1]))]);
+    let n = node(
+        "Col2Im",
+        18,
+        &["x3", "img", "blk"],
+        &["y"],
+        vec![("pads", ints(&[0, 1, 0, 1]))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[1, 1, 5, 5]");
     // `col2im_5d`: [1, 10, 12], image [3, 4, 5], block [1, 1, 5]: [1, 2, 3, 4, 5]
     put(&mut ctx, "x5", F32, &["1", "10", "12"], None);
@@ -1160,10 +1523,22 @@ fn col2im_spec_shapes() {
     assert_eq!(shape_of(&mut ctx, &n), "[N, 2, H, W]");
     // errors: a wrong L, channels not divisible, one spatial axis
     put(&mut ctx, "xl", F32, &["1", "9", "5"], None);
-    let n = node("Col2Im", 18, &["xl", "img", "b3"], &["y"], vec![("strides", ints(&[2, 2]))]);
+    let n = node(
+        "Col2Im",
+        18,
+        &["xl", "img", "b3"],
+        &["y"],
+        vec![("strides", ints(&[2, 2]))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
     put(&mut ctx, "xc", F32, &["1", "7", "4"], None);
-    let n = node("Col2Im", 18, &["xc", "img", "b3"], &["y"], vec![("strides", ints(&[2, 2]))]);
+    let n = node(
+        "Col2Im",
+        18,
+        &["xc", "img", "b3"],
+        &["y"],
+        vec![("strides", ints(&[2, 2]))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::Algebra(_)));
     put(&mut ctx, "i1", I64, &["1"], Some(&["5"]));
     put(&mut ctx, "b1", I64, &["1"], Some(&["5"]));
@@ -1177,11 +1552,23 @@ fn affine_grid_and_center_crop_pad() {
     put(&mut ctx, "t2", F32, &["N", "2", "3"], None);
     put(&mut ctx, "t3", F32, &["N", "3", "4"], None);
     put(&mut ctx, "s4", I64, &["4"], Some(&["N", "C", "H", "W"]));
-    put(&mut ctx, "s5", I64, &["5"], Some(&["N", "C", "D", "H", "W"]));
+    put(
+        &mut ctx,
+        "s5",
+        I64,
+        &["5"],
+        Some(&["N", "C", "D", "H", "W"]),
+    );
     put(&mut ctx, "su", I64, &["4"], None);
     let n = node("AffineGrid", 20, &["t2", "s4"], &["y"], vec![]);
     assert_eq!(one(&mut ctx, &n), t("[N, H, W, 2]", "none", F32));
-    let n = node("AffineGrid", 20, &["t3", "s5"], &["y"], vec![("align_corners", Attr::Int(1))]);
+    let n = node(
+        "AffineGrid",
+        20,
+        &["t3", "s5"],
+        &["y"],
+        vec![("align_corners", Attr::Int(1))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[N, D, H, W, 3]");
     let n = node("AffineGrid", 20, &["t2", "su"], &["y"], vec![]);
     assert_eq!(shape_of(&mut ctx, &n), "[N, unk2, unk3, 2]");
@@ -1198,12 +1585,30 @@ fn affine_grid_and_center_crop_pad() {
     assert_eq!(one(&mut ctx, &n), t("[10, 7, 3]", "none", F32));
     put(&mut ctx, "x2", F32, &["3", "20", "8"], None);
     put(&mut ctx, "sh2", I64, &["2"], Some(&["10", "9"]));
-    let n = node("CenterCropPad", 18, &["x2", "sh2"], &["y"], vec![("axes", ints(&[1, 2]))]);
+    let n = node(
+        "CenterCropPad",
+        18,
+        &["x2", "sh2"],
+        &["y"],
+        vec![("axes", ints(&[1, 2]))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[3, 10, 9]");
-    let n = node("CenterCropPad", 18, &["x2", "sh2"], &["y"], vec![("axes", ints(&[-1]))]);
+    let n = node(
+        "CenterCropPad",
+        18,
+        &["x2", "sh2"],
+        &["y"],
+        vec![("axes", ints(&[-1]))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
     put(&mut ctx, "shu", I64, &["2"], None);
-    let n = node("CenterCropPad", 18, &["x2", "shu"], &["y"], vec![("axes", ints(&[1, 2]))]);
+    let n = node(
+        "CenterCropPad",
+        18,
+        &["x2", "shu"],
+        &["y"],
+        vec![("axes", ints(&[1, 2]))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[3, unk4, unk5]");
 }
 
@@ -1238,7 +1643,10 @@ fn ml_models() {
         1,
         &["x"],
         &["y", "z"],
-        vec![("classlabels_strings", Attr::Strs(vec!["a".into(), "b".into()]))],
+        vec![(
+            "classlabels_strings",
+            Attr::Strs(vec!["a".into(), "b".into()]),
+        )],
     );
     assert_eq!(
         all(&mut ctx, &n),
@@ -1252,7 +1660,13 @@ fn ml_models() {
         vec![("classlabels_int64s", ints(&[3, 4, 5, 6]))],
     );
     assert_eq!(shapes_of(&mut ctx, &n), ["[N]", "[N, 4]"]);
-    let n = ml("TreeEnsembleClassifier", 3, &["x1"], &["y", "z"], vec![("classlabels_int64s", ints(&[3]))]);
+    let n = ml(
+        "TreeEnsembleClassifier",
+        3,
+        &["x1"],
+        &["y", "z"],
+        vec![("classlabels_int64s", ints(&[3]))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     let n = ml("LinearClassifier", 1, &["x"], &["y", "z"], vec![]);
     assert!(matches!(
@@ -1260,18 +1674,42 @@ fn ml_models() {
         OpError::MissingAttribute { .. }
     ));
     // regressors
-    let n = ml("LinearRegressor", 1, &["x"], &["y"], vec![("targets", Attr::Int(2))]);
+    let n = ml(
+        "LinearRegressor",
+        1,
+        &["x"],
+        &["y"],
+        vec![("targets", Attr::Int(2))],
+    );
     assert_eq!(one(&mut ctx, &n), t("[N, 2]", "none", F32));
     let n = ml("LinearRegressor", 1, &["x1"], &["y"], vec![]);
     assert_eq!(shape_of(&mut ctx, &n), "[1, 1]");
     let n = ml("SVMRegressor", 1, &["x"], &["y"], vec![]);
     assert_eq!(shape_of(&mut ctx, &n), "[N, 1]");
-    let n = ml("TreeEnsembleRegressor", 3, &["x"], &["y"], vec![("n_targets", Attr::Int(3))]);
+    let n = ml(
+        "TreeEnsembleRegressor",
+        3,
+        &["x"],
+        &["y"],
+        vec![("n_targets", Attr::Int(3))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[N, 3]");
     put(&mut ctx, "xd", DType::Double, &["N", "4"], None);
-    let n = ml("TreeEnsemble", 5, &["xd"], &["y"], vec![("n_targets", Attr::Int(2))]);
+    let n = ml(
+        "TreeEnsemble",
+        5,
+        &["xd"],
+        &["y"],
+        vec![("n_targets", Attr::Int(2))],
+    );
     assert_eq!(one(&mut ctx, &n), t("[N, 2]", "none", DType::Double));
-    let n = ml("LinearRegressor", 1, &["x"], &["y"], vec![("targets", Attr::Int(0))]);
+    let n = ml(
+        "LinearRegressor",
+        1,
+        &["x"],
+        &["y"],
+        vec![("targets", Attr::Int(0))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
 }
 
@@ -1290,9 +1728,21 @@ fn ml_transforms() {
     assert_eq!(one(&mut ctx, &n), t("[N, 4]", "none", F32));
     let n = ml("Scaler", 1, &["xi"], &["y"], vec![]);
     assert_eq!(one(&mut ctx, &n), t("[N, 3]", "none", F32));
-    let n = ml("Normalizer", 1, &["x1"], &["y"], vec![("norm", Attr::Str("L2".into()))]);
+    let n = ml(
+        "Normalizer",
+        1,
+        &["x1"],
+        &["y"],
+        vec![("norm", Attr::Str("L2".into()))],
+    );
     assert_eq!(shape_of(&mut ctx, &n), "[4]");
-    let n = ml("Normalizer", 1, &["x1"], &["y"], vec![("norm", Attr::Str("L3".into()))]);
+    let n = ml(
+        "Normalizer",
+        1,
+        &["x1"],
+        &["y"],
+        vec![("norm", Attr::Str("L3".into()))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
     // the type mapped
     let n = ml("CategoryMapper", 1, &["xs"], &["y"], vec![]);
@@ -1306,7 +1756,10 @@ fn ml_transforms() {
         2,
         &["xs"],
         &["y"],
-        vec![("keys_strings", Attr::Strs(vec!["a".into()])), ("values_floats", Attr::Floats(vec![1.0]))],
+        vec![
+            ("keys_strings", Attr::Strs(vec!["a".into()])),
+            ("values_floats", Attr::Floats(vec![1.0])),
+        ],
     );
     assert_eq!(one(&mut ctx, &n).2, F32);
     let n = ml("LabelEncoder", 2, &["xs"], &["y"], vec![]);
@@ -1315,16 +1768,34 @@ fn ml_transforms() {
         OpError::MissingAttribute { .. }
     ));
     // one more axis, the last axis replaced
-    let n = ml("OneHotEncoder", 1, &["xi"], &["y"], vec![("cats_int64s", ints(&[0, 1, 2, 7]))]);
+    let n = ml(
+        "OneHotEncoder",
+        1,
+        &["xi"],
+        &["y"],
+        vec![("cats_int64s", ints(&[0, 1, 2, 7]))],
+    );
     assert_eq!(one(&mut ctx, &n), t("[N, 3, 4]", "none", F32));
     let n = ml("ArrayFeatureExtractor", 1, &["x", "idx"], &["y"], vec![]);
     assert_eq!(shape_of(&mut ctx, &n), "[N, 2]");
     let n = ml("ArrayFeatureExtractor", 1, &["x1", "idx"], &["y"], vec![]);
     assert_eq!(shape_of(&mut ctx, &n), "[1, 2]");
     // FeatureVectorizer: [N, sum(inputdimensions)]
-    let n = ml("FeatureVectorizer", 1, &["x", "xi"], &["y"], vec![("inputdimensions", ints(&[4, 3]))]);
+    let n = ml(
+        "FeatureVectorizer",
+        1,
+        &["x", "xi"],
+        &["y"],
+        vec![("inputdimensions", ints(&[4, 3]))],
+    );
     assert_eq!(one(&mut ctx, &n), t("[N, 7]", "none", F32));
-    let n = ml("FeatureVectorizer", 1, &["x", "xi"], &["y"], vec![("inputdimensions", ints(&[4]))]);
+    let n = ml(
+        "FeatureVectorizer",
+        1,
+        &["x", "xi"],
+        &["y"],
+        vec![("inputdimensions", ints(&[4]))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
 }
 
@@ -1338,7 +1809,10 @@ fn ml_maps() {
         1,
         &["m"],
         &["y"],
-        vec![("string_vocabulary", Attr::Strs(vec!["a".into(), "b".into(), "c".into()]))],
+        vec![(
+            "string_vocabulary",
+            Attr::Strs(vec!["a".into(), "b".into(), "c".into()]),
+        )],
     );
     assert_eq!(one(&mut ctx, &n), t("[1, 3]", "none", DType::Double));
     let n = ml("CastMap", 1, &["m"], &["y"], vec![]);
@@ -1357,10 +1831,22 @@ fn ml_maps() {
     assert_eq!(one(&mut ctx, &n), t("[1, 9]", "none", I64));
     // ZipMap: a sequence of N maps
     put(&mut ctx, "p", F32, &["N", "3"], None);
-    let n = ml("ZipMap", 1, &["p"], &["z"], vec![("classlabels_int64s", ints(&[0, 1, 2]))]);
+    let n = ml(
+        "ZipMap",
+        1,
+        &["p"],
+        &["z"],
+        vec![("classlabels_int64s", ints(&[0, 1, 2]))],
+    );
     run(&mut ctx, &n);
     assert_eq!(seq_of(&ctx, "z"), "N; f32 ?; -");
-    let n = ml("ZipMap", 1, &["p"], &["z"], vec![("classlabels_int64s", ints(&[0, 1]))]);
+    let n = ml(
+        "ZipMap",
+        1,
+        &["p"],
+        &["z"],
+        vec![("classlabels_int64s", ints(&[0, 1]))],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
 }
 
@@ -1383,19 +1869,39 @@ fn training_ops() {
     put(&mut ctx, "gx", F32, &["N", "S"], None);
     put(&mut ctx, "gw", F32, &["S"], None);
     // Adagrad: X_new..., H_new...
-    let n = training("Adagrad", &["r", "t", "x", "w", "gx", "gw", "gx", "gw"], &["a", "b", "c", "d"], vec![]);
+    let n = training(
+        "Adagrad",
+        &["r", "t", "x", "w", "gx", "gw", "gx", "gw"],
+        &["a", "b", "c", "d"],
+        vec![],
+    );
     assert_eq!(shapes_of(&mut ctx, &n), ["[N, S]", "[S]", "[N, S]", "[S]"]);
     // Adam: X_new..., V_new..., H_new...
-    let n = training("Adam", &["r", "t", "x", "gx", "gx", "gx"], &["a", "b", "c"], vec![]);
+    let n = training(
+        "Adam",
+        &["r", "t", "x", "gx", "gx", "gx"],
+        &["a", "b", "c"],
+        vec![],
+    );
     assert_eq!(shapes_of(&mut ctx, &n), ["[N, S]", "[N, S]", "[N, S]"]);
-    let n = training("Momentum", &["r", "t", "x", "gx", "gx"], &["a", "b"], vec![]);
+    let n = training(
+        "Momentum",
+        &["r", "t", "x", "gx", "gx"],
+        &["a", "b"],
+        vec![],
+    );
     assert_eq!(shapes_of(&mut ctx, &n), ["[N, S]", "[N, S]"]);
     // errors: the input count, a gradient of another shape
     let n = training("Adam", &["r", "t", "x", "gx", "gx"], &["a"], vec![]);
     assert!(matches!(err(&mut ctx, &n), OpError::InputCount { .. }));
     put(&mut ctx, "g3", F32, &["N", "3"], None);
     put(&mut ctx, "x4", F32, &["N", "4"], None);
-    let n = training("Momentum", &["r", "t", "x4", "g3", "g3"], &["a", "b"], vec![]);
+    let n = training(
+        "Momentum",
+        &["r", "t", "x4", "g3", "g3"],
+        &["a", "b"],
+        vec![],
+    );
     assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
     // Gradient: the shapes of the xs inputs
     let n = training(
@@ -1409,7 +1915,12 @@ fn training_ops() {
         ],
     );
     assert_eq!(shapes_of(&mut ctx, &n), ["[N, S]", "[S]"]);
-    let n = training("Gradient", &["x"], &["dx"], vec![("y", Attr::Str("loss".into()))]);
+    let n = training(
+        "Gradient",
+        &["x"],
+        &["dx"],
+        vec![("y", Attr::Str("loss".into()))],
+    );
     assert!(matches!(
         err(&mut ctx, &n),
         OpError::MissingAttribute { .. }
@@ -1455,7 +1966,10 @@ fn error_messages_snapshot() {
     put(&mut ctx, "five", I64, &[], Some(&["5"]));
     put(&mut ctx, "sx", DType::String, &["3", "4"], None);
     ctx.insert("e", TensorFact::unknown(F32));
-    run(&mut ctx, &node("SequenceEmpty", 11, &[], &["empty"], vec![]));
+    run(
+        &mut ctx,
+        &node("SequenceEmpty", 11, &[], &["empty"], vec![]),
+    );
     run(&mut ctx, &node("Optional", 15, &[], &["none"], vec![]));
     let ml_node = |op: &str, a| ml(op, 1, &["x"], &["y", "z"], a);
     let cases = [
@@ -1463,20 +1977,56 @@ fn error_messages_snapshot() {
         node("Compress", 11, &["x", "c2"], &["y"], vec![]),
         node("Unique", 11, &["x"], &["y"], vec![("axis", Attr::Int(2))]),
         node("Det", 11, &["x3"], &["y"], vec![]),
-        node("ReverseSequence", 10, &["x", "x"], &["y"], vec![("batch_axis", Attr::Int(0))]),
+        node(
+            "ReverseSequence",
+            10,
+            &["x", "x"],
+            &["y"],
+            vec![("batch_axis", Attr::Int(0))],
+        ),
         node("BitCast", 26, &["x"], &["y"], vec![("to", Attr::Int(7))]),
-        node("NegativeLogLikelihoodLoss", 13, &["x3", "t3"], &["y"], vec![]),
+        node(
+            "NegativeLogLikelihoodLoss",
+            13,
+            &["x3", "t3"],
+            &["y"],
+            vec![],
+        ),
         node("SequenceErase", 11, &["empty"], &["y"], vec![]),
-        node("SequenceInsert", 11, &["empty", "x", "five"], &["y"], vec![]),
+        node(
+            "SequenceInsert",
+            11,
+            &["empty", "x", "five"],
+            &["y"],
+            vec![],
+        ),
         node("OptionalGetElement", 15, &["none"], &["y"], vec![]),
         node("ConcatFromSequence", 11, &["empty"], &["y"], vec![]),
         node("Attention", 23, &["q", "k3", "k3"], &["y"], vec![]),
         node("Attention", 23, &["q", "k32", "v2"], &["y"], vec![]),
         node("DFT", 20, &["r", "", "a3"], &["y"], vec![]),
         node("STFT", 17, &["sig", "st"], &["y"], vec![]),
-        node("Col2Im", 18, &["xc", "img", "blk"], &["y"], vec![("strides", ints(&[2, 2]))]),
-        node("StringNormalizer", 10, &["sx"], &["y"], vec![("stopwords", Attr::Strs(vec!["a".into()]))]),
-        node("TfIdfVectorizer", 9, &["x"], &["y"], vec![("ngram_indexes", ints(&[0]))]),
+        node(
+            "Col2Im",
+            18,
+            &["xc", "img", "blk"],
+            &["y"],
+            vec![("strides", ints(&[2, 2]))],
+        ),
+        node(
+            "StringNormalizer",
+            10,
+            &["sx"],
+            &["y"],
+            vec![("stopwords", Attr::Strs(vec!["a".into()]))],
+        ),
+        node(
+            "TfIdfVectorizer",
+            9,
+            &["x"],
+            &["y"],
+            vec![("ngram_indexes", ints(&[0]))],
+        ),
         ml_node("LinearClassifier", vec![]),
         ml_node("Normalizer", vec![("norm", Attr::Str("L3".into()))]),
         training("Adam", &["x", "x", "x"], &["y"], vec![]),
@@ -1503,15 +2053,50 @@ mod no_panic {
         ))
         .unwrap();
         let new: &[&str] = &[
-            "NonMaxSuppression", "Compress", "Unique", "CumProd", "ReverseSequence", "BitCast",
-            "Det", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "SequenceEmpty",
-            "SequenceConstruct", "SequenceInsert", "SequenceErase", "SequenceAt", "SequenceLength",
-            "SplitToSequence", "ConcatFromSequence", "Optional", "OptionalHasElement",
-            "OptionalGetElement", "Attention", "RotaryEmbedding", "RMSNormalization",
-            "TensorScatter", "Swish", "SwiGLU", "LinearAttention", "CausalConvWithState",
-            "FlexAttention", "DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow",
-            "MelWeightMatrix", "ImageDecoder", "StringNormalizer", "StringConcat", "StringSplit",
-            "RegexFullMatch", "TfIdfVectorizer", "Col2Im", "AffineGrid", "CenterCropPad",
+            "NonMaxSuppression",
+            "Compress",
+            "Unique",
+            "CumProd",
+            "ReverseSequence",
+            "BitCast",
+            "Det",
+            "NegativeLogLikelihoodLoss",
+            "SoftmaxCrossEntropyLoss",
+            "SequenceEmpty",
+            "SequenceConstruct",
+            "SequenceInsert",
+            "SequenceErase",
+            "SequenceAt",
+            "SequenceLength",
+            "SplitToSequence",
+            "ConcatFromSequence",
+            "Optional",
+            "OptionalHasElement",
+            "OptionalGetElement",
+            "Attention",
+            "RotaryEmbedding",
+            "RMSNormalization",
+            "TensorScatter",
+            "Swish",
+            "SwiGLU",
+            "LinearAttention",
+            "CausalConvWithState",
+            "FlexAttention",
+            "DFT",
+            "STFT",
+            "HannWindow",
+            "HammingWindow",
+            "BlackmanWindow",
+            "MelWeightMatrix",
+            "ImageDecoder",
+            "StringNormalizer",
+            "StringConcat",
+            "StringSplit",
+            "RegexFullMatch",
+            "TfIdfVectorizer",
+            "Col2Im",
+            "AffineGrid",
+            "CenterCropPad",
         ];
         let mut out = Vec::new();
         for line in list.lines().filter(|l| !l.starts_with('#')) {
@@ -1537,12 +2122,36 @@ mod no_panic {
         out
     }
 
-    const DTYPES: &[DType] = &[F32, I64, DType::Int32, BOOL, DType::String, DType::Undefined];
+    const DTYPES: &[DType] = &[
+        F32,
+        I64,
+        DType::Int32,
+        BOOL,
+        DType::String,
+        DType::Undefined,
+    ];
     const INTS: &[i64] = &[-5, -2, -1, 0, 1, 2, 3, 7, i64::MAX, i64::MIN];
     const ATTRS: &[&str] = &[
-        "axis", "keepdims", "new_axis", "sorted", "onesided", "inverse", "q_num_heads",
-        "kv_num_heads", "num_heads", "targets", "n_targets", "classlabels_ints", "axes",
-        "strides", "pads", "ngram_indexes", "inputdimensions", "max_map", "to", "dtype",
+        "axis",
+        "keepdims",
+        "new_axis",
+        "sorted",
+        "onesided",
+        "inverse",
+        "q_num_heads",
+        "kv_num_heads",
+        "num_heads",
+        "targets",
+        "n_targets",
+        "classlabels_ints",
+        "axes",
+        "strides",
+        "pads",
+        "ngram_indexes",
+        "inputdimensions",
+        "max_map",
+        "to",
+        "dtype",
     ];
 
     #[derive(Debug, Clone)]

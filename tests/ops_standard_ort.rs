@@ -46,9 +46,17 @@ const VAGUE_CASES: &[(&str, &str, &str)] = &[
     ("optional", "_input", "an optional graph input"),
     // chunks of 2 along a symbolic axis: the last one differs, and which element
     // SequenceAt reads, or what the concatenation sums, is not tracked per element
-    ("split_to_sequence", "_scalar2", "elements of two sizes on a symbolic axis"),
+    (
+        "split_to_sequence",
+        "_scalar2",
+        "elements of two sizes on a symbolic axis",
+    ),
     // the split sizes are runtime data
-    ("split_to_sequence", "_unknown_sizes", "split sizes not known"),
+    (
+        "split_to_sequence",
+        "_unknown_sizes",
+        "split sizes not known",
+    ),
     // the output size is runtime data
     ("affine_grid20_unknown_size", "", "the size input not known"),
 ];
@@ -155,8 +163,7 @@ fn rules_match_onnxruntime() {
             }
             if let Some(seqs) = run.get("sequences").and_then(Value::as_object) {
                 for (o, elems) in seqs {
-                    let elems: Vec<Vec<i64>> =
-                        elems.as_array().unwrap().iter().map(ints).collect();
+                    let elems: Vec<Vec<i64>> = elems.as_array().unwrap().iter().map(ints).collect();
                     let what = format!("{name} {o} at {bind:?}");
                     let Some(seq) = ctx.sequence(o) else {
                         wrong.push(format!("{what}: not known as a sequence"));
@@ -164,17 +171,19 @@ fn rules_match_onnxruntime() {
                     };
                     let mut precise = true;
                     match seq.len.map(|l| ctx.alg.eval(l, &env)) {
-                        Some(Some(l)) if l != Rat::int(elems.len() as i64) => wrong.push(format!(
-                            "{what}: length {l}, runtime {}",
-                            elems.len()
-                        )),
+                        Some(Some(l)) if l != Rat::int(elems.len() as i64) => {
+                            wrong.push(format!("{what}: length {l}, runtime {}", elems.len()))
+                        }
                         Some(Some(_)) => {}
                         _ => precise = false,
                     }
                     if let Some(dtype) = run["dtypes"].get(o).and_then(Value::as_i64) {
                         let dtype = DType::from_i32(dtype as i32);
                         if seq.elem.dtype != dtype {
-                            wrong.push(format!("{what}: element dtype {} vs {dtype}", seq.elem.dtype));
+                            wrong.push(format!(
+                                "{what}: element dtype {} vs {dtype}",
+                                seq.elem.dtype
+                            ));
                         }
                     }
                     for (k, want) in elems.iter().enumerate() {

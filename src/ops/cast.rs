@@ -85,7 +85,10 @@ fn bit_cast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     let to = cast_target(node)?;
     if to == DType::String || x.dtype == DType::String {
         return Err(OpError::TypeMismatch {
-            what: format!("BitCast of {} to {to}: strings have no bit pattern", x.dtype),
+            what: format!(
+                "BitCast of {} to {to}: strings have no bit pattern",
+                x.dtype
+            ),
         });
     }
     if let (Some(a), Some(b)) = (x.dtype.bit_width(), to.bit_width()) {

@@ -82,11 +82,21 @@ pub fn loss_shape(
             let mut out = Vec::with_capacity(t.len());
             for (i, &d) in t.iter().enumerate() {
                 let sd = if i == 0 { s[0] } else { s[i + 1] };
-                out.push(unify(ctx, node, &format!("axis {i} of target and scores"), d, sd)?);
+                out.push(unify(
+                    ctx,
+                    node,
+                    &format!("axis {i} of target and scores"),
+                    d,
+                    sd,
+                )?);
             }
             Some(out)
         }
-        (Some(s), None) => Some(std::iter::once(s[0]).chain(s[2..].iter().copied()).collect()),
+        (Some(s), None) => Some(
+            std::iter::once(s[0])
+                .chain(s[2..].iter().copied())
+                .collect(),
+        ),
         (None, Some(t)) => Some(t.to_vec()),
         (None, None) => None,
     };
@@ -100,22 +110,14 @@ fn loss(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
     let scores = ctx.input(node, 0, "scores")?;
     let target = ctx.input(node, 1, "target")?;
     let reduction = Reduction::of(node)?;
-    if !matches!(
-        target.dtype,
-        DType::Int32 | DType::Int64 | DType::Undefined
-    ) {
+    if !matches!(target.dtype, DType::Int32 | DType::Int64 | DType::Undefined) {
         return Err(OpError::UnsupportedType {
             dtype: target.dtype,
             what: "target",
             allowed: "int32, int64".to_string(),
         });
     }
-    let elems = loss_shape(
-        ctx,
-        node,
-        scores.shape.as_deref(),
-        target.shape.as_deref(),
-    )?;
+    let elems = loss_shape(ctx, node, scores.shape.as_deref(), target.shape.as_deref())?;
     if let (Some(w), Some(s)) = (ctx.optional_input(node, 2)?, scores.shape.as_deref()) {
         check_vector(ctx, node, &w, "weight", s[1], Equate::Warn)?;
     }

@@ -138,7 +138,10 @@ fn same_float(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
 }
 
 /// `ArrayFeatureExtractor`: the last axis becomes the number of indices.
-fn array_feature_extractor(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+fn array_feature_extractor(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 2)?;
     let x = ctx.input(node, 0, "X")?;
     let y = ctx.input(node, 1, "Y")?;
@@ -390,7 +393,10 @@ fn regressor(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
 fn one_hot_encoder(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
     let x = ctx.input(node, 0, "X")?;
-    let cats = match (list_len(node, "cats_strings"), list_len(node, "cats_int64s")) {
+    let cats = match (
+        list_len(node, "cats_strings"),
+        list_len(node, "cats_int64s"),
+    ) {
         (Some(n), None) | (None, Some(n)) => n,
         (Some(_), Some(_)) => {
             return Err(OpError::BadAttribute {
@@ -399,7 +405,11 @@ fn one_hot_encoder(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
                 why: "only one of cats_strings and cats_int64s may be set".to_string(),
             })
         }
-        (None, None) => return Err(OpError::MissingAttribute { name: "cats_int64s" }),
+        (None, None) => {
+            return Err(OpError::MissingAttribute {
+                name: "cats_int64s",
+            })
+        }
     };
     let out = x.shape.map(|mut s| {
         s.push(ctx.alg.constant(cats as i64));

@@ -87,7 +87,12 @@ pub const MAX_ELEMENTS: usize = 64;
 /// when all have one known rank, per axis the dim they provably share or a fresh
 /// data-dependent dim of `node`'s output `out`. Contents are kept when all are
 /// provably equal.
-pub fn common(ctx: &mut ShapesContext, node: &Node, out: usize, elems: &[TensorFact]) -> TensorFact {
+pub fn common(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    out: usize,
+    elems: &[TensorFact],
+) -> TensorFact {
     let dtype = elems
         .iter()
         .map(|e| e.dtype)
@@ -120,8 +125,7 @@ pub fn common(ctx: &mut ShapesContext, node: &Node, out: usize, elems: &[TensorF
             && elems.iter().all(|e| {
                 e.value.as_ref().is_some_and(|w| {
                     w.len() == v.len()
-                        && w
-                            .iter()
+                        && w.iter()
                             .zip(v)
                             .all(|(a, b)| ctx.alg.equal(*a, *b) == Truth::True)
                 })
@@ -209,7 +213,11 @@ fn place(pos: i64, n: usize, extra: usize) -> Result<usize, OpError> {
             ),
         });
     }
-    Ok(if pos < 0 { (pos + n) as usize } else { pos as usize })
+    Ok(if pos < 0 {
+        (pos + n) as usize
+    } else {
+        pos as usize
+    })
 }
 
 /// Check a tensor's type against a sequence's element type.
@@ -279,9 +287,7 @@ fn sequence_insert(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
             known(ctx, node, 0, elems)
         }
         _ => {
-            let empty = seq
-                .len
-                .is_some_and(|l| ctx.alg.as_i64(l) == Some(0));
+            let empty = seq.len.is_some_and(|l| ctx.alg.as_i64(l) == Some(0));
             let elem = if empty {
                 t
             } else {
@@ -355,7 +361,14 @@ fn sequence_length(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
 /// The facts of the chunks of `x` (shape `dims`) along `axis` of the sizes
 /// `parts`, keeping the axis with size `parts[i]` (or dropping it, `keep` false,
 /// for parts of size 1).
-fn chunks(ctx: &ShapesContext, x: &TensorFact, dims: &[Dim], axis: usize, parts: &[Dim], keep: bool) -> Vec<TensorFact> {
+fn chunks(
+    ctx: &ShapesContext,
+    x: &TensorFact,
+    dims: &[Dim],
+    axis: usize,
+    parts: &[Dim],
+    keep: bool,
+) -> Vec<TensorFact> {
     let values = split_values(ctx, x, axis, parts);
     parts
         .iter()
@@ -384,7 +397,9 @@ fn split_to_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     let split = ctx.optional_input(node, 1)?;
     let Some(dims) = x.shape.clone() else {
         let len = match &split {
-            Some(s) if s.rank() == Some(1) => s.static_len(&ctx.alg).map(|n| ctx.alg.constant(n as i64)),
+            Some(s) if s.rank() == Some(1) => {
+                s.static_len(&ctx.alg).map(|n| ctx.alg.constant(n as i64))
+            }
             _ => None,
         };
         let out = SequenceFact::uniform(TensorFact::unknown(x.dtype), len);
@@ -407,7 +422,13 @@ fn split_to_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
                 }
                 _ => {
                     let elem = chunks(ctx, &x, &dims, axis, &[one], keepdims).remove(0);
-                    SequenceFact::uniform(TensorFact { value: None, ..elem }, Some(d))
+                    SequenceFact::uniform(
+                        TensorFact {
+                            value: None,
+                            ..elem
+                        },
+                        Some(d),
+                    )
                 }
             }
         }
@@ -632,7 +653,11 @@ fn sequence_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
             Some(_) => {
                 let elems: Vec<TensorFact> = per_sample
                     .iter()
-                    .map(|s| s.get(o).cloned().unwrap_or_else(|| TensorFact::unknown(DType::Undefined)))
+                    .map(|s| {
+                        s.get(o)
+                            .cloned()
+                            .unwrap_or_else(|| TensorFact::unknown(DType::Undefined))
+                    })
                     .collect();
                 known(ctx, node, o, elems)
             }

@@ -192,14 +192,12 @@ fn dft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
     let axis = match axis {
         Some(a) if (-r..=-2).contains(&a) => Some((a + r) as usize),
         Some(a) if (0..=r - 2).contains(&a) => Some(a as usize),
-        Some(a) => {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "axis {a} is outside [-{r}, -2] and [0, {}]: the last axis holds the complex parts",
-                    r - 2
-                ),
-            })
-        }
+        Some(a) => return Err(OpError::BadShapeValue {
+            what: format!(
+                "axis {a} is outside [-{r}, -2] and [0, {}]: the last axis holds the complex parts",
+                r - 2
+            ),
+        }),
         None => None,
     };
     // a dft_length input of unknown contents: a data-dependent length
@@ -214,7 +212,11 @@ fn dft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
             let mut out: Vec<Dim> = (0..xs.len() - 1)
                 .map(|i| ctx.unknown_dim(node, 0, i))
                 .collect();
-            let last = if kind == DftKind::InverseOneSided { 1 } else { 2 };
+            let last = if kind == DftKind::InverseOneSided {
+                1
+            } else {
+                2
+            };
             out.push(ctx.alg.constant(last));
             out
         }
@@ -301,7 +303,10 @@ fn stft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
     } else {
         frame
     };
-    Ok(vec![TensorFact::new(x.dtype, vec![xs[0], frames, bins, two])])
+    Ok(vec![TensorFact::new(
+        x.dtype,
+        vec![xs[0], frames, bins, two],
+    )])
 }
 
 /// ONNX `HannWindow`, `HammingWindow` and `BlackmanWindow` (17): `[size]`.
@@ -332,7 +337,11 @@ fn mel_weight_matrix(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         }
         None => ctx.unknown_dim(node, 0, 0),
     };
-    for (i, what) in [(2, "sample_rate"), (3, "lower_edge_hertz"), (4, "upper_edge_hertz")] {
+    for (i, what) in [
+        (2, "sample_rate"),
+        (3, "lower_edge_hertz"),
+        (4, "upper_edge_hertz"),
+    ] {
         scalar_input(ctx, node, i, what)?;
     }
     Ok(vec![TensorFact::new(dtype, vec![rows, bins])])

@@ -170,7 +170,13 @@ fn affine_grid(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     let sizes = list_input(ctx, node, 1, "size", 0)?;
     let from_size = match &sizes {
         Some(v) if v.len() == 4 || v.len() == 5 => Some(v.len() - 2),
-        Some(v) => return Err(rank_error("the image of size", "2 or 3 (size of 4 or 5)", v.len().saturating_sub(2))),
+        Some(v) => {
+            return Err(rank_error(
+                "the image of size",
+                "2 or 3 (size of 4 or 5)",
+                v.len().saturating_sub(2),
+            ))
+        }
         None => None,
     };
     let r = match (from_theta, from_size) {

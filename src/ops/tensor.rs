@@ -179,7 +179,13 @@ fn reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         if ls.len() != 1 {
             return Err(rank_error("sequence_lens", 1, ls.len()));
         }
-        super::nn_util::unify(ctx, node, "batch of input and sequence_lens", dims[batch], ls[0])?;
+        super::nn_util::unify(
+            ctx,
+            node,
+            "batch of input and sequence_lens",
+            dims[batch],
+            ls[0],
+        )?;
     }
     // The contents of a small known input with known lengths.
     let value = (|| {

@@ -34,7 +34,12 @@ pub const RULES: &[RuleEntry] = &[
 ];
 
 /// Check that input `index` holds strings (or an unknown type).
-fn strings(ctx: &ShapesContext, node: &Node, index: usize, what: &'static str) -> Result<TensorFact, OpError> {
+fn strings(
+    ctx: &ShapesContext,
+    node: &Node,
+    index: usize,
+    what: &'static str,
+) -> Result<TensorFact, OpError> {
     let f = ctx.input(node, index, what)?;
     if !matches!(f.dtype, DType::String | DType::Undefined) {
         return Err(OpError::UnsupportedType {

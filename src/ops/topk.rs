@@ -374,7 +374,10 @@ fn compress(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     };
     // A condition longer than the selected length has its extra entries ignored
     // (onnxruntime; the spec only speaks of shorter ones).
-    let all = cond.value.as_deref().and_then(|c| compress_count(&ctx.alg, c));
+    let all = cond
+        .value
+        .as_deref()
+        .and_then(|c| compress_count(&ctx.alg, c));
     let (kept, n) = match all {
         // the length is known: the true entries below it
         Some(all) if ctx.alg.as_i64(len).is_some() => {
@@ -414,7 +417,12 @@ fn compress(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         match axis {
             Some(a) => {
                 let kept: Vec<usize> = kept.into_iter().filter(|k| *k < dims[a]).collect();
-                Some(axis_positions(&dims, a, &kept).into_iter().map(|i| value[i]).collect())
+                Some(
+                    axis_positions(&dims, a, &kept)
+                        .into_iter()
+                        .map(|i| value[i])
+                        .collect(),
+                )
             }
             None => Some(kept.iter().filter_map(|&i| value.get(i).copied()).collect()),
         }
@@ -449,7 +457,8 @@ pub fn unique_values(
             Some(a) => axis_positions(shape, a, &[k]),
         }
     };
-    let key = |k: usize| -> Vec<Rat> { slice_of(k).into_iter().map(|i| consts[i].clone()).collect() };
+    let key =
+        |k: usize| -> Vec<Rat> { slice_of(k).into_iter().map(|i| consts[i].clone()).collect() };
     // First occurrences, in input order.
     let mut firsts: Vec<usize> = Vec::new();
     let mut keys: Vec<Vec<Rat>> = Vec::new();
@@ -555,9 +564,8 @@ fn unique(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         Some(a) => Some(norm_axis(a, xs.len())?),
         None => None,
     };
-    let known = small_value(&ctx.alg, &x).and_then(|(dims, value)| {
-        unique_values(&ctx.alg, &value, &dims, axis, sorted)
-    });
+    let known = small_value(&ctx.alg, &x)
+        .and_then(|(dims, value)| unique_values(&ctx.alg, &value, &dims, axis, sorted));
     let u = match &known {
         Some(k) => ctx.alg.constant(k.len as i64),
         None => ctx.unknown_dim(node, 0, axis.unwrap_or(0)),

@@ -34,7 +34,12 @@ pub const RULES: &[RuleEntry] = &[
 ];
 
 /// Check that input `index` is a scalar (or one element) when its rank is known.
-fn scalar(ctx: &ShapesContext, node: &Node, index: usize, what: &'static str) -> Result<(), OpError> {
+fn scalar(
+    ctx: &ShapesContext,
+    node: &Node,
+    index: usize,
+    what: &'static str,
+) -> Result<(), OpError> {
     let f = ctx.input(node, index, what)?;
     if let Some(s) = &f.shape {
         let one = s.len() == 1 && ctx.alg.as_i64(s[0]).map_or(true, |d| d == 1);
@@ -61,10 +66,10 @@ fn optimizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let names = ["X", "G", "V or H", "H"];
     // groups[j][k]: the j-th input group (X, G, then the states), tensor k
     let mut groups: Vec<Vec<TensorFact>> = Vec::with_capacity(per);
-    for j in 0..per {
+    for (j, &what) in names.iter().enumerate().take(per) {
         let mut g = Vec::with_capacity(n);
         for k in 0..n {
-            g.push(ctx.input(node, 2 + j * n + k, names[j])?);
+            g.push(ctx.input(node, 2 + j * n + k, what)?);
         }
         groups.push(g);
     }
@@ -76,14 +81,16 @@ fn optimizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         for (j, group) in groups.iter().enumerate().skip(1) {
             if let Some(s) = &group[k].shape {
                 if s.len() != xs.len() {
-                    return Err(rank_error(
-                        &format!("{} {k}", names[j]),
-                        xs.len(),
-                        s.len(),
-                    ));
+                    return Err(rank_error(&format!("{} {k}", names[j]), xs.len(), s.len()));
                 }
                 for (a, (&p, &q)) in xs.iter().zip(s).enumerate() {
-                    unify(ctx, node, &format!("axis {a} of X {k} and {} {k}", names[j]), p, q)?;
+                    unify(
+                        ctx,
+                        node,
+                        &format!("axis {a} of X {k} and {} {k}", names[j]),
+                        p,
+                        q,
+                    )?;
                 }
             }
         }

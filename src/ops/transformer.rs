@@ -146,7 +146,13 @@ pub fn attention_shapes(
             unify(ctx, node, "batch of past_value", pv[0], b)?;
             unify(ctx, node, "heads of past_value", pv[1], hkv)?;
             unify(ctx, node, "head size of past_value", pv[3], ev)?;
-            let p = unify(ctx, node, "past lengths of past_key and past_value", pk[2], pv[2])?;
+            let p = unify(
+                ctx,
+                node,
+                "past lengths of past_key and past_value",
+                pk[2],
+                pv[2],
+            )?;
             ctx.alg.add_dims(p, s)
         }
         None => s,
@@ -199,7 +205,9 @@ fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
                 _ => Some(None),
             };
             match past {
-                Some(p) => Some(attention_shapes(ctx, node, qs, ks, vs, p, q_heads, kv_heads)?),
+                Some(p) => Some(attention_shapes(
+                    ctx, node, qs, ks, vs, p, q_heads, kv_heads,
+                )?),
                 // a past of unknown shape: the total length is not known
                 None => {
                     let [y, mut pk, mut pv, mut qk] =
@@ -215,7 +223,8 @@ fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         _ => None,
     };
     let mask = ctx.optional_input(node, 3)?;
-    if let (Some(m), Some([_, _, _, qk])) = (mask.as_ref().and_then(|m| m.shape.as_ref()), &shapes) {
+    if let (Some(m), Some([_, _, _, qk])) = (mask.as_ref().and_then(|m| m.shape.as_ref()), &shapes)
+    {
         // the mask broadcasts to [B, Hq, L, T] (its last dim may be shorter)
         if m.len() > 4 {
             return Err(rank_error("attn_mask", "at most 4", m.len()));
@@ -321,7 +330,13 @@ fn rms_normalization(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         for (i, &d) in ss.iter().enumerate() {
             let target = normalised[off + i];
             if ctx.alg.as_i64(d) != Some(1) {
-                unify(ctx, node, &format!("axis {} of scale and X", off + i), d, target)?;
+                unify(
+                    ctx,
+                    node,
+                    &format!("axis {} of scale and X", off + i),
+                    d,
+                    target,
+                )?;
             }
         }
     }
@@ -368,14 +383,26 @@ fn tensor_scatter(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
                     });
                 }
             } else {
-                unify(ctx, node, &format!("axis {i} of update and past_cache"), u, p)?;
+                unify(
+                    ctx,
+                    node,
+                    &format!("axis {i} of update and past_cache"),
+                    u,
+                    p,
+                )?;
             }
         }
     }
     if let Some(w) = ctx.optional_input(node, 2)? {
         if let Some(ws) = &w.shape {
             expect_rank("write_indices", ws, 1)?;
-            unify(ctx, node, "batch of write_indices and past_cache", ws[0], ps[0])?;
+            unify(
+                ctx,
+                node,
+                "batch of write_indices and past_cache",
+                ws[0],
+                ps[0],
+            )?;
         }
     }
     Ok(vec![TensorFact::new(past.dtype, ps.clone())])
@@ -416,8 +443,12 @@ fn linear_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     let q = ctx.input(node, 0, "query")?;
     let k = ctx.input(node, 1, "key")?;
     let v = ctx.input(node, 2, "value")?;
-    let hq = heads(node, "q_num_heads")?.ok_or(OpError::MissingAttribute { name: "q_num_heads" })?;
-    let hkv = heads(node, "kv_num_heads")?.ok_or(OpError::MissingAttribute { name: "kv_num_heads" })?;
+    let hq = heads(node, "q_num_heads")?.ok_or(OpError::MissingAttribute {
+        name: "q_num_heads",
+    })?;
+    let hkv = heads(node, "kv_num_heads")?.ok_or(OpError::MissingAttribute {
+        name: "kv_num_heads",
+    })?;
     if hq % hkv != 0 {
         return Err(OpError::BadAttribute {
             name: "q_num_heads",
@@ -469,7 +500,10 @@ fn linear_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
 }
 
 /// ONNX `CausalConvWithState` (27).
-fn causal_conv_with_state(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+fn causal_conv_with_state(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 4)?;
     let x = ctx.input(node, 0, "input")?;
     let w = ctx.input(node, 1, "weight")?;
@@ -503,7 +537,10 @@ fn causal_conv_with_state(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Te
         }
     }
     let Some(xs) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype), TensorFact::unknown(x.dtype)]);
+        return Ok(vec![
+            TensorFact::unknown(x.dtype),
+            TensorFact::unknown(x.dtype),
+        ]);
     };
     let carry = match k {
         Some(k) => {
