@@ -68,8 +68,9 @@ impl TensorFact {
 /// How deep subgraphs (If branches, Loop and Scan bodies) are inferred.
 pub const MAX_SUBGRAPH_DEPTH: usize = 32;
 
-/// The largest rank symdim builds from a shape tensor's length (ONNX sets no
-/// limit; real models stay far below it).
+/// The largest rank symdim builds: from a shape tensor's length, a declared input or
+/// output shape, or a constant's dims (ONNX sets no limit; real models stay far below
+/// it). A larger rank is taken as unknown, with a diagnostic naming the limit.
 pub const MAX_RANK: usize = 1024;
 
 /// How bad a diagnostic is.
@@ -689,8 +690,12 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// The facts of a constant tensor.
+/// The facts of a constant tensor; one of a rank above [`MAX_RANK`] has an unknown
+/// rank (the driver warns about it), like a declared input.
 pub fn const_fact(alg: &mut Algebra, t: &ConstTensor) -> TensorFact {
+    if t.dims.len() > MAX_RANK {
+        return TensorFact::unknown(t.dtype);
+    }
     let shape: Vec<Dim> = t.dims.iter().map(|d| alg.constant(*d)).collect();
     let value = match &t.data {
         ConstData::Ints(v) if v.len() <= VALUE_FACT_LIMIT => {

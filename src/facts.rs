@@ -10,8 +10,11 @@
 //! assert_eq!(facts.binds, [("sequence".to_string(), 128)]);
 //! ```
 
+use crate::algebra::parse::{parse_expr, parse_fact, Expr, ParseError};
+use crate::algebra::poly::render_symbol;
 use crate::algebra::Config;
-use crate::graph::DeclDim;
+use crate::graph::{DeclDim, Model};
+use indexmap::IndexSet;
 
 /// Facts for one inference. The default holds none: every input dim is as the
 /// model declares it, and input symbols are at least 1.
@@ -79,4 +82,214 @@ impl Facts {
         self.config = config;
         self
     }
+}
+
+/// Why a `--bind` or `--assume` cannot be used with a model: a usage error, found
+/// before inference ([`parse_bind`], [`Facts::check_names`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FactsError {
+    /// A `--bind` that is not `NAME=INT` with a symbol name and an `i64`.
+    #[error("--bind {text}: {why}")]
+    BadBind {
+        /// The argument as given.
+        text: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A `--bind` of a symbol that the model's declarations do not name.
+    #[error("--bind {name}={value}: the model has no symbol {shown} ({known})", shown = render_symbol(name), known = KnownSymbols(known))]
+    UnknownBind {
+        /// The symbol.
+        name: String,
+        /// The value.
+        value: i64,
+        /// The symbols the model names, in order.
+        known: Vec<String>,
+    },
+    /// An `--assume` that does not parse as a fact.
+    #[error("--assume {text}: {error}")]
+    BadAssume {
+        /// The fact as given.
+        text: String,
+        /// The parser's error.
+        error: ParseError,
+    },
+    /// An `--assume` about a symbol that the model's declarations do not name.
+    #[error("--assume {text}: the model has no symbol {shown} ({known})", shown = render_symbol(name), known = KnownSymbols(known))]
+    UnknownAssume {
+        /// The fact as given.
+        text: String,
+        /// The first unknown symbol in it.
+        name: String,
+        /// The symbols the model names, in order.
+        known: Vec<String>,
+    },
+}
+
+/// The known symbols of a [`FactsError`], for its message: the first few, quoted as
+/// the grammar writes them.
+struct KnownSymbols<'a>(&'a [String]);
+
+impl std::fmt::Display for KnownSymbols<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const SHOWN: usize = 8;
+        let names = self.0;
+        if names.is_empty() {
+            return f.write_str("it names none");
+        }
+        let list: Vec<String> = names.iter().take(SHOWN).map(|n| render_symbol(n)).collect();
+        write!(f, "its symbols: {}", list.join(", "))?;
+        if names.len() > SHOWN {
+            write!(f, " and {} more", names.len() - SHOWN)?;
+        }
+        Ok(())
+    }
+}
+
+/// Read a `--bind` argument, `NAME=INT`: the name is a symbol as the model spells it
+/// (`batch`, `input_ids.1`) or in backquotes as the grammar writes it
+/// (`` `input_ids.1` ``); the value an `i64`. An empty name, an expression (`batch+1`)
+/// or a value that is not an integer is an error.
+pub fn parse_bind(text: &str) -> Result<(String, i64), FactsError> {
+    let bad = |why: String| FactsError::BadBind {
+        text: text.to_string(),
+        why,
+    };
+    let (name, value) = text
+        .rsplit_once('=')
+        .ok_or_else(|| bad("expected NAME=INT".to_string()))?;
+    let (name, value) = (name.trim(), value.trim());
+    let value: i64 = value
+        .parse()
+        .map_err(|_| bad(format!("`{value}` is not an integer (i64)")))?;
+    if name.is_empty() {
+        return Err(bad("the symbol name is empty".to_string()));
+    }
+    // A name that parses is a plain or backquoted symbol, or an expression (refused);
+    // one that does not parse (`input_ids.1`) is a symbol of that exact spelling.
+    let name = match parse_expr(name) {
+        Ok(Expr::Sym(s)) => s,
+        Ok(_) => return Err(bad(format!("`{name}` is an expression, not a symbol name"))),
+        Err(_) => name.to_string(),
+    };
+    Ok((name, value))
+}
+
+/// The symbols a model's declarations name, in order: those in the `dim_param`s of its
+/// graph inputs, `value_info` and graph outputs, and `<tensor>.<axis>` for each unnamed
+/// dynamic input dim. These are the symbols a caller can bind or assume facts about;
+/// the ones inference makes up on the way (`unk0`, `r0`) stand for values of the data
+/// and are not among them.
+pub fn model_symbols(model: &Model) -> IndexSet<String> {
+    let g = &model.graph;
+    let mut out = IndexSet::new();
+    for v in &g.inputs {
+        for (axis, d) in v.shape.iter().flatten().enumerate() {
+            match d {
+                DeclDim::Param(p) => param_symbols(p, &mut out),
+                DeclDim::Unknown | DeclDim::Interval { .. } => {
+                    out.insert(format!("{}.{axis}", v.name));
+                }
+                DeclDim::Value(_) => {}
+            }
+        }
+    }
+    for v in g.value_info.iter().chain(&g.outputs) {
+        for d in v.shape.iter().flatten() {
+            if let DeclDim::Param(p) = d {
+                param_symbols(p, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// The symbols of a `dim_param`: those of the expression it parses as, or the whole
+/// text when it does not parse (as inference reads it).
+fn param_symbols(p: &str, out: &mut IndexSet<String>) {
+    match parse_expr(p) {
+        Ok(e) => expr_symbols(&e, out),
+        Err(_) => {
+            out.insert(p.to_string());
+        }
+    }
+}
+
+/// The symbols of an expression, in order of first appearance.
+fn expr_symbols(e: &Expr, out: &mut IndexSet<String>) {
+    // The parser bounds nesting (200 levels); a work list keeps this off the stack
+    // anyway.
+    let mut todo = vec![e];
+    while let Some(e) = todo.pop() {
+        match e {
+            Expr::Num(_) => {}
+            Expr::Sym(s) => {
+                out.insert(s.clone());
+            }
+            Expr::Neg(a) => todo.push(a),
+            Expr::Add(a, b)
+            | Expr::Sub(a, b)
+            | Expr::Mul(a, b)
+            | Expr::Div(a, b)
+            | Expr::Call(_, a, b) => {
+                todo.push(b);
+                todo.push(a);
+            }
+        }
+    }
+}
+
+impl Facts {
+    /// Check the facts against `model` before inference: every `--bind` names a symbol
+    /// of the model ([`model_symbols`], with the symbols of [`Facts::inputs`]), and
+    /// every `--assume` parses and mentions only such symbols. A bind of a symbol the
+    /// model does not have would change nothing, so `symdim check` would call the model
+    /// valid for a value never applied; the CLI makes it a usage error.
+    pub fn check_names(&self, model: &Model) -> Result<(), FactsError> {
+        let mut known = model_symbols(model);
+        for i in &self.inputs {
+            if let DeclDim::Param(p) = &i.dim {
+                param_symbols(p, &mut known);
+            }
+        }
+        let list = || known.iter().cloned().collect::<Vec<_>>();
+        for (name, value) in &self.binds {
+            if !known.contains(name) {
+                return Err(FactsError::UnknownBind {
+                    name: name.clone(),
+                    value: *value,
+                    known: list(),
+                });
+            }
+        }
+        for text in &self.assumes {
+            let fact = parse_fact(text).map_err(|error| FactsError::BadAssume {
+                text: text.clone(),
+                error,
+            })?;
+            let mut used = IndexSet::new();
+            expr_symbols(&fact.lhs, &mut used);
+            expr_symbols(&fact.rhs, &mut used);
+            if let Some(name) = used.into_iter().find(|s| !known.contains(s)) {
+                return Err(FactsError::UnknownAssume {
+                    text: text.clone(),
+                    name,
+                    known: list(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Check that every `--assume` parses, before a model is read (the symbols are checked
+/// against the model by [`Facts::check_names`]).
+pub fn check_assumes(assumes: &[String]) -> Result<(), FactsError> {
+    for text in assumes {
+        parse_fact(text).map_err(|error| FactsError::BadAssume {
+            text: text.clone(),
+            error,
+        })?;
+    }
+    Ok(())
 }

@@ -4,21 +4,25 @@
 //! 2. Constants become tensors with known values (small ones) and graph inputs get
 //!    their dims: a `dim_value` is a constant, a `dim_param` an expression (or a
 //!    symbol when it does not parse), and an unnamed dynamic dim the input symbol
-//!    `<tensor>.<axis>`.
+//!    `<tensor>.<axis>`. A constant whose data could not be read is an error naming
+//!    it; a declared rank above [`MAX_RANK`] is taken as unknown, with a warning.
 //! 3. Nodes run in a deterministic topological order (file order when the file is
 //!    sorted). A node in a cycle is reported and its outputs get no shape.
 //! 4. A rule's error becomes an error diagnostic naming the node, the op, its version
 //!    and attributes; the outputs take the declared shape when there is one, else
 //!    fresh dims of the rank the op fixes (input 0's for rank-preserving ops, the
 //!    broadcast rank, Reshape's target length), else no shape; inference goes on. An
-//!    op without a rule gets a warning.
+//!    op without a rule gets a warning. An output whose rank a rule leaves unknown
+//!    takes its declared shape too.
 //! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
 //!    are reported with both shapes.
 
 use crate::algebra::{Algebra, Dim, SymbolKind, Truth};
-use crate::context::{const_fact, node_context, OpError, Severity, ShapesContext, TensorFact};
+use crate::context::{
+    const_fact, node_context, OpError, Severity, ShapesContext, TensorFact, MAX_RANK,
+};
 use crate::facts::Facts;
-use crate::graph::{DeclDim, Graph, Model, Node, ValueDecl};
+use crate::graph::{ConstData, DeclDim, Graph, Model, Node, ValueDecl};
 use crate::ops;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
@@ -28,6 +32,7 @@ pub fn infer_context(model: &Model, options: &Facts) -> ShapesContext {
     let g = &model.graph;
     let outputs = g.nodes.iter().map(|n| n.outputs.len()).sum::<usize>();
     let mut ctx = start(g, options, outputs);
+    report_constants(&mut ctx, g);
     run_graph(&mut ctx, &model.graph);
     check_declared(&mut ctx, &model.graph.outputs, "graph output");
     ctx
@@ -77,6 +82,94 @@ fn model_diagnostic(ctx: &mut ShapesContext, severity: Severity, message: String
     });
 }
 
+/// One error per constant whose values could not be read ([`ConstData::Unreadable`])
+/// and one warning per constant of a rank above [`MAX_RANK`] (whose rank
+/// [`const_fact`] takes as unknown): initializers and tensor attributes (a
+/// `Constant`'s `value`) of `g` and of its subgraphs, each reported once, naming the
+/// tensor and why.
+fn report_constants(ctx: &mut ShapesContext, g: &Graph) {
+    // Breadth first, in file order.
+    let mut graphs = vec![(g, true)];
+    let mut next = 0;
+    while let Some(&(g, main)) = graphs.get(next) {
+        next += 1;
+        let of_graph = if main {
+            String::new()
+        } else {
+            format!(" of subgraph `{}`", g.name)
+        };
+        for (name, t) in &g.initializers {
+            if let ConstData::Unreadable { reason } = &t.data {
+                let msg = format!(
+                    "initializer `{name}`{of_graph}: its data cannot be read ({reason}); its values are unknown"
+                );
+                model_diagnostic(ctx, Severity::Error, msg);
+            }
+            if t.dims.len() > MAX_RANK {
+                let what = format!("initializer{of_graph}");
+                let msg = rank_limit_message(&what, name, t.dims.len());
+                model_diagnostic(ctx, Severity::Warning, msg);
+            }
+        }
+        for node in &g.nodes {
+            for (attr, value) in node.attrs.iter() {
+                match value {
+                    crate::graph::Attr::Tensor(t) => {
+                        if let ConstData::Unreadable { reason } = &t.data {
+                            let msg = format!(
+                                "{}: tensor attribute `{attr}`{of_graph}: its data cannot be read ({reason}); its values are unknown",
+                                node_context(node)
+                            );
+                            ctx.diagnose(Severity::Error, node, msg);
+                        }
+                        if t.dims.len() > MAX_RANK {
+                            let msg = format!(
+                                "{}: {}",
+                                node_context(node),
+                                rank_limit_message(
+                                    &format!("tensor attribute{of_graph}"),
+                                    attr,
+                                    t.dims.len()
+                                )
+                            );
+                            ctx.diagnose(Severity::Warning, node, msg);
+                        }
+                    }
+                    crate::graph::Attr::Graph(sub) => graphs.push((sub, false)),
+                    crate::graph::Attr::Graphs(subs) => {
+                        graphs.extend(subs.iter().map(|sub| (sub, false)));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// The dims of a declared tensor `v` (`what`: `input`, ...), or `None` when its rank is
+/// unknown or above [`MAX_RANK`]: a declared rank is capped like a computed one (a
+/// model declaring two rank-5,000 inputs would otherwise build and broadcast 5,000
+/// dims each), with a warning naming the limit.
+fn declared_shape(ctx: &mut ShapesContext, v: &ValueDecl, what: &str) -> Option<Vec<Dim>> {
+    let dims = v.shape.as_ref()?;
+    if dims.len() > MAX_RANK {
+        model_diagnostic(
+            ctx,
+            Severity::Warning,
+            rank_limit_message(what, &v.name, dims.len()),
+        );
+        return None;
+    }
+    Some(decl_dims(ctx, &v.name, dims))
+}
+
+/// The warning for a declared rank above [`MAX_RANK`].
+fn rank_limit_message(what: &str, name: &str, rank: usize) -> String {
+    format!(
+        "{what} `{name}` is declared with rank {rank}, above the rank limit of {MAX_RANK}; its rank is taken as unknown"
+    )
+}
+
 /// Dims of a declared shape; unnamed dynamic dims become `<tensor>.<axis>` symbols.
 fn decl_dims(ctx: &mut ShapesContext, tensor: &str, dims: &[DeclDim]) -> Vec<Dim> {
     dims.iter()
@@ -84,7 +177,10 @@ fn decl_dims(ctx: &mut ShapesContext, tensor: &str, dims: &[DeclDim]) -> Vec<Dim
         .map(|(axis, d)| match d {
             DeclDim::Value(v) => ctx.alg.constant(*v),
             DeclDim::Param(p) => match crate::algebra::parse::parse_expr(p) {
-                Ok(e) => ctx.alg.from_expr(&e),
+                Ok(e) => ctx
+                    .alg
+                    .checked_from_expr(&e)
+                    .unwrap_or_else(|_| ctx.alg.input(p)),
                 Err(_) => ctx.alg.input(p),
             },
             DeclDim::Unknown => ctx.alg.input(&format!("{tensor}.{axis}")),
@@ -108,7 +204,7 @@ fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
         ctx.insert(name, fact);
     }
     for v in &g.inputs {
-        let shape = v.shape.as_ref().map(|dims| decl_dims(ctx, &v.name, dims));
+        let shape = declared_shape(ctx, v, "input");
         ctx.insert(
             &v.name,
             TensorFact {
@@ -205,7 +301,7 @@ fn run_subgraph(
         let fact = match inputs.get(i) {
             Some(f) => f.clone(),
             None => {
-                let shape = v.shape.as_ref().map(|dims| decl_dims(ctx, &v.name, dims));
+                let shape = declared_shape(ctx, v, "subgraph input");
                 TensorFact {
                     dtype: v.dtype,
                     shape,
@@ -646,13 +742,26 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
         },
     };
     let mut facts = facts.into_iter();
-    for out in &node.outputs {
-        let fact = facts
+    for (i, out) in node.outputs.iter().enumerate() {
+        let mut fact = facts
             .next()
             .unwrap_or_else(|| TensorFact::unknown(crate::graph::DType::Undefined));
-        if !out.is_empty() {
-            ctx.insert_if_absent(out, fact);
+        if out.is_empty() {
+            continue;
         }
+        // Where the rule leaves the rank unknown, the model's declaration informs the
+        // rest of the graph (as for a node whose rule failed).
+        if fact.shape.is_none() {
+            if let Some(v) = declared.get(&**out).filter(|v| v.shape.is_some()) {
+                let d = declared_fact(ctx, node, i, v);
+                fact.shape = d.shape;
+                if fact.dtype == crate::graph::DType::Undefined {
+                    fact.dtype = d.dtype;
+                }
+            }
+        }
+        check_dim_range(ctx, node, i, &mut fact);
+        ctx.insert_if_absent(out, fact);
     }
     if ctx.depth == 0 && !ctx.alg.is_speculative() {
         assume_dims_nonneg(ctx, node);
@@ -666,6 +775,32 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
         .filter_map(|o| declared.get(&**o).map(|v| (*v).clone()))
         .collect();
     check_declared(ctx, &outs, "value_info");
+}
+
+/// A dim is an int64 in every format: a constant dim outside `[0, 2**63 - 1]` (a
+/// Concat of two `[2**63 - 1]`, a Reshape of `[2**32, 2**32]` to `[-1]`) is an error
+/// naming the node, the output and the value, and the dim becomes unknown, as value
+/// arithmetic that overflows does.
+fn check_dim_range(ctx: &mut ShapesContext, node: &Node, output: usize, fact: &mut TensorFact) {
+    let Some(shape) = fact.shape.as_mut() else {
+        return;
+    };
+    let max = crate::algebra::Rat::int(i64::MAX);
+    for (axis, d) in shape.iter_mut().enumerate() {
+        let Some(c) = ctx.alg.as_const(*d) else {
+            continue;
+        };
+        if c <= max && !c.is_negative() {
+            continue;
+        }
+        let msg = format!(
+            "{}: output {output} axis {axis}: the dim {c} is outside the int64 range of a dim [0, {}]",
+            node_context(node),
+            i64::MAX
+        );
+        ctx.diagnose(Severity::Error, node, msg);
+        *d = ctx.unknown_dim(node, output, axis);
+    }
 }
 
 /// A valid model has no negative dim: each output dim of `node` that the algebra
@@ -737,31 +872,7 @@ fn fallback(
         .iter()
         .enumerate()
         .map(|(i, out)| match declared.get(&**out) {
-            Some(v) => {
-                let shape = v.shape.as_ref().map(|dims| {
-                    dims.iter()
-                        .enumerate()
-                        .map(|(axis, d)| match d {
-                            DeclDim::Value(x) => ctx.alg.constant(*x),
-                            DeclDim::Param(p) => match crate::algebra::parse::parse_expr(p) {
-                                Ok(e) => ctx.alg.from_expr(&e),
-                                Err(_) => ctx.alg.input(p),
-                            },
-                            _ => {
-                                let kind = SymbolKind::DataDependent {
-                                    node: node.name.clone(),
-                                };
-                                ctx.fresh_dim(node, i, axis, "unk", kind)
-                            }
-                        })
-                        .collect()
-                });
-                TensorFact {
-                    dtype: v.dtype,
-                    shape,
-                    value: None,
-                }
-            }
+            Some(v) => declared_fact(ctx, node, i, v),
             None => match failed_rank(ctx, node) {
                 // A node whose rule failed but whose output rank the op fixes: fresh
                 // dims of that rank, so its consumers are still inferred.
@@ -778,6 +889,39 @@ fn fallback(
             },
         })
         .collect()
+}
+
+/// The fact of output `i` of `node` as the model declares it (`v`): a `dim_value` is a
+/// constant, a `dim_param` an expression, an unnamed dim a fresh symbol of the data
+/// (`unk`); a rank above [`MAX_RANK`] is unknown.
+fn declared_fact(ctx: &mut ShapesContext, node: &Node, i: usize, v: &ValueDecl) -> TensorFact {
+    let dims = v.shape.as_ref().filter(|dims| dims.len() <= MAX_RANK);
+    let shape = dims.map(|dims| {
+        dims.iter()
+            .enumerate()
+            .map(|(axis, d)| match d {
+                DeclDim::Value(x) => ctx.alg.constant(*x),
+                DeclDim::Param(p) => match crate::algebra::parse::parse_expr(p) {
+                    Ok(e) => ctx
+                        .alg
+                        .checked_from_expr(&e)
+                        .unwrap_or_else(|_| ctx.alg.input(p)),
+                    Err(_) => ctx.alg.input(p),
+                },
+                _ => {
+                    let kind = SymbolKind::DataDependent {
+                        node: node.name.clone(),
+                    };
+                    ctx.fresh_dim(node, i, axis, "unk", kind)
+                }
+            })
+            .collect()
+    });
+    TensorFact {
+        dtype: v.dtype,
+        shape,
+        value: None,
+    }
 }
 
 /// The output rank (and element type) an op fixes whatever its operands' dims: the

@@ -8,6 +8,7 @@ pub mod context;
 pub mod contracts;
 pub mod explain;
 pub mod facts;
+pub mod files;
 pub mod graph;
 pub mod infer;
 pub mod load;

@@ -18,6 +18,15 @@ pub enum LoadError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The path names something other than a regular file (a directory, a FIFO, a
+    /// device), which is refused before it is read.
+    #[error("cannot read {path}: it is {kind}")]
+    NotRegularFile {
+        /// The path.
+        path: String,
+        /// What it names.
+        kind: crate::files::FileKind,
+    },
     /// The file is not in any supported format.
     #[error("{path} is not an ONNX, OpenVINO IR or oneDNN Graph model ({why})")]
     UnknownFormat {
@@ -114,14 +123,24 @@ pub fn load(path: &Path) -> Result<Model, LoadError> {
 
 /// [`load`] with options. An OpenVINO IR `.xml` needs its weights (same stem, `.bin`)
 /// next to it when it has Const layers; an ONNX model's external data is read from
-/// the file's folder.
+/// the file's folder. Only regular files are read ([`crate::files`]).
 pub fn load_with(path: &Path, options: &LoadOptions) -> Result<Model, LoadError> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
-        path: shown.clone(),
-        source,
-    })?;
-    convert(&bytes, &shown, Some(path), options)
+    let bytes = read_model_file(path)?;
+    convert(&bytes, &path.display().to_string(), Some(path), options)
+}
+
+/// The bytes of the model file `path`, which must be a regular file (after following
+/// symlinks): a FIFO, a device or a directory is refused before it is read.
+pub fn read_model_file(path: &Path) -> Result<Vec<u8>, LoadError> {
+    crate::files::read_regular(path).map_err(|e| {
+        let path = path.display().to_string();
+        match e {
+            crate::files::FileError::NotRegular { kind } => {
+                LoadError::NotRegularFile { path, kind }
+            }
+            crate::files::FileError::Io(source) => LoadError::Io { path, source },
+        }
+    })
 }
 
 /// [`load_with`] of a file whose bytes the caller has already read (to write an
@@ -206,6 +225,8 @@ fn convert(
             }
             let m = crate::openvino::IrModel::parse_with_limits(text, &limits).map_err(ir)?;
             let bin = where_from().with_extension("bin");
+            // A `.bin` that is there but not a regular file (a FIFO, a directory) is
+            // refused by `Weights::open`.
             let weights = if file.is_some() && bin.exists() {
                 crate::openvino::Weights::open(&bin)
                     .map_err(ir)?

@@ -43,10 +43,10 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: OutFormat,
         /// Bind a symbol to a value, e.g. `--bind batch=4`.
-        #[arg(long = "bind", value_name = "NAME=INT", value_parser = parse_bind)]
-        binds: Vec<(String, i64)>,
+        #[arg(long = "bind", value_name = "NAME=INT", allow_hyphen_values = true)]
+        binds: Vec<String>,
         /// Assume a fact, e.g. `--assume "sequence % 8 == 0"` or `--assume "batch >= 2"`.
-        #[arg(long = "assume", value_name = "EXPR")]
+        #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
         assumes: Vec<String>,
         /// oneDNN Graph only: make dim AXIS of input tensor ID the symbol NAME, e.g.
         /// `--symbol 0:0=N` (inputs given the same NAME share it). The StaticReshape
@@ -65,10 +65,10 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: OutFormat,
         /// Bind a symbol to a value first, e.g. `--bind batch=4`.
-        #[arg(long = "bind", value_name = "NAME=INT", value_parser = parse_bind)]
-        binds: Vec<(String, i64)>,
+        #[arg(long = "bind", value_name = "NAME=INT", allow_hyphen_values = true)]
+        binds: Vec<String>,
         /// Assume a fact first, e.g. `--assume "sequence <= 512"`.
-        #[arg(long = "assume", value_name = "EXPR")]
+        #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
         assumes: Vec<String>,
     },
     /// Say whether the model is valid for the given values (without running it).
@@ -76,10 +76,10 @@ enum Command {
         /// The model.
         model: PathBuf,
         /// Bind a symbol to a value, e.g. `--bind batch=4`.
-        #[arg(long = "bind", value_name = "NAME=INT", value_parser = parse_bind)]
-        binds: Vec<(String, i64)>,
+        #[arg(long = "bind", value_name = "NAME=INT", allow_hyphen_values = true)]
+        binds: Vec<String>,
         /// Assume a fact, e.g. `--assume "sequence <= 512"`.
-        #[arg(long = "assume", value_name = "EXPR")]
+        #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
         assumes: Vec<String>,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
@@ -93,10 +93,10 @@ enum Command {
         /// bare `NAME` explains every axis.
         target: String,
         /// Bind a symbol to a value first.
-        #[arg(long = "bind", value_name = "NAME=INT", value_parser = parse_bind)]
-        binds: Vec<(String, i64)>,
+        #[arg(long = "bind", value_name = "NAME=INT", allow_hyphen_values = true)]
+        binds: Vec<String>,
         /// Assume a fact first.
-        #[arg(long = "assume", value_name = "EXPR")]
+        #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
         assumes: Vec<String>,
     },
     /// Simplify dim expressions and print their canonical form.
@@ -105,20 +105,9 @@ enum Command {
         #[arg(required = true)]
         exprs: Vec<String>,
         /// Assume a fact first.
-        #[arg(long = "assume", value_name = "EXPR")]
+        #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
         assumes: Vec<String>,
     },
-}
-
-fn parse_bind(s: &str) -> Result<(String, i64), String> {
-    let (name, value) = s
-        .split_once('=')
-        .ok_or_else(|| format!("expected NAME=INT, found `{s}`"))?;
-    let value: i64 = value
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{}` is not an integer", value.trim()))?;
-    Ok((name.trim().to_string(), value))
 }
 
 fn parse_symbol(s: &str) -> Result<symdim::onednn::to_graph::Symbolize, String> {
@@ -139,26 +128,56 @@ fn load_model(
     reported(symdim::load::load_with(model, options))
 }
 
-/// The inference options of `--bind` and `--assume`.
-fn options(binds: Vec<(String, i64)>, assumes: Vec<String>) -> Facts {
-    Facts {
+/// The facts of `--bind` and `--assume`, read before any model is: a bind that is not
+/// `NAME=INT` with a symbol name, or a fact that does not parse, is a usage error on
+/// stderr (`None`: exit status 2).
+fn read_facts(binds: &[String], assumes: Vec<String>) -> Option<Facts> {
+    let usage = |e: symdim::facts::FactsError| eprintln!("symdim: {e}");
+    let binds = binds
+        .iter()
+        .map(|b| symdim::facts::parse_bind(b))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(usage)
+        .ok()?;
+    symdim::facts::check_assumes(&assumes).map_err(usage).ok()?;
+    Some(Facts {
         binds,
         assumes,
         ..Facts::default()
-    }
+    })
 }
 
-/// Load a model and infer it with the given facts; `None` (after a message on
-/// stderr) when no report is possible.
+/// Check the facts against the loaded model before inference: a `--bind` or
+/// `--assume` of a symbol the model does not name is a usage error on stderr (`false`:
+/// exit status 2).
+fn facts_fit(facts: &Facts, model: &symdim::graph::Model) -> bool {
+    facts
+        .check_names(model)
+        .map_err(|e| eprintln!("symdim: {e}"))
+        .is_ok()
+}
+
+/// Read the facts, load a model and check the facts against it; `None` (after a message
+/// on stderr) when the arguments or the model are unusable.
+fn load_with_facts(
+    model: &std::path::Path,
+    binds: &[String],
+    assumes: Vec<String>,
+) -> Option<(symdim::graph::Model, Facts)> {
+    let facts = read_facts(binds, assumes)?;
+    let m = load_model(model, &Default::default())?;
+    facts_fit(&facts, &m).then_some((m, facts))
+}
+
+/// [`load_with_facts`], then infer.
 fn load_and_infer(
     model: &std::path::Path,
-    binds: Vec<(String, i64)>,
+    binds: &[String],
     assumes: Vec<String>,
 ) -> Option<(symdim::graph::Model, symdim::context::ShapesContext, Facts)> {
-    let options = options(binds, assumes);
-    let m = load_model(model, &Default::default())?;
-    let ctx = symdim::infer::infer_context(&m, &options);
-    Some((m, ctx, options))
+    let (m, facts) = load_with_facts(model, binds, assumes)?;
+    let ctx = symdim::infer::infer_context(&m, &facts);
+    Some((m, ctx, facts))
 }
 
 /// Write a report to stdout. A reader that went away (`symdim infer m.onnx | head`)
@@ -189,6 +208,58 @@ fn main() {
     std::process::exit(i32::from(run()))
 }
 
+/// `symdim infer MODEL -o OUT`: everything about `-o` that can be checked is checked
+/// before inference (an ONNX model, a target folder that exists, a target that is not
+/// a directory or a device, external data that stays reachable), and a refusal is one
+/// line on stderr with exit status 2 and no report. The annotated model is written
+/// (to a temporary file renamed over `out`) before the report is printed, so a report
+/// on stdout means the model was written.
+fn infer_annotated(
+    model: &std::path::Path,
+    load_options: &symdim::load::LoadOptions,
+    options: &Facts,
+    format: OutFormat,
+    out: &std::path::Path,
+) -> u8 {
+    let Some(bytes) = reported(symdim::load::read_model_file(model)) else {
+        return 2;
+    };
+    let loaded = symdim::load::load_file_bytes(&bytes, model, load_options);
+    let Some(m) = reported(loaded) else {
+        return 2;
+    };
+    if !facts_fit(options, &m) {
+        return 2;
+    }
+    let target = match symdim::annotate::OutputTarget::prepare(model, &bytes, m.format, out) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("symdim: {e}");
+            return 2;
+        }
+    };
+    let ctx = symdim::infer::infer_context(&m, options);
+    let report = symdim::report::Report::build_with_constraints(&m, &ctx, options);
+    let written = symdim::annotate::annotated_bytes(&m, &bytes, &report)
+        .and_then(|annotated| target.commit(&annotated));
+    if let Err(e) = written {
+        eprintln!("symdim: {e}");
+        return 2;
+    }
+    let text = match format {
+        OutFormat::Text => report.to_text(),
+        OutFormat::Json => report.to_json(),
+    };
+    if let Err(code) = emit(&text) {
+        return code;
+    }
+    if report.has_errors() {
+        1
+    } else {
+        0
+    }
+}
+
 /// The command line's work; the process's exit status.
 fn run() -> u8 {
     let cli = Cli::parse();
@@ -199,7 +270,7 @@ fn run() -> u8 {
             binds,
             assumes,
         } => {
-            let Some((m, ctx, options)) = load_and_infer(&model, binds, assumes) else {
+            let Some((m, ctx, options)) = load_and_infer(&model, &binds, assumes) else {
                 return 2;
             };
             let c = symdim::contracts::derive(&m, &ctx, &options);
@@ -217,10 +288,10 @@ fn run() -> u8 {
             assumes,
             format,
         } => {
-            let Some(m) = load_model(&model, &Default::default()) else {
+            let Some((m, facts)) = load_with_facts(&model, &binds, assumes) else {
                 return 2;
             };
-            let v = symdim::check::check(&m, &options(binds, assumes));
+            let v = symdim::check::check(&m, &facts);
             if let Err(code) = emit(&match format {
                 OutFormat::Text => v.to_text(),
                 OutFormat::Json => v.to_json(),
@@ -235,7 +306,7 @@ fn run() -> u8 {
             binds,
             assumes,
         } => {
-            let Some((m, ctx, _)) = load_and_infer(&model, binds, assumes) else {
+            let Some((m, ctx, _)) = load_and_infer(&model, &binds, assumes) else {
                 return 2;
             };
             match symdim::explain::explain(&m, &ctx, &target) {
@@ -262,37 +333,18 @@ fn run() -> u8 {
             let load_options = symdim::load::LoadOptions {
                 onednn_symbols: symbols,
             };
-            let options = options(binds, assumes);
+            let Some(options) = read_facts(&binds, assumes) else {
+                return 2;
+            };
             if let Some(out) = &out {
-                let read = std::fs::read(&model).map_err(|source| symdim::load::LoadError::Io {
-                    path: model.display().to_string(),
-                    source,
-                });
-                let Some(bytes) = reported(read) else {
-                    return 2;
-                };
-                let loaded = symdim::load::load_file_bytes(&bytes, &model, &load_options);
-                let Some(m) = reported(loaded) else {
-                    return 2;
-                };
-                let ctx = symdim::infer::infer_context(&m, &options);
-                let report = symdim::report::Report::build_with_constraints(&m, &ctx, &options);
-                let text = match format {
-                    OutFormat::Text => report.to_text(),
-                    OutFormat::Json => report.to_json(),
-                };
-                if let Err(code) = emit(&text) {
-                    return code;
-                }
-                if let Err(e) = symdim::annotate::write_annotated(&m, &bytes, &report, out) {
-                    eprintln!("symdim: {e}");
-                    return 2;
-                }
-                return if report.has_errors() { 1 } else { 0 };
+                return infer_annotated(&model, &load_options, &options, format, out);
             }
             let Some(m) = load_model(&model, &load_options) else {
                 return 2;
             };
+            if !facts_fit(&options, &m) {
+                return 2;
+            }
             let ctx = symdim::infer::infer_context(&m, &options);
             let format = match format {
                 OutFormat::Text => symdim::report::Format::Text,

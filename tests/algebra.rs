@@ -524,6 +524,7 @@ fn rule_limit_is_deterministic_and_warns() {
         limits: Limits {
             rule_applications: 1,
             enodes: 1_000_000,
+            ..Limits::default()
         },
         ..Config::default()
     });
@@ -537,6 +538,7 @@ fn rule_limit_is_deterministic_and_warns() {
         limits: Limits {
             rule_applications: 1,
             enodes: 1_000_000,
+            ..Limits::default()
         },
         ..Config::default()
     });
@@ -552,6 +554,7 @@ fn node_limit_degrades_to_fresh_dims() {
         limits: Limits {
             rule_applications: 512,
             enodes: 8,
+            ..Limits::default()
         },
         ..Config::default()
     });
@@ -841,4 +844,41 @@ fn contradictory_cycle_is_an_error_not_a_loop() {
         let err = alg.assume(fact).unwrap_err().to_string();
         assert!(err.contains("contradiction"), "{fact}: {err}");
     }
+}
+
+/// A constant-zero divisor is an error, whatever its spelling, in expressions and
+/// in facts.
+#[test]
+fn division_by_zero_is_an_error() {
+    for text in ["a / 0", "mod(a, 0)", "floordiv(a, b - b)", "ceildiv(a, 0)"] {
+        let mut alg = Algebra::default();
+        let err = alg.parse(text).unwrap_err().to_string();
+        assert!(err.contains("by zero"), "{text}: {err}");
+    }
+    let mut alg = Algebra::default();
+    assert!(alg.assume("N / 0 == 1").is_err());
+    // A divisor that may be 0 is not refused: its value is undefined only there.
+    assert!(alg.parse("floordiv(a, b - 1)").is_ok());
+}
+
+/// Expansions stop at a node budget, so powers of sums and products of many
+/// binomials stay sound opaque products instead of growing exponentially.
+#[test]
+fn expansion_is_bounded() {
+    let mut alg = Algebra::default();
+    let d = alg.parse("(a + b + c + d)**64").unwrap();
+    let small = alg.parse("(a + b)**2").unwrap();
+    assert_eq!(alg.render(small), "a*a + 2*a*b + b*b");
+    let text: Vec<String> = (1..=50).map(|i| format!("(D{i} + 1)")).collect();
+    let p = alg.parse(&text.join("*")).unwrap();
+    // Both are still evaluable: at all-ones the values are 4^64 and 2^50.
+    let mut b = alg.clone();
+    for n in ["a", "b", "c", "d"] {
+        b.bind(n, 1).unwrap();
+    }
+    for i in 1..=50 {
+        b.bind(&format!("D{i}"), 1).unwrap();
+    }
+    assert_eq!(b.render(d), num_bigint::BigInt::from(4).pow(64).to_string());
+    assert_eq!(b.render(p), num_bigint::BigInt::from(2).pow(50).to_string());
 }

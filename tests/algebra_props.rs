@@ -357,7 +357,7 @@ proptest! {
     fn simplify_is_sound_under_tiny_limits(e in expr(), rules in 0usize..6, enodes in 4usize..120, envs in envs(12)) {
         let text = e.text();
         let mut alg = Algebra::new(Config {
-            limits: Limits { rule_applications: rules, enodes },
+            limits: Limits { rule_applications: rules, enodes, ..Limits::default() },
             ..Config::default()
         });
         let out = simplify_text(&mut alg, &text);

@@ -570,3 +570,282 @@ fn a_large_model_file_reports_as_a_small_one() {
         assert_eq!(run(&padded, &args), run(&reference, &args));
     }
 }
+
+/// Exit status 2, one line on stderr starting `symdim: ` and containing `needle`, and
+/// nothing on stdout.
+fn usage_error(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err:?}");
+    assert!(err.starts_with("symdim: ") && err.contains(needle), "{err}");
+    assert!(out.stdout.is_empty(), "no report");
+}
+
+/// Bad `--bind` and `--assume` arguments are usage errors before any work: a name that
+/// is empty, an expression or no symbol of the model, a value that is not an integer,
+/// a fact that does not parse or names no symbol of the model. A bind of a symbol the
+/// model does not have used to be ignored, so `check` called the model valid for a
+/// value never applied.
+#[test]
+fn bad_binds_and_assumptions_are_usage_errors() {
+    let m = example();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--bind", "=3"], "--bind =3: the symbol name is empty"),
+        (
+            &["--bind", "batch+1=3"],
+            "--bind batch+1=3: `batch+1` is an expression, not a symbol name",
+        ),
+        (
+            &["--bind", "typo=3"],
+            "--bind typo=3: the model has no symbol typo (its symbols: batch, sequence)",
+        ),
+        (&["--bind", "batch"], "--bind batch: expected NAME=INT"),
+        (&["--bind", "batch=1.5"], "`1.5` is not an integer (i64)"),
+        (
+            &["--bind", "batch=99999999999999999999"],
+            "is not an integer (i64)",
+        ),
+        (&["--assume", "N >="], "--assume N >=: cannot parse"),
+        // Values starting with `-` are values (`--assume "-batch <= -2"` is a fact),
+        // so a bad one is our one-line error, not the parser's usage text.
+        (&["--bind", "-s=3"], "--bind -s=3: `-s` is an expression"),
+        (
+            &["--assume", "-typo <= -2"],
+            "--assume -typo <= -2: the model has no symbol typo",
+        ),
+        (
+            &["--assume", "batch >= 2", "--assume", "batchh <= 8"],
+            "--assume batchh <= 8: the model has no symbol batchh",
+        ),
+    ];
+    for (args, needle) in cases {
+        for command in [
+            vec!["infer", &m],
+            vec!["constraints", &m],
+            vec!["check", &m, "--bind", "batch=2"],
+            vec!["explain", &m, "y[0]"],
+        ] {
+            let mut all = command.clone();
+            all.extend_from_slice(args);
+            usage_error(&symdim(&all), needle);
+        }
+    }
+    // A fact starting with `-` is read as one.
+    let out = symdim(&["infer", &m, "--assume", "-batch <= -2"]);
+    assert_eq!(out.status.code(), Some(0));
+    // The symbol in backquotes, as the grammar writes it, is the same symbol.
+    let out = symdim(&["check", &m, "--bind", "`batch`=2", "--bind", "sequence=7"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A bad model path still says so (the arguments are fine).
+    usage_error(
+        &symdim(&["infer", "/nonexistent.onnx", "--bind", "batch=2"]),
+        "cannot read /nonexistent.onnx",
+    );
+}
+
+/// Files left in `dir` whose names start with `.` (the temporary files of `-o`).
+fn temp_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+/// Every `-o` that cannot work is refused before inference: exit status 2, one line
+/// on stderr, no report on stdout, nothing left behind.
+#[test]
+fn dash_o_is_checked_before_inference() {
+    let dir = tmp("dash-o-refused");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let m = example();
+    let d = dir.to_str().unwrap().to_string();
+    let ir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/openvino/tiny_reshape/model.xml"
+    );
+    let onednn = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/onednn/static_reshape.json"
+    );
+    let missing = format!("{d}/no/such/folder/out.onnx");
+    let into_ir = format!("{d}/ir.onnx");
+    let into_onednn = format!("{d}/onednn.onnx");
+    let mut cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["infer", &m, "-o", &d], "the target is a directory"),
+        (vec!["infer", &m, "-o", &missing], "does not exist"),
+        (
+            vec!["infer", ir, "-o", &into_ir],
+            "-o writes ONNX models only",
+        ),
+        (
+            vec!["infer", onednn, "-o", &into_onednn],
+            "-o writes ONNX models only",
+        ),
+    ];
+    if Path::new("/dev/full").exists() {
+        cases.push((
+            vec!["infer", &m, "-o", "/dev/full"],
+            "the target is a character device",
+        ));
+    }
+    for (args, needle) in &cases {
+        usage_error(&symdim(args), needle);
+    }
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// `-o` onto the model's own path replaces it with the complete annotated model (a
+/// temporary file renamed over it), which reads back with the same nodes; running it
+/// again changes nothing.
+#[test]
+fn dash_o_onto_the_input_replaces_it_whole() {
+    let dir = tmp("dash-o-self");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.onnx");
+    let original = std::fs::read(example()).unwrap();
+    std::fs::write(&path, &original).unwrap();
+    let p = path.to_str().unwrap();
+    let out = symdim(&["infer", p, "-o", p]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!out.stdout.is_empty(), "the report follows the write");
+    let once = std::fs::read(&path).unwrap();
+    assert!(once.len() > original.len());
+    let (a, b) = (
+        symdim::onnx::parse(&original).unwrap(),
+        symdim::onnx::parse(&once).unwrap(),
+    );
+    let nodes = |m: &symdim::onnx::ModelProto<'_>| format!("{:?}", m.graph().unwrap().node);
+    assert_eq!(nodes(&a), nodes(&b));
+    assert_eq!(symdim(&["infer", p]).stdout, out.stdout);
+    assert_eq!(symdim(&["infer", p, "-o", p]).status.code(), Some(0));
+    assert_eq!(std::fs::read(&path).unwrap(), once, "a fixed point");
+    assert!(temp_files(&dir).is_empty());
+}
+
+/// What the model declares is never weakened: a declared graph-output shape
+/// `[20, 10, k]` stays where inference only has dims of the data (`unk0`...), a
+/// `value_info` entry likewise, one for a tensor the report does not know is kept,
+/// and a declared name gives way to an inferred expression of the inputs.
+#[test]
+fn dash_o_keeps_what_the_model_declares() {
+    use common::pb;
+    let dir = tmp("dash-o-declared");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes = pb::model(pb::graph(
+        vec![
+            pb::node("rs", "Reshape", &["x", "s"], &["r"]),
+            pb::node("relu", "Relu", &["r"], &["y"]),
+            pb::node("relu2", "Relu", &["z"], &["zr"]),
+        ],
+        vec![],
+        vec![
+            pb::value_info("x", 1, Some(&["200"])),
+            pb::value_info("s", 7, Some(&["3"])),
+            pb::value_info("z", 1, Some(&["N"])),
+        ],
+        vec![
+            pb::value_info("y", 1, Some(&["20", "10", "k"])),
+            pb::value_info("zr", 1, Some(&["?"])),
+        ],
+        vec![
+            pb::value_info("r", 1, Some(&["20", "m", "1"])),
+            pb::value_info("ghost", 1, Some(&["7"])),
+        ],
+    ));
+    let model = dir.join("declared.onnx");
+    std::fs::write(&model, bytes).unwrap();
+    let out_path = dir.join("declared-out.onnx");
+    let out = symdim(&[
+        "infer",
+        model.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        report.contains("  y   f32    [unk0, unk1, unk2]"),
+        "{report}"
+    );
+    let written = std::fs::read(&out_path).unwrap();
+    let m = symdim::onnx::parse(&written).unwrap();
+    let g = m.graph().unwrap();
+    let dims = |v: &symdim::onnx::ValueInfoProto<'_>| format!("{:?}", v.shape().unwrap());
+    let by_name = |name: &str| {
+        g.value_info
+            .iter()
+            .chain(&g.output)
+            .find(|v| v.name == name)
+            .map(dims)
+            .unwrap_or_else(|| panic!("no entry for {name}"))
+    };
+    assert_eq!(by_name("y"), r#"[Value(20), Value(10), Param("k")]"#);
+    assert_eq!(by_name("r"), r#"[Value(20), Param("m"), Value(1)]"#);
+    assert_eq!(by_name("ghost"), "[Value(7)]");
+    assert_eq!(by_name("zr"), r#"[Param("N")]"#);
+    let names: Vec<&str> = g.value_info.iter().map(|v| v.name).collect();
+    assert_eq!(names, ["r", "ghost"], "no duplicates, nothing dropped");
+}
+
+/// A model whose tensor data lies in an external file is written only into its own
+/// folder: a copy elsewhere would not find the data (locations are relative to the
+/// model's folder, and none may lead out of it).
+#[test]
+fn dash_o_of_a_model_with_external_data_stays_in_its_folder() {
+    use common::pb;
+    let dir = tmp("dash-o-external");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (home, elsewhere) = (dir.join("model"), dir.join("elsewhere"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let data: Vec<u8> = [-1i64, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(home.join("shape.bin"), data).unwrap();
+    let bytes = pb::model(pb::graph(
+        vec![pb::node("r", "Reshape", &["x", "shape"], &["y"])],
+        vec![pb::external_int64_tensor("shape", &[2], "shape.bin")],
+        vec![pb::value_info("x", 1, Some(&["N", "8"]))],
+        vec![pb::value_info("y", 1, None)],
+        vec![],
+    ));
+    let model = home.join("m.onnx");
+    std::fs::write(&model, bytes).unwrap();
+    let m = model.to_str().unwrap();
+    let away = elsewhere.join("m.onnx");
+    usage_error(
+        &symdim(&["infer", m, "-o", away.to_str().unwrap()]),
+        "the model's tensor `shape` keeps its data in `shape.bin` next to the model",
+    );
+    assert!(!away.exists() && temp_files(&elsewhere).is_empty());
+    // Nor over its data file.
+    let data = home.join("shape.bin");
+    usage_error(
+        &symdim(&["infer", m, "-o", data.to_str().unwrap()]),
+        "the target holds the data of the model's tensor `shape`",
+    );
+    assert_eq!(std::fs::read(&data).unwrap().len(), 16);
+    let here = home.join("annotated.onnx");
+    let out = symdim(&["infer", m, "-o", here.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let again = symdim(&["infer", here.to_str().unwrap()]);
+    let text = String::from_utf8(again.stdout).unwrap();
+    assert!(text.contains("  y  f32    [2*N, 4]"), "{text}");
+}

@@ -459,3 +459,65 @@ fn loop_with_a_condition_that_stays_true_runs_the_trip_count() {
         assert!(s.starts_with("[iter"), "{cond:?}: {s}");
     }
 }
+
+#[test]
+fn loop_with_a_true_condition_passed_through_runs_to_the_trip_count() {
+    // for i in 0..M while cond: emit x; the body passes its condition through and
+    // cond starts true, so it stays true: M = 7 iterations.
+    let body = || {
+        graph(
+            "body",
+            vec![
+                decl("i", DType::Int64, Some(vec![])),
+                decl("cond_in", DType::Bool, Some(vec![])),
+            ],
+            vec![],
+            vec![
+                node("id", "Identity", &["cond_in"], &["cond_out"], vec![]),
+                node("emit", "Identity", &["x"], &["scan"], vec![]),
+            ],
+            &["cond_out", "scan"],
+        )
+    };
+    let run = |cond: i64| {
+        let g = graph(
+            "g",
+            vec![decl(
+                "x",
+                DType::Float,
+                Some(vec![DeclDim::Param("N".into()), DeclDim::Value(3)]),
+            )],
+            vec![
+                (
+                    "m",
+                    ConstTensor {
+                        dtype: DType::Int64,
+                        dims: vec![],
+                        data: ConstData::Ints(vec![7]),
+                    },
+                ),
+                (
+                    "c",
+                    ConstTensor {
+                        dtype: DType::Bool,
+                        dims: vec![],
+                        data: ConstData::Ints(vec![cond]),
+                    },
+                ),
+            ],
+            vec![node(
+                "loop",
+                "Loop",
+                &["m", "c"],
+                &["stacked"],
+                vec![("body", Attr::Graph(Box::new(body())))],
+            )],
+            &["stacked"],
+        );
+        let r = common::report(&model(g), &Facts::default());
+        shape(&r, "stacked").unwrap()
+    };
+    assert_eq!(run(1), "[7, N, 3]");
+    // a condition false on entry says nothing about the count
+    assert!(run(0).starts_with("[iter"), "{}", run(0));
+}

@@ -6,9 +6,10 @@
 //!   a new variant fails to compile here until it has a case.
 //! - `error_kinds_driver`: the diagnostics the driver itself writes (cycles, undefined
 //!   and duplicate tensors, ops without a rule, lying `value_info`, bad `--bind` and
-//!   `--assume`, the If case split).
+//!   `--assume`, the If case split, unreadable constant data, declared ranks above
+//!   the limit).
 //! - `error_kinds_cli`: unreadable input (exit status 2 and one line on stderr) for
-//!   every kind of file the loader refuses.
+//!   every kind of file the loader refuses, paths that are not regular files included.
 //!
 //! Each message was read against the op's spec and the model that triggers it.
 
@@ -379,6 +380,34 @@ fn error_kinds_driver() {
             .node("Split", &["v"], &["v0", "v1"], vec![("axis", Attr::Int(0))])
             .run(),
     );
+    {
+        // A constant whose data the reader could not read (here an external file that
+        // is missing), and declared ranks above the limit.
+        let mut m = model(17)
+            .input("x", Float, Some(&["N"]))
+            .node("Reshape", &["x", "shape"], &["y"], vec![])
+            .build();
+        m.graph.initializers.insert(
+            "shape".into(),
+            symdim::graph::ConstTensor {
+                dtype: Int64,
+                dims: vec![2],
+                data: symdim::graph::ConstData::Unreadable {
+                    reason: "\"./shape.bin\": No such file or directory (os error 2)".into(),
+                },
+            },
+        );
+        m.graph.inputs.push(symdim::graph::ValueDecl {
+            name: "wide".into(),
+            dtype: Float,
+            shape: Some(vec![symdim::graph::DeclDim::Value(1); 1025]),
+        });
+        let ctx = infer_context(&m, &Facts::default());
+        show(
+            "unreadable constant data, a declared rank above the limit",
+            ops_support::Run { ctx, model: m },
+        );
+    }
     let text = lines.join("\n") + "\n";
     println!("{text}");
     common::snapshots().bind(|| insta::assert_snapshot!("error_kinds_driver", text));
@@ -406,6 +435,24 @@ fn error_kinds_cli() {
             b"<?xml version=\"1.0\"?><html></html>".to_vec(),
         ),
         ("not_onednn.json", b"{\"hello\": 1}".to_vec()),
+        (
+            "deep.xml",
+            format!(
+                "<?xml version=\"1.0\"?><net version=\"11\"><layers>{}{}</layers></net>",
+                "<a>".repeat(15_000),
+                "</a>".repeat(15_000)
+            )
+            .into_bytes(),
+        ),
+        (
+            "deep.json",
+            format!(
+                "{{\"graph\": {}{}}}",
+                "[".repeat(100_000),
+                "]".repeat(100_000)
+            )
+            .into_bytes(),
+        ),
     ];
     let mut lines = Vec::new();
     for (name, bytes) in &files {
@@ -424,6 +471,35 @@ fn error_kinds_cli() {
             1,
             "{name}: one line on stderr: {stderr}"
         );
+        lines.push(format!("{name:<16} exit 2  {}", stderr.trim_end()));
+    }
+    // Paths that are not regular files are refused before they are read (a FIFO
+    // used to block, /dev/zero to read until memory ran out).
+    let mut special: Vec<(&str, std::path::PathBuf)> = Vec::new();
+    let folder = dir.join("folder.onnx");
+    std::fs::create_dir_all(&folder).unwrap();
+    special.push(("folder.onnx", folder));
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let fifo = dir.join("fifo.onnx");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        special.push(("fifo.onnx", fifo));
+        let zero = dir.join("zero.onnx");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        special.push(("zero.onnx", zero));
+    }
+    for (name, path) in &special {
+        let out = Command::new(env!("CARGO_BIN_EXE_symdim"))
+            .arg("infer")
+            .arg(path)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).replace(&*dir.to_string_lossy(), "<dir>");
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(out.stdout.is_empty(), "{name}: no report on stdout");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
         lines.push(format!("{name:<16} exit 2  {}", stderr.trim_end()));
     }
     let missing = Command::new(env!("CARGO_BIN_EXE_symdim"))

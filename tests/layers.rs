@@ -6,14 +6,15 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Each top-level module and the modules its code may name. The order is the
-/// pipeline: algebra ← graph ← readers; graph ← context ← ops ← infer ← contracts,
+/// pipeline: algebra ← graph ← readers (which open files through `files`); graph ← context ← ops ← infer ← contracts,
 /// check, explain ← report ← load and the facade.
 const LAYERS: &[(&str, &[&str])] = &[
     ("algebra", &[]),
+    ("files", &[]),
     ("graph", &["algebra"]),
-    ("onnx", &["graph"]),
-    ("openvino", &["graph"]),
-    ("onednn", &["graph"]),
+    ("onnx", &["graph", "files"]),
+    ("openvino", &["graph", "files"]),
+    ("onednn", &["graph", "files"]),
     ("context", &["algebra", "graph"]),
     ("facts", &["algebra", "graph"]),
     ("ops", &["algebra", "graph", "context"]),
@@ -51,8 +52,11 @@ const LAYERS: &[(&str, &[&str])] = &[
         "report",
         &["algebra", "graph", "context", "facts", "infer", "contracts"],
     ),
-    ("annotate", &["graph", "onnx", "report"]),
-    ("load", &["algebra", "graph", "onnx", "openvino", "onednn"]),
+    ("annotate", &["algebra", "graph", "onnx", "report", "files"]),
+    (
+        "load",
+        &["algebra", "graph", "onnx", "openvino", "onednn", "files"],
+    ),
     (
         "shapes",
         &[

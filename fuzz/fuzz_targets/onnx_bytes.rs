@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
         _ => panic!("load_model and parse + to_model disagree: {streamed:?} vs {whole:?}"),
     }
     let Ok(model) = streamed else { return };
-    let report = symdim::infer::infer(&model, &symdim::Facts::default());
+    let report = symdim::infer(&model, &symdim::Facts::default()).report();
     let _ = report.to_json();
     let _ = report.to_text();
 });

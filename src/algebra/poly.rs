@@ -32,6 +32,10 @@ pub const MAX_EXPONENT: i32 = 4096;
 /// before giving the conservative answer.
 pub const MAX_DEPTH: usize = 64;
 
+/// The most nodes ([`Poly::nodes`]) an expanded product may copy from its
+/// factors; past it the product stays an opaque `*` of its factors.
+pub const MAX_NODES: usize = 8192;
+
 /// The operator of an opaque atom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OpKind {
@@ -506,6 +510,18 @@ impl Poly {
         if self.0.len().saturating_mul(o.0.len()) > MAX_TERMS * 4 {
             return None;
         }
+        // Each term of the product copies a term of each factor, operator
+        // arguments included: refuse an expansion whose copies would exceed
+        // MAX_NODES, or nested opaque products would grow exponentially
+        // (`(a + b + c + d)**64`, products of many binomials).
+        let (ns, no) = (self.nodes(MAX_NODES), o.nodes(MAX_NODES));
+        let copies =
+            o.0.len()
+                .saturating_mul(ns)
+                .saturating_add(self.0.len().saturating_mul(no));
+        if copies > MAX_NODES {
+            return None;
+        }
         let mut terms: Vec<(Mono, Rat)> = Vec::with_capacity(self.0.len() * o.0.len());
         for (m1, c1) in &self.0 {
             for (m2, c2) in &o.0 {
@@ -518,6 +534,36 @@ impl Poly {
             return None;
         }
         Some(p)
+    }
+
+    /// The number of terms, factors and operator arguments, counted through
+    /// operator arguments at any depth, a factor `x**e` counting `|e|` times (as
+    /// it prints); counting stops past `cap`.
+    pub fn nodes(&self, cap: usize) -> usize {
+        let mut n = 0usize;
+        for (m, _) in &self.0 {
+            n += 1;
+            for (a, e) in &m.0 {
+                let times = e.unsigned_abs() as usize;
+                n = n.saturating_add(times);
+                if let Atom::Op(o) = a {
+                    if n > cap {
+                        return n;
+                    }
+                    let inner = o.a.nodes(cap - n);
+                    n = n.saturating_add(inner.saturating_mul(times));
+                    if n > cap {
+                        return n;
+                    }
+                    let inner = o.b.nodes(cap - n);
+                    n = n.saturating_add(inner.saturating_mul(times));
+                }
+            }
+            if n > cap {
+                return n;
+            }
+        }
+        n
     }
 
     /// Build from unsorted terms, combining equal monomials and dropping zeros.

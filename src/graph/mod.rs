@@ -22,8 +22,8 @@ pub const MAX_VALUE_ELEMENTS: usize = 4096;
 /// BFLOAT16 initializers and Constant values) only when they have at most this many
 /// elements; larger ones are [`ConstData::NotLoaded`]. Inference reads the values of a
 /// constant only up to [`VALUE_FACT_LIMIT`] elements, so this changes no
-/// shape, while models with many small float weights (norm scales of a few thousand
-/// elements) no longer decode each one into a `Vec<f64>`.
+/// shape, and models with many float weights (norm scales of a few thousand
+/// elements) do not decode each one into a `Vec<f64>`.
 pub const MAX_FLOAT_VALUE_ELEMENTS: usize = 64;
 
 // Every float value that inference can read must still be decoded.
@@ -191,6 +191,14 @@ pub enum ConstData {
     Floats(Vec<f64>),
     /// Values not decoded (too large, or a type that shapes never need).
     NotLoaded,
+    /// Values that were wanted but could not be read: external data that is missing,
+    /// too short, outside the model's folder or not a regular file, or stored data
+    /// that does not match the tensor's dims. Inference reports it as an error
+    /// naming the tensor, and the values are unknown.
+    Unreadable {
+        /// The reader's message: which file or field, and what is wrong with it.
+        reason: String,
+    },
 }
 
 /// A constant tensor (initializer, Constant node value, OpenVINO Const).
@@ -203,6 +211,40 @@ pub struct ConstTensor {
     /// Values, when small.
     pub data: ConstData,
 }
+
+/// The columns of a port map row: how a sub-graph node's inputs and outputs reach
+/// its body's inputs and outputs. The OpenVINO reader converts each entry of a
+/// `port_map`, `then_port_map` or `else_port_map` into one row of
+/// [`PORT_MAP_COLUMNS`] integers of an [`Attr::Tensor`] of that name
+/// (`crate::openvino::to_graph`); the control-flow rules read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortMapColumn {
+    /// 0 for an `input` entry, 1 for an `output` entry.
+    Direction = 0,
+    /// The position of `external_port_id` among the node's inputs (or outputs), -1
+    /// when it is not a port of the node (`-1` in the file).
+    External = 1,
+    /// The position of `internal_layer_id` among the body graph's inputs (its
+    /// Parameters) or outputs (its Results), -1 when it names no such layer.
+    Internal = 2,
+    /// 1 when the entry has an `axis` (a sliced input, a concatenated output).
+    HasAxis = 3,
+    /// `axis` (0 when absent).
+    Axis = 4,
+    /// `start` (default 0).
+    Start = 5,
+    /// `end` (default -1).
+    End = 6,
+    /// `stride` (default 1).
+    Stride = 7,
+    /// `part_size` (default 1).
+    PartSize = 8,
+    /// `purpose`: 0 none, 1 `current_iteration`, 2 `execution_condition`.
+    Purpose = 9,
+}
+
+/// The number of integers in a converted port map row.
+pub const PORT_MAP_COLUMNS: usize = 10;
 
 /// An attribute value.
 #[derive(Clone, Debug, PartialEq)]

@@ -17,6 +17,15 @@ pub enum OnednnError {
         #[source]
         source: std::io::Error,
     },
+    /// The file is not a regular file: a FIFO, a device or a directory is refused
+    /// before it is read.
+    #[error("cannot read {path}: it is {kind}")]
+    NotRegularFile {
+        /// The file.
+        path: PathBuf,
+        /// What the path names.
+        kind: crate::files::FileKind,
+    },
     /// The document is larger than the configured limit.
     #[error("JSON document has {len} bytes, more than the limit of {max}")]
     TooLarge {

@@ -93,13 +93,24 @@ pub fn read_onednn_graph_with_limits(
         path: path.to_path_buf(),
         source,
     };
-    let len = std::fs::metadata(path).map_err(io)?.len();
+    let (file, len) = crate::files::open_regular(path).map_err(|e| match e {
+        crate::files::FileError::NotRegular { kind } => OnednnError::NotRegularFile {
+            path: path.to_path_buf(),
+            kind,
+        },
+        crate::files::FileError::Io(source) => io(source),
+    })?;
     if len > limits.max_json_bytes {
         return Err(OnednnError::TooLarge {
             len,
             max: limits.max_json_bytes,
         });
     }
-    let text = std::fs::read_to_string(path).map_err(io)?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(file, limits.max_json_bytes),
+        &mut text,
+    )
+    .map_err(io)?;
     OnednnGraph::parse_with_limits(&text, limits)
 }

@@ -240,6 +240,15 @@ pub enum OnnxError {
         /// The file size.
         file_len: u64,
     },
+    /// A file to read (the model, an external-data location) is not a regular file: a
+    /// FIFO, a device or a directory is refused before it is read.
+    #[error("{path:?} is {kind}, not a regular file")]
+    NotRegularFile {
+        /// The file.
+        path: PathBuf,
+        /// What the path names.
+        kind: crate::files::FileKind,
+    },
     /// Reading a file failed.
     #[error("{path:?}: {source}")]
     Io {
@@ -249,4 +258,20 @@ pub enum OnnxError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl OnnxError {
+    /// The error of opening or reading `path` ([`crate::files::open_regular`]).
+    pub(crate) fn file(path: &std::path::Path, e: crate::files::FileError) -> OnnxError {
+        match e {
+            crate::files::FileError::NotRegular { kind } => OnnxError::NotRegularFile {
+                path: path.to_path_buf(),
+                kind,
+            },
+            crate::files::FileError::Io(source) => OnnxError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
 }

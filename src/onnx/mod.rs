@@ -110,14 +110,11 @@ impl OwnedModel {
     }
 }
 
-/// Reads an `.onnx` file into memory and checks that it parses (which is cheap: nothing is
+/// Reads an `.onnx` file (a regular file: see [`crate::files`]) into memory and checks that it parses (which is cheap: nothing is
 /// copied or decoded). Call [`OwnedModel::parse`] to get the borrowed [`ModelProto`].
 pub fn load(path: impl AsRef<Path>) -> Result<OwnedModel, OnnxError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| OnnxError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = crate::files::read_regular(path).map_err(|e| OnnxError::file(path, e))?;
     ModelProto::parse(&bytes)?;
     Ok(OwnedModel {
         bytes,
@@ -194,4 +191,55 @@ fn sniff(bytes: &[u8]) -> Result<bool, OnnxError> {
         }
     }
     Ok(true)
+}
+
+/// The `(tensor, location)` of every tensor that keeps its data in an external file:
+/// the dense and sparse initializers and the tensor attributes of the main graph, its
+/// subgraphs, then those of the model's functions (breadth first over subgraphs).
+pub fn external_locations<'a>(m: &ModelProto<'a>) -> Vec<(&'a str, &'a str)> {
+    let mut out = Vec::new();
+    let mut push = |t: &TensorProto<'a>| {
+        if t.is_external() {
+            out.push((t.name, t.external_value("location").unwrap_or("")));
+        }
+    };
+    let mut graphs: Vec<&GraphProto<'a>> = m.graph.iter().collect();
+    let mut attrs: Vec<&AttributeProto<'a>> = Vec::new();
+    let mut functions_done = false;
+    let mut next = 0;
+    loop {
+        for a in attrs.drain(..) {
+            match &a.value {
+                AttrValue::Tensor(t) => push(t),
+                AttrValue::Tensors(ts) => ts.iter().for_each(&mut push),
+                AttrValue::SparseTensor(s) => {
+                    s.values.iter().chain(&s.indices).for_each(&mut push);
+                }
+                AttrValue::SparseTensors(ss) => ss
+                    .iter()
+                    .flat_map(|s| s.values.iter().chain(&s.indices))
+                    .for_each(&mut push),
+                AttrValue::Graph(g) => graphs.push(g),
+                AttrValue::Graphs(gs) => graphs.extend(gs.iter()),
+                _ => {}
+            }
+        }
+        if let Some(g) = graphs.get(next).copied() {
+            next += 1;
+            g.initializer.iter().for_each(&mut push);
+            g.sparse_initializer
+                .iter()
+                .flat_map(|s| s.values.iter().chain(&s.indices))
+                .for_each(&mut push);
+            attrs.extend(g.node.iter().flat_map(|n| &n.attribute));
+        } else if !std::mem::replace(&mut functions_done, true) {
+            for f in &m.functions {
+                attrs.extend(&f.attribute_proto);
+                attrs.extend(f.node.iter().flat_map(|n| &n.attribute));
+            }
+        } else {
+            break;
+        }
+    }
+    out
 }

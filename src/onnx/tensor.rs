@@ -731,8 +731,9 @@ impl DataSource {
                 });
             }
         }
-        let mut file = std::fs::File::open(&canon).map_err(io(&full))?;
-        let file_len = file.metadata().map_err(io(&full))?.len();
+        // A FIFO, a device or a directory inside the folder is refused unopened.
+        let (mut file, file_len) =
+            crate::files::open_regular(&canon).map_err(|e| OnnxError::file(&full, e))?;
         let in_range = matches!(offset.checked_add(expected), Some(end) if end <= file_len);
         if !in_range {
             return Err(OnnxError::ExternalRange {

@@ -660,7 +660,7 @@ fn truncation_at_every_offset() {
 }
 
 #[test]
-fn writer_preserves_unknown_fields_and_replaces_value_info() {
+fn writer_preserves_unknown_fields_and_keeps_value_info() {
     let graph = B::new()
         .m(1, B::new().s(1, "x").s(2, "t").s(4, "Relu"))
         .m(1, B::new().s(1, "t").s(2, "y").s(4, "Relu"))
@@ -699,9 +699,48 @@ fn writer_preserves_unknown_fields_and_replaces_value_info() {
     let out = write_with_shapes(model.bytes(), &shapes).unwrap();
     let m = ModelProto::parse(&out).unwrap();
     let g = m.graph().unwrap();
+    // Existing entries stay where they were (untouched: `shapes` does not name them);
+    // the new one follows the last of them.
     let vi: Vec<_> = g.value_info.iter().map(|v| v.name).collect();
-    assert_eq!(vi, ["t"]);
-    assert_eq!(g.value_info[0].elem_type(), DType::Float);
+    assert_eq!(vi, ["old", "old2", "t"]);
+    assert_eq!(g.value_info[2].elem_type(), DType::Float);
+    let order: Vec<u32> = {
+        let body = super::wire::Reader::new(&out, 0);
+        let mut r = body;
+        let mut graph = None;
+        while let Some(f) = r.next_field().unwrap() {
+            if f.number == 7 {
+                graph = Some(f.message("ModelProto").unwrap());
+            }
+        }
+        let mut g = graph.unwrap();
+        let mut numbers = Vec::new();
+        while let Some(f) = g.next_field().unwrap() {
+            numbers.push(f.number);
+        }
+        numbers
+    };
+    assert_eq!(order, [1, 1, 11, 13, 4242, 12, 13, 13, 12]);
+    // An existing entry named by `shapes` is rewritten in place.
+    let again = write_with_shapes(
+        &out,
+        &[InferredValueInfo {
+            name: "old".into(),
+            elem_type: DType::Undefined,
+            shape: Some(vec![InferredDim::Value(5)]),
+        }],
+    )
+    .unwrap();
+    let m2 = ModelProto::parse(&again).unwrap();
+    let g2 = m2.graph().unwrap();
+    let vi: Vec<_> = g2.value_info.iter().map(|v| v.name).collect();
+    assert_eq!(vi, ["old", "old2", "t"]);
+    assert_eq!(g2.value_info[0].shape().unwrap(), &[Dim::Value(5)]);
+    assert_eq!(
+        g2.value_info[0].elem_type(),
+        DType::Float,
+        "kept from the file"
+    );
     // Output "y": shape from the inference, element type kept from the file.
     assert_eq!(g.output[0].elem_type(), DType::Float);
     assert_eq!(g.output[0].shape().unwrap(), &[Dim::Param("N")]);

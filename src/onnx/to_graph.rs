@@ -402,20 +402,33 @@ fn decl_dtype(t: Option<&crate::onnx::TypeProto<'_>>) -> crate::graph::DType {
 
 /// Convert a tensor constant, decoding its values only when small: integer tensors up
 /// to [`MAX_VALUE_ELEMENTS`] elements, float tensors up to [`MAX_FLOAT_VALUE_ELEMENTS`].
+/// Values wanted but not readable (external data missing, too short, outside the
+/// model's folder or not a regular file; stored data that does not match the dims)
+/// are [`ConstData::Unreadable`] with the reader's message; larger tensors' data is
+/// never opened.
 pub fn const_tensor(t: &TensorProto<'_>, src: &DataSource) -> ConstTensor {
     let dims: Vec<i64> = t.dims.to_vec();
     let count = t.num_elements().ok();
     let within = |cap: usize| count.is_some_and(|n| n <= cap as u64);
+    // Values that were wanted but do not read are `Unreadable` (inference reports
+    // them), except external data of a model held in memory, which has no folder to
+    // read it from: that is the caller's choice, not a fault of the model.
+    let failed = |e: OnnxError| match e {
+        OnnxError::NoModelDirectory { .. } => ConstData::NotLoaded,
+        e => ConstData::Unreadable {
+            reason: e.to_string(),
+        },
+    };
     let data = if t.data_type.is_integer() && within(MAX_VALUE_ELEMENTS) {
         t.to_i64_vec(src, MAX_VALUE_ELEMENTS)
-            .map_or(ConstData::NotLoaded, ConstData::Ints)
+            .map_or_else(failed, ConstData::Ints)
     } else if matches!(
         t.data_type,
         DType::Float | DType::Double | DType::Float16 | DType::Bfloat16
     ) && within(MAX_FLOAT_VALUE_ELEMENTS)
     {
         t.to_f64_vec(src, MAX_FLOAT_VALUE_ELEMENTS)
-            .map_or(ConstData::NotLoaded, ConstData::Floats)
+            .map_or_else(failed, ConstData::Floats)
     } else {
         ConstData::NotLoaded
     };

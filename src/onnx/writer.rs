@@ -40,13 +40,21 @@ impl From<Dim<'_>> for InferredDim {
     }
 }
 
-/// Re-emits `original` byte for byte except that the main graph's `value_info` entries are
-/// replaced by `shapes` (minus the graph's inputs and outputs, and minus repeated names),
-/// and graph outputs whose name appears in `shapes` get their type replaced: the inferred
-/// element type and shape, each falling back to the original one where the inferred is
-/// `Undefined` / `None`. Outputs typed as non-tensors (sequences, maps, ...) are left alone.
+/// Re-emits `original` byte for byte except for the main graph's value types:
+///
+/// - a graph output or `value_info` entry whose name appears in `shapes` gets its type
+///   replaced, in place: the inferred element type and shape, each falling back to the
+///   original one where the inferred is `Undefined` / `None`; every other field of the
+///   entry is kept. Entries typed as non-tensors (sequences, maps, ...) and entries
+///   not named in `shapes` are copied unchanged.
+/// - the other names of `shapes` (minus the graph's inputs and outputs, existing
+///   `value_info` entries and repeated names) get new `value_info` entries, after the
+///   existing ones (at the graph's end when there are none).
 ///
 /// The whole model is parsed first, so malformed input is reported rather than copied.
+/// Callers that must not weaken what the model declares (a declared `dim_value`
+/// replaced by a `dim_param`) merge the declarations into `shapes` first, as
+/// `symdim infer -o` does.
 pub fn write_with_shapes(
     original: &[u8],
     shapes: &[InferredValueInfo],
@@ -57,16 +65,16 @@ pub fn write_with_shapes(
     for s in shapes {
         by_name.entry(s.name.as_str()).or_insert(s);
     }
-    let io: HashSet<&str> = graph
+    let mut taken: HashSet<&str> = graph
         .input
         .iter()
         .chain(&graph.output)
+        .chain(&graph.value_info)
         .map(|v| v.name)
         .collect();
     let mut value_info = Vec::new();
-    let mut written = HashSet::new();
     for s in shapes {
-        if s.name.is_empty() || io.contains(s.name.as_str()) || !written.insert(s.name.as_str()) {
+        if s.name.is_empty() || !taken.insert(s.name.as_str()) {
             continue;
         }
         let mut vi = Vec::new();
@@ -81,7 +89,8 @@ pub fn write_with_shapes(
 
     let mut out = Vec::with_capacity(original.len() + value_info.len());
     let mut r = Reader::new(original, 0);
-    // Protobuf merges repeated occurrences of the graph field; value_info goes in the first.
+    // Protobuf merges repeated occurrences of the graph field; new value_info goes in
+    // the first.
     let mut value_info_pending = true;
     while let Some(f) = r.next_field()? {
         if f.number == 7 {
@@ -107,23 +116,30 @@ fn rewrite_graph(
 ) -> Result<Vec<u8>, OnnxError> {
     let body = r.body();
     let base = r.offset();
+    // New entries go after the last existing value_info entry of the graph.
+    let mut existing = 0usize;
+    let mut count = r.clone();
+    while let Some(f) = count.next_field()? {
+        existing += usize::from(f.number == 13);
+    }
     let mut out = Vec::with_capacity(body.len() + value_info.len());
     while let Some(f) = r.next_field()? {
         let raw = &body[f.start - base..f.end - base];
         match f.number {
-            13 => {
-                if std::mem::take(value_info_pending) {
-                    out.extend_from_slice(value_info);
-                }
-            }
-            12 => {
+            12 | 13 => {
                 let msg = f.message("GraphProto")?;
                 let vi = ValueInfoProto::parse(msg.clone(), 0)?;
                 match by_name.get(vi.name) {
                     Some(inf) if matches!(vi.r#type, None | Some(TypeProto::Tensor(_))) => {
-                        put_len(&mut out, 12, &rewrite_output(msg, &vi, inf)?);
+                        put_len(&mut out, f.number, &rewrite_output(msg, &vi, inf)?);
                     }
                     _ => out.extend_from_slice(raw),
+                }
+                if f.number == 13 {
+                    existing -= 1;
+                    if existing == 0 && std::mem::take(value_info_pending) {
+                        out.extend_from_slice(value_info);
+                    }
                 }
             }
             _ => out.extend_from_slice(raw),

@@ -13,6 +13,22 @@ pub enum PortSide {
     Input,
 }
 
+impl IrError {
+    /// The error of opening or reading `path` ([`crate::files::open_regular`]).
+    pub fn file(path: &std::path::Path, e: crate::files::FileError) -> IrError {
+        match e {
+            crate::files::FileError::NotRegular { kind } => IrError::NotRegularFile {
+                path: path.to_path_buf(),
+                kind,
+            },
+            crate::files::FileError::Io(source) => IrError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+}
+
 impl std::fmt::Display for PortSide {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -35,6 +51,24 @@ pub enum IrError {
         /// The underlying error.
         #[source]
         source: std::io::Error,
+    },
+    /// A file to read (the `.xml`, its `.bin`) is not a regular file: a FIFO, a
+    /// device or a directory is refused before it is read.
+    #[error("cannot read {path}: it is {kind}")]
+    NotRegularFile {
+        /// The file.
+        path: PathBuf,
+        /// What the path names.
+        kind: crate::files::FileKind,
+    },
+    /// The XML nests elements deeper than the limit (checked before parsing: the XML
+    /// parser recurses once per level).
+    #[error("XML elements nest {depth} levels deep, more than the limit of {max}")]
+    XmlTooDeep {
+        /// The depth reached when the limit was passed.
+        depth: usize,
+        /// The limit ([`super::IrLimits::max_xml_depth`]).
+        max: usize,
     },
     /// Reading a byte range of the weights file failed.
     #[error("cannot read {len} bytes at offset {offset} of the weights: {source}")]

@@ -94,18 +94,23 @@ pub fn read_ir_with_limits(
     xml_path: &Path,
     limits: &IrLimits,
 ) -> Result<(IrModel, Weights), IrError> {
-    let io = |source| IrError::Io {
-        path: xml_path.to_path_buf(),
-        source,
-    };
-    let len = std::fs::metadata(xml_path).map_err(io)?.len();
+    let file_error = |e| IrError::file(xml_path, e);
+    let (file, len) = crate::files::open_regular(xml_path).map_err(file_error)?;
     if len > limits.max_xml_bytes {
         return Err(IrError::XmlTooLarge {
             len,
             max: limits.max_xml_bytes,
         });
     }
-    let xml = std::fs::read_to_string(xml_path).map_err(io)?;
+    let mut xml = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(file, limits.max_xml_bytes),
+        &mut xml,
+    )
+    .map_err(|source| IrError::Io {
+        path: xml_path.to_path_buf(),
+        source,
+    })?;
     let model = IrModel::parse_with_limits(&xml, limits)?;
     let bin = xml_path.with_extension("bin");
     let weights = if bin.exists() {

@@ -15,6 +15,10 @@ pub struct IrLimits {
     pub max_xml_bytes: u64,
     /// Node cap handed to the XML parser (elements, attributes, text nodes).
     pub max_xml_nodes: u32,
+    /// Deepest nesting of XML elements, checked by a byte scan before the XML parser
+    /// runs: the parser recurses once per level, so a deeper document would overflow
+    /// the stack (real IR files nest 6 levels, plus 3 per sub-graph body).
+    pub max_xml_depth: usize,
     /// Most layers in the whole model, nested bodies included.
     pub max_layers: usize,
     /// Largest rank of a port or shape attribute.
@@ -30,6 +34,7 @@ impl Default for IrLimits {
         IrLimits {
             max_xml_bytes: 256 << 20,
             max_xml_nodes: 20_000_000,
+            max_xml_depth: 256,
             max_layers: 1_000_000,
             max_rank: super::shape::DEFAULT_MAX_RANK,
             max_body_depth: 16,
@@ -314,6 +319,7 @@ impl IrModel {
                 max: limits.max_xml_bytes,
             });
         }
+        check_xml_depth(xml.as_bytes(), limits.max_xml_depth)?;
         let doc = Document::parse_with_options(
             xml,
             ParsingOptions {
@@ -569,6 +575,75 @@ fn parse_layer(
         port_maps,
         offset: ln.range().start,
     })
+}
+
+/// Refuse XML whose elements nest deeper than `max`, without parsing it.
+///
+/// A byte scan that follows the XML parser's tokens as far as nesting goes: a start
+/// tag (up to its `>`, quoted attribute values skipped) opens a level unless it ends
+/// in `/>`, an end tag closes one, and comments, CDATA sections, processing
+/// instructions and declarations are skipped whole. Where the scan and the parser could
+/// disagree (a `<` inside a quoted value, an unterminated comment), the parser stops
+/// with an error at that point, before nesting any deeper; so the parser's recursion
+/// never goes deeper than the depth counted here.
+fn check_xml_depth(xml: &[u8], max: usize) -> Result<(), IrError> {
+    let find = |from: usize, pat: &[u8]| {
+        xml.get(from..)
+            .and_then(|rest| rest.windows(pat.len()).position(|w| w == pat))
+            .map(|i| from + i + pat.len())
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(lt) = xml.get(i..).and_then(|r| r.iter().position(|&b| b == b'<')) {
+        let start = i + lt;
+        let rest = &xml[start..];
+        let next = if rest.starts_with(b"<!--") {
+            find(start + 4, b"-->")
+        } else if rest.starts_with(b"<![CDATA[") {
+            find(start + 9, b"]]>")
+        } else if rest.starts_with(b"<?") {
+            find(start + 2, b"?>")
+        } else if rest.starts_with(b"<!") {
+            find(start + 2, b">")
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            find(start + 2, b">")
+        } else {
+            // A start tag: to the first `>` outside quotes.
+            let mut quote = None;
+            let mut end = None;
+            for (k, &b) in rest.iter().enumerate().skip(1) {
+                match (quote, b) {
+                    (Some(q), _) if b == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, b'"' | b'\'') => quote = Some(b),
+                    (None, b'>') => {
+                        end = Some(k);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            match end {
+                Some(k) => {
+                    if rest[k - 1] != b'/' {
+                        depth += 1;
+                        if depth > max {
+                            return Err(IrError::XmlTooDeep { depth, max });
+                        }
+                    }
+                    Some(start + k + 1)
+                }
+                None => None,
+            }
+        };
+        match next {
+            Some(n) => i = n,
+            // Unterminated: the parser stops there with an error.
+            None => break,
+        }
+    }
+    Ok(())
 }
 
 fn parse_graph(

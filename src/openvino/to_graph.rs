@@ -11,7 +11,8 @@
 //! * **Attributes** are the `<data>` attributes, decoded by name ([`typed_attr`]):
 //!   booleans (`true`/`True`/`1`, `false`/`0`) become [`Attr::Int`] 0 or 1, integers
 //!   [`Attr::Int`], comma-separated integer lists [`Attr::Ints`], numbers
-//!   [`Attr::Float`], element types [`Attr::Type`], and every other attribute, or one
+//!   [`Attr::Float`] and lists of them [`Attr::Floats`], element types
+//!   [`Attr::Type`], and every other attribute, or one
 //!   whose text does not read as its kind, stays the string written ([`Attr::Str`]),
 //!   for the shape rule to reject. The text as written is kept for messages
 //!   ([`crate::graph::AttrMap::written`]).
@@ -32,13 +33,22 @@
 //! * **value_info.** The dims written on output ports of the other layers are the
 //!   declared shapes: `-1` is [`DeclDim::Unknown`] (interval bounds are not written on
 //!   ports). A port without `<dim>` is rank 0 *or* dynamic rank, so it is skipped.
-//! * Sub-graph bodies (`TensorIterator`, `Loop`, `If`) are not converted: such a node
-//!   has no shape rule and its outputs take their declared port dims.
+//! * **Sub-graph bodies** (`TensorIterator`, `Loop`, `If`): each body element
+//!   (`body`, `then_body`, `else_body`) is converted like the net, into an
+//!   [`Attr::Graph`] of that name whose node names are prefixed with the node's own
+//!   (`If_9/then_body/Relu_4`), so that names stay unique across scopes. Its
+//!   Parameters are the graph's inputs and its Results the graph's outputs, both in
+//!   topological order. The body's port map (`port_map`, `then_port_map`,
+//!   `else_port_map`) becomes an [`Attr::Tensor`] of that name with one row of
+//!   [`PORT_MAP_COLUMNS`] integers per entry ([`crate::graph::PortMapColumn`]), where ports and
+//!   layers are positions: the node's input or output index, the body graph's input
+//!   or output index. `back_edges` becomes an [`Attr::Tensor`] of rows
+//!   `[body output index, body input index]`.
 
 use super::{ElementType, IrError, IrGraph, IrModel, Layer, PartialShape, Weights};
 use crate::graph::{
     Attr, AttrMap, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Name, Node,
-    ValueDecl, MAX_VALUE_ELEMENTS,
+    ValueDecl, MAX_VALUE_ELEMENTS, PORT_MAP_COLUMNS,
 };
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -85,6 +95,7 @@ enum Kind {
     Int,
     Ints,
     Float,
+    Floats,
     Type,
     Text,
 }
@@ -106,27 +117,76 @@ fn kind_of(name: &str) -> Kind {
         | "ctc_merge_repeated"
         | "clip_before_nms"
         | "normalize"
-        | "sort_result_across_batch" => Kind::Bool,
-        "axis" | "group" | "batch_dims" | "num_splits" | "hidden_size" | "block_size" | "k"
-        | "top_k" | "keep_top_k" | "num_groups" | "depth" => Kind::Int,
+        | "sort_result_across_batch"
+        | "causal"
+        | "use_init_val"
+        | "clockwise_mode"
+        | "transpose_frames"
+        | "center"
+        | "do_softmax"
+        | "flip"
+        | "scale_all_sizes"
+        | "share_location"
+        | "flatten" => Kind::Bool,
+        "axis"
+        | "group"
+        | "batch_dims"
+        | "num_splits"
+        | "hidden_size"
+        | "block_size"
+        | "k"
+        | "top_k"
+        | "keep_top_k"
+        | "num_groups"
+        | "depth"
+        | "pooled_h"
+        | "pooled_w"
+        | "sampling_ratio"
+        | "output_dim"
+        | "group_size"
+        | "spatial_bins_x"
+        | "spatial_bins_y"
+        | "part_size"
+        | "nms_top_k"
+        | "coords"
+        | "classes"
+        | "num"
+        | "end_axis"
+        | "post_nms_topn"
+        | "num_classes"
+        | "max_rois"
+        | "post_nms_count"
+        | "max_detections_per_image"
+        | "h"
+        | "w"
+        | "deformable_group" => Kind::Int,
         "axes" | "strides" | "dilations" | "pads_begin" | "pads_end" | "kernel"
         | "output_padding" | "begin_mask" | "end_mask" | "new_axis_mask" | "shrink_axis_mask"
-        | "ellipsis_mask" | "shape" | "order" => Kind::Ints,
-        "eps" | "epsilon" | "alpha" | "beta" | "bias" | "clip" | "min" | "max" | "cube_coeff" => {
-            Kind::Float
-        }
+        | "ellipsis_mask" | "shape" | "order" | "output_size" | "sizes" | "rates" | "stride"
+        | "mask" => Kind::Ints,
+        "eps" | "epsilon" | "alpha" | "beta" | "bias" | "clip" | "min" | "max" | "cube_coeff"
+        | "spatial_scale" | "trans_std" => Kind::Float,
+        "min_size" | "max_size" | "aspect_ratio" | "fixed_size" | "fixed_ratio" | "density"
+        | "width" | "height" => Kind::Floats,
         "destination_type"
         | "output_type"
         | "index_element_type"
         | "element_type"
-        | "output_element_type" => Kind::Type,
+        | "output_element_type"
+        | "count_element_type"
+        | "convert_type"
+        | "classes_index_type"
+        | "sequence_length_type"
+        | "roi_num_type"
+        | "variable_type"
+        | "u64_integer_promotion_target" => Kind::Type,
         _ => Kind::Text,
     }
 }
 
 /// An IR `<data>` attribute decoded by its name: booleans in any case or `1`/`0` as
 /// [`Attr::Int`] 0 or 1, integers, comma-separated integer lists (`""` is empty),
-/// numbers and element types; the text itself when the name has no kind or the text
+/// numbers, comma-separated number lists and element types; the text itself when the name has no kind or the text
 /// does not read as one.
 pub fn typed_attr(name: &str, text: &str) -> Attr {
     let t = text.trim();
@@ -149,6 +209,13 @@ pub fn typed_attr(name: &str, text: &str) -> Attr {
             .ok()
             .map(Attr::Ints),
         Kind::Float => t.parse().ok().map(Attr::Float),
+        Kind::Floats if t.is_empty() => Some(Attr::Floats(Vec::new())),
+        Kind::Floats => t
+            .split(',')
+            .map(|f| f.trim().parse::<f64>())
+            .collect::<Result<Vec<_>, _>>()
+            .ok()
+            .map(Attr::Floats),
         Kind::Type => ElementType::parse(t).map(|e| Attr::Type(dtype_of(e))),
         Kind::Text => None,
     };
@@ -249,6 +316,20 @@ pub fn to_model(ir: &IrModel, weights: &Weights, path: &str) -> Result<Model, Ir
 
 /// Convert one IR graph (the net's or a body's).
 pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrError> {
+    convert(g, weights, name, "").map(|c| c.graph)
+}
+
+/// A converted graph with the layer ids of its inputs (Parameters) and outputs
+/// (Results), in the order of `graph.inputs` and `graph.outputs`.
+struct Converted {
+    graph: Graph,
+    params: Vec<u64>,
+    results: Vec<u64>,
+}
+
+/// Convert one IR graph; `prefix` is put before every node name (`""` for the net,
+/// `"<node>/<body tag>/"` for a body).
+fn convert(g: &IrGraph, weights: &Weights, name: &str, prefix: &str) -> Result<Converted, IrError> {
     let names = TensorNames::new(g);
     let mut name_count: HashMap<&str, usize> = HashMap::new();
     for l in &g.layers {
@@ -256,15 +337,16 @@ pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrE
     }
     let node_name = |l: &Layer| {
         if name_count.get(l.name.as_str()) == Some(&1) && !l.name.is_empty() {
-            l.name.clone()
+            format!("{prefix}{}", l.name)
         } else {
-            format!("{}#{}", l.name, l.id)
+            format!("{prefix}{}#{}", l.name, l.id)
         }
     };
     let mut out = Graph {
         name: name.to_string(),
         ..Graph::default()
     };
+    let (mut params, mut results) = (Vec::new(), Vec::new());
     for &i in g.topological_order() {
         let l = &g.layers[i];
         match l.type_name.as_str() {
@@ -290,6 +372,7 @@ pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrE
                     dtype,
                     shape,
                 });
+                params.push(l.id);
             }
             "Const" => {
                 let Some(port) = l.outputs.first() else {
@@ -314,6 +397,7 @@ pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrE
                         shape: None,
                     });
                 out.outputs.push(decl);
+                results.push(l.id);
             }
             _ => {
                 let inputs = l
@@ -335,8 +419,12 @@ pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrE
                 for (k, v) in &l.data {
                     attrs.insert_written(k.clone(), typed_attr(k, v), v.clone());
                 }
+                let name = node_name(l);
+                if !l.bodies.is_empty() {
+                    body_attrs(l, weights, &name, &mut attrs)?;
+                }
                 out.nodes.push(Node {
-                    name: node_name(l),
+                    name,
                     op_type: l.type_name.clone(),
                     domain: DOMAIN.to_string(),
                     version: opset_number(&l.version),
@@ -347,7 +435,116 @@ pub fn to_graph(g: &IrGraph, weights: &Weights, name: &str) -> Result<Graph, IrE
             }
         }
     }
-    Ok(out)
+    Ok(Converted {
+        graph: out,
+        params,
+        results,
+    })
+}
+
+/// An integer table as a tensor attribute (`rows` of `columns` integers).
+fn int_table(rows: Vec<i64>, columns: usize) -> Attr {
+    Attr::Tensor(ConstTensor {
+        dtype: DType::Int64,
+        dims: vec![(rows.len() / columns) as i64, columns as i64],
+        data: ConstData::Ints(rows),
+    })
+}
+
+/// The bodies, port maps and back edges of a sub-graph layer as attributes (see the
+/// module docs).
+fn body_attrs(
+    l: &Layer,
+    weights: &Weights,
+    node: &str,
+    attrs: &mut AttrMap,
+) -> Result<(), IrError> {
+    let position = |v: Option<usize>| v.map_or(-1, |i| i as i64);
+    let mut main: Option<(Vec<u64>, Vec<u64>)> = None;
+    for body in &l.bodies {
+        let prefix = format!("{node}/{}/", body.tag);
+        let c = convert(
+            &body.graph,
+            weights,
+            &format!("{node}/{}", body.tag),
+            &prefix,
+        )?;
+        let map_tag = format!("{}port_map", body.tag.strip_suffix("body").unwrap_or(""));
+        let mut rows = Vec::new();
+        for (tag, entry) in l
+            .port_maps
+            .iter()
+            .filter(|p| p.tag == map_tag)
+            .flat_map(|p| &p.entries)
+        {
+            let input = match tag.as_str() {
+                "input" => true,
+                "output" => false,
+                _ => continue,
+            };
+            let get = |k: &str| {
+                entry
+                    .iter()
+                    .find(|(n, _)| n == k)
+                    .and_then(|(_, v)| v.trim().parse::<i64>().ok())
+            };
+            let ext = get("external_port_id")
+                .and_then(|p| u64::try_from(p).ok())
+                .and_then(|p| {
+                    if input {
+                        l.input_index(p)
+                    } else {
+                        l.output_index(p)
+                    }
+                });
+            let ids = if input { &c.params } else { &c.results };
+            let internal = get("internal_layer_id")
+                .and_then(|id| u64::try_from(id).ok())
+                .and_then(|id| ids.iter().position(|x| *x == id));
+            let purpose = match entry.iter().find(|(n, _)| n == "purpose") {
+                Some((_, p)) if p == "current_iteration" => 1,
+                Some((_, p)) if p == "execution_condition" => 2,
+                _ => 0,
+            };
+            rows.extend([
+                i64::from(!input),
+                position(ext),
+                position(internal),
+                i64::from(get("axis").is_some()),
+                get("axis").unwrap_or(0),
+                get("start").unwrap_or(0),
+                get("end").unwrap_or(-1),
+                get("stride").unwrap_or(1),
+                get("part_size").unwrap_or(1),
+                purpose,
+            ]);
+        }
+        attrs.insert(map_tag, int_table(rows, PORT_MAP_COLUMNS));
+        if body.tag == "body" {
+            main = Some((c.params.clone(), c.results.clone()));
+        }
+        attrs.insert(body.tag.clone(), Attr::Graph(Box::new(c.graph)));
+    }
+    if let Some((params, results)) = main {
+        let mut rows = Vec::new();
+        for (_, e) in l
+            .port_maps
+            .iter()
+            .filter(|p| p.tag == "back_edges")
+            .flat_map(|p| &p.entries)
+        {
+            let get = |k: &str| {
+                e.iter()
+                    .find(|(n, _)| n == k)
+                    .and_then(|(_, v)| v.trim().parse::<u64>().ok())
+            };
+            let from = get("from-layer").and_then(|id| results.iter().position(|x| *x == id));
+            let to = get("to-layer").and_then(|id| params.iter().position(|x| *x == id));
+            rows.extend([position(from), position(to)]);
+        }
+        attrs.insert("back_edges".to_string(), int_table(rows, 2));
+    }
+    Ok(())
 }
 
 /// The declared tensor of an output port: its precision and `<dim>`s (`-1` is

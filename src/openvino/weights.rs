@@ -143,14 +143,10 @@ impl Weights {
         Self::from_bytes(Vec::new())
     }
 
-    /// Open a `.bin` file for on-demand reads.
+    /// Open a `.bin` file for on-demand reads; anything but a regular file (a FIFO, a
+    /// device, a directory) is refused ([`crate::files::open_regular`]).
     pub fn open(path: &Path) -> Result<Weights, IrError> {
-        let io = |source| IrError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
+        let (file, len) = crate::files::open_regular(path).map_err(|e| IrError::file(path, e))?;
         Ok(Weights {
             source: Source::File(Mutex::new(file)),
             len,

@@ -1,12 +1,13 @@
 //! Convolutions of every format and the sliding-window arithmetic they share with
 //! the pools (`pool.rs`): ONNX Conv, ConvInteger, QLinearConv, DeformConv and
-//! ConvTranspose; OpenVINO Convolution, GroupConvolution and their
-//! BackpropData; oneDNN Convolution.
+//! ConvTranspose; OpenVINO Convolution, GroupConvolution, their BackpropData,
+//! DeformableConvolution and BinaryConvolution; oneDNN Convolution.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/> (the pages of each op; the formulas are
 //! those of the `auto_pad` and `pads` attribute descriptions); the OpenVINO
 //! operation specifications (`Convolution-1`, `GroupConvolution-1`,
-//! `ConvolutionBackpropData-1`, `GroupConvolutionBackpropData-1`, `MaxPool`,
+//! `ConvolutionBackpropData-1`, `GroupConvolutionBackpropData-1`,
+//! `DeformableConvolution-1`, `-8`, `BinaryConvolution-1`, `MaxPool`,
 //! `AvgPool`); oneDNN Graph's `Convolution`, `MaxPool` and `AvgPool` documents.
 //!
 //! A [`Window`] gives each spatial output dim. With kernel `k`, stride `s`,
@@ -62,6 +63,9 @@
 //! ConvolutionBackpropData-1 and GroupConvolutionBackpropData-1 (`strides`,
 //! `dilations`, `pads_begin`, `pads_end`, `auto_pad`; BackpropData also
 //! `output_padding` and an optional `output_shape` input); one version each.
+//! DeformableConvolution-1 (data, offsets, filters; `group`,
+//! `deformable_group`), -8 (an optional mask input) and BinaryConvolution-1: a
+//! Convolution of the data by the filters, input channels `group * filters C`.
 //!
 //! oneDNN: Convolution (`strides`, `pads_begin`, `pads_end`, `dilations`,
 //! `auto_pad`, `groups`, `data_format`, `weights_format`).
@@ -96,6 +100,16 @@ pub const RULES: &[RuleEntry] = &[
         openvino_conv_backprop,
     ),
     ("onednn", "Convolution", onednn_convolution),
+    (
+        "openvino",
+        "DeformableConvolution",
+        openvino_deformable_convolution,
+    ),
+    (
+        "openvino",
+        "BinaryConvolution",
+        openvino_deformable_convolution,
+    ),
 ];
 
 // ----- the window kernel -------------------------------------------------------------
@@ -891,4 +905,45 @@ fn onednn_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
     };
     let spatial = window.outputs(ctx, node, &layout.spatial, fit)?;
     Ok(vec![TensorFact::new(dtype, layout.join(o, spatial))])
+}
+
+// ----- OpenVINO DeformableConvolution, BinaryConvolution -------------------------------
+
+/// OpenVINO DeformableConvolution (1, 8: inputs data, offsets, filters and, from 8,
+/// an optional mask) and BinaryConvolution-1 (data, filters): a Convolution of the
+/// data by filters `[C_out, C_in / group, k...]` (`group` attribute, 1 by default);
+/// the output has the data's type.
+fn openvino_deformable_convolution(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    let deformable = node.op_type == "DeformableConvolution";
+    let (filters_at, max) = if deformable { (2, 4) } else { (1, 2) };
+    check_inputs(node, filters_at + 1, max)?;
+    let x = ctx.input(node, 0, "data")?;
+    let w = ctx.input(node, filters_at, "filters")?;
+    let (Some(xs), Some(ws)) = (&x.shape, &w.shape) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let window = openvino_window(node, openvino_filters(xs, ws, false)?, Rounding::Floor)?;
+    let group = super::attrs::ov_i64(node, "group")?.unwrap_or(1);
+    if group < 1 {
+        return Err(OpError::BadAttribute {
+            name: "group",
+            value: group.to_string(),
+            why: "must be at least 1".to_string(),
+        });
+    }
+    let g = ctx.alg.constant(group);
+    let cin = ctx.alg.mul(g, ws[1]);
+    merge_dim(
+        ctx,
+        node,
+        &|| "input channels: data C and group * filters C".to_string(),
+        xs[1],
+        cin,
+    )?;
+    let mut out = vec![xs[0], ws[0]];
+    out.extend(window.outputs(ctx, node, &xs[2..], Fit::Kernel { first_axis: 2 })?);
+    Ok(vec![TensorFact::new(x.dtype, out)])
 }

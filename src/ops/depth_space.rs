@@ -1,15 +1,22 @@
-//! Moving data between the channels and the spatial axes: ONNX `DepthToSpace` and
-//! `SpaceToDepth`, OpenVINO `DepthToSpace`, `SpaceToDepth` and `ShuffleChannels`.
+//! Moving data between the channels, the batch and the spatial axes: ONNX
+//! `DepthToSpace` and `SpaceToDepth`, OpenVINO `DepthToSpace`, `SpaceToDepth`,
+//! `ShuffleChannels`, `SpaceToBatch` and `BatchToSpace`.
 //!
 //! Specs: the ONNX operator reference (`DepthToSpace`, `SpaceToDepth`) and the
 //! OpenVINO operation specification (`DepthToSpace-1`, `SpaceToDepth-1`,
-//! `ShuffleChannels-1`).
+//! `ShuffleChannels-1`, `SpaceToBatch-2`, `BatchToSpace-2`).
 //!
 //! For `[N, C, D1, ..., Dk]` and a block size `b`: `DepthToSpace` gives
 //! `[N, C/b^k, D1*b, ..., Dk*b]`, `SpaceToDepth` gives `[N, C*b^k, D1/b, ...,
 //! Dk/b]` ([`depth_to_space`], [`space_to_depth`]). ONNX takes 4-D inputs
 //! (`k = 2`), OpenVINO any rank from 3. `ShuffleChannels` keeps the shape; its
 //! `group` must divide the `axis` dim.
+//!
+//! `SpaceToBatch(data, block_shape, pads_begin, pads_end)` gives `[N *
+//! prod(block), (D_i + pb_i + pe_i) / block_i ...]` and `BatchToSpace(data,
+//! block_shape, crops_begin, crops_end)` `[N / prod(block), D_i * block_i - cb_i -
+//! ce_i ...]` over every axis after the batch ([`space_batch_shape`]; the four
+//! inputs are 1-D of the data's rank, their contents symbolic or constant).
 //!
 //! Special values: a quotient that provably is not an integer is an error; an
 //! undecided one stays an exact quotient (`C/4`). The block size is at least 1
@@ -21,6 +28,7 @@
 //! * ONNX **DepthToSpace**: 1; 11 `mode`; 13 types.
 //! * ONNX **SpaceToDepth**: 1; 13 types.
 //! * OpenVINO **DepthToSpace**, **SpaceToDepth**, **ShuffleChannels**: 1.
+//!   **SpaceToBatch**, **BatchToSpace**: 1 (in opset 2).
 
 use super::attrs::ov_i64;
 use super::nn_util::expect_rank;
@@ -36,11 +44,13 @@ pub const RULES: &[RuleEntry] = &[
     ("openvino", "DepthToSpace", ov_depth_space),
     ("openvino", "SpaceToDepth", ov_depth_space),
     ("openvino", "ShuffleChannels", ov_shuffle_channels),
+    ("openvino", "SpaceToBatch", ov_space_batch),
+    ("openvino", "BatchToSpace", ov_space_batch),
 ];
 
 /// `p / d` when it is provably an integer, an error when it provably is not,
 /// and the exact quotient expression otherwise.
-fn quotient(ctx: &mut ShapesContext, p: Dim, d: Dim) -> Result<Dim, OpError> {
+pub fn quotient(ctx: &mut ShapesContext, p: Dim, d: Dim) -> Result<Dim, OpError> {
     match ctx.alg.divides(d, p) {
         Truth::True => Ok(ctx.alg.div(p, d)?),
         Truth::False => {
@@ -187,4 +197,66 @@ fn ov_shuffle_channels(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tenso
         shape: x.shape,
         value: None,
     }])
+}
+
+/// The output of `SpaceToBatch` (`to_batch`) or `BatchToSpace` of `data` with
+/// `block` and the pads (or crops) `begin`, `end`, all of the data's rank.
+pub fn space_batch_shape(
+    ctx: &mut ShapesContext,
+    data: &[Dim],
+    block: &[Dim],
+    begin: &[Dim],
+    end: &[Dim],
+    to_batch: bool,
+) -> Result<Vec<Dim>, OpError> {
+    let r = data.len();
+    if block.len() != r || begin.len() != r || end.len() != r {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "block_shape, begins and ends must have {r} entries (the data's rank), found {}, {} and {}",
+                block.len(),
+                begin.len(),
+                end.len()
+            ),
+        });
+    }
+    let prod = ctx.alg.product(&block[1..]);
+    let mut out = Vec::with_capacity(r);
+    out.push(if to_batch {
+        ctx.alg.mul(data[0], prod)
+    } else {
+        quotient(ctx, data[0], prod)?
+    });
+    for i in 1..r {
+        let margin = ctx.alg.add_dims(begin[i], end[i]);
+        out.push(if to_batch {
+            let padded = ctx.alg.add_dims(data[i], margin);
+            quotient(ctx, padded, block[i])?
+        } else {
+            let grown = ctx.alg.mul(data[i], block[i]);
+            ctx.alg.sub(grown, margin)
+        });
+    }
+    Ok(out)
+}
+
+/// OpenVINO `SpaceToBatch` and `BatchToSpace`.
+fn ov_space_batch(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 4, 4)?;
+    let x = ctx.input(node, 0, "data")?;
+    let mut lists = Vec::with_capacity(3);
+    for (i, what) in [(1, "block_shape"), (2, "begins"), (3, "ends")] {
+        lists.push(ctx.input(node, i, what)?.value);
+    }
+    let Some(xs) = &x.shape else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let out = match (&lists[0], &lists[1], &lists[2]) {
+        (Some(b), Some(p), Some(e)) => {
+            let to_batch = node.op_type == "SpaceToBatch";
+            space_batch_shape(ctx, xs, b, p, e, to_batch)?
+        }
+        _ => super::fresh_dims(ctx, node, 0, xs.len()),
+    };
+    Ok(vec![TensorFact::new(x.dtype, out)])
 }

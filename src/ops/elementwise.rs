@@ -85,7 +85,14 @@
 //!   Gelu 2/7, HSwish 4, HSigmoid 5, Swish 4, Mish 4, SoftPlus 4, SoftSign 9, Elu,
 //!   Selu, Clamp, HardSigmoid, PReLU, trigonometric, Sign, Round 5, Negative, Abs,
 //!   Floor, Ceiling, LogicalNot, IsNaN/IsInf/IsFinite 10) and `CumSum-3`,
-//!   `Roll-7`, `ReverseSequence-1`: the data shape in every version.
+//!   `Roll-7`, `ReverseSequence-1`: the data shape in every version. Also
+//!   Asinh/Acosh/Atanh-3, BitwiseNot-13, Reverse-1, Inverse-14, FakeConvert-13
+//!   (the data's type), SliceScatter-15 and GatherTree-1 (input 0's shape).
+//! - **Xor-1** (the opset-1 name of LogicalXor), **BitwiseAnd/Or/Xor-13**,
+//!   **BitwiseLeftShift/RightShift-15**: broadcast by `auto_broadcast`; the bitwise
+//!   ops have no value here.
+//! - **ConvertPromoteTypes-14**: each input keeps its shape and both take the
+//!   promoted type ([`promote_types`]).
 //!
 //! oneDNN: `Abs`, `Clamp`, `Elu`, `Exp`, `GELU`, `HardSigmoid`, `HardSwish`,
 //! `LeakyReLU`, `Log`, `Mish`, `ReLU`, `Reciprocal`, `Round`, `Sigmoid`,
@@ -103,7 +110,7 @@ use super::broadcast::{
     auto_broadcast_shapes, broadcast_all, broadcast_shapes, check_broadcasts_to, same_shapes,
     AutoBroadcast,
 };
-use super::nn_util::{channel_axis, merge_dim};
+use super::nn_util::{channel_axis, merge_dim, shaped};
 use super::values::{broadcast_values, check_int_range, fact_with_value};
 use super::{attr_float, attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
@@ -224,6 +231,15 @@ pub const RULES: &[RuleEntry] = &[
     ("openvino", "IsNaN", openvino_same_shape),
     ("openvino", "IsInf", openvino_same_shape),
     ("openvino", "IsFinite", openvino_same_shape),
+    ("openvino", "Asinh", openvino_same_shape),
+    ("openvino", "Acosh", openvino_same_shape),
+    ("openvino", "Atanh", openvino_same_shape),
+    ("openvino", "BitwiseNot", openvino_same_shape),
+    ("openvino", "Reverse", openvino_same_shape),
+    ("openvino", "Inverse", openvino_same_shape),
+    ("openvino", "FakeConvert", openvino_same_shape),
+    ("openvino", "SliceScatter", openvino_same_shape),
+    ("openvino", "GatherTree", openvino_same_shape),
     ("openvino", "Add", openvino_binary),
     ("openvino", "Subtract", openvino_binary),
     ("openvino", "Multiply", openvino_binary),
@@ -243,6 +259,17 @@ pub const RULES: &[RuleEntry] = &[
     ("openvino", "LogicalAnd", openvino_binary),
     ("openvino", "LogicalOr", openvino_binary),
     ("openvino", "LogicalXor", openvino_binary),
+    ("openvino", "Xor", openvino_binary),
+    ("openvino", "BitwiseAnd", openvino_binary),
+    ("openvino", "BitwiseOr", openvino_binary),
+    ("openvino", "BitwiseXor", openvino_binary),
+    ("openvino", "BitwiseLeftShift", openvino_binary),
+    ("openvino", "BitwiseRightShift", openvino_binary),
+    (
+        "openvino",
+        "ConvertPromoteTypes",
+        openvino_convert_promote_types,
+    ),
     ("openvino", "Select", openvino_select),
     ("openvino", "FakeQuantize", openvino_fake_quantize),
     // oneDNN
@@ -1147,7 +1174,7 @@ fn openvino_bin_op(node: &Node) -> Option<BinOp> {
         "GreaterEqual" => BinOp::Cmp(Cmp::Ge),
         "LogicalAnd" => BinOp::Logic(Logic::And),
         "LogicalOr" => BinOp::Logic(Logic::Or),
-        "LogicalXor" => BinOp::Logic(Logic::Xor),
+        "LogicalXor" | "Xor" => BinOp::Logic(Logic::Xor),
         _ => return None,
     })
 }
@@ -1158,11 +1185,15 @@ fn openvino_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     check_inputs(node, 2, 2)?;
     let a = ctx.input(node, 0, "A")?;
     let b = ctx.input(node, 1, "B")?;
-    let op = openvino_bin_op(node).ok_or_else(|| OpError::WrongOp {
-        expected: "a binary elementwise op",
-        found: node.op_type.clone(),
-    })?;
-    let dtype = if op.is_predicate() {
+    let op = openvino_bin_op(node);
+    let bitwise = node.op_type.starts_with("Bitwise");
+    if op.is_none() && !bitwise {
+        return Err(OpError::WrongOp {
+            expected: "a binary elementwise op",
+            found: node.op_type.clone(),
+        });
+    }
+    let dtype = if op.is_some_and(BinOp::is_predicate) {
         DType::Bool
     } else {
         a.dtype
@@ -1177,8 +1208,65 @@ fn openvino_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     } else {
         Num::Float
     };
-    let value = binary_values(&mut ctx.alg, op, num, &a, &b, &shape);
+    let value = op.and_then(|op| binary_values(&mut ctx.alg, op, num, &a, &b, &shape));
     Ok(vec![fact_with_value(dtype, shape, value)])
+}
+
+/// The type two operands promote to (OpenVINO ConvertPromoteTypes-14): bool gives
+/// way to anything; a float beats an integer; of two floats or two integers of one
+/// signedness the wider; a signed and an unsigned integer give the signed one when
+/// it is wider, else the next wider signed type, and `u64` with a signed integer
+/// gives `u64_target`. `None` when the promotion is not defined here.
+pub fn promote_types(a: DType, b: DType, u64_target: DType) -> Option<DType> {
+    use DType as T;
+    if a == b {
+        return Some(a);
+    }
+    let is_float = |t: DType| matches!(t, T::Float16 | T::Bfloat16 | T::Float | T::Double);
+    let signed = |t: DType| matches!(t, T::Int4 | T::Int8 | T::Int16 | T::Int32 | T::Int64);
+    let width = |t: DType| t.bit_width();
+    match (a, b) {
+        (T::Undefined, _) | (_, T::Undefined) => None,
+        (T::Bool, t) | (t, T::Bool) => Some(t),
+        (x, y) if is_float(x) && is_float(y) => match (x, y) {
+            (T::Float16, T::Bfloat16) | (T::Bfloat16, T::Float16) => Some(T::Float),
+            _ if width(x)? >= width(y)? => Some(x),
+            _ => Some(y),
+        },
+        (x, y) if is_float(x) => Some(x).filter(|_| y.is_integer()),
+        (x, y) if is_float(y) => Some(y).filter(|_| x.is_integer()),
+        (x, y) if x.is_integer() && y.is_integer() => {
+            if signed(x) == signed(y) {
+                return Some(if width(x)? >= width(y)? { x } else { y });
+            }
+            let (s, u) = if signed(x) { (x, y) } else { (y, x) };
+            if width(s)? > width(u)? {
+                return Some(s);
+            }
+            Some(match width(u)? {
+                ..=4 => T::Int8,
+                5..=8 => T::Int16,
+                9..=16 => T::Int32,
+                17..=32 => T::Int64,
+                _ => u64_target,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// OpenVINO ConvertPromoteTypes-14: both inputs, converted to their common type.
+fn openvino_convert_promote_types(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let a = ctx.input(node, 0, "input_0")?;
+    let b = ctx.input(node, 1, "input_1")?;
+    let target =
+        super::attrs::ov_dtype(node, "u64_integer_promotion_target")?.unwrap_or(DType::Float);
+    let t = promote_types(a.dtype, b.dtype, target).unwrap_or(DType::Undefined);
+    Ok(vec![shaped(t, a.shape), shaped(t, b.shape)])
 }
 
 /// OpenVINO Select(cond, then, else); values when the condition is decided.

@@ -1,8 +1,9 @@
 //! Picking slices by index: ONNX `Gather`, `GatherElements` and `GatherND`,
-//! OpenVINO `Gather`.
+//! OpenVINO `Gather`, `GatherElements` and `GatherND`.
 //!
 //! Specs: the ONNX operator reference (`Gather`, `GatherElements`, `GatherND`) and
-//! the OpenVINO operation specification (`Gather-1`, `-7`, `-8`).
+//! the OpenVINO operation specification (`Gather-1`, `-7`, `-8`, `GatherElements-6`,
+//! `GatherND-5`, `-8`).
 //!
 //! `Gather` along `axis` gives `data[:axis] + indices[batch_dims:] + data[axis+1:]`
 //! ([`gather_shape`]); the first `batch_dims` dims of data and indices must be equal
@@ -25,8 +26,14 @@
 //! any size. With small known data and constant indices the output's contents are
 //! the picked elements ([`element_targets`], shared with `ScatterElements`).
 //!
-//! `GatherND` (ONNX): `indices.shape[:-1] + data.shape[batch_dims + k:]` with
-//! `k = indices.shape[-1]`, a constant in `[1, rank(data) - batch_dims]`.
+//! `GatherND` (ONNX, OpenVINO-8): `indices.shape[:-1] + data.shape[batch_dims + k:]`
+//! with `k = indices.shape[-1]`, a constant in `[1, rank(data) - batch_dims]`
+//! ([`gather_nd_shape`]); OpenVINO-5 flattens the `batch_dims` leading dims into
+//! their product. OpenVINO equates data's and indices' batch dims; ONNX only
+//! rejects provably different ones.
+//!
+//! OpenVINO `GatherElements-6` is ONNX's, except that off the axis the indices'
+//! dims must equal data's (OpenVINO's shape inference merges them).
 //!
 //! # Version history
 //! * ONNX **Gather**: 1; 11 negative indices (symdim accepts them in every opset, as
@@ -35,9 +42,11 @@
 //! * ONNX **GatherND**: 11; 12 `batch_dims`; 13 bf16.
 //! * OpenVINO **Gather**: 1 (`axis` is input 2); 7 `batch_dims`; 8 negative indices
 //!   (out of range reads zeros).
+//! * OpenVINO **GatherND**: 5; 8 batch dims kept instead of flattened.
+//! * OpenVINO **GatherElements**: 6.
 
 use super::attrs::ov_i64;
-use super::nn_util::{merge_dim, rank_error};
+use super::nn_util::{merge_dim, rank_error, shaped};
 use super::values::{
     const_dims, const_ints, fact_with_value, select_values, small_const_shape, small_value,
 };
@@ -52,6 +61,8 @@ pub const RULES: &[RuleEntry] = &[
     ("", "GatherElements", gather_elements),
     ("", "GatherND", gather_nd),
     ("openvino", "Gather", ov_gather),
+    ("openvino", "GatherND", ov_gather_nd),
+    ("openvino", "GatherElements", ov_gather_elements),
 ];
 
 /// The shape of a gather along `axis` (normalised):
@@ -327,6 +338,81 @@ fn ov_gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     Ok(vec![fact_with_value(dtype, out, value)])
 }
 
+/// How `GatherND` lays out its leading batch dims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NdBatch {
+    /// Kept as they are, provably different ones an error (ONNX).
+    Keep,
+    /// Kept, data's and indices' equated (OpenVINO-8).
+    Merge,
+    /// Equated and flattened into one dim, their product (OpenVINO-5).
+    Flatten,
+}
+
+/// The output shape of `GatherND` with `b` batch dims:
+/// `indices.shape[:-1] + data.shape[b + k:]` with `k = indices.shape[-1]`, a
+/// constant in `[1, rank(data) - b]`; the batch dims laid out as `batch` says.
+/// `None` when `k` is not known (nor, then, the rank).
+pub fn gather_nd_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    data: &[Dim],
+    indices: &[Dim],
+    b: i64,
+    batch: NdBatch,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let (r, q) = (data.len(), indices.len());
+    if b < 0 || b as usize >= r.min(q) {
+        return Err(OpError::BadAttribute {
+            name: "batch_dims",
+            value: b.to_string(),
+            why: format!(
+                "must be in [0, min(rank(data), rank(indices))) = [0, {})",
+                r.min(q)
+            ),
+        });
+    }
+    let b = b as usize;
+    let Some(k) = ctx.alg.as_i64(indices[q - 1]) else {
+        return Ok(None);
+    };
+    if k < 1 || k as usize > r - b {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "indices.shape[-1] = {k} must be in [1, rank(data) - batch_dims] = [1, {}]",
+                r - b
+            ),
+        });
+    }
+    let mut lead = Vec::with_capacity(b);
+    for axis in 0..b {
+        let what = || format!("batch axis {axis} of data and indices");
+        lead.push(match batch {
+            NdBatch::Keep => {
+                if ctx.alg.equal(data[axis], indices[axis]) == Truth::False {
+                    return Err(OpError::DimMismatch {
+                        what: what(),
+                        left: ctx.alg.render(data[axis]),
+                        right: ctx.alg.render(indices[axis]),
+                    });
+                }
+                indices[axis]
+            }
+            NdBatch::Merge | NdBatch::Flatten => {
+                merge_dim(ctx, node, &what, data[axis], indices[axis])?
+            }
+        });
+    }
+    let mut out: Vec<Dim> = match batch {
+        NdBatch::Flatten if b > 0 => vec![ctx.alg.product(&lead)],
+        NdBatch::Flatten => Vec::new(),
+        _ => lead,
+    };
+    out.extend_from_slice(&indices[b..q - 1]);
+    out.extend_from_slice(&data[b + k as usize..]);
+    Ok(Some(out))
+}
+
 /// ONNX `GatherND` (12: `batch_dims`).
 fn gather_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 2)?;
@@ -347,40 +433,68 @@ fn gather_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let (Some(dshape), Some(ishape)) = (data.shape.clone(), indices.shape.clone()) else {
         return Ok(vec![TensorFact::unknown(data.dtype)]);
     };
-    let (r, q) = (dshape.len(), ishape.len());
-    if b < 0 || b as usize >= r.min(q) {
-        return Err(OpError::BadAttribute {
-            name: "batch_dims",
-            value: b.to_string(),
-            why: format!(
-                "must be in [0, min(rank(data), rank(indices))) = [0, {})",
-                r.min(q)
-            ),
-        });
-    }
-    let b = b as usize;
-    let last = ishape[q - 1];
-    let Some(k) = ctx.alg.as_i64(last) else {
+    let out = gather_nd_shape(ctx, node, &dshape, &ishape, b, NdBatch::Keep)?;
+    Ok(vec![shaped(data.dtype, out)])
+}
+
+/// OpenVINO `GatherND` (5: batch dims flattened; 8: kept).
+fn ov_gather_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    check_index_type(&indices, "indices")?;
+    let b = ov_i64(node, "batch_dims")?.unwrap_or(0);
+    let (Some(dshape), Some(ishape)) = (data.shape.clone(), indices.shape.clone()) else {
         return Ok(vec![TensorFact::unknown(data.dtype)]);
     };
-    if k < 1 || k as usize > r - b {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "indices.shape[-1] = {k} must be in [1, rank(data) - batch_dims] = [1, {}]",
-                r - b
-            ),
-        });
+    let batch = if node.version >= 8 {
+        NdBatch::Merge
+    } else {
+        NdBatch::Flatten
+    };
+    let out = gather_nd_shape(ctx, node, &dshape, &ishape, b, batch)?;
+    Ok(vec![shaped(data.dtype, out)])
+}
+
+/// OpenVINO `GatherElements-6`: like ONNX's, but off the axis the indices' dims
+/// must equal data's.
+fn ov_gather_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    check_index_type(&indices, "indices")?;
+    let Some(mut ishape) = indices.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(data.dtype)]);
+    };
+    let rank = data.shape.as_ref().map_or(ishape.len(), Vec::len);
+    if rank == 0 {
+        return Err(rank_error("data", "at least 1", 0));
     }
-    for axis in 0..b {
-        if ctx.alg.equal(dshape[axis], ishape[axis]) == Truth::False {
-            return Err(OpError::DimMismatch {
-                what: format!("batch axis {axis} of data and indices"),
-                left: ctx.alg.render(dshape[axis]),
-                right: ctx.alg.render(ishape[axis]),
-            });
+    let axis = norm_axis(ov_i64(node, "axis")?.unwrap_or(0), rank)?;
+    if let Some(dshape) = &data.shape {
+        if ishape.len() != dshape.len() {
+            return Err(rank_error(
+                "indices",
+                format!("{} (the rank of data)", dshape.len()),
+                ishape.len(),
+            ));
+        }
+        for i in (0..rank).filter(|i| *i != axis) {
+            ishape[i] = merge_dim(
+                ctx,
+                node,
+                &|| format!("axis {i} of data and indices"),
+                dshape[i],
+                ishape[i],
+            )?;
         }
     }
-    let mut out: Vec<Dim> = ishape[..q - 1].to_vec();
-    out.extend_from_slice(&dshape[b + k as usize..]);
-    Ok(vec![TensorFact::new(data.dtype, out)])
+    let idx = const_ints(&ctx.alg, &indices);
+    let value = (|| {
+        let (ddims, dv) = small_value(&ctx.alg, &data)?;
+        let is = small_const_shape(&ctx.alg, &ishape)?;
+        let targets = element_targets(&ddims, &is, idx.as_deref()?, axis)?;
+        Some(targets.into_iter().map(|t| dv[t]).collect())
+    })();
+    Ok(vec![fact_with_value(data.dtype, ishape, value)])
 }

@@ -1,8 +1,10 @@
 //! Tensors whose contents are generated rather than read from an input: ONNX
 //! `EyeLike`, `RandomUniform`, `RandomNormal`, `RandomUniformLike`,
-//! `RandomNormalLike`, `Bernoulli` and `Multinomial`.
+//! `RandomNormalLike`, `Bernoulli` and `Multinomial`; OpenVINO `Eye`,
+//! `RandomUniform` and `Multinomial`.
 //!
-//! Spec: the ONNX operator reference (each op's page).
+//! Specs: the ONNX operator reference (each op's page) and the OpenVINO operation
+//! specification (`Eye-9`, `RandomUniform-8`, `Multinomial-13`).
 //!
 //! Only the shape and the element type come from the operands:
 //!
@@ -22,12 +24,23 @@
 //! bool; `Bernoulli` and `Multinomial` read float probabilities. Another type is an
 //! error. The random contents are never known.
 //!
+//! OpenVINO's generators take their sizes as inputs, so the dims are the inputs'
+//! contents (symbolic ones too, [`shape_input`]) and fresh dims where those are not
+//! known:
+//!
+//! * `Eye-9`: `[batch_shape..., num_rows, num_columns]` (`num_columns` defaults to
+//!   `num_rows`), `output_type`; ones on the diagonal `diagonal_index`.
+//! * `RandomUniform-8`: the `output_shape` input, `output_type`.
+//! * `Multinomial-13`: `[batch, num_samples]` from probabilities `[batch,
+//!   classes]`, `convert_type`.
+//!
 //! # Version history
 //! * ONNX **EyeLike**: 9; 22 bf16.
 //! * ONNX **RandomUniform**, **RandomNormal**, **RandomUniformLike**,
 //!   **RandomNormalLike**: 1; 22 bf16.
 //! * ONNX **Bernoulli**: 15; 22 bf16 input.
 //! * ONNX **Multinomial**: 7; 22 bf16 input.
+//! * OpenVINO **Eye**: 9. **RandomUniform**: 8. **Multinomial**: 13.
 
 use super::nn_util::{attr_dtype, rank_error, shaped};
 use super::values::{consts, fact_with_value, small_const_shape};
@@ -45,6 +58,9 @@ pub const RULES: &[RuleEntry] = &[
     ("", "RandomNormalLike", random_like),
     ("", "Bernoulli", bernoulli),
     ("", "Multinomial", multinomial),
+    ("openvino", "Eye", ov_eye),
+    ("openvino", "RandomUniform", ov_random_uniform),
+    ("openvino", "Multinomial", ov_multinomial),
 ];
 
 /// The numeric types and bool (EyeLike's, Bernoulli's outputs), before bf16.
@@ -183,4 +199,103 @@ fn multinomial(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     };
     let samples = ctx.alg.constant(samples);
     Ok(vec![TensorFact::new(dtype, vec![batch, samples])])
+}
+
+/// The dims a shape input (a 1-D integer tensor, input `index`) describes: its
+/// contents when known (symbolic too), fresh data-dependent dims of output `output`
+/// when only its length is, `None` otherwise. A constant negative entry is an
+/// error.
+pub fn shape_input(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    index: usize,
+    output: usize,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let f = ctx.input(node, index, "shape")?;
+    if let Some(v) = &f.value {
+        for d in v {
+            if ctx.alg.as_i64(*d).is_some_and(|x| x < 0) {
+                return Err(OpError::BadShapeValue {
+                    what: format!(
+                        "shape input {index} holds a negative dim {}",
+                        ctx.render_dims(v)
+                    ),
+                });
+            }
+        }
+        return Ok(Some(v.clone()));
+    }
+    Ok(f.static_len(&ctx.alg)
+        .map(|n| fresh_dims(ctx, node, output, n)))
+}
+
+/// A scalar (or one-element) size input's value as a dim, a fresh dim of output
+/// axis `axis` when not known.
+fn size_input(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    index: usize,
+    axis: usize,
+) -> Result<Dim, OpError> {
+    let f = ctx.input(node, index, "size")?;
+    Ok(match f.value.as_deref() {
+        Some([v]) => *v,
+        _ => ctx.unknown_dim(node, 0, axis),
+    })
+}
+
+/// OpenVINO `Eye-9`.
+fn ov_eye(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 4)?;
+    let dtype = super::attrs::ov_dtype(node, "output_type")?.unwrap_or(DType::Float);
+    let mut out = match node.input(3) {
+        Some(_) => match shape_input(ctx, node, 3, 0)? {
+            Some(b) => b,
+            None => return Ok(vec![TensorFact::unknown(dtype)]),
+        },
+        None => Vec::new(),
+    };
+    let b = out.len();
+    let rows = size_input(ctx, node, 0, b)?;
+    let cols = if node.input(1).is_some() {
+        size_input(ctx, node, 1, b + 1)?
+    } else {
+        rows
+    };
+    out.extend([rows, cols]);
+    let k = match node.input(2) {
+        Some(_) => match ctx.input(node, 2, "diagonal_index")?.value.as_deref() {
+            Some([v]) => ctx.alg.as_i64(*v),
+            _ => None,
+        },
+        None => Some(0),
+    };
+    let value = (|| {
+        let d = small_const_shape(&ctx.alg, &out)?;
+        (d.len() == 2).then_some(())?;
+        Some(eye_values(&mut ctx.alg, d[0], d[1], k?))
+    })();
+    Ok(vec![fact_with_value(dtype, out, value)])
+}
+
+/// OpenVINO `RandomUniform-8`.
+fn ov_random_uniform(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let dtype = super::attrs::ov_dtype(node, "output_type")?.unwrap_or(DType::Float);
+    let shape = shape_input(ctx, node, 0, 0)?;
+    Ok(vec![shaped(dtype, shape)])
+}
+
+/// OpenVINO `Multinomial-13`.
+fn ov_multinomial(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "probs")?;
+    let dtype = super::attrs::ov_dtype(node, "convert_type")?.unwrap_or(DType::Int64);
+    let batch = match x.shape.as_deref() {
+        Some([b, _]) => *b,
+        Some(s) => return Err(rank_error("probs", 2, s.len())),
+        None => ctx.unknown_dim(node, 0, 0),
+    };
+    let n = size_input(ctx, node, 1, 1)?;
+    Ok(vec![TensorFact::new(dtype, vec![batch, n])])
 }

@@ -1,8 +1,9 @@
 //! Matrix products: ONNX MatMul, Gemm, MatMulInteger, QLinearMatMul and Einsum;
-//! OpenVINO MatMul; oneDNN MatMul.
+//! OpenVINO MatMul and Einsum; oneDNN MatMul.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/> (MatMul, Gemm, MatMulInteger,
-//! QLinearMatMul, Einsum); the OpenVINO operation specifications (MatMul-1); oneDNN
+//! QLinearMatMul, Einsum); the OpenVINO operation specifications (MatMul-1,
+//! Einsum-7); oneDNN
 //! Graph's `MatMul` document.
 //!
 //! **MatMul** (every format; [`matmul_shape`]) follows `numpy.matmul`: a 1-D `A`
@@ -25,7 +26,7 @@
 //! **Einsum** parses its equation (`ij,jk->ik`, implicit output when `->` is
 //! absent: the ellipsis dims, then the labels used once, in ASCII order). Dims
 //! of one label are merged with the broadcasting rules, ellipsis dims of all
-//! operands broadcast together.
+//! operands broadcast together ([`einsum_fact`]; OpenVINO's Einsum is the same).
 //!
 //! The output type is `A`'s (ONNX, OpenVINO); oneDNN's is the `dst_dtype` the
 //! converter records, else `src`'s.
@@ -41,6 +42,7 @@
 //! - ONNX Einsum-12: equation attribute, ellipsis broadcasting.
 //! - ONNX Det-11; Det-22 (types).
 //! - OpenVINO MatMul-0 (`opset1`): `transpose_a`, `transpose_b`; the only version.
+//! - OpenVINO Einsum-7: `equation`; the only version.
 //! - oneDNN MatMul: `transpose_a`, `transpose_b`, optional `bias`.
 
 use super::attrs::dst_dtype;
@@ -62,6 +64,7 @@ pub const RULES: &[RuleEntry] = &[
     ("", "Det", det),
     ("", "Einsum", einsum),
     ("openvino", "MatMul", openvino_matmul),
+    ("openvino", "Einsum", openvino_einsum),
     ("onednn", "MatMul", onednn_matmul),
 ];
 
@@ -289,6 +292,25 @@ fn parse_term(eq: &str, t: &str) -> Result<Term, OpError> {
 fn einsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let eq_attr =
         attr_str(node, "equation")?.ok_or(OpError::MissingAttribute { name: "equation" })?;
+    Ok(vec![einsum_fact(ctx, node, eq_attr)?])
+}
+
+/// OpenVINO Einsum-7: the ONNX kernel.
+fn openvino_einsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    let eq_attr = super::attrs::ov_str(node, "equation")?
+        .ok_or(OpError::MissingAttribute { name: "equation" })?;
+    Ok(vec![einsum_fact(ctx, node, eq_attr)?])
+}
+
+/// The output of an Einsum of equation `eq_attr` over every input of `node`: the
+/// labels' dims (repeated labels broadcast, as do the ellipsis dims) in the
+/// output term's order; in implicit mode the ellipsis, then the labels that appear
+/// once, alphabetically. The type is input 0's.
+pub fn einsum_fact(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    eq_attr: &str,
+) -> Result<TensorFact, OpError> {
     let eq: String = eq_attr.chars().filter(|c| !c.is_whitespace()).collect();
     let (lhs, rhs) = match eq.split_once("->") {
         Some((l, r)) => (l, Some(r)),
@@ -394,7 +416,7 @@ fn einsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         }
     };
     if !all_known {
-        return Ok(vec![TensorFact::unknown(dtype)]);
+        return Ok(TensorFact::unknown(dtype));
     }
     let mut out = Vec::new();
     for l in &out_term {
@@ -402,11 +424,11 @@ fn einsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             None => out.extend_from_slice(&ellipsis),
             Some(c) => match labels[c].0 {
                 Some(d) => out.push(d),
-                None => return Ok(vec![TensorFact::unknown(dtype)]),
+                None => return Ok(TensorFact::unknown(dtype)),
             },
         }
     }
-    Ok(vec![TensorFact::new(dtype, out)])
+    Ok(TensorFact::new(dtype, out))
 }
 
 fn render_term(t: &Term) -> String {

@@ -7,9 +7,11 @@
 //! exports a `RULES` table; [`FAMILIES`] lists the tables, and [`rule_for`] finds
 //! the rule of a node. `docs/adding-an-op.md` walks through adding one.
 
+pub mod attention;
 pub mod attrs;
 pub mod broadcast;
 pub mod cast;
+pub mod color;
 pub mod concat;
 pub mod constant;
 pub mod contrib;
@@ -17,9 +19,13 @@ pub mod contrib_linear;
 pub mod contrib_tensor;
 pub mod control;
 pub mod conv;
+pub mod ctc;
 pub mod depth_space;
+pub mod detection;
 pub mod elementwise;
+pub mod embedding;
 pub mod expand;
+pub mod fft;
 pub mod gather;
 pub mod generate;
 pub mod loss;
@@ -29,6 +35,7 @@ pub mod nn_util;
 pub mod norm;
 pub mod onehot;
 pub mod pad;
+pub mod patches;
 pub mod pool;
 pub mod quantize;
 pub mod reduce;
@@ -43,6 +50,7 @@ pub mod slice;
 pub mod spatial;
 pub mod split;
 pub mod squeeze;
+pub mod strings;
 pub mod tensor;
 pub mod text;
 pub mod topk;
@@ -68,6 +76,14 @@ pub type RuleEntry = (&'static str, &'static str, OpRule);
 /// Every family's rule table.
 pub const FAMILIES: &[&[RuleEntry]] = &[
     control::RULES,
+    attention::RULES,
+    fft::RULES,
+    detection::RULES,
+    embedding::RULES,
+    ctc::RULES,
+    color::RULES,
+    strings::RULES,
+    patches::RULES,
     reshape::RULES,
     concat::RULES,
     cast::RULES,

@@ -292,3 +292,11 @@ pub fn shaped(dtype: DType, shape: Option<Vec<Dim>>) -> TensorFact {
         None => TensorFact::unknown(dtype),
     }
 }
+
+/// `dim` when known, else a fresh data-dependent dim of `node`'s output 0 at `axis`.
+pub fn fresh_or(ctx: &mut ShapesContext, node: &Node, dim: Option<Dim>, axis: usize) -> Dim {
+    match dim {
+        Some(d) => d,
+        None => ctx.unknown_dim(node, 0, axis),
+    }
+}

@@ -1,8 +1,8 @@
 //! Normalisations, Dropout and the softmax family: ONNX BatchNormalization,
 //! LayerNormalization, InstanceNormalization, GroupNormalization,
 //! LpNormalization, MeanVarianceNormalization, LRN, Dropout, Softmax, LogSoftmax
-//! and Hardmax; OpenVINO BatchNormInference, MVN, NormalizeL2, LRN, Softmax and
-//! LogSoftmax; oneDNN BatchNormInference, LayerNorm, GroupNorm, SoftMax and
+//! and Hardmax; OpenVINO BatchNormInference, MVN, NormalizeL2, LRN, GRN,
+//! GroupNormalization, Softmax and LogSoftmax; oneDNN BatchNormInference, LayerNorm, GroupNorm, SoftMax and
 //! LogSoftmax.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/> (the page of each op); the OpenVINO
@@ -50,7 +50,9 @@
 //!   first: data, gamma, beta, mean, variance).
 //! - Softmax-1 (`axis` >= 0; written `SoftMax` in IR files), -8 (negative
 //!   `axis`); LogSoftmax-5 (negative `axis`).
-//! - MVN-1, -6 (`axes` input); NormalizeL2-1; LRN-1: the data shape.
+//! - MVN-1, -6 (`axes` input); NormalizeL2-1; LRN-1; GRN-1: the data shape.
+//! - GroupNormalization-12: `scale` and `bias` of `[C]`, `num_groups` dividing `C`
+//!   ([`group_norm_check`], shared with ONNX).
 //!
 //! oneDNN: BatchNormInference (the input's shape), LayerNorm (`begin_norm_axis`,
 //! `keep_stats` default true), GroupNorm (`groups`, `keep_stats`), SoftMax and
@@ -82,6 +84,8 @@ pub const RULES: &[RuleEntry] = &[
     ("openvino", "MVN", openvino_same_shape),
     ("openvino", "NormalizeL2", openvino_same_shape),
     ("openvino", "LRN", openvino_same_shape),
+    ("openvino", "GRN", openvino_same_shape),
+    ("openvino", "GroupNormalization", openvino_group_norm),
     ("openvino", "Softmax", openvino_softmax),
     ("openvino", "SoftMax", openvino_softmax),
     ("openvino", "LogSoftmax", openvino_softmax),
@@ -217,28 +221,57 @@ fn group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
     let scale = ctx.input(node, 1, "scale")?;
     let b = ctx.input(node, 2, "bias")?;
     let g = super::attr_int_required(node, "num_groups")?;
-    if g <= 0 {
+    // Opset 18: scale and bias per group; opset 21: per channel.
+    let per_channel = node.version >= 21;
+    group_norm_check(ctx, node, &x, [&scale, &b], g, per_channel, Equate::Warn)?;
+    Ok(vec![like(&x)])
+}
+
+/// The checks of a group normalisation of `x` in `groups` groups: a positive
+/// group count that divides the channels `x[1]`, and `[scale, bias]` vectors of
+/// the channel count (`per_channel`) or of the group count, equated as `equate`
+/// says.
+pub fn group_norm_check(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    x: &TensorFact,
+    [scale, bias]: [&TensorFact; 2],
+    groups: i64,
+    per_channel: bool,
+    equate: Equate,
+) -> Result<(), OpError> {
+    if groups <= 0 {
         return Err(OpError::BadAttribute {
             name: "num_groups",
-            value: g.to_string(),
+            value: groups.to_string(),
             why: "must be positive".to_string(),
         });
     }
-    let gd = ctx.alg.constant(g);
-    if let Some(c) = channels(&x, "input X")? {
+    let gd = ctx.alg.constant(groups);
+    if let Some(c) = channels(x, "input X")? {
         if ctx.alg.divides(gd, c) == crate::algebra::Truth::False {
             return Err(OpError::BadShapeValue {
                 what: format!(
-                    "channels {} are not a multiple of num_groups {g}",
+                    "channels {} are not a multiple of num_groups {groups}",
                     ctx.alg.render(c)
                 ),
             });
         }
-        // Opset 18: scale and bias per group; opset 21: per channel.
-        let len = if node.version >= 21 { c } else { gd };
-        check_vector(ctx, node, &scale, "scale", len, Equate::Warn)?;
-        check_vector(ctx, node, &b, "bias", len, Equate::Warn)?;
+        let len = if per_channel { c } else { gd };
+        check_vector(ctx, node, scale, "scale", len, equate)?;
+        check_vector(ctx, node, bias, "bias", len, equate)?;
     }
+    Ok(())
+}
+
+/// OpenVINO GroupNormalization-12: `data [N, C, ...]`, `scale` and `bias` `[C]`.
+fn openvino_group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let x = ctx.input(node, 0, "data")?;
+    let scale = ctx.input(node, 1, "scale")?;
+    let b = ctx.input(node, 2, "bias")?;
+    let g = ov_i64(node, "num_groups")?.ok_or(OpError::MissingAttribute { name: "num_groups" })?;
+    group_norm_check(ctx, node, &x, [&scale, &b], g, true, Equate::Record)?;
     Ok(vec![like(&x)])
 }
 

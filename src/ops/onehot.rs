@@ -1,6 +1,7 @@
-//! One-hot encoding: ONNX `OneHot`.
+//! One-hot encoding: ONNX `OneHot`, OpenVINO `OneHot`.
 //!
-//! Spec: the ONNX operator reference (`OneHot`).
+//! Specs: the ONNX operator reference (`OneHot`) and the OpenVINO operation
+//! specification (`OneHot-1`, `-16`).
 //!
 //! `OneHot(indices, depth, values)` inserts an axis of size `depth` into the
 //! indices' shape at `axis` (default -1, the last): the output of an indices tensor
@@ -21,8 +22,15 @@
 //! `off_value`; a negative index counts from the end (from opset 11; before it the
 //! indices must be non-negative, and a constant negative index is an error).
 //!
+//! OpenVINO's `OneHot(indices, depth, on_value, off_value)` takes the two values
+//! as scalars and the output the type of `on_value`; `axis` is required. Its shape
+//! is the same ([`one_hot_shape`]). A negative index gives a row of `off_value`
+//! (`negative_indices_mode = ignore_negative`, the only behaviour of version 1) or
+//! counts from the end (`normalize`, from version 16).
+//!
 //! # Version history
 //! * ONNX **OneHot**: 9; 11 negative indices; 28 bf16 values.
+//! * OpenVINO **OneHot**: 1; 16 `negative_indices_mode`.
 
 use super::cast::{cast_value, FloatToInt};
 use super::nn_util::rank_error;
@@ -33,7 +41,7 @@ use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[("", "OneHot", one_hot)];
+pub const RULES: &[RuleEntry] = &[("", "OneHot", one_hot), ("openvino", "OneHot", ov_one_hot)];
 
 /// The output shape of `OneHot`: `indices` with `depth` inserted at the
 /// normalised `axis` (in `[0, rank(indices)]`).
@@ -154,6 +162,79 @@ fn one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         let (_, v) = small_value(&ctx.alg, &values)?;
         let pair = (*v.first()?, *v.get(1)?);
         Some(one_hot_values(&is, idx.as_deref()?, depth, axis, pair))
+    })();
+    Ok(vec![fact_with_value(dtype, out, value)])
+}
+
+/// OpenVINO `OneHot` (1; 16 `negative_indices_mode`).
+fn ov_one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 4, 4)?;
+    let indices = ctx.input(node, 0, "indices")?;
+    let depth = ctx.input(node, 1, "depth")?;
+    let on = ctx.input(node, 2, "on_value")?;
+    let off = ctx.input(node, 3, "off_value")?;
+    for (f, what) in [(&depth, "depth"), (&on, "on_value"), (&off, "off_value")] {
+        if let Some(s) = &f.shape {
+            let one = s.len() == 1 && matches!(ctx.alg.as_i64(s[0]), None | Some(1));
+            if !s.is_empty() && !one {
+                return Err(rank_error(what, "0 (a scalar)", s.len()));
+            }
+        }
+    }
+    let normalize = match super::attrs::ov_str(node, "negative_indices_mode")? {
+        None | Some("ignore_negative") => false,
+        Some("normalize") if node.version >= 16 => true,
+        Some(other) => {
+            return Err(OpError::BadAttribute {
+                name: "negative_indices_mode",
+                value: format!("{other:?}"),
+                why: "expected ignore_negative or normalize (from version 16)".to_string(),
+            })
+        }
+    };
+    let dtype = on.dtype;
+    let Some(ishape) = indices.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let axis =
+        super::attrs::ov_i64(node, "axis")?.ok_or(OpError::MissingAttribute { name: "axis" })?;
+    let axis = norm_axis(axis, ishape.len() + 1)?;
+    let d = depth_dim(&mut ctx.alg, &depth);
+    if let Some(d) = d {
+        let zero = ctx.alg.constant(0);
+        if ctx.alg.le(zero, d) == Truth::False {
+            return Err(OpError::BadShapeValue {
+                what: format!("depth {} must not be negative", ctx.alg.render(d)),
+            });
+        }
+    }
+    let d = match d {
+        Some(d) => d,
+        None => ctx.unknown_dim(node, 0, axis),
+    };
+    let out = one_hot_shape(&ishape, d, axis);
+    let idx = const_ints(&ctx.alg, &indices);
+    let value = (|| {
+        let depth = usize::try_from(ctx.alg.as_i64(d)?).ok()?;
+        small_const_shape(&ctx.alg, &out)?;
+        let is = small_const_shape(&ctx.alg, &ishape)?;
+        let (_, on) = small_value(&ctx.alg, &on)?;
+        let (_, off) = small_value(&ctx.alg, &off)?;
+        let mut ix = idx?;
+        if !normalize {
+            // a negative index matches no position
+            let past = depth as i64;
+            for i in ix.iter_mut().filter(|i| **i < 0) {
+                *i = past;
+            }
+        }
+        Some(one_hot_values(
+            &is,
+            &ix,
+            depth,
+            axis,
+            (*off.first()?, *on.first()?),
+        ))
     })();
     Ok(vec![fact_with_value(dtype, out, value)])
 }

@@ -1,6 +1,8 @@
 //! Pooling of every format: ONNX MaxPool, AveragePool, LpPool,
 //! GlobalAveragePool, GlobalMaxPool, GlobalLpPool, MaxUnpool, MaxRoiPool and
-//! RoiAlign; OpenVINO MaxPool and AvgPool; oneDNN MaxPool and AvgPool.
+//! RoiAlign; OpenVINO MaxPool, AvgPool, AdaptiveAvgPool, AdaptiveMaxPool,
+//! ROIAlign, ROIAlignRotated, ROIPooling, PSROIPooling and
+//! DeformablePSROIPooling; oneDNN MaxPool and AvgPool.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/> (the page of each op); the OpenVINO
 //! operation specifications (`MaxPool-1`, `-8`, `-14`, `AvgPool-1`, `-14`);
@@ -21,7 +23,15 @@
 //! - MaxUnpool: `(in - 1)*s + k - pb - pe` (a transposed window), or the
 //!   `output_shape` input.
 //! - MaxRoiPool: `[num_rois, C, pooled_h, pooled_w]`; RoiAlign:
-//!   `[num_rois, C, output_height, output_width]`.
+//!   `[num_rois, C, output_height, output_width]` ([`roi_output`]). OpenVINO
+//!   ROIAlign (`rois [num_rois, 4]`, `batch_indices [num_rois]`) and
+//!   ROIAlignRotated (`rois [num_rois, 5]`): `[num_rois, C, pooled_h, pooled_w]`;
+//!   ROIPooling (`rois [num_rois, 5]`): `[num_rois, C, output_size...]`;
+//!   PSROIPooling and DeformablePSROIPooling: `[num_rois, output_dim, group_size,
+//!   group_size]`.
+//! - OpenVINO AdaptiveAvgPool and AdaptiveMaxPool: `[N, C]` and the contents of
+//!   the `output_shape` input (symbolic ones too); AdaptiveMaxPool's indices
+//!   (`index_element_type`, i64 by default) have the same shape.
 //!
 //! Version history, ONNX (shape-relevant):
 //! - MaxPool-1; -8 adds the `Indices` output and `storage_order`; -10 adds
@@ -37,15 +47,19 @@
 //!
 //! Version history, OpenVINO: MaxPool-1 (`rounding_type` floor or ceil); -8
 //! (`dilations`, the indices output, `index_element_type`); -14 (`ceil_torch`).
-//! AvgPool-1; -14 (`ceil_torch`).
+//! AvgPool-1; -14 (`ceil_torch`). AdaptiveAvgPool-8, AdaptiveMaxPool-8 (data of
+//! rank 3 to 5). ROIAlign-3; -9 (`aligned_mode`). ROIAlignRotated-15.
+//! ROIPooling-1 (in opset 2). PSROIPooling-1. DeformablePSROIPooling-1 (optional
+//! offsets input).
 //!
 //! oneDNN: MaxPool and AvgPool (`kernel`, `strides`, `pads_begin`, `pads_end`,
 //! `dilations` for MaxPool, `rounding_type`, `auto_pad`, `data_format`).
 
 use super::attrs::dst_dtype;
+use super::attrs::ov_i64;
 use super::attrs::{ov_dtype, ov_i64_list, ov_str};
 use super::conv::{data_shape, onednn_window, onnx_window, openvino_window, Fit, Rounding};
-use super::nn_util::{expect_rank, rank_error, shaped, unify, Layout};
+use super::nn_util::{expect_rank, merge_dim, rank_error, shaped, unify, Equate, Layout};
 use super::{attr_int, attr_ints, attr_str, check_inputs, unknown_outputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -64,6 +78,17 @@ pub const RULES: &[RuleEntry] = &[
     ("", "RoiAlign", roi_align),
     ("openvino", "MaxPool", openvino_pool),
     ("openvino", "AvgPool", openvino_pool),
+    ("openvino", "ROIAlign", openvino_roi_align),
+    ("openvino", "ROIAlignRotated", openvino_roi_align),
+    ("openvino", "ROIPooling", openvino_roi_pooling),
+    ("openvino", "PSROIPooling", openvino_ps_roi_pooling),
+    (
+        "openvino",
+        "DeformablePSROIPooling",
+        openvino_ps_roi_pooling,
+    ),
+    ("openvino", "AdaptiveAvgPool", openvino_adaptive_pool),
+    ("openvino", "AdaptiveMaxPool", openvino_adaptive_pool),
     ("onednn", "MaxPool", onednn_pool),
     ("onednn", "AvgPool", onednn_pool),
 ];
@@ -203,15 +228,19 @@ fn max_unpool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
-/// `[num_rois, C, h, w]` for the RoI pools.
-fn roi_output(
+/// `[num_rois, C, h, w]` for the RoI pools: `x` is `[N, C, H, W]` and `rois`
+/// `[num_rois, box_len]` (its box length equated as `equate` says); `channels`
+/// replaces `C` when given.
+#[allow(clippy::too_many_arguments)]
+pub fn roi_output(
     ctx: &mut ShapesContext,
     node: &Node,
     x: &TensorFact,
     rois: &TensorFact,
     box_len: i64,
-    h: i64,
-    w: i64,
+    (h, w): (i64, i64),
+    channels: Option<Dim>,
+    equate: Equate,
 ) -> Result<TensorFact, OpError> {
     let c = match &x.shape {
         Some(s) => {
@@ -224,14 +253,17 @@ fn roi_output(
         Some(s) => {
             expect_rank("rois", s, 2)?;
             let bl = ctx.alg.constant(box_len);
-            unify(ctx, node, "rois box length", s[1], bl)?;
+            equate.dims(ctx, node, &|| "rois box length".to_string(), s[1], bl)?;
             s[0]
         }
         None => ctx.unknown_dim(node, 0, 0),
     };
     let h = ctx.alg.constant(h);
     let w = ctx.alg.constant(w);
-    Ok(TensorFact::new(x.dtype, vec![n, c, h, w]))
+    Ok(TensorFact::new(
+        x.dtype,
+        vec![n, channels.unwrap_or(c), h, w],
+    ))
 }
 
 fn max_roi_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -248,7 +280,16 @@ fn max_roi_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
             why: "expected two positive entries".to_string(),
         });
     }
-    Ok(vec![roi_output(ctx, node, &x, &rois, 5, ps[0], ps[1])?])
+    Ok(vec![roi_output(
+        ctx,
+        node,
+        &x,
+        &rois,
+        5,
+        (ps[0], ps[1]),
+        None,
+        Equate::Warn,
+    )?])
 }
 
 fn roi_align(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
@@ -269,7 +310,7 @@ fn roi_align(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
             why: "must be positive".to_string(),
         });
     }
-    let out = roi_output(ctx, node, &x, &rois, 4, oh, ow)?;
+    let out = roi_output(ctx, node, &x, &rois, 4, (oh, ow), None, Equate::Warn)?;
     if let (Some(b), Some(r)) = (&bi.shape, &rois.shape) {
         expect_rank("batch_indices", b, 1)?;
         unify(ctx, node, "num_rois of batch_indices and rois", b[0], r[0])?;
@@ -373,4 +414,152 @@ fn onednn_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         dtype,
         layout.join(layout.channels, spatial),
     )])
+}
+
+// ----- OpenVINO RoI and adaptive pools -----------------------------------------------
+
+/// A required positive integer attribute of an OpenVINO node.
+fn ov_positive(node: &Node, name: &'static str) -> Result<i64, OpError> {
+    let v = ov_i64(node, name)?.ok_or(OpError::MissingAttribute { name })?;
+    if v <= 0 {
+        return Err(OpError::BadAttribute {
+            name,
+            value: v.to_string(),
+            why: "must be positive".to_string(),
+        });
+    }
+    Ok(v)
+}
+
+/// OpenVINO ROIAlign (3, 9) and ROIAlignRotated-15.
+fn openvino_roi_align(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let x = ctx.input(node, 0, "data")?;
+    let rois = ctx.input(node, 1, "rois")?;
+    let bi = ctx.input(node, 2, "batch_indices")?;
+    let h = ov_positive(node, "pooled_h")?;
+    let w = ov_positive(node, "pooled_w")?;
+    let box_len = if node.op_type == "ROIAlignRotated" {
+        5
+    } else {
+        4
+    };
+    let out = roi_output(ctx, node, &x, &rois, box_len, (h, w), None, Equate::Record)?;
+    if let Some(b) = &bi.shape {
+        expect_rank("batch_indices", b, 1)?;
+        let n = out.shape.as_ref().map(|s| s[0]);
+        if let Some(n) = n {
+            merge_dim(
+                ctx,
+                node,
+                &|| "num_rois of batch_indices and rois".to_string(),
+                b[0],
+                n,
+            )?;
+        }
+    }
+    Ok(vec![out])
+}
+
+/// OpenVINO ROIPooling-1: `output_size = [h, w]`.
+fn openvino_roi_pooling(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let rois = ctx.input(node, 1, "rois")?;
+    let size = ov_i64_list(node, "output_size")?.ok_or(OpError::MissingAttribute {
+        name: "output_size",
+    })?;
+    if size.len() != 2 || size.iter().any(|v| *v <= 0) {
+        return Err(OpError::BadAttribute {
+            name: "output_size",
+            value: format!("{size:?}"),
+            why: "expected two positive entries".to_string(),
+        });
+    }
+    let out = roi_output(
+        ctx,
+        node,
+        &x,
+        &rois,
+        5,
+        (size[0], size[1]),
+        None,
+        Equate::Record,
+    )?;
+    Ok(vec![out])
+}
+
+/// OpenVINO PSROIPooling-1 and DeformablePSROIPooling-1: `[num_rois, output_dim,
+/// group_size, group_size]`.
+fn openvino_ps_roi_pooling(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "data")?;
+    let rois = ctx.input(node, 1, "rois")?;
+    let dim = ov_positive(node, "output_dim")?;
+    let group = match ov_i64(node, "group_size")? {
+        None => 1,
+        Some(_) => ov_positive(node, "group_size")?,
+    };
+    let dim = ctx.alg.constant(dim);
+    let out = roi_output(
+        ctx,
+        node,
+        &x,
+        &rois,
+        5,
+        (group, group),
+        Some(dim),
+        Equate::Record,
+    )?;
+    Ok(vec![out])
+}
+
+/// OpenVINO AdaptiveAvgPool-8 and AdaptiveMaxPool-8.
+fn openvino_adaptive_pool(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let max = node.op_type == "AdaptiveMaxPool";
+    let index_type = if max {
+        ov_dtype(node, "index_element_type")?.unwrap_or(DType::Int64)
+    } else {
+        DType::Int64
+    };
+    let out = match &x.shape {
+        None => None,
+        Some(xs) => {
+            if !(3..=5).contains(&xs.len()) {
+                return Err(rank_error("data", "3, 4 or 5", xs.len()));
+            }
+            let spatial = xs.len() - 2;
+            let mut out = xs[..2].to_vec();
+            match ctx.input(node, 1, "output_shape")?.value {
+                Some(d) if d.len() == spatial => out.extend(d),
+                Some(d) => {
+                    return Err(OpError::BadShapeValue {
+                        what: format!(
+                            "output_shape has {} entries for {spatial} spatial axes",
+                            d.len()
+                        ),
+                    })
+                }
+                _ => {
+                    for a in 0..spatial {
+                        out.push(ctx.unknown_dim(node, 0, a + 2));
+                    }
+                }
+            }
+            Some(out)
+        }
+    };
+    let mut facts = vec![shaped(x.dtype, out.clone())];
+    if max {
+        facts.push(shaped(index_type, out));
+    }
+    Ok(facts)
 }

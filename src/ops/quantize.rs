@@ -1,7 +1,8 @@
-//! Quantization and sampling: QuantizeLinear, DequantizeLinear,
-//! DynamicQuantizeLinear and GridSample.
+//! Quantization and sampling: ONNX QuantizeLinear, DequantizeLinear,
+//! DynamicQuantizeLinear and GridSample; OpenVINO GridSample.
 //!
-//! Spec: <https://onnx.ai/onnx/operators/> (the page of each op).
+//! Specs: <https://onnx.ai/onnx/operators/> (the page of each op); the OpenVINO
+//! operation specification (`GridSample-9`).
 //!
 //! - **QuantizeLinear / DequantizeLinear**: the shape of `x`. The scale is a
 //!   scalar (per tensor), a vector of `x[axis]` (per axis, opset 13+), or of
@@ -13,16 +14,16 @@
 //! - **DynamicQuantizeLinear**: `y` of `x`'s shape (uint8), scalar `y_scale`
 //!   (float) and `y_zero_point` (uint8).
 //! - **GridSample**: `X = [N, C, D1..Dr]`, `grid = [N, O1..Or, r]` give
-//!   `[N, C, O1..Or]`.
+//!   `[N, C, O1..Or]` ([`grid_sample_shape`]); OpenVINO's is the 4-D case.
 //!
 //! Version history (shape-relevant):
 //! - QuantizeLinear-10 (per tensor), -13 (`axis`, per axis), -19 (`saturate`,
 //!   float8), -21 (`block_size`, `output_dtype`), -23, -24, -25 (types,
 //!   `precision`). DequantizeLinear-10, -13, -19, -21, -23 (`output_dtype`),
 //!   -24, -25. DynamicQuantizeLinear-11.
-//! - GridSample-16 (4-D), -20 (N-D), -22.
+//! - GridSample-16 (4-D), -20 (N-D), -22. OpenVINO GridSample-9 (4-D).
 
-use super::nn_util::{attr_dtype, expect_rank, rank_error, unify};
+use super::nn_util::{attr_dtype, expect_rank, rank_error, unify, Equate};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -34,6 +35,7 @@ pub const RULES: &[RuleEntry] = &[
     ("", "DequantizeLinear", dequantize_linear),
     ("", "DynamicQuantizeLinear", dynamic_quantize_linear),
     ("", "GridSample", grid_sample),
+    ("openvino", "GridSample", openvino_grid_sample),
 ];
 
 /// Check a quantization scale (and its zero point) against `x`: per tensor, per
@@ -202,24 +204,57 @@ fn grid_sample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     let (Some(xs), Some(gs)) = (x.shape.clone(), grid.shape.clone()) else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
+    if node.version < 20 {
+        expect_rank("input X", &xs, 4)?;
+    }
+    let out = grid_sample_shape(ctx, node, &xs, &gs, Equate::Warn)?;
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// The output shape of a grid sample: `X = [N, C, D1..Dr]` and
+/// `grid = [N, O1..Or, r]` give `[N, C, O1..Or]`; the batch dims and the grid's
+/// last dim (the spatial rank) are equated as `equate` says.
+pub fn grid_sample_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    xs: &[Dim],
+    gs: &[Dim],
+    equate: Equate,
+) -> Result<Vec<Dim>, OpError> {
     if xs.len() < 3 {
         return Err(rank_error("input X", "at least 3", xs.len()));
     }
     let r = xs.len() - 2;
-    if node.version < 20 {
-        expect_rank("input X", &xs, 4)?;
-    }
-    expect_rank("grid", &gs, r + 2)?;
-    let n = unify(ctx, node, "batch N of X and grid", xs[0], gs[0])?;
-    let rd = ctx.alg.constant(r as i64);
-    unify(
+    expect_rank("grid", gs, r + 2)?;
+    let n = equate.dims(
         ctx,
         node,
-        "last axis of grid (the spatial rank)",
+        &|| "batch N of X and grid".to_string(),
+        xs[0],
+        gs[0],
+    )?;
+    let rd = ctx.alg.constant(r as i64);
+    equate.dims(
+        ctx,
+        node,
+        &|| "last axis of grid (the spatial rank)".to_string(),
         gs[r + 1],
         rd,
     )?;
     let mut out = vec![n, xs[1]];
     out.extend_from_slice(&gs[1..=r]);
+    Ok(out)
+}
+
+/// OpenVINO GridSample-9: 4-D data and grid.
+fn openvino_grid_sample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let grid = ctx.input(node, 1, "grid")?;
+    let (Some(xs), Some(gs)) = (x.shape.clone(), grid.shape.clone()) else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    expect_rank("data", &xs, 4)?;
+    let out = grid_sample_shape(ctx, node, &xs, &gs, Equate::Record)?;
     Ok(vec![TensorFact::new(x.dtype, out)])
 }

@@ -1,5 +1,5 @@
-//! Reductions: ONNX `Reduce*` and `ArgMax`/`ArgMin`, OpenVINO `Reduce*`, oneDNN
-//! `Reduce*`.
+//! Reductions: ONNX `Reduce*` and `ArgMax`/`ArgMin`, OpenVINO `Reduce*` and
+//! `SegmentMax`, oneDNN `Reduce*`.
 //!
 //! Specs: the ONNX operator reference (opsets 1 to 25); the OpenVINO operation
 //! specifications (`ReduceMean-1` and its siblings); oneDNN Graph's `Reduce*`
@@ -37,7 +37,9 @@
 //!
 //! OpenVINO: `ReduceMean`, `ReduceSum`, `ReduceMax`, `ReduceMin`, `ReduceProd`,
 //! `ReduceLogicalAnd`, `ReduceLogicalOr` (opset1) and `ReduceL1`, `ReduceL2`
-//! (opset4): axes input 1, `keep_dims`; one version each.
+//! (opset4): axes input 1, `keep_dims`; one version each. `SegmentMax-16` reduces
+//! the rows of `data [N, ...]` by segment (`segment_ids [N]`): `[num_segments,
+//! ...]`, `num_segments` the optional input 2 (its value), else data-dependent.
 //!
 //! oneDNN: `ReduceL1`, `ReduceL2`, `ReduceMax`, `ReduceMean`, `ReduceMin`,
 //! `ReduceProd`, `ReduceSum`: `axes` and `keep_dims` attributes.
@@ -82,6 +84,7 @@ pub const RULES: &[RuleEntry] = &[
     ("onednn", "ReduceMin", onednn_reduce),
     ("onednn", "ReduceProd", onednn_reduce),
     ("onednn", "ReduceSum", onednn_reduce),
+    ("openvino", "SegmentMax", ov_segment_max),
 ];
 
 /// Whether `axes` is an input (rather than an attribute) for this op and version.
@@ -315,4 +318,37 @@ fn onednn_reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     let keep = attr_int(node, "keep_dims", 0)? != 0;
     let out = reduce_shape(ctx, shape, &axes, keep);
     Ok(vec![TensorFact::new(dtype, out)])
+}
+
+/// OpenVINO `SegmentMax-16`.
+fn ov_segment_max(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "data")?;
+    let ids = ctx.input(node, 1, "segment_ids")?;
+    let Some(xs) = &x.shape else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    if xs.is_empty() {
+        return Err(super::nn_util::rank_error("data", "at least 1", 0));
+    }
+    if let Some(is) = &ids.shape {
+        super::nn_util::expect_rank("segment_ids", is, 1)?;
+        super::nn_util::merge_dim(
+            ctx,
+            node,
+            &|| "rows of data and segment_ids".to_string(),
+            xs[0],
+            is[0],
+        )?;
+    }
+    let n = match node.input(2) {
+        Some(_) => match ctx.input(node, 2, "num_segments")?.value.as_deref() {
+            Some([v]) => *v,
+            _ => ctx.unknown_dim(node, 0, 0),
+        },
+        None => ctx.unknown_dim(node, 0, 0),
+    };
+    let mut out = xs.clone();
+    out[0] = n;
+    Ok(vec![TensorFact::new(x.dtype, out)])
 }

@@ -1,7 +1,10 @@
 //! Writing into a copy of a tensor by index: ONNX `ScatterElements`, its deprecated
-//! first name `Scatter`, and `ScatterND`.
+//! first name `Scatter`, and `ScatterND`; OpenVINO `ScatterElementsUpdate`,
+//! `ScatterNDUpdate` and `ScatterUpdate`.
 //!
-//! Spec: the ONNX operator reference (`ScatterElements`, `Scatter`, `ScatterND`).
+//! Specs: the ONNX operator reference (`ScatterElements`, `Scatter`, `ScatterND`)
+//! and the OpenVINO operation specification (`ScatterElementsUpdate-3`, `-12`,
+//! `ScatterNDUpdate-3`, `-15`, `ScatterUpdate-3`).
 //!
 //! Both ops copy `data` and overwrite (or reduce into) some of its elements, so the
 //! output has data's shape and element type whatever the indices hold; `updates`
@@ -18,11 +21,20 @@
 //!   has shape `indices.shape[:-1] + data.shape[k:]` ([`scatter_nd_updates_shape`]).
 //!
 //! Dims that a valid model needs equal (indices and updates, the updates' expected
-//! shape) are equated as the other ONNX rules do ([`unify`]). With small known data
-//! and updates and constant indices the output's contents are computed
+//! shape) are equated as the other ONNX rules do ([`super::nn_util::unify`]; the
+//! OpenVINO rules without a warning). With small known data and updates and
+//! constant indices the output's contents are computed
 //! ([`scatter_values`]): a reduction through the algebra; with `reduction = none`
 //! two writes to one element leave the contents unknown, since the spec leaves
 //! their order open.
+//!
+//! OpenVINO's ops take the same kernels ([`scatter_elements_fact`],
+//! [`scatter_nd_fact`]); `ScatterElementsUpdate` and `ScatterUpdate` read `axis`
+//! from input 3 (a constant; when it is not known the output still has data's
+//! shape). `ScatterUpdate` writes whole slices: `updates` has shape
+//! `data[:axis] + indices.shape + data[axis+1:]`. The reductions `sum`, `sub`,
+//! `prod`, `min`, `max` are computed like ONNX's; `mean`, and a reduction without
+//! `use_init_val`, leave the contents unknown.
 //!
 //! Special values: a negative index counts from the end; a constant index provably
 //! outside `[-d, d-1]` is an error. `k = 0` writes each update over the whole tensor
@@ -35,11 +47,17 @@
 //!   (`none`, `add`, `mul`); 18 `max` and `min`.
 //! * ONNX **ScatterND**: 11; 13 bf16; 16 `reduction` (`none`, `add`, `mul`); 18
 //!   `max` and `min`.
+//! * OpenVINO **ScatterElementsUpdate**: 3; 12 `reduction` (`none`, `sum`, `prod`,
+//!   `min`, `max`, `mean`) and `use_init_val`.
+//! * OpenVINO **ScatterNDUpdate**: 3; 15 `reduction` (`none`, `sum`, `sub`, `prod`,
+//!   `min`, `max`).
+//! * OpenVINO **ScatterUpdate**: 3.
 
+use super::attrs::{ov_bool, ov_str};
 use super::gather::{
     check_const_indices, check_index_type, element_indices_check, element_targets,
 };
-use super::nn_util::{rank_error, unify};
+use super::nn_util::{merge_dim, rank_error, shaped, Equate};
 use super::values::{check_int_range, const_ints, fact_with_value, small_const_shape, small_value};
 use super::{attr_int, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim};
@@ -51,6 +69,13 @@ pub const RULES: &[RuleEntry] = &[
     ("", "Scatter", scatter_elements),
     ("", "ScatterElements", scatter_elements),
     ("", "ScatterND", scatter_nd),
+    (
+        "openvino",
+        "ScatterElementsUpdate",
+        ov_scatter_elements_update,
+    ),
+    ("openvino", "ScatterNDUpdate", ov_scatter_nd_update),
+    ("openvino", "ScatterUpdate", ov_scatter_update),
 ];
 
 /// How an update combines with the element it lands on (`reduction`).
@@ -62,6 +87,8 @@ pub enum Reduction {
     Add,
     /// `element * update`.
     Mul,
+    /// `element - update` (OpenVINO ScatterNDUpdate-15's `sub`).
+    Sub,
     /// `max(element, update)`.
     Max,
     /// `min(element, update)`.
@@ -115,6 +142,7 @@ pub fn scatter_values(
             Reduction::None => u,
             Reduction::Add => alg.add_dims(old, u),
             Reduction::Mul => alg.mul(old, u),
+            Reduction::Sub => alg.sub(old, u),
             Reduction::Max => alg.max(old, u),
             Reduction::Min => alg.min(old, u),
         };
@@ -191,8 +219,32 @@ fn scatter_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     let indices = ctx.input(node, 1, "indices")?;
     let updates = ctx.input(node, 2, "updates")?;
     check_index_type(&indices, "indices")?;
-    let dtype = common_type(&data, &updates)?;
     let reduction = reduction(node)?;
+    let axis = attr_int(node, "axis", 0)?;
+    let f = scatter_elements_fact(
+        ctx,
+        node,
+        [&data, &indices, &updates],
+        axis,
+        Some(reduction),
+        Equate::Warn,
+    )?;
+    Ok(vec![f])
+}
+
+/// The output of a `ScatterElements` (ONNX) or `ScatterElementsUpdate` (OpenVINO)
+/// of `[data, indices, updates]` along `axis`: data's shape and type, the contents
+/// when they are known and `reduction` is given (`None`: a reduction symdim does not
+/// compute). The indices' and updates' shapes are equated as `equate` says.
+pub fn scatter_elements_fact(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    [data, indices, updates]: [&TensorFact; 3],
+    axis: i64,
+    reduction: Option<Reduction>,
+    equate: Equate,
+) -> Result<TensorFact, OpError> {
+    let dtype = common_type(data, updates)?;
     // indices and updates have one shape
     let ishape = match (&indices.shape, &updates.shape) {
         (Some(i), Some(u)) => {
@@ -205,10 +257,10 @@ fn scatter_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
             }
             let mut out = Vec::with_capacity(i.len());
             for (a, (&x, &y)) in i.iter().zip(u).enumerate() {
-                out.push(unify(
+                out.push(equate.dims(
                     ctx,
                     node,
-                    &format!("axis {a} of indices and updates"),
+                    &|| format!("axis {a} of indices and updates"),
                     x,
                     y,
                 )?);
@@ -218,13 +270,13 @@ fn scatter_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         (i, u) => i.clone().or_else(|| u.clone()),
     };
     let Some(dshape) = data.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
+        return Ok(TensorFact::unknown(dtype));
     };
     if dshape.is_empty() {
         return Err(rank_error("data", "at least 1", 0));
     }
-    let axis = norm_axis(attr_int(node, "axis", 0)?, dshape.len())?;
-    let idx = const_ints(&ctx.alg, &indices);
+    let axis = norm_axis(axis, dshape.len())?;
+    let idx = const_ints(&ctx.alg, indices);
     if let Some(is) = &ishape {
         element_indices_check(ctx, node, &dshape, is, axis)?;
     }
@@ -232,12 +284,15 @@ fn scatter_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         check_const_indices(ctx, dshape[axis], axis, ix)?;
     }
     let targets = (|| {
-        let (ddims, _) = small_value(&ctx.alg, &data)?;
+        let (ddims, _) = small_value(&ctx.alg, data)?;
         let is = small_const_shape(&ctx.alg, ishape.as_deref()?)?;
         element_targets(&ddims, &is, idx.as_deref()?, axis)
     })();
-    let value = write_values(ctx, node, &data, &updates, targets, reduction, dtype)?;
-    Ok(vec![fact_with_value(dtype, dshape, value)])
+    let value = match reduction {
+        Some(r) => write_values(ctx, node, data, updates, targets, r, dtype)?,
+        None => None,
+    };
+    Ok(fact_with_value(dtype, dshape, value))
 }
 
 /// The contents after the writes at `targets`, when data and updates are known;
@@ -277,15 +332,36 @@ fn scatter_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
             allowed: "i64".to_string(),
         });
     }
-    let dtype = common_type(&data, &updates)?;
     let reduction = reduction(node)?;
+    let f = scatter_nd_fact(
+        ctx,
+        node,
+        [&data, &indices, &updates],
+        Some(reduction),
+        Equate::Warn,
+    )?;
+    Ok(vec![f])
+}
+
+/// The output of a `ScatterND` (ONNX) or `ScatterNDUpdate` (OpenVINO) of `[data,
+/// indices, updates]`: data's shape and type, the contents when they are known and
+/// `reduction` is given. The updates' shape is equated with the one the indices
+/// give ([`scatter_nd_updates_shape`]) as `equate` says.
+pub fn scatter_nd_fact(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    [data, indices, updates]: [&TensorFact; 3],
+    reduction: Option<Reduction>,
+    equate: Equate,
+) -> Result<TensorFact, OpError> {
+    let dtype = common_type(data, updates)?;
     let Some(dshape) = data.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
+        return Ok(TensorFact::unknown(dtype));
     };
     if dshape.is_empty() {
         return Err(rank_error("data", "at least 1", 0));
     }
-    let idx = const_ints(&ctx.alg, &indices);
+    let idx = const_ints(&ctx.alg, indices);
     let mut targets = None;
     if let Some(is) = &indices.shape {
         let q = is.len();
@@ -305,8 +381,8 @@ fn scatter_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
                 }
                 for (a, (&u, &w)) in us.iter().zip(&want).enumerate() {
                     let what =
-                        format!("axis {a} of updates and indices.shape[:-1] + data.shape[{k}:]");
-                    unify(ctx, node, &what, u, w)?;
+                        || format!("axis {a} of updates and indices.shape[:-1] + data.shape[{k}:]");
+                    equate.dims(ctx, node, &what, u, w)?;
                 }
             }
             if let Some(ix) = idx.as_deref().filter(|_| k > 0) {
@@ -316,13 +392,136 @@ fn scatter_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
                 }
             }
             targets = (|| {
-                let (ddims, _) = small_value(&ctx.alg, &data)?;
+                let (ddims, _) = small_value(&ctx.alg, data)?;
                 let is = small_const_shape(&ctx.alg, is)?;
                 let tuples = is[..q - 1].iter().product();
                 scatter_nd_targets(&ddims, idx.as_deref()?, k, tuples)
             })();
         }
     }
-    let value = write_values(ctx, node, &data, &updates, targets, reduction, dtype)?;
-    Ok(vec![fact_with_value(dtype, dshape, value)])
+    let value = match reduction {
+        Some(r) => write_values(ctx, node, data, updates, targets, r, dtype)?,
+        None => None,
+    };
+    Ok(fact_with_value(dtype, dshape, value))
+}
+
+/// OpenVINO's `reduction` attribute of `ScatterElementsUpdate-12` and
+/// `ScatterNDUpdate-15` (`none` before): the [`Reduction`] symdim computes, `None`
+/// for `mean`, whose contents it leaves unknown.
+fn ov_reduction(node: &Node, allowed: &[&str]) -> Result<Option<Reduction>, OpError> {
+    let name = ov_str(node, "reduction")?.unwrap_or("none");
+    let r = match name {
+        _ if !allowed.contains(&name) => {
+            return Err(OpError::BadAttribute {
+                name: "reduction",
+                value: format!("{name:?}"),
+                why: format!("expected one of {}", allowed.join(", ")),
+            })
+        }
+        "none" => Some(Reduction::None),
+        "sum" => Some(Reduction::Add),
+        "sub" => Some(Reduction::Sub),
+        "prod" => Some(Reduction::Mul),
+        "max" => Some(Reduction::Max),
+        "min" => Some(Reduction::Min),
+        _ => None,
+    };
+    Ok(r)
+}
+
+/// The `axis` input (a one-element constant) of the OpenVINO scatter ops, `None`
+/// when not known.
+fn axis_input(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Option<i64>, OpError> {
+    let a = ctx.input(node, index, "axis")?;
+    Ok(match const_ints(&ctx.alg, &a).as_deref() {
+        Some([v]) => Some(*v),
+        _ => None,
+    })
+}
+
+/// OpenVINO `ScatterElementsUpdate` (3; 12 `reduction`, `use_init_val`).
+fn ov_scatter_elements_update(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 4, 4)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    let updates = ctx.input(node, 2, "updates")?;
+    let reduction = if node.version >= 12 {
+        let r = ov_reduction(node, &["none", "sum", "prod", "min", "max", "mean"])?;
+        // without the initial value a reduction starts from the updates alone
+        r.filter(|r| *r == Reduction::None || ov_bool(node, "use_init_val", true).unwrap_or(true))
+    } else {
+        Some(Reduction::None)
+    };
+    let Some(axis) = axis_input(ctx, node, 3)? else {
+        let dtype = common_type(&data, &updates)?;
+        return Ok(vec![shaped(dtype, data.shape)]);
+    };
+    let f = scatter_elements_fact(
+        ctx,
+        node,
+        [&data, &indices, &updates],
+        axis,
+        reduction,
+        Equate::Record,
+    )?;
+    Ok(vec![f])
+}
+
+/// OpenVINO `ScatterNDUpdate` (3; 15 `reduction`).
+fn ov_scatter_nd_update(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    let updates = ctx.input(node, 2, "updates")?;
+    check_index_type(&indices, "indices")?;
+    let reduction = if node.version >= 15 {
+        ov_reduction(node, &["none", "sum", "sub", "prod", "min", "max"])?
+    } else {
+        Some(Reduction::None)
+    };
+    let f = scatter_nd_fact(
+        ctx,
+        node,
+        [&data, &indices, &updates],
+        reduction,
+        Equate::Record,
+    )?;
+    Ok(vec![f])
+}
+
+/// OpenVINO `ScatterUpdate-3`: writes `updates` (of shape `data[:axis]`, then
+/// `indices.shape`, then `data[axis+1:]`) into the slices of `data` along `axis`
+/// that `indices` names; data's shape and type.
+fn ov_scatter_update(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 4, 4)?;
+    let data = ctx.input(node, 0, "data")?;
+    let indices = ctx.input(node, 1, "indices")?;
+    let updates = ctx.input(node, 2, "updates")?;
+    check_index_type(&indices, "indices")?;
+    let dtype = common_type(&data, &updates)?;
+    let axis = axis_input(ctx, node, 3)?;
+    if let (Some(ds), Some(is), Some(us), Some(axis)) =
+        (&data.shape, &indices.shape, &updates.shape, axis)
+    {
+        let axis = norm_axis(axis, ds.len())?;
+        let mut want = ds[..axis].to_vec();
+        want.extend_from_slice(is);
+        want.extend_from_slice(&ds[axis + 1..]);
+        if us.len() != want.len() {
+            return Err(rank_error(
+                "updates",
+                format!("{} (rank(data) - 1 + rank(indices))", want.len()),
+                us.len(),
+            ));
+        }
+        for (a, (&u, &w)) in us.iter().zip(&want).enumerate() {
+            let what = || format!("axis {a} of updates and data[:axis] + indices + data[axis+1:]");
+            merge_dim(ctx, node, &what, u, w)?;
+        }
+    }
+    Ok(vec![shaped(dtype, data.shape)])
 }

@@ -192,12 +192,14 @@ fn dft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
     let axis = match axis {
         Some(a) if (-r..=-2).contains(&a) => Some((a + r) as usize),
         Some(a) if (0..=r - 2).contains(&a) => Some(a as usize),
-        Some(a) => return Err(OpError::BadShapeValue {
-            what: format!(
+        Some(a) => {
+            return Err(OpError::BadShapeValue {
+                what: format!(
                 "axis {a} is outside [-{r}, -2] and [0, {}]: the last axis holds the complex parts",
                 r - 2
             ),
-        }),
+            })
+        }
         None => None,
     };
     // a dft_length input of unknown contents: a data-dependent length

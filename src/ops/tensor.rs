@@ -1,8 +1,10 @@
 //! Ops on tensor contents element by element: ONNX `Where`, `CumSum`, `CumProd`
-//! and `ReverseSequence`.
+//! and `ReverseSequence`; OpenVINO `Bucketize`, `SearchSorted` and the state ops
+//! `ReadValue` and `Assign`.
 //!
-//! Spec: the ONNX operator reference (`Where`, `CumSum`, `CumProd`,
-//! `ReverseSequence`).
+//! Specs: the ONNX operator reference (`Where`, `CumSum`, `CumProd`,
+//! `ReverseSequence`) and the OpenVINO operation specification (`Bucketize-3`,
+//! `SearchSorted-15`, `ReadValue-3`, `-6`, `Assign-3`, `-6`).
 //!
 //! * `Where` picks from `X` where the condition holds and from `Y` elsewhere: the
 //!   output is the numpy broadcast of the three shapes, and its contents are
@@ -15,6 +17,13 @@
 //!   0 and 1 (one each); the lengths' size is equated with the batch dim. The
 //!   contents of a small known input with known lengths are computed.
 //!
+//! * OpenVINO `Bucketize` gives each element of `data` its bucket index: the
+//!   data's shape, `output_type` (i64 by default). `SearchSorted` gives each of
+//!   `values` its insertion index into `sorted_sequence`: the values' shape, i64.
+//! * OpenVINO `ReadValue` reads a variable: the shape and type of its `init` input
+//!   when there is one, else its `variable_shape` (`?` dims become fresh) and
+//!   `variable_type`. `Assign` writes one and passes its input through.
+//!
 //! Special values: X and Y must have one element type, the condition is bool.
 //!
 //! # Version history
@@ -22,9 +31,12 @@
 //! * ONNX **CumSum**: 11 (`axis` is a scalar input; `exclusive`, `reverse`); 14 types.
 //! * ONNX **CumProd**: 26 (as CumSum-14, with products).
 //! * ONNX **ReverseSequence**: 10; 28 (types).
+//! * OpenVINO **Bucketize**: 3. **SearchSorted**: 15. **ReadValue**, **Assign**: 3
+//!   (`variable_id`); 6 (typed variables; ReadValue's `init` optional).
 
+use super::attrs::{ov_dtype, ov_str};
 use super::broadcast::broadcast_shapes;
-use super::nn_util::rank_error;
+use super::nn_util::{merge_dim, rank_error, shaped};
 use super::values::{broadcast_values, check_int_range, fact_with_value, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
@@ -37,6 +49,10 @@ pub const RULES: &[RuleEntry] = &[
     ("", "CumProd", cumsum),
     ("", "Where", where_op),
     ("", "ReverseSequence", reverse_sequence),
+    ("openvino", "Bucketize", ov_bucketize),
+    ("openvino", "SearchSorted", ov_search_sorted),
+    ("openvino", "ReadValue", ov_read_value),
+    ("openvino", "Assign", ov_assign),
 ];
 
 // ----- Constant -------------------------------------------------------
@@ -215,4 +231,99 @@ fn reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         Some(out)
     })();
     Ok(vec![fact_with_value(x.dtype, dims, value)])
+}
+
+/// OpenVINO `Bucketize-3`: the data's shape, `output_type`.
+fn ov_bucketize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let dtype = ov_dtype(node, "output_type")?.unwrap_or(DType::Int64);
+    Ok(vec![shaped(dtype, x.shape)])
+}
+
+/// OpenVINO `SearchSorted-15`: the values' shape, i64.
+fn ov_search_sorted(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let seq = ctx.input(node, 0, "sorted_sequence")?;
+    let values = ctx.input(node, 1, "values")?;
+    if let (Some(s), Some(v)) = (&seq.shape, &values.shape) {
+        if s.len() > 1 && s.len() != v.len() {
+            return Err(rank_error(
+                "values",
+                format!("{} (the rank of sorted_sequence)", s.len()),
+                v.len(),
+            ));
+        }
+        if s.len() > 1 {
+            for a in 0..s.len() - 1 {
+                merge_dim(
+                    ctx,
+                    node,
+                    &|| format!("axis {a} of sorted_sequence and values"),
+                    s[a],
+                    v[a],
+                )?;
+            }
+        }
+    }
+    let dtype = ov_dtype(node, "output_type")?.unwrap_or(DType::Int64);
+    Ok(vec![shaped(dtype, values.shape)])
+}
+
+/// The dims of a `variable_shape` (`[?,3]`, `2,3`, `...`): integers stay, `?`, `-1`
+/// and intervals become fresh dims; `None` for a dynamic rank.
+fn variable_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    text: &str,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let t = text
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .trim();
+    if t == "..." {
+        return Ok(None);
+    }
+    if t.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let mut dims = Vec::new();
+    for (axis, part) in t.split(',').enumerate() {
+        let part = part.trim();
+        dims.push(match part.parse::<i64>() {
+            Ok(v) if v >= 0 => ctx.alg.constant(v),
+            Ok(-1) => ctx.unknown_dim(node, 0, axis),
+            _ if part == "?" || part.contains("..") => ctx.unknown_dim(node, 0, axis),
+            _ => {
+                return Err(OpError::BadAttribute {
+                    name: "variable_shape",
+                    value: format!("{text:?}"),
+                    why: format!("`{part}` is not a dim"),
+                })
+            }
+        });
+    }
+    Ok(Some(dims))
+}
+
+/// OpenVINO `ReadValue` (3, 6).
+fn ov_read_value(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 0, 1)?;
+    if let Some(init) = ctx.optional_input(node, 0)? {
+        return Ok(vec![shaped(init.dtype, init.shape)]);
+    }
+    let dtype = ov_dtype(node, "variable_type")?.unwrap_or(DType::Undefined);
+    let shape = match ov_str(node, "variable_shape")? {
+        None => None,
+        Some(text) => variable_shape(ctx, node, text)?,
+    };
+    Ok(vec![shaped(dtype, shape)])
+}
+
+/// OpenVINO `Assign` (3, 6): its input, passed through.
+fn ov_assign(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "new_value")?;
+    Ok(vec![shaped(x.dtype, x.shape); node.outputs.len()])
 }

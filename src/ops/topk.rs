@@ -1,8 +1,9 @@
-//! Selections that depend on the data: ONNX `TopK` and `NonZero`, OpenVINO `TopK`
-//! and `NonZero`.
+//! Selections that depend on the data: ONNX `TopK` and `NonZero`, OpenVINO `TopK`,
+//! `NonZero`, `Unique` and `SparseFillEmptyRows`.
 //!
 //! Specs: the ONNX operator reference (`TopK`, `NonZero`) and the OpenVINO
-//! operation specification (`TopK-1`, `-3`, `-11`, `NonZero-3`).
+//! operation specification (`TopK-1`, `-3`, `-11`, `NonZero-3`, `Unique-10`,
+//! `SparseFillEmptyRows-16`).
 //!
 //! * `TopK`: the values and the indices have the input's shape with `k` on `axis`
 //!   ([`topk_dims`]). `k` is the value of the `K` input (symbolic when it was
@@ -12,6 +13,14 @@
 //! * `NonZero`: `[rank, nz]` where `nz` is a data-dependent fresh dim (prefix
 //!   `nz`); when the input's contents are known (a small constant), the count and
 //!   the indices are computed ([`non_zero_fact`]).
+//!
+//! * OpenVINO `Unique`: one data-dependent count `u` (prefix `uniq`): the unique
+//!   elements are `[u]` (flattened) or the data's shape with `u` on `axis` (the
+//!   optional input 1), the first-occurrence indices and the counts `[u]`, the
+//!   reverse indices as long as the data (flattened) or its `axis` dim. Index types:
+//!   `index_element_type` and `count_element_type` (i64 by default).
+//! * OpenVINO `SparseFillEmptyRows`: `[n, 2]` indices and `[n]` values for a
+//!   data-dependent `n`, and the empty-row indicator `[dense_shape[0]]` (bool).
 //!
 //! ONNX `NonMaxSuppression`, `Compress` and `Unique` select by the data too; their
 //! counts are data-dependent dims (`ctx.unknown_dim`) unless the contents that
@@ -49,6 +58,7 @@
 //! * ONNX **Unique**: 11; 28 (bf16).
 //! * OpenVINO **TopK**: 1; 3 (`index_element_type`); 11 (`stable`).
 //! * OpenVINO **NonZero**: 3 (`output_type`).
+//! * OpenVINO **Unique**: 10. **SparseFillEmptyRows**: 16.
 
 use super::attrs::{ov_dtype, ov_i64};
 use super::nn_util::{expect_rank, rank_error, shaped, unify};
@@ -67,6 +77,8 @@ pub const RULES: &[RuleEntry] = &[
     ("", "Unique", unique),
     ("openvino", "TopK", ov_top_k),
     ("openvino", "NonZero", ov_non_zero),
+    ("openvino", "Unique", ov_unique),
+    ("openvino", "SparseFillEmptyRows", ov_sparse_fill_empty_rows),
 ];
 
 /// NonZero computes the indices of a known input with at most this many elements.
@@ -592,4 +604,69 @@ fn unique(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         counts.value = Some(c(&mut ctx.alg, &k.counts));
     }
     Ok(vec![y, indices, inverse, counts])
+}
+
+/// OpenVINO `Unique-10`.
+fn ov_unique(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let index = ov_dtype(node, "index_element_type")?.unwrap_or(DType::Int64);
+    let count = ov_dtype(node, "count_element_type")?.unwrap_or(DType::Int64);
+    let kind = SymbolKind::DataDependent {
+        node: node.name.clone(),
+    };
+    let u = ctx.fresh_dim(node, 0, 0, "uniq", kind);
+    let axis = match node.input(1) {
+        Some(_) => {
+            let a = ctx.input(node, 1, "axis")?;
+            match a.value.as_deref() {
+                Some([v]) => ctx.alg.as_i64(*v).map(Some),
+                _ => None,
+            }
+        }
+        None => Some(None),
+    };
+    let (elements, reverse) = match (&x.shape, axis) {
+        (Some(s), Some(Some(a))) => {
+            let a = norm_axis(a, s.len())?;
+            let mut e = s.clone();
+            e[a] = u;
+            (Some(e), Some(vec![s[a]]))
+        }
+        (Some(s), Some(None)) => (Some(vec![u]), Some(vec![ctx.alg.product(s)])),
+        (_, Some(None)) => (Some(vec![u]), None),
+        _ => (None, None),
+    };
+    Ok(vec![
+        shaped(x.dtype, elements),
+        TensorFact::new(index, vec![u]),
+        shaped(index, reverse),
+        TensorFact::new(count, vec![u]),
+    ])
+}
+
+/// OpenVINO `SparseFillEmptyRows-16`: inputs values `[n]`, dense_shape `[2]`,
+/// indices `[n, 2]`, default_value.
+fn ov_sparse_fill_empty_rows(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 4, 4)?;
+    let values = ctx.input(node, 0, "values")?;
+    let dense = ctx.input(node, 1, "dense_shape")?;
+    let indices = ctx.input(node, 2, "indices")?;
+    let kind = SymbolKind::DataDependent {
+        node: node.name.clone(),
+    };
+    let n = ctx.fresh_dim(node, 0, 0, "unk", kind);
+    let two = ctx.alg.constant(2);
+    let rows = match dense.value.as_deref() {
+        Some([r, _]) => *r,
+        _ => ctx.unknown_dim(node, 2, 0),
+    };
+    Ok(vec![
+        TensorFact::new(indices.dtype, vec![n, two]),
+        TensorFact::new(values.dtype, vec![n]),
+        TensorFact::new(DType::Bool, vec![rows]),
+    ])
 }

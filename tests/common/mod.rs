@@ -1,6 +1,8 @@
 //! Shared test helpers.
 #![allow(dead_code)]
 
+pub mod pb;
+
 /// insta settings for every snapshot of the suite: all `.snap` files live in the
 /// top-level `snapshots/` folder. This is the one place that sets the path.
 pub fn snapshots() -> insta::Settings {
