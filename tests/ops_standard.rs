@@ -72,10 +72,10 @@ fn non_max_suppression_shapes() {
             &["y"],
             vec![],
         );
-        assert_eq!(one(&mut ctx, &n), t("[unk0, 3]", "none", I64));
-        // (one name per node and place: the count of this node is unk0 again)
+        assert_eq!(one(&mut ctx, &n), t("[nms0, 3]", "none", I64));
+        // (one name per node and place: the count of this node is nms0 again)
         let n = node("NonMaxSuppression", v, &["b", "s", "mu"], &["y"], vec![]);
-        assert_eq!(shape_of(&mut ctx, &n), "[unk0, 3]");
+        assert_eq!(shape_of(&mut ctx, &n), "[nms0, 3]");
         // no max_output_boxes_per_class, or 0: nothing is selected
         let n = node("NonMaxSuppression", v, &["b", "s"], &["y"], vec![]);
         assert_eq!(shape_of(&mut ctx, &n), "[0, 3]");
@@ -84,7 +84,7 @@ fn non_max_suppression_shapes() {
         // unknown ranks still give [n, 3]
         ctx.insert("ub", TensorFact::unknown(F32));
         let n = node("NonMaxSuppression", v, &["ub", "ub", "m"], &["y"], vec![]);
-        assert_eq!(shape_of(&mut ctx, &n), "[unk0, 3]");
+        assert_eq!(shape_of(&mut ctx, &n), "[nms0, 3]");
     }
 }
 

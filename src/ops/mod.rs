@@ -52,7 +52,6 @@ pub mod split;
 pub mod squeeze;
 pub mod strings;
 pub mod tensor;
-pub mod text;
 pub mod topk;
 pub mod training;
 pub mod transformer;
@@ -119,7 +118,6 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     sequence::RULES,
     transformer::RULES,
     signal::RULES,
-    text::RULES,
     spatial::RULES,
     ml::RULES,
     training::RULES,

@@ -1,14 +1,8 @@
-//! Spatial rearrangements: ONNX `Col2Im`, `AffineGrid` and `CenterCropPad`.
+//! Spatial rearrangements: ONNX `AffineGrid` and `CenterCropPad`. (ONNX `Col2Im`
+//! is with OpenVINO's, in [`super::patches`].)
 //!
 //! Spec: the ONNX operator reference (each op's page).
 //!
-//! * `Col2Im` ([`col2im_shape`]): `input [N, C * prod(block_shape), L]`, the
-//!   `image_shape` and `block_shape` inputs (1-D, one entry per spatial axis, at
-//!   least 2; their contents may be symbolic) give `[N, C, image_shape...]`. `L`
-//!   must be the number of blocks, the product over the axes of
-//!   `floor((image + pad_begin + pad_end - dilation * (block - 1) - 1) / stride) +
-//!   1` (the sliding window of [`super::conv::Window`]); the two are equated, and
-//!   the channels must divide by the block size.
 //! * `AffineGrid`: `theta [N, 2, 3]` and `size = [N, C, H, W]` give `grid [N, H, W,
 //!   2]`; `theta [N, 3, 4]` and `size = [N, C, D, H, W]` give `[N, D, H, W, 3]`.
 //!   The sizes are `size`'s contents (fresh dims when not known).
@@ -16,74 +10,24 @@
 //!   (all axes by default): a centred crop or a zero pad to exactly that size.
 //!
 //! # Version history
-//! * ONNX **Col2Im**, **CenterCropPad**: 18. **AffineGrid**: 20.
+//! * ONNX **CenterCropPad**: 18. **AffineGrid**: 20.
 
-use super::conv::onnx_window;
 use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::values::{attr_axes, dims_value};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, RuleEntry};
-use crate::algebra::{AlgebraError, Dim};
+use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
-    ("", "Col2Im", col2im),
     ("", "AffineGrid", affine_grid),
     ("", "CenterCropPad", center_crop_pad),
 ];
 
-/// `d / k` where a valid model needs it exact: an error when provably not, the
-/// exact quotient with the relation `k * (d/k) == d` recorded when undecided.
-fn exact_quotient(ctx: &mut ShapesContext, node: &Node, d: Dim, k: Dim) -> Result<Dim, OpError> {
-    match ctx.alg.div(d, k) {
-        Ok(q) => Ok(q),
-        Err(AlgebraError::NotDivisible { proven: false, .. }) => {
-            let q = ctx.alg.div_rational(d, k);
-            let back = ctx.alg.mul(k, q);
-            ctx.alg.record_relation(back, d, &node.name);
-            Ok(q)
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// The output shape of `Col2Im` over `input` (rank 3) with the spatial `image`
-/// and `block` sizes (one entry each per spatial axis); the strides, dilations
-/// and pads are the node's attributes.
-pub fn col2im_shape(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    input: &[Dim],
-    image: &[Dim],
-    block: &[Dim],
-) -> Result<Vec<Dim>, OpError> {
-    expect_rank("input", input, 3)?;
-    if image.len() != block.len() || image.len() < 2 {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "image_shape ({}) and block_shape ({}) need one entry per spatial axis, at least 2",
-                image.len(),
-                block.len()
-            ),
-        });
-    }
-    let window = onnx_window(node, block.to_vec(), false)?;
-    let blocks: Vec<Dim> = (0..image.len())
-        .map(|i| window.output(ctx, i, image[i]))
-        .collect();
-    let count = ctx.alg.product(&blocks);
-    unify(ctx, node, "L and the number of blocks", input[2], count)?;
-    let size = ctx.alg.product(block);
-    let c = exact_quotient(ctx, node, input[1], size)?;
-    let mut out = vec![input[0], c];
-    out.extend_from_slice(image);
-    Ok(out)
-}
-
 /// The contents of a 1-D integer input, or its length with fresh dims of
 /// `node`'s output 0 from `first_axis` on; `None` when neither is known.
-fn list_input(
+pub(super) fn list_input(
     ctx: &mut ShapesContext,
     node: &Node,
     index: usize,
@@ -104,35 +48,6 @@ fn list_input(
         ),
         _ => None,
     })
-}
-
-/// ONNX `Col2Im` (18).
-fn col2im(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 3, 3)?;
-    let x = ctx.input(node, 0, "input")?;
-    let image = list_input(ctx, node, 1, "image_shape", 2)?;
-    let block = ctx.input(node, 2, "block_shape")?;
-    if let Some(s) = &block.shape {
-        expect_rank("block_shape", s, 1)?;
-    }
-    let Some(xs) = x.shape.clone() else {
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let Some(image) = image else {
-        expect_rank("input", &xs, 3)?;
-        return Ok(vec![TensorFact::unknown(x.dtype)]);
-    };
-    let out = match block.value.clone() {
-        Some(b) => col2im_shape(ctx, node, &xs, &image, &b)?,
-        None => {
-            // the blocks are not known: the channels are not either
-            expect_rank("input", &xs, 3)?;
-            let mut out = vec![xs[0], ctx.unknown_dim(node, 0, 1)];
-            out.extend(image);
-            out
-        }
-    };
-    Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
 /// ONNX `AffineGrid` (20).

@@ -22,15 +22,11 @@
 //! * OpenVINO `SparseFillEmptyRows`: `[n, 2]` indices and `[n]` values for a
 //!   data-dependent `n`, and the empty-row indicator `[dense_shape[0]]` (bool).
 //!
-//! ONNX `NonMaxSuppression`, `Compress` and `Unique` select by the data too; their
-//! counts are data-dependent dims (`ctx.unknown_dim`) unless the contents that
-//! decide them are known:
+//! ONNX `Compress` and `Unique` select by the data too (ONNX `NonMaxSuppression`
+//! is with the other detection ops, in [`super::detection`]); their counts are
+//! data-dependent dims (`ctx.unknown_dim`) unless the contents that decide them
+//! are known:
 //!
-//! * `NonMaxSuppression`: `boxes [B, S, 4]` and `scores [B, C, S]` give
-//!   `selected_indices [n, 3]` (int64, one row `(batch, class, box)` per kept box).
-//!   `n` is 0 when `max_output_boxes_per_class` is absent or 0 (its default: no box
-//!   is kept), data-dependent otherwise. `B` and `S` of the two inputs are
-//!   equated.
 //! * `Compress`: `condition` (1-D bool) picks slices along `axis` (the input's
 //!   shape with the count of true entries there), or elements of the flattened
 //!   input without `axis` (`[count]`); a condition shorter than the axis drops the
@@ -53,7 +49,6 @@
 //! * ONNX **TopK**: 1 (`k` attribute); 10 (`K` input); 11 (`largest`, `sorted`,
 //!   negative axis); 24 (types).
 //! * ONNX **NonZero**: 9; 13.
-//! * ONNX **NonMaxSuppression**: 10; 11 (the same shapes; clarified thresholds).
 //! * ONNX **Compress**: 9; 11 (negative `axis`); 28 (bf16).
 //! * ONNX **Unique**: 11; 28 (bf16).
 //! * OpenVINO **TopK**: 1; 3 (`index_element_type`); 11 (`stable`).
@@ -61,8 +56,8 @@
 //! * OpenVINO **Unique**: 10. **SparseFillEmptyRows**: 16.
 
 use super::attrs::{ov_dtype, ov_i64};
-use super::nn_util::{expect_rank, rank_error, shaped, unify};
-use super::values::{const_ints, small_value};
+use super::nn_util::{expect_rank, rank_error, shaped};
+use super::values::small_value;
 use super::{attr_int, attr_int_required, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat, SymbolKind, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -72,7 +67,6 @@ use crate::graph::{DType, Node};
 pub const RULES: &[RuleEntry] = &[
     ("", "TopK", top_k),
     ("", "NonZero", non_zero),
-    ("", "NonMaxSuppression", non_max_suppression),
     ("", "Compress", compress),
     ("", "Unique", unique),
     ("openvino", "TopK", ov_top_k),
@@ -276,65 +270,6 @@ fn ov_non_zero(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     let x = ctx.input(node, 0, "data")?;
     let dtype = ov_dtype(node, "output_type")?.unwrap_or(DType::Int64);
     Ok(vec![non_zero_fact(ctx, node, &x, dtype)])
-}
-
-/// ONNX `NonMaxSuppression` (10, 11): `selected_indices [n, 3]`, int64.
-fn non_max_suppression(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 5)?;
-    let boxes = ctx.input(node, 0, "boxes")?;
-    let scores = ctx.input(node, 1, "scores")?;
-    let center = attr_int(node, "center_point_box", 0)?;
-    if !(0..=1).contains(&center) {
-        return Err(OpError::BadAttribute {
-            name: "center_point_box",
-            value: center.to_string(),
-            why: "expected 0 or 1".to_string(),
-        });
-    }
-    if let Some(b) = &boxes.shape {
-        expect_rank("boxes", b, 3)?;
-        if ctx.alg.as_i64(b[2]).is_some_and(|d| d != 4) {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "boxes must have 4 coordinates, found {}",
-                    ctx.alg.render(b[2])
-                ),
-            });
-        }
-    }
-    if let Some(s) = &scores.shape {
-        expect_rank("scores", s, 3)?;
-    }
-    if let (Some(b), Some(s)) = (&boxes.shape, &scores.shape) {
-        unify(ctx, node, "batch of boxes and scores", b[0], s[0])?;
-        unify(ctx, node, "boxes of boxes and scores", b[1], s[2])?;
-    }
-    for (index, what) in [
-        (2, "max_output_boxes_per_class"),
-        (3, "iou_threshold"),
-        (4, "score_threshold"),
-    ] {
-        if let Some(f) = ctx.optional_input(node, index)? {
-            if let Some(s) = &f.shape {
-                let one = ctx.alg.constant(1);
-                let ok = s.is_empty() || (s.len() == 1 && ctx.alg.equal(s[0], one) != Truth::False);
-                if !ok {
-                    return Err(rank_error(what, "0 or 1 (one element)", s.len()));
-                }
-            }
-        }
-    }
-    // No `max_output_boxes_per_class`, or 0: no box is kept.
-    let max_out = match ctx.optional_input(node, 2)? {
-        None => Some(0),
-        Some(f) => const_ints(&ctx.alg, &f).and_then(|v| v.first().copied()),
-    };
-    let n = match max_out {
-        Some(m) if m <= 0 => ctx.alg.constant(0),
-        _ => ctx.unknown_dim(node, 0, 0),
-    };
-    let three = ctx.alg.constant(3);
-    Ok(vec![TensorFact::new(DType::Int64, vec![n, three])])
 }
 
 /// The positions of the true entries of a known `Compress` condition (the slices
