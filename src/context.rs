@@ -326,6 +326,80 @@ pub struct ShapesContext {
     pub(crate) rank_conflict: bool,
     /// How subgraphs are inferred (see [`ShapesContext::run_subgraph`]).
     subgraphs: Option<SubgraphRunner>,
+    /// The facts of the values that are not tensors (sequences and optionals), by
+    /// name, beside the [`TensorFact`] each also has in `tensors` (see
+    /// [`ShapesContext::sequence`]).
+    composites: rustc_hash::FxHashMap<crate::graph::Name, Composite>,
+}
+
+/// What is known about a sequence of tensors (ONNX `seq(tensor(T))`).
+///
+/// A sequence has no tensor shape: its own [`TensorFact`] in the context has the
+/// element type and an unknown rank, and the rules of the sequence ops keep this
+/// beside it ([`ShapesContext::set_sequence`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SequenceFact {
+    /// What every element shares: the element type, and the shape when all
+    /// elements have one rank (a dim on which they may differ is a fresh
+    /// data-dependent dim); an unknown rank when the ranks may differ or are not
+    /// known.
+    pub elem: TensorFact,
+    /// The number of elements, when known (it may be symbolic).
+    pub len: Option<Dim>,
+    /// Each element's facts, in order, when the length is a known constant.
+    pub elems: Option<Vec<TensorFact>>,
+}
+
+impl SequenceFact {
+    /// A sequence of unknown length whose elements share `elem`.
+    pub fn uniform(elem: TensorFact, len: Option<Dim>) -> SequenceFact {
+        SequenceFact {
+            elem,
+            len,
+            elems: None,
+        }
+    }
+
+    /// A sequence of nothing known but its element type.
+    pub fn unknown(dtype: DType) -> SequenceFact {
+        SequenceFact::uniform(TensorFact::unknown(dtype), None)
+    }
+
+    /// The facts of element `index` (counted from the front; the shared facts when
+    /// the elements are not known one by one).
+    pub fn element(&self, index: usize) -> &TensorFact {
+        self.elems
+            .as_ref()
+            .and_then(|e| e.get(index))
+            .unwrap_or(&self.elem)
+    }
+}
+
+/// What an optional value (ONNX `optional(...)`) holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionalElement {
+    /// A tensor.
+    Tensor(TensorFact),
+    /// A sequence of tensors.
+    Sequence(SequenceFact),
+}
+
+/// What is known about an optional value (ONNX `optional(tensor(T))` or
+/// `optional(seq(tensor(T)))`): its own [`TensorFact`] in the context has the
+/// element type and an unknown rank.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionalFact {
+    /// What it holds when it holds a value.
+    pub elem: OptionalElement,
+    /// Whether it holds a value, when known.
+    pub present: Option<bool>,
+}
+
+/// A value that is not a tensor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Composite {
+    Sequence(SequenceFact),
+    Optional(OptionalFact),
 }
 
 /// Infers a subgraph (an If branch, a Loop or Scan body) in a context: the facts of
@@ -354,6 +428,7 @@ impl ShapesContext {
             split_probes: 0,
             rank_conflict: false,
             subgraphs: None,
+            composites: Default::default(),
         }
     }
 
@@ -427,9 +502,46 @@ impl ShapesContext {
         self.tensors.reserve(additional);
     }
 
-    /// Remove a tensor (used when leaving a subgraph scope).
+    /// Remove a tensor (used when leaving a subgraph scope), and what is known of
+    /// it as a sequence or optional.
     pub fn remove(&mut self, name: &str) -> Option<TensorFact> {
+        if !self.composites.is_empty() {
+            self.composites.remove(name);
+        }
         self.tensors.shift_remove(name)
+    }
+
+    /// What is known about `name` as a sequence, when a sequence op produced it
+    /// (a sequence read from a graph input or a subgraph's output is not known as
+    /// one).
+    pub fn sequence(&self, name: &str) -> Option<&SequenceFact> {
+        match self.composites.get(name) {
+            Some(Composite::Sequence(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Record that `name` is a sequence (the rules of the sequence ops call this
+    /// for their outputs, which they return as [`TensorFact::unknown`] of the
+    /// element type).
+    pub fn set_sequence(&mut self, name: impl crate::graph::IntoName, seq: SequenceFact) {
+        self.composites
+            .insert(name.into_name(), Composite::Sequence(seq));
+    }
+
+    /// What is known about `name` as an optional value, when an optional op
+    /// produced it.
+    pub fn optional(&self, name: &str) -> Option<&OptionalFact> {
+        match self.composites.get(name) {
+            Some(Composite::Optional(o)) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Record that `name` is an optional value.
+    pub fn set_optional(&mut self, name: impl crate::graph::IntoName, opt: OptionalFact) {
+        self.composites
+            .insert(name.into_name(), Composite::Optional(opt));
     }
 
     /// Every tensor, in insertion order.

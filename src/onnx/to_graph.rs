@@ -141,7 +141,7 @@ impl Cx<'_, '_> {
     fn value_decl(&self, v: &ValueInfoProto<'_>) -> ValueDecl {
         ValueDecl {
             name: self.name(v.name),
-            dtype: v.elem_type(),
+            dtype: decl_dtype(v.r#type.as_ref()),
             shape: v.shape().map(|dims| {
                 dims.iter()
                     .map(|d| match d {
@@ -380,6 +380,23 @@ impl Cx<'_, '_> {
             ),
             _ => return Ok(None),
         }))
+    }
+}
+
+/// The element type a value declares: a tensor's, or that of the tensors a
+/// sequence or an optional holds, or a map's value type (symdim gives such a value
+/// the facts of its element type with an unknown rank, see
+/// `ShapesContext::sequence`); `Undefined` for opaque and untyped values.
+fn decl_dtype(t: Option<&crate::onnx::TypeProto<'_>>) -> crate::graph::DType {
+    use crate::onnx::TypeProto;
+    match t {
+        Some(TypeProto::Tensor(t)) => t.elem_type,
+        Some(TypeProto::Sequence(Some(e)) | TypeProto::Optional(Some(e))) => decl_dtype(Some(e)),
+        Some(TypeProto::Map {
+            value_type: Some(v),
+            ..
+        }) => decl_dtype(Some(v)),
+        _ => crate::graph::DType::Undefined,
     }
 }
 

@@ -1,8 +1,30 @@
-//! Attention: OpenVINO `ScaledDotProductAttention`.
+//! Attention: ONNX `Attention`, `LinearAttention` and `ai.onnx.preview`
+//! `FlexAttention`; OpenVINO `ScaledDotProductAttention`.
 //!
-//! Spec: the OpenVINO operation specification (`ScaledDotProductAttention-13`),
-//! which follows `torch.nn.functional.scaled_dot_product_attention`:
-//! `softmax(query @ key^T * scale + bias) @ value`.
+//! Specs: the ONNX operator reference (`Attention`, `LinearAttention`,
+//! `FlexAttention`) and the OpenVINO operation specification
+//! (`ScaledDotProductAttention-13`), which follows
+//! `torch.nn.functional.scaled_dot_product_attention`: `softmax(query @ key^T *
+//! scale + bias) @ value`.
+//!
+//! ONNX:
+//!
+//! * `Attention` ([`attention_shapes`]): `Q` is `[B, Hq, L, E]`, or 3-D
+//!   `[B, L, Hq*E]` with `q_num_heads` = `Hq`; `K` is `[B, Hkv, S, E]` or
+//!   `[B, S, Hkv*E]`, `V` `[B, Hkv, S, Ev]` or `[B, S, Hkv*Ev]` (3-D ones need
+//!   `kv_num_heads`). With `past_key [B, Hkv, P, E]` and `past_value [B, Hkv, P,
+//!   Ev]` the total length is `T = P + S`, else `S`. Outputs: `Y [B, Hq, L, Ev]`
+//!   (3-D `Q`: `[B, L, Hq*Ev]`), `present_key [B, Hkv, T, E]`, `present_value
+//!   [B, Hkv, T, Ev]`, `qk_matmul_output [B, Hq, L, T]`. `Hq` must be a multiple of
+//!   `Hkv` (grouped query heads, where OpenVINO's [`sdpa_shape`] broadcasts batch
+//!   dims); the dims the inputs share are equated. The types are `Q`'s (`V`'s for
+//!   `present_value`).
+//! * `FlexAttention` (`ai.onnx.preview` 1): the 4-D case of `Attention`, `Y` only.
+//! * `LinearAttention`: `query [B, T, Hq*Dk]`, `key [B, T, Hkv*Dk]`, `value [B, T,
+//!   Hkv*Dv]` give `output [B, T, Hq*Dv]` and `present_state [B, Hkv, Dk, Dv]`
+//!   (`q_num_heads`, `kv_num_heads` required).
+//!
+//! OpenVINO:
 //!
 //! `query [N..., L, E]`, `key [N..., S, E]` and `value [N..., S, Ev]` have rank 3
 //! or more; their batch dims `N...` broadcast (numpy) and so do the pairs that must
@@ -13,22 +35,32 @@
 //! `[N..., L, Ev]` of the query's type ([`sdpa_shape`]).
 //!
 //! # Version history
+//! * ONNX **Attention**: 23; 24 (`nonpad_kv_seqlen` input); 25
+//!   (`left_window_size`, `right_window_size`). The shapes are the same.
+//!   **LinearAttention**: 27.
+//! * `ai.onnx.preview` **FlexAttention**: 1.
 //! * OpenVINO **ScaledDotProductAttention**: 13.
 
 use super::attrs::ov_bool;
 use super::broadcast::{broadcast_dim, broadcast_shapes};
-use super::nn_util::{rank_error, shaped};
-use super::{check_inputs, RuleEntry};
+use super::nn_util::{expect_rank, rank_error, shaped, unify};
+use super::split::split_equal;
+use super::{attr_int, check_inputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[(
-    "openvino",
-    "ScaledDotProductAttention",
-    ov_scaled_dot_product_attention,
-)];
+pub const RULES: &[RuleEntry] = &[
+    ("", "Attention", attention),
+    ("", "LinearAttention", linear_attention),
+    ("ai.onnx.preview", "FlexAttention", flex_attention),
+    (
+        "openvino",
+        "ScaledDotProductAttention",
+        ov_scaled_dot_product_attention,
+    ),
+];
 
 /// Split `shape` (of rank 3 or more, named `what`) into its batch dims and its
 /// last two.
@@ -132,4 +164,286 @@ fn ov_scaled_dot_product_attention(
     };
     let out = sdpa_shape(ctx, node, qs, k.shape.as_deref(), vs, mask.as_deref())?;
     Ok(vec![shaped(q.dtype, Some(out))])
+}
+
+/// A positive head-count attribute, if present.
+pub(super) fn heads(node: &Node, name: &'static str) -> Result<Option<i64>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(_) => {
+            let v = attr_int(node, name, 0)?;
+            if v <= 0 {
+                return Err(OpError::BadAttribute {
+                    name,
+                    value: v.to_string(),
+                    why: "must be positive".to_string(),
+                });
+            }
+            Ok(Some(v))
+        }
+    }
+}
+
+/// `d / n` where a valid model needs it exact (a head size).
+pub(super) fn per_head(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    d: Dim,
+    n: i64,
+) -> Result<Dim, OpError> {
+    Ok(split_equal(ctx, node, d, n)?.0)
+}
+
+/// An attention operand as `[B, H, S, E]`: 4-D as is, 3-D `[B, S, H*E]` split by
+/// the head count `h` (required then, named by `attr`).
+fn as_heads(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    what: &str,
+    shape: &[Dim],
+    h: Option<i64>,
+    attr: &'static str,
+) -> Result<[Dim; 4], OpError> {
+    match shape {
+        [b, hh, s, e] => {
+            if let Some(h) = h {
+                let hd = ctx.alg.constant(h);
+                unify(ctx, node, &format!("heads of {what} and {attr}"), *hh, hd)?;
+            }
+            Ok([*b, *hh, *s, *e])
+        }
+        [b, s, hidden] => {
+            let h = h.ok_or(OpError::MissingAttribute { name: attr })?;
+            let e = per_head(ctx, node, *hidden, h)?;
+            Ok([*b, ctx.alg.constant(h), *s, e])
+        }
+        _ => Err(rank_error(what, "3 or 4", shape.len())),
+    }
+}
+
+/// The shapes of an ONNX `Attention`: `Y`, `present_key`, `present_value` and
+/// `qk_matmul_output`, from the shapes of `Q`, `K`, `V` and of `past_key` and
+/// `past_value` when given (see the module docs).
+#[allow(clippy::too_many_arguments)]
+pub fn attention_shapes(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    q: &[Dim],
+    k: &[Dim],
+    v: &[Dim],
+    past: Option<(&[Dim], &[Dim])>,
+    q_heads: Option<i64>,
+    kv_heads: Option<i64>,
+) -> Result<[Vec<Dim>; 4], OpError> {
+    let [qb, hq, l, e] = as_heads(ctx, node, "Q", q, q_heads, "q_num_heads")?;
+    let [kb, hkv, s, ke] = as_heads(ctx, node, "K", k, kv_heads, "kv_num_heads")?;
+    let [vb, vh, vs, ev] = as_heads(ctx, node, "V", v, kv_heads, "kv_num_heads")?;
+    let b = unify(ctx, node, "batch of Q and K", qb, kb)?;
+    let b = unify(ctx, node, "batch of Q and V", b, vb)?;
+    unify(ctx, node, "head size of Q and K", e, ke)?;
+    let hkv = unify(ctx, node, "heads of K and V", hkv, vh)?;
+    let s = unify(ctx, node, "sequence of K and V", s, vs)?;
+    if let (Some(a), Some(c)) = (ctx.alg.as_i64(hq), ctx.alg.as_i64(hkv)) {
+        if c == 0 || a % c != 0 {
+            return Err(OpError::BadShapeValue {
+                what: format!("q_num_heads {a} is not a multiple of kv_num_heads {c}"),
+            });
+        }
+    }
+    let total = match past {
+        Some((pk, pv)) => {
+            expect_rank("past_key", pk, 4)?;
+            expect_rank("past_value", pv, 4)?;
+            unify(ctx, node, "batch of past_key", pk[0], b)?;
+            unify(ctx, node, "heads of past_key", pk[1], hkv)?;
+            unify(ctx, node, "head size of past_key", pk[3], e)?;
+            unify(ctx, node, "batch of past_value", pv[0], b)?;
+            unify(ctx, node, "heads of past_value", pv[1], hkv)?;
+            unify(ctx, node, "head size of past_value", pv[3], ev)?;
+            let p = unify(
+                ctx,
+                node,
+                "past lengths of past_key and past_value",
+                pk[2],
+                pv[2],
+            )?;
+            ctx.alg.add_dims(p, s)
+        }
+        None => s,
+    };
+    let y = if q.len() == 3 {
+        let hidden = ctx.alg.mul(hq, ev);
+        vec![b, l, hidden]
+    } else {
+        vec![b, hq, l, ev]
+    };
+    Ok([
+        y,
+        vec![b, hkv, total, e],
+        vec![b, hkv, total, ev],
+        vec![b, hq, l, total],
+    ])
+}
+
+/// ONNX `Attention` (23, 24, 25).
+fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, if node.version >= 24 { 7 } else { 6 })?;
+    let q = ctx.input(node, 0, "Q")?;
+    let k = ctx.input(node, 1, "K")?;
+    let v = ctx.input(node, 2, "V")?;
+    let past_k = ctx.optional_input(node, 4)?;
+    let past_v = ctx.optional_input(node, 5)?;
+    if past_k.is_some() != past_v.is_some() {
+        return Err(OpError::MissingInput {
+            index: if past_k.is_some() { 5 } else { 4 },
+            what: "past_key and past_value (given together)",
+        });
+    }
+    let q_heads = heads(node, "q_num_heads")?;
+    let kv_heads = heads(node, "kv_num_heads")?;
+    let mode = attr_int(node, "qk_matmul_output_mode", 0)?;
+    if !(0..=3).contains(&mode) {
+        return Err(OpError::BadAttribute {
+            name: "qk_matmul_output_mode",
+            value: mode.to_string(),
+            why: "expected 0, 1, 2 or 3".to_string(),
+        });
+    }
+    let shapes = match (&q.shape, &k.shape, &v.shape) {
+        (Some(qs), Some(ks), Some(vs)) => {
+            let past = match (&past_k, &past_v) {
+                (Some(pk), Some(pv)) => match (&pk.shape, &pv.shape) {
+                    (Some(a), Some(b)) => Some(Some((a.as_slice(), b.as_slice()))),
+                    _ => None,
+                },
+                _ => Some(None),
+            };
+            match past {
+                Some(p) => Some(attention_shapes(
+                    ctx, node, qs, ks, vs, p, q_heads, kv_heads,
+                )?),
+                // a past of unknown shape: the total length is not known
+                None => {
+                    let [y, mut pk, mut pv, mut qk] =
+                        attention_shapes(ctx, node, qs, ks, vs, None, q_heads, kv_heads)?;
+                    let t = ctx.unknown_dim(node, 1, 2);
+                    pk[2] = t;
+                    pv[2] = t;
+                    qk[3] = t;
+                    Some([y, pk, pv, qk])
+                }
+            }
+        }
+        _ => None,
+    };
+    let mask = ctx.optional_input(node, 3)?;
+    if let (Some(m), Some([_, _, _, qk])) = (mask.as_ref().and_then(|m| m.shape.as_ref()), &shapes)
+    {
+        // the mask broadcasts to [B, Hq, L, T] (its last dim may be shorter)
+        if m.len() > 4 {
+            return Err(rank_error("attn_mask", "at most 4", m.len()));
+        }
+        let off = 4 - m.len();
+        for (i, &d) in m.iter().enumerate() {
+            if off + i < 3 {
+                broadcast_dim(ctx, &node.name, off + i, d, qk[off + i])?;
+            }
+        }
+    }
+    let mut out: Vec<TensorFact> = match shapes {
+        Some([y, pk, pv, qk]) => vec![
+            TensorFact::new(q.dtype, y),
+            TensorFact::new(k.dtype, pk),
+            TensorFact::new(v.dtype, pv),
+            TensorFact::new(q.dtype, qk),
+        ],
+        None => vec![
+            TensorFact::unknown(q.dtype),
+            TensorFact::unknown(k.dtype),
+            TensorFact::unknown(v.dtype),
+            TensorFact::unknown(q.dtype),
+        ],
+    };
+    out.truncate(node.outputs.len().max(1));
+    Ok(out)
+}
+
+/// `ai.onnx.preview` `FlexAttention` (1): rank-4 `Q`, `K`, `V`; `Y [B, Hq, L, Ev]`.
+fn flex_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let q = ctx.input(node, 0, "Q")?;
+    let k = ctx.input(node, 1, "K")?;
+    let v = ctx.input(node, 2, "V")?;
+    for (f, what) in [(&q, "Q"), (&k, "K"), (&v, "V")] {
+        if let Some(s) = &f.shape {
+            expect_rank(what, s, 4)?;
+        }
+    }
+    let (Some(qs), Some(ks), Some(vs)) = (&q.shape, &k.shape, &v.shape) else {
+        return Ok(vec![TensorFact::unknown(q.dtype)]);
+    };
+    let [y, ..] = attention_shapes(ctx, node, qs, ks, vs, None, None, None)?;
+    Ok(vec![TensorFact::new(q.dtype, y)])
+}
+
+/// ONNX `LinearAttention` (27).
+fn linear_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 6)?;
+    let q = ctx.input(node, 0, "query")?;
+    let k = ctx.input(node, 1, "key")?;
+    let v = ctx.input(node, 2, "value")?;
+    let hq = heads(node, "q_num_heads")?.ok_or(OpError::MissingAttribute {
+        name: "q_num_heads",
+    })?;
+    let hkv = heads(node, "kv_num_heads")?.ok_or(OpError::MissingAttribute {
+        name: "kv_num_heads",
+    })?;
+    if hq % hkv != 0 {
+        return Err(OpError::BadAttribute {
+            name: "q_num_heads",
+            value: hq.to_string(),
+            why: format!("not a multiple of kv_num_heads {hkv}"),
+        });
+    }
+    let rule = super::nn_util::attr_str_or(node, "update_rule", "gated_delta")?;
+    if !matches!(rule, "linear" | "gated" | "delta" | "gated_delta") {
+        return Err(OpError::BadAttribute {
+            name: "update_rule",
+            value: rule.to_string(),
+            why: "expected linear, gated, delta or gated_delta".to_string(),
+        });
+    }
+    let past = ctx.optional_input(node, 3)?;
+    let state_dtype = past.as_ref().map_or(q.dtype, |p| p.dtype);
+    let (Some(qs), Some(ks), Some(vs)) = (&q.shape, &k.shape, &v.shape) else {
+        return Ok(vec![
+            TensorFact::unknown(q.dtype),
+            TensorFact::unknown(state_dtype),
+        ]);
+    };
+    for (s, what) in [(qs, "query"), (ks, "key"), (vs, "value")] {
+        expect_rank(what, s, 3)?;
+    }
+    let b = unify(ctx, node, "batch of query and key", qs[0], ks[0])?;
+    let b = unify(ctx, node, "batch of query and value", b, vs[0])?;
+    let t = unify(ctx, node, "sequence of query and key", qs[1], ks[1])?;
+    let t = unify(ctx, node, "sequence of query and value", t, vs[1])?;
+    let dk = per_head(ctx, node, qs[2], hq)?;
+    let kdk = per_head(ctx, node, ks[2], hkv)?;
+    let dk = unify(ctx, node, "head size of query and key", dk, kdk)?;
+    let dv = per_head(ctx, node, vs[2], hkv)?;
+    let hkv_d = ctx.alg.constant(hkv);
+    let state = vec![b, hkv_d, dk, dv];
+    if let Some(ps) = past.as_ref().and_then(|p| p.shape.as_ref()) {
+        expect_rank("past_state", ps, 4)?;
+        for (i, (&p, &s)) in ps.iter().zip(&state).enumerate() {
+            unify(ctx, node, &format!("axis {i} of past_state"), p, s)?;
+        }
+    }
+    let hq_d = ctx.alg.constant(hq);
+    let hidden = ctx.alg.mul(hq_d, dv);
+    Ok(vec![
+        TensorFact::new(q.dtype, vec![b, t, hidden]),
+        TensorFact::new(state_dtype, state),
+    ])
 }

@@ -29,6 +29,8 @@
 //!   every version (type constraints are not checked per version for Cast).
 //! * ONNX **CastLike**: 15; 19 the float8 types and `saturate`; 21 int4 and uint4;
 //!   23 float4e2m1; 24 float8e8m0 and `round_mode`; 25 int2 and uint2.
+//! * ONNX **BitCast**: 26 (the input's shape, the type of `to`, of the same bit
+//!   width as the input's; no contents).
 //! * OpenVINO **Convert**, **ConvertLike**: 1. **Identity**: 16.
 
 use super::attrs::ov_dtype;
@@ -46,6 +48,7 @@ pub const RULES: &[RuleEntry] = &[
     ("openvino", "Convert", ov_convert),
     ("openvino", "ConvertLike", ov_convert),
     ("", "CastLike", cast_like),
+    ("", "BitCast", bit_cast),
 ];
 
 /// How a cast from a float type to an integer type treats a value that may not be
@@ -59,10 +62,50 @@ pub enum FloatToInt {
     ExactOnly,
 }
 
-/// `Identity` (both formats): the input's fact, contents included.
+/// `Identity` (both formats): the input's fact, contents included; an ONNX
+/// sequence (14) or optional (16) stays one.
 fn identity(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
-    Ok(vec![ctx.input(node, 0, "input")?])
+    let x = ctx.input(node, 0, "input")?;
+    if let (Some(i), Some(o)) = (node.input(0), node.outputs.first()) {
+        if let Some(seq) = ctx.sequence(i).cloned() {
+            ctx.set_sequence(o, seq);
+        } else if let Some(opt) = ctx.optional(i).cloned() {
+            ctx.set_optional(o, opt);
+        }
+    }
+    Ok(vec![x])
+}
+
+/// ONNX `BitCast` (26): the input's shape in the type of `to`, which must have the
+/// input type's bit width (and neither may be a string).
+fn bit_cast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "input")?;
+    let to = cast_target(node)?;
+    if to == DType::String || x.dtype == DType::String {
+        return Err(OpError::TypeMismatch {
+            what: format!(
+                "BitCast of {} to {to}: strings have no bit pattern",
+                x.dtype
+            ),
+        });
+    }
+    if let (Some(a), Some(b)) = (x.dtype.bit_width(), to.bit_width()) {
+        if a != b {
+            return Err(OpError::TypeMismatch {
+                what: format!(
+                    "BitCast of {} ({a} bits) to {to} ({b} bits): the widths must match",
+                    x.dtype
+                ),
+            });
+        }
+    }
+    Ok(vec![TensorFact {
+        dtype: to,
+        shape: x.shape,
+        value: None,
+    }])
 }
 
 /// The element type named by Cast's `to` attribute.

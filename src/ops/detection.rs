@@ -1,9 +1,10 @@
-//! Object detection: OpenVINO `NonMaxSuppression`, `NMSRotated`, `MatrixNms`,
-//! `MulticlassNms`, `DetectionOutput`, `Proposal`, `PriorBox`,
-//! `PriorBoxClustered`, `RegionYolo`, `ReorgYolo`, `GenerateProposals` and the
-//! `ExperimentalDetectron*` ops.
+//! Object detection: ONNX `NonMaxSuppression`; OpenVINO `NonMaxSuppression`,
+//! `NMSRotated`, `MatrixNms`, `MulticlassNms`, `DetectionOutput`, `Proposal`,
+//! `PriorBox`, `PriorBoxClustered`, `RegionYolo`, `ReorgYolo`, `GenerateProposals`
+//! and the `ExperimentalDetectron*` ops.
 //!
-//! Spec: the OpenVINO operation specification (`NonMaxSuppression-1`, `-3`, `-4`,
+//! Specs: the ONNX operator reference (`NonMaxSuppression`) and the OpenVINO
+//! operation specification (`NonMaxSuppression-1`, `-3`, `-4`,
 //! `-5`, `-9`, `NMSRotated-13`, `MatrixNms-8`, `MulticlassNms-8`, `-9`,
 //! `DetectionOutput-1`, `-8`, `Proposal-1`, `-4`, `PriorBox-1`, `-8`,
 //! `PriorBoxClustered-1`, `RegionYolo-1`, `ReorgYolo-2`, `GenerateProposals-9`,
@@ -16,6 +17,12 @@
 //! How many boxes survive a suppression depends on the data: those counts are
 //! data-dependent dims (prefix `nms`), except where the spec fixes the count:
 //!
+//! * ONNX `NonMaxSuppression` (10, 11): `boxes [B, S, 4]` and `scores [B, C, S]`
+//!   give `selected_indices [n, 3]` (int64, one row `(batch, class, box)` per kept
+//!   box). `n` is 0 when `max_output_boxes_per_class` is absent or 0 (its
+//!   default: no box is kept), data-dependent otherwise. `B` and `S` of the two
+//!   inputs are equated; the inputs are checked as OpenVINO's are
+//!   ([`nms_inputs`]).
 //! * `NonMaxSuppression` 1 and 3: `[min(boxes, max_output_boxes_per_class *
 //!   classes), 3]`; 4: `[min(boxes, max_output_boxes_per_class) * batch *
 //!   classes, 3]` (with `boxes [batch, boxes, 4]`, `scores [batch, classes,
@@ -44,6 +51,7 @@
 //!   output_size]` and the RoIs `[rois, 4]`.
 //!
 //! # Version history
+//! * ONNX **NonMaxSuppression**: 10; 11 (the same shapes; clarified thresholds).
 //! * OpenVINO **NonMaxSuppression**: 1; 3 `output_type`; 4 output counted over the
 //!   batch and classes; 5 scores and valid outputs, data-dependent count; 9 types.
 //! * **MatrixNms**: 8. **MulticlassNms**: 8; 9 (optional `roisnum` input).
@@ -53,15 +61,16 @@
 //!   **ReorgYolo**: 2. **GenerateProposals**: 9. **ExperimentalDetectron***: 6.
 
 use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_i64_list};
-use super::nn_util::{expect_rank, rank_error, shaped};
+use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::values::const_ints;
-use super::{check_inputs, fresh_dims, RuleEntry};
-use crate::algebra::{Dim, SymbolKind};
+use super::{attr_int, check_inputs, fresh_dims, RuleEntry};
+use crate::algebra::{Dim, SymbolKind, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
 
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
+    ("", "NonMaxSuppression", non_max_suppression),
     ("openvino", "NonMaxSuppression", ov_nms),
     ("openvino", "NMSRotated", ov_nms),
     ("openvino", "MatrixNms", ov_multiclass_nms),
@@ -108,19 +117,15 @@ fn selected(ctx: &mut ShapesContext, node: &Node) -> Dim {
     ctx.fresh_dim(node, 0, 0, "nms", kind)
 }
 
-/// A required attribute read as an integer.
-fn required_i64(node: &Node, name: &'static str) -> Result<i64, OpError> {
-    ov_i64(node, name)?.ok_or(OpError::MissingAttribute { name })
-}
-
-/// OpenVINO NonMaxSuppression (1, 3, 4, 5, 9) and NMSRotated-13.
-fn ov_nms(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 6)?;
-    let boxes = ctx.input(node, 0, "boxes")?;
-    let scores = ctx.input(node, 1, "scores")?;
-    let rotated = node.op_type == "NMSRotated";
-    let box_len = if rotated { 5 } else { 4 };
-    if let Some(b) = &boxes.shape {
+/// Check the inputs of a non-maximum suppression where their ranks are known:
+/// `boxes [B, S, box_len]` and `scores [B, C, S]`, both of rank 3.
+pub fn nms_inputs(
+    ctx: &ShapesContext,
+    boxes: Option<&[Dim]>,
+    scores: Option<&[Dim]>,
+    box_len: i64,
+) -> Result<(), OpError> {
+    if let Some(b) = boxes {
         expect_rank("boxes", b, 3)?;
         if ctx.alg.as_i64(b[2]).is_some_and(|d| d != box_len) {
             return Err(OpError::BadShapeValue {
@@ -131,9 +136,76 @@ fn ov_nms(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             });
         }
     }
-    if let Some(s) = &scores.shape {
+    if let Some(s) = scores {
         expect_rank("scores", s, 3)?;
     }
+    Ok(())
+}
+
+/// A required attribute read as an integer.
+fn required_i64(node: &Node, name: &'static str) -> Result<i64, OpError> {
+    ov_i64(node, name)?.ok_or(OpError::MissingAttribute { name })
+}
+
+/// ONNX `NonMaxSuppression` (10, 11): `selected_indices [n, 3]`, int64.
+fn non_max_suppression(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 5)?;
+    let boxes = ctx.input(node, 0, "boxes")?;
+    let scores = ctx.input(node, 1, "scores")?;
+    let center = attr_int(node, "center_point_box", 0)?;
+    if !(0..=1).contains(&center) {
+        return Err(OpError::BadAttribute {
+            name: "center_point_box",
+            value: center.to_string(),
+            why: "expected 0 or 1".to_string(),
+        });
+    }
+    nms_inputs(ctx, boxes.shape.as_deref(), scores.shape.as_deref(), 4)?;
+    if let (Some(b), Some(s)) = (&boxes.shape, &scores.shape) {
+        unify(ctx, node, "batch of boxes and scores", b[0], s[0])?;
+        unify(ctx, node, "boxes of boxes and scores", b[1], s[2])?;
+    }
+    for (index, what) in [
+        (2, "max_output_boxes_per_class"),
+        (3, "iou_threshold"),
+        (4, "score_threshold"),
+    ] {
+        if let Some(f) = ctx.optional_input(node, index)? {
+            if let Some(s) = &f.shape {
+                let one = ctx.alg.constant(1);
+                let ok = s.is_empty() || (s.len() == 1 && ctx.alg.equal(s[0], one) != Truth::False);
+                if !ok {
+                    return Err(rank_error(what, "0 or 1 (one element)", s.len()));
+                }
+            }
+        }
+    }
+    // No `max_output_boxes_per_class`, or 0: no box is kept.
+    let max_out = match ctx.optional_input(node, 2)? {
+        None => Some(0),
+        Some(f) => const_ints(&ctx.alg, &f).and_then(|v| v.first().copied()),
+    };
+    let n = match max_out {
+        Some(m) if m <= 0 => ctx.alg.constant(0),
+        _ => selected(ctx, node),
+    };
+    let three = ctx.alg.constant(3);
+    Ok(vec![TensorFact::new(DType::Int64, vec![n, three])])
+}
+
+/// OpenVINO NonMaxSuppression (1, 3, 4, 5, 9) and NMSRotated-13.
+fn ov_nms(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 6)?;
+    let boxes = ctx.input(node, 0, "boxes")?;
+    let scores = ctx.input(node, 1, "scores")?;
+    let rotated = node.op_type == "NMSRotated";
+    let box_len = if rotated { 5 } else { 4 };
+    nms_inputs(
+        ctx,
+        boxes.shape.as_deref(),
+        scores.shape.as_deref(),
+        box_len,
+    )?;
     let index = if node.version >= 3 || rotated {
         ov_dtype(node, "output_type")?.unwrap_or(DType::Int64)
     } else {

@@ -58,7 +58,8 @@
 //!   broadcasting: B is broadcast to A's shape, so the output has A's shape); 7
 //!   numpy broadcasting; 13 bf16; 14 more integer types.
 //! - **Pow**: 1 (legacy broadcast); 7 numpy; 12 exponent type may differ; 13, 15.
-//! - **Mod**: 10 (`fmod`); 13 bf16.
+//! - **Mod**: 10 (`fmod`); 13 bf16; 28 `fmod = 0` allowed for floats (floor
+//!   modulo).
 //! - **And, Or, Xor, Equal, Less, Greater**: 1 (legacy broadcast); 7 numpy;
 //!   Equal 11/13/19 types, Less/Greater 9/13 types.
 //! - **LessOrEqual, GreaterOrEqual**: 12; 16 bf16.
@@ -891,7 +892,8 @@ fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     };
     let fmod = if op == "Mod" {
         let f = attr_int(node, "fmod", 0)?;
-        if f == 0 && is_float(in_type) {
+        // Mod-28 defines `fmod = 0` for floats too (A - floor(A / B) * B).
+        if f == 0 && is_float(in_type) && node.version < 28 {
             return Err(OpError::BadAttribute {
                 name: "fmod",
                 value: "0".to_string(),

@@ -20,6 +20,9 @@
 //! **Gemm** takes 2-D `A` and `B` (`transA`/`transB` swap their axes) and gives
 //! `[M, N]`; the optional `C` must broadcast unidirectionally to `[M, N]`.
 //!
+//! **Det** (ONNX) takes square matrices `[*, M, M]` and gives their determinants
+//! `[*]`; the last two dims are equated.
+//!
 //! **Einsum** parses its equation (`ij,jk->ik`, implicit output when `->` is
 //! absent: the ellipsis dims, then the labels used once, in ASCII order). Dims
 //! of one label are merged with the broadcasting rules, ellipsis dims of all
@@ -37,6 +40,7 @@
 //! - ONNX MatMulInteger-10: output int32; zero points scalar or per row/column.
 //! - ONNX QLinearMatMul-10, -21 (more types): output type of `y_zero_point`.
 //! - ONNX Einsum-12: equation attribute, ellipsis broadcasting.
+//! - ONNX Det-11; Det-22 (types).
 //! - OpenVINO MatMul-0 (`opset1`): `transpose_a`, `transpose_b`; the only version.
 //! - OpenVINO Einsum-7: `equation`; the only version.
 //! - oneDNN MatMul: `transpose_a`, `transpose_b`, optional `bias`.
@@ -57,6 +61,7 @@ pub const RULES: &[RuleEntry] = &[
     ("", "Gemm", gemm),
     ("", "MatMulInteger", matmul_integer),
     ("", "QLinearMatMul", qlinear_matmul),
+    ("", "Det", det),
     ("", "Einsum", einsum),
     ("openvino", "MatMul", openvino_matmul),
     ("openvino", "Einsum", openvino_einsum),
@@ -465,4 +470,18 @@ fn onednn_matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
         check_broadcasts_to(ctx, &node.name, &out, &bs, "bias (must broadcast to dst)")?;
     }
     Ok(vec![TensorFact::new(dtype, out)])
+}
+
+/// ONNX `Det` (11, 22): `[*, M, M]` gives `[*]`.
+fn det(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "X")?;
+    let Some(xs) = &x.shape else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let [batch @ .., m, n] = xs.as_slice() else {
+        return Err(super::nn_util::rank_error("X", "at least 2", xs.len()));
+    };
+    unify(ctx, node, "rows and columns of X", *m, *n)?;
+    Ok(vec![TensorFact::new(x.dtype, batch.to_vec())])
 }

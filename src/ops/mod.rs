@@ -28,7 +28,9 @@ pub mod expand;
 pub mod fft;
 pub mod gather;
 pub mod generate;
+pub mod loss;
 pub mod matmul;
+pub mod ml;
 pub mod nn_util;
 pub mod norm;
 pub mod onehot;
@@ -41,13 +43,18 @@ pub mod reshape;
 pub mod resize;
 pub mod rnn;
 pub mod scatter;
+pub mod sequence;
 pub mod shape;
+pub mod signal;
 pub mod slice;
+pub mod spatial;
 pub mod split;
 pub mod squeeze;
 pub mod strings;
 pub mod tensor;
 pub mod topk;
+pub mod training;
+pub mod transformer;
 pub mod transpose;
 pub mod trilu;
 pub mod values;
@@ -107,6 +114,13 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     contrib::RULES,
     contrib_linear::RULES,
     contrib_tensor::RULES,
+    loss::RULES,
+    sequence::RULES,
+    transformer::RULES,
+    signal::RULES,
+    spatial::RULES,
+    ml::RULES,
+    training::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;

@@ -1,7 +1,7 @@
-//! Image patches: OpenVINO `ExtractImagePatches` and `Col2Im`.
+//! Image patches: ONNX `Col2Im`; OpenVINO `ExtractImagePatches` and `Col2Im`.
 //!
-//! Spec: the OpenVINO operation specification (`ExtractImagePatches-3`,
-//! `Col2Im-15`).
+//! Specs: the ONNX operator reference (`Col2Im`) and the OpenVINO operation
+//! specification (`ExtractImagePatches-3`, `Col2Im-15`).
 //!
 //! * `ExtractImagePatches` cuts `data [N, C, H, W]` into `sizes = [sr, sc]` patches
 //!   with `strides` and `rates` (dilations): `[N, C * sr * sc, out_r, out_c]`, where
@@ -12,19 +12,30 @@
 //!   be symbolic). `L` must be the number of blocks,
 //!   `prod((out + pads_begin + pads_end - dilation * (k - 1) - 1) / stride + 1)`;
 //!   the two are equated (a provable difference is an error), and the channels
-//!   must divide by `kh * kw`.
+//!   must divide by `kh * kw` ([`col2im_shape`], the sliding window of
+//!   [`super::conv::Window`]).
+//! * ONNX `Col2Im` is N-D (at least 2 spatial axes): `input [N, C * prod(block_shape),
+//!   L]`, the 1-D `image_shape` and `block_shape` inputs, and the window attributes
+//!   as Conv reads them (`strides`, `dilations`, `pads`) give `[N, C,
+//!   image_shape...]` through the same kernel; an `image_shape` of unknown contents
+//!   but known length gives fresh spatial dims, a `block_shape` of unknown contents a
+//!   fresh `C`.
 //!
 //! # Version history
+//! * ONNX **Col2Im**: 18.
 //! * OpenVINO **ExtractImagePatches**: 3. **Col2Im**: 15.
 
 use super::attrs::{ov_str, spatial_list};
-use super::nn_util::{expect_rank, merge_dim, rank_error, shaped};
+use super::conv::{onnx_window, PadMode, Rounding, Window};
+use super::nn_util::{expect_rank, rank_error, shaped, Equate};
 use super::{check_inputs, fresh_dims, RuleEntry};
+use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
+    ("", "Col2Im", onnx_col2im),
     ("openvino", "ExtractImagePatches", ov_extract_image_patches),
     ("openvino", "Col2Im", ov_col2im),
 ];
@@ -110,36 +121,100 @@ fn ov_col2im(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
             what: "output_size and kernel_size must hold two values".to_string(),
         });
     }
-    let strides = spatial_list(node, "strides", 2, 1)?;
-    let dilations = spatial_list(node, "dilations", 2, 1)?;
-    let pb = spatial_list(node, "pads_begin", 2, 0)?;
-    let pe = spatial_list(node, "pads_end", 2, 0)?;
-    let kk = ctx.alg.mul(kernel[0], kernel[1]);
-    let c = super::depth_space::quotient(ctx, cols, kk)?;
-    let mut blocks = Vec::with_capacity(2);
-    for i in 0..2 {
-        let pads = ctx
-            .alg
-            .constant(pb[i].saturating_add(pe[i]).saturating_sub(1));
-        let padded = ctx.alg.add_dims(size[i], pads);
-        let one = ctx.alg.constant(1);
-        let km = ctx.alg.sub(kernel[i], one);
-        let dil = ctx.alg.constant(dilations[i]);
-        let span = ctx.alg.mul(dil, km);
-        let room = ctx.alg.sub(padded, span);
-        let s = ctx.alg.constant(strides[i]);
-        let q = ctx.alg.floordiv(room, s);
-        blocks.push(ctx.alg.add_dims(q, one));
+    let window = Window {
+        kernel: kernel.clone(),
+        strides: spatial_list(node, "strides", 2, 1)?,
+        dilations: spatial_list(node, "dilations", 2, 1)?,
+        pads_begin: spatial_list(node, "pads_begin", 2, 0)?,
+        pads_end: spatial_list(node, "pads_end", 2, 0)?,
+        mode: PadMode::Explicit,
+        rounding: Rounding::Floor,
+    };
+    let out = col2im_shape(ctx, node, batch, (cols, l), &size, &window, Equate::Record)?;
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// The output shape of a `Col2Im` of `[batch..., cols, l]` (`batch` empty or one
+/// dim) into the spatial `image` sizes with blocks of `window.kernel`: `[batch...,
+/// cols / prod(block), image...]`. `l` is equated (as `equate` says) with the
+/// number of blocks, the product over the axes of the window's output length on
+/// the image (`floor((image + pb + pe - d * (block - 1) - 1) / s) + 1`), after the
+/// channels are divided by the block size ([`super::depth_space::quotient`]).
+#[allow(clippy::too_many_arguments)]
+pub fn col2im_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    batch: &[Dim],
+    (cols, l): (Dim, Dim),
+    image: &[Dim],
+    window: &Window,
+    equate: Equate,
+) -> Result<Vec<Dim>, OpError> {
+    if image.len() != window.kernel.len() || image.len() < 2 {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "the image ({}) and block ({}) sizes need one entry per spatial axis, at least 2",
+                image.len(),
+                window.kernel.len()
+            ),
+        });
     }
-    let want = ctx.alg.product(&blocks);
-    merge_dim(
+    let size = ctx.alg.product(&window.kernel);
+    let c = super::depth_space::quotient(ctx, cols, size)?;
+    let blocks: Vec<Dim> = (0..image.len())
+        .map(|i| window.output(ctx, i, image[i]))
+        .collect();
+    let count = ctx.alg.product(&blocks);
+    equate.dims(
         ctx,
         node,
         &|| "L and the number of blocks".to_string(),
         l,
-        want,
+        count,
     )?;
     let mut out = batch.to_vec();
-    out.extend([c, size[0], size[1]]);
+    out.push(c);
+    out.extend_from_slice(image);
+    Ok(out)
+}
+
+/// ONNX `Col2Im` (18).
+fn onnx_col2im(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let x = ctx.input(node, 0, "input")?;
+    let image = super::spatial::list_input(ctx, node, 1, "image_shape", 2)?;
+    let block = ctx.input(node, 2, "block_shape")?;
+    if let Some(s) = &block.shape {
+        expect_rank("block_shape", s, 1)?;
+    }
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let Some(image) = image else {
+        expect_rank("input", &xs, 3)?;
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let out = match block.value.clone() {
+        Some(b) => {
+            expect_rank("input", &xs, 3)?;
+            let window = onnx_window(node, b, false)?;
+            col2im_shape(
+                ctx,
+                node,
+                &xs[..1],
+                (xs[1], xs[2]),
+                &image,
+                &window,
+                Equate::Warn,
+            )?
+        }
+        None => {
+            // the blocks are not known: the channels are not either
+            expect_rank("input", &xs, 3)?;
+            let mut out = vec![xs[0], ctx.unknown_dim(node, 0, 1)];
+            out.extend(image);
+            out
+        }
+    };
     Ok(vec![TensorFact::new(x.dtype, out)])
 }

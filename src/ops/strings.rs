@@ -1,22 +1,43 @@
-//! String tensors: OpenVINO `StringTensorUnpack` and `StringTensorPack`.
+//! Strings and text: ONNX `StringNormalizer`, `StringConcat`, `StringSplit`,
+//! `RegexFullMatch` and `TfIdfVectorizer`; OpenVINO `StringTensorUnpack` and
+//! `StringTensorPack`.
 //!
-//! Spec: the OpenVINO operation specification (`StringTensorUnpack-15`,
-//! `StringTensorPack-15`).
+//! Specs: the ONNX operator reference (each op's page) and the OpenVINO operation
+//! specification (`StringTensorUnpack-15`, `StringTensorPack-15`).
 //!
-//! A string tensor of shape `S` unpacks into `begins` and `ends` (`S`, i32) and
+//! * `StringNormalizer`: a `[C]` or `[1, C]` string tensor; without `stopwords`
+//!   the shape stays, with them the count of kept strings is data-dependent (at
+//!   least 1: an empty result is one empty string).
+//! * `StringConcat`: the numpy broadcast of the two string inputs.
+//! * `StringSplit`: the substrings `Y` have the input's shape and one more axis,
+//!   as long as the most substrings of an element (data-dependent); the counts `Z`
+//!   (int64) have the input's shape.
+//! * `RegexFullMatch`: the input's shape, bool.
+//! * `TfIdfVectorizer`: `[C]` gives `[max(ngram_indexes) + 1]`, `[N, C]` gives
+//!   `[N, max(ngram_indexes) + 1]`, float.
+//!
+//! OpenVINO: a string tensor of shape `S` unpacks into `begins` and `ends` (`S`, i32) and
 //! the concatenated bytes `symbols` (`[n]`, u8, `n` data-dependent); packing gives
 //! a string tensor of the shape of `begins`.
 //!
 //! # Version history
+//! * ONNX **TfIdfVectorizer**: 9. **StringNormalizer**: 10. **StringConcat**,
+//!   **StringSplit**, **RegexFullMatch**: 20.
 //! * OpenVINO **StringTensorUnpack**, **StringTensorPack**: 15.
 
-use super::nn_util::shaped;
-use super::{check_inputs, RuleEntry};
+use super::broadcast::broadcast_shapes;
+use super::nn_util::{attr_str_or, rank_error, shaped};
+use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::context::{OpError, ShapesContext, TensorFact};
-use crate::graph::{DType, Node};
+use crate::graph::{Attr, DType, Node};
 
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
+    ("", "StringNormalizer", string_normalizer),
+    ("", "StringConcat", string_concat),
+    ("", "StringSplit", string_split),
+    ("", "RegexFullMatch", regex_full_match),
+    ("", "TfIdfVectorizer", tf_idf_vectorizer),
     ("openvino", "StringTensorUnpack", ov_string_unpack),
     ("openvino", "StringTensorPack", ov_string_pack),
 ];
@@ -38,4 +59,151 @@ fn ov_string_pack(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     check_inputs(node, 3, 3)?;
     let begins = ctx.input(node, 0, "begins")?;
     Ok(vec![shaped(DType::String, begins.shape)])
+}
+
+/// Check that input `index` holds strings (or an unknown type).
+fn strings(
+    ctx: &ShapesContext,
+    node: &Node,
+    index: usize,
+    what: &'static str,
+) -> Result<TensorFact, OpError> {
+    let f = ctx.input(node, index, what)?;
+    if !matches!(f.dtype, DType::String | DType::Undefined) {
+        return Err(OpError::UnsupportedType {
+            dtype: f.dtype,
+            what,
+            allowed: "string".to_string(),
+        });
+    }
+    Ok(f)
+}
+
+/// ONNX `StringNormalizer` (10).
+fn string_normalizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = strings(ctx, node, 0, "X")?;
+    let action = attr_str_or(node, "case_change_action", "NONE")?;
+    if !matches!(action, "NONE" | "LOWER" | "UPPER") {
+        return Err(OpError::BadAttribute {
+            name: "case_change_action",
+            value: action.to_string(),
+            why: "expected NONE, LOWER or UPPER".to_string(),
+        });
+    }
+    let stopwords = match node.attr("stopwords") {
+        Some(Attr::Strs(s)) => !s.is_empty(),
+        Some(Attr::Str(_)) => true,
+        _ => false,
+    };
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(DType::String)]);
+    };
+    let mut out = xs.clone();
+    match xs.as_slice() {
+        [_] => {}
+        [one, _] if ctx.alg.as_i64(*one).map_or(true, |d| d == 1) => {}
+        [first, _] => {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "X must be [C] or [1, C], found a first dim {}",
+                    ctx.alg.render(*first)
+                ),
+            })
+        }
+        _ => return Err(rank_error("X", "1 or 2", xs.len())),
+    }
+    if stopwords {
+        let last = out.len() - 1;
+        out[last] = ctx.unknown_dim(node, 0, last);
+    }
+    Ok(vec![TensorFact::new(DType::String, out)])
+}
+
+/// ONNX `StringConcat` (20): the broadcast of the two inputs.
+fn string_concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = strings(ctx, node, 0, "X")?;
+    let y = strings(ctx, node, 1, "Y")?;
+    let out = match (&x.shape, &y.shape) {
+        (Some(a), Some(b)) => Some(broadcast_shapes(ctx, &node.name, a, b)?),
+        _ => None,
+    };
+    Ok(vec![shaped(DType::String, out)])
+}
+
+/// ONNX `StringSplit` (20): the substrings with one more axis, and their counts.
+fn string_split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = strings(ctx, node, 0, "X")?;
+    if let Some(Attr::Int(m)) = node.attr("maxsplit") {
+        if *m < 0 {
+            return Err(OpError::BadAttribute {
+                name: "maxsplit",
+                value: m.to_string(),
+                why: "must not be negative".to_string(),
+            });
+        }
+    }
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![
+            TensorFact::unknown(DType::String),
+            TensorFact::unknown(DType::Int64),
+        ]);
+    };
+    let mut y = xs.clone();
+    y.push(ctx.unknown_dim(node, 0, xs.len()));
+    Ok(vec![
+        TensorFact::new(DType::String, y),
+        TensorFact::new(DType::Int64, xs),
+    ])
+}
+
+/// ONNX `RegexFullMatch` (20): bool, the input's shape.
+fn regex_full_match(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = strings(ctx, node, 0, "X")?;
+    if super::attr_str(node, "pattern")?.is_none() {
+        return Err(OpError::MissingAttribute { name: "pattern" });
+    }
+    Ok(vec![shaped(DType::Bool, x.shape)])
+}
+
+/// ONNX `TfIdfVectorizer` (9): `[max(ngram_indexes) + 1]` per row, float.
+fn tf_idf_vectorizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "X")?;
+    let indexes = attr_ints(node, "ngram_indexes")?.ok_or(OpError::MissingAttribute {
+        name: "ngram_indexes",
+    })?;
+    if let Some(bad) = indexes.iter().find(|i| **i < 0) {
+        return Err(OpError::BadAttribute {
+            name: "ngram_indexes",
+            value: format!("{indexes:?}"),
+            why: format!("entry {bad} is negative"),
+        });
+    }
+    let mode = super::attr_str(node, "mode")?.ok_or(OpError::MissingAttribute { name: "mode" })?;
+    if !matches!(mode, "TF" | "IDF" | "TFIDF") {
+        return Err(OpError::BadAttribute {
+            name: "mode",
+            value: mode.to_string(),
+            why: "expected TF, IDF or TFIDF".to_string(),
+        });
+    }
+    for name in ["min_gram_length", "max_gram_length", "max_skip_count"] {
+        attr_int(node, name, 0)?;
+    }
+    let width = ctx
+        .alg
+        .constant(indexes.iter().copied().max().map_or(0, |m| m + 1));
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(DType::Float)]);
+    };
+    let out = match xs.as_slice() {
+        [_] => vec![width],
+        [n, _] => vec![*n, width],
+        _ => return Err(rank_error("X", "1 or 2", xs.len())),
+    };
+    Ok(vec![TensorFact::new(DType::Float, out)])
 }

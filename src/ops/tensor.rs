@@ -1,16 +1,21 @@
-//! Ops on tensor contents element by element: ONNX `Where` and `CumSum`; OpenVINO
-//! `Bucketize`, `SearchSorted` and the state ops `ReadValue` and `Assign`.
+//! Ops on tensor contents element by element: ONNX `Where`, `CumSum`, `CumProd`
+//! and `ReverseSequence`; OpenVINO `Bucketize`, `SearchSorted` and the state ops
+//! `ReadValue` and `Assign`.
 //!
-//! Specs: the ONNX operator reference (`Where`, `CumSum`) and the OpenVINO
-//! operation specification (`Bucketize-3`, `SearchSorted-15`, `ReadValue-3`, `-6`,
-//! `Assign-3`, `-6`).
+//! Specs: the ONNX operator reference (`Where`, `CumSum`, `CumProd`,
+//! `ReverseSequence`) and the OpenVINO operation specification (`Bucketize-3`,
+//! `SearchSorted-15`, `ReadValue-3`, `-6`, `Assign-3`, `-6`).
 //!
 //! * `Where` picks from `X` where the condition holds and from `Y` elsewhere: the
 //!   output is the numpy broadcast of the three shapes, and its contents are
 //!   picked element by element when every condition element is decided.
 //! * `CumSum` keeps the shape; its contents are running sums along the axis (a
 //!   scalar input) through the algebra, `exclusive` and `reverse` as the attributes
-//!   say.
+//!   say. `CumProd` is the same with running products.
+//! * `ReverseSequence` keeps the shape: `sequence_lens [batch]` (int64) gives how
+//!   many leading elements along `time_axis` each batch entry reverses. The axes are
+//!   0 and 1 (one each); the lengths' size is equated with the batch dim. The
+//!   contents of a small known input with known lengths are computed.
 //!
 //! * OpenVINO `Bucketize` gives each element of `data` its bucket index: the
 //!   data's shape, `output_type` (i64 by default). `SearchSorted` gives each of
@@ -24,6 +29,8 @@
 //! # Version history
 //! * ONNX **Where**: 9 (broadcast of the three inputs); 16 bf16.
 //! * ONNX **CumSum**: 11 (`axis` is a scalar input; `exclusive`, `reverse`); 14 types.
+//! * ONNX **CumProd**: 26 (as CumSum-14, with products).
+//! * ONNX **ReverseSequence**: 10; 28 (types).
 //! * OpenVINO **Bucketize**: 3. **SearchSorted**: 15. **ReadValue**, **Assign**: 3
 //!   (`variable_id`); 6 (typed variables; ReadValue's `init` optional).
 
@@ -39,7 +46,9 @@ use crate::graph::{DType, Node};
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
     ("", "CumSum", cumsum),
+    ("", "CumProd", cumsum),
     ("", "Where", where_op),
+    ("", "ReverseSequence", reverse_sequence),
     ("openvino", "Bucketize", ov_bucketize),
     ("openvino", "SearchSorted", ov_search_sorted),
     ("openvino", "ReadValue", ov_read_value),
@@ -70,6 +79,8 @@ fn cumsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     };
     let exclusive = attr_int(node, "exclusive", 0)? != 0;
     let reverse = attr_int(node, "reverse", 0)? != 0;
+    // CumSum accumulates sums from 0, CumProd products from 1.
+    let product = node.op_type == "CumProd";
     let value = match (axis, small_value(&ctx.alg, &x)) {
         (Some(axis), Some((shape, v))) => {
             let inner: usize = shape[axis + 1..].iter().product();
@@ -78,7 +89,7 @@ fn cumsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             let mut out = v.clone();
             for o in 0..outer {
                 for i in 0..inner {
-                    let mut acc = ctx.alg.constant(0);
+                    let mut acc = ctx.alg.constant(i64::from(product));
                     let order: Vec<usize> = if reverse {
                         (0..n).rev().collect()
                     } else {
@@ -86,7 +97,11 @@ fn cumsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
                     };
                     for k in order {
                         let at = (o * n + k) * inner + i;
-                        let next = ctx.alg.add_dims(acc, v[at]);
+                        let next = if product {
+                            ctx.alg.mul(acc, v[at])
+                        } else {
+                            ctx.alg.add_dims(acc, v[at])
+                        };
                         out[at] = if exclusive { acc } else { next };
                         acc = next;
                     }
@@ -137,6 +152,85 @@ fn where_op(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
             .collect::<Option<Vec<Dim>>>()
     });
     Ok(vec![fact_with_value(dtype, out, value)])
+}
+
+/// ONNX `ReverseSequence` (10, 28).
+fn reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "input")?;
+    let lens = ctx.input(node, 1, "sequence_lens")?;
+    let time = attr_int(node, "time_axis", 0)?;
+    let batch = attr_int(node, "batch_axis", 1)?;
+    for (name, v) in [("time_axis", time), ("batch_axis", batch)] {
+        if !(0..=1).contains(&v) {
+            return Err(OpError::BadAttribute {
+                name,
+                value: v.to_string(),
+                why: "expected 0 or 1".to_string(),
+            });
+        }
+    }
+    if time == batch {
+        return Err(OpError::BadAttribute {
+            name: "batch_axis",
+            value: batch.to_string(),
+            why: "time_axis and batch_axis must differ".to_string(),
+        });
+    }
+    if lens.dtype != DType::Int64 && lens.dtype != DType::Undefined {
+        return Err(OpError::UnsupportedType {
+            dtype: lens.dtype,
+            what: "sequence_lens",
+            allowed: "int64".to_string(),
+        });
+    }
+    let Some(dims) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    if dims.len() < 2 {
+        return Err(rank_error("input", "at least 2", dims.len()));
+    }
+    let (time, batch) = (time as usize, batch as usize);
+    if let Some(ls) = &lens.shape {
+        if ls.len() != 1 {
+            return Err(rank_error("sequence_lens", 1, ls.len()));
+        }
+        super::nn_util::unify(
+            ctx,
+            node,
+            "batch of input and sequence_lens",
+            dims[batch],
+            ls[0],
+        )?;
+    }
+    // The contents of a small known input with known lengths.
+    let value = (|| {
+        let (shape, v) = small_value(&ctx.alg, &x)?;
+        let lens: Vec<usize> = lens
+            .value
+            .as_ref()?
+            .iter()
+            .map(|d| ctx.alg.as_i64(*d).and_then(|l| usize::try_from(l).ok()))
+            .collect::<Option<_>>()?;
+        if lens.len() != shape[batch] || lens.iter().any(|l| *l > shape[time]) {
+            return None;
+        }
+        let mut strides = vec![1usize; shape.len()];
+        for a in (0..shape.len() - 1).rev() {
+            strides[a] = strides[a + 1] * shape[a + 1];
+        }
+        let mut out = v.clone();
+        for (flat, slot) in out.iter_mut().enumerate() {
+            let t = flat / strides[time] % shape[time];
+            let b = flat / strides[batch] % shape[batch];
+            if t < lens[b] {
+                let src = flat - t * strides[time] + (lens[b] - 1 - t) * strides[time];
+                *slot = v[src];
+            }
+        }
+        Some(out)
+    })();
+    Ok(vec![fact_with_value(x.dtype, dims, value)])
 }
 
 /// OpenVINO `Bucketize-3`: the data's shape, `output_type`.

@@ -1,0 +1,159 @@
+//! Spatial rearrangements: ONNX `AffineGrid` and `CenterCropPad`. (ONNX `Col2Im`
+//! is with OpenVINO's, in [`super::patches`].)
+//!
+//! Spec: the ONNX operator reference (each op's page).
+//!
+//! * `AffineGrid`: `theta [N, 2, 3]` and `size = [N, C, H, W]` give `grid [N, H, W,
+//!   2]`; `theta [N, 3, 4]` and `size = [N, C, D, H, W]` give `[N, D, H, W, 3]`.
+//!   The sizes are `size`'s contents (fresh dims when not known).
+//! * `CenterCropPad`: the input's shape with the `shape` input's entries on `axes`
+//!   (all axes by default): a centred crop or a zero pad to exactly that size.
+//!
+//! # Version history
+//! * ONNX **CenterCropPad**: 18. **AffineGrid**: 20.
+
+use super::nn_util::{expect_rank, rank_error, shaped, unify};
+use super::values::{attr_axes, dims_value};
+use super::{attr_int, attr_ints, check_inputs, fresh_dims, RuleEntry};
+use crate::algebra::Dim;
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::Node;
+
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[
+    ("", "AffineGrid", affine_grid),
+    ("", "CenterCropPad", center_crop_pad),
+];
+
+/// The contents of a 1-D integer input, or its length with fresh dims of
+/// `node`'s output 0 from `first_axis` on; `None` when neither is known.
+pub(super) fn list_input(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    index: usize,
+    what: &'static str,
+    first_axis: usize,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let f = ctx.input(node, index, what)?;
+    if let Some(s) = &f.shape {
+        expect_rank(what, s, 1)?;
+    }
+    let (value, len) = dims_value(&ctx.alg, &f);
+    Ok(match (value, len) {
+        (Some(v), _) => Some(v),
+        (None, Some(n)) => Some(
+            (0..n)
+                .map(|i| ctx.unknown_dim(node, 0, first_axis + i))
+                .collect(),
+        ),
+        _ => None,
+    })
+}
+
+/// ONNX `AffineGrid` (20).
+fn affine_grid(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let theta = ctx.input(node, 0, "theta")?;
+    let align = attr_int(node, "align_corners", 0)?;
+    if !(0..=1).contains(&align) {
+        return Err(OpError::BadAttribute {
+            name: "align_corners",
+            value: align.to_string(),
+            why: "expected 0 or 1".to_string(),
+        });
+    }
+    // the spatial rank: 2 or 3, from theta's [N, r, r + 1] or size's length
+    let from_theta = match &theta.shape {
+        Some(ts) => {
+            expect_rank("theta", ts, 3)?;
+            match (ctx.alg.as_i64(ts[1]), ctx.alg.as_i64(ts[2])) {
+                (Some(2), Some(3)) => Some(2),
+                (Some(3), Some(4)) => Some(3),
+                (Some(_), Some(_)) => {
+                    return Err(OpError::BadShapeValue {
+                        what: format!(
+                            "theta must be [N, 2, 3] or [N, 3, 4], found {}",
+                            ctx.render_dims(ts)
+                        ),
+                    })
+                }
+                _ => None,
+            }
+        }
+        None => None,
+    };
+    let sizes = list_input(ctx, node, 1, "size", 0)?;
+    let from_size = match &sizes {
+        Some(v) if v.len() == 4 || v.len() == 5 => Some(v.len() - 2),
+        Some(v) => {
+            return Err(rank_error(
+                "the image of size",
+                "2 or 3 (size of 4 or 5)",
+                v.len().saturating_sub(2),
+            ))
+        }
+        None => None,
+    };
+    let r = match (from_theta, from_size) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(OpError::BadShapeValue {
+                what: format!("theta is for {a}-D grids, size for {b}-D ones"),
+            })
+        }
+        (Some(a), _) | (None, Some(a)) => a,
+        (None, None) => return Ok(vec![shaped(theta.dtype, None)]),
+    };
+    let mut out = match sizes {
+        Some(v) => {
+            let mut out = vec![v[0]];
+            out.extend_from_slice(&v[2..]);
+            out
+        }
+        None => fresh_dims(ctx, node, 0, r + 1),
+    };
+    if let Some(ts) = &theta.shape {
+        out[0] = unify(ctx, node, "batch of theta and size", ts[0], out[0])?;
+    }
+    out.push(ctx.alg.constant(r as i64));
+    Ok(vec![TensorFact::new(theta.dtype, out)])
+}
+
+/// ONNX `CenterCropPad` (18).
+fn center_crop_pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "input_data")?;
+    let target = ctx.input(node, 1, "shape")?;
+    if let Some(s) = &target.shape {
+        expect_rank("shape", s, 1)?;
+    }
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let axes = match attr_ints(node, "axes")? {
+        Some(a) => attr_axes(a, xs.len())?,
+        None => (0..xs.len()).collect(),
+    };
+    let (value, len) = dims_value(&ctx.alg, &target);
+    if let Some(n) = len {
+        if n != axes.len() {
+            return Err(OpError::BadShapeValue {
+                what: format!("shape has {n} entries for {} axes", axes.len()),
+            });
+        }
+    }
+    let mut out = xs;
+    for (k, &a) in axes.iter().enumerate() {
+        out[a] = match &value {
+            Some(v) => {
+                if ctx.alg.as_i64(v[k]).is_some_and(|d| d < 0) {
+                    return Err(OpError::BadShapeValue {
+                        what: format!("shape entry {} is negative", ctx.alg.render(v[k])),
+                    });
+                }
+                v[k]
+            }
+            None => ctx.unknown_dim(node, 0, a),
+        };
+    }
+    Ok(vec![TensorFact::new(x.dtype, out)])
+}

@@ -1,0 +1,265 @@
+//! The ONNX ops for transformers (opsets 23 to 28) other than attention (which is
+//! in [`super::attention`]): `RotaryEmbedding`, `RMSNormalization`,
+//! `TensorScatter`, `Swish`, `SwiGLU` and `CausalConvWithState`.
+//!
+//! Spec: the ONNX operator reference (each op's page).
+//!
+//! * `RotaryEmbedding`, `RMSNormalization`, `Swish`, `CausalConvWithState`'s
+//!   `output`: the input's shape. `RotaryEmbedding` checks its 3-D input against
+//!   `num_heads` (the hidden size must be a multiple) and the position ids
+//!   (`[B, L]`) against it; `RMSNormalization` checks `axis` and that `scale`
+//!   broadcasts to the normalised dims.
+//! * `SwiGLU`: two inputs of one shape (no broadcasting), the output that shape.
+//! * `TensorScatter`: `present_cache` has `past_cache`'s shape; `update` differs
+//!   from it only on `axis` (not 0, default -2) and `write_indices` is `[B]`.
+//! * `CausalConvWithState`: `input [B, C, L]`, `weight [C, 1, k]` give `output [B,
+//!   C, L]` and `present_state [B, C, k - 1]`.
+//!
+//! # Version history
+//! * ONNX **RotaryEmbedding**, **RMSNormalization**: 23. **TensorScatter**,
+//!   **Swish**: 24. **CausalConvWithState**: 27. **SwiGLU**: 28.
+
+use super::attention::{heads, per_head};
+use super::nn_util::{attr_dtype, expect_rank, rank_error, shaped, unify};
+use super::{attr_int, check_inputs, norm_axis, RuleEntry};
+use crate::algebra::Truth;
+use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::graph::{DType, Node};
+
+/// The rules of this family.
+pub const RULES: &[RuleEntry] = &[
+    ("", "RotaryEmbedding", rotary_embedding),
+    ("", "RMSNormalization", rms_normalization),
+    ("", "TensorScatter", tensor_scatter),
+    ("", "Swish", swish),
+    ("", "SwiGLU", swiglu),
+    ("", "CausalConvWithState", causal_conv_with_state),
+];
+
+/// ONNX `RotaryEmbedding` (23): the input's shape.
+fn rotary_embedding(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 4)?;
+    let x = ctx.input(node, 0, "X")?;
+    let num_heads = heads(node, "num_heads")?;
+    for (i, what) in [(1, "cos_cache"), (2, "sin_cache")] {
+        if let Some(s) = ctx.input(node, i, what)?.shape {
+            if !(2..=3).contains(&s.len()) {
+                return Err(rank_error(what, "2 or 3", s.len()));
+            }
+        }
+    }
+    let Some(xs) = &x.shape else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let (b, l) = match xs.as_slice() {
+        [b, _, l, _] => (*b, *l),
+        [b, l, hidden] => {
+            let h = num_heads.ok_or(OpError::MissingAttribute { name: "num_heads" })?;
+            per_head(ctx, node, *hidden, h)?;
+            (*b, *l)
+        }
+        _ => return Err(rank_error("X", "3 or 4", xs.len())),
+    };
+    if let Some(p) = ctx.optional_input(node, 3)? {
+        if let Some(ps) = &p.shape {
+            expect_rank("position_ids", ps, 2)?;
+            unify(ctx, node, "batch of X and position_ids", ps[0], b)?;
+            unify(ctx, node, "sequence of X and position_ids", ps[1], l)?;
+        }
+    }
+    Ok(vec![TensorFact::new(x.dtype, xs.clone())])
+}
+
+/// ONNX `RMSNormalization` (23): the input's shape; `scale` broadcasts to the
+/// normalised dims.
+fn rms_normalization(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "X")?;
+    let scale = ctx.input(node, 1, "scale")?;
+    attr_dtype(node, "stash_type", DType::Float)?;
+    let Some(xs) = &x.shape else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let axis = norm_axis(attr_int(node, "axis", -1)?, xs.len())?;
+    if let Some(ss) = &scale.shape {
+        let normalised = &xs[axis..];
+        if ss.len() > normalised.len() {
+            return Err(rank_error(
+                "scale",
+                format!("at most {} (the normalised dims)", normalised.len()),
+                ss.len(),
+            ));
+        }
+        let off = normalised.len() - ss.len();
+        for (i, &d) in ss.iter().enumerate() {
+            let target = normalised[off + i];
+            if ctx.alg.as_i64(d) != Some(1) {
+                unify(
+                    ctx,
+                    node,
+                    &format!("axis {} of scale and X", off + i),
+                    d,
+                    target,
+                )?;
+            }
+        }
+    }
+    Ok(vec![TensorFact::new(x.dtype, xs.clone())])
+}
+
+/// ONNX `TensorScatter` (24): `present_cache` has `past_cache`'s shape.
+fn tensor_scatter(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let past = ctx.input(node, 0, "past_cache")?;
+    let update = ctx.input(node, 1, "update")?;
+    let mode = super::nn_util::attr_str_or(node, "mode", "linear")?;
+    if !matches!(mode, "linear" | "circular") {
+        return Err(OpError::BadAttribute {
+            name: "mode",
+            value: mode.to_string(),
+            why: "expected linear or circular".to_string(),
+        });
+    }
+    let Some(ps) = &past.shape else {
+        return Ok(vec![shaped(past.dtype, None)]);
+    };
+    let axis = norm_axis(attr_int(node, "axis", -2)?, ps.len())?;
+    if axis == 0 {
+        return Err(OpError::BadAttribute {
+            name: "axis",
+            value: attr_int(node, "axis", -2)?.to_string(),
+            why: "the sequence axis cannot be the batch axis 0".to_string(),
+        });
+    }
+    if let Some(us) = &update.shape {
+        if us.len() != ps.len() {
+            return Err(rank_error("update", ps.len(), us.len()));
+        }
+        for (i, (&u, &p)) in us.iter().zip(ps).enumerate() {
+            if i == axis {
+                if ctx.alg.le(u, p) == Truth::False {
+                    return Err(OpError::BadShapeValue {
+                        what: format!(
+                            "update's sequence length {} exceeds the cache's {}",
+                            ctx.alg.render(u),
+                            ctx.alg.render(p)
+                        ),
+                    });
+                }
+            } else {
+                unify(
+                    ctx,
+                    node,
+                    &format!("axis {i} of update and past_cache"),
+                    u,
+                    p,
+                )?;
+            }
+        }
+    }
+    if let Some(w) = ctx.optional_input(node, 2)? {
+        if let Some(ws) = &w.shape {
+            expect_rank("write_indices", ws, 1)?;
+            unify(
+                ctx,
+                node,
+                "batch of write_indices and past_cache",
+                ws[0],
+                ps[0],
+            )?;
+        }
+    }
+    Ok(vec![TensorFact::new(past.dtype, ps.clone())])
+}
+
+/// ONNX `Swish` (24): the input's shape.
+fn swish(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let x = ctx.input(node, 0, "X")?;
+    Ok(vec![shaped(x.dtype, x.shape)])
+}
+
+/// ONNX `SwiGLU` (28): `A` and `B` of one shape, no broadcasting.
+fn swiglu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let a = ctx.input(node, 0, "A")?;
+    let b = ctx.input(node, 1, "B")?;
+    let shape = match (&a.shape, &b.shape) {
+        (Some(x), Some(y)) => {
+            if x.len() != y.len() {
+                return Err(rank_error("B", x.len(), y.len()));
+            }
+            let mut out = Vec::with_capacity(x.len());
+            for (i, (&p, &q)) in x.iter().zip(y).enumerate() {
+                out.push(unify(ctx, node, &format!("axis {i} of A and B"), p, q)?);
+            }
+            Some(out)
+        }
+        (Some(x), None) | (None, Some(x)) => Some(x.clone()),
+        (None, None) => None,
+    };
+    Ok(vec![shaped(a.dtype, shape)])
+}
+
+/// ONNX `CausalConvWithState` (27).
+fn causal_conv_with_state(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 4)?;
+    let x = ctx.input(node, 0, "input")?;
+    let w = ctx.input(node, 1, "weight")?;
+    let act = super::nn_util::attr_str_or(node, "activation", "none")?;
+    if !matches!(act, "none" | "silu" | "swish") {
+        return Err(OpError::BadAttribute {
+            name: "activation",
+            value: act.to_string(),
+            why: "expected silu, swish or none".to_string(),
+        });
+    }
+    if let Some(xs) = &x.shape {
+        expect_rank("input", xs, 3)?;
+    }
+    let k = match &w.shape {
+        Some(ws) => {
+            expect_rank("weight", ws, 3)?;
+            let one = ctx.alg.constant(1);
+            unify(ctx, node, "axis 1 of weight (depthwise)", ws[1], one)?;
+            if let Some(xs) = &x.shape {
+                unify(ctx, node, "channels of input and weight", xs[1], ws[0])?;
+            }
+            Some(ws[2])
+        }
+        None => None,
+    };
+    if let (Some(b), Some(xs)) = (ctx.optional_input(node, 2)?, &x.shape) {
+        if let Some(bs) = &b.shape {
+            expect_rank("bias", bs, 1)?;
+            unify(ctx, node, "channels of input and bias", xs[1], bs[0])?;
+        }
+    }
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![
+            TensorFact::unknown(x.dtype),
+            TensorFact::unknown(x.dtype),
+        ]);
+    };
+    let carry = match k {
+        Some(k) => {
+            let one = ctx.alg.constant(1);
+            ctx.alg.sub(k, one)
+        }
+        None => ctx.unknown_dim(node, 1, 2),
+    };
+    let state = vec![xs[0], xs[1], carry];
+    if let Some(ps) = ctx.optional_input(node, 3)?.and_then(|p| p.shape) {
+        expect_rank("past_state", &ps, 3)?;
+        for (i, (&p, &s)) in ps.iter().zip(&state).enumerate() {
+            unify(ctx, node, &format!("axis {i} of past_state"), p, s)?;
+        }
+    }
+    Ok(vec![
+        TensorFact::new(x.dtype, xs),
+        TensorFact::new(x.dtype, state),
+    ])
+}
