@@ -15,11 +15,8 @@ mod common;
 mod ops_support;
 
 use ops_support::{put, shapes, value};
-use serde_json::Value;
-use std::collections::HashMap;
-use symdim::algebra::Rat;
-use symdim::context::{const_fact, OpError, ShapesContext, TensorFact};
-use symdim::graph::{Attr, ConstData, ConstTensor, DType, Node};
+use symdim::context::{OpError, ShapesContext, TensorFact};
+use symdim::graph::{Attr, DType, Node};
 
 const F32: DType = DType::Float;
 const I32: DType = DType::Int32;
@@ -1142,169 +1139,21 @@ const FIXTURE: &str = concat!(
     "/tests/fixtures/ops_contrib/ort_cases.json"
 );
 
-fn attr(v: &Value) -> Attr {
-    let val = &v["value"];
-    let nums = || val.as_array().unwrap().iter();
-    match v["type"].as_str().unwrap() {
-        "int" => Attr::Int(val.as_i64().unwrap()),
-        "ints" => Attr::Ints(nums().map(|x| x.as_i64().unwrap()).collect()),
-        "float" => Attr::Float(val.as_f64().unwrap()),
-        "floats" => Attr::Floats(nums().map(|x| x.as_f64().unwrap()).collect()),
-        "str" => Attr::Str(val.as_str().unwrap().to_string()),
-        other => panic!("attribute type {other}"),
-    }
-}
-
-fn is_float(t: DType) -> bool {
-    matches!(
-        t,
-        DType::Float | DType::Double | DType::Float16 | DType::Bfloat16
-    )
-}
-
-/// Infer one case symbolically.
-fn infer_case(case: &Value) -> ShapesContext {
-    let mut ctx = ShapesContext::default();
-    let opset = case["opset"].as_i64().unwrap();
-    for input in case["inputs"].as_array().unwrap() {
-        let dims = input["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| match d {
-                Value::Number(n) => ctx.alg.constant(n.as_i64().unwrap()),
-                Value::String(s) => ctx.alg.input(s),
-                other => panic!("dim {other}"),
-            })
-            .collect();
-        let dtype = DType::from_i32(input["dtype"].as_i64().unwrap() as i32);
-        ctx.insert(
-            input["name"].as_str().unwrap(),
-            TensorFact::new(dtype, dims),
-        );
-    }
-    for init in case["initializers"].as_array().unwrap() {
-        let dtype = DType::from_i32(init["dtype"].as_i64().unwrap() as i32);
-        let dims = init["dims"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_i64().unwrap())
-            .collect();
-        let data = match init["values"].as_array() {
-            None => ConstData::NotLoaded,
-            Some(v) if is_float(dtype) => {
-                ConstData::Floats(v.iter().map(|x| x.as_f64().unwrap()).collect())
-            }
-            Some(v) => ConstData::Ints(v.iter().map(|x| x.as_i64().unwrap()).collect()),
-        };
-        let fact = const_fact(&mut ctx.alg, &ConstTensor { dtype, dims, data });
-        ctx.insert(init["name"].as_str().unwrap(), fact);
-    }
-    let names = |v: &Value| -> Vec<_> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_str().unwrap().into())
-            .collect()
-    };
-    for (i, n) in case["nodes"].as_array().unwrap().iter().enumerate() {
-        let domain = n["domain"].as_str().unwrap().to_string();
-        let node = Node {
-            name: format!("{}_{i}", n["op"].as_str().unwrap()),
-            op_type: n["op"].as_str().unwrap().to_string(),
-            version: if domain.is_empty() { opset } else { 1 },
-            domain,
-            inputs: names(&n["inputs"]),
-            outputs: names(&n["outputs"]),
-            attrs: n["attrs"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.clone(), attr(v)))
-                .collect(),
-        };
-        let facts = apply(&mut ctx, &node)
-            .unwrap_or_else(|e| panic!("{}: {}: {e}", case["name"], node.op_type));
-        for (o, f) in node.outputs.iter().zip(facts) {
-            ctx.insert(o, f);
-        }
-    }
-    ctx
-}
-
 #[test]
 fn rules_match_onnxruntime() {
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(FIXTURE).expect("fixture")).unwrap();
-    let (mut cases, mut runs, mut exact) = (0, 0, 0);
-    let mut less_precise = Vec::new();
-    let mut wrong = Vec::new();
-    for case in doc["cases"].as_array().unwrap() {
-        cases += 1;
-        let name = case["name"].as_str().unwrap();
-        let ctx = infer_case(case);
-        for run in case["runs"].as_array().unwrap() {
-            runs += 1;
-            let bind: HashMap<String, i64> = run["bind"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
-                .collect();
-            let env = |s: &str| bind.get(s).map(|v| Rat::int(*v));
-            for (o, want) in run["shapes"].as_object().unwrap() {
-                let want: Vec<i64> = want
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|d| d.as_i64().unwrap())
-                    .collect();
-                let fact = ctx
-                    .get(o)
-                    .unwrap_or_else(|| panic!("{name}: no fact for {o}"));
-                let dtype = DType::from_i32(run["dtypes"][o].as_i64().unwrap() as i32);
-                if fact.dtype != dtype {
-                    wrong.push(format!("{name} {o}: dtype {} vs {dtype}", fact.dtype));
-                }
-                let Some(shape) = &fact.shape else {
-                    less_precise.push(format!("{name} {o}: unknown rank"));
-                    continue;
-                };
-                if shape.len() != want.len() {
-                    wrong.push(format!(
-                        "{name} {o} at {bind:?}: rank {} vs {want:?}",
-                        shape.len()
-                    ));
-                    continue;
-                }
-                let mut precise = true;
-                for (d, w) in shape.iter().zip(&want) {
-                    match ctx.alg.eval(*d, &env) {
-                        Some(v) if v == Rat::int(*w) => {}
-                        Some(v) => wrong.push(format!(
-                            "{name} {o} at {bind:?}: {} = {v}, runtime {want:?}",
-                            ctx.alg.render(*d)
-                        )),
-                        None => precise = false,
-                    }
-                }
-                if precise {
-                    exact += 1;
-                } else {
-                    less_precise.push(format!("{name} {o}: {}", ctx.render_dims(shape)));
-                }
-            }
-        }
-    }
+    let out = common::ort_cases::compare(&common::ort_cases::load(FIXTURE));
+    let mut less_precise = out.less_precise;
     less_precise.sort();
     less_precise.dedup();
     eprintln!(
-        "onnxruntime cases: {cases}, runs {runs}; output shapes exact {exact}, less precise {}, wrong {}",
+        "onnxruntime cases: {}, runs {}; output shapes exact {}, less precise {}, wrong {}",
+        out.cases,
+        out.runs,
+        out.exact,
         less_precise.len(),
-        wrong.len()
+        out.wrong.len()
     );
-    assert!(wrong.is_empty(), "wrong:\n{}", wrong.join("\n"));
+    assert!(out.wrong.is_empty(), "wrong:\n{}", out.wrong.join("\n"));
     // Only the truly data-dependent outputs lack a closed form: DynamicTimeWarping's
     // path length and Unique's count.
     let names: Vec<&str> = less_precise
@@ -1316,7 +1165,12 @@ fn rules_match_onnxruntime() {
         ["dynamic_time_warping", "unique", "unique"],
         "{less_precise:#?}"
     );
-    assert!(cases >= 70 && runs >= 200, "{cases} cases, {runs} runs");
+    assert!(
+        out.cases >= 70 && out.runs >= 200,
+        "{} cases, {} runs",
+        out.cases,
+        out.runs
+    );
 }
 
 // ----- no panics ------------------------------------------------------------------------------

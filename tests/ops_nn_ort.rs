@@ -7,119 +7,16 @@
 //! evaluated at each binding and compared. A dim that is a data-dependent fresh
 //! symbol (NonZero's count) cannot be evaluated and counts as "less precise".
 
-use serde_json::Value;
+mod common;
+
+use common::ort_cases::infer_case;
 use std::collections::HashMap;
 use symdim::algebra::Rat;
-use symdim::context::const_fact;
-use symdim::context::{ShapesContext, TensorFact};
-use symdim::graph::{Attr, ConstData, ConstTensor, DType, Node};
-use symdim::ops::rule_for;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/nn/ort_cases.json"
 );
-
-fn attr(v: &Value) -> Attr {
-    let val = &v["value"];
-    match v["type"].as_str().unwrap() {
-        "int" => Attr::Int(val.as_i64().unwrap()),
-        "ints" => Attr::Ints(
-            val.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_i64().unwrap())
-                .collect(),
-        ),
-        "float" => Attr::Float(val.as_f64().unwrap()),
-        "floats" => Attr::Floats(
-            val.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_f64().unwrap())
-                .collect(),
-        ),
-        "str" => Attr::Str(val.as_str().unwrap().to_string()),
-        other => panic!("attribute type {other}"),
-    }
-}
-
-/// Infer one case; returns the context.
-fn infer_case(case: &Value) -> ShapesContext {
-    let mut ctx = ShapesContext::default();
-    let opset = case["opset"].as_i64().unwrap();
-    for input in case["inputs"].as_array().unwrap() {
-        let dims = input["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| match d {
-                Value::Number(n) => ctx.alg.constant(n.as_i64().unwrap()),
-                Value::String(s) => ctx.alg.input(s),
-                other => panic!("dim {other}"),
-            })
-            .collect();
-        let dtype = DType::from_i32(input["dtype"].as_i64().unwrap() as i32);
-        ctx.insert(
-            input["name"].as_str().unwrap(),
-            TensorFact::new(dtype, dims),
-        );
-    }
-    for init in case["initializers"].as_array().unwrap() {
-        let dtype = DType::from_i32(init["dtype"].as_i64().unwrap() as i32);
-        let dims: Vec<i64> = init["dims"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_i64().unwrap())
-            .collect();
-        let data = match init["values"].as_array() {
-            None => ConstData::NotLoaded,
-            Some(v) if dtype == DType::Float => {
-                ConstData::Floats(v.iter().map(|x| x.as_f64().unwrap()).collect())
-            }
-            Some(v) => ConstData::Ints(v.iter().map(|x| x.as_i64().unwrap()).collect()),
-        };
-        let fact = const_fact(&mut ctx.alg, &ConstTensor { dtype, dims, data });
-        ctx.insert(init["name"].as_str().unwrap(), fact);
-    }
-    for (i, n) in case["nodes"].as_array().unwrap().iter().enumerate() {
-        let node = Node {
-            name: format!("{}_{i}", n["op"].as_str().unwrap()),
-            op_type: n["op"].as_str().unwrap().to_string(),
-            domain: String::new(),
-            version: opset,
-            inputs: n["inputs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|s| s.as_str().unwrap().into())
-                .collect(),
-            outputs: n["outputs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|s| s.as_str().unwrap().into())
-                .collect(),
-            attrs: n["attrs"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.clone(), attr(v)))
-                .collect(),
-        };
-        let rule =
-            rule_for("", &node.op_type).unwrap_or_else(|| panic!("no rule for {}", node.op_type));
-        let facts = rule(&mut ctx, &node)
-            .unwrap_or_else(|e| panic!("{}: {}: {e}", case["name"], node.op_type));
-        for (o, f) in node.outputs.iter().zip(facts) {
-            if !o.is_empty() {
-                ctx.insert(o, f);
-            }
-        }
-    }
-    ctx
-}
 
 #[derive(Default)]
 struct Tally {
@@ -130,8 +27,7 @@ struct Tally {
 
 #[test]
 fn nn_rules_match_onnxruntime() {
-    let text = std::fs::read_to_string(FIXTURE).expect("fixture");
-    let doc: Value = serde_json::from_str(&text).unwrap();
+    let doc = common::ort_cases::load(FIXTURE);
     let mut tally = Tally::default();
     let mut cases = 0;
     for case in doc["cases"].as_array().unwrap() {

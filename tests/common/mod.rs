@@ -1,6 +1,7 @@
 //! Shared test helpers.
 #![allow(dead_code)]
 
+pub mod ort_cases;
 pub mod pb;
 
 /// insta settings for every snapshot of the suite: all `.snap` files live in the
