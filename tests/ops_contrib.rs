@@ -1209,53 +1209,28 @@ mod no_panic {
             .collect()
     }
 
-    #[derive(Debug, Clone)]
-    enum In {
-        Tensor(usize, Option<Vec<usize>>, Option<Vec<usize>>),
-        Absent,
-    }
+    use ops_support::arb::Inputs;
 
-    fn input() -> impl Strategy<Value = In> {
-        let dims = prop::collection::vec(0usize..6, 0..6);
-        prop_oneof![
-            4 => (0..DTYPES.len(), prop::option::of(dims), prop::option::of(prop::collection::vec(0..INTS.len(), 0..4)))
-                .prop_map(|(t, s, v)| In::Tensor(t, s, v)),
-            1 => Just(In::Absent),
-        ]
-    }
-
-    /// Dim `0..=3` a constant, 4 the symbol `N`, 5 the symbol `S`.
-    fn dim(ctx: &mut ShapesContext, d: usize) -> symdim::algebra::Dim {
-        match d {
-            4 => ctx.alg.input("N"),
-            5 => ctx.alg.input("S"),
-            c => ctx.alg.constant(c as i64 * 2),
-        }
-    }
+    /// Constant dims 0, 2, 4, 6; codes 4 and 5 the symbols `N` and `S`.
+    const INPUTS: Inputs = Inputs {
+        codes: 6,
+        scale: 2,
+        max_rank: 6,
+        max_values: 4,
+    };
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
         #[test]
         fn rules_never_panic(
             op in any::<prop::sample::Index>(),
-            ins in prop::collection::vec(input(), 0..12),
+            ins in prop::collection::vec(INPUTS.input(DTYPES.len(), INTS.len()), 0..12),
             attrs in prop::collection::vec((0..ATTRS.len(), 0..INTS.len(), prop::collection::vec(0..INTS.len(), 0..4)), 0..5),
         ) {
             let all = ops();
             let op = all[op.index(all.len())];
             let mut ctx = ShapesContext::default();
-            let mut names = Vec::new();
-            for (i, inp) in ins.iter().enumerate() {
-                let In::Tensor(t, shape, value) = inp else {
-                    names.push(String::new());
-                    continue;
-                };
-                let name = format!("in{i}");
-                let shape = shape.as_ref().map(|s| s.iter().map(|d| dim(&mut ctx, *d)).collect());
-                let value = value.as_ref().map(|v| v.iter().map(|x| ctx.alg.constant(INTS[*x])).collect());
-                ctx.insert(name.as_str(), TensorFact { dtype: DTYPES[*t], shape, value });
-                names.push(name);
-            }
+            let names = INPUTS.put(&mut ctx, &ins, DTYPES, INTS);
             let a = attrs
                 .iter()
                 .map(|(k, v, vs)| {

@@ -2154,36 +2154,21 @@ mod no_panic {
         "dtype",
     ];
 
-    #[derive(Debug, Clone)]
-    enum In {
-        Tensor(usize, Option<Vec<usize>>, Option<Vec<usize>>),
-        Absent,
-    }
+    use ops_support::arb::{In, Inputs};
 
-    fn input() -> impl Strategy<Value = In> {
-        let dims = prop::collection::vec(0usize..7, 0..5);
-        prop_oneof![
-            4 => (0..DTYPES.len(), prop::option::of(dims), prop::option::of(prop::collection::vec(0..INTS.len(), 0..6)))
-                .prop_map(|(t, s, v)| In::Tensor(t, s, v)),
-            1 => Just(In::Absent),
-        ]
-    }
-
-    /// Dim `0..=4` a constant, 5 the symbol `N`, 6 the symbol `S`.
-    fn dim(ctx: &mut ShapesContext, d: usize) -> symdim::algebra::Dim {
-        match d {
-            5 => ctx.alg.input("N"),
-            6 => ctx.alg.input("S"),
-            c => ctx.alg.constant(c as i64),
-        }
-    }
+    const INPUTS: Inputs = Inputs {
+        codes: 7,
+        scale: 1,
+        max_rank: 5,
+        max_values: 6,
+    };
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
         #[test]
         fn rules_never_panic(
             op in any::<prop::sample::Index>(),
-            ins in prop::collection::vec(input(), 0..6),
+            ins in prop::collection::vec(INPUTS.input(DTYPES.len(), INTS.len()), 0..6),
             outs in 1usize..5,
             attrs in prop::collection::vec((0..ATTRS.len(), 0..INTS.len(), prop::collection::vec(0..INTS.len(), 0..4)), 0..4),
             seq_in in any::<bool>(),
@@ -2191,26 +2176,15 @@ mod no_panic {
             let list = ops();
             let (domain, op, version) = list[op.index(list.len())];
             let mut ctx = ShapesContext::default();
-            let mut names = Vec::new();
-            for (i, inp) in ins.iter().enumerate() {
-                let In::Tensor(t, shape, value) = inp else {
-                    names.push(String::new());
-                    continue;
-                };
-                let name = format!("in{i}");
-                let shape = shape.as_ref().map(|s| s.iter().map(|d| dim(&mut ctx, *d)).collect());
-                let value = value.as_ref().map(|v| v.iter().map(|x| ctx.alg.constant(INTS[*x])).collect());
-                let fact = TensorFact { dtype: DTYPES[*t], shape, value };
-                if seq_in && i == 0 {
-                    let len = ctx.alg.constant(2);
-                    ctx.set_sequence(name.as_str(), symdim::context::SequenceFact {
-                        elem: fact.clone(),
-                        len: Some(len),
-                        elems: Some(vec![fact.clone(), fact.clone()]),
-                    });
-                }
-                ctx.insert(name.as_str(), fact);
-                names.push(name);
+            let names = INPUTS.put(&mut ctx, &ins, DTYPES, INTS);
+            if seq_in && matches!(ins.first(), Some(In::Tensor(..))) {
+                let fact = ctx.get("in0").cloned().unwrap();
+                let len = ctx.alg.constant(2);
+                ctx.set_sequence("in0", symdim::context::SequenceFact {
+                    elem: fact.clone(),
+                    len: Some(len),
+                    elems: Some(vec![fact.clone(), fact]),
+                });
             }
             let a = attrs
                 .iter()

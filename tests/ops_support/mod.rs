@@ -287,3 +287,94 @@ pub fn prepare_case(model: &mut Model, data: &std::path::Path, with_values: bool
     }
     outputs
 }
+
+/// Random inputs for the no-panic property tests of the op families.
+pub mod arb {
+    use proptest::prelude::*;
+    use symdim::algebra::Dim;
+    use symdim::context::{ShapesContext, TensorFact};
+    use symdim::graph::DType;
+
+    /// One input of a node: a tensor (an index into the test's dtypes, maybe a shape
+    /// of dim codes, maybe contents as indexes into the test's integers) or an
+    /// absent optional input.
+    #[derive(Debug, Clone)]
+    pub enum In {
+        /// Dtype index, dim codes, content indexes.
+        Tensor(usize, Option<Vec<usize>>, Option<Vec<usize>>),
+        /// An empty input name.
+        Absent,
+    }
+
+    /// How inputs are drawn and built.
+    #[derive(Clone, Copy)]
+    pub struct Inputs {
+        /// Dim codes `0..codes`: the last two are the symbols `N` and `S`, the
+        /// others the constant `code * scale`.
+        pub codes: usize,
+        /// The constant dims' step.
+        pub scale: i64,
+        /// Ranks `0..max_rank`.
+        pub max_rank: usize,
+        /// Content lengths `0..max_values`.
+        pub max_values: usize,
+    }
+
+    impl Inputs {
+        /// A tensor four times in five, else absent.
+        pub fn input(self, dtypes: usize, ints: usize) -> impl Strategy<Value = In> {
+            let dims = prop::collection::vec(0..self.codes, 0..self.max_rank);
+            prop_oneof![
+                4 => (0..dtypes, prop::option::of(dims), prop::option::of(prop::collection::vec(0..ints, 0..self.max_values)))
+                    .prop_map(|(t, s, v)| In::Tensor(t, s, v)),
+                1 => Just(In::Absent),
+            ]
+        }
+
+        /// The dim of a code.
+        pub fn dim(self, ctx: &mut ShapesContext, d: usize) -> Dim {
+            if d == self.codes - 2 {
+                ctx.alg.input("N")
+            } else if d == self.codes - 1 {
+                ctx.alg.input("S")
+            } else {
+                ctx.alg.constant(d as i64 * self.scale)
+            }
+        }
+
+        /// Put the tensors of `ins` in the context as `in0`, `in1`, ...; their
+        /// names, `""` for an absent input.
+        pub fn put(
+            self,
+            ctx: &mut ShapesContext,
+            ins: &[In],
+            dtypes: &[DType],
+            ints: &[i64],
+        ) -> Vec<String> {
+            let mut names = Vec::new();
+            for (i, inp) in ins.iter().enumerate() {
+                let In::Tensor(t, shape, value) = inp else {
+                    names.push(String::new());
+                    continue;
+                };
+                let name = format!("in{i}");
+                let shape = shape
+                    .as_ref()
+                    .map(|s| s.iter().map(|d| self.dim(ctx, *d)).collect());
+                let value = value
+                    .as_ref()
+                    .map(|v| v.iter().map(|x| ctx.alg.constant(ints[*x])).collect());
+                ctx.insert(
+                    name.as_str(),
+                    TensorFact {
+                        dtype: dtypes[*t],
+                        shape,
+                        value,
+                    },
+                );
+                names.push(name);
+            }
+            names
+        }
+    }
+}
