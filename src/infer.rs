@@ -170,19 +170,19 @@ fn rank_limit_message(what: &str, name: &str, rank: usize) -> String {
     )
 }
 
+/// A declared dim's text: its expression when it parses into a defined value, else a
+/// symbol named by the text.
+fn param_dim(ctx: &mut ShapesContext, p: &str) -> Dim {
+    ctx.alg.parse(p).unwrap_or_else(|_| ctx.alg.input(p))
+}
+
 /// Dims of a declared shape; unnamed dynamic dims become `<tensor>.<axis>` symbols.
 fn decl_dims(ctx: &mut ShapesContext, tensor: &str, dims: &[DeclDim]) -> Vec<Dim> {
     dims.iter()
         .enumerate()
         .map(|(axis, d)| match d {
             DeclDim::Value(v) => ctx.alg.constant(*v),
-            DeclDim::Param(p) => match crate::algebra::parse::parse_expr(p) {
-                Ok(e) => ctx
-                    .alg
-                    .checked_from_expr(&e)
-                    .unwrap_or_else(|_| ctx.alg.input(p)),
-                Err(_) => ctx.alg.input(p),
-            },
+            DeclDim::Param(p) => param_dim(ctx, p),
             DeclDim::Unknown => ctx.alg.input(&format!("{tensor}.{axis}")),
             DeclDim::Interval { lo, hi } => {
                 let name = format!("{tensor}.{axis}");
@@ -901,13 +901,7 @@ fn declared_fact(ctx: &mut ShapesContext, node: &Node, i: usize, v: &ValueDecl) 
             .enumerate()
             .map(|(axis, d)| match d {
                 DeclDim::Value(x) => ctx.alg.constant(*x),
-                DeclDim::Param(p) => match crate::algebra::parse::parse_expr(p) {
-                    Ok(e) => ctx
-                        .alg
-                        .checked_from_expr(&e)
-                        .unwrap_or_else(|_| ctx.alg.input(p)),
-                    Err(_) => ctx.alg.input(p),
-                },
+                DeclDim::Param(p) => param_dim(ctx, p),
                 _ => {
                     let kind = SymbolKind::DataDependent {
                         node: node.name.clone(),

@@ -391,23 +391,27 @@ impl Algebra {
 
     // ----- building -------------------------------------------------------
 
+    /// A fresh `big` dim standing for a value past a limit, with the warning
+    /// `warning` makes of its name.
+    fn big(&mut self, warning: impl FnOnce(String) -> AlgebraWarning) -> Dim {
+        let n = self.fresh_counters.entry("big".to_string()).or_insert(0);
+        let name = format!("big{n}");
+        *n += 1;
+        self.warnings.push(warning(name.clone()));
+        self.symbol(
+            &name,
+            SymbolKind::DataDependent {
+                node: "algebra".to_string(),
+            },
+        )
+    }
+
     fn add(&mut self, node: DimLang) -> Dim {
         if self.egraph.nodes().len() >= self.config.limits.enodes
             && !matches!(node, DimLang::Num(_) | DimLang::Sym(_))
         {
-            let n = self.fresh_counters.entry("big".to_string()).or_insert(0);
-            let name = format!("big{n}");
-            *n += 1;
-            self.warnings.push(AlgebraWarning::NodeLimit {
-                limit: self.config.limits.enodes,
-                fresh: name.clone(),
-            });
-            return self.symbol(
-                &name,
-                SymbolKind::DataDependent {
-                    node: "algebra".to_string(),
-                },
-            );
+            let limit = self.config.limits.enodes;
+            return self.big(|fresh| AlgebraWarning::NodeLimit { limit, fresh });
         }
         let is_op = node.has_rules();
         let is_mul = matches!(node, DimLang::Mul(_));
@@ -417,19 +421,7 @@ impl Algebra {
         if self.egraph[id].data.canon.nodes(limit) > limit {
             // Forms can double at each step (`x*x` repeated squares an opaque
             // product): past the limit the value becomes a fresh dim.
-            let n = self.fresh_counters.entry("big".to_string()).or_insert(0);
-            let name = format!("big{n}");
-            *n += 1;
-            self.warnings.push(AlgebraWarning::FormLimit {
-                limit,
-                fresh: name.clone(),
-            });
-            return self.symbol(
-                &name,
-                SymbolKind::DataDependent {
-                    node: "algebra".to_string(),
-                },
-            );
+            return self.big(|fresh| AlgebraWarning::FormLimit { limit, fresh });
         }
         if is_mul && self.egraph[id].data.canon.has_opaque_product() && !self.warned_product {
             self.warned_product = true;
@@ -667,10 +659,24 @@ impl Algebra {
     /// divides by a constant 0 (`/`, `floordiv`, `ceildiv`, `mod`): such a value is
     /// undefined.
     pub fn checked_from_expr(&mut self, e: &Expr) -> Result<Dim, AlgebraError> {
+        self.build_expr(e, true)
+    }
+
+    /// Add a parsed expression; unknown names become input symbols.
+    pub fn from_expr(&mut self, e: &Expr) -> Dim {
+        match self.build_expr(e, false) {
+            Ok(d) => d,
+            Err(_) => unreachable!("only a checked build fails"),
+        }
+    }
+
+    /// Add `e`; with `check`, a constant-zero divisor is an error.
+    fn build_expr(&mut self, e: &Expr, check: bool) -> Result<Dim, AlgebraError> {
         match e {
-            Expr::Num(_) | Expr::Sym(_) => Ok(self.from_expr(e)),
+            Expr::Num(r) => Ok(self.rational(r.clone())),
+            Expr::Sym(s) => Ok(self.input(s)),
             Expr::Neg(a) => {
-                let a = self.checked_from_expr(a)?;
+                let a = self.build_expr(a, check)?;
                 Ok(self.neg(a))
             }
             Expr::Add(a, b)
@@ -678,8 +684,8 @@ impl Algebra {
             | Expr::Mul(a, b)
             | Expr::Div(a, b)
             | Expr::Call(_, a, b) => {
-                let x = self.checked_from_expr(a)?;
-                let y = self.checked_from_expr(b)?;
+                let x = self.build_expr(a, check)?;
+                let y = self.build_expr(b, check)?;
                 let divides = matches!(
                     e,
                     Expr::Div(..)
@@ -688,7 +694,7 @@ impl Algebra {
                             ..
                         )
                 );
-                if divides && self.as_const(y).is_some_and(|c| c.is_zero()) {
+                if check && divides && self.as_const(y).is_some_and(|c| c.is_zero()) {
                     return Err(AlgebraError::DivisionByZero {
                         dividend: self.render(x),
                     });
@@ -701,34 +707,6 @@ impl Algebra {
                     Expr::Call(k, ..) => DimLang::op(*k, x.0, y.0),
                     _ => unreachable!("matched above"),
                 }))
-            }
-        }
-    }
-
-    /// Add a parsed expression; unknown names become input symbols.
-    pub fn from_expr(&mut self, e: &Expr) -> Dim {
-        match e {
-            Expr::Num(r) => self.rational(r.clone()),
-            Expr::Sym(s) => self.input(s),
-            Expr::Neg(a) => {
-                let a = self.from_expr(a);
-                self.neg(a)
-            }
-            Expr::Add(a, b)
-            | Expr::Sub(a, b)
-            | Expr::Mul(a, b)
-            | Expr::Div(a, b)
-            | Expr::Call(_, a, b) => {
-                let x = self.from_expr(a);
-                let y = self.from_expr(b);
-                self.add(match e {
-                    Expr::Add(..) => DimLang::Add([x.0, y.0]),
-                    Expr::Sub(..) => DimLang::Sub([x.0, y.0]),
-                    Expr::Mul(..) => DimLang::Mul([x.0, y.0]),
-                    Expr::Div(..) => DimLang::Div([x.0, y.0]),
-                    Expr::Call(k, ..) => DimLang::op(*k, x.0, y.0),
-                    _ => unreachable!("matched above"),
-                })
             }
         }
     }
