@@ -96,6 +96,10 @@ def model(nodes, inits, inputs, outputs, value_infos=()):
     return f_int(1, 8) + f_bytes(8, f_bytes(1, "") + f_int(2, 17)) + f_bytes(7, g)
 
 
+# The node attribute `axis = 0` (an INT attribute).
+AXIS0 = f_bytes(5, f_bytes(1, "axis") + f_int(3, 0) + f_int(20, 2))
+
+
 def ext_tensor(name, dims, entries):
     t = b"".join(f_int(1, d) for d in dims) + f_int(2, 7) + f_bytes(8, name)
     t += b"".join(f_bytes(13, f_bytes(1, k) + f_bytes(2, v)) for k, v in entries)
@@ -446,9 +450,8 @@ def fam_declared_rank(symdim, tmp):
 def fam_concat(symdim, tmp):
     for n in [1000, 10000, 60000]:
         p = tmp / f"concat{n}.onnx"
-        axis = f_bytes(5, f_bytes(1, "axis") + f_int(3, 0) + f_int(20, 2))
         p.write_bytes(model(
-            [node("cat", "Concat", ["x"] * n, ["c"], axis), node("add", "Add", ["c", "z"], ["y"])],
+            [node("cat", "Concat", ["x"] * n, ["c"], AXIS0), node("add", "Add", ["c", "z"], ["y"])],
             [], [value_info("x", 1, ["N", 4]), value_info("z", 1, ["M", 4])], [value_info("y", 1, None)],
         ))
         r = run(symdim, "concat-fan-in", f"{n} inputs", ["infer", p])
@@ -467,11 +470,10 @@ def fam_squaring(symdim, tmp):
     is N**(2**k)."""
     for k in [8, 16, 31, 40, 64]:
         nodes, cur = [], "x"
-        axis0 = f_bytes(5, f_bytes(1, "axis") + f_int(3, 0) + f_int(20, 2))
         for i in range(k):
             nodes += [
                 node(f"S{i}", "Shape", [cur], [f"s{i}"]),
-                node(f"G{i}", "Gather", [f"s{i}", "zero"], [f"g{i}"], axis0),
+                node(f"G{i}", "Gather", [f"s{i}", "zero"], [f"g{i}"], AXIS0),
                 node(f"M{i}", "Mul", [f"g{i}", f"g{i}"], [f"m{i}"]),
                 node(f"U{i}", "Unsqueeze", [f"m{i}", "ax"], [f"u{i}"]),
                 node(f"C{i}", "ConstantOfShape", [f"u{i}"], [f"c{i}"]),
@@ -491,8 +493,7 @@ def fam_symbolic_concat(symdim, tmp):
     """Concat of n inputs with distinct symbolic dims (partial sums)."""
     for n in [1000, 5000, 10000, 20000]:
         p = tmp / f"symcat{n}.onnx"
-        axis = f_bytes(5, f_bytes(1, "axis") + f_int(3, 0) + f_int(20, 2))
-        p.write_bytes(model([node("cat", "Concat", [f"x{i}" for i in range(n)], ["y"], axis)], [],
+        p.write_bytes(model([node("cat", "Concat", [f"x{i}" for i in range(n)], ["y"], AXIS0)], [],
                             [value_info(f"x{i}", 1, [f"D{i}"]) for i in range(n)], [value_info("y", 1, None)]))
         for cmd in ("infer", "constraints"):
             r = run(symdim, "symbolic-concat", f"{n} inputs {cmd}", [cmd, p])
@@ -550,9 +551,8 @@ def fam_dim_param(symdim, tmp):
 def fam_int64(symdim, tmp):
     """Constant dims past INT64_MAX must be errors, never printed."""
     big = 2**63 - 1
-    axis = f_bytes(5, f_bytes(1, "axis") + f_int(3, 0) + f_int(20, 2))
     cases = {
-        "concat of two 2**63-1": model([node("c", "Concat", ["a", "b"], ["y"], axis)], [],
+        "concat of two 2**63-1": model([node("c", "Concat", ["a", "b"], ["y"], AXIS0)], [],
                                        [value_info("a", 1, [big]), value_info("b", 1, [big])], [value_info("y", 1, None)]),
         "reshape 2**32 x 2**32 to -1": model([node("r", "Reshape", ["a", "t"], ["y"])], [int64_init("t", [1], [-1])],
                                              [value_info("a", 1, [2**32, 2**32])], [value_info("y", 1, None)]),
