@@ -246,6 +246,9 @@ impl Facts {
     /// model does not have would change nothing, so `symdim check` would call the model
     /// valid for a value never applied; the CLI makes it a usage error.
     pub fn check_names(&self, model: &Model) -> Result<(), FactsError> {
+        if self.binds.is_empty() && self.assumes.is_empty() {
+            return Ok(());
+        }
         let mut known = model_symbols(model);
         for i in &self.inputs {
             if let DeclDim::Param(p) = &i.dim {

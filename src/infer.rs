@@ -785,12 +785,14 @@ fn check_dim_range(ctx: &mut ShapesContext, node: &Node, output: usize, fact: &m
     let Some(shape) = fact.shape.as_mut() else {
         return;
     };
-    let max = crate::algebra::Rat::int(i64::MAX);
+    static MAX: std::sync::OnceLock<crate::algebra::Rat> = std::sync::OnceLock::new();
     for (axis, d) in shape.iter_mut().enumerate() {
         let Some(c) = ctx.alg.as_const(*d) else {
             continue;
         };
-        if c <= max && !c.is_negative() {
+        // A small rational (bit length 0) is below 2^62, inside the range.
+        let max = || MAX.get_or_init(|| crate::algebra::Rat::int(i64::MAX));
+        if !c.is_negative() && (c.bits() == 0 || c <= *max()) {
             continue;
         }
         let msg = format!(
@@ -815,7 +817,7 @@ fn assume_dims_nonneg(ctx: &mut ShapesContext, node: &Node) {
             continue;
         };
         for &d in shape {
-            if !open.contains(&d) && !ctx.alg.bounds(d).is_nonneg() {
+            if !open.contains(&d) && !ctx.alg.is_nonneg(d) {
                 open.push(d);
             }
         }
@@ -1005,12 +1007,13 @@ fn check_declared(ctx: &mut ShapesContext, decls: &[ValueDecl], what: &str) {
         let (Some(dshape), Some(ishape)) = (&v.shape, &fact.shape) else {
             continue;
         };
-        let inferred = ctx.render_dims(ishape);
-        let declared_text = render_decl(dshape);
+        // The texts are for the messages only: rendered when there is one.
         if dshape.len() != ishape.len() {
             let msg = format!(
-                "{what} `{}` is declared {declared_text} but inferred {inferred} (rank {} vs {})",
+                "{what} `{}` is declared {} but inferred {} (rank {} vs {})",
                 v.name,
+                render_decl(dshape),
+                ctx.render_dims(ishape),
                 dshape.len(),
                 ishape.len()
             );
@@ -1021,7 +1024,13 @@ fn check_declared(ctx: &mut ShapesContext, decls: &[ValueDecl], what: &str) {
             if let DeclDim::Value(x) = d {
                 let c = ctx.alg.constant(*x);
                 if ctx.alg.equal(c, *i) == Truth::False {
-                    let msg = format!("{what} `{}` is declared {declared_text} but inferred {inferred} (axis {axis}: {x} != {})", v.name, ctx.alg.render(*i));
+                    let msg = format!(
+                        "{what} `{}` is declared {} but inferred {} (axis {axis}: {x} != {})",
+                        v.name,
+                        render_decl(dshape),
+                        ctx.render_dims(ishape),
+                        ctx.alg.render(*i)
+                    );
                     model_diagnostic(ctx, Severity::Error, msg);
                     break;
                 }

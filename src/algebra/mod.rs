@@ -344,6 +344,9 @@ pub struct Algebra {
     warned_product: bool,
     speculative: u32,
     site: String,
+    /// The class of each integer constant made so far: [`Algebra::constant`] finds
+    /// it without hashing a new e-node.
+    constants: rustc_hash::FxHashMap<i64, Id>,
 }
 
 impl Default for Algebra {
@@ -373,6 +376,7 @@ impl Algebra {
             relations: Vec::new(),
             requirements: Vec::new(),
             disequalities: Vec::new(),
+            constants: Default::default(),
             warned_product: false,
             speculative: 0,
             site: String::new(),
@@ -436,7 +440,13 @@ impl Algebra {
 
     /// An integer constant.
     pub fn constant(&mut self, v: i64) -> Dim {
-        self.add(DimLang::Num(Rat::int(v)))
+        if let Some(&id) = self.constants.get(&v) {
+            self.sync();
+            return Dim(self.egraph.find(id));
+        }
+        let d = self.add(DimLang::Num(Rat::int(v)));
+        self.constants.insert(v, d.0);
+        d
     }
 
     /// A rational constant.
@@ -819,6 +829,17 @@ impl Algebra {
         let data = &self.egraph[d.0].data;
         data.bounds
             .intersect(&data.canon.bounds(&self.egraph.analysis.symbols))
+    }
+
+    /// True when every value of `d` is `>= 0`: [`Algebra::bounds`] is nonnegative.
+    /// Cheaper than `bounds(d).is_nonneg()` when the class's own bounds settle it.
+    pub fn is_nonneg(&self, d: Dim) -> bool {
+        let data = &self.egraph[d.0].data;
+        data.bounds.is_nonneg()
+            || data
+                .canon
+                .bounds(&self.egraph.analysis.symbols)
+                .is_nonneg()
     }
 
     /// Simplify and render: the canonical, deterministic text form.

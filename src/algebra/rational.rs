@@ -375,8 +375,12 @@ fn small_or_big(mut n: i128, mut d: i128) -> Rat {
     }
     // Integers (most constants) need no reduction, and parts that fit in 64 bits reduce
     // with machine arithmetic.
-    if d == 1 && n.unsigned_abs() < SMALL_LIMIT as u128 {
-        return Rat::Small(Ratio::new_raw(n as i64, 1));
+    if d == 1 {
+        return if n.unsigned_abs() < SMALL_LIMIT as u128 {
+            Rat::Small(Ratio::new_raw(n as i64, 1))
+        } else {
+            Rat::Big(Box::new(BigRational::new_raw(BigInt::from(n), BigInt::one())))
+        };
     }
     if let (Ok(n64), Ok(d64)) = (u64::try_from(n.unsigned_abs()), u64::try_from(d)) {
         let g = gcd_u64(n64, d64).max(1);
