@@ -59,7 +59,9 @@ use super::attrs::dst_dtype;
 use super::attrs::ov_i64;
 use super::attrs::{ov_dtype, ov_i64_list, ov_str};
 use super::conv::{data_shape, onednn_window, onnx_window, openvino_window, Fit, Rounding};
-use super::nn_util::{expect_rank, merge_dim, rank_error, shaped, unify, Equate, Layout};
+use super::nn_util::{
+    expect_rank, merge_batch_channels, merge_dim, rank_error, shaped, unify, Equate, Layout,
+};
 use super::{attr_int, attr_ints, attr_str, check_inputs, unknown_outputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -91,6 +93,8 @@ pub const RULES: &[RuleEntry] = &[
     ("openvino", "AdaptiveMaxPool", openvino_adaptive_pool),
     ("onednn", "MaxPool", onednn_pool),
     ("onednn", "AvgPool", onednn_pool),
+    ("onednn", "MaxPoolBackward", onednn_max_pool_backward),
+    ("onednn", "AvgPoolBackward", onednn_avg_pool_backward),
 ];
 
 // ----- ONNX --------------------------------------------------------------------------
@@ -414,6 +418,99 @@ fn onednn_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         dtype,
         layout.join(layout.channels, spatial),
     )])
+}
+
+/// The forward window of a oneDNN pool backward op over `src` (its `kernel`,
+/// `strides`, pads, `dilations`, `auto_pad`; no `rounding_type`, so floor): checks
+/// the attributes and that the kernel fits the padded `src`, as the forward pool
+/// needed.
+fn onednn_pool_backward_window(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    src: &Layout,
+) -> Result<(), OpError> {
+    let kernel = attr_ints(node, "kernel")?.map(<[i64]>::to_vec);
+    let kernel = kernel_attr(ctx, kernel, src.spatial.len())?;
+    let window = onednn_window(node, kernel, Rounding::Floor)?;
+    let fit = Fit::Kernel {
+        first_axis: src.first_spatial_axis(),
+    };
+    window.outputs(ctx, node, &src.spatial, fit)?;
+    Ok(())
+}
+
+/// oneDNN MaxPoolBackward(src, diff_dst): `diff_src` has `src`'s shape;
+/// `diff_dst` has its rank, batch and channels.
+fn onednn_max_pool_backward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "src")?;
+    let d = ctx.input(node, 1, "diff_dst")?;
+    let dtype = dst_dtype(node, x.dtype);
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let src = Layout::split(node, &xs)?;
+    if let Some(ds) = &d.shape {
+        let dd = Layout::split_named(node, ds, "diff_dst")?;
+        merge_batch_channels(ctx, node, ("src", &src), ("diff_dst", &dd))?;
+    }
+    onednn_pool_backward_window(ctx, node, &src)?;
+    Ok(vec![TensorFact::new(dtype, xs)])
+}
+
+/// oneDNN AvgPoolBackward(diff_dst, src_shape?): `diff_src` has the shape the
+/// `src_shape` attribute gives, else the contents of the `src_shape` input (fresh
+/// dims when they are not known, the batch and channels of `diff_dst`).
+fn onednn_avg_pool_backward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 2)?;
+    let d = ctx.input(node, 0, "diff_dst")?;
+    let dtype = dst_dtype(node, d.dtype);
+    let given = match attr_ints(node, "src_shape")? {
+        Some(v) => Some(onednn_shape_attr(ctx, "src_shape", v)?),
+        None => ctx.optional_input(node, 1)?.and_then(|f| f.value),
+    };
+    let Some(ds) = d.shape.clone() else {
+        return Ok(vec![shaped(dtype, given)]);
+    };
+    let dd = Layout::split_named(node, &ds, "diff_dst")?;
+    let out = match given {
+        Some(shape) => {
+            let src = Layout::split(node, &shape)?;
+            merge_batch_channels(ctx, node, ("diff_dst", &dd), ("src_shape", &src))?;
+            onednn_pool_backward_window(ctx, node, &src)?;
+            shape
+        }
+        None => {
+            let spatial = (0..dd.spatial.len())
+                .map(|i| ctx.unknown_dim(node, 0, dd.first_spatial_axis() + i))
+                .collect();
+            dd.join(dd.channels, spatial)
+        }
+    };
+    Ok(vec![TensorFact::new(dtype, out)])
+}
+
+/// A oneDNN shape attribute (`src_shape`, `dst_shape`, `weights_shape`): its
+/// entries as dims; a negative entry is an error.
+pub fn onednn_shape_attr(
+    ctx: &mut ShapesContext,
+    name: &'static str,
+    v: &[i64],
+) -> Result<Vec<Dim>, OpError> {
+    if let Some(bad) = v.iter().find(|x| **x < 0) {
+        return Err(OpError::BadAttribute {
+            name,
+            value: format!("{v:?}"),
+            why: format!("entry {bad} is negative"),
+        });
+    }
+    Ok(v.iter().map(|x| ctx.alg.constant(*x)).collect())
 }
 
 // ----- OpenVINO RoI and adaptive pools -----------------------------------------------
