@@ -1033,7 +1033,7 @@ fn onednn_transposed_spatial(
 ) -> Result<Vec<Dim>, OpError> {
     let n = kernel.len();
     let window = onednn_window(node, kernel, Rounding::Floor)?;
-    let output_padding = spatial_list(node, "output_padding", n, 0)?;
+    let output_padding = onednn_output_padding(node, n)?;
     let one = ctx.alg.constant(1);
     let mut out = Vec::with_capacity(n);
     for (i, d) in data.spatial.iter().enumerate() {
@@ -1077,10 +1077,34 @@ fn onednn_given_shape(
     name: &'static str,
     index: usize,
 ) -> Result<Option<Vec<Dim>>, OpError> {
-    match attr_ints(node, name)? {
-        Some(v) => Ok(Some(super::pool::onednn_shape_attr(ctx, name, v)?)),
+    match super::pool::onednn_shape_attr(ctx, node, name)? {
+        Some(v) => Ok(Some(v)),
         None => Ok(ctx.optional_input(node, index)?.and_then(|f| f.value)),
     }
+}
+
+/// oneDNN's `output_padding`: non-negative, one entry per spatial axis (`n`);
+/// oneDNN reads the first `n` entries of a longer list (its default, written out
+/// by its serializer, is `DNNL_MAX_NDIMS` zeros). Absent or empty: zeros.
+fn onednn_output_padding(node: &Node, n: usize) -> Result<Vec<i64>, OpError> {
+    let Some(v) = attr_ints(node, "output_padding")?.filter(|v| !v.is_empty()) else {
+        return Ok(vec![0; n]);
+    };
+    if v.len() < n {
+        return Err(OpError::BadAttribute {
+            name: "output_padding",
+            value: format!("{v:?}"),
+            why: format!("expected {n} values, one per spatial axis"),
+        });
+    }
+    if let Some(bad) = v[..n].iter().find(|x| **x < 0) {
+        return Err(OpError::BadAttribute {
+            name: "output_padding",
+            value: format!("{v:?}"),
+            why: format!("entry {bad} is negative"),
+        });
+    }
+    Ok(v[..n].to_vec())
 }
 
 /// oneDNN Convolution(src, weights, bias?): weights `OIX` or `XIO` with
@@ -1207,7 +1231,7 @@ fn onednn_conv_backward_data(
     }
     let n = kernel.len();
     let window = onednn_window(node, kernel, Rounding::Floor)?;
-    let output_padding = spatial_list(node, "output_padding", n, 0)?;
+    let output_padding = onednn_output_padding(node, n)?;
     let mut spatial = Vec::with_capacity(n);
     for (a, x) in dd.spatial.iter().enumerate() {
         let axis = dd.first_spatial_axis() + a;

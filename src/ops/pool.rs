@@ -471,8 +471,8 @@ fn onednn_avg_pool_backward(
     check_inputs(node, 1, 2)?;
     let d = ctx.input(node, 0, "diff_dst")?;
     let dtype = dst_dtype(node, d.dtype);
-    let given = match attr_ints(node, "src_shape")? {
-        Some(v) => Some(onednn_shape_attr(ctx, "src_shape", v)?),
+    let given = match onednn_shape_attr(ctx, node, "src_shape")? {
+        Some(v) => Some(v),
         None => ctx.optional_input(node, 1)?.and_then(|f| f.value),
     };
     let Some(ds) = d.shape.clone() else {
@@ -496,13 +496,26 @@ fn onednn_avg_pool_backward(
     Ok(vec![TensorFact::new(dtype, out)])
 }
 
-/// A oneDNN shape attribute (`src_shape`, `dst_shape`, `weights_shape`): its
-/// entries as dims; a negative entry is an error.
+/// `DNNL_MAX_NDIMS`: the length of the default oneDNN writes for its list
+/// attributes (`src_shape`, `dst_shape`, `weights_shape`, `output_padding`: that
+/// many zeros).
+pub const ONEDNN_MAX_NDIMS: usize = 12;
+
+/// A oneDNN shape attribute (`src_shape`, `dst_shape`, `weights_shape`) as dims:
+/// `None` when absent or equal to the op schema's default (`DNNL_MAX_NDIMS`
+/// zeros, which oneDNN's serializer writes for an unset one); a negative entry
+/// is an error.
 pub fn onednn_shape_attr(
     ctx: &mut ShapesContext,
+    node: &Node,
     name: &'static str,
-    v: &[i64],
-) -> Result<Vec<Dim>, OpError> {
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let Some(v) = attr_ints(node, name)? else {
+        return Ok(None);
+    };
+    if v.len() == ONEDNN_MAX_NDIMS && v.iter().all(|x| *x == 0) {
+        return Ok(None);
+    }
     if let Some(bad) = v.iter().find(|x| **x < 0) {
         return Err(OpError::BadAttribute {
             name,
@@ -510,7 +523,7 @@ pub fn onednn_shape_attr(
             why: format!("entry {bad} is negative"),
         });
     }
-    Ok(v.iter().map(|x| ctx.alg.constant(*x)).collect())
+    Ok(Some(v.iter().map(|x| ctx.alg.constant(*x)).collect()))
 }
 
 // ----- OpenVINO RoI and adaptive pools -----------------------------------------------
