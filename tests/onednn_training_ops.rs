@@ -805,6 +805,26 @@ fn conv_backward_data() {
     // Without it: the transposed window, 2*(8 - 1) + 3 - 2 = 15, plus output_padding.
     let ctx = infer(&op("ConvolutionBackwardData", &attrs(&[]), &ins(), &[u(2)]));
     assert_eq!(shape(&ctx, 2), "[1, 8, 15, 15]");
+    // A dst_shape of DNNL_MAX_NDIMS zeros is the schema's default: not given.
+    let ctx = infer(&op(
+        "ConvolutionBackwardData",
+        &attrs(&[("dst_shape", "s64[]", "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]")]),
+        &ins(),
+        &[u(2)],
+    ));
+    assert_eq!(shape(&ctx, 2), "[1, 8, 15, 15]");
+    // oneDNN reads the first entries of a longer output_padding.
+    let ctx = infer(&op(
+        "ConvolutionBackwardData",
+        &attrs(&[(
+            "output_padding",
+            "s64[]",
+            "[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]",
+        )]),
+        &ins(),
+        &[u(2)],
+    ));
+    assert_eq!(shape(&ctx, 2), "[1, 8, 16, 15]");
     let ctx = infer(&op(
         "ConvolutionBackwardData",
         &attrs(&[("output_padding", "s64[]", "[1, 0]")]),
@@ -1094,4 +1114,54 @@ fn error_messages() {
     ];
     let text: Vec<String> = cases.iter().map(|c| error(c).1).collect();
     common::snapshots().bind(|| insta::assert_snapshot!("onednn_training_errors", text.join("\n")));
+}
+
+// ---------------------------------------------------------------------------------
+// benchdnn's one-op graphs
+// ---------------------------------------------------------------------------------
+
+/// benchdnn's one-op graphs of the new kinds (`tests/fixtures/onednn/benchdnn_op/`):
+/// with every produced tensor's shape blanked to `[INT64_MIN]`, the rules re-infer
+/// each recorded shape, with no diagnostic.
+#[test]
+fn benchdnn_op_graphs_reinfer_their_shapes() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/onednn/benchdnn_op");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 26);
+    let mut kinds = std::collections::BTreeSet::new();
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        // The recorded shapes of the produced tensors, then blanked.
+        let mut recorded = Vec::new();
+        for op in doc["graph"].as_array_mut().unwrap() {
+            kinds.insert(op["kind"].as_str().unwrap().to_string());
+            for out in op["outputs"].as_array_mut().unwrap() {
+                let dims: Vec<i64> = out["shape"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d.as_i64().unwrap())
+                    .collect();
+                recorded.push((out["id"].as_u64().unwrap(), dims));
+                out["shape"] = serde_json::json!([i64::MIN]);
+                out["stride"] = serde_json::json!([i64::MIN]);
+            }
+        }
+        let g = OnednnGraph::parse(&doc.to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let m = to_model(&g, &name, &ConvertOptions::default()).unwrap();
+        let ctx = infer_context(&m, &Facts::default());
+        let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
+        assert!(d.is_empty(), "{name}: {d:#?}");
+        for (id, dims) in recorded {
+            assert_eq!(shape(&ctx, id), format!("{dims:?}"), "{name}: tensor {id}");
+        }
+    }
+    assert_eq!(kinds.len(), 21, "{kinds:?}");
 }
