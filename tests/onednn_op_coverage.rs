@@ -20,11 +20,7 @@ fn listed() -> Vec<(String, i64)> {
         .map(|l| {
             let mut parts = l.split_whitespace();
             let kind = parts.next().expect("kind").to_string();
-            let version = parts
-                .next()
-                .expect("version")
-                .parse()
-                .expect("a version");
+            let version = parts.next().expect("version").parse().expect("a version");
             (kind, version)
         })
         .collect()
@@ -34,7 +30,10 @@ fn listed() -> Vec<(String, i64)> {
 fn the_list_is_onednn_graphs_88_kinds() {
     let kinds = listed();
     assert_eq!(kinds.len(), 88);
-    assert!(kinds.iter().all(|(_, v)| *v == 1), "every kind is version 1");
+    assert!(
+        kinds.iter().all(|(_, v)| *v == 1),
+        "every kind is version 1"
+    );
     let mut names: Vec<&str> = kinds.iter().map(|(k, _)| k.as_str()).collect();
     names.dedup();
     assert_eq!(names.len(), 88, "no kind is listed twice");
@@ -64,5 +63,8 @@ fn every_onednn_rule_is_a_kind() {
         .filter(|(domain, op, _)| *domain == "onednn" && !kinds.iter().any(|k| k == op))
         .map(|(_, op, _)| *op)
         .collect();
-    assert!(extra.is_empty(), "onednn rules for unknown kinds: {extra:?}");
+    assert!(
+        extra.is_empty(),
+        "onednn rules for unknown kinds: {extra:?}"
+    );
 }

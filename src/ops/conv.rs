@@ -1,14 +1,18 @@
 //! Convolutions of every format and the sliding-window arithmetic they share with
 //! the pools (`pool.rs`): ONNX Conv, ConvInteger, QLinearConv, DeformConv and
 //! ConvTranspose; OpenVINO Convolution, GroupConvolution, their BackpropData,
-//! DeformableConvolution and BinaryConvolution; oneDNN Convolution.
+//! DeformableConvolution and BinaryConvolution; oneDNN Convolution,
+//! ConvTranspose and their backward-data and backward-weights ops.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/> (the pages of each op; the formulas are
 //! those of the `auto_pad` and `pads` attribute descriptions); the OpenVINO
 //! operation specifications (`Convolution-1`, `GroupConvolution-1`,
 //! `ConvolutionBackpropData-1`, `GroupConvolutionBackpropData-1`,
 //! `DeformableConvolution-1`, `-8`, `BinaryConvolution-1`, `MaxPool`,
-//! `AvgPool`); oneDNN Graph's `Convolution`, `MaxPool` and `AvgPool` documents.
+//! `AvgPool`); oneDNN Graph's `Convolution`, `ConvTranspose`,
+//! `ConvolutionBackwardData`, `ConvolutionBackwardWeights`,
+//! `ConvTransposeBackwardData`, `ConvTransposeBackwardWeights`, `MaxPool` and
+//! `AvgPool` documents, op schemas and shape inference (`shape_infer.cpp`).
 //!
 //! A [`Window`] gives each spatial output dim. With kernel `k`, stride `s`,
 //! dilation `d`, pads `pb`/`pe` and effective kernel `ek = d*(k - 1) + 1`
@@ -67,8 +71,20 @@
 //! `deformable_group`), -8 (an optional mask input) and BinaryConvolution-1: a
 //! Convolution of the data by the filters, input channels `group * filters C`.
 //!
-//! oneDNN: Convolution (`strides`, `pads_begin`, `pads_end`, `dilations`,
-//! `auto_pad`, `groups`, `data_format`, `weights_format`).
+//! oneDNN (every op version 1): Convolution, ConvTranspose and their backward ops
+//! (`strides`, `pads_begin`, `pads_end`, `dilations`, `auto_pad`, `groups`,
+//! `data_format`, `weights_format`; ConvTranspose and ConvolutionBackwardData also
+//! `output_padding`, the backward ops `dst_shape` / `weights_shape`). Weights
+//! ([`WeightsFormat`]): the convolutions' `OIX` or `XIO` (default), the
+//! transposed ops' `IOX` (`[C_in, C_out / groups, k...]`, ONNX's layout) or `XOI`
+//! (default), as oneDNN's op schemas allow (ConvTranspose's document names
+//! `OIX`/`XIO`; its schema and shape inference use `IOX`/`XOI`). ConvTranspose is
+//! the transposed window with oneDNN's `SAME` pads of total `max(ek - s, 0)`
+//! ([`Window::transposed_output_clamped_same`]); ConvTransposeBackwardData the
+//! Convolution of `diff_dst`; ConvolutionBackwardData its `dst_shape` (checked by
+//! convolving it) or the transposed window of `diff_dst`; the BackwardWeights ops
+//! their `weights_shape` or the channels and a fresh kernel. oneDNN writes unset
+//! list attributes as `DNNL_MAX_NDIMS` zeros; those count as not given.
 
 use super::attrs::dst_dtype;
 use super::attrs::{ov_str, spatial_list};

@@ -102,7 +102,13 @@
 //! `Divide`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `GreaterEqual`
 //! broadcast by `auto_broadcast` (numpy or none); `Select` broadcasts its three
 //! inputs; `BiasAdd` keeps `src`'s shape, its bias as long as the channel dim of
-//! `data_format`.
+//! `data_format`. The eltwise backward ops (`AbsBackward`, `ClampBackward`,
+//! `EluBackward`, `GELUBackward`, `HardSigmoidBackward`, `HardSwishBackward`,
+//! `MishBackward`, `ReLUBackward`, `SigmoidBackward`, `SoftPlusBackward`,
+//! `SqrtBackward`, `TanhBackward`) give `diff_src` the shape input 0 and
+//! `diff_dst` share; `PReLUBackward` also `diff_slope` of the slope's shape;
+//! `BiasAddBackward` `[C]` by `data_format` (from a `diff_dst` of rank 4 or more,
+//! as oneDNN's shape inference takes). Every oneDNN op has one version, 1.
 
 use super::attrs::dst_dtype;
 use super::attrs::{ov_bool, ov_i64, ov_str};

@@ -2,8 +2,10 @@
 //! LayerNormalization, InstanceNormalization, GroupNormalization,
 //! LpNormalization, MeanVarianceNormalization, LRN, Dropout, Softmax, LogSoftmax
 //! and Hardmax; OpenVINO BatchNormInference, MVN, NormalizeL2, LRN, GRN,
-//! GroupNormalization, Softmax and LogSoftmax; oneDNN BatchNormInference, LayerNorm, GroupNorm, SoftMax and
-//! LogSoftmax.
+//! GroupNormalization, Softmax and LogSoftmax; oneDNN BatchNormInference,
+//! BatchNormForwardTraining, BatchNormTrainingBackward, LayerNorm,
+//! LayerNormBackward, RMSNorm, GroupNorm, SoftMax, LogSoftmax, their backward ops
+//! and Dropout.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/> (the page of each op); the OpenVINO
 //! operation specifications; oneDNN Graph's operation documents.
@@ -54,9 +56,18 @@
 //! - GroupNormalization-12: `scale` and `bias` of `[C]`, `num_groups` dividing `C`
 //!   ([`group_norm_check`], shared with ONNX).
 //!
-//! oneDNN: BatchNormInference (the input's shape), LayerNorm (`begin_norm_axis`,
-//! `keep_stats` default true), GroupNorm (`groups`, `keep_stats`), SoftMax and
-//! LogSoftmax (`axis` default 1).
+//! oneDNN (every op version 1): BatchNormInference (the input's shape), LayerNorm
+//! (`begin_norm_axis`, `keep_stats` default true), GroupNorm (`groups`,
+//! `keep_stats`), SoftMax and LogSoftmax (`axis` default 1). RMSNorm keeps the
+//! shape, its `gamma` broadcasting to the normalised dims ([`check_norm_affine`]);
+//! LayerNormBackward checks `mean`/`variance` against [`layer_norm_stats`] and,
+//! with `use_affine` (default true, three outputs), gives `gamma`'s shape to
+//! `diff_gamma` and `diff_beta`. BatchNormForwardTraining (`src` of rank 2 or more)
+//! and BatchNormTrainingBackward (rank 4 or more, as oneDNN's shape inference
+//! takes) give `[C]` statistics and gradients, `C` by `data_format` (default
+//! `NXC`). SoftMaxBackward (`axis` default 1) and LogSoftmaxBackward (default -1)
+//! keep the shape `diff_dst` and `dst` share. Dropout(src, seed, offset,
+//! probability) gives `dst` like `src` and a u8 `mask` of its shape.
 
 use super::attrs::dst_dtype;
 use super::attrs::ov_i64;

@@ -2,11 +2,13 @@
 //! GlobalAveragePool, GlobalMaxPool, GlobalLpPool, MaxUnpool, MaxRoiPool and
 //! RoiAlign; OpenVINO MaxPool, AvgPool, AdaptiveAvgPool, AdaptiveMaxPool,
 //! ROIAlign, ROIAlignRotated, ROIPooling, PSROIPooling and
-//! DeformablePSROIPooling; oneDNN MaxPool and AvgPool.
+//! DeformablePSROIPooling; oneDNN MaxPool, AvgPool, MaxPoolBackward and
+//! AvgPoolBackward.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/> (the page of each op); the OpenVINO
 //! operation specifications (`MaxPool-1`, `-8`, `-14`, `AvgPool-1`, `-14`);
-//! oneDNN Graph's `MaxPool` and `AvgPool` documents.
+//! oneDNN Graph's `MaxPool`, `AvgPool`, `MaxPoolBackward` and `AvgPoolBackward`
+//! documents and op schemas.
 //!
 //! The spatial dims are the sliding-window arithmetic of `conv.rs`
 //! ([`Window`](super::conv::Window)): the kernel is an attribute (ONNX
@@ -52,8 +54,14 @@
 //! ROIPooling-1 (in opset 2). PSROIPooling-1. DeformablePSROIPooling-1 (optional
 //! offsets input).
 //!
-//! oneDNN: MaxPool and AvgPool (`kernel`, `strides`, `pads_begin`, `pads_end`,
-//! `dilations` for MaxPool, `rounding_type`, `auto_pad`, `data_format`).
+//! oneDNN (every op version 1): MaxPool and AvgPool (`kernel`, `strides`,
+//! `pads_begin`, `pads_end`, `dilations` for MaxPool, `rounding_type`, `auto_pad`,
+//! `data_format`). MaxPoolBackward(src, diff_dst) gives `src`'s shape;
+//! AvgPoolBackward(diff_dst, src_shape?) the `src_shape` attribute (or input
+//! contents; fresh spatial dims without either). Both check the forward window's
+//! attributes against `src` and equate `diff_dst`'s batch and channels; the
+//! forward `rounding_type` is not an attribute of theirs, so `diff_dst`'s spatial
+//! dims are not checked.
 
 use super::attrs::dst_dtype;
 use super::attrs::ov_i64;

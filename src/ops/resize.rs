@@ -1,10 +1,10 @@
 //! Resizing: ONNX Resize and Upsample, OpenVINO Interpolate, oneDNN
-//! Interpolate.
+//! Interpolate and InterpolateBackward.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/onnx__Resize.html>,
 //! <https://onnx.ai/onnx/operators/onnx__Upsample.html>; the OpenVINO operation
 //! specifications (`Interpolate-1`, `-4`, `-11`); oneDNN Graph's `Interpolate`
-//! document.
+//! and `InterpolateBackward` documents.
 //!
 //! The output has the rank of the input. Each resized axis gets
 //! - from sizes: the size itself, a symbolic dim when the sizes tensor was
@@ -46,7 +46,9 @@
 //! `shape_calculation_mode` sizes or scales; pads); -11 (inputs scales_or_sizes,
 //! optional axes).
 //!
-//! oneDNN: Interpolate (`sizes` or `scales` attributes, `data_format`).
+//! oneDNN (version 1): Interpolate (`sizes` or `scales` attributes,
+//! `data_format`); InterpolateBackward(src, diff_dst, sizes?) gives `src`'s shape,
+//! `diff_dst` checked against the interpolated `src` when an attribute gives it.
 
 use super::attrs::dst_dtype;
 use super::attrs::{ov_i64_list, ov_str};
