@@ -827,6 +827,12 @@ mod hostile {
         "dst_dtype",
         "shape",
         "special_zero",
+        "output_padding",
+        "dst_shape",
+        "weights_shape",
+        "src_shape",
+        "use_affine",
+        "exclude_pad",
     ];
 
     fn attr() -> impl Strategy<Value = Attr> {
@@ -841,6 +847,8 @@ mod hostile {
                 "NXC",
                 "OIX",
                 "XIO",
+                "IOX",
+                "XOI",
                 "SAME_UPPER",
                 "VALID",
                 "None",

@@ -1,14 +1,18 @@
 //! Convolutions of every format and the sliding-window arithmetic they share with
 //! the pools (`pool.rs`): ONNX Conv, ConvInteger, QLinearConv, DeformConv and
 //! ConvTranspose; OpenVINO Convolution, GroupConvolution, their BackpropData,
-//! DeformableConvolution and BinaryConvolution; oneDNN Convolution.
+//! DeformableConvolution and BinaryConvolution; oneDNN Convolution,
+//! ConvTranspose and their backward-data and backward-weights ops.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/> (the pages of each op; the formulas are
 //! those of the `auto_pad` and `pads` attribute descriptions); the OpenVINO
 //! operation specifications (`Convolution-1`, `GroupConvolution-1`,
 //! `ConvolutionBackpropData-1`, `GroupConvolutionBackpropData-1`,
 //! `DeformableConvolution-1`, `-8`, `BinaryConvolution-1`, `MaxPool`,
-//! `AvgPool`); oneDNN Graph's `Convolution`, `MaxPool` and `AvgPool` documents.
+//! `AvgPool`); oneDNN Graph's `Convolution`, `ConvTranspose`,
+//! `ConvolutionBackwardData`, `ConvolutionBackwardWeights`,
+//! `ConvTransposeBackwardData`, `ConvTransposeBackwardWeights`, `MaxPool` and
+//! `AvgPool` documents, op schemas and shape inference (`shape_infer.cpp`).
 //!
 //! A [`Window`] gives each spatial output dim. With kernel `k`, stride `s`,
 //! dilation `d`, pads `pb`/`pe` and effective kernel `ek = d*(k - 1) + 1`
@@ -67,8 +71,20 @@
 //! `deformable_group`), -8 (an optional mask input) and BinaryConvolution-1: a
 //! Convolution of the data by the filters, input channels `group * filters C`.
 //!
-//! oneDNN: Convolution (`strides`, `pads_begin`, `pads_end`, `dilations`,
-//! `auto_pad`, `groups`, `data_format`, `weights_format`).
+//! oneDNN (every op version 1): Convolution, ConvTranspose and their backward ops
+//! (`strides`, `pads_begin`, `pads_end`, `dilations`, `auto_pad`, `groups`,
+//! `data_format`, `weights_format`; ConvTranspose and ConvolutionBackwardData also
+//! `output_padding`, the backward ops `dst_shape` / `weights_shape`). Weights
+//! ([`WeightsFormat`]): the convolutions' `OIX` or `XIO` (default), the
+//! transposed ops' `IOX` (`[C_in, C_out / groups, k...]`, ONNX's layout) or `XOI`
+//! (default), as oneDNN's op schemas allow (ConvTranspose's document names
+//! `OIX`/`XIO`; its schema and shape inference use `IOX`/`XOI`). ConvTranspose is
+//! the transposed window with oneDNN's `SAME` pads of total `max(ek - s, 0)`
+//! ([`Window::transposed_output_clamped_same`]); ConvTransposeBackwardData the
+//! Convolution of `diff_dst`; ConvolutionBackwardData its `dst_shape` (checked by
+//! convolving it) or the transposed window of `diff_dst`; the BackwardWeights ops
+//! their `weights_shape` or the channels and a fresh kernel. oneDNN writes unset
+//! list attributes as `DNNL_MAX_NDIMS` zeros; those count as not given.
 
 use super::attrs::dst_dtype;
 use super::attrs::{ov_str, spatial_list};
@@ -100,6 +116,27 @@ pub const RULES: &[RuleEntry] = &[
         openvino_conv_backprop,
     ),
     ("onednn", "Convolution", onednn_convolution),
+    ("onednn", "ConvTranspose", onednn_conv_transpose),
+    (
+        "onednn",
+        "ConvolutionBackwardData",
+        onednn_conv_backward_data,
+    ),
+    (
+        "onednn",
+        "ConvolutionBackwardWeights",
+        onednn_conv_backward_weights,
+    ),
+    (
+        "onednn",
+        "ConvTransposeBackwardData",
+        onednn_conv_transpose_backward_data,
+    ),
+    (
+        "onednn",
+        "ConvTransposeBackwardWeights",
+        onednn_conv_transpose_backward_weights,
+    ),
     (
         "openvino",
         "DeformableConvolution",
@@ -307,14 +344,7 @@ impl Window {
         axis: usize,
         input: Dim,
     ) -> Result<(), OpError> {
-        let (stride, dilation) = (self.strides[i], self.dilations[i]);
-        if stride < 1 || dilation < 1 {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "axis {axis}: stride {stride} and dilation {dilation} must be at least 1"
-                ),
-            });
-        }
+        self.check_steps(i, axis)?;
         if self.mode.is_same() {
             return Ok(());
         }
@@ -333,6 +363,47 @@ impl Window {
                 ctx.alg.render(padded)
             ),
         })
+    }
+
+    /// Positive stride and dilation on spatial axis `i` (data axis `axis`).
+    fn check_steps(&self, i: usize, axis: usize) -> Result<(), OpError> {
+        let (stride, dilation) = (self.strides[i], self.dilations[i]);
+        if stride < 1 || dilation < 1 {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "axis {axis}: stride {stride} and dilation {dilation} must be at least 1"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The output length of axis `i` of a transposed convolution whose `SAME` pads
+    /// total `max(ek - s, 0)` (oneDNN's ConvTranspose):
+    /// `s*(in - 1) + ek + output_padding - max(ek - s, 0)`, which is
+    /// `s*in + output_padding` when `ek >= s`. Other modes as
+    /// [`Window::transposed_output`].
+    pub fn transposed_output_clamped_same(
+        &self,
+        ctx: &mut ShapesContext,
+        i: usize,
+        input: Dim,
+        output_padding: i64,
+    ) -> Dim {
+        if !self.mode.is_same() {
+            return self.transposed_output(ctx, i, input, output_padding);
+        }
+        let s = ctx.alg.constant(self.strides[i]);
+        let one = ctx.alg.constant(1);
+        let zero = ctx.alg.constant(0);
+        let in1 = ctx.alg.sub(input, one);
+        let base = ctx.alg.mul(s, in1);
+        let op = ctx.alg.constant(output_padding);
+        let ek = self.effective_kernel(ctx, i);
+        let full = ctx.alg.sum(&[base, op, ek]);
+        let excess = ctx.alg.sub(ek, s);
+        let total = ctx.alg.max(excess, zero);
+        ctx.alg.sub(full, total)
     }
 
     /// The output length of axis `i` of a transposed convolution over `input` (see
@@ -852,8 +923,208 @@ fn openvino_conv_backprop(
 
 // ----- oneDNN ------------------------------------------------------------------------
 
-/// oneDNN Convolution: weights `OIX` (`[O, I, k...]`) or `XIO` (`[k..., I, O]`),
-/// with `C = groups * I`.
+/// How a oneDNN weights tensor orders its dims (`weights_format`): `O` the output
+/// channels (per group for the transposed ops), `I` the input channels (per group
+/// for the convolutions), `X` the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightsFormat {
+    /// `[O, I, k...]` (Convolution and its backward ops).
+    Oix,
+    /// `[k..., I, O]` (Convolution's default).
+    Xio,
+    /// `[I, O, k...]` (ConvTranspose and its backward ops).
+    Iox,
+    /// `[k..., O, I]` (ConvTranspose's default).
+    Xoi,
+}
+
+impl WeightsFormat {
+    /// The node's `weights_format`: `OIX` or `XIO` (default) for the convolutions,
+    /// `IOX` or `XOI` (default) for the transposed ones (`transposed`), as oneDNN's
+    /// op schemas allow.
+    pub fn of(node: &Node, transposed: bool) -> Result<WeightsFormat, OpError> {
+        let default = if transposed { "XOI" } else { "XIO" };
+        let f = attr_str(node, "weights_format")?.unwrap_or(default);
+        match (f, transposed) {
+            ("OIX", false) => Ok(WeightsFormat::Oix),
+            ("XIO", false) => Ok(WeightsFormat::Xio),
+            ("IOX", true) => Ok(WeightsFormat::Iox),
+            ("XOI", true) => Ok(WeightsFormat::Xoi),
+            (other, _) => Err(OpError::BadAttribute {
+                name: "weights_format",
+                value: other.to_string(),
+                why: if transposed {
+                    "expected IOX or XOI".to_string()
+                } else {
+                    "expected OIX or XIO".to_string()
+                },
+            }),
+        }
+    }
+
+    /// Split weights `ws` of `k` spatial axes into `(O, I, kernel)`; their rank
+    /// must be `k + 2`.
+    pub fn split(self, ws: &[Dim], k: usize) -> Result<(Dim, Dim, Vec<Dim>), OpError> {
+        if ws.len() != k + 2 {
+            return Err(OpError::Rank {
+                what: "weights".to_string(),
+                expected: (k + 2).to_string(),
+                found: ws.len(),
+            });
+        }
+        Ok(match self {
+            WeightsFormat::Oix => (ws[0], ws[1], ws[2..].to_vec()),
+            WeightsFormat::Xio => (ws[k + 1], ws[k], ws[..k].to_vec()),
+            WeightsFormat::Iox => (ws[1], ws[0], ws[2..].to_vec()),
+            WeightsFormat::Xoi => (ws[k], ws[k + 1], ws[..k].to_vec()),
+        })
+    }
+
+    /// The weights dims of `o`, `i` and `kernel` in this format.
+    pub fn join(self, o: Dim, i: Dim, kernel: Vec<Dim>) -> Vec<Dim> {
+        let (first, second) = match self {
+            WeightsFormat::Oix | WeightsFormat::Xoi => (o, i),
+            WeightsFormat::Xio | WeightsFormat::Iox => (i, o),
+        };
+        match self {
+            WeightsFormat::Oix | WeightsFormat::Iox => {
+                let mut out = vec![first, second];
+                out.extend(kernel);
+                out
+            }
+            WeightsFormat::Xio | WeightsFormat::Xoi => {
+                let mut out = kernel;
+                out.push(first);
+                out.push(second);
+                out
+            }
+        }
+    }
+
+    /// The weights axis of kernel axis `j` (of `k`).
+    fn kernel_axis(self, j: usize) -> usize {
+        match self {
+            WeightsFormat::Oix | WeightsFormat::Iox => j + 2,
+            WeightsFormat::Xio | WeightsFormat::Xoi => j,
+        }
+    }
+}
+
+/// oneDNN's `groups` attribute (default 1, at least 1), as a dim.
+fn onednn_groups(ctx: &mut ShapesContext, node: &Node) -> Result<Dim, OpError> {
+    let groups = attr_int(node, "groups", 1)?;
+    if groups < 1 {
+        return Err(OpError::BadAttribute {
+            name: "groups",
+            value: groups.to_string(),
+            why: "must be at least 1".to_string(),
+        });
+    }
+    Ok(ctx.alg.constant(groups))
+}
+
+/// The spatial dims of a oneDNN convolution of `data` by `kernel` (the node's
+/// window, floor rounding), each kernel checked to fit the padded input.
+fn onednn_conv_spatial(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    data: &Layout,
+    kernel: Vec<Dim>,
+) -> Result<Vec<Dim>, OpError> {
+    let window = onednn_window(node, kernel, Rounding::Floor)?;
+    let fit = Fit::Kernel {
+        first_axis: data.first_spatial_axis(),
+    };
+    window.outputs(ctx, node, &data.spatial, fit)
+}
+
+/// The spatial dims of a oneDNN transposed convolution of `data` by `kernel`
+/// ([`Window::transposed_output_clamped_same`] with the `output_padding`
+/// attribute); an output provably below 1 is an error.
+fn onednn_transposed_spatial(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    data: &Layout,
+    kernel: Vec<Dim>,
+) -> Result<Vec<Dim>, OpError> {
+    let n = kernel.len();
+    let window = onednn_window(node, kernel, Rounding::Floor)?;
+    let output_padding = onednn_output_padding(node, n)?;
+    let one = ctx.alg.constant(1);
+    let mut out = Vec::with_capacity(n);
+    for (i, d) in data.spatial.iter().enumerate() {
+        window.check_steps(i, data.first_spatial_axis() + i)?;
+        let o = window.transposed_output_clamped_same(ctx, i, *d, output_padding[i]);
+        if ctx.alg.le(one, o) == Truth::False {
+            return Err(OpError::BadShapeValue {
+                what: format!(
+                    "spatial axis {i}: output length {} is below 1",
+                    ctx.alg.render(o)
+                ),
+            });
+        }
+        out.push(o);
+    }
+    Ok(out)
+}
+
+/// `c / g` when `g` provably divides `c`; a provably inexact quotient is an
+/// error naming `what`; otherwise a fresh dim of `node`'s output 0 at `axis`.
+fn per_group(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    what: &str,
+    c: Dim,
+    g: Dim,
+    axis: usize,
+) -> Result<Dim, OpError> {
+    check_group_divides(ctx, what, g, c)?;
+    match ctx.alg.div(c, g) {
+        Ok(q) => Ok(q),
+        Err(_) => Ok(ctx.unknown_dim(node, 0, axis)),
+    }
+}
+
+/// A oneDNN shape given by attribute `name` or, failing that, by the contents of
+/// input `index`.
+fn onednn_given_shape(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    name: &'static str,
+    index: usize,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    match super::pool::onednn_shape_attr(ctx, node, name)? {
+        Some(v) => Ok(Some(v)),
+        None => Ok(ctx.optional_input(node, index)?.and_then(|f| f.value)),
+    }
+}
+
+/// oneDNN's `output_padding`: non-negative, one entry per spatial axis (`n`);
+/// oneDNN reads the first `n` entries of a longer list (its default, written out
+/// by its serializer, is `DNNL_MAX_NDIMS` zeros). Absent or empty: zeros.
+fn onednn_output_padding(node: &Node, n: usize) -> Result<Vec<i64>, OpError> {
+    let Some(v) = attr_ints(node, "output_padding")?.filter(|v| !v.is_empty()) else {
+        return Ok(vec![0; n]);
+    };
+    if v.len() < n {
+        return Err(OpError::BadAttribute {
+            name: "output_padding",
+            value: format!("{v:?}"),
+            why: format!("expected {n} values, one per spatial axis"),
+        });
+    }
+    if let Some(bad) = v[..n].iter().find(|x| **x < 0) {
+        return Err(OpError::BadAttribute {
+            name: "output_padding",
+            value: format!("{v:?}"),
+            why: format!("entry {bad} is negative"),
+        });
+    }
+    Ok(v[..n].to_vec())
+}
+
+/// oneDNN Convolution(src, weights, bias?): weights `OIX` or `XIO` with
+/// `C = groups * I`; a bias of `[O]`.
 fn onednn_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 3)?;
     let x = ctx.input(node, 0, "src")?;
@@ -863,34 +1134,8 @@ fn onednn_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     let layout = Layout::split(node, xs)?;
-    let k = layout.spatial.len();
-    if ws.len() != k + 2 {
-        return Err(OpError::Rank {
-            what: "weights".to_string(),
-            expected: (k + 2).to_string(),
-            found: ws.len(),
-        });
-    }
-    let (o, i, kernel) = match attr_str(node, "weights_format")?.unwrap_or("XIO") {
-        "OIX" => (ws[0], ws[1], ws[2..].to_vec()),
-        "XIO" => (ws[k + 1], ws[k], ws[..k].to_vec()),
-        other => {
-            return Err(OpError::BadAttribute {
-                name: "weights_format",
-                value: other.to_string(),
-                why: "expected OIX or XIO".to_string(),
-            })
-        }
-    };
-    let groups = attr_int(node, "groups", 1)?;
-    if groups < 1 {
-        return Err(OpError::BadAttribute {
-            name: "groups",
-            value: groups.to_string(),
-            why: "must be at least 1".to_string(),
-        });
-    }
-    let g = ctx.alg.constant(groups);
+    let (o, i, kernel) = WeightsFormat::of(node, false)?.split(ws, layout.spatial.len())?;
+    let g = onednn_groups(ctx, node)?;
     let gi = ctx.alg.mul(g, i);
     merge_dim(
         ctx,
@@ -899,12 +1144,264 @@ fn onednn_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
         layout.channels,
         gi,
     )?;
-    let window = onednn_window(node, kernel, Rounding::Floor)?;
-    let fit = Fit::Kernel {
-        first_axis: layout.first_spatial_axis(),
-    };
-    let spatial = window.outputs(ctx, node, &layout.spatial, fit)?;
+    if let Some(b) = ctx.optional_input(node, 2)? {
+        check_vector(ctx, node, &b, "bias", o, Equate::Record)?;
+    }
+    let spatial = onednn_conv_spatial(ctx, node, &layout, kernel)?;
     Ok(vec![TensorFact::new(dtype, layout.join(o, spatial))])
+}
+
+/// oneDNN ConvTranspose(src, weights, bias?): weights `IOX` (`[I, O/groups, k...]`)
+/// or `XOI` (`[k..., O/groups, I]`, the default) with `I` the `src` channels; the
+/// output has `groups * O` channels and the spatial dims of
+/// [`Window::transposed_output_clamped_same`]; a bias of `[groups * O]`.
+fn onednn_conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "src")?;
+    let w = ctx.input(node, 1, "weights")?;
+    let dtype = dst_dtype(node, x.dtype);
+    let (Some(xs), Some(ws)) = (&x.shape, &w.shape) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let layout = Layout::split(node, xs)?;
+    let (o, i, kernel) = WeightsFormat::of(node, true)?.split(ws, layout.spatial.len())?;
+    let g = onednn_groups(ctx, node)?;
+    merge_dim(
+        ctx,
+        node,
+        &|| "input channels: src C and weights I".to_string(),
+        layout.channels,
+        i,
+    )?;
+    check_group_divides(ctx, "input channels src C", g, layout.channels)?;
+    let out_c = ctx.alg.mul(g, o);
+    if let Some(b) = ctx.optional_input(node, 2)? {
+        check_vector(ctx, node, &b, "bias", out_c, Equate::Record)?;
+    }
+    let spatial = onednn_transposed_spatial(ctx, node, &layout, kernel)?;
+    Ok(vec![TensorFact::new(dtype, layout.join(out_c, spatial))])
+}
+
+/// oneDNN ConvolutionBackwardData(diff_dst, weights, dst_shape?): `diff_src` is
+/// the Convolution's `src`: the `dst_shape` attribute or input (its channels
+/// `groups * I`, its convolution by the weights checked against `diff_dst`);
+/// without one, the transposed convolution of `diff_dst` (`output_padding`
+/// resolving the floor of the forward window; fresh spatial dims under `SAME`).
+fn onednn_conv_backward_data(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let d = ctx.input(node, 0, "diff_dst")?;
+    let w = ctx.input(node, 1, "weights")?;
+    let dtype = dst_dtype(node, d.dtype);
+    let given = onednn_given_shape(ctx, node, "dst_shape", 2)?;
+    let (Some(ds), Some(ws)) = (&d.shape, &w.shape) else {
+        return Ok(vec![shaped(dtype, given)]);
+    };
+    let dd = Layout::split_named(node, ds, "diff_dst")?;
+    let (o, i, kernel) = WeightsFormat::of(node, false)?.split(ws, dd.spatial.len())?;
+    let g = onednn_groups(ctx, node)?;
+    merge_dim(
+        ctx,
+        node,
+        &|| "output channels: diff_dst C and weights O".to_string(),
+        dd.channels,
+        o,
+    )?;
+    let in_c = ctx.alg.mul(g, i);
+    if let Some(shape) = given {
+        let src = Layout::split_named(node, &shape, "dst_shape")?;
+        if src.spatial.len() != dd.spatial.len() {
+            return Err(rank_error(
+                "dst_shape",
+                format!("{} (the rank of diff_dst)", ds.len()),
+                shape.len(),
+            ));
+        }
+        merge_dim(
+            ctx,
+            node,
+            &|| "batch of diff_dst and dst_shape".to_string(),
+            dd.batch,
+            src.batch,
+        )?;
+        merge_dim(
+            ctx,
+            node,
+            &|| "input channels: dst_shape C and groups * weights I".to_string(),
+            src.channels,
+            in_c,
+        )?;
+        let conv = onednn_conv_spatial(ctx, node, &src, kernel)?;
+        for (a, (x, y)) in conv.iter().zip(&dd.spatial).enumerate() {
+            merge_dim(
+                ctx,
+                node,
+                &|| format!("spatial axis {a} of the convolved dst_shape and diff_dst"),
+                *x,
+                *y,
+            )?;
+        }
+        return Ok(vec![TensorFact::new(dtype, shape)]);
+    }
+    let n = kernel.len();
+    let window = onednn_window(node, kernel, Rounding::Floor)?;
+    let output_padding = onednn_output_padding(node, n)?;
+    let mut spatial = Vec::with_capacity(n);
+    for (a, x) in dd.spatial.iter().enumerate() {
+        let axis = dd.first_spatial_axis() + a;
+        window.check_steps(a, axis)?;
+        spatial.push(if window.mode.is_same() {
+            ctx.unknown_dim(node, 0, axis)
+        } else {
+            window.transposed_output(ctx, a, *x, output_padding[a])
+        });
+    }
+    Ok(vec![TensorFact::new(dtype, dd.join(in_c, spatial))])
+}
+
+/// oneDNN ConvolutionBackwardWeights(src, diff_dst, weights_shape?): `diff_weights`
+/// in `weights_format`: the `weights_shape` attribute or input (`O` the
+/// `diff_dst` channels, `groups * I` the `src` channels, the convolution of `src`
+/// by its kernel checked against `diff_dst`); without one, `O`, `C / groups` and
+/// a fresh kernel.
+fn onednn_conv_backward_weights(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    onednn_backward_weights(ctx, node, false)
+}
+
+/// oneDNN ConvTransposeBackwardWeights(src, diff_dst, weights_shape?):
+/// `diff_weights` in `weights_format` (`IOX` or `XOI`): the `weights_shape`
+/// attribute or input (`I` the `src` channels, `groups * O` the `diff_dst`
+/// channels); without one, `I`, `C / groups` and a fresh kernel.
+fn onednn_conv_transpose_backward_weights(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    onednn_backward_weights(ctx, node, true)
+}
+
+/// The weights gradient of a oneDNN convolution (`transposed`: of a ConvTranspose).
+fn onednn_backward_weights(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    transposed: bool,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "src")?;
+    let d = ctx.input(node, 1, "diff_dst")?;
+    let dtype = dst_dtype(node, x.dtype);
+    let format = WeightsFormat::of(node, transposed)?;
+    let given = onednn_given_shape(ctx, node, "weights_shape", 2)?;
+    let (Some(xs), Some(ds)) = (&x.shape, &d.shape) else {
+        return Ok(vec![shaped(dtype, given)]);
+    };
+    let src = Layout::split(node, xs)?;
+    let dd = Layout::split_named(node, ds, "diff_dst")?;
+    if src.spatial.len() != dd.spatial.len() {
+        return Err(rank_error(
+            "diff_dst",
+            format!("{} (the rank of src)", xs.len()),
+            ds.len(),
+        ));
+    }
+    merge_dim(
+        ctx,
+        node,
+        &|| "batch of src and diff_dst".to_string(),
+        src.batch,
+        dd.batch,
+    )?;
+    let g = onednn_groups(ctx, node)?;
+    let k = src.spatial.len();
+    if let Some(ws) = given {
+        let (o, i, kernel) = format.split(&ws, k)?;
+        let (per_group, full, per_what, full_what) = if transposed {
+            (
+                o,
+                i,
+                "output channels: diff_dst C and groups * weights O",
+                "input channels: src C and weights I",
+            )
+        } else {
+            (
+                i,
+                o,
+                "input channels: src C and groups * weights I",
+                "output channels: diff_dst C and weights O",
+            )
+        };
+        let (grouped_c, full_c) = if transposed {
+            (dd.channels, src.channels)
+        } else {
+            (src.channels, dd.channels)
+        };
+        let gp = ctx.alg.mul(g, per_group);
+        merge_dim(ctx, node, &|| per_what.to_string(), grouped_c, gp)?;
+        merge_dim(ctx, node, &|| full_what.to_string(), full_c, full)?;
+        if !transposed {
+            let conv = onednn_conv_spatial(ctx, node, &src, kernel)?;
+            for (a, (p, q)) in conv.iter().zip(&dd.spatial).enumerate() {
+                merge_dim(
+                    ctx,
+                    node,
+                    &|| format!("spatial axis {a} of src convolved by weights_shape and diff_dst"),
+                    *p,
+                    *q,
+                )?;
+            }
+        }
+        return Ok(vec![TensorFact::new(dtype, ws)]);
+    }
+    let kernel: Vec<Dim> = (0..k)
+        .map(|j| ctx.unknown_dim(node, 0, format.kernel_axis(j)))
+        .collect();
+    let (o_axis, i_axis) = match format {
+        WeightsFormat::Oix => (0, 1),
+        WeightsFormat::Iox => (1, 0),
+        WeightsFormat::Xio => (k + 1, k),
+        WeightsFormat::Xoi => (k, k + 1),
+    };
+    let (o, i) = if transposed {
+        let o = per_group(ctx, node, "diff_dst channels", dd.channels, g, o_axis)?;
+        (o, src.channels)
+    } else {
+        let i = per_group(ctx, node, "src channels", src.channels, g, i_axis)?;
+        (dd.channels, i)
+    };
+    Ok(vec![TensorFact::new(dtype, format.join(o, i, kernel))])
+}
+
+/// oneDNN ConvTransposeBackwardData(diff_dst, weights): `diff_src` is the
+/// ConvTranspose's `src`, the convolution of `diff_dst` (channels `groups * O`) by
+/// the weights (`IOX` or `XOI`), with `I` channels.
+fn onednn_conv_transpose_backward_data(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let d = ctx.input(node, 0, "diff_dst")?;
+    let w = ctx.input(node, 1, "weights")?;
+    let dtype = dst_dtype(node, d.dtype);
+    let (Some(ds), Some(ws)) = (&d.shape, &w.shape) else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let dd = Layout::split_named(node, ds, "diff_dst")?;
+    let (o, i, kernel) = WeightsFormat::of(node, true)?.split(ws, dd.spatial.len())?;
+    let g = onednn_groups(ctx, node)?;
+    let go = ctx.alg.mul(g, o);
+    merge_dim(
+        ctx,
+        node,
+        &|| "output channels: diff_dst C and groups * weights O".to_string(),
+        dd.channels,
+        go,
+    )?;
+    let spatial = onednn_conv_spatial(ctx, node, &dd, kernel)?;
+    Ok(vec![TensorFact::new(dtype, dd.join(i, spatial))])
 }
 
 // ----- OpenVINO DeformableConvolution, BinaryConvolution -------------------------------

@@ -102,7 +102,13 @@
 //! `Divide`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `GreaterEqual`
 //! broadcast by `auto_broadcast` (numpy or none); `Select` broadcasts its three
 //! inputs; `BiasAdd` keeps `src`'s shape, its bias as long as the channel dim of
-//! `data_format`.
+//! `data_format`. The eltwise backward ops (`AbsBackward`, `ClampBackward`,
+//! `EluBackward`, `GELUBackward`, `HardSigmoidBackward`, `HardSwishBackward`,
+//! `MishBackward`, `ReLUBackward`, `SigmoidBackward`, `SoftPlusBackward`,
+//! `SqrtBackward`, `TanhBackward`) give `diff_src` the shape input 0 and
+//! `diff_dst` share; `PReLUBackward` also `diff_slope` of the slope's shape;
+//! `BiasAddBackward` `[C]` by `data_format` (from a `diff_dst` of rank 4 or more,
+//! as oneDNN's shape inference takes). Every oneDNN op has one version, 1.
 
 use super::attrs::dst_dtype;
 use super::attrs::{ov_bool, ov_i64, ov_str};
@@ -110,7 +116,7 @@ use super::broadcast::{
     auto_broadcast_shapes, broadcast_all, broadcast_shapes, check_broadcasts_to, same_shapes,
     AutoBroadcast,
 };
-use super::nn_util::{channel_axis, merge_dim, shaped};
+use super::nn_util::{channel_axis, merge_dim, merge_shapes, rank_error, shaped};
 use super::values::{broadcast_values, check_int_range, fact_with_value};
 use super::{attr_float, attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
@@ -310,6 +316,20 @@ pub const RULES: &[RuleEntry] = &[
     ("onednn", "GreaterEqual", onednn_binary),
     ("onednn", "Select", onednn_select),
     ("onednn", "BiasAdd", onednn_bias_add),
+    ("onednn", "AbsBackward", onednn_eltwise_backward),
+    ("onednn", "ClampBackward", onednn_eltwise_backward),
+    ("onednn", "EluBackward", onednn_eltwise_backward),
+    ("onednn", "GELUBackward", onednn_eltwise_backward),
+    ("onednn", "HardSigmoidBackward", onednn_eltwise_backward),
+    ("onednn", "HardSwishBackward", onednn_eltwise_backward),
+    ("onednn", "MishBackward", onednn_eltwise_backward),
+    ("onednn", "ReLUBackward", onednn_eltwise_backward),
+    ("onednn", "SigmoidBackward", onednn_eltwise_backward),
+    ("onednn", "SoftPlusBackward", onednn_eltwise_backward),
+    ("onednn", "SqrtBackward", onednn_eltwise_backward),
+    ("onednn", "TanhBackward", onednn_eltwise_backward),
+    ("onednn", "PReLUBackward", onednn_prelu_backward),
+    ("onednn", "BiasAddBackward", onednn_bias_add_backward),
 ];
 
 /// Whether a type is a floating-point type (not integer, bool, string or unknown).
@@ -1388,4 +1408,53 @@ fn onednn_bias_add(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         }
     }
     onednn_same_shape(ctx, node)
+}
+
+/// oneDNN eltwise backward ops (`AbsBackward`, `ReLUBackward`, ...): inputs
+/// `src` (or `dst` when `use_dst`) and `diff_dst` of one shape; `diff_src` has it.
+fn onednn_eltwise_backward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "src")?;
+    let d = ctx.input(node, 1, "diff_dst")?;
+    let shape = merge_shapes(ctx, node, ("src", &x), ("diff_dst", &d))?;
+    Ok(vec![shaped(dst_dtype(node, x.dtype), shape)])
+}
+
+/// oneDNN PReLUBackward(src, slope, diff_dst): `diff_src` of `src`'s shape (shared
+/// with `diff_dst`), `diff_slope` of `slope`'s.
+fn onednn_prelu_backward(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let x = ctx.input(node, 0, "src")?;
+    let slope = ctx.input(node, 1, "slope")?;
+    let d = ctx.input(node, 2, "diff_dst")?;
+    let shape = merge_shapes(ctx, node, ("src", &x), ("diff_dst", &d))?;
+    let diff_slope = TensorFact {
+        dtype: slope.dtype,
+        shape: slope.shape,
+        value: None,
+    };
+    Ok(vec![shaped(dst_dtype(node, x.dtype), shape), diff_slope])
+}
+
+/// oneDNN BiasAddBackward(diff_dst): `diff_bias` is `[C]`, the channel dim of
+/// `data_format` (default `NXC`). oneDNN's shape inference takes a `diff_dst` of
+/// rank 4 or more.
+fn onednn_bias_add_backward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 1)?;
+    let d = ctx.input(node, 0, "diff_dst")?;
+    let dtype = dst_dtype(node, d.dtype);
+    let Some(ds) = &d.shape else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    if ds.len() < 4 {
+        return Err(rank_error("diff_dst", "at least 4", ds.len()));
+    }
+    let c = ds[channel_axis(node, ds.len())?];
+    Ok(vec![TensorFact::new(dtype, vec![c])])
 }

@@ -34,6 +34,7 @@ pub mod ml;
 pub mod nn_util;
 pub mod norm;
 pub mod onehot;
+pub mod opaque;
 pub mod pad;
 pub mod patches;
 pub mod pool;
@@ -121,6 +122,7 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     spatial::RULES,
     ml::RULES,
     training::RULES,
+    opaque::RULES,
 ];
 
 type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;

@@ -245,8 +245,13 @@ pub struct Layout {
 impl Layout {
     /// Split `shape` (of the input `src`) by the node's `data_format`.
     pub fn split(node: &Node, shape: &[Dim]) -> Result<Layout, OpError> {
+        Layout::split_named(node, shape, "src")
+    }
+
+    /// [`Layout::split`] of the input named `what` (`diff_dst`, ...).
+    pub fn split_named(node: &Node, shape: &[Dim], what: &str) -> Result<Layout, OpError> {
         if shape.len() < 3 {
-            return Err(rank_error("src", "at least 3", shape.len()));
+            return Err(rank_error(what, "at least 3", shape.len()));
         }
         let channels_last = channel_axis(node, shape.len())? != 1;
         let (channels, spatial) = if channels_last {
@@ -299,4 +304,75 @@ pub fn fresh_or(ctx: &mut ShapesContext, node: &Node, dim: Option<Dim>, axis: us
         Some(d) => d,
         None => ctx.unknown_dim(node, 0, axis),
     }
+}
+
+/// The shape two inputs must share (a backward op's data and its gradient, named
+/// `a_what` and `b_what`): their dims merged axis by axis as [`merge_dim`] does;
+/// either shape when the other's rank is unknown, `None` when both are. Different
+/// ranks or provably different dims are an error naming both inputs.
+pub fn merge_shapes(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    (a_what, a): (&str, &TensorFact),
+    (b_what, b): (&str, &TensorFact),
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let (xs, ys) = match (&a.shape, &b.shape) {
+        (Some(x), Some(y)) => (x, y),
+        (Some(x), None) => return Ok(Some(x.clone())),
+        (None, y) => return Ok(y.clone()),
+    };
+    if xs.len() != ys.len() {
+        return Err(rank_error(
+            b_what,
+            format!("{} (the rank of {a_what})", xs.len()),
+            ys.len(),
+        ));
+    }
+    xs.iter()
+        .zip(ys)
+        .enumerate()
+        .map(|(i, (x, y))| {
+            merge_dim(
+                ctx,
+                node,
+                &|| format!("axis {i} of {a_what} and {b_what}"),
+                *x,
+                *y,
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// Merge the batch and channel dims of two oneDNN tensors of one `data_format`
+/// (`a_what` the reference, `b_what` the checked one): equal ranks, then batch and
+/// channels as [`merge_dim`] does.
+pub fn merge_batch_channels(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    (a_what, a): (&str, &Layout),
+    (b_what, b): (&str, &Layout),
+) -> Result<(), OpError> {
+    if a.spatial.len() != b.spatial.len() {
+        return Err(rank_error(
+            b_what,
+            format!("{} (the rank of {a_what})", a.spatial.len() + 2),
+            b.spatial.len() + 2,
+        ));
+    }
+    merge_dim(
+        ctx,
+        node,
+        &|| format!("batch of {a_what} and {b_what}"),
+        a.batch,
+        b.batch,
+    )?;
+    merge_dim(
+        ctx,
+        node,
+        &|| format!("channels of {a_what} and {b_what}"),
+        a.channels,
+        b.channels,
+    )?;
+    Ok(())
 }

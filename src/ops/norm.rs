@@ -2,8 +2,10 @@
 //! LayerNormalization, InstanceNormalization, GroupNormalization,
 //! LpNormalization, MeanVarianceNormalization, LRN, Dropout, Softmax, LogSoftmax
 //! and Hardmax; OpenVINO BatchNormInference, MVN, NormalizeL2, LRN, GRN,
-//! GroupNormalization, Softmax and LogSoftmax; oneDNN BatchNormInference, LayerNorm, GroupNorm, SoftMax and
-//! LogSoftmax.
+//! GroupNormalization, Softmax and LogSoftmax; oneDNN BatchNormInference,
+//! BatchNormForwardTraining, BatchNormTrainingBackward, LayerNorm,
+//! LayerNormBackward, RMSNorm, GroupNorm, SoftMax, LogSoftmax, their backward ops
+//! and Dropout.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/> (the page of each op); the OpenVINO
 //! operation specifications; oneDNN Graph's operation documents.
@@ -54,14 +56,26 @@
 //! - GroupNormalization-12: `scale` and `bias` of `[C]`, `num_groups` dividing `C`
 //!   ([`group_norm_check`], shared with ONNX).
 //!
-//! oneDNN: BatchNormInference (the input's shape), LayerNorm (`begin_norm_axis`,
-//! `keep_stats` default true), GroupNorm (`groups`, `keep_stats`), SoftMax and
-//! LogSoftmax (`axis` default 1).
+//! oneDNN (every op version 1): BatchNormInference (the input's shape), LayerNorm
+//! (`begin_norm_axis`, `keep_stats` default true), GroupNorm (`groups`,
+//! `keep_stats`), SoftMax and LogSoftmax (`axis` default 1). RMSNorm keeps the
+//! shape, its `gamma` broadcasting to the normalised dims ([`check_norm_affine`]);
+//! LayerNormBackward checks `mean`/`variance` against [`layer_norm_stats`] and,
+//! with `use_affine` (default true, three outputs), gives `gamma`'s shape to
+//! `diff_gamma` and `diff_beta`. BatchNormForwardTraining (`src` of rank 2 or more)
+//! and BatchNormTrainingBackward (rank 4 or more, as oneDNN's shape inference
+//! takes) give `[C]` statistics and gradients, `C` by `data_format` (default
+//! `NXC`). SoftMaxBackward (`axis` default 1) and LogSoftmaxBackward (default -1)
+//! keep the shape `diff_dst` and `dst` share. Dropout(src, seed, offset,
+//! probability) gives `dst` like `src` and a u8 `mask` of its shape.
 
 use super::attrs::dst_dtype;
 use super::attrs::ov_i64;
+use super::broadcast::check_broadcasts_to;
 use super::elementwise::{onednn_same_shape, openvino_same_shape};
-use super::nn_util::{attr_dtype, check_vector, expect_rank, Equate};
+use super::nn_util::{
+    attr_dtype, channel_axis, check_vector, expect_rank, merge_shapes, rank_error, shaped, Equate,
+};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -94,6 +108,21 @@ pub const RULES: &[RuleEntry] = &[
     ("onednn", "GroupNorm", onednn_group_norm),
     ("onednn", "SoftMax", onednn_softmax),
     ("onednn", "LogSoftmax", onednn_softmax),
+    ("onednn", "SoftMaxBackward", onednn_softmax_backward),
+    ("onednn", "LogSoftmaxBackward", onednn_softmax_backward),
+    ("onednn", "RMSNorm", onednn_rms_norm),
+    ("onednn", "LayerNormBackward", onednn_layer_norm_backward),
+    (
+        "onednn",
+        "BatchNormForwardTraining",
+        onednn_batch_norm_training,
+    ),
+    (
+        "onednn",
+        "BatchNormTrainingBackward",
+        onednn_batch_norm_backward,
+    ),
+    ("onednn", "Dropout", onednn_dropout),
 ];
 
 /// The input's facts without its value: the shape of `Y` for shape-preserving ops.
@@ -448,6 +477,190 @@ fn onednn_group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         };
         out.push(stats.clone());
         out.push(stats);
+    }
+    Ok(out)
+}
+
+/// The scale or shift `param` (named `what`) of a normalisation of `shape` over the
+/// axes from `axis` on: it must broadcast to those dims (oneDNN RMSNorm's `gamma`,
+/// LayerNormBackward's `gamma` and `beta`).
+pub fn check_norm_affine(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    shape: &[Dim],
+    axis: usize,
+    param: &TensorFact,
+    what: &str,
+) -> Result<(), OpError> {
+    match &param.shape {
+        Some(p) => check_broadcasts_to(ctx, &node.name, &shape[axis..], p, what),
+        None => Ok(()),
+    }
+}
+
+/// oneDNN SoftMaxBackward / LogSoftmaxBackward(diff_dst, dst): `diff_src` of their
+/// shared shape; `axis` (SoftMaxBackward default 1, LogSoftmaxBackward -1) in range.
+fn onednn_softmax_backward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let d = ctx.input(node, 0, "diff_dst")?;
+    let y = ctx.input(node, 1, "dst")?;
+    let shape = merge_shapes(ctx, node, ("diff_dst", &d), ("dst", &y))?;
+    if let Some(s) = shape.as_ref().filter(|s| !s.is_empty()) {
+        let default = if node.op_type == "LogSoftmaxBackward" {
+            -1
+        } else {
+            1
+        };
+        norm_axis(attr_int(node, "axis", default)?, s.len())?;
+    }
+    Ok(vec![shaped(dst_dtype(node, d.dtype), shape)])
+}
+
+/// oneDNN RMSNorm(src, gamma?): `dst` like `src`; `gamma` broadcasts to the dims
+/// from `begin_norm_axis` (default -1) on.
+fn onednn_rms_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 2)?;
+    let x = ctx.input(node, 0, "src")?;
+    if let Some(s) = &x.shape {
+        let axis = norm_axis(attr_int(node, "begin_norm_axis", -1)?, s.len())?;
+        if let Some(gamma) = ctx.optional_input(node, 1)? {
+            check_norm_affine(ctx, node, s, axis, &gamma, "gamma")?;
+        }
+    }
+    Ok(vec![onednn_like(node, &x)])
+}
+
+/// oneDNN LayerNormBackward(src, diff_dst, mean, variance, gamma?, beta?):
+/// `diff_src` of `src`'s shape (shared with `diff_dst`); `mean` and `variance` of
+/// the dims before `begin_norm_axis` (default -1); with `use_affine` (default true)
+/// three outputs, `diff_gamma` and `diff_beta` of `gamma`'s shape.
+fn onednn_layer_norm_backward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 4, 6)?;
+    let x = ctx.input(node, 0, "src")?;
+    let d = ctx.input(node, 1, "diff_dst")?;
+    let shape = merge_shapes(ctx, node, ("src", &x), ("diff_dst", &d))?;
+    let use_affine = attr_int(node, "use_affine", 1)? != 0;
+    if use_affine && node.outputs.len() != 3 {
+        return Err(OpError::BadAttribute {
+            name: "use_affine",
+            value: "true".to_string(),
+            why: format!(
+                "needs 3 outputs (diff_src, diff_gamma, diff_beta), found {}",
+                node.outputs.len()
+            ),
+        });
+    }
+    let gamma = ctx.optional_input(node, 4)?;
+    if let Some(s) = &shape {
+        let axis = norm_axis(attr_int(node, "begin_norm_axis", -1)?, s.len())?;
+        let stats = TensorFact::new(DType::Float, layer_norm_stats(ctx, s, axis, false));
+        for (i, what) in [(2, "mean"), (3, "variance")] {
+            let f = ctx.input(node, i, "mean/variance")?;
+            merge_shapes(
+                ctx,
+                node,
+                ("the dims before begin_norm_axis", &stats),
+                (what, &f),
+            )?;
+        }
+        for (i, what) in [(4, "gamma"), (5, "beta")] {
+            if let Some(f) = ctx.optional_input(node, i)? {
+                check_norm_affine(ctx, node, s, axis, &f, what)?;
+            }
+        }
+    }
+    let mut out = vec![shaped(dst_dtype(node, x.dtype), shape)];
+    if node.outputs.len() > 1 {
+        let g = match gamma {
+            Some(g) => TensorFact { value: None, ..g },
+            None => TensorFact::unknown(DType::Float),
+        };
+        out.push(g.clone());
+        out.push(g);
+    }
+    Ok(out)
+}
+
+/// The channel dim of a oneDNN batch normalisation's `src` by `data_format`
+/// (default `NXC`), its rank at least `min_rank` (oneDNN's shape inference: 2 for
+/// the forward op, 4 for the backward), and the per-channel inputs from index
+/// `first` on checked to be `[C]`.
+fn onednn_bn_channels(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    x: &TensorFact,
+    min_rank: usize,
+    first: usize,
+    names: &[&str],
+) -> Result<Option<Dim>, OpError> {
+    let Some(s) = &x.shape else {
+        return Ok(None);
+    };
+    if s.len() < min_rank {
+        return Err(rank_error("src", format!("at least {min_rank}"), s.len()));
+    }
+    let c = s[channel_axis(node, s.len())?];
+    for (k, name) in names.iter().enumerate() {
+        if let Some(f) = ctx.optional_input(node, first + k)? {
+            check_vector(ctx, node, &f, name, c, Equate::Record)?;
+        }
+    }
+    Ok(Some(c))
+}
+
+/// oneDNN BatchNormForwardTraining(src, mean, variance, gamma?, beta?): `dst` like
+/// `src`; `running_mean`, `running_variance`, `batch_mean` and `batch_variance`
+/// are `[C]` (C by `data_format`), of `mean`'s type.
+fn onednn_batch_norm_training(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 5)?;
+    let x = ctx.input(node, 0, "src")?;
+    let mean = ctx.input(node, 1, "mean")?;
+    let names = ["mean", "variance", "gamma", "beta"];
+    let c = onednn_bn_channels(ctx, node, &x, 2, 1, &names)?;
+    let stat = shaped(mean.dtype, c.map(|c| vec![c]));
+    let mut out = vec![onednn_like(node, &x)];
+    out.extend(std::iter::repeat(stat).take(node.outputs.len().saturating_sub(1)));
+    Ok(out)
+}
+
+/// oneDNN BatchNormTrainingBackward(src, diff_dst, mean, variance, gamma?):
+/// `diff_src` of `src`'s shape (shared with `diff_dst`, rank 4 or more);
+/// `diff_gamma` and `diff_beta` are `[C]` (C by `data_format`), of `mean`'s type.
+fn onednn_batch_norm_backward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 4, 5)?;
+    let x = ctx.input(node, 0, "src")?;
+    let d = ctx.input(node, 1, "diff_dst")?;
+    let mean = ctx.input(node, 2, "mean")?;
+    let shape = merge_shapes(ctx, node, ("src", &x), ("diff_dst", &d))?;
+    let merged = shaped(x.dtype, shape.clone());
+    let names = ["mean", "variance", "gamma"];
+    let c = onednn_bn_channels(ctx, node, &merged, 4, 2, &names)?;
+    let stat = shaped(mean.dtype, c.map(|c| vec![c]));
+    let mut out = vec![shaped(dst_dtype(node, x.dtype), shape)];
+    out.extend(std::iter::repeat(stat).take(node.outputs.len().saturating_sub(1)));
+    Ok(out)
+}
+
+/// oneDNN Dropout(src, seed, offset, probability): `dst` like `src`; the optional
+/// `mask` has `src`'s shape, u8.
+fn onednn_dropout(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 4, 4)?;
+    let x = ctx.input(node, 0, "src")?;
+    let mut out = vec![onednn_like(node, &x)];
+    if node.outputs.len() > 1 {
+        out.push(shaped(DType::Uint8, x.shape.clone()));
     }
     Ok(out)
 }

@@ -2,11 +2,13 @@
 //! GlobalAveragePool, GlobalMaxPool, GlobalLpPool, MaxUnpool, MaxRoiPool and
 //! RoiAlign; OpenVINO MaxPool, AvgPool, AdaptiveAvgPool, AdaptiveMaxPool,
 //! ROIAlign, ROIAlignRotated, ROIPooling, PSROIPooling and
-//! DeformablePSROIPooling; oneDNN MaxPool and AvgPool.
+//! DeformablePSROIPooling; oneDNN MaxPool, AvgPool, MaxPoolBackward and
+//! AvgPoolBackward.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/> (the page of each op); the OpenVINO
 //! operation specifications (`MaxPool-1`, `-8`, `-14`, `AvgPool-1`, `-14`);
-//! oneDNN Graph's `MaxPool` and `AvgPool` documents.
+//! oneDNN Graph's `MaxPool`, `AvgPool`, `MaxPoolBackward` and `AvgPoolBackward`
+//! documents and op schemas.
 //!
 //! The spatial dims are the sliding-window arithmetic of `conv.rs`
 //! ([`Window`](super::conv::Window)): the kernel is an attribute (ONNX
@@ -52,14 +54,22 @@
 //! ROIPooling-1 (in opset 2). PSROIPooling-1. DeformablePSROIPooling-1 (optional
 //! offsets input).
 //!
-//! oneDNN: MaxPool and AvgPool (`kernel`, `strides`, `pads_begin`, `pads_end`,
-//! `dilations` for MaxPool, `rounding_type`, `auto_pad`, `data_format`).
+//! oneDNN (every op version 1): MaxPool and AvgPool (`kernel`, `strides`,
+//! `pads_begin`, `pads_end`, `dilations` for MaxPool, `rounding_type`, `auto_pad`,
+//! `data_format`). MaxPoolBackward(src, diff_dst) gives `src`'s shape;
+//! AvgPoolBackward(diff_dst, src_shape?) the `src_shape` attribute (or input
+//! contents; fresh spatial dims without either). Both check the forward window's
+//! attributes against `src` and equate `diff_dst`'s batch and channels; the
+//! forward `rounding_type` is not an attribute of theirs, so `diff_dst`'s spatial
+//! dims are not checked.
 
 use super::attrs::dst_dtype;
 use super::attrs::ov_i64;
 use super::attrs::{ov_dtype, ov_i64_list, ov_str};
 use super::conv::{data_shape, onednn_window, onnx_window, openvino_window, Fit, Rounding};
-use super::nn_util::{expect_rank, merge_dim, rank_error, shaped, unify, Equate, Layout};
+use super::nn_util::{
+    expect_rank, merge_batch_channels, merge_dim, rank_error, shaped, unify, Equate, Layout,
+};
 use super::{attr_int, attr_ints, attr_str, check_inputs, unknown_outputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -91,6 +101,8 @@ pub const RULES: &[RuleEntry] = &[
     ("openvino", "AdaptiveMaxPool", openvino_adaptive_pool),
     ("onednn", "MaxPool", onednn_pool),
     ("onednn", "AvgPool", onednn_pool),
+    ("onednn", "MaxPoolBackward", onednn_max_pool_backward),
+    ("onednn", "AvgPoolBackward", onednn_avg_pool_backward),
 ];
 
 // ----- ONNX --------------------------------------------------------------------------
@@ -414,6 +426,112 @@ fn onednn_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         dtype,
         layout.join(layout.channels, spatial),
     )])
+}
+
+/// The forward window of a oneDNN pool backward op over `src` (its `kernel`,
+/// `strides`, pads, `dilations`, `auto_pad`; no `rounding_type`, so floor): checks
+/// the attributes and that the kernel fits the padded `src`, as the forward pool
+/// needed.
+fn onednn_pool_backward_window(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    src: &Layout,
+) -> Result<(), OpError> {
+    let kernel = attr_ints(node, "kernel")?.map(<[i64]>::to_vec);
+    let kernel = kernel_attr(ctx, kernel, src.spatial.len())?;
+    let window = onednn_window(node, kernel, Rounding::Floor)?;
+    let fit = Fit::Kernel {
+        first_axis: src.first_spatial_axis(),
+    };
+    window.outputs(ctx, node, &src.spatial, fit)?;
+    Ok(())
+}
+
+/// oneDNN MaxPoolBackward(src, diff_dst): `diff_src` has `src`'s shape;
+/// `diff_dst` has its rank, batch and channels.
+fn onednn_max_pool_backward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "src")?;
+    let d = ctx.input(node, 1, "diff_dst")?;
+    let dtype = dst_dtype(node, x.dtype);
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let src = Layout::split(node, &xs)?;
+    if let Some(ds) = &d.shape {
+        let dd = Layout::split_named(node, ds, "diff_dst")?;
+        merge_batch_channels(ctx, node, ("src", &src), ("diff_dst", &dd))?;
+    }
+    onednn_pool_backward_window(ctx, node, &src)?;
+    Ok(vec![TensorFact::new(dtype, xs)])
+}
+
+/// oneDNN AvgPoolBackward(diff_dst, src_shape?): `diff_src` has the shape the
+/// `src_shape` attribute gives, else the contents of the `src_shape` input (fresh
+/// dims when they are not known, the batch and channels of `diff_dst`).
+fn onednn_avg_pool_backward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 2)?;
+    let d = ctx.input(node, 0, "diff_dst")?;
+    let dtype = dst_dtype(node, d.dtype);
+    let given = match onednn_shape_attr(ctx, node, "src_shape")? {
+        Some(v) => Some(v),
+        None => ctx.optional_input(node, 1)?.and_then(|f| f.value),
+    };
+    let Some(ds) = d.shape.clone() else {
+        return Ok(vec![shaped(dtype, given)]);
+    };
+    let dd = Layout::split_named(node, &ds, "diff_dst")?;
+    let out = match given {
+        Some(shape) => {
+            let src = Layout::split(node, &shape)?;
+            merge_batch_channels(ctx, node, ("diff_dst", &dd), ("src_shape", &src))?;
+            onednn_pool_backward_window(ctx, node, &src)?;
+            shape
+        }
+        None => {
+            let spatial = (0..dd.spatial.len())
+                .map(|i| ctx.unknown_dim(node, 0, dd.first_spatial_axis() + i))
+                .collect();
+            dd.join(dd.channels, spatial)
+        }
+    };
+    Ok(vec![TensorFact::new(dtype, out)])
+}
+
+/// `DNNL_MAX_NDIMS`: the length of the default oneDNN writes for its list
+/// attributes (`src_shape`, `dst_shape`, `weights_shape`, `output_padding`: that
+/// many zeros).
+pub const ONEDNN_MAX_NDIMS: usize = 12;
+
+/// A oneDNN shape attribute (`src_shape`, `dst_shape`, `weights_shape`) as dims:
+/// `None` when absent or equal to the op schema's default (`DNNL_MAX_NDIMS`
+/// zeros, which oneDNN's serializer writes for an unset one); a negative entry
+/// is an error.
+pub fn onednn_shape_attr(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    name: &'static str,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let Some(v) = attr_ints(node, name)? else {
+        return Ok(None);
+    };
+    if v.len() == ONEDNN_MAX_NDIMS && v.iter().all(|x| *x == 0) {
+        return Ok(None);
+    }
+    if let Some(bad) = v.iter().find(|x| **x < 0) {
+        return Err(OpError::BadAttribute {
+            name,
+            value: format!("{v:?}"),
+            why: format!("entry {bad} is negative"),
+        });
+    }
+    Ok(Some(v.iter().map(|x| ctx.alg.constant(*x)).collect()))
 }
 
 // ----- OpenVINO RoI and adaptive pools -----------------------------------------------

@@ -1,10 +1,10 @@
 //! Resizing: ONNX Resize and Upsample, OpenVINO Interpolate, oneDNN
-//! Interpolate.
+//! Interpolate and InterpolateBackward.
 //!
 //! Specs: <https://onnx.ai/onnx/operators/onnx__Resize.html>,
 //! <https://onnx.ai/onnx/operators/onnx__Upsample.html>; the OpenVINO operation
 //! specifications (`Interpolate-1`, `-4`, `-11`); oneDNN Graph's `Interpolate`
-//! document.
+//! and `InterpolateBackward` documents.
 //!
 //! The output has the rank of the input. Each resized axis gets
 //! - from sizes: the size itself, a symbolic dim when the sizes tensor was
@@ -46,11 +46,13 @@
 //! `shape_calculation_mode` sizes or scales; pads); -11 (inputs scales_or_sizes,
 //! optional axes).
 //!
-//! oneDNN: Interpolate (`sizes` or `scales` attributes, `data_format`).
+//! oneDNN (version 1): Interpolate (`sizes` or `scales` attributes,
+//! `data_format`); InterpolateBackward(src, diff_dst, sizes?) gives `src`'s shape,
+//! `diff_dst` checked against the interpolated `src` when an attribute gives it.
 
 use super::attrs::dst_dtype;
 use super::attrs::{ov_i64_list, ov_str};
-use super::nn_util::Layout;
+use super::nn_util::{merge_batch_channels, merge_dim, Layout};
 use super::values::norm_axes;
 use super::values::{const_ints, const_len};
 use super::{attr_ints, attr_str, check_inputs, norm_axis, RuleEntry};
@@ -64,6 +66,7 @@ pub const RULES: &[RuleEntry] = &[
     ("", "Upsample", upsample),
     ("openvino", "Interpolate", openvino_interpolate),
     ("onednn", "Interpolate", onednn_interpolate),
+    ("onednn", "InterpolateBackward", onednn_interpolate_backward),
 ];
 
 /// The fraction with the smallest denominator (at most 1024) whose float32
@@ -513,6 +516,24 @@ fn onednn_interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     let layout = Layout::split(node, &xs)?;
+    let out_sp = onednn_interpolate_spatial(ctx, node, &layout)?.unwrap_or_else(|| {
+        (0..layout.spatial.len())
+            .map(|a| ctx.unknown_dim(node, 0, a))
+            .collect()
+    });
+    Ok(vec![TensorFact::new(
+        dtype,
+        layout.join(layout.channels, out_sp),
+    )])
+}
+
+/// The output spatial dims of a oneDNN Interpolate of `layout`: from the `sizes`
+/// attribute, or `floor(d * scale)` from `scales`; `None` when neither is given.
+fn onednn_interpolate_spatial(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    layout: &Layout,
+) -> Result<Option<Vec<Dim>>, OpError> {
     let sp = &layout.spatial;
     let k = sp.len();
     let mut out_sp = sp.clone();
@@ -540,12 +561,40 @@ fn onednn_interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
             out_sp[a] = floor_scale(ctx, sp[a], &r);
         }
     } else {
-        for (a, d) in out_sp.iter_mut().enumerate() {
-            *d = ctx.unknown_dim(node, 0, a);
+        return Ok(None);
+    }
+    Ok(Some(out_sp))
+}
+
+/// oneDNN InterpolateBackward(src, diff_dst, sizes?): `diff_src` has `src`'s
+/// shape; `diff_dst` has its batch and channels, and the spatial dims the forward
+/// Interpolate of `src` gives when `sizes` or `scales` is an attribute.
+fn onednn_interpolate_backward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 3)?;
+    let x = ctx.input(node, 0, "src")?;
+    let d = ctx.input(node, 1, "diff_dst")?;
+    let dtype = dst_dtype(node, x.dtype);
+    let Some(xs) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let src = Layout::split(node, &xs)?;
+    if let Some(ds) = &d.shape {
+        let dd = Layout::split_named(node, ds, "diff_dst")?;
+        merge_batch_channels(ctx, node, ("src", &src), ("diff_dst", &dd))?;
+        if let Some(sp) = onednn_interpolate_spatial(ctx, node, &src)? {
+            for (i, (a, b)) in sp.iter().zip(&dd.spatial).enumerate() {
+                merge_dim(
+                    ctx,
+                    node,
+                    &|| format!("spatial axis {i} of the interpolated src and diff_dst"),
+                    *a,
+                    *b,
+                )?;
+            }
         }
     }
-    Ok(vec![TensorFact::new(
-        dtype,
-        layout.join(layout.channels, out_sp),
-    )])
+    Ok(vec![TensorFact::new(dtype, xs)])
 }
