@@ -1,11 +1,10 @@
 //! Re-emits a model with inferred shapes, copying every untouched field as raw bytes.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::error::OnnxError;
-use super::model::ModelProto;
 use super::types::{Dim, TypeProto, ValueInfoProto};
-use super::wire::{put_len, put_varint_field, Reader};
+use super::wire::{put_len, put_tag, put_varint, put_varint_field, Reader, WireType};
 use crate::graph::DType;
 
 /// One dim of an inferred shape.
@@ -51,40 +50,36 @@ impl From<Dim<'_>> for InferredDim {
 ///   `value_info` entries and repeated names) get new `value_info` entries, after the
 ///   existing ones (at the graph's end when there are none).
 ///
-/// The whole model is parsed first, so malformed input is reported rather than copied.
-/// Callers that must not weaken what the model declares (a declared `dim_value`
+/// The framing of every top-level and graph field is checked and the graph's inputs,
+/// outputs and `value_info` entries are decoded, so truncated or misframed input is an
+/// error rather than a copy; node, initializer and function messages are copied as
+/// they are, unparsed (the callers read the model from the same bytes first, which
+/// checks them). Callers that must not weaken what the model declares (a declared `dim_value`
 /// replaced by a `dim_param`) merge the declarations into `shapes` first, as
 /// `symdim infer -o` does.
 pub fn write_with_shapes(
     original: &[u8],
     shapes: &[InferredValueInfo],
 ) -> Result<Vec<u8>, OnnxError> {
-    let model = ModelProto::parse(original)?;
-    let graph = model.graph()?;
-    let mut by_name: HashMap<&str, &InferredValueInfo> = HashMap::new();
+    let mut taken = declared_names(original)?;
+    let mut by_name: FxHashMap<&str, &InferredValueInfo> =
+        FxHashMap::with_capacity_and_hasher(shapes.len(), Default::default());
     for s in shapes {
         by_name.entry(s.name.as_str()).or_insert(s);
     }
-    let mut taken: HashSet<&str> = graph
-        .input
-        .iter()
-        .chain(&graph.output)
-        .chain(&graph.value_info)
-        .map(|v| v.name)
-        .collect();
+    taken.reserve(shapes.len());
     let mut value_info = Vec::new();
     for s in shapes {
         if s.name.is_empty() || !taken.insert(s.name.as_str()) {
             continue;
         }
-        let mut vi = Vec::new();
-        put_len(&mut vi, 1, s.name.as_bytes());
-        put_len(
-            &mut vi,
-            2,
-            &encode_tensor_type(s.elem_type, s.shape.as_deref()),
-        );
-        put_len(&mut value_info, 13, &vi);
+        // A ValueInfoProto: name (1) and type (2), written in place.
+        // Field 2 holds the TypeProto, which holds the `tensor_type` field.
+        let ty = len_field(len_field(tensor_type_len(s.elem_type, s.shape.as_deref())));
+        put_tag(&mut value_info, 13, WireType::Len);
+        put_varint(&mut value_info, (len_field(s.name.len()) + ty) as u64);
+        put_len(&mut value_info, 1, s.name.as_bytes());
+        put_tensor_type(&mut value_info, 2, s.elem_type, s.shape.as_deref());
     }
 
     let mut out = Vec::with_capacity(original.len() + value_info.len());
@@ -108,9 +103,34 @@ pub fn write_with_shapes(
     Ok(out)
 }
 
+/// The names of the main graph's inputs, outputs and `value_info` entries (over every
+/// occurrence of the graph field, which protobuf merges); [`OnnxError::MissingGraph`]
+/// without one.
+fn declared_names(original: &[u8]) -> Result<FxHashSet<&str>, OnnxError> {
+    let mut names = FxHashSet::default();
+    let mut graphs = 0usize;
+    let mut r = Reader::new(original, 0);
+    while let Some(f) = r.next_field()? {
+        if f.number != 7 {
+            continue;
+        }
+        graphs += 1;
+        let mut g = f.message("ModelProto")?;
+        while let Some(gf) = g.next_field()? {
+            if matches!(gf.number, 11..=13) {
+                names.insert(ValueInfoProto::parse(gf.message("GraphProto")?, 0)?.name);
+            }
+        }
+    }
+    if graphs == 0 {
+        return Err(OnnxError::MissingGraph);
+    }
+    Ok(names)
+}
+
 fn rewrite_graph(
     mut r: Reader<'_>,
-    by_name: &HashMap<&str, &InferredValueInfo>,
+    by_name: &FxHashMap<&str, &InferredValueInfo>,
     value_info: &[u8],
     value_info_pending: &mut bool,
 ) -> Result<Vec<u8>, OnnxError> {
@@ -189,25 +209,73 @@ fn rewrite_output(
 
 /// Encodes a `TypeProto` holding a `tensor_type`.
 fn encode_tensor_type(elem_type: DType, shape: Option<&[InferredDim]>) -> Vec<u8> {
-    let mut tensor = Vec::new();
+    let mut ty = Vec::with_capacity(len_field(tensor_type_len(elem_type, shape)));
+    put_type_payload(&mut ty, elem_type, shape);
+    ty
+}
+
+/// The bytes of a varint.
+fn varint_len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
+/// The bytes of a length-delimited field of `payload` bytes (one-byte tag: every
+/// field number written here is below 16).
+fn len_field(payload: usize) -> usize {
+    1 + varint_len(payload as u64) + payload
+}
+
+/// The payload bytes of a `TensorShapeProto.Dimension`.
+fn dim_len(d: &InferredDim) -> usize {
+    match d {
+        InferredDim::Value(v) => 1 + varint_len(*v as u64),
+        InferredDim::Param(p) => len_field(p.len()),
+        InferredDim::Unknown => 0,
+    }
+}
+
+/// The payload bytes of a `TypeProto.Tensor` (`elem_type` 1, `shape` 2); its
+/// TypeProto is one `tensor_type` (1) field of it.
+fn tensor_type_len(elem_type: DType, shape: Option<&[InferredDim]>) -> usize {
+    let mut n = 0;
     if elem_type != DType::Undefined {
-        put_varint_field(&mut tensor, 1, elem_type.to_i32() as i64 as u64);
+        n += 1 + varint_len(elem_type.to_i32() as i64 as u64);
     }
     if let Some(dims) = shape {
-        let mut shape_msg = Vec::new();
-        let mut dim = Vec::new();
+        n += len_field(dims.iter().map(|d| len_field(dim_len(d))).sum());
+    }
+    n
+}
+
+/// Appends field `field` holding a `TypeProto` with a `tensor_type`.
+fn put_tensor_type(out: &mut Vec<u8>, field: u32, elem_type: DType, shape: Option<&[InferredDim]>) {
+    put_tag(out, field, WireType::Len);
+    put_varint(out, len_field(tensor_type_len(elem_type, shape)) as u64);
+    put_type_payload(out, elem_type, shape);
+}
+
+/// Appends the bytes of a `TypeProto` with a `tensor_type`, without intermediate
+/// buffers: every length is computed first.
+fn put_type_payload(out: &mut Vec<u8>, elem_type: DType, shape: Option<&[InferredDim]>) {
+    put_tag(out, 1, WireType::Len);
+    put_varint(out, tensor_type_len(elem_type, shape) as u64);
+    if elem_type != DType::Undefined {
+        put_varint_field(out, 1, elem_type.to_i32() as i64 as u64);
+    }
+    if let Some(dims) = shape {
+        put_tag(out, 2, WireType::Len);
+        put_varint(
+            out,
+            dims.iter().map(|d| len_field(dim_len(d))).sum::<usize>() as u64,
+        );
         for d in dims {
-            dim.clear();
+            put_tag(out, 1, WireType::Len);
+            put_varint(out, dim_len(d) as u64);
             match d {
-                InferredDim::Value(v) => put_varint_field(&mut dim, 1, *v as u64),
-                InferredDim::Param(p) => put_len(&mut dim, 2, p.as_bytes()),
+                InferredDim::Value(v) => put_varint_field(out, 1, *v as u64),
+                InferredDim::Param(p) => put_len(out, 2, p.as_bytes()),
                 InferredDim::Unknown => {}
             }
-            put_len(&mut shape_msg, 1, &dim);
         }
-        put_len(&mut tensor, 2, &shape_msg);
     }
-    let mut ty = Vec::new();
-    put_len(&mut ty, 1, &tensor);
-    ty
 }
