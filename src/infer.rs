@@ -55,6 +55,7 @@ fn start(g: &Graph, options: &Facts, outputs: usize) -> ShapesContext {
 fn prepare(options: &Facts, room: usize) -> ShapesContext {
     let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
     ctx.set_subgraph_runner(run_subgraph);
+    ctx.set_op_rules(options.op_rules.clone());
     ctx.reserve(room);
     for (name, value) in &options.binds {
         if let Err(e) = ctx.alg.bind(name, *value) {
@@ -719,8 +720,21 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
             ctx.diagnose(Severity::Error, node, msg);
         }
     }
-    let facts = match ops::rule_for(&node.domain, &node.op_type) {
-        None => {
+    // A declared rule (`--op-rules`) wins over a built-in one.
+    let rules = ctx.op_rules().clone();
+    let declared_rule = rules.find(&node.domain, &node.op_type, node.version);
+    let facts = match (declared_rule, ops::rule_for(&node.domain, &node.op_type)) {
+        (Some(rule), _) => {
+            match with_site(ctx, node, |ctx| ops::declared::apply(ctx, node, rule)) {
+                Ok(facts) => facts,
+                Err(e) => {
+                    let msg = format!("{}: {e}", node_context(node));
+                    ctx.diagnose_error(node, msg, e.is_proven());
+                    fallback(ctx, node, declared, true)
+                }
+            }
+        }
+        (None, None) => {
             let domain = if node.domain.is_empty() {
                 String::new()
             } else {
@@ -733,7 +747,7 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
             ctx.diagnose(Severity::Warning, node, msg);
             fallback(ctx, node, declared, false)
         }
-        Some(rule) => match run_rule(ctx, node, rule) {
+        (None, Some(rule)) => match run_rule(ctx, node, rule) {
             Ok(facts) => facts,
             Err(e) => {
                 report_error(ctx, node, &e);
@@ -842,11 +856,21 @@ fn run_rule(
     node: &Node,
     rule: crate::ops::OpRule,
 ) -> Result<Vec<TensorFact>, OpError> {
+    with_site(ctx, node, |ctx| rule(ctx, node))
+}
+
+/// Run `f` with the node named as the algebra's site inside a speculative scope
+/// (see [`run_rule`]).
+fn with_site<T>(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    f: impl FnOnce(&mut ShapesContext) -> T,
+) -> T {
     if !ctx.alg.is_speculative() {
-        return rule(ctx, node);
+        return f(ctx);
     }
     let outer = ctx.alg.set_site(&node.name);
-    let result = rule(ctx, node);
+    let result = f(ctx);
     ctx.alg.set_site(&outer);
     result
 }
