@@ -193,7 +193,7 @@ pub fn apply(
         });
     }
     for req in &rule.requires {
-        require(ctx, node, rule, req).map_err(|failure| RuleError {
+        require(ctx, node, rule, req, &at(req.line)).map_err(|failure| RuleError {
             at: at(req.line),
             failure,
         })?;
@@ -215,11 +215,12 @@ fn require(
     node: &Node,
     rule: &DeclaredRule,
     req: &Requirement,
+    at: &Location,
 ) -> Result<(), RuleFailure> {
-    let Ok(l) = eval(ctx, node, rule, &req.lhs)? else {
+    let Ok(l) = eval(ctx, node, rule, &req.lhs, req.line)? else {
         return Ok(());
     };
-    let Ok(r) = eval(ctx, node, rule, &req.rhs)? else {
+    let Ok(r) = eval(ctx, node, rule, &req.rhs, req.line)? else {
         return Ok(());
     };
     let unmet = |ctx: &ShapesContext| RuleFailure::Unmet {
@@ -230,7 +231,7 @@ fn require(
     };
     match req.rel {
         Rel::Eq => {
-            let what = format!("require {}", req.text);
+            let what = format!("op rule at {at}: require {}", req.text);
             super::nn_util::unify(ctx, node, &what, l, r).map_err(|e| match e {
                 OpError::DimMismatch { .. } => unmet(ctx),
                 e => RuleFailure::Op(e),
@@ -283,7 +284,7 @@ fn output(
     };
     let shape = match &spec.shape {
         ShapeSpec::SameAs(i) => input_fact(ctx, node, *i)?.shape,
-        ShapeSpec::Dims(items) => items_dims(ctx, node, rule, index, items, false)?,
+        ShapeSpec::Dims(items) => items_dims(ctx, node, rule, index, items, false, spec.line)?,
     };
     if let Some(s) = &shape {
         if s.len() > MAX_RANK {
@@ -295,7 +296,7 @@ fn output(
     }
     let value = match (&spec.value, &shape) {
         (Some(items), Some(shape)) => {
-            let v = items_dims(ctx, node, rule, index, items, true)?;
+            let v = items_dims(ctx, node, rule, index, items, true, spec.line)?;
             if let Some(v) = &v {
                 let fits = match shape.as_slice() {
                     [] => v.len() == 1,
@@ -331,6 +332,7 @@ fn items_dims(
     output: usize,
     items: &[Item],
     value: bool,
+    line: usize,
 ) -> Result<Option<Vec<Dim>>, RuleFailure> {
     let mut dims: Vec<Dim> = Vec::new();
     for item in items {
@@ -354,7 +356,7 @@ fn items_dims(
                 let d = ctx.unknown_dim(node, output, dims.len());
                 dims.push(d);
             }
-            Item::Dim(e) => match eval(ctx, node, rule, e)? {
+            Item::Dim(e) => match eval(ctx, node, rule, e, line)? {
                 Ok(d) => dims.push(d),
                 Err(Missing::Rank) => return Ok(None),
                 Err(Missing::Value) if value => return Ok(None),
@@ -510,8 +512,14 @@ fn resolve(ctx: &mut ShapesContext, node: &Node, rule: &DeclaredRule, r: &Ref) -
 }
 
 /// Build a rule expression in the algebra.
-fn eval(ctx: &mut ShapesContext, node: &Node, rule: &DeclaredRule, e: &RuleExpr) -> Eval {
-    build(ctx, node, rule, e, &e.expr)
+fn eval(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    rule: &DeclaredRule,
+    e: &RuleExpr,
+    line: usize,
+) -> Eval {
+    build(ctx, node, rule, e, &e.expr, line)
 }
 
 fn build(
@@ -520,6 +528,7 @@ fn build(
     rule: &DeclaredRule,
     re: &RuleExpr,
     e: &Expr,
+    line: usize,
 ) -> Eval {
     // The parser bounds the nesting (200 levels), so this recursion is bounded.
     let (a, b) = match e {
@@ -532,7 +541,7 @@ fn build(
             };
         }
         Expr::Neg(a) => {
-            return Ok(match build(ctx, node, rule, re, a)? {
+            return Ok(match build(ctx, node, rule, re, a, line)? {
                 Ok(a) => Ok(ctx.alg.neg(a)),
                 Err(m) => Err(m),
             })
@@ -543,11 +552,11 @@ fn build(
         | Expr::Div(a, b)
         | Expr::Call(_, a, b) => (a, b),
     };
-    let a = match build(ctx, node, rule, re, a)? {
+    let a = match build(ctx, node, rule, re, a, line)? {
         Ok(d) => d,
         Err(m) => return Ok(Err(m)),
     };
-    let b = match build(ctx, node, rule, re, b)? {
+    let b = match build(ctx, node, rule, re, b, line)? {
         Ok(d) => d,
         Err(m) => return Ok(Err(m)),
     };
@@ -569,7 +578,7 @@ fn build(
         Expr::Add(..) => ctx.alg.add_dims(a, b),
         Expr::Sub(..) => ctx.alg.sub(a, b),
         Expr::Mul(..) => ctx.alg.mul(a, b),
-        Expr::Div(..) | Expr::Call(OpKind::Div, ..) => exact_div(ctx, node, re, a, b)?,
+        Expr::Div(..) | Expr::Call(OpKind::Div, ..) => exact_div(ctx, node, rule, re, a, b, line)?,
         Expr::Call(OpKind::FloorDiv, ..) => ctx.alg.floordiv(a, b),
         Expr::Call(OpKind::CeilDiv, ..) => ctx.alg.ceildiv(a, b),
         Expr::Call(OpKind::Mod, ..) => ctx.alg.modulo(a, b),
@@ -588,22 +597,32 @@ fn build(
 fn exact_div(
     ctx: &mut ShapesContext,
     node: &Node,
+    rule: &DeclaredRule,
     re: &RuleExpr,
     a: Dim,
     b: Dim,
+    line: usize,
 ) -> Result<Dim, RuleFailure> {
+    let at = Location {
+        origin: rule.at.origin.clone(),
+        line,
+    };
     match ctx.alg.div(a, b) {
         Ok(q) => Ok(q),
         Err(AlgebraError::NotDivisible { proven: false, .. }) => {
             let q = ctx.alg.div_rational(a, b);
             let m = ctx.alg.modulo(a, b);
             let zero = ctx.alg.constant(0);
+            // Already assumed (by a `require`, or an earlier use of the quotient).
+            if ctx.alg.equal(m, zero) == Truth::True {
+                return Ok(q);
+            }
             let (dividend, divisor) = (ctx.alg.render(a), ctx.alg.render(b));
             match ctx.alg.union(m, zero, &node.name) {
                 Ok(_) => {
                     ctx.alg.record_relation(m, zero, &node.name);
                     let msg = format!(
-                        "{}: `{}`: {dividend} / {divisor} assumed exact (valid when {divisor} divides {dividend})",
+                        "{}: op rule at {at}: `{}`: {dividend} / {divisor} assumed exact (valid when {divisor} divides {dividend})",
                         node_context(node),
                         re.text
                     );

@@ -1,0 +1,308 @@
+//! Declared shape rules (`--op-rules`, `docs/op-rules.md`): custom ops inferred from a
+//! rules file, the example file for onnxruntime-extensions, precedence over built-in
+//! rules, and the diagnostics of a rule that does not fit a node.
+
+mod common;
+
+use common::pb::{value_info, Msg};
+use symdim::{Facts, OpRules};
+
+/// An `AttributeProto`: an int (`type` 2) or ints (`type` 7).
+enum A<'a> {
+    Int(&'a str, i64),
+    Ints(&'a str, &'a [i64]),
+}
+
+fn attr(a: &A) -> Msg {
+    match a {
+        A::Int(name, v) => Msg::new().str(1, name).int(3, *v).int(20, 2),
+        A::Ints(name, vs) => vs
+            .iter()
+            .fold(Msg::new().str(1, name), |m, v| m.int(8, *v))
+            .int(20, 7),
+    }
+}
+
+/// A `NodeProto` of `domain` with attributes.
+fn node(name: &str, domain: &str, op: &str, inputs: &[&str], outputs: &[&str], attrs: &[A]) -> Msg {
+    let mut n = common::pb::node(name, op, inputs, outputs);
+    for a in attrs {
+        n = n.msg(5, attr(a));
+    }
+    n.str(7, domain)
+}
+
+/// A model importing the default domain (opset 17) and each of `domains` (version 1).
+fn model(nodes: Vec<Msg>, inputs: Vec<Msg>, outputs: Vec<Msg>, domains: &[&str]) -> symdim::Model {
+    let g = common::pb::graph(nodes, vec![], inputs, outputs, vec![]);
+    let mut m = Msg::new()
+        .int(1, 8)
+        .msg(8, Msg::new().str(1, "").int(2, 17));
+    for d in domains {
+        m = m.msg(8, Msg::new().str(1, d).int(2, 1));
+    }
+    let bytes = m.msg(7, g).0;
+    symdim::load_bytes(&bytes, "model.onnx", &Default::default()).expect("the test model loads")
+}
+
+const STRING: i64 = 8;
+const INT64: i64 = 7;
+const BOOL: i64 = 9;
+const FLOAT: i64 = 1;
+
+/// A text pipeline of onnxruntime-extensions ops (domain `ai.onnx.contrib`) with
+/// standard ops after them.
+fn text_model() -> symdim::Model {
+    model(
+        vec![
+            node(
+                "replace",
+                "ai.onnx.contrib",
+                "StringRegexReplace",
+                &["text", "pattern", "rewrite"],
+                &["replaced"],
+                &[A::Int("global_replace", 1)],
+            ),
+            node(
+                "length",
+                "ai.onnx.contrib",
+                "StringLength",
+                &["replaced"],
+                &["lengths"],
+                &[],
+            ),
+            node(
+                "double",
+                "",
+                "Add",
+                &["lengths", "lengths"],
+                &["twice"],
+                &[],
+            ),
+            node(
+                "to_string",
+                "ai.onnx.contrib",
+                "VectorToString",
+                &["codes"],
+                &["words"],
+                &[],
+            ),
+            node(
+                "fill",
+                "ai.onnx.contrib",
+                "MaskedFill",
+                &["words", "mask"],
+                &["kept"],
+                &[],
+            ),
+        ],
+        vec![
+            value_info("text", STRING, Some(&["batch", "n"])),
+            value_info("pattern", STRING, Some(&[])),
+            value_info("rewrite", STRING, Some(&[])),
+            value_info("codes", INT64, Some(&["batch", "4"])),
+            value_info("mask", BOOL, Some(&["batch"])),
+        ],
+        vec![
+            value_info("twice", INT64, None),
+            value_info("kept", STRING, None),
+        ],
+        &["ai.onnx.contrib"],
+    )
+}
+
+fn example_rules() -> OpRules {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/op_rules/onnxruntime_extensions.txt"
+    );
+    OpRules::from_file(std::path::Path::new(path)).expect("the example rules read")
+}
+
+fn shape(r: &symdim::Report, name: &str) -> Option<String> {
+    let dims = r.tensors.get(name)?.shape.as_ref()?;
+    let dims: Vec<String> = dims
+        .iter()
+        .map(|d| match d {
+            symdim::report::ReportDim::Int(v) => v.to_string(),
+            symdim::report::ReportDim::Expr(e) => e.to_string(),
+        })
+        .collect();
+    Some(format!("[{}]", dims.join(", ")))
+}
+
+#[test]
+fn the_example_rules_infer_the_extensions_ops() {
+    let m = text_model();
+    let before = common::report(&m, &Facts::new());
+    let after = common::report(&m, &Facts::new().with_op_rules(example_rules()));
+    assert_eq!(shape(&before, "lengths"), None);
+    assert_eq!(shape(&before, "twice"), None);
+    assert_eq!(shape(&after, "replaced").as_deref(), Some("[batch, n]"));
+    assert_eq!(shape(&after, "lengths").as_deref(), Some("[batch, n]"));
+    assert_eq!(shape(&after, "twice").as_deref(), Some("[batch, n]"));
+    assert_eq!(shape(&after, "words").as_deref(), Some("[batch]"));
+    assert_eq!(shape(&after, "kept").as_deref(), Some("[unk0]"));
+    assert!(!after.has_errors());
+    let text = format!(
+        "--- without rules\n{}--- with examples/op_rules/onnxruntime_extensions.txt\n{}",
+        before.to_text(),
+        after.to_text()
+    );
+    common::snapshots().bind(|| insta::assert_snapshot!("op_rules_extensions_report", text));
+}
+
+/// A custom pool over the last axis: attributes with defaults, a requirement, and a
+/// second output holding the first one's shape as its contents.
+const POOL_RULES: &str = "\
+op com.example:LastAxisPool version 1..2
+  attr stride = 2
+  require in0[-1] % @stride == 0
+  require rank(in0) >= 2
+  output dtype=in0 shape=[in0[:-1], in0[-1] / @stride]
+  output dtype=int64 shape=[rank(in0)] value=[in0[:-1], in0[-1] / @stride]
+";
+
+fn pool_model(dims: &[&str], attrs: &[A], version_domain: &str) -> symdim::Model {
+    model(
+        vec![
+            node(
+                "pool",
+                version_domain,
+                "LastAxisPool",
+                &["x"],
+                &["y", "y_shape"],
+                attrs,
+            ),
+            node("reshape", "", "Reshape", &["y", "y_shape"], &["z"], &[]),
+        ],
+        vec![value_info("x", FLOAT, Some(dims))],
+        vec![value_info("z", FLOAT, None)],
+        &[version_domain],
+    )
+}
+
+#[test]
+fn a_rule_with_attributes_requirements_and_values() {
+    let rules = OpRules::parse(POOL_RULES).unwrap();
+    let facts = Facts::new().with_op_rules(rules);
+    // Default stride 2; `W % 2 == 0` is assumed, with a warning.
+    let r = common::report(&pool_model(&["N", "W"], &[], "com.example"), &facts);
+    assert_eq!(shape(&r, "y").as_deref(), Some("[N, W/2]"));
+    assert_eq!(shape(&r, "y_shape").as_deref(), Some("[2]"));
+    // Reshape reads the declared contents.
+    assert_eq!(shape(&r, "z").as_deref(), Some("[N, W/2]"));
+    let text = r.to_text();
+    assert!(!r.has_errors(), "{text}");
+    // One warning: the requirement; the division it makes exact says nothing more.
+    assert!(
+        text.contains(
+            "warning at pool: LastAxisPool-1: op rule at <text>:3: require in0[-1] % @stride == 0: \
+             mod(W, 2) and 0 assumed equal (valid when mod(W, 2) == 0)"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("warning").count(), 1, "{text}");
+    // stride 3 given as an attribute, and a width it divides.
+    let r = common::report(
+        &pool_model(&["N", "12"], &[A::Int("stride", 3)], "com.example"),
+        &facts,
+    );
+    assert_eq!(shape(&r, "y").as_deref(), Some("[N, 4]"));
+    assert!(!r.has_errors(), "{}", r.to_text());
+    // A width the stride provably does not divide.
+    let r = common::report(
+        &pool_model(&["N", "7"], &[A::Int("stride", 3)], "com.example"),
+        &facts,
+    );
+    assert!(r.has_errors());
+    let msg = r.to_text();
+    assert!(
+        msg.contains("op rule at <text>:3: require in0[-1] % @stride == 0 does not hold"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn failures_name_the_node_the_op_and_what_failed() {
+    let rules = OpRules::parse_named(
+        "op com.example:A\n  output shape=[in0[2]]\n\
+         op com.example:B\n  output shape=[in1[0]]\n\
+         op com.example:C\n  output shape=[@k]\n\
+         op com.example:D\n  output shape=[@k]\n",
+        "rules.txt",
+    )
+    .unwrap();
+    let m = model(
+        vec![
+            node("a", "com.example", "A", &["x"], &["ya"], &[]),
+            node("b", "com.example", "B", &["x"], &["yb"], &[]),
+            node("c", "com.example", "C", &["x"], &["yc"], &[]),
+            node(
+                "d",
+                "com.example",
+                "D",
+                &["x"],
+                &["yd"],
+                &[A::Ints("k", &[1, 2])],
+            ),
+            node("after", "", "Relu", &["x"], &["ok"], &[]),
+        ],
+        vec![value_info("x", FLOAT, Some(&["N", "M"]))],
+        vec![value_info("ok", FLOAT, None)],
+        &["com.example"],
+    );
+    let r = common::report(&m, &Facts::new().with_op_rules(rules));
+    let text = r.to_text();
+    for expected in [
+        "error at a: A-1: op rule at rules.txt:2: in0[2]: input 0 has rank 2",
+        "error at b: B-1: op rule at rules.txt:4: input 1 is referenced but the node has none",
+        "error at c: C-1: op rule at rules.txt:6: attribute `k` is missing and the rule gives no default",
+        "error at d: D-1 (k=[1, 2]): op rule at rules.txt:8: @k: attribute `k` is ints, expected int",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+    // The rest of the model is still inferred.
+    assert_eq!(shape(&r, "ok").as_deref(), Some("[N, M]"));
+}
+
+#[test]
+fn a_declared_rule_wins_over_a_built_in_one() {
+    let m = model(
+        vec![node("relu", "", "Relu", &["x"], &["y"], &[])],
+        vec![value_info("x", FLOAT, Some(&["N", "M"]))],
+        vec![value_info("y", FLOAT, None)],
+        &[],
+    );
+    assert!(symdim::ops::rule_for("", "Relu").is_some());
+    let built_in = common::report(&m, &Facts::new());
+    assert_eq!(shape(&built_in, "y").as_deref(), Some("[N, M]"));
+    // A deliberately different rule, to see which one ran.
+    let rules =
+        OpRules::parse("op ai.onnx:Relu version 14..\n output shape=[in0[1], 2*in0[0]]\n").unwrap();
+    let declared = common::report(&m, &Facts::new().with_op_rules(rules.clone()));
+    assert_eq!(shape(&declared, "y").as_deref(), Some("[M, 2*N]"));
+    // Outside its versions (the model's opset is 17, Relu's version 14) it does not
+    // apply.
+    let old = OpRules::parse("op Relu version 1..13\n output shape=[in0[1]]\n").unwrap();
+    let r = common::report(&m, &Facts::new().with_op_rules(old));
+    assert_eq!(shape(&r, "y").as_deref(), Some("[N, M]"));
+}
+
+#[test]
+fn the_version_range_selects_the_rule() {
+    let rules = OpRules::parse(
+        "op com.example:LastAxisPool version 1\n output shape=[1]\n\
+         op com.example:LastAxisPool version 2..\n output shape=[2]\n",
+    )
+    .unwrap();
+    let m = pool_model(&["N", "W"], &[], "com.example");
+    let r = common::report(&m, &Facts::new().with_op_rules(rules));
+    // The model imports com.example version 1; the rule declares one output and the
+    // node has two.
+    let text = r.to_text();
+    assert!(
+        text.contains("op rule at <text>:1: the rule declares 1 outputs, the node has 2"),
+        "{text}"
+    );
+}
