@@ -32,8 +32,9 @@ fn node(name: &str, domain: &str, op: &str, inputs: &[&str], outputs: &[&str], a
     n.str(7, domain)
 }
 
-/// A model importing the default domain (opset 17) and each of `domains` (version 1).
-fn model(nodes: Vec<Msg>, inputs: Vec<Msg>, outputs: Vec<Msg>, domains: &[&str]) -> symdim::Model {
+/// A model importing the default domain (opset 17) and each of `domains` (version 1),
+/// serialized.
+fn model_bytes(nodes: Vec<Msg>, inputs: Vec<Msg>, outputs: Vec<Msg>, domains: &[&str]) -> Vec<u8> {
     let g = common::pb::graph(nodes, vec![], inputs, outputs, vec![]);
     let mut m = Msg::new()
         .int(1, 8)
@@ -41,8 +42,16 @@ fn model(nodes: Vec<Msg>, inputs: Vec<Msg>, outputs: Vec<Msg>, domains: &[&str])
     for d in domains {
         m = m.msg(8, Msg::new().str(1, d).int(2, 1));
     }
-    let bytes = m.msg(7, g).0;
-    symdim::load_bytes(&bytes, "model.onnx", &Default::default()).expect("the test model loads")
+    m.msg(7, g).0
+}
+
+/// [`model_bytes`], loaded.
+fn model(nodes: Vec<Msg>, inputs: Vec<Msg>, outputs: Vec<Msg>, domains: &[&str]) -> symdim::Model {
+    load(&model_bytes(nodes, inputs, outputs, domains))
+}
+
+fn load(bytes: &[u8]) -> symdim::Model {
+    symdim::load_bytes(bytes, "model.onnx", &Default::default()).expect("the test model loads")
 }
 
 const STRING: i64 = 8;
@@ -53,7 +62,11 @@ const FLOAT: i64 = 1;
 /// A text pipeline of onnxruntime-extensions ops (domain `ai.onnx.contrib`) with
 /// standard ops after them.
 fn text_model() -> symdim::Model {
-    model(
+    load(&text_model_bytes())
+}
+
+fn text_model_bytes() -> Vec<u8> {
+    model_bytes(
         vec![
             node(
                 "replace",
@@ -111,12 +124,13 @@ fn text_model() -> symdim::Model {
     )
 }
 
+const EXAMPLE_RULES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/examples/op_rules/onnxruntime_extensions.txt"
+);
+
 fn example_rules() -> OpRules {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/op_rules/onnxruntime_extensions.txt"
-    );
-    OpRules::from_file(std::path::Path::new(path)).expect("the example rules read")
+    OpRules::from_file(std::path::Path::new(EXAMPLE_RULES)).expect("the example rules read")
 }
 
 fn shape(r: &symdim::Report, name: &str) -> Option<String> {
@@ -304,5 +318,160 @@ fn the_version_range_selects_the_rule() {
     assert!(
         text.contains("op rule at <text>:1: the rule declares 1 outputs, the node has 2"),
         "{text}"
+    );
+}
+
+// ----- the command line ------------------------------------------------------
+
+fn symdim(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_symdim"))
+        .args(args)
+        .output()
+        .expect("run symdim")
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("symdim-op-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn every_inferring_command_takes_op_rules() {
+    let model = tmp("text.onnx");
+    std::fs::write(&model, text_model_bytes()).unwrap();
+    let model = model.to_str().unwrap();
+    let out = symdim(&["infer", model, "--op-rules", EXAMPLE_RULES]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("lengths   i64    [batch, n]"), "{text}");
+    assert!(!text.contains("no shape rule"), "{text}");
+    let out = symdim(&[
+        "infer",
+        model,
+        "--format",
+        "json",
+        "--op-rules",
+        EXAMPLE_RULES,
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tensors"]["words"]["shape"], serde_json::json!(["batch"]));
+    // Without the rules the same model has no shapes for the custom ops.
+    let text = String::from_utf8(symdim(&["infer", model]).stdout).unwrap();
+    assert!(
+        text.contains("no shape rule for ai.onnx.contrib:StringLength-1"),
+        "{text}"
+    );
+    let out = symdim(&["explain", model, "twice[1]", "--op-rules", EXAMPLE_RULES]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = symdim(&["constraints", model, "--op-rules", EXAMPLE_RULES]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = symdim(&[
+        "check",
+        model,
+        "--bind",
+        "batch=2",
+        "--bind",
+        "n=3",
+        "--op-rules",
+        EXAMPLE_RULES,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+#[test]
+fn op_rules_files_add_up() {
+    let model = tmp("pool.onnx");
+    std::fs::write(
+        &model,
+        model_bytes(
+            vec![
+                node(
+                    "pool",
+                    "com.example",
+                    "LastAxisPool",
+                    &["x"],
+                    &["y", "y_shape"],
+                    &[],
+                ),
+                node(
+                    "length",
+                    "ai.onnx.contrib",
+                    "StringLength",
+                    &["s"],
+                    &["l"],
+                    &[],
+                ),
+            ],
+            vec![
+                value_info("x", FLOAT, Some(&["N", "8"])),
+                value_info("s", STRING, Some(&["N"])),
+            ],
+            vec![value_info("y", FLOAT, None)],
+            &["com.example", "ai.onnx.contrib"],
+        ),
+    )
+    .unwrap();
+    let pool = tmp("pool.txt");
+    std::fs::write(&pool, POOL_RULES).unwrap();
+    let out = symdim(&[
+        "infer",
+        model.to_str().unwrap(),
+        "--op-rules",
+        pool.to_str().unwrap(),
+        "--op-rules",
+        EXAMPLE_RULES,
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("y        f32    [N, 4]"), "{text}");
+    assert!(text.contains("l        i64    [N]"), "{text}");
+    // The same file twice: its rules overlap.
+    let out = symdim(&[
+        "infer",
+        model.to_str().unwrap(),
+        "--op-rules",
+        pool.to_str().unwrap(),
+        "--op-rules",
+        pool.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("overlaps the one at"), "{err}");
+}
+
+#[test]
+fn a_bad_rules_file_is_a_usage_error_before_any_work() {
+    let bad = tmp("bad.txt");
+    std::fs::write(&bad, "op com.example:A\n  output shape=[in0[0] +]\n").unwrap();
+    let bad = bad.to_str().unwrap();
+    // The model does not exist: the rules are read first.
+    for cmd in ["infer", "constraints", "explain", "check"] {
+        let mut args = vec![cmd, "/nonexistent/model.onnx"];
+        if cmd == "explain" {
+            args.push("y");
+        }
+        args.extend(["--op-rules", bad]);
+        let out = symdim(&args);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err,
+            format!("symdim: {bad}:2: `in0[0] +` does not parse: expected a number, a name or `(` at byte 8\n"),
+            "{cmd}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let out = symdim(&[
+        "infer",
+        "/nonexistent/model.onnx",
+        "--op-rules",
+        "/nonexistent/rules.txt",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("symdim: /nonexistent/rules.txt: cannot read the op rules: "),
+        "{err}"
     );
 }
