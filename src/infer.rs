@@ -12,7 +12,9 @@
 //!    and attributes; the outputs take the declared shape when there is one, else
 //!    fresh dims of the rank the op fixes (input 0's for rank-preserving ops, the
 //!    broadcast rank, Reshape's target length), else no shape; inference goes on. An
-//!    op without a rule gets a warning. An output whose rank a rule leaves unknown
+//!    op without a rule gets a warning. A rule declared by the caller
+//!    ([`crate::oprules`], `--op-rules`) for a node's op and version wins over the
+//!    built-in one; its failures are reported the same way. An output whose rank a rule leaves unknown
 //!    takes its declared shape too.
 //! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
 //!    are reported with both shapes.

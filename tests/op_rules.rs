@@ -232,7 +232,10 @@ fn a_rule_with_attributes_requirements_and_values() {
     assert!(r.has_errors());
     let msg = r.to_text();
     assert!(
-        msg.contains("op rule at <text>:3: require in0[-1] % @stride == 0 does not hold"),
+        msg.contains(
+            "error at pool: LastAxisPool-1 (stride=3): op rule at <text>:3: \
+             require in0[-1] % @stride == 0 does not hold: 1 == 0 is false"
+        ),
         "{msg}"
     );
 }
