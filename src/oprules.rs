@@ -959,7 +959,8 @@ pub fn parse_rule_expr(text: &str) -> Result<RuleExpr, Problem> {
                     1 + name_len + blen,
                 ),
                 None if after.starts_with('[') => {
-                    return Err(bad_ref(&rest[..rest.len().min(1 + name_len + 8)]))
+                    let end = after.find(']').map_or(after.len(), |c| c + 1);
+                    return Err(bad_ref(&rest[..1 + name_len + end]));
                 }
                 None => (
                     Ref::Attr {

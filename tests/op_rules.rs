@@ -478,3 +478,140 @@ fn a_bad_rules_file_is_a_usage_error_before_any_work() {
         "{err}"
     );
 }
+
+// ----- applying random rules never panics ------------------------------------
+
+mod props {
+    use proptest::prelude::*;
+    use symdim::context::{ShapesContext, TensorFact};
+    use symdim::graph::{Attr, DType, Node};
+
+    /// An operand of a random expression: references of every kind (some out of
+    /// range, some of attributes of the wrong kind or missing), and constants.
+    fn operand() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (0usize..4, -4i64..4).prop_map(|(i, k)| format!("in{i}[{k}]")),
+            (0usize..4).prop_map(|i| format!("rank(in{i})")),
+            (0usize..4, -4i64..4).prop_map(|(i, k)| format!("val{i}[{k}]")),
+            prop_oneof![Just("@k"), Just("@ks"), Just("@f"), Just("@none")].prop_map(String::from),
+            (-3i64..3).prop_map(|k| format!("@ks[{k}]")),
+            (-3i64..9).prop_map(|c| c.to_string()),
+            Just("99999999999999999999".to_string()),
+        ]
+    }
+
+    fn expr() -> impl Strategy<Value = String> {
+        let leaf = operand();
+        leaf.prop_recursive(4, 16, 2, |inner| {
+            (
+                inner.clone(),
+                inner,
+                prop_oneof![
+                    Just(" + "),
+                    Just(" - "),
+                    Just(" * "),
+                    Just(" / "),
+                    Just(" % "),
+                    Just("floordiv"),
+                    Just("ceildiv"),
+                    Just("min"),
+                    Just("max"),
+                    Just("broadcast"),
+                ],
+            )
+                .prop_map(|(a, b, op)| {
+                    if op.starts_with(' ') {
+                        format!("({a}{op}{b})")
+                    } else {
+                        format!("{op}({a}, {b})")
+                    }
+                })
+        })
+    }
+
+    fn item() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => expr(),
+            1 => (0usize..3, -3i64..3).prop_map(|(i, a)| format!("in{i}[{a}:]")),
+            1 => (0usize..3, -3i64..3).prop_map(|(i, b)| format!("val{i}[:{b}]")),
+            1 => Just("?".to_string()),
+        ]
+    }
+
+    fn rule() -> impl Strategy<Value = String> {
+        let require = (
+            expr(),
+            prop_oneof![Just("=="), Just("<="), Just(">"), Just("!=")],
+            expr(),
+        )
+            .prop_map(|(a, r, b)| format!("  require {a} {r} {b}\n"));
+        let output = (
+            prop_oneof![Just("dtype=in0 "), Just("dtype=i64 "), Just("dtype=in5 "), Just("")],
+            prop_oneof![
+                1 => (0usize..4).prop_map(|i| format!("shape=in{i}")),
+                4 => proptest::collection::vec(item(), 0..4).prop_map(|v| format!("shape=[{}]", v.join(", "))),
+            ],
+            proptest::option::of(proptest::collection::vec(item(), 0..3)),
+        )
+            .prop_map(|(d, s, v)| match v {
+                Some(v) => format!("  output {d}{s} value=[{}]\n", v.join(", ")),
+                None => format!("  output {d}{s}\n"),
+            });
+        (
+            proptest::collection::vec(require, 0..3),
+            proptest::collection::vec(output, 1..3),
+        )
+            .prop_map(|(r, o)| format!("op d:X\n  attr k = 2\n{}{}", r.concat(), o.concat()))
+    }
+
+    /// A node `X(a, b, s)` of `d`: `a: [N, 6]`, `b` of unknown rank, `s` a shape
+    /// tensor holding `[N, 3]`; attributes `k` (int), `ks` (ints), `f` (float).
+    fn context() -> (ShapesContext, Node) {
+        let mut ctx = ShapesContext::default();
+        let n = ctx.alg.input("N");
+        let six = ctx.alg.constant(6);
+        let (two, three) = (ctx.alg.constant(2), ctx.alg.constant(3));
+        ctx.insert("a", TensorFact::new(DType::Float, vec![n, six]));
+        ctx.insert("b", TensorFact::unknown(DType::Float));
+        ctx.insert(
+            "s",
+            TensorFact {
+                dtype: DType::Int64,
+                shape: Some(vec![two]),
+                value: Some(vec![n, three]),
+            },
+        );
+        let node = Node {
+            name: "x".into(),
+            op_type: "X".into(),
+            domain: "d".into(),
+            version: 1,
+            inputs: vec!["a".into(), "b".into(), "s".into()],
+            outputs: vec!["y".into(), "z".into()],
+            attrs: [
+                ("k".to_string(), Attr::Int(3)),
+                ("ks".to_string(), Attr::Ints(vec![1, 0, 2])),
+                ("f".to_string(), Attr::Float(0.5)),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        (ctx, node)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn random_rules_apply_without_panicking(text in rule()) {
+            let rules = symdim::OpRules::parse(&text);
+            prop_assert!(rules.is_ok(), "{text}: {rules:?}");
+            let rules = rules.unwrap();
+            let rule = rules.find("d", "X", 1).unwrap();
+            let (mut ctx, node) = context();
+            match symdim::ops::declared::apply(&mut ctx, &node, rule) {
+                Ok(facts) => prop_assert!(facts.len() <= node.outputs.len()),
+                Err(e) => prop_assert!(!e.to_string().is_empty()),
+            }
+        }
+    }
+}
