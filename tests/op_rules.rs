@@ -615,3 +615,30 @@ mod props {
         }
     }
 }
+
+#[test]
+fn undecided_inequalities_go_into_the_contract() {
+    let rules = OpRules::parse(
+        "op com.example:LastAxisPool\n  require in0[-1] >= 4 * @stride\n  \
+         output shape=in0\n  output dtype=int64 shape=[2] value=[in0[0], in0[1]]\n",
+    )
+    .unwrap();
+    let facts = Facts::new().with_op_rules(rules);
+    let m = pool_model(&["N", "W"], &[A::Int("stride", 2)], "com.example");
+    let ctx = symdim::infer::infer_context(&m, &facts);
+    let text = symdim::contracts::derive(&m, &ctx, &facts).to_text();
+    assert!(
+        text.contains("range       W >= 8  [op rule at pool]"),
+        "{text}"
+    );
+    assert!(!text.contains("impossible"), "{text}");
+    // Proven false: an error, and the contract says the model is invalid.
+    let m = pool_model(&["N", "5"], &[A::Int("stride", 2)], "com.example");
+    let r = common::report(&m, &facts);
+    assert!(
+        r.to_text()
+            .contains("require in0[-1] >= 4 * @stride does not hold: 5 >= 8 is false"),
+        "{}",
+        r.to_text()
+    );
+}
