@@ -642,3 +642,60 @@ fn undecided_inequalities_go_into_the_contract() {
         r.to_text()
     );
 }
+
+#[test]
+fn shapes_from_a_shape_input_and_from_slices() {
+    use symdim::context::{ShapesContext, TensorFact};
+    use symdim::graph::{DType, Node};
+    let rules = OpRules::parse(
+        "op d:Fill\n  output dtype=f32 shape=[val1[:]]\n\
+         op d:Pick\n  output dtype=i64 shape=[in0[1:], ?, val1[-1] + 1]\n",
+    )
+    .unwrap();
+    let mut ctx = ShapesContext::default();
+    let (n, m) = (ctx.alg.input("N"), ctx.alg.input("M"));
+    let two = ctx.alg.constant(2);
+    let three = ctx.alg.constant(3);
+    ctx.insert("x", TensorFact::new(DType::Float, vec![n, m, three]));
+    ctx.insert(
+        "s",
+        TensorFact {
+            dtype: DType::Int64,
+            shape: Some(vec![two]),
+            value: Some(vec![n, three]),
+        },
+    );
+    ctx.insert("t", TensorFact::new(DType::Int64, vec![two]));
+    let node = |op: &str, inputs: &[&str]| Node {
+        name: op.to_lowercase(),
+        op_type: op.into(),
+        domain: "d".into(),
+        version: 1,
+        inputs: inputs.iter().map(|s| (*s).into()).collect(),
+        outputs: vec!["y".into()],
+        attrs: Default::default(),
+    };
+    let apply = |ctx: &mut ShapesContext, n: &Node| {
+        let rule = rules.find(&n.domain, &n.op_type, n.version).unwrap();
+        symdim::ops::declared::apply(ctx, n, rule)
+            .unwrap()
+            .remove(0)
+    };
+    let y = apply(&mut ctx, &node("Fill", &["x", "s"]));
+    assert_eq!(y.dtype, DType::Float);
+    assert_eq!(ctx.render_dims(y.shape.as_ref().unwrap()), "[N, 3]");
+    // Contents not known: the rank is not either.
+    let y = apply(&mut ctx, &node("Fill", &["x", "t"]));
+    assert_eq!(y.shape, None);
+    let y = apply(&mut ctx, &node("Pick", &["x", "s"]));
+    assert_eq!(
+        ctx.render_dims(y.shape.as_ref().unwrap()),
+        "[M, 3, unk0, 4]"
+    );
+    // An unknown element is a fresh dim in a shape.
+    let y = apply(&mut ctx, &node("Pick", &["x", "t"]));
+    assert_eq!(
+        ctx.render_dims(y.shape.as_ref().unwrap()),
+        "[M, 3, unk0, unk1]"
+    );
+}
