@@ -14,8 +14,8 @@
 //!    broadcast rank, Reshape's target length), else no shape; inference goes on. An
 //!    op without a rule gets a warning. A rule declared by the caller
 //!    ([`crate::oprules`], `--op-rules`) for a node's op and version wins over the
-//!    built-in one; its failures are reported the same way. An output whose rank a rule leaves unknown
-//!    takes its declared shape too.
+//!    built-in one; its failures are reported the same way. An output whose rank a
+//!    rule leaves unknown takes its declared shape too.
 //! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
 //!    are reported with both shapes.
 
@@ -723,8 +723,10 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
         }
     }
     // A declared rule (`--op-rules`) wins over a built-in one.
-    let rules = ctx.op_rules().clone();
-    let declared_rule = rules.find(&node.domain, &node.op_type, node.version);
+    let rules = (!ctx.op_rules().is_empty()).then(|| ctx.op_rules().clone());
+    let declared_rule = rules
+        .as_ref()
+        .and_then(|r| r.find(&node.domain, &node.op_type, node.version));
     let facts = match (declared_rule, ops::rule_for(&node.domain, &node.op_type)) {
         (Some(rule), _) => {
             match with_site(ctx, node, |ctx| ops::declared::apply(ctx, node, rule)) {
