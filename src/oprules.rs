@@ -226,13 +226,14 @@ impl RuleExpr {
 /// Why a rules file cannot be used: the file, the line and what is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum OpRulesError {
-    /// The file cannot be read.
+    /// The file cannot be read: missing, unreadable, or not a regular file (a FIFO, a
+    /// device or a directory is refused unread, as a model file is).
     #[error("{file}: cannot read the op rules: {source}")]
     Read {
         /// The path as given.
         file: String,
         /// The reason.
-        source: std::io::Error,
+        source: crate::files::FileError,
     },
     /// A line of the file is wrong.
     #[error("{at}: {problem}")]
@@ -263,6 +264,9 @@ pub enum Problem {
         /// The size.
         bytes: usize,
     },
+    /// The file is not UTF-8 text: the line holds the first byte that is not.
+    #[error("the rules are not UTF-8 text")]
+    NotUtf8,
     /// A line starts with a word that is not `op`, `attr`, `require` or `output`.
     #[error("unknown keyword `{word}` (expected op, attr, require or output)")]
     UnknownKeyword {
@@ -398,22 +402,31 @@ impl OpRules {
         out.merged(rules)
     }
 
-    /// Read a rules file.
+    /// Read a rules file (a regular file of at most [`MAX_RULES_BYTES`], UTF-8).
     pub fn from_file(path: &Path) -> Result<OpRules, OpRulesError> {
         let file = path.display().to_string();
-        let text = read_limited(path).map_err(|source| OpRulesError::Read {
+        let at = |line: usize| Location {
+            origin: file.clone(),
+            line,
+        };
+        let bytes = read_limited(path).map_err(|source| OpRulesError::Read {
             file: file.clone(),
             source,
         })?;
-        match text {
+        let bytes = bytes.map_err(|bytes| OpRulesError::Syntax {
+            at: at(1),
+            problem: Problem::TooLarge { bytes },
+        })?;
+        match String::from_utf8(bytes) {
             Ok(text) => OpRules::parse_named(&text, &file),
-            Err(bytes) => Err(OpRulesError::Syntax {
-                at: Location {
-                    origin: file,
-                    line: 1,
-                },
-                problem: Problem::TooLarge { bytes },
-            }),
+            Err(e) => {
+                let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
+                Err(OpRulesError::Syntax {
+                    at: at(line),
+                    problem: Problem::NotUtf8,
+                })
+            }
         }
     }
 
@@ -490,25 +503,18 @@ fn overlaps(a: &DeclaredRule, b: &DeclaredRule) -> bool {
         && b.until.map_or(true, |u| a.since <= u)
 }
 
-/// The text of a file of at most [`MAX_RULES_BYTES`] (`Err(size)` when larger).
-fn read_limited(path: &Path) -> std::io::Result<Result<String, usize>> {
+/// The bytes of a regular file of at most [`MAX_RULES_BYTES`] (`Err(size)` when
+/// larger).
+fn read_limited(path: &Path) -> Result<Result<Vec<u8>, usize>, crate::files::FileError> {
     use std::io::Read as _;
-    let file = std::fs::File::open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
+    let (file, _) = crate::files::open_regular(path)?;
     let mut bytes = Vec::new();
     file.take(MAX_RULES_BYTES as u64 + 1)
         .read_to_end(&mut bytes)?;
     if bytes.len() > MAX_RULES_BYTES {
         return Ok(Err(bytes.len()));
     }
-    String::from_utf8(bytes)
-        .map(Ok)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    Ok(Ok(bytes))
 }
 
 /// Parse the rules of `text`, in order (overlaps are checked by the caller).

@@ -15,7 +15,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("onnx", &["graph", "files"]),
     ("openvino", &["graph", "files"]),
     ("onednn", &["graph", "files"]),
-    ("oprules", &["algebra", "graph"]),
+    ("oprules", &["algebra", "graph", "files"]),
     ("context", &["algebra", "graph", "oprules"]),
     ("facts", &["algebra", "graph", "oprules"]),
     ("ops", &["algebra", "graph", "context", "oprules"]),

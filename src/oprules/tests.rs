@@ -259,6 +259,29 @@ fn a_file_that_cannot_be_read_is_an_error() {
         .starts_with("/nonexistent/rules.txt: cannot read the op rules: "));
     let e = OpRules::from_file(Path::new("/")).unwrap_err();
     assert!(matches!(e, OpRulesError::Read { .. }));
+    assert!(e.to_string().contains("not a regular file"), "{e}");
+    let dir = std::env::temp_dir().join(format!("symdim-oprules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let latin1 = dir.join("latin1.txt");
+    std::fs::write(&latin1, b"op A\n output shape=in0 # caf\xe9\n").unwrap();
+    let e = OpRules::from_file(&latin1).unwrap_err();
+    assert_eq!(e.line(), Some(2));
+    assert!(
+        e.to_string()
+            .ends_with("latin1.txt:2: the rules are not UTF-8 text"),
+        "{e}"
+    );
+    #[cfg(unix)]
+    {
+        // A FIFO with no writer is refused, not waited on.
+        let fifo = dir.join("rules.fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let e = OpRules::from_file(&fifo).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+        }
+    }
 }
 
 #[test]
