@@ -330,6 +330,8 @@ pub struct ShapesContext {
     /// name, beside the [`TensorFact`] each also has in `tensors` (see
     /// [`ShapesContext::sequence`]).
     composites: rustc_hash::FxHashMap<crate::graph::Name, Composite>,
+    /// Declared shape rules (`--op-rules`), consulted before the built-in ones.
+    op_rules: crate::oprules::OpRules,
 }
 
 /// What is known about a sequence of tensors (ONNX `seq(tensor(T))`).
@@ -429,7 +431,19 @@ impl ShapesContext {
             rank_conflict: false,
             subgraphs: None,
             composites: Default::default(),
+            op_rules: Default::default(),
         }
+    }
+
+    /// The declared shape rules ([`crate::oprules`]) inference consults before the
+    /// built-in ones.
+    pub fn op_rules(&self) -> &crate::oprules::OpRules {
+        &self.op_rules
+    }
+
+    /// Set the declared shape rules (the driver does, from the caller's facts).
+    pub fn set_op_rules(&mut self, rules: crate::oprules::OpRules) {
+        self.op_rules = rules;
     }
 
     /// How many undecided `If` nodes were case-split (see `docs/ops/control-flow.md`)

@@ -14,6 +14,7 @@ use crate::algebra::parse::{parse_expr, parse_fact, Expr, ParseError};
 use crate::algebra::poly::render_symbol;
 use crate::algebra::Config;
 use crate::graph::{DeclDim, Model};
+use crate::oprules::OpRules;
 use indexmap::IndexSet;
 
 /// Facts for one inference. The default holds none: every input dim is as the
@@ -29,6 +30,9 @@ pub struct Facts {
     pub config: Config,
     /// Input dims that replace what the model declares, in order.
     pub inputs: Vec<InputDim>,
+    /// Declared shape rules for ops (`--op-rules`, `docs/op-rules.md`): a node whose
+    /// op one of them matches is inferred by it, in place of a built-in rule.
+    pub op_rules: OpRules,
 }
 
 /// One graph input dim set by the caller instead of the model's declaration.
@@ -73,6 +77,13 @@ impl Facts {
             axis,
             dim,
         });
+        self
+    }
+
+    /// Use declared shape rules ([`OpRules`], `docs/op-rules.md`) for the ops they
+    /// name, in place of the built-in rules.
+    pub fn with_op_rules(mut self, rules: OpRules) -> Facts {
+        self.op_rules = rules;
         self
     }
 

@@ -12,8 +12,10 @@
 //!    and attributes; the outputs take the declared shape when there is one, else
 //!    fresh dims of the rank the op fixes (input 0's for rank-preserving ops, the
 //!    broadcast rank, Reshape's target length), else no shape; inference goes on. An
-//!    op without a rule gets a warning. An output whose rank a rule leaves unknown
-//!    takes its declared shape too.
+//!    op without a rule gets a warning. A rule declared by the caller
+//!    ([`crate::oprules`], `--op-rules`) for a node's op and version wins over the
+//!    built-in one; its failures are reported the same way. An output whose rank a
+//!    rule leaves unknown takes its declared shape too.
 //! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
 //!    are reported with both shapes.
 
@@ -55,6 +57,7 @@ fn start(g: &Graph, options: &Facts, outputs: usize) -> ShapesContext {
 fn prepare(options: &Facts, room: usize) -> ShapesContext {
     let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
     ctx.set_subgraph_runner(run_subgraph);
+    ctx.set_op_rules(options.op_rules.clone());
     ctx.reserve(room);
     for (name, value) in &options.binds {
         if let Err(e) = ctx.alg.bind(name, *value) {
@@ -719,8 +722,23 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
             ctx.diagnose(Severity::Error, node, msg);
         }
     }
-    let facts = match ops::rule_for(&node.domain, &node.op_type) {
-        None => {
+    // A declared rule (`--op-rules`) wins over a built-in one.
+    let rules = (!ctx.op_rules().is_empty()).then(|| ctx.op_rules().clone());
+    let declared_rule = rules
+        .as_ref()
+        .and_then(|r| r.find(&node.domain, &node.op_type, node.version));
+    let facts = match (declared_rule, ops::rule_for(&node.domain, &node.op_type)) {
+        (Some(rule), _) => {
+            match with_site(ctx, node, |ctx| ops::declared::apply(ctx, node, rule)) {
+                Ok(facts) => facts,
+                Err(e) => {
+                    let msg = format!("{}: {e}", node_context(node));
+                    ctx.diagnose_error(node, msg, e.is_proven());
+                    fallback(ctx, node, declared, true)
+                }
+            }
+        }
+        (None, None) => {
             let domain = if node.domain.is_empty() {
                 String::new()
             } else {
@@ -733,7 +751,7 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
             ctx.diagnose(Severity::Warning, node, msg);
             fallback(ctx, node, declared, false)
         }
-        Some(rule) => match run_rule(ctx, node, rule) {
+        (None, Some(rule)) => match run_rule(ctx, node, rule) {
             Ok(facts) => facts,
             Err(e) => {
                 report_error(ctx, node, &e);
@@ -844,11 +862,21 @@ fn run_rule(
     node: &Node,
     rule: crate::ops::OpRule,
 ) -> Result<Vec<TensorFact>, OpError> {
+    with_site(ctx, node, |ctx| rule(ctx, node))
+}
+
+/// Run `f` with the node named as the algebra's site inside a speculative scope
+/// (see [`run_rule`]).
+fn with_site<T>(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    f: impl FnOnce(&mut ShapesContext) -> T,
+) -> T {
     if !ctx.alg.is_speculative() {
-        return rule(ctx, node);
+        return f(ctx);
     }
     let outer = ctx.alg.set_site(&node.name);
-    let result = rule(ctx, node);
+    let result = f(ctx);
     ctx.alg.set_site(&outer);
     result
 }

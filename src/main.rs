@@ -1,6 +1,6 @@
 //! The `symdim` command-line tool.
 //!
-//! `symdim infer MODEL [--format text|json] [--bind NAME=INT]... [--assume EXPR]... [--symbol ID:AXIS=NAME]... [-o OUT.onnx]`
+//! `symdim infer MODEL [--format text|json] [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--symbol ID:AXIS=NAME]... [-o OUT.onnx]`
 //!
 //! Exit status: 0 when inferred with no error diagnostic, 1 when the report holds an
 //! error diagnostic, 2 when no report is possible (the message goes to stderr).
@@ -48,6 +48,10 @@ enum Command {
         /// Assume a fact, e.g. `--assume "sequence % 8 == 0"` or `--assume "batch >= 2"`.
         #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
         assumes: Vec<String>,
+        /// Shape rules for ops, read from a file (docs/op-rules.md); repeatable. A
+        /// declared rule wins over a built-in one.
+        #[arg(long = "op-rules", value_name = "FILE")]
+        op_rules: Vec<PathBuf>,
         /// oneDNN Graph only: make dim AXIS of input tensor ID the symbol NAME, e.g.
         /// `--symbol 0:0=N` (inputs given the same NAME share it). The StaticReshape
         /// rule reports each `shape` attribute that no longer holds for every value.
@@ -70,6 +74,10 @@ enum Command {
         /// Assume a fact first, e.g. `--assume "sequence <= 512"`.
         #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
         assumes: Vec<String>,
+        /// Shape rules for ops, read from a file (docs/op-rules.md); repeatable. A
+        /// declared rule wins over a built-in one.
+        #[arg(long = "op-rules", value_name = "FILE")]
+        op_rules: Vec<PathBuf>,
     },
     /// Say whether the model is valid for the given values (without running it).
     Check {
@@ -81,6 +89,10 @@ enum Command {
         /// Assume a fact, e.g. `--assume "sequence <= 512"`.
         #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
         assumes: Vec<String>,
+        /// Shape rules for ops, read from a file (docs/op-rules.md); repeatable. A
+        /// declared rule wins over a built-in one.
+        #[arg(long = "op-rules", value_name = "FILE")]
+        op_rules: Vec<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: OutFormat,
@@ -98,6 +110,10 @@ enum Command {
         /// Assume a fact first.
         #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
         assumes: Vec<String>,
+        /// Shape rules for ops, read from a file (docs/op-rules.md); repeatable. A
+        /// declared rule wins over a built-in one.
+        #[arg(long = "op-rules", value_name = "FILE")]
+        op_rules: Vec<PathBuf>,
     },
     /// Simplify dim expressions and print their canonical form.
     Simplify {
@@ -128,10 +144,11 @@ fn load_model(
     reported(symdim::load::load_with(model, options))
 }
 
-/// The facts of `--bind` and `--assume`, read before any model is: a bind that is not
-/// `NAME=INT` with a symbol name, or a fact that does not parse, is a usage error on
-/// stderr (`None`: exit status 2).
-fn read_facts(binds: &[String], assumes: Vec<String>) -> Option<Facts> {
+/// The facts of `--bind`, `--assume` and `--op-rules`, read before any model is: a bind
+/// that is not `NAME=INT` with a symbol name, a fact that does not parse, or a rules
+/// file that cannot be read or has a bad line, is a usage error on stderr (`None`: exit
+/// status 2).
+fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> Option<Facts> {
     let usage = |e: symdim::facts::FactsError| eprintln!("symdim: {e}");
     let binds = binds
         .iter()
@@ -140,9 +157,17 @@ fn read_facts(binds: &[String], assumes: Vec<String>) -> Option<Facts> {
         .map_err(usage)
         .ok()?;
     symdim::facts::check_assumes(&assumes).map_err(usage).ok()?;
+    let mut rules = symdim::OpRules::new();
+    for path in op_rules {
+        rules = symdim::OpRules::from_file(path)
+            .and_then(|more| rules.merge(&more))
+            .map_err(|e| eprintln!("symdim: {e}"))
+            .ok()?;
+    }
     Some(Facts {
         binds,
         assumes,
+        op_rules: rules,
         ..Facts::default()
     })
 }
@@ -163,8 +188,9 @@ fn load_with_facts(
     model: &std::path::Path,
     binds: &[String],
     assumes: Vec<String>,
+    op_rules: &[PathBuf],
 ) -> Option<(symdim::graph::Model, Facts)> {
-    let facts = read_facts(binds, assumes)?;
+    let facts = read_facts(binds, assumes, op_rules)?;
     let m = load_model(model, &Default::default())?;
     facts_fit(&facts, &m).then_some((m, facts))
 }
@@ -174,8 +200,9 @@ fn load_and_infer(
     model: &std::path::Path,
     binds: &[String],
     assumes: Vec<String>,
+    op_rules: &[PathBuf],
 ) -> Option<(symdim::graph::Model, symdim::context::ShapesContext, Facts)> {
-    let (m, facts) = load_with_facts(model, binds, assumes)?;
+    let (m, facts) = load_with_facts(model, binds, assumes, op_rules)?;
     let ctx = symdim::infer::infer_context(&m, &facts);
     Some((m, ctx, facts))
 }
@@ -269,8 +296,9 @@ fn run() -> u8 {
             format,
             binds,
             assumes,
+            op_rules,
         } => {
-            let Some((m, ctx, options)) = load_and_infer(&model, &binds, assumes) else {
+            let Some((m, ctx, options)) = load_and_infer(&model, &binds, assumes, &op_rules) else {
                 return 2;
             };
             let c = symdim::contracts::derive(&m, &ctx, &options);
@@ -286,9 +314,10 @@ fn run() -> u8 {
             model,
             binds,
             assumes,
+            op_rules,
             format,
         } => {
-            let Some((m, facts)) = load_with_facts(&model, &binds, assumes) else {
+            let Some((m, facts)) = load_with_facts(&model, &binds, assumes, &op_rules) else {
                 return 2;
             };
             let v = symdim::check::check(&m, &facts);
@@ -305,8 +334,9 @@ fn run() -> u8 {
             target,
             binds,
             assumes,
+            op_rules,
         } => {
-            let Some((m, ctx, _)) = load_and_infer(&model, &binds, assumes) else {
+            let Some((m, ctx, _)) = load_and_infer(&model, &binds, assumes, &op_rules) else {
                 return 2;
             };
             match symdim::explain::explain(&m, &ctx, &target) {
@@ -327,13 +357,14 @@ fn run() -> u8 {
             format,
             binds,
             assumes,
+            op_rules,
             symbols,
             out,
         } => {
             let load_options = symdim::load::LoadOptions {
                 onednn_symbols: symbols,
             };
-            let Some(options) = read_facts(&binds, assumes) else {
+            let Some(options) = read_facts(&binds, assumes, &op_rules) else {
                 return 2;
             };
             if let Some(out) = &out {

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Each top-level module and the modules its code may name. The order is the
-/// pipeline: algebra ← graph ← readers (which open files through `files`); graph ← context ← ops ← infer ← contracts,
+/// pipeline: algebra ← graph ← readers (which open files through `files`); graph ← oprules ← context ← ops ← infer ← contracts,
 /// check, explain ← report ← load and the facade.
 const LAYERS: &[(&str, &[&str])] = &[
     ("algebra", &[]),
@@ -15,11 +15,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("onnx", &["graph", "files"]),
     ("openvino", &["graph", "files"]),
     ("onednn", &["graph", "files"]),
-    ("context", &["algebra", "graph"]),
-    ("facts", &["algebra", "graph"]),
-    ("ops", &["algebra", "graph", "context"]),
+    ("oprules", &["algebra", "graph", "files"]),
+    ("context", &["algebra", "graph", "oprules"]),
+    ("facts", &["algebra", "graph", "oprules"]),
+    ("ops", &["algebra", "graph", "context", "oprules"]),
     ("shapes_api", &["algebra", "graph", "context", "ops"]),
-    ("infer", &["algebra", "graph", "context", "facts", "ops"]),
+    (
+        "infer",
+        &["algebra", "graph", "context", "facts", "ops", "oprules"],
+    ),
     (
         "contracts",
         &["algebra", "graph", "context", "facts", "ops", "infer"],

@@ -48,6 +48,14 @@ create_exception!(
 );
 create_exception!(
     symdim,
+    OpRulesError,
+    PyValueError,
+    "The declared shape rules (`op_rules=`) cannot be used: the file cannot be read, \
+     or a line is wrong. The message names the file (or `<text>`), the line and the \
+     problem, as `symdim --op-rules` prints it."
+);
+create_exception!(
+    symdim,
     EvalError,
     PyValueError,
     "A dim has no integer value at the given symbol values."
@@ -109,10 +117,58 @@ impl Source {
     }
 }
 
-/// The facts of `bind` (a mapping or pairs of name and int) and `assume` (one fact
-/// or an iterable of facts).
-fn facts(bind: Option<&Bound<'_, PyAny>>, assume: Option<&Bound<'_, PyAny>>) -> PyResult<Facts> {
-    let mut facts = Facts::new();
+/// The declared shape rules of `op_rules`: the path of a rules file (a `str` or an
+/// `os.PathLike`), the rules' text (a `str` holding a newline: a rule takes at least
+/// two lines), or a list or tuple of those, merged in order.
+fn read_op_rules(given: Option<&Bound<'_, PyAny>>) -> PyResult<symdim::OpRules> {
+    let Some(given) = given.filter(|r| !r.is_none()) else {
+        return Ok(symdim::OpRules::new());
+    };
+    let one = |item: &Bound<'_, PyAny>| -> PyResult<symdim::OpRules> {
+        let read = if let Ok(text) = item.cast::<PyString>() {
+            let text = text.to_cow()?;
+            if text.contains('\n') {
+                symdim::OpRules::parse(&text)
+            } else {
+                symdim::OpRules::from_file(std::path::Path::new(&*text))
+            }
+        } else {
+            let path: std::path::PathBuf = item.extract().map_err(|_| {
+                PyTypeError::new_err(
+                    "op_rules must be a path, the text of rules, or a list of those",
+                )
+            })?;
+            symdim::OpRules::from_file(&path)
+        };
+        read.map_err(|e| OpRulesError::new_err(e.to_string()))
+    };
+    if given.cast::<PyString>().is_ok() || given.extract::<std::path::PathBuf>().is_ok() {
+        return one(given);
+    }
+    if given.cast::<pyo3::types::PyList>().is_err() && given.cast::<pyo3::types::PyTuple>().is_err()
+    {
+        return Err(PyTypeError::new_err(
+            "op_rules must be a path, the text of rules, or a list of those",
+        ));
+    }
+    let mut rules = symdim::OpRules::new();
+    for item in given.try_iter()? {
+        let more = one(&item?)?;
+        rules = rules
+            .merge(&more)
+            .map_err(|e| OpRulesError::new_err(e.to_string()))?;
+    }
+    Ok(rules)
+}
+
+/// The facts of `bind` (a mapping or pairs of name and int), `assume` (one fact or an
+/// iterable of facts) and `op_rules` (see [`read_op_rules`]).
+fn facts(
+    bind: Option<&Bound<'_, PyAny>>,
+    assume: Option<&Bound<'_, PyAny>>,
+    rules: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Facts> {
+    let mut facts = Facts::new().with_op_rules(read_op_rules(rules)?);
     if let Some(bind) = bind.filter(|b| !b.is_none()) {
         let pairs = match bind.cast::<PyDict>() {
             Ok(d) => d.items().into_any(),
@@ -1047,19 +1103,22 @@ impl Verdict {
 ///
 /// `model` is an `onnx.ModelProto`, the bytes of a model, or a path (ONNX, OpenVINO
 /// IR `.xml` or oneDNN Graph `.json`). `bind` maps symbols to values
-/// (`{"batch": 4}`); `assume` is a fact or a list of facts (`"S % 8 == 0"`). Raises
-/// `ModelError` when the model cannot be read; a model with errors still gives its
-/// report (see `Report.diagnostics`).
+/// (`{"batch": 4}`); `assume` is a fact or a list of facts (`"S % 8 == 0"`);
+/// `op_rules` declares shape rules for custom ops (`docs/op-rules.md`): the path of a
+/// rules file, the rules' text (a `str` holding a newline), or a list of those. Raises
+/// `ModelError` when the model cannot be read and `OpRulesError` when the rules
+/// cannot; a model with errors still gives its report (see `Report.diagnostics`).
 #[pyfunction]
-#[pyo3(signature = (model, *, bind=None, assume=None))]
+#[pyo3(signature = (model, *, bind=None, assume=None, op_rules=None))]
 fn infer(
     py: Python<'_>,
     model: &Bound<'_, PyAny>,
     bind: Option<&Bound<'_, PyAny>>,
     assume: Option<&Bound<'_, PyAny>>,
+    op_rules: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Report> {
     let source = Source::extract(model)?;
-    let facts = facts(bind, assume)?;
+    let facts = facts(bind, assume, op_rules)?;
     detached(py, move || {
         let m = source.load().map_err(model_error)?;
         Ok(Report::infer(&m, &facts))
@@ -1171,16 +1230,17 @@ fn annotated_tuple(
 /// graph fields to merge into a copy of the model whose `output` and `value_info`
 /// are cleared. `symdim.infer_shapes` and `symdim.SymbolicShapeInference` wrap it.
 #[pyfunction]
-#[pyo3(signature = (model, *, bind=None, assume=None, skeleton=None))]
+#[pyo3(signature = (model, *, bind=None, assume=None, op_rules=None, skeleton=None))]
 fn annotate<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
     bind: Option<&Bound<'py, PyAny>>,
     assume: Option<&Bound<'py, PyAny>>,
+    op_rules: Option<&Bound<'py, PyAny>>,
     skeleton: Option<PyBackedBytes>,
 ) -> PyResult<AnnotatedTuple<'py>> {
     let source = Source::extract(model)?;
-    let facts = facts(bind, assume)?;
+    let facts = facts(bind, assume, op_rules)?;
     let annotated = detached(py, move || {
         annotate_model(&source, skeleton.as_deref(), &facts)
     })?;
@@ -1190,15 +1250,16 @@ fn annotate<'py>(
 /// [`annotate`] on a thread of its own, so that the caller can copy the model
 /// meanwhile: `annotate_start(...).wait()` is `annotate(...)`.
 #[pyfunction]
-#[pyo3(signature = (model, *, bind=None, assume=None, skeleton=None))]
+#[pyo3(signature = (model, *, bind=None, assume=None, op_rules=None, skeleton=None))]
 fn annotate_start(
     model: &Bound<'_, PyAny>,
     bind: Option<&Bound<'_, PyAny>>,
     assume: Option<&Bound<'_, PyAny>>,
+    op_rules: Option<&Bound<'_, PyAny>>,
     skeleton: Option<PyBackedBytes>,
 ) -> PyResult<Pending> {
     let source = Source::extract(model)?;
-    let facts = facts(bind, assume)?;
+    let facts = facts(bind, assume, op_rules)?;
     let handle = std::thread::Builder::new()
         .name("symdim".into())
         .spawn(move || guarded(|| annotate_model(&source, skeleton.as_deref(), &facts)))
@@ -1233,15 +1294,16 @@ impl Pending {
 
 /// What the model demands of its input dims: what `symdim constraints` prints.
 #[pyfunction]
-#[pyo3(signature = (model, *, bind=None, assume=None))]
+#[pyo3(signature = (model, *, bind=None, assume=None, op_rules=None))]
 fn constraints(
     py: Python<'_>,
     model: &Bound<'_, PyAny>,
     bind: Option<&Bound<'_, PyAny>>,
     assume: Option<&Bound<'_, PyAny>>,
+    op_rules: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Contract> {
     let source = Source::extract(model)?;
-    let facts = facts(bind, assume)?;
+    let facts = facts(bind, assume, op_rules)?;
     detached(py, move || {
         let m = source.load().map_err(model_error)?;
         let inner = symdim::infer(&m, &facts).contract();
@@ -1252,15 +1314,16 @@ fn constraints(
 /// Whether the model is valid for the values of `bind` (without running it): what
 /// `symdim check` prints.
 #[pyfunction]
-#[pyo3(signature = (model, bind, *, assume=None))]
+#[pyo3(signature = (model, bind, *, assume=None, op_rules=None))]
 fn check(
     py: Python<'_>,
     model: &Bound<'_, PyAny>,
     bind: &Bound<'_, PyAny>,
     assume: Option<&Bound<'_, PyAny>>,
+    op_rules: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Verdict> {
     let source = Source::extract(model)?;
-    let facts = facts(Some(bind), assume)?;
+    let facts = facts(Some(bind), assume, op_rules)?;
     detached(py, move || {
         let m = source.load().map_err(model_error)?;
         let inner = symdim::check::check(&m, &facts);
@@ -1271,16 +1334,17 @@ fn check(
 /// Why a dim equals what the report says: what `symdim explain` prints. `target`
 /// is `NAME[AXIS]` or a tensor name (every axis).
 #[pyfunction]
-#[pyo3(signature = (model, target, *, bind=None, assume=None))]
+#[pyo3(signature = (model, target, *, bind=None, assume=None, op_rules=None))]
 fn explain(
     py: Python<'_>,
     model: &Bound<'_, PyAny>,
     target: String,
     bind: Option<&Bound<'_, PyAny>>,
     assume: Option<&Bound<'_, PyAny>>,
+    op_rules: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let source = Source::extract(model)?;
-    let facts = facts(bind, assume)?;
+    let facts = facts(bind, assume, op_rules)?;
     detached(py, move || {
         let m = source.load().map_err(model_error)?;
         let shapes = symdim::infer(&m, &facts);
@@ -1294,7 +1358,7 @@ fn explain(
 #[pyfunction]
 #[pyo3(signature = (expr, assume=None))]
 fn simplify(py: Python<'_>, expr: String, assume: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
-    let assumes = facts(None, assume)?.assumes;
+    let assumes = facts(None, assume, None)?.assumes;
     detached(py, move || {
         let mut alg = Algebra::default();
         for a in &assumes {
@@ -1315,6 +1379,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ModelError", py.get_type::<ModelError>())?;
     m.add("ExprError", py.get_type::<ExprError>())?;
+    m.add("OpRulesError", py.get_type::<OpRulesError>())?;
     m.add("EvalError", py.get_type::<EvalError>())?;
     m.add("UndecidedError", py.get_type::<UndecidedError>())?;
     m.add("InternalError", py.get_type::<InternalError>())?;

@@ -34,6 +34,7 @@ from symdim._native import (
     Failure,
     InternalError,
     ModelError,
+    OpRulesError,
     Report,
     Symbol,
     Tensor,
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
     ModelLike = Union["onnx.ModelProto", bytes, bytearray, memoryview, str, "os.PathLike[str]"]
     Bind = Union[Mapping[str, int], Iterable[Tuple[str, int]]]
     Assume = Union[str, Iterable[str]]
+    OpRulesLike = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 
 
 def infer_shapes(
@@ -61,6 +63,7 @@ def infer_shapes(
     *,
     bind: Optional[Bind] = None,
     assume: Optional[Assume] = None,
+    op_rules: Optional[OpRulesLike] = None,
 ) -> Union["onnx.ModelProto", bytes]:
     """The model with every inferred shape in ``value_info``.
 
@@ -77,13 +80,16 @@ def infer_shapes(
     model (``bytes``).
 
     ``bind`` maps symbols to values (``{"batch": 4}``) and ``assume`` adds facts
-    (``"sequence % 8 == 0"``), as ``symdim infer --bind/--assume`` do. Raises
-    :class:`ModelError` when the model cannot be read, or is not an ONNX model. A
-    model with error diagnostics is still annotated: :func:`infer` gives them.
+    (``"sequence % 8 == 0"``), as ``symdim infer --bind/--assume`` do; ``op_rules``
+    declares shape rules for custom ops (a rules file's path, the rules' text, or a
+    list of those), as ``--op-rules`` does. Raises :class:`ModelError` when the model
+    cannot be read, or is not an ONNX model, and :class:`OpRulesError` when the rules
+    cannot be read. A model with error diagnostics is still annotated: :func:`infer`
+    gives them.
     """
     if hasattr(model, "SerializeToString") and hasattr(model, "CopyFrom"):
-        return _annotate_proto(model, bind, assume)[0]
-    data = _annotate(model, bind=bind, assume=assume)[0]
+        return _annotate_proto(model, bind, assume, op_rules)[0]
+    data = _annotate(model, bind=bind, assume=assume, op_rules=op_rules)[0]
     try:
         import onnx
     except ImportError:
@@ -91,7 +97,7 @@ def infer_shapes(
     return onnx.ModelProto.FromString(data)
 
 
-def _annotate_proto(model, bind, assume):
+def _annotate_proto(model, bind, assume, op_rules=None):
     """``infer_shapes`` of a ``ModelProto``, with the node outputs left without a shape
     and the diagnostics.
 
@@ -108,7 +114,11 @@ def _annotate_proto(model, bind, assume):
     # `-o` does: the skeleton carries it through the same writer.
     skeleton.graph.value_info.extend(model.graph.value_info)
     pending = _native.annotate_start(
-        model.SerializeToString(), bind=bind, assume=assume, skeleton=skeleton.SerializeToString()
+        model.SerializeToString(),
+        bind=bind,
+        assume=assume,
+        op_rules=op_rules,
+        skeleton=skeleton.SerializeToString(),
     )
     out = type(model)()
     out.CopyFrom(model)
@@ -148,6 +158,7 @@ __all__ = [
     "IncompleteInferenceError",
     "InternalError",
     "ModelError",
+    "OpRulesError",
     "Report",
     "Symbol",
     "SymbolicShapeInference",

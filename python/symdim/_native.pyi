@@ -11,6 +11,7 @@ __version__: str
 ModelLike = Union[onnx.ModelProto, bytes, bytearray, memoryview, str, "os.PathLike[str]"]
 Bind = Union[Mapping[str, int], Iterable[Tuple[str, int]]]
 Assume = Union[str, Iterable[str]]
+OpRulesLike = Union[str, "os.PathLike[str]", Iterable[Union[str, "os.PathLike[str]"]]]
 DimLike = Union[int, "Dim"]
 
 class ModelError(ValueError):
@@ -19,6 +20,11 @@ class ModelError(ValueError):
 
 class ExprError(ValueError):
     """An expression or fact does not parse in the grammar, or the algebra rejects it."""
+
+class OpRulesError(ValueError):
+    """The declared shape rules (``op_rules=``) cannot be used: the file cannot be read,
+    or a line is wrong. The message names the file (or ``<text>``), the line and the
+    problem, as ``symdim --op-rules`` prints it."""
 
 class EvalError(ValueError):
     """A dim has no integer value at the given symbol values."""
@@ -258,19 +264,30 @@ class Verdict:
     def to_text(self) -> str:
         """What ``symdim check`` prints."""
 
-def infer(model: ModelLike, *, bind: Optional[Bind] = None, assume: Optional[Assume] = None) -> Report:
+def infer(
+    model: ModelLike,
+    *,
+    bind: Optional[Bind] = None,
+    assume: Optional[Assume] = None,
+    op_rules: Optional[OpRulesLike] = None,
+) -> Report:
     """Infer every tensor's shape: the report ``symdim infer`` prints.
 
     ``model`` is an ``onnx.ModelProto``, the bytes of a model, or a path (ONNX,
     OpenVINO IR ``.xml`` or oneDNN Graph ``.json``). ``bind`` maps symbols to values;
-    ``assume`` is a fact or a list of facts. Raises :class:`ModelError` when the model
-    cannot be read; a model with errors still gives its report."""
+    ``assume`` is a fact or a list of facts; ``op_rules`` declares shape rules for
+    custom ops (``docs/op-rules.md``): the path of a rules file, the rules' text (a
+    ``str`` holding a newline), or a list of those, as ``symdim --op-rules`` reads
+    them. Raises :class:`ModelError` when the model cannot be read and
+    :class:`OpRulesError` when the rules cannot; a model with errors still gives its
+    report."""
 
 def annotate(
     model: ModelLike,
     *,
     bind: Optional[Bind] = None,
     assume: Optional[Assume] = None,
+    op_rules: Optional[OpRulesLike] = None,
     skeleton: Optional[bytes] = None,
 ) -> Tuple[bytes, List[str], List[Diagnostic]]:
     """The ONNX model with every inferred shape in ``value_info``, as bytes (what
@@ -284,6 +301,7 @@ def annotate_start(
     *,
     bind: Optional[Bind] = None,
     assume: Optional[Assume] = None,
+    op_rules: Optional[OpRulesLike] = None,
     skeleton: Optional[bytes] = None,
 ) -> Pending:
     """:func:`annotate` on a thread of its own: ``annotate_start(...).wait()`` is
@@ -295,15 +313,33 @@ class Pending:
     def wait(self) -> Tuple[bytes, List[str], List[Diagnostic]]:
         """Wait for the result (without the GIL): what :func:`annotate` returns. Only once."""
 
-def constraints(model: ModelLike, *, bind: Optional[Bind] = None, assume: Optional[Assume] = None) -> Contract:
-    """What the model demands of its input dims: what ``symdim constraints`` prints."""
+def constraints(
+    model: ModelLike,
+    *,
+    bind: Optional[Bind] = None,
+    assume: Optional[Assume] = None,
+    op_rules: Optional[OpRulesLike] = None,
+) -> Contract:
+    """What the model demands of its input dims: what ``symdim constraints`` prints.
+    ``op_rules`` as for :func:`infer`."""
 
-def check(model: ModelLike, bind: Bind, *, assume: Optional[Assume] = None) -> Verdict:
+def check(
+    model: ModelLike,
+    bind: Bind,
+    *,
+    assume: Optional[Assume] = None,
+    op_rules: Optional[OpRulesLike] = None,
+) -> Verdict:
     """Whether the model is valid for the values of ``bind`` (without running it): what
-    ``symdim check`` prints."""
+    ``symdim check`` prints. ``op_rules`` as for :func:`infer`."""
 
 def explain(
-    model: ModelLike, target: str, *, bind: Optional[Bind] = None, assume: Optional[Assume] = None
+    model: ModelLike,
+    target: str,
+    *,
+    bind: Optional[Bind] = None,
+    assume: Optional[Assume] = None,
+    op_rules: Optional[OpRulesLike] = None,
 ) -> str:
     """Why a dim equals what the report says: what ``symdim explain`` prints. ``target``
     is ``NAME[AXIS]`` or a tensor name."""

@@ -20,6 +20,7 @@ pub mod contrib_tensor;
 pub mod control;
 pub mod conv;
 pub mod ctc;
+pub mod declared;
 pub mod depth_space;
 pub mod detection;
 pub mod elementwise;
