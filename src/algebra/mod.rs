@@ -835,11 +835,7 @@ impl Algebra {
     /// Cheaper than `bounds(d).is_nonneg()` when the class's own bounds settle it.
     pub fn is_nonneg(&self, d: Dim) -> bool {
         let data = &self.egraph[d.0].data;
-        data.bounds.is_nonneg()
-            || data
-                .canon
-                .bounds(&self.egraph.analysis.symbols)
-                .is_nonneg()
+        data.bounds.is_nonneg() || data.canon.bounds(&self.egraph.analysis.symbols).is_nonneg()
     }
 
     /// Simplify and render: the canonical, deterministic text form.

@@ -379,7 +379,10 @@ fn small_or_big(mut n: i128, mut d: i128) -> Rat {
         return if n.unsigned_abs() < SMALL_LIMIT as u128 {
             Rat::Small(Ratio::new_raw(n as i64, 1))
         } else {
-            Rat::Big(Box::new(BigRational::new_raw(BigInt::from(n), BigInt::one())))
+            Rat::Big(Box::new(BigRational::new_raw(
+                BigInt::from(n),
+                BigInt::one(),
+            )))
         };
     }
     if let (Ok(n64), Ok(d64)) = (u64::try_from(n.unsigned_abs()), u64::try_from(d)) {
