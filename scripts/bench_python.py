@@ -20,9 +20,7 @@ Usage:
   python scripts/bench_python.py [MODEL.onnx ...] [--runs 21] [--ort-runs 3]
          [--peers symdim,onnx,ort] [--json OUT.json]
 Both clocks are shown: wall time, and CPU time of the process (user + system, every
-thread: steadier when other jobs share the machine; symdim's extension works on a
-thread of its own while Python copies the model, which wall time counts once and CPU
-time twice).
+thread: steadier when other jobs share the machine).
 Without models: the llama models and PP-OCRv4 det of ../shared/corpus/real-models.
 Needs the symdim package (pip install .) and onnx, onnxruntime, sympy.
 """

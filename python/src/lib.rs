@@ -196,6 +196,15 @@ fn facts(
     Ok(facts)
 }
 
+/// Check `facts` against the model, as the CLI does before inferring: a `bind` or
+/// `assume` of a symbol the model does not name raises `ValueError` with the CLI's
+/// message.
+fn fit(facts: &Facts, m: &symdim::Model) -> PyResult<()> {
+    facts
+        .check_names(m)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// Run `work` without the GIL, turning a panic into `InternalError`.
 fn detached<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
@@ -1121,6 +1130,7 @@ fn infer(
     let facts = facts(bind, assume, op_rules)?;
     detached(py, move || {
         let m = source.load().map_err(model_error)?;
+        fit(&facts, &m)?;
         Ok(Report::infer(&m, &facts))
     })
 }
@@ -1153,6 +1163,7 @@ fn annotate_model(source: &Source, skeleton: Option<&[u8]>, facts: &Facts) -> Py
             (m, &read)
         }
     };
+    fit(facts, &m)?;
     let ctx = symdim::infer::infer_context(&m, facts);
     let report = symdim::Report::build(&m, &ctx);
     let annotated = symdim::annotate::annotated_bytes(&m, skeleton.unwrap_or(bytes), &report)
@@ -1247,51 +1258,6 @@ fn annotate<'py>(
     annotated_tuple(py, annotated)
 }
 
-/// [`annotate`] on a thread of its own, so that the caller can copy the model
-/// meanwhile: `annotate_start(...).wait()` is `annotate(...)`.
-#[pyfunction]
-#[pyo3(signature = (model, *, bind=None, assume=None, op_rules=None, skeleton=None))]
-fn annotate_start(
-    model: &Bound<'_, PyAny>,
-    bind: Option<&Bound<'_, PyAny>>,
-    assume: Option<&Bound<'_, PyAny>>,
-    op_rules: Option<&Bound<'_, PyAny>>,
-    skeleton: Option<PyBackedBytes>,
-) -> PyResult<Pending> {
-    let source = Source::extract(model)?;
-    let facts = facts(bind, assume, op_rules)?;
-    let handle = std::thread::Builder::new()
-        .name("symdim".into())
-        .spawn(move || guarded(|| annotate_model(&source, skeleton.as_deref(), &facts)))
-        .map_err(|e| InternalError::new_err(format!("cannot start a thread: {e}")))?;
-    Ok(Pending {
-        handle: std::sync::Mutex::new(Some(handle)),
-    })
-}
-
-/// An [`annotate_start`] under way.
-#[pyclass(frozen, module = "symdim")]
-struct Pending {
-    handle: std::sync::Mutex<Option<std::thread::JoinHandle<PyResult<Annotated>>>>,
-}
-
-#[pymethods]
-impl Pending {
-    /// Wait for the result (without the GIL): what `annotate` returns. Only once.
-    fn wait<'py>(&self, py: Python<'py>) -> PyResult<AnnotatedTuple<'py>> {
-        let handle = self
-            .handle
-            .lock()
-            .map_err(|_| InternalError::new_err("a wait panicked"))?
-            .take()
-            .ok_or_else(|| PyRuntimeError::new_err("wait() was already called"))?;
-        let joined = py.detach(|| handle.join());
-        let annotated =
-            joined.map_err(|_| InternalError::new_err("symdim's thread panicked"))??;
-        annotated_tuple(py, annotated)
-    }
-}
-
 /// What the model demands of its input dims: what `symdim constraints` prints.
 #[pyfunction]
 #[pyo3(signature = (model, *, bind=None, assume=None, op_rules=None))]
@@ -1306,6 +1272,7 @@ fn constraints(
     let facts = facts(bind, assume, op_rules)?;
     detached(py, move || {
         let m = source.load().map_err(model_error)?;
+        fit(&facts, &m)?;
         let inner = symdim::infer(&m, &facts).contract();
         Ok(Contract { inner })
     })
@@ -1326,6 +1293,7 @@ fn check(
     let facts = facts(Some(bind), assume, op_rules)?;
     detached(py, move || {
         let m = source.load().map_err(model_error)?;
+        fit(&facts, &m)?;
         let inner = symdim::check::check(&m, &facts);
         Ok(Verdict { inner })
     })
@@ -1347,6 +1315,7 @@ fn explain(
     let facts = facts(bind, assume, op_rules)?;
     detached(py, move || {
         let m = source.load().map_err(model_error)?;
+        fit(&facts, &m)?;
         let shapes = symdim::infer(&m, &facts);
         symdim::explain::explain(&m, shapes.context(), &target)
             .map_err(|e| PyValueError::new_err(e.to_string()))
@@ -1392,10 +1361,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Contract>()?;
     m.add_class::<Failure>()?;
     m.add_class::<Verdict>()?;
-    m.add_class::<Pending>()?;
     m.add_function(wrap_pyfunction!(infer, m)?)?;
     m.add_function(wrap_pyfunction!(annotate, m)?)?;
-    m.add_function(wrap_pyfunction!(annotate_start, m)?)?;
     m.add_function(wrap_pyfunction!(constraints, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(explain, m)?)?;

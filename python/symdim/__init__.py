@@ -101,10 +101,10 @@ def _annotate_proto(model, bind, assume, op_rules=None):
     """``infer_shapes`` of a ``ModelProto``, with the node outputs left without a shape
     and the diagnostics.
 
-    The extension infers the serialized model on a thread of its own and writes the
-    shapes into a skeleton holding only the graph's outputs and value_info, while this thread copies
-    the model (initializers and all) with its ``output`` and ``value_info`` cleared;
-    the skeleton's graph is then merged into the copy. Same result as parsing the whole
+    The extension infers the serialized model (without the GIL) and writes the shapes
+    into a skeleton holding only the graph's outputs and value_info; the skeleton's
+    graph is then merged into a copy of the model (initializers and all) whose
+    ``output`` and ``value_info`` are cleared. Same result as parsing the whole
     annotated model, without serializing and parsing the initializers twice more.
     """
     skeleton = type(model)()
@@ -113,7 +113,7 @@ def _annotate_proto(model, bind, assume, op_rules=None):
     # Declared value_info is kept (rewritten where inference knows more), as the CLI's
     # `-o` does: the skeleton carries it through the same writer.
     skeleton.graph.value_info.extend(model.graph.value_info)
-    pending = _native.annotate_start(
+    graph, incomplete, diagnostics = _native.annotate(
         model.SerializeToString(),
         bind=bind,
         assume=assume,
@@ -124,7 +124,6 @@ def _annotate_proto(model, bind, assume, op_rules=None):
     out.CopyFrom(model)
     out.graph.ClearField("output")
     out.graph.ClearField("value_info")
-    graph, incomplete, diagnostics = pending.wait()
     out.graph.MergeFromString(graph)
     return out, incomplete, diagnostics
 

@@ -296,23 +296,6 @@ def annotate(
     graph's outputs) the bytes are the graph fields to merge into a copy of the model
     whose ``output`` and ``value_info`` are cleared. ``symdim.infer_shapes`` wraps it."""
 
-def annotate_start(
-    model: ModelLike,
-    *,
-    bind: Optional[Bind] = None,
-    assume: Optional[Assume] = None,
-    op_rules: Optional[OpRulesLike] = None,
-    skeleton: Optional[bytes] = None,
-) -> Pending:
-    """:func:`annotate` on a thread of its own: ``annotate_start(...).wait()`` is
-    ``annotate(...)``."""
-
-class Pending:
-    """An :func:`annotate_start` under way."""
-
-    def wait(self) -> Tuple[bytes, List[str], List[Diagnostic]]:
-        """Wait for the result (without the GIL): what :func:`annotate` returns. Only once."""
-
 def constraints(
     model: ModelLike,
     *,

@@ -83,6 +83,24 @@ def test_bad_bind_and_assume_types():
         symdim.infer(EXAMPLE, assume=[3])
 
 
+def test_binds_and_facts_of_unknown_symbols_raise_the_clis_message(cli):
+    # As `symdim infer` refuses them (exit 2): a bind the model never reads would
+    # silently change nothing.
+    for extra, kwargs in (
+        (["--bind", "batchh=4"], {"bind": {"batchh": 4}}),
+        (["--assume", "seq >= 2"], {"assume": "seq >= 2"}),
+    ):
+        out = cli("infer", EXAMPLE, *extra)
+        assert out.returncode == 2
+        message = out.stderr.decode().strip().removeprefix("symdim: ")
+        for call in (symdim.infer, symdim.infer_shapes, symdim.constraints):
+            with pytest.raises(ValueError) as e:
+                call(EXAMPLE, **kwargs)
+            assert str(e.value) == message
+        with pytest.raises(ValueError, match="no symbol"):
+            symdim.check(EXAMPLE, kwargs.get("bind", {"batch": 1}), assume=kwargs.get("assume"))
+
+
 def test_unreadable_models_raise_model_error_with_the_clis_message(cli, tmp_path):
     garbage = tmp_path / "garbage.onnx"
     garbage.write_bytes(b"\xff\xfe\x00\x13\x37\x42\x99\x01")
@@ -181,15 +199,6 @@ def test_infer_shapes_of_a_model_proto_is_the_whole_annotated_model():
     assert symdim.infer_shapes(m, bind={"batch_size": 2}) == onnx.load_from_string(
         symdim._native.annotate(m.SerializeToString(), bind={"batch_size": 2})[0]
     )
-
-
-def test_pending_results_are_given_once():
-    pending = symdim._native.annotate_start(EXAMPLE.read_bytes())
-    assert pending.wait()[0] == symdim._native.annotate(EXAMPLE)[0]
-    with pytest.raises(RuntimeError, match="already"):
-        pending.wait()
-    with pytest.raises(symdim.ModelError):
-        symdim._native.annotate_start(b"garbage").wait()
 
 
 def test_infer_shapes_passes_onnx_full_check():
