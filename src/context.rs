@@ -471,7 +471,8 @@ impl ShapesContext {
     /// outputs, or `None` when it cannot be inferred (no runner was set, or nested
     /// too deep).
     pub fn run_subgraph(&mut self, g: &Graph, inputs: &[TensorFact]) -> Option<Vec<TensorFact>> {
-        let inputs: Vec<SubgraphValue> = inputs.iter().cloned().map(SubgraphValue::tensor).collect();
+        let inputs: Vec<SubgraphValue> =
+            inputs.iter().cloned().map(SubgraphValue::tensor).collect();
         let outs = self.run_subgraph_values(g, &inputs)?;
         Some(outs.into_iter().map(|v| v.fact).collect())
     }

@@ -19,8 +19,7 @@
 
 use crate::algebra::{Algebra, Dim, SymbolKind, Truth};
 use crate::context::{
-    const_fact, node_context, OpError, Severity, ShapesContext, SubgraphValue, TensorFact,
-    MAX_RANK,
+    const_fact, node_context, OpError, Severity, ShapesContext, SubgraphValue, TensorFact, MAX_RANK,
 };
 use crate::facts::Facts;
 use crate::graph::{ConstData, DeclDim, Graph, Model, Node, ValueDecl};

@@ -24,10 +24,24 @@ pub enum InferredDim {
 pub struct InferredValueInfo {
     /// The value name.
     pub name: String,
-    /// The element type; [`DType::Undefined`] if not inferred.
+    /// The element type (of the tensors `containers` hold); [`DType::Undefined`] if
+    /// not inferred.
     pub elem_type: DType,
-    /// The dims; `None` if the rank is unknown.
+    /// The dims (of the tensors `containers` hold); `None` if the rank is unknown.
     pub shape: Option<Vec<InferredDim>>,
+    /// The types around the tensor, outermost first: empty for a tensor,
+    /// `[Sequence]` for `seq(tensor)`, `[Optional, Sequence]` for
+    /// `optional(seq(tensor))`.
+    pub containers: Vec<Container>,
+}
+
+/// A type that holds tensors (`TypeProto.sequence_type`, `TypeProto.optional_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Container {
+    /// `sequence_type`: a sequence of what is inside.
+    Sequence,
+    /// `optional_type`: what is inside, or nothing.
+    Optional,
 }
 
 impl From<Dim<'_>> for InferredDim {
@@ -45,8 +59,10 @@ impl From<Dim<'_>> for InferredDim {
 /// - a graph output or `value_info` entry whose name appears in `shapes` gets its type
 ///   replaced, in place: the inferred element type and shape, each falling back to the
 ///   original one where the inferred is `Undefined` / `None`; every other field of the
-///   entry is kept. Entries typed as non-tensors (sequences, maps, ...) and entries
-///   not named in `shapes` are copied unchanged.
+///   entry is kept. Entries typed as non-tensors (sequences, maps, ...), entries
+///   typed as tensors for which `shapes` has a sequence or an optional (the
+///   model's declaration stays) and entries not named in `shapes` are copied
+///   unchanged; an untyped entry takes the inferred type, tensor or not.
 /// - the other names of `shapes` (minus the graph's inputs and outputs, existing
 ///   `value_info` entries and repeated names) get new `value_info` entries, after the
 ///   existing ones (at the graph's end when there are none).
@@ -82,7 +98,7 @@ pub fn write_with_shapes(
         put_len(
             &mut vi,
             2,
-            &encode_tensor_type(s.elem_type, s.shape.as_deref()),
+            &encode_type(s.elem_type, s.shape.as_deref(), &s.containers),
         );
         put_len(&mut value_info, 13, &vi);
     }
@@ -129,8 +145,13 @@ fn rewrite_graph(
             12 | 13 => {
                 let msg = f.message("GraphProto")?;
                 let vi = ValueInfoProto::parse(msg.clone(), 0)?;
+                let fits = |inf: &InferredValueInfo| match vi.r#type {
+                    None => true,
+                    Some(TypeProto::Tensor(_)) => inf.containers.is_empty(),
+                    Some(_) => false,
+                };
                 match by_name.get(vi.name) {
-                    Some(inf) if matches!(vi.r#type, None | Some(TypeProto::Tensor(_))) => {
+                    Some(inf) if fits(inf) => {
                         put_len(&mut out, f.number, &rewrite_output(msg, &vi, inf)?);
                     }
                     _ => out.extend_from_slice(raw),
@@ -165,7 +186,7 @@ fn rewrite_output(
         .shape()
         .map(|dims| dims.iter().map(|&d| d.into()).collect());
     let shape = inf.shape.as_deref().or(original_shape.as_deref());
-    let new_type = encode_tensor_type(elem_type, shape);
+    let new_type = encode_type(elem_type, shape, &inf.containers);
 
     let body = r.body();
     let base = r.offset();
@@ -185,6 +206,28 @@ fn rewrite_output(
         put_len(&mut out, 2, &new_type);
     }
     Ok(out)
+}
+
+/// Encodes a `TypeProto`: a `tensor_type` inside the `containers`, outermost first
+/// (`TypeProto.sequence_type` is field 4, `optional_type` field 9; the element type
+/// of each is its field 1).
+fn encode_type(
+    elem_type: DType,
+    shape: Option<&[InferredDim]>,
+    containers: &[Container],
+) -> Vec<u8> {
+    let mut ty = encode_tensor_type(elem_type, shape);
+    for c in containers.iter().rev() {
+        let mut inner = Vec::new();
+        put_len(&mut inner, 1, &ty);
+        let field = match c {
+            Container::Sequence => 4,
+            Container::Optional => 9,
+        };
+        ty.clear();
+        put_len(&mut ty, field, &inner);
+    }
+    ty
 }
 
 /// Encodes a `TypeProto` holding a `tensor_type`.

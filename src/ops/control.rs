@@ -57,8 +57,8 @@
 use super::{attr_int, attr_ints, norm_axis, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
 use crate::context::{
-    Composite, OpError, OptionalElement, OptionalFact, SequenceFact, ShapesContext,
-    SubgraphValue, TensorFact,
+    Composite, OpError, OptionalElement, OptionalFact, SequenceFact, ShapesContext, SubgraphValue,
+    TensorFact,
 };
 use crate::graph::{Attr, ConstData, DType, DeclDim, Graph, Node};
 use crate::graph::{PortMapColumn as Col, PORT_MAP_COLUMNS};
@@ -145,7 +145,11 @@ fn set_output_composite(ctx: &mut ShapesContext, node: &Node, out: usize, c: Opt
 
 /// The tensor facts of `values`, recording their sequence and optional facts as
 /// those of the node's outputs.
-fn emit_values(ctx: &mut ShapesContext, node: &Node, values: Vec<SubgraphValue>) -> Vec<TensorFact> {
+fn emit_values(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    values: Vec<SubgraphValue>,
+) -> Vec<TensorFact> {
     values
         .into_iter()
         .enumerate()
@@ -270,7 +274,12 @@ fn run_if(
             .collect()
     };
     let run = |ctx: &mut ShapesContext, b: &Branch<'_>| {
-        let inputs: Vec<SubgraphValue> = b.inputs.iter().cloned().map(SubgraphValue::tensor).collect();
+        let inputs: Vec<SubgraphValue> = b
+            .inputs
+            .iter()
+            .cloned()
+            .map(SubgraphValue::tensor)
+            .collect();
         subgraph_values(ctx, b.graph, &inputs, b.name)
     };
     // A decided condition: only the branch that runs is inferred (the other may
@@ -339,8 +348,7 @@ fn same_shape(ctx: &ShapesContext, a: &TensorFact, b: &TensorFact) -> bool {
     match (&a.shape, &b.shape) {
         (Some(x), Some(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .zip(y)
                     .all(|(p, q)| ctx.alg.equal(*p, *q) == Truth::True)
         }
@@ -532,11 +540,7 @@ fn node_names(g: &Graph, out: &mut rustc_hash::FxHashSet<String>) {
 /// True when `d` mentions a data-dependent symbol of a node of `body` (directly or
 /// through the definition of a derived symbol): a value that may differ from one
 /// iteration to the next, though it has one name.
-fn mentions_body_symbol(
-    ctx: &ShapesContext,
-    d: Dim,
-    body: &rustc_hash::FxHashSet<String>,
-) -> bool {
+fn mentions_body_symbol(ctx: &ShapesContext, d: Dim, body: &rustc_hash::FxHashSet<String>) -> bool {
     let mut todo = Vec::new();
     ctx.alg.canon(d).symbols(&mut todo);
     let mut seen = 0usize;
@@ -591,7 +595,12 @@ fn iteration_len(ctx: &mut ShapesContext, node: &Node, i: usize) -> Dim {
 
 /// What the body sees of carried sequence `i` whose elements share `elem`: that, and
 /// a length of the iteration's own ([`iteration_len`]).
-fn carried_sequence(ctx: &mut ShapesContext, node: &Node, i: usize, elem: TensorFact) -> SequenceFact {
+fn carried_sequence(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    i: usize,
+    elem: TensorFact,
+) -> SequenceFact {
     let len = iteration_len(ctx, node, i);
     SequenceFact {
         elem: TensorFact {
@@ -604,7 +613,12 @@ fn carried_sequence(ctx: &mut ShapesContext, node: &Node, i: usize, elem: Tensor
 }
 
 /// The first pass's view of a carried value of initial value `init`.
-fn carried_start(ctx: &mut ShapesContext, node: &Node, i: usize, init: &SubgraphValue) -> CarriedState {
+fn carried_start(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    i: usize,
+    init: &SubgraphValue,
+) -> CarriedState {
     let fact = TensorFact {
         value: None,
         ..init.fact.clone()
@@ -673,7 +687,11 @@ fn carried_next(
                 Some(Composite::Optional(s)) => s.clone(),
                 _ => unknown_optional(dtype),
             };
-            let present = if s.present == o.present { s.present } else { None };
+            let present = if s.present == o.present {
+                s.present
+            } else {
+                None
+            };
             let elem = match (&s.elem, &o.elem) {
                 _ if s.present == Some(false) => match &o.elem {
                     OptionalElement::Tensor(t) => {
