@@ -24,6 +24,16 @@
 //!   returns true: a constant or the condition input passed through; inside the
 //!   body the condition input is true, since an iteration runs only then), and a
 //!   fresh dim otherwise.
+//! - **Sequences and optionals** (If and Loop): a subgraph reads outer ones by name
+//!   with their facts; an undecided If merges its branches' sequence facts as it
+//!   merges tensors (element dims, length, elements one by one when they agree; an
+//!   empty sequence's elements do not count) and its optionals' (present when both
+//!   are); a Loop's carried sequence gets the element facts that hold in every
+//!   iteration (a fixpoint over at most [`LOOP_PASSES`] passes, what an empty initial
+//!   sequence takes in counted without the body's own data-dependent symbols) and
+//!   the length `L0 + M*c` when every iteration adds the constant `c` and the loop
+//!   runs `M` times (`L0` when `c` is 0), else a fresh dim. A Loop's scan output must
+//!   be a tensor.
 //! - **Scan** (8 with a batch axis; 9 without it, with `scan_input_axes`,
 //!   `scan_output_axes`, directions; 11, 16, 19, 21, 23 types): states are like Loop's
 //!   carried values; a scan output stacks the body's per-iteration output along
