@@ -8,7 +8,9 @@
 //! contents), each sequence's element shapes, each optional's presence. symdim
 //! infers each model once, symbolically; every dim, length and known content is
 //! evaluated at each binding and compared. The outputs a case lists as `exact` must
-//! be known exactly; the others may be less precise, never wrong.
+//! be known exactly; the others may be less precise, never wrong. The same models
+//! annotated by `-o` get sequence and optional types, which onnx's checker and
+//! onnxruntime accept.
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -223,9 +225,8 @@ fn render_type(t: &TypeProto<'_>) -> String {
 /// `-o` gives a sequence a `sequence_type` and an optional an `optional_type` (the
 /// element type and shape inside, an element dim the elements may not share
 /// unknown), or nothing when what the elements are is not known; never a tensor
-/// type. The written models pass onnx's checker and run in onnxruntime (checked by
-/// hand with `scripts/`-style runs of onnx 1.23.2 and onnxruntime 1.32; the type
-/// cases are asserted here).
+/// type. (That onnx's checker and onnxruntime accept the written models is
+/// [`annotated_models_pass_onnx_checker_and_onnxruntime`].)
 #[test]
 fn annotated_sequences_and_optionals_get_their_own_types() {
     let doc: Value =
@@ -282,4 +283,62 @@ fn annotated_sequences_and_optionals_get_their_own_types() {
             }
         }
     }
+}
+
+/// With `SYMDIM_PYTHON` naming a Python that has `onnx` and `onnxruntime`, every
+/// fixture model annotated by `-o` passes onnx's checker (`full_check`) and runs in
+/// onnxruntime with the original's outputs (`check_annotated.py` beside the fixture).
+/// Without one (unset, or `skip`) the test passes without running anything.
+#[test]
+fn annotated_models_pass_onnx_checker_and_onnxruntime() {
+    let python = match std::env::var_os("SYMDIM_PYTHON") {
+        Some(p) if p != "skip" => p,
+        _ => {
+            eprintln!("skipping: set SYMDIM_PYTHON to a Python with onnx and onnxruntime");
+            return;
+        }
+    };
+    let has = std::process::Command::new(&python)
+        .args(["-c", "import onnx, onnxruntime, numpy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "SYMDIM_PYTHON cannot import onnx and onnxruntime"
+        );
+        eprintln!("skipping: SYMDIM_PYTHON cannot import onnx and onnxruntime");
+        return;
+    }
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(FIXTURE).expect("fixture")).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("seq_control_annotated");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut args = Vec::new();
+    for case in doc["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let bytes = hex(case["model"].as_str().unwrap());
+        let model = symdim::load_bytes(&bytes, name, &LoadOptions::default()).unwrap();
+        let ctx = infer_context(&model, &Facts::default());
+        let report = symdim::Report::build(&model, &ctx);
+        let out = symdim::annotate::annotated_bytes(&model, &bytes, &report).unwrap();
+        let (a, b) = (
+            dir.join(format!("{name}.onnx")),
+            dir.join(format!("{name}.out.onnx")),
+        );
+        std::fs::write(&a, &bytes).unwrap();
+        std::fs::write(&b, &out).unwrap();
+        args.push(a);
+        args.push(b);
+    }
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/seq_control/check_annotated.py"
+    );
+    let status = std::process::Command::new(&python)
+        .arg(script)
+        .args(&args)
+        .status()
+        .expect("python runs");
+    assert!(status.success(), "check_annotated.py failed");
 }
