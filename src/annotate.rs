@@ -306,9 +306,9 @@ const MAYBE_NOT_TENSOR: &[&str] = &[
 /// tensor type of its elements, when the element type and rank are known (a sequence
 /// of maps, or of elements of unknown rank, gets nothing); an element dim on which
 /// the elements may differ (a data-dependent symbol) is written as an unknown dim. A
-/// value of unknown rank that may not be a tensor (an output of an op of
-/// [`MAYBE_NOT_TENSOR`], or of a node with a diagnostic: its rule failed, or it has
-/// none) gets nothing either.
+/// value of unknown rank that may not be a tensor (an output of `If`, `Loop`,
+/// `Identity`, a sequence, optional or map op, or of a node with a diagnostic: its
+/// rule failed, or it has none) gets nothing either.
 pub fn annotations(model: &Model, report: &Report) -> Vec<InferredValueInfo> {
     let g = &model.graph;
     let inputs: std::collections::HashSet<&str> = g.inputs.iter().map(|v| &*v.name).collect();

@@ -29,7 +29,7 @@
 //!   merges tensors (element dims, length, elements one by one when they agree; an
 //!   empty sequence's elements do not count) and its optionals' (present when both
 //!   are); a Loop's carried sequence gets the element facts that hold in every
-//!   iteration (a fixpoint over at most [`LOOP_PASSES`] passes, what an empty initial
+//!   iteration (a fixpoint over at most three passes, what an empty initial
 //!   sequence takes in counted without the body's own data-dependent symbols) and
 //!   the length `L0 + M*c` when every iteration adds the constant `c` and the loop
 //!   runs `M` times (`L0` when `c` is 0), else a fresh dim. A Loop's scan output must
@@ -835,7 +835,9 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     // The body's own node names, for what an empty carried sequence or optional
     // takes in (only when there is one).
     let mut body_nodes = rustc_hash::FxHashSet::default();
-    node_names(body, &mut body_nodes);
+    if state.iter().any(|c| c.open) {
+        node_names(body, &mut body_nodes);
+    }
     let mut outs = Vec::new();
     let mut converged = false;
     for _pass in 0..LOOP_PASSES {
