@@ -840,7 +840,14 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     }
     let mut outs = Vec::new();
     let mut converged = false;
-    for _pass in 0..LOOP_PASSES {
+    // Tensors alone are inferred twice (the initial facts, then those that survived);
+    // a carried sequence or optional may take one more pass (an empty one's first
+    // pass only finds what its elements are).
+    let mut passes = 2;
+    for pass in 0..LOOP_PASSES {
+        if pass >= passes {
+            break;
+        }
         let mut inputs: Vec<SubgraphValue> = head.to_vec();
         inputs.extend(state.iter().map(|c| c.value.clone()));
         outs = subgraph_values(ctx, body, &inputs, "body")?;
@@ -856,6 +863,9 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         if next == state {
             converged = true;
             break;
+        }
+        if next.iter().any(|c| c.value.composite.is_some()) {
+            passes = LOOP_PASSES;
         }
         state = next;
     }
