@@ -242,6 +242,8 @@ fn annotated_sequences_and_optionals_get_their_own_types() {
             ],
         ),
         ("loop_insert_growing", &[("q", "seq(f32[?, S])")]),
+        // declared `seq(tensor(float))`: the element shape is added
+        ("loop_insert_declared", &[("q", "seq(f32[N, S])")]),
         ("if_sequences_differ", &[("q", "seq(f32[N, ?])")]),
         ("if_optional_or_empty", &[("o", "optional(f32[N, S])")]),
         ("loop_insert_constant_trip", &[("s0", "seq(f32[N, S])")]),

@@ -59,10 +59,12 @@ impl From<Dim<'_>> for InferredDim {
 /// - a graph output or `value_info` entry whose name appears in `shapes` gets its type
 ///   replaced, in place: the inferred element type and shape, each falling back to the
 ///   original one where the inferred is `Undefined` / `None`; every other field of the
-///   entry is kept. Entries typed as non-tensors (sequences, maps, ...), entries
-///   typed as tensors for which `shapes` has a sequence or an optional (the
-///   model's declaration stays) and entries not named in `shapes` are copied
-///   unchanged; an untyped entry takes the inferred type, tensor or not.
+///   entry is kept. An untyped entry takes the inferred type, tensor or not, and so
+///   does a declared sequence or optional of the same nesting whose element type has
+///   no shape (and the same element type, or none). Other entries typed as
+///   non-tensors (maps, sequences with element shapes, ...), entries typed as
+///   tensors for which `shapes` has a sequence or an optional (the model's
+///   declaration stays) and entries not named in `shapes` are copied unchanged.
 /// - the other names of `shapes` (minus the graph's inputs and outputs, existing
 ///   `value_info` entries and repeated names) get new `value_info` entries, after the
 ///   existing ones (at the graph's end when there are none).
@@ -145,10 +147,11 @@ fn rewrite_graph(
             12 | 13 => {
                 let msg = f.message("GraphProto")?;
                 let vi = ValueInfoProto::parse(msg.clone(), 0)?;
-                let fits = |inf: &InferredValueInfo| match vi.r#type {
+                let fits = |inf: &InferredValueInfo| match &vi.r#type {
                     None => true,
                     Some(TypeProto::Tensor(_)) => inf.containers.is_empty(),
-                    Some(_) => false,
+                    Some(t) => shapeless_element(t, &inf.containers)
+                        .is_some_and(|d| d == DType::Undefined || d == inf.elem_type),
                 };
                 match by_name.get(vi.name) {
                     Some(inf) if fits(inf) => {
@@ -206,6 +209,29 @@ fn rewrite_output(
         put_len(&mut out, 2, &new_type);
     }
     Ok(out)
+}
+
+/// When `t` is a declared sequence or optional type of the nesting `containers` whose
+/// element type says no shape (`seq(tensor(float))`, or no element type at all): that
+/// element's type (`Undefined` when not given). The inferred type then adds to the
+/// declaration and takes nothing from it.
+fn shapeless_element(t: &TypeProto<'_>, containers: &[Container]) -> Option<DType> {
+    let mut t = t;
+    for c in containers {
+        let inner = match (c, t) {
+            (Container::Sequence, TypeProto::Sequence(inner))
+            | (Container::Optional, TypeProto::Optional(inner)) => inner,
+            _ => return None,
+        };
+        match inner {
+            None => return Some(DType::Undefined),
+            Some(inner) => t = inner,
+        }
+    }
+    match t {
+        TypeProto::Tensor(e) if e.shape.is_none() && !containers.is_empty() => Some(e.elem_type),
+        _ => None,
+    }
 }
 
 /// Encodes a `TypeProto`: a `tensor_type` inside the `containers`, outermost first
