@@ -18,8 +18,8 @@
 //! is complete.
 
 use crate::graph::{DeclDim, Format, Model, ValueDecl};
-use crate::onnx::{InferredDim, InferredValueInfo};
-use crate::report::{Report, ReportDim, ReportSymbol};
+use crate::onnx::{Container, InferredDim, InferredValueInfo};
+use crate::report::{Report, ReportComposite, ReportDim, ReportHeld, ReportSymbol};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write as _;
@@ -279,8 +279,36 @@ fn check_external_data(
     Ok(())
 }
 
+/// The ops whose outputs may be sequences, optionals or maps, not tensors: an output
+/// of one of them that the report knows neither as a tensor of known rank nor as a
+/// sequence or an optional gets no type (a tensor type could be wrong).
+const MAYBE_NOT_TENSOR: &[&str] = &[
+    "If",
+    "Loop",
+    "Identity",
+    "Optional",
+    "OptionalGetElement",
+    "SequenceConstruct",
+    "SequenceEmpty",
+    "SequenceInsert",
+    "SequenceErase",
+    "SplitToSequence",
+    "SequenceMap",
+    "ZipMap",
+    "CastMap",
+    "DictVectorizer",
+];
+
 /// The value types to write for `model` from `report`: every tensor of the report but
 /// the graph inputs, each merged with the model's declaration of it ([`merge_dims`]).
+///
+/// A sequence gets a `sequence_type` and an optional an `optional_type` around the
+/// tensor type of its elements, when the element type and rank are known (a sequence
+/// of maps, or of elements of unknown rank, gets nothing); an element dim on which
+/// the elements may differ (a data-dependent symbol) is written as an unknown dim. A
+/// value of unknown rank that may not be a tensor (an output of `If`, `Loop`,
+/// `Identity`, a sequence, optional or map op, or of a node with a diagnostic: its
+/// rule failed, or it has none) gets nothing either.
 pub fn annotations(model: &Model, report: &Report) -> Vec<InferredValueInfo> {
     let g = &model.graph;
     let inputs: std::collections::HashSet<&str> = g.inputs.iter().map(|v| &*v.name).collect();
@@ -292,13 +320,31 @@ pub fn annotations(model: &Model, report: &Report) -> Vec<InferredValueInfo> {
             *slot = v;
         }
     }
+    let noted: std::collections::HashSet<&str> = report
+        .diagnostics
+        .iter()
+        .map(|d| d.node.as_str())
+        .filter(|n| !n.is_empty())
+        .collect();
+    let mut unsure: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for n in &g.nodes {
+        if MAYBE_NOT_TENSOR.contains(&n.op_type.as_str()) || noted.contains(n.name.as_str()) {
+            unsure.extend(n.outputs.iter().map(|o| &**o));
+        }
+    }
     let of_data = |e: &str| mentions_data_symbol(e, report);
     report
         .tensors
         .iter()
         .filter(|(name, _)| !inputs.contains(name.as_str()))
-        .map(|(name, t)| {
+        .filter_map(|(name, t)| {
             let decl = declared.get(name.as_str());
+            if let Some(c) = &t.composite {
+                return composite_info(name, t, c, &of_data);
+            }
+            if t.shape.is_none() && unsure.contains(name.as_str()) {
+                return None;
+            }
             let elem_type = match (t.dtype, decl) {
                 (Some(d), _) if d != crate::graph::DType::Undefined => d,
                 (_, Some(v)) => v.dtype,
@@ -309,13 +355,56 @@ pub fn annotations(model: &Model, report: &Report) -> Vec<InferredValueInfo> {
                 t.shape.as_deref(),
                 &of_data,
             );
-            InferredValueInfo {
+            Some(InferredValueInfo {
                 name: name.clone(),
                 elem_type,
                 shape,
-            }
+                containers: Vec::new(),
+            })
         })
         .collect()
+}
+
+/// The type to write for a sequence or an optional (see [`annotations`]): `None`
+/// when the element type or rank is not known, or the optional is known to be empty
+/// (what it would hold is not known).
+fn composite_info(
+    name: &str,
+    t: &crate::report::ReportTensor,
+    c: &ReportComposite,
+    of_data: &dyn Fn(&str) -> bool,
+) -> Option<InferredValueInfo> {
+    let (containers, elem) = match c {
+        ReportComposite::Sequence(q) => (vec![Container::Sequence], &q.element),
+        ReportComposite::Optional {
+            present: Some(false),
+            ..
+        } => return None,
+        ReportComposite::Optional { held, .. } => match held {
+            ReportHeld::Tensor(e) => (vec![Container::Optional], e),
+            ReportHeld::Sequence(q) => (vec![Container::Optional, Container::Sequence], &q.element),
+        },
+    };
+    let elem_type = elem
+        .dtype
+        .or(t.dtype)
+        .filter(|d| *d != crate::graph::DType::Undefined)?;
+    let shape = elem
+        .shape
+        .as_ref()?
+        .iter()
+        .map(|d| match d {
+            ReportDim::Int(v) if *v >= 0 => InferredDim::Value(*v),
+            ReportDim::Expr(e) if !of_data(e) => InferredDim::Param(e.to_string()),
+            _ => InferredDim::Unknown,
+        })
+        .collect();
+    Some(InferredValueInfo {
+        name: name.to_string(),
+        elem_type,
+        shape: Some(shape),
+        containers,
+    })
 }
 
 /// Whether the expression `e` mentions a symbol that stands for a value of the data

@@ -397,18 +397,42 @@ pub struct OptionalFact {
     pub present: Option<bool>,
 }
 
-/// A value that is not a tensor.
+/// What is known about a value that is not a tensor (beside its [`TensorFact`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Composite {
+pub enum Composite {
+    /// A sequence of tensors.
     Sequence(SequenceFact),
+    /// An optional value.
     Optional(OptionalFact),
+}
+
+/// A value passed into or out of a subgraph: its [`TensorFact`] and, for a sequence
+/// or an optional the context knows as one, its [`Composite`] facts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubgraphValue {
+    /// The tensor fact (for a sequence or an optional: the element type, an unknown
+    /// rank).
+    pub fact: TensorFact,
+    /// What is known of it as a sequence or an optional.
+    pub composite: Option<Composite>,
+}
+
+impl SubgraphValue {
+    /// A tensor.
+    pub fn tensor(fact: TensorFact) -> SubgraphValue {
+        SubgraphValue {
+            fact,
+            composite: None,
+        }
+    }
 }
 
 /// Infers a subgraph (an If branch, a Loop or Scan body) in a context: the facts of
 /// its outputs, given those of its formal inputs; `None` when it cannot be inferred
 /// (nested too deep). The driver provides it, so that op rules can run subgraphs
 /// without depending on the driver.
-pub type SubgraphRunner = fn(&mut ShapesContext, &Graph, &[TensorFact]) -> Option<Vec<TensorFact>>;
+pub type SubgraphRunner =
+    fn(&mut ShapesContext, &Graph, &[SubgraphValue]) -> Option<Vec<SubgraphValue>>;
 
 impl Default for ShapesContext {
     fn default() -> Self {
@@ -461,6 +485,19 @@ impl ShapesContext {
     /// outputs, or `None` when it cannot be inferred (no runner was set, or nested
     /// too deep).
     pub fn run_subgraph(&mut self, g: &Graph, inputs: &[TensorFact]) -> Option<Vec<TensorFact>> {
+        let inputs: Vec<SubgraphValue> =
+            inputs.iter().cloned().map(SubgraphValue::tensor).collect();
+        let outs = self.run_subgraph_values(g, &inputs)?;
+        Some(outs.into_iter().map(|v| v.fact).collect())
+    }
+
+    /// [`ShapesContext::run_subgraph`] with the sequence and optional facts of the
+    /// formal inputs, and of the outputs.
+    pub fn run_subgraph_values(
+        &mut self,
+        g: &Graph,
+        inputs: &[SubgraphValue],
+    ) -> Option<Vec<SubgraphValue>> {
         (self.subgraphs?)(self, g, inputs)
     }
 
@@ -525,9 +562,62 @@ impl ShapesContext {
         self.tensors.shift_remove(name)
     }
 
-    /// What is known about `name` as a sequence, when a sequence op produced it
-    /// (a sequence read from a graph input or a subgraph's output is not known as
-    /// one).
+    /// Remove a value and return it with what is known of it as a sequence or an
+    /// optional (the driver, leaving a subgraph scope, restores the outer values it
+    /// shadowed with [`ShapesContext::insert_value`]).
+    pub fn remove_value(&mut self, name: &str) -> Option<SubgraphValue> {
+        let composite = if self.composites.is_empty() {
+            None
+        } else {
+            self.composites.remove(name)
+        };
+        let fact = self.tensors.shift_remove(name)?;
+        Some(SubgraphValue { fact, composite })
+    }
+
+    /// Set a value's tensor fact and its sequence or optional facts (replacing what
+    /// was there; a value without a composite is a tensor from now on).
+    pub fn insert_value(&mut self, name: impl crate::graph::IntoName, value: SubgraphValue) {
+        let name = name.into_name();
+        match value.composite {
+            Some(c) => {
+                self.composites.insert(name.clone(), c);
+            }
+            None => {
+                if !self.composites.is_empty() {
+                    self.composites.remove(&name);
+                }
+            }
+        }
+        self.tensors.insert(name, value.fact);
+    }
+
+    /// A value with its sequence or optional facts, when the context knows it.
+    pub fn value(&self, name: &str) -> Option<SubgraphValue> {
+        let fact = self.tensors.get(name)?.clone();
+        Some(SubgraphValue {
+            fact,
+            composite: self.composite(name).cloned(),
+        })
+    }
+
+    /// What is known about `name` as a sequence or an optional.
+    pub fn composite(&self, name: &str) -> Option<&Composite> {
+        if self.composites.is_empty() {
+            // most models have none: no hashing of every name the report lists
+            return None;
+        }
+        self.composites.get(name)
+    }
+
+    /// Record what is known about `name` as a sequence or an optional.
+    pub fn set_composite(&mut self, name: impl crate::graph::IntoName, c: Composite) {
+        self.composites.insert(name.into_name(), c);
+    }
+
+    /// What is known about `name` as a sequence, when a sequence op produced it or it
+    /// flowed from one (through `Identity`, an `If`, a `Loop`); a sequence read from a
+    /// graph input is not known as one.
     pub fn sequence(&self, name: &str) -> Option<&SequenceFact> {
         match self.composites.get(name) {
             Some(Composite::Sequence(s)) => Some(s),

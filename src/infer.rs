@@ -21,7 +21,7 @@
 
 use crate::algebra::{Algebra, Dim, SymbolKind, Truth};
 use crate::context::{
-    const_fact, node_context, OpError, Severity, ShapesContext, TensorFact, MAX_RANK,
+    const_fact, node_context, OpError, Severity, ShapesContext, SubgraphValue, TensorFact, MAX_RANK,
 };
 use crate::facts::Facts;
 use crate::graph::{ConstData, DeclDim, Graph, Model, Node, ValueDecl};
@@ -269,16 +269,18 @@ fn override_inputs(ctx: &mut ShapesContext, g: &Graph, inputs: &[crate::facts::I
 
 /// Infer a subgraph (an If branch, a Loop or Scan body) in a nested scope.
 ///
-/// `inputs` are the facts of the subgraph's formal inputs, in order. The subgraph
-/// reads outer tensors by name; its own tensors are removed from the context
-/// afterwards (outer tensors it shadowed are restored), so branches do not leak into
-/// each other. Returns the facts of its outputs, in order; `None` past
-/// [`crate::context::MAX_SUBGRAPH_DEPTH`] nested subgraphs.
+/// `inputs` are the facts of the subgraph's formal inputs, in order, with their
+/// sequence and optional facts. The subgraph reads outer values by name (their
+/// sequence and optional facts too); its own values are removed from the context
+/// afterwards (outer values it shadowed are restored, with their sequence and
+/// optional facts), so branches do not leak into each other. Returns the facts of its
+/// outputs, in order; `None` past [`crate::context::MAX_SUBGRAPH_DEPTH`] nested
+/// subgraphs.
 fn run_subgraph(
     ctx: &mut ShapesContext,
     g: &Graph,
-    inputs: &[TensorFact],
-) -> Option<Vec<TensorFact>> {
+    inputs: &[SubgraphValue],
+) -> Option<Vec<SubgraphValue>> {
     if ctx.depth >= crate::context::MAX_SUBGRAPH_DEPTH {
         return None;
     }
@@ -292,43 +294,42 @@ fn run_subgraph(
             .flat_map(|n| n.outputs.iter().map(|s| &**s))
             .filter(|s| !s.is_empty()),
     );
-    let saved: Vec<(String, TensorFact)> = names
+    let saved: Vec<(String, SubgraphValue)> = names
         .iter()
-        .filter_map(|n| ctx.remove(n).map(|f| (n.to_string(), f)))
+        .filter_map(|n| ctx.remove_value(n).map(|v| (n.to_string(), v)))
         .collect();
     for (name, t) in &g.initializers {
         let fact = const_fact(&mut ctx.alg, t);
         ctx.insert(name, fact);
     }
     for (i, v) in g.inputs.iter().enumerate() {
-        let fact = match inputs.get(i) {
+        let value = match inputs.get(i) {
             Some(f) => f.clone(),
             None => {
                 let shape = declared_shape(ctx, v, "subgraph input");
-                TensorFact {
+                SubgraphValue::tensor(TensorFact {
                     dtype: v.dtype,
                     shape,
                     value: None,
-                }
+                })
             }
         };
-        ctx.insert(&v.name, fact);
+        ctx.insert_value(&v.name, value);
     }
     run_graph(ctx, g);
     let outs = g
         .outputs
         .iter()
         .map(|v| {
-            ctx.get(&v.name)
-                .cloned()
-                .unwrap_or_else(|| TensorFact::unknown(v.dtype))
+            ctx.value(&v.name)
+                .unwrap_or_else(|| SubgraphValue::tensor(TensorFact::unknown(v.dtype)))
         })
         .collect();
     for n in &names {
         ctx.remove(n);
     }
-    for (n, f) in saved {
-        ctx.insert(&n, f);
+    for (n, v) in saved {
+        ctx.insert_value(&n, v);
     }
     ctx.depth -= 1;
     Some(outs)

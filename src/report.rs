@@ -16,7 +16,7 @@
 //! is unknown; `value` is present when the contents are known (integer tensors).
 
 use crate::algebra::{Dim, Poly, SymbolKind};
-use crate::context::{Diagnostic, ShapesContext};
+use crate::context::{Composite, Diagnostic, OptionalElement, ShapesContext};
 use crate::graph::{DType, Model};
 use egg::Symbol;
 use indexmap::{IndexMap, IndexSet};
@@ -62,6 +62,51 @@ pub struct ReportTensor {
     pub shape: Option<Vec<ReportDim>>,
     /// Contents, when known (integer tensors only).
     pub value: Option<Vec<ReportDim>>,
+    /// For a value known as a sequence or an optional (which has no tensor shape:
+    /// `shape` is `None`), what is known of it as one.
+    pub composite: Option<ReportComposite>,
+}
+
+/// What a report says of a sequence of tensors or an optional value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReportComposite {
+    /// A sequence (JSON: the `sequence` member of the value's object).
+    Sequence(ReportSequence),
+    /// An optional (JSON: the `optional` member).
+    Optional {
+        /// Whether it holds a value, when known.
+        present: Option<bool>,
+        /// What it holds when it holds a value.
+        held: ReportHeld,
+    },
+}
+
+/// What an optional holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReportHeld {
+    /// A tensor (JSON: `element`).
+    Tensor(ReportElement),
+    /// A sequence (JSON: `sequence`).
+    Sequence(ReportSequence),
+}
+
+/// A sequence in a report: its length and what all its elements share.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportSequence {
+    /// The number of elements, when known.
+    pub length: Option<ReportDim>,
+    /// What every element shares: a dim on which they may differ is a data-dependent
+    /// symbol.
+    pub element: ReportElement,
+}
+
+/// The element type and shape of a tensor held by a sequence or an optional.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportElement {
+    /// Element type, when known.
+    pub dtype: Option<DType>,
+    /// Dims, or `None` when the rank is unknown.
+    pub shape: Option<Vec<ReportDim>>,
 }
 
 /// The result of inference on one model.
@@ -439,6 +484,58 @@ fn name_width(src: Source<'_>) -> usize {
         .min(48)
 }
 
+/// A sequence or an optional in the text report: `sequence of 2 [N, 4]`,
+/// `sequence of ? (unknown rank)`, `optional (present) [N]`, `optional (maybe
+/// empty) sequence of 3 [N]`, `optional (empty)`.
+fn text_composite(s: &mut out::Buffer<'_>, c: &ReportComposite) {
+    fn dim(s: &mut out::Buffer<'_>, d: &ReportDim) {
+        match d {
+            ReportDim::Int(v) => s.push_str(itoa::Buffer::new().format(*v)),
+            ReportDim::Expr(e) => s.push_str(e),
+        }
+    }
+    fn element(s: &mut out::Buffer<'_>, e: &ReportElement) {
+        match &e.shape {
+            None => s.push_str("(unknown rank)"),
+            Some(ds) => {
+                s.push('[');
+                for (k, d) in ds.iter().enumerate() {
+                    if k > 0 {
+                        s.push_str(", ");
+                    }
+                    dim(s, d);
+                }
+                s.push(']');
+            }
+        }
+    }
+    fn sequence(s: &mut out::Buffer<'_>, q: &ReportSequence) {
+        s.push_str("sequence of ");
+        match &q.length {
+            Some(l) => dim(s, l),
+            None => s.push('?'),
+        }
+        s.push(' ');
+        element(s, &q.element);
+    }
+    match c {
+        ReportComposite::Sequence(q) => sequence(s, q),
+        ReportComposite::Optional { present, held } => {
+            s.push_str(match present {
+                Some(true) => "optional (present) ",
+                Some(false) => "optional (empty)",
+                None => "optional (maybe empty) ",
+            });
+            if *present != Some(false) {
+                match held {
+                    ReportHeld::Tensor(e) => element(s, e),
+                    ReportHeld::Sequence(q) => sequence(s, q),
+                }
+            }
+        }
+    }
+}
+
 /// The lines of the text report's `tensors` section, the names padded to `width`.
 fn text_tensors(src: Source<'_>, s: &mut out::Buffer<'_>, width: usize) {
     let dims = |s: &mut out::Buffer<'_>, dims: &mut dyn ExactSizeIterator<Item = &ReportDim>| {
@@ -456,12 +553,13 @@ fn text_tensors(src: Source<'_>, s: &mut out::Buffer<'_>, width: usize) {
     };
     for i in 0..src.len() {
         s.spill_if_full();
-        src.with_row(i, |name, dtype, shape, value| {
+        src.with_row(i, |name, dtype, shape, value, composite| {
             let dtype = dtype.map_or("?", |d| d.short_name());
             let _ = write!(s, "  {name:<width$}  {dtype:<6} ");
-            match shape {
-                None => s.push_str("unknown rank"),
-                Some(ds) => dims(s, ds),
+            match (shape, composite) {
+                (None, Some(c)) => text_composite(s, c),
+                (None, None) => s.push_str("unknown rank"),
+                (Some(ds), _) => dims(s, ds),
             }
             if let Some(v) = value {
                 s.push_str(" = ");
@@ -511,6 +609,24 @@ fn shown_value(fact: &crate::context::TensorFact) -> Option<&[Dim]> {
     }
 }
 
+/// The dims a report shows of a sequence or an optional: the length and the shared
+/// element shape.
+fn composite_dims(c: &Composite) -> Vec<Dim> {
+    let seq = |q: &crate::context::SequenceFact, out: &mut Vec<Dim>| {
+        out.extend(q.len);
+        out.extend(q.elem.shape.iter().flatten().copied());
+    };
+    let mut out = Vec::new();
+    match c {
+        Composite::Sequence(q) => seq(q, &mut out),
+        Composite::Optional(o) => match &o.elem {
+            OptionalElement::Tensor(t) => out.extend(t.shape.iter().flatten().copied()),
+            OptionalElement::Sequence(q) => seq(q, &mut out),
+        },
+    }
+    out
+}
+
 /// A tensor's element type as a report shows it: absent when undefined.
 fn shown_dtype(fact: &crate::context::TensorFact) -> Option<DType> {
     (fact.dtype != DType::Undefined).then_some(fact.dtype)
@@ -557,13 +673,51 @@ impl Rows {
                 .chain(shown_value(fact))
                 .flatten();
             for d in dims {
-                let id = ctx.alg.egraph().find(d.id());
-                if let std::collections::hash_map::Entry::Vacant(slot) = rows.rendered.entry(id) {
-                    slot.insert(Rendered::new(report_dim(ctx, *d, &mut used)));
+                rows.render(ctx, *d, &mut used);
+            }
+            if let Some(c) = ctx.composite(name) {
+                for d in composite_dims(c) {
+                    rows.render(ctx, d, &mut used);
                 }
             }
         }
         (rows, used)
+    }
+
+    /// Render `d` once per e-class, adding its symbols to `used`.
+    fn render(&mut self, ctx: &ShapesContext, d: Dim, used: &mut IndexSet<Symbol>) {
+        let id = ctx.alg.egraph().find(d.id());
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.rendered.entry(id) {
+            slot.insert(Rendered::new(report_dim(ctx, d, used)));
+        }
+    }
+
+    /// What the report says of the `index`-th row as a sequence or an optional (its
+    /// dims must have been rendered by [`Rows::new`]).
+    fn composite(&self, ctx: &ShapesContext, index: usize) -> Option<ReportComposite> {
+        let (name, _) = self.row(ctx, index);
+        let c = ctx.composite(name)?;
+        let element = |t: &crate::context::TensorFact| ReportElement {
+            dtype: shown_dtype(t),
+            shape: t
+                .shape
+                .as_ref()
+                .map(|ds| self.dims(ctx, ds).cloned().collect()),
+        };
+        let sequence = |q: &crate::context::SequenceFact| ReportSequence {
+            length: q.len.map(|l| self.rendered(ctx, &l).dim.clone()),
+            element: element(&q.elem),
+        };
+        Some(match c {
+            Composite::Sequence(q) => ReportComposite::Sequence(sequence(q)),
+            Composite::Optional(o) => ReportComposite::Optional {
+                present: o.present,
+                held: match &o.elem {
+                    OptionalElement::Tensor(t) => ReportHeld::Tensor(element(t)),
+                    OptionalElement::Sequence(q) => ReportHeld::Sequence(sequence(q)),
+                },
+            },
+        })
     }
 
     /// The rendered dims of `dims` (which must be dims of the rows' tensors).
@@ -604,11 +758,12 @@ impl Rows {
         let src = Source::Rows(self, ctx);
         let mut tensors = IndexMap::with_capacity_and_hasher(self.order.len(), FxBuildHasher);
         for i in 0..self.order.len() {
-            src.with_row(i, |name, dtype, shape, value| {
+            src.with_row(i, |name, dtype, shape, value, composite| {
                 let t = ReportTensor {
                     dtype,
                     shape: shape.map(|ds| ds.cloned().collect()),
                     value: value.map(|ds| ds.cloned().collect()),
+                    composite: composite.cloned(),
                 };
                 tensors.insert(name.to_string(), t);
             });
@@ -628,16 +783,19 @@ fn emit_tensors(src: Source<'_>, w: &mut json::Writer<'_>) {
                     t.dtype.map(DType::short_name),
                     t.shape.as_ref().map(|ds| ds.iter()),
                     t.value.as_ref().map(|ds| ds.iter()),
+                    t.composite.as_ref(),
                 );
             }
             // Each dim's JSON value was made once per e-class.
             Source::Rows(rows, ctx) => {
                 let (name, fact) = rows.row(ctx, i);
+                let composite = rows.composite(ctx, i);
                 w.tensor(
                     name,
                     shown_dtype(fact).map(DType::short_name),
                     fact.shape.as_deref().map(|ds| rows.json_dims(ctx, ds)),
                     shown_value(fact).map(|ds| rows.json_dims(ctx, ds)),
+                    composite.as_ref(),
                 );
             }
         }
@@ -677,7 +835,8 @@ impl Source<'_> {
         }
     }
 
-    /// Call `f` with the `index`-th tensor: name, dtype, shape and value.
+    /// Call `f` with the `index`-th tensor: name, dtype, shape, value and what is
+    /// known of it as a sequence or an optional.
     fn with_row<R>(
         &self,
         index: usize,
@@ -686,6 +845,7 @@ impl Source<'_> {
             Option<DType>,
             Option<&mut dyn ExactSizeIterator<Item = &ReportDim>>,
             Option<&mut dyn ExactSizeIterator<Item = &ReportDim>>,
+            Option<&ReportComposite>,
         ) -> R,
     ) -> R {
         match self {
@@ -693,10 +853,17 @@ impl Source<'_> {
                 let (name, t) = t.get_index(index).expect("index within the map");
                 let mut shape = t.shape.as_ref().map(|v| v.iter());
                 let mut value = t.value.as_ref().map(|v| v.iter());
-                f(name, t.dtype, as_dyn(&mut shape), as_dyn(&mut value))
+                f(
+                    name,
+                    t.dtype,
+                    as_dyn(&mut shape),
+                    as_dyn(&mut value),
+                    t.composite.as_ref(),
+                )
             }
             Source::Rows(rows, ctx) => {
                 let (name, fact) = rows.row(ctx, index);
+                let composite = rows.composite(ctx, index);
                 let mut shape = fact.shape.as_deref().map(|ds| rows.dims(ctx, ds));
                 let mut value = shown_value(fact).map(|ds| rows.dims(ctx, ds));
                 f(
@@ -704,6 +871,7 @@ impl Source<'_> {
                     shown_dtype(fact),
                     as_dyn(&mut shape),
                     as_dyn(&mut value),
+                    composite.as_ref(),
                 )
             }
         }
@@ -757,6 +925,50 @@ impl Serialize for ReportTensor {
         if let Some(v) = &self.value {
             m.serialize_entry("value", v)?;
         }
+        match &self.composite {
+            Some(ReportComposite::Sequence(q)) => m.serialize_entry("sequence", q)?,
+            Some(c @ ReportComposite::Optional { .. }) => m.serialize_entry("optional", c)?,
+            None => {}
+        }
+        m.end()
+    }
+}
+
+impl Serialize for ReportComposite {
+    /// A sequence as [`ReportSequence`]; an optional as `{"present", "element"}` (a
+    /// tensor) or `{"present", "sequence"}`.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ReportComposite::Sequence(q) => q.serialize(s),
+            ReportComposite::Optional { present, held } => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("present", present)?;
+                match held {
+                    ReportHeld::Tensor(e) => m.serialize_entry("element", e)?,
+                    ReportHeld::Sequence(q) => m.serialize_entry("sequence", q)?,
+                }
+                m.end()
+            }
+        }
+    }
+}
+
+impl Serialize for ReportSequence {
+    /// `{"length", "element"}`.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("length", &self.length)?;
+        m.serialize_entry("element", &self.element)?;
+        m.end()
+    }
+}
+
+impl Serialize for ReportElement {
+    /// `{"dtype", "shape"}`.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("dtype", &self.dtype.map(|d| d.short_name()))?;
+        m.serialize_entry("shape", &self.shape)?;
         m.end()
     }
 }
@@ -965,6 +1177,7 @@ mod json {
             dtype: Option<&str>,
             shape: Option<impl Iterator<Item = V>>,
             value: Option<impl Iterator<Item = V>>,
+            composite: Option<&super::ReportComposite>,
         ) {
             self.key(name);
             let depth = self.open.len() + 1;
@@ -985,7 +1198,86 @@ mod json {
                 self.out.push_str("\"value\": ");
                 self.values(depth, value);
             }
+            if let Some(c) = composite {
+                self.out.push(',');
+                self.indent(depth);
+                self.composite(depth, c);
+            }
             self.indent(depth - 1);
+            self.out.push('}');
+        }
+
+        /// A member `"name": ` at `depth` (after its line has been started).
+        fn member_key(&mut self, name: &str) {
+            self.string(name);
+            self.out.push_str(": ");
+        }
+
+        /// The `sequence` or `optional` member of a value's object, at `depth`.
+        fn composite(&mut self, depth: usize, c: &super::ReportComposite) {
+            match c {
+                super::ReportComposite::Sequence(q) => {
+                    self.member_key("sequence");
+                    self.sequence(depth, q);
+                }
+                super::ReportComposite::Optional { present, held } => {
+                    self.member_key("optional");
+                    self.out.push('{');
+                    self.indent(depth + 1);
+                    self.member_key("present");
+                    match present {
+                        Some(p) => self.out.push_str(if *p { "true" } else { "false" }),
+                        None => self.null(),
+                    }
+                    self.out.push(',');
+                    self.indent(depth + 1);
+                    match held {
+                        super::ReportHeld::Tensor(e) => {
+                            self.member_key("element");
+                            self.element(depth + 1, e);
+                        }
+                        super::ReportHeld::Sequence(q) => {
+                            self.member_key("sequence");
+                            self.sequence(depth + 1, q);
+                        }
+                    }
+                    self.indent(depth);
+                    self.out.push('}');
+                }
+            }
+        }
+
+        /// `{"length": .., "element": ..}` as a member's value at `depth`.
+        fn sequence(&mut self, depth: usize, q: &super::ReportSequence) {
+            self.out.push('{');
+            self.indent(depth + 1);
+            self.member_key("length");
+            match &q.length {
+                Some(d) => d.write_to(self),
+                None => self.null(),
+            }
+            self.out.push(',');
+            self.indent(depth + 1);
+            self.member_key("element");
+            self.element(depth + 1, &q.element);
+            self.indent(depth);
+            self.out.push('}');
+        }
+
+        /// `{"dtype": .., "shape": ..}` as a member's value at `depth`.
+        fn element(&mut self, depth: usize, e: &super::ReportElement) {
+            self.out.push('{');
+            self.indent(depth + 1);
+            self.member_key("dtype");
+            match e.dtype {
+                Some(d) => self.string(d.short_name()),
+                None => self.null(),
+            }
+            self.out.push(',');
+            self.indent(depth + 1);
+            self.member_key("shape");
+            self.values(depth + 1, e.shape.as_ref().map(|ds| ds.iter()));
+            self.indent(depth);
             self.out.push('}');
         }
 
@@ -1191,6 +1483,7 @@ mod tests {
                     dtype: Some(DType::Float),
                     shape: Some(vec![ReportDim::Expr("N".into()), ReportDim::Int(i as i64)]),
                     value: None,
+                    composite: None,
                 };
                 (format!("t{i}"), t)
             })
@@ -1227,6 +1520,89 @@ mod tests {
                 report.write(format, &mut sink).unwrap();
                 assert_eq!(String::from_utf8(sink).unwrap(), whole, "n {n}");
             }
+        }
+    }
+
+    /// Sequences and optionals: the JSON writer makes what `serde_json` makes of the
+    /// [`Serialize`] implementation (only the `sequence` and `optional` members are
+    /// added to a value's object), and the text says what the elements share.
+    #[test]
+    fn sequences_and_optionals_in_both_formats() {
+        let mut report = big_report(1);
+        let n = || ReportDim::Expr("N".into());
+        let elem = |shape: Option<Vec<ReportDim>>| ReportElement {
+            dtype: Some(DType::Float),
+            shape,
+        };
+        let seq = |length, shape| ReportSequence {
+            length,
+            element: elem(shape),
+        };
+        let values = [
+            (
+                "s",
+                ReportComposite::Sequence(seq(Some(ReportDim::Int(2)), Some(vec![n()]))),
+                "sequence of 2 [N]",
+            ),
+            (
+                "u",
+                ReportComposite::Sequence(seq(None, None)),
+                "sequence of ? (unknown rank)",
+            ),
+            (
+                "o",
+                ReportComposite::Optional {
+                    present: Some(true),
+                    held: ReportHeld::Tensor(elem(Some(vec![]))),
+                },
+                "optional (present) []",
+            ),
+            (
+                "p",
+                ReportComposite::Optional {
+                    present: None,
+                    held: ReportHeld::Sequence(seq(Some(n()), Some(vec![ReportDim::Int(3)]))),
+                },
+                "optional (maybe empty) sequence of N [3]",
+            ),
+            (
+                "e",
+                ReportComposite::Optional {
+                    present: Some(false),
+                    held: ReportHeld::Tensor(ReportElement {
+                        dtype: None,
+                        shape: None,
+                    }),
+                },
+                "optional (empty)",
+            ),
+        ];
+        for (name, c, _) in &values {
+            report.tensors.insert(
+                name.to_string(),
+                ReportTensor {
+                    dtype: Some(DType::Float),
+                    shape: None,
+                    value: None,
+                    composite: Some(c.clone()),
+                },
+            );
+        }
+        let json = report.to_json();
+        assert_eq!(json, serde_json::to_string_pretty(&report).unwrap() + "\n");
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(doc["tensors"]["s"]["shape"], serde_json::Value::Null);
+        assert_eq!(doc["tensors"]["s"]["sequence"]["length"], 2);
+        assert_eq!(doc["tensors"]["s"]["sequence"]["element"]["shape"][0], "N");
+        assert_eq!(
+            doc["tensors"]["p"]["optional"]["sequence"]["element"]["dtype"],
+            "f32"
+        );
+        assert_eq!(doc["tensors"]["e"]["optional"]["present"], false);
+        let text = report.to_text();
+        for (name, _, line) in &values {
+            let want = format!("\n  {name}   f32    {line}\n");
+            assert!(text.contains(&want), "{want:?} in\n{text}");
         }
     }
 

@@ -521,3 +521,235 @@ fn loop_with_a_true_condition_passed_through_runs_to_the_trip_count() {
     // a condition false on entry says nothing about the count
     assert!(run(0).starts_with("[iter"), "{}", run(0));
 }
+
+/// The text of a report's row for `t` (`sequence of 7 [N, 3]`, ...).
+fn row(r: &Report, t: &str) -> String {
+    let text = r.to_text();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{t} ")))
+        .unwrap_or_else(|| panic!("no row {t} in\n{text}"));
+    line.split_whitespace()
+        .skip(2)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn n3() -> Option<Vec<DeclDim>> {
+    Some(vec![DeclDim::Param("N".into()), DeclDim::Value(3)])
+}
+
+fn scalar_i64(v: i64) -> ConstTensor {
+    ConstTensor {
+        dtype: DType::Int64,
+        dims: vec![],
+        data: ConstData::Ints(vec![v]),
+    }
+}
+
+/// `M` times (`M = 7`): the body's `nodes` over `(i, cond_in, carried)` returning
+/// `(cond_out, carried_out, extra...)`; the loop's carried input is `init`, made by
+/// `outer` from `x: [N, 3]`.
+fn seq_loop(outer: Vec<Node>, init: &str, nodes: Vec<Node>, extra: &[&str]) -> Model {
+    let mut outs = vec!["cond_out", "carried_out"];
+    outs.extend_from_slice(extra);
+    let mut body_nodes = vec![node("id", "Identity", &["cond_in"], &["cond_out"], vec![])];
+    body_nodes.extend(nodes);
+    let body = graph(
+        "body",
+        vec![
+            decl("i", DType::Int64, Some(vec![])),
+            decl("cond_in", DType::Bool, Some(vec![])),
+            decl("carried", DType::Float, None),
+        ],
+        vec![("zero", scalar_i64(0))],
+        body_nodes,
+        &outs,
+    );
+    let mut loop_outs = vec!["final"];
+    let extra_outs: Vec<String> = extra.iter().map(|e| format!("{e}_all")).collect();
+    loop_outs.extend(extra_outs.iter().map(String::as_str));
+    let mut nodes = outer;
+    nodes.push(node(
+        "loop",
+        "Loop",
+        &["m", "", init],
+        &loop_outs,
+        vec![("body", Attr::Graph(Box::new(body)))],
+    ));
+    nodes.push(node("len", "SequenceLength", &["final"], &["n"], vec![]));
+    let g = graph(
+        "g",
+        vec![decl("x", DType::Float, n3())],
+        vec![("m", scalar_i64(7))],
+        nodes,
+        &["final"],
+    );
+    model(g)
+}
+
+#[test]
+fn a_loop_carries_a_sequence_it_appends_to() {
+    // s = [x, x]; for 7 iterations: s.append(x): 9 elements of [N, 3]
+    let m = seq_loop(
+        vec![node(
+            "mk",
+            "SequenceConstruct",
+            &["x", "x"],
+            &["s0"],
+            vec![],
+        )],
+        "s0",
+        vec![node(
+            "ins",
+            "SequenceInsert",
+            &["carried", "x"],
+            &["carried_out"],
+            vec![],
+        )],
+        &[],
+    );
+    let r = common::report(&m, &Facts::default());
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    assert_eq!(row(&r, "final"), "sequence of 9 [N, 3]");
+    assert_eq!(r.tensors["n"].value, Some(vec![ReportDim::Int(9)]));
+}
+
+#[test]
+fn a_loop_body_reads_the_carried_sequence_with_its_facts() {
+    // the body sees every element as [N, 3] (the invariant), and emits the first
+    let m = seq_loop(
+        vec![node("mk", "SequenceConstruct", &["x"], &["s0"], vec![])],
+        "s0",
+        vec![
+            node("at", "SequenceAt", &["carried", "zero"], &["first"], vec![]),
+            node(
+                "ins",
+                "SequenceInsert",
+                &["carried", "first"],
+                &["carried_out"],
+                vec![],
+            ),
+        ],
+        &["first"],
+    );
+    let r = common::report(&m, &Facts::default());
+    assert_eq!(shape(&r, "first_all"), Some("[7, N, 3]".into()));
+    assert_eq!(row(&r, "final"), "sequence of 8 [N, 3]");
+}
+
+#[test]
+fn elements_that_change_per_iteration_share_no_dim_of_the_body() {
+    // s = []; for i in 0..7: s.append(x[0 : i + 1]): the first dim differs per
+    // element, though the body's Slice names it with one symbol
+    let m = seq_loop(
+        vec![node(
+            "empty",
+            "SequenceEmpty",
+            &[],
+            &["e"],
+            vec![("dtype", Attr::Int(1))],
+        )],
+        "e",
+        vec![
+            node(
+                "one",
+                "Constant",
+                &[],
+                &["one"],
+                vec![("value", Attr::Tensor(ints(&[1])))],
+            ),
+            node(
+                "z1",
+                "Constant",
+                &[],
+                &["z1"],
+                vec![("value", Attr::Tensor(ints(&[0])))],
+            ),
+            node("inc", "Add", &["i", "one"], &["end"], vec![]),
+            node("sl", "Slice", &["x", "z1", "end", "z1"], &["part"], vec![]),
+            node(
+                "ins",
+                "SequenceInsert",
+                &["carried", "part"],
+                &["carried_out"],
+                vec![],
+            ),
+        ],
+        &[],
+    );
+    let r = common::report(&m, &Facts::default());
+    let final_row = row(&r, "final");
+    assert!(final_row.starts_with("sequence of 7 [unk"), "{final_row}");
+    assert!(final_row.ends_with(", 3]"), "{final_row}");
+    let sym = final_row
+        .trim_start_matches("sequence of 7 [")
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(
+        matches!(r.symbols.get(&sym), Some(symdim::report::ReportSymbol::DataDependent { node }) if node == "loop"),
+        "{sym}: {:?}",
+        r.symbols
+    );
+}
+
+#[test]
+fn a_loop_scan_output_must_be_a_tensor() {
+    let m = seq_loop(
+        vec![node("mk", "SequenceConstruct", &["x"], &["s0"], vec![])],
+        "s0",
+        vec![
+            node("id2", "Identity", &["carried"], &["carried_out"], vec![]),
+            node("mk2", "SequenceConstruct", &["x"], &["seq_scan"], vec![]),
+        ],
+        &["seq_scan"],
+    );
+    let r = common::report(&m, &Facts::default());
+    assert!(
+        r.diagnostics
+            .iter()
+            .any(|d| d.node == "loop" && d.message.contains("scan outputs must be tensors")),
+        "{:?}",
+        r.diagnostics
+    );
+    // the carried sequence is kept as it is: the body passes it through
+    assert_eq!(row(&r, "final"), "sequence of 1 [N, 3]");
+}
+
+#[test]
+fn a_loop_carries_an_optional() {
+    // o = Optional(x); for 7 iterations: o = Optional(Relu(OptionalGetElement(o)))
+    let m = seq_loop(
+        vec![node("opt", "Optional", &["x"], &["o0"], vec![])],
+        "o0",
+        vec![
+            node("get", "OptionalGetElement", &["carried"], &["v"], vec![]),
+            node("relu", "Relu", &["v"], &["w"], vec![]),
+            node("wrap", "Optional", &["w"], &["carried_out"], vec![]),
+        ],
+        &[],
+    );
+    let mut g = m.graph.clone();
+    g.nodes.retain(|n| n.name != "len");
+    g.nodes.push(node(
+        "has",
+        "OptionalHasElement",
+        &["final"],
+        &["h"],
+        vec![],
+    ));
+    g.nodes.push(node(
+        "get2",
+        "OptionalGetElement",
+        &["final"],
+        &["y"],
+        vec![],
+    ));
+    let r = common::report(&model(g), &Facts::default());
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    assert_eq!(row(&r, "final"), "optional (present) [N, 3]");
+    assert_eq!(r.tensors["h"].value, Some(vec![ReportDim::Int(1)]));
+    assert_eq!(shape(&r, "y"), Some("[N, 3]".into()));
+}

@@ -227,6 +227,7 @@ fn vi(name: &str, elem_type: DType, shape: Option<Vec<InferredDim>>) -> Inferred
         name: name.to_string(),
         elem_type,
         shape,
+        containers: Vec::new(),
     }
 }
 
@@ -715,6 +716,7 @@ fn writer_jobs_from_python() {
                         })
                         .collect()
                 }),
+                containers: Vec::new(),
             })
             .collect();
         let bytes = std::fs::read(job["model"].as_str().unwrap()).unwrap();

@@ -57,7 +57,7 @@ pub use types::{
     Dim, OperatorSetId, StringStringEntry, TensorType, TypeProto, ValueInfoProto, MAX_NESTING,
 };
 pub use wire::WireType;
-pub use writer::{write_with_shapes, InferredDim, InferredValueInfo};
+pub use writer::{write_with_shapes, Container, InferredDim, InferredValueInfo};
 
 use wire::{Reader, Value};
 

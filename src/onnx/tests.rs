@@ -679,21 +679,25 @@ fn writer_preserves_unknown_fields_and_keeps_value_info() {
             name: "t".into(),
             elem_type: DType::Float,
             shape: Some(vec![InferredDim::Value(2)]),
+            containers: Vec::new(),
         },
         InferredValueInfo {
             name: "y".into(),
             elem_type: DType::Undefined,
             shape: Some(vec![InferredDim::Param("N".into())]),
+            containers: Vec::new(),
         },
         InferredValueInfo {
             name: "seq".into(),
             elem_type: DType::Float,
             shape: None,
+            containers: Vec::new(),
         },
         InferredValueInfo {
             name: "t".into(),
             elem_type: DType::Int8,
             shape: None,
+            containers: Vec::new(),
         },
     ];
     let out = write_with_shapes(model.bytes(), &shapes).unwrap();
@@ -728,6 +732,7 @@ fn writer_preserves_unknown_fields_and_keeps_value_info() {
             name: "old".into(),
             elem_type: DType::Undefined,
             shape: Some(vec![InferredDim::Value(5)]),
+            containers: Vec::new(),
         }],
     )
     .unwrap();

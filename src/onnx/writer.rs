@@ -23,10 +23,24 @@ pub enum InferredDim {
 pub struct InferredValueInfo {
     /// The value name.
     pub name: String,
-    /// The element type; [`DType::Undefined`] if not inferred.
+    /// The element type (of the tensors `containers` hold); [`DType::Undefined`] if
+    /// not inferred.
     pub elem_type: DType,
-    /// The dims; `None` if the rank is unknown.
+    /// The dims (of the tensors `containers` hold); `None` if the rank is unknown.
     pub shape: Option<Vec<InferredDim>>,
+    /// The types around the tensor, outermost first: empty for a tensor,
+    /// `[Sequence]` for `seq(tensor)`, `[Optional, Sequence]` for
+    /// `optional(seq(tensor))`.
+    pub containers: Vec<Container>,
+}
+
+/// A type that holds tensors (`TypeProto.sequence_type`, `TypeProto.optional_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Container {
+    /// `sequence_type`: a sequence of what is inside.
+    Sequence,
+    /// `optional_type`: what is inside, or nothing.
+    Optional,
 }
 
 impl From<Dim<'_>> for InferredDim {
@@ -44,8 +58,12 @@ impl From<Dim<'_>> for InferredDim {
 /// - a graph output or `value_info` entry whose name appears in `shapes` gets its type
 ///   replaced, in place: the inferred element type and shape, each falling back to the
 ///   original one where the inferred is `Undefined` / `None`; every other field of the
-///   entry is kept. Entries typed as non-tensors (sequences, maps, ...) and entries
-///   not named in `shapes` are copied unchanged.
+///   entry is kept. An untyped entry takes the inferred type, tensor or not, and so
+///   does a declared sequence or optional of the same nesting whose element type has
+///   no shape (and the same element type, or none). Other entries typed as
+///   non-tensors (maps, sequences with element shapes, ...), entries typed as
+///   tensors for which `shapes` has a sequence or an optional (the model's
+///   declaration stays) and entries not named in `shapes` are copied unchanged.
 /// - the other names of `shapes` (minus the graph's inputs and outputs, existing
 ///   `value_info` entries and repeated names) get new `value_info` entries, after the
 ///   existing ones (at the graph's end when there are none).
@@ -73,13 +91,24 @@ pub fn write_with_shapes(
         if s.name.is_empty() || !taken.insert(s.name.as_str()) {
             continue;
         }
-        // A ValueInfoProto: name (1) and type (2), written in place.
-        // Field 2 holds the TypeProto, which holds the `tensor_type` field.
-        let ty = len_field(len_field(tensor_type_len(s.elem_type, s.shape.as_deref())));
-        put_tag(&mut value_info, 13, WireType::Len);
-        put_varint(&mut value_info, (len_field(s.name.len()) + ty) as u64);
-        put_len(&mut value_info, 1, s.name.as_bytes());
-        put_tensor_type(&mut value_info, 2, s.elem_type, s.shape.as_deref());
+        if s.containers.is_empty() {
+            // A ValueInfoProto: name (1) and type (2), written in place. Field 2 holds
+            // the TypeProto, which holds the `tensor_type` field.
+            let ty = len_field(len_field(tensor_type_len(s.elem_type, s.shape.as_deref())));
+            put_tag(&mut value_info, 13, WireType::Len);
+            put_varint(&mut value_info, (len_field(s.name.len()) + ty) as u64);
+            put_len(&mut value_info, 1, s.name.as_bytes());
+            put_tensor_type(&mut value_info, 2, s.elem_type, s.shape.as_deref());
+        } else {
+            let mut vi = Vec::new();
+            put_len(&mut vi, 1, s.name.as_bytes());
+            put_len(
+                &mut vi,
+                2,
+                &encode_type(s.elem_type, s.shape.as_deref(), &s.containers),
+            );
+            put_len(&mut value_info, 13, &vi);
+        }
     }
 
     let mut out = Vec::with_capacity(original.len() + value_info.len());
@@ -149,8 +178,14 @@ fn rewrite_graph(
             12 | 13 => {
                 let msg = f.message("GraphProto")?;
                 let vi = ValueInfoProto::parse(msg.clone(), 0)?;
+                let fits = |inf: &InferredValueInfo| match &vi.r#type {
+                    None => true,
+                    Some(TypeProto::Tensor(_)) => inf.containers.is_empty(),
+                    Some(t) => shapeless_element(t, &inf.containers)
+                        .is_some_and(|d| d == DType::Undefined || d == inf.elem_type),
+                };
                 match by_name.get(vi.name) {
-                    Some(inf) if matches!(vi.r#type, None | Some(TypeProto::Tensor(_))) => {
+                    Some(inf) if fits(inf) => {
                         put_len(&mut out, f.number, &rewrite_output(msg, &vi, inf)?);
                     }
                     _ => out.extend_from_slice(raw),
@@ -185,7 +220,7 @@ fn rewrite_output(
         .shape()
         .map(|dims| dims.iter().map(|&d| d.into()).collect());
     let shape = inf.shape.as_deref().or(original_shape.as_deref());
-    let new_type = encode_tensor_type(elem_type, shape);
+    let new_type = encode_type(elem_type, shape, &inf.containers);
 
     let body = r.body();
     let base = r.offset();
@@ -205,6 +240,51 @@ fn rewrite_output(
         put_len(&mut out, 2, &new_type);
     }
     Ok(out)
+}
+
+/// When `t` is a declared sequence or optional type of the nesting `containers` whose
+/// element type says no shape (`seq(tensor(float))`, or no element type at all): that
+/// element's type (`Undefined` when not given). The inferred type then adds to the
+/// declaration and takes nothing from it.
+fn shapeless_element(t: &TypeProto<'_>, containers: &[Container]) -> Option<DType> {
+    let mut t = t;
+    for c in containers {
+        let inner = match (c, t) {
+            (Container::Sequence, TypeProto::Sequence(inner))
+            | (Container::Optional, TypeProto::Optional(inner)) => inner,
+            _ => return None,
+        };
+        match inner {
+            None => return Some(DType::Undefined),
+            Some(inner) => t = inner,
+        }
+    }
+    match t {
+        TypeProto::Tensor(e) if e.shape.is_none() && !containers.is_empty() => Some(e.elem_type),
+        _ => None,
+    }
+}
+
+/// Encodes a `TypeProto`: a `tensor_type` inside the `containers`, outermost first
+/// (`TypeProto.sequence_type` is field 4, `optional_type` field 9; the element type
+/// of each is its field 1).
+fn encode_type(
+    elem_type: DType,
+    shape: Option<&[InferredDim]>,
+    containers: &[Container],
+) -> Vec<u8> {
+    let mut ty = encode_tensor_type(elem_type, shape);
+    for c in containers.iter().rev() {
+        let mut inner = Vec::new();
+        put_len(&mut inner, 1, &ty);
+        let field = match c {
+            Container::Sequence => 4,
+            Container::Optional => 9,
+        };
+        ty.clear();
+        put_len(&mut ty, field, &inner);
+    }
+    ty
 }
 
 /// Encodes a `TypeProto` holding a `tensor_type`.

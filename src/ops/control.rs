@@ -24,6 +24,16 @@
 //!   returns true: a constant or the condition input passed through; inside the
 //!   body the condition input is true, since an iteration runs only then), and a
 //!   fresh dim otherwise.
+//! - **Sequences and optionals** (If and Loop): a subgraph reads outer ones by name
+//!   with their facts; an undecided If merges its branches' sequence facts as it
+//!   merges tensors (element dims, length, elements one by one when they agree; an
+//!   empty sequence's elements do not count) and its optionals' (present when both
+//!   are); a Loop's carried sequence gets the element facts that hold in every
+//!   iteration (a fixpoint over at most three passes, what an empty initial
+//!   sequence takes in counted without the body's own data-dependent symbols) and
+//!   the length `L0 + M*c` when every iteration adds the constant `c` and the loop
+//!   runs `M` times (`L0` when `c` is 0), else a fresh dim. A Loop's scan output must
+//!   be a tensor.
 //! - **Scan** (8 with a batch axis; 9 without it, with `scan_input_axes`,
 //!   `scan_output_axes`, directions; 11, 16, 19, 21, 23 types): states are like Loop's
 //!   carried values; a scan output stacks the body's per-iteration output along
@@ -56,7 +66,10 @@
 
 use super::{attr_int, attr_ints, norm_axis, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{
+    Composite, OpError, OptionalElement, OptionalFact, SequenceFact, ShapesContext, SubgraphValue,
+    TensorFact,
+};
 use crate::graph::{Attr, ConstData, DType, DeclDim, Graph, Node};
 use crate::graph::{PortMapColumn as Col, PORT_MAP_COLUMNS};
 
@@ -94,14 +107,67 @@ fn subgraph(
     inputs: &[TensorFact],
     name: &'static str,
 ) -> Result<Vec<TensorFact>, OpError> {
-    ctx.run_subgraph(g, inputs).ok_or(OpError::BadAttribute {
-        name,
-        value: format!("<graph {}>", g.name),
-        why: format!(
-            "subgraphs nest deeper than {}",
-            crate::context::MAX_SUBGRAPH_DEPTH
-        ),
-    })
+    let inputs: Vec<SubgraphValue> = inputs.iter().cloned().map(SubgraphValue::tensor).collect();
+    let outs = subgraph_values(ctx, g, &inputs, name)?;
+    Ok(outs.into_iter().map(|v| v.fact).collect())
+}
+
+/// [`subgraph`] with the sequence and optional facts of inputs and outputs.
+fn subgraph_values(
+    ctx: &mut ShapesContext,
+    g: &Graph,
+    inputs: &[SubgraphValue],
+    name: &'static str,
+) -> Result<Vec<SubgraphValue>, OpError> {
+    ctx.run_subgraph_values(g, inputs)
+        .ok_or(OpError::BadAttribute {
+            name,
+            value: format!("<graph {}>", g.name),
+            why: format!(
+                "subgraphs nest deeper than {}",
+                crate::context::MAX_SUBGRAPH_DEPTH
+            ),
+        })
+}
+
+/// Input `index` of `node` with what the context knows of it as a sequence or an
+/// optional.
+fn input_value(
+    ctx: &ShapesContext,
+    node: &Node,
+    index: usize,
+    what: &'static str,
+) -> Result<SubgraphValue, OpError> {
+    let fact = ctx.input(node, index, what)?;
+    let composite = node
+        .input(index)
+        .and_then(|name| ctx.composite(name))
+        .cloned();
+    Ok(SubgraphValue { fact, composite })
+}
+
+/// Record the sequence or optional facts of output `out` of `node`, if any.
+fn set_output_composite(ctx: &mut ShapesContext, node: &Node, out: usize, c: Option<Composite>) {
+    if let (Some(c), Some(name)) = (c, node.outputs.get(out).filter(|n| !n.is_empty())) {
+        ctx.set_composite(name, c);
+    }
+}
+
+/// The tensor facts of `values`, recording their sequence and optional facts as
+/// those of the node's outputs.
+fn emit_values(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    values: Vec<SubgraphValue>,
+) -> Vec<TensorFact> {
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            set_output_composite(ctx, node, i, v.composite);
+            v.fact
+        })
+        .collect()
 }
 
 /// Merge two facts of one output: agreed dims stay, others become fresh dims of
@@ -170,7 +236,8 @@ fn if_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         outputs: all,
         name: "else_branch",
     };
-    run_if(ctx, node, &cond, then_b, else_b, true)
+    let outs = run_if(ctx, node, &cond, then_b, else_b, true)?;
+    Ok(emit_values(ctx, node, outs))
 }
 
 /// One branch of an If: its graph, the facts of its inputs, and for each output of
@@ -182,7 +249,8 @@ struct Branch<'g> {
     name: &'static str,
 }
 
-/// The outputs of an If node of condition `cond` (the ONNX and OpenVINO rules).
+/// The outputs of an If node of condition `cond` (the ONNX and OpenVINO rules), with
+/// their sequence and optional facts.
 /// `same_outputs`: the branches must have the same number of outputs, at least the
 /// node's (ONNX).
 fn run_if(
@@ -192,13 +260,13 @@ fn run_if(
     then_b: Branch<'_>,
     else_b: Branch<'_>,
     same_outputs: bool,
-) -> Result<Vec<TensorFact>, OpError> {
+) -> Result<Vec<SubgraphValue>, OpError> {
     let known = cond
         .value
         .as_ref()
         .and_then(|v| v.first())
         .and_then(|d| ctx.alg.as_i64(*d));
-    let pick = |b: &Branch<'_>, outs: &[TensorFact]| -> Result<Vec<TensorFact>, OpError> {
+    let pick = |b: &Branch<'_>, outs: &[SubgraphValue]| -> Result<Vec<SubgraphValue>, OpError> {
         b.outputs
             .iter()
             .map(|o| match o {
@@ -211,19 +279,28 @@ fn run_if(
                         node.outputs.len()
                     ),
                 }),
-                None => Ok(TensorFact::unknown(DType::Undefined)),
+                None => Ok(SubgraphValue::tensor(TensorFact::unknown(DType::Undefined))),
             })
             .collect()
+    };
+    let run = |ctx: &mut ShapesContext, b: &Branch<'_>| {
+        let inputs: Vec<SubgraphValue> = b
+            .inputs
+            .iter()
+            .cloned()
+            .map(SubgraphValue::tensor)
+            .collect();
+        subgraph_values(ctx, b.graph, &inputs, b.name)
     };
     // A decided condition: only the branch that runs is inferred (the other may
     // hold ops that are invalid exactly when it does not run).
     match known {
         Some(0) => {
-            let outs = subgraph(ctx, else_b.graph, &else_b.inputs, else_b.name)?;
+            let outs = run(ctx, &else_b)?;
             return pick(&else_b, &outs);
         }
         Some(_) => {
-            let outs = subgraph(ctx, then_b.graph, &then_b.inputs, then_b.name)?;
+            let outs = run(ctx, &then_b)?;
             return pick(&then_b, &outs);
         }
         None => {}
@@ -232,8 +309,8 @@ fn run_if(
     // node's name (inner nodes name themselves).
     let outer = ctx.alg.set_site(&node.name);
     ctx.alg.speculate(true);
-    let then_out = subgraph(ctx, then_b.graph, &then_b.inputs, then_b.name);
-    let else_out = subgraph(ctx, else_b.graph, &else_b.inputs, else_b.name);
+    let then_out = run(ctx, &then_b);
+    let else_out = run(ctx, &else_b);
     ctx.alg.speculate(false);
     ctx.alg.set_site(&outer);
     let (then_out, else_out) = (then_out?, else_out?);
@@ -253,8 +330,168 @@ fn run_if(
     Ok(a.iter()
         .zip(&b)
         .enumerate()
-        .map(|(i, (a, b))| merge(ctx, node, i, a, b))
+        .map(|(i, (a, b))| SubgraphValue {
+            fact: merge(ctx, node, i, &a.fact, &b.fact),
+            composite: merge_composites(ctx, node, i, a, b),
+        })
         .collect())
+}
+
+/// [`merge`] for facts that are not the node's output itself (the elements of a
+/// sequence or what an optional holds): ranks that differ do not ask for a case split.
+fn merge_inner(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    out: usize,
+    a: &TensorFact,
+    b: &TensorFact,
+) -> TensorFact {
+    let conflict = ctx.rank_conflict;
+    let f = merge(ctx, node, out, a, b);
+    ctx.rank_conflict = conflict;
+    f
+}
+
+/// True when two facts provably describe tensors of one shape (same rank, dims
+/// provably equal).
+fn same_shape(ctx: &ShapesContext, a: &TensorFact, b: &TensorFact) -> bool {
+    match (&a.shape, &b.shape) {
+        (Some(x), Some(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| ctx.alg.equal(*p, *q) == Truth::True)
+        }
+        _ => false,
+    }
+}
+
+/// True when a sequence is known to be empty.
+fn empty_sequence(ctx: &ShapesContext, s: &SequenceFact) -> bool {
+    s.len.is_some_and(|l| ctx.alg.as_i64(l) == Some(0))
+}
+
+/// The first defined of two element types.
+fn either_dtype(a: DType, b: DType) -> DType {
+    if a == DType::Undefined {
+        b
+    } else {
+        a
+    }
+}
+
+/// The facts of a value that is one of two sequences (the outputs of an If's two
+/// branches): the element facts merged as [`merge`] merges tensors (an empty
+/// sequence's elements do not count: it has none), the length when both are provably
+/// equal (else a fresh data-dependent dim of `node`), and the elements one by one
+/// when both have the same count of provably same-shaped elements.
+fn merge_sequences(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    out: usize,
+    a: &SequenceFact,
+    b: &SequenceFact,
+) -> SequenceFact {
+    let dtype = either_dtype(a.elem.dtype, b.elem.dtype);
+    let mut elem = match (empty_sequence(ctx, a), empty_sequence(ctx, b)) {
+        (true, _) => b.elem.clone(),
+        (_, true) => a.elem.clone(),
+        _ => merge_inner(ctx, node, out, &a.elem, &b.elem),
+    };
+    elem.dtype = either_dtype(elem.dtype, dtype);
+    let len = match (a.len, b.len) {
+        (Some(x), Some(y)) if ctx.alg.equal(x, y) == Truth::True => Some(x),
+        _ => Some(ctx.unknown_dim(node, out, usize::MAX)),
+    };
+    let elems = match (&a.elems, &b.elems) {
+        (Some(x), Some(y))
+            if x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_shape(ctx, p, q)) =>
+        {
+            Some(
+                x.iter()
+                    .zip(y)
+                    .map(|(p, q)| merge_inner(ctx, node, out, p, q))
+                    .collect(),
+            )
+        }
+        _ => None,
+    };
+    SequenceFact { elem, len, elems }
+}
+
+/// The element type of what an optional holds.
+fn held_dtype(e: &OptionalElement) -> DType {
+    match e {
+        OptionalElement::Tensor(t) => t.dtype,
+        OptionalElement::Sequence(s) => s.elem.dtype,
+    }
+}
+
+/// The facts of a value that is one of two optionals (an If's two branches): present
+/// when both are, empty when both are; what it holds is what the non-empty one holds
+/// when the other is known to be empty, else the two merged ([`merge`],
+/// [`merge_sequences`]); a tensor of unknown rank when they hold different kinds.
+fn merge_optionals(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    out: usize,
+    a: &OptionalFact,
+    b: &OptionalFact,
+) -> OptionalFact {
+    let present = if a.present == b.present {
+        a.present
+    } else {
+        None
+    };
+    let elem = match (a.present, b.present) {
+        (Some(false), _) => b.elem.clone(),
+        (_, Some(false)) => a.elem.clone(),
+        _ => match (&a.elem, &b.elem) {
+            (OptionalElement::Tensor(x), OptionalElement::Tensor(y)) => {
+                OptionalElement::Tensor(merge_inner(ctx, node, out, x, y))
+            }
+            (OptionalElement::Sequence(x), OptionalElement::Sequence(y)) => {
+                OptionalElement::Sequence(merge_sequences(ctx, node, out, x, y))
+            }
+            (x, y) => OptionalElement::Tensor(TensorFact::unknown(either_dtype(
+                held_dtype(x),
+                held_dtype(y),
+            ))),
+        },
+    };
+    OptionalFact { elem, present }
+}
+
+/// An optional of which nothing is known but its element type.
+fn unknown_optional(dtype: DType) -> OptionalFact {
+    OptionalFact {
+        elem: OptionalElement::Tensor(TensorFact::unknown(dtype)),
+        present: None,
+    }
+}
+
+/// The sequence or optional facts of a value that is one of `a` and `b` (an If's two
+/// branches). A value of one branch the context does not know as a sequence (or an
+/// optional) while the other's is one counts as one of which nothing is known.
+fn merge_composites(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    out: usize,
+    a: &SubgraphValue,
+    b: &SubgraphValue,
+) -> Option<Composite> {
+    use Composite::{Optional as O, Sequence as S};
+    let seq = |v: &SubgraphValue| SequenceFact::unknown(v.fact.dtype);
+    let opt = |v: &SubgraphValue| unknown_optional(v.fact.dtype);
+    Some(match (&a.composite, &b.composite) {
+        (Some(S(x)), Some(S(y))) => S(merge_sequences(ctx, node, out, x, y)),
+        (Some(S(x)), None) => S(merge_sequences(ctx, node, out, x, &seq(b))),
+        (None, Some(S(y))) => S(merge_sequences(ctx, node, out, &seq(a), y)),
+        (Some(O(x)), Some(O(y))) => O(merge_optionals(ctx, node, out, x, y)),
+        (Some(O(x)), None) => O(merge_optionals(ctx, node, out, x, &opt(b))),
+        (None, Some(O(y))) => O(merge_optionals(ctx, node, out, &opt(a), y)),
+        _ => return None,
+    })
 }
 
 /// A loop-carried value: the dims the body provably keeps, fresh dims elsewhere.
@@ -278,6 +515,296 @@ fn is_true(ctx: &ShapesContext, f: &TensorFact) -> bool {
     }
 }
 
+/// How many times a Loop body is inferred at most while looking for the facts of its
+/// carried values that hold in every iteration.
+const LOOP_PASSES: usize = 3;
+
+/// The axis key of the fresh dim that stands for a carried sequence's length at the
+/// start of an iteration (inside the body only).
+const LEN_AXIS: usize = usize::MAX - 1;
+
+/// What the body of a Loop sees of one carried value in a pass: the value, and
+/// whether it is an empty sequence or an empty optional whose element facts are not
+/// yet known (`open`: the body sees the initial value itself, which is exact for the
+/// first iteration; what the elements share comes from what the body puts in).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct CarriedState {
+    value: SubgraphValue,
+    open: bool,
+}
+
+/// The names of the nodes of `g` and of its subgraphs.
+fn node_names(g: &Graph, out: &mut rustc_hash::FxHashSet<String>) {
+    for n in &g.nodes {
+        out.insert(n.name.clone());
+        for a in n.attrs.values() {
+            match a {
+                Attr::Graph(sub) => node_names(sub, out),
+                Attr::Graphs(subs) => subs.iter().for_each(|sub| node_names(sub, out)),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// True when `d` mentions a data-dependent symbol of a node of `body` (directly or
+/// through the definition of a derived symbol): a value that may differ from one
+/// iteration to the next, though it has one name.
+fn mentions_body_symbol(ctx: &ShapesContext, d: Dim, body: &rustc_hash::FxHashSet<String>) -> bool {
+    let mut todo = Vec::new();
+    ctx.alg.canon(d).symbols(&mut todo);
+    let mut seen = 0usize;
+    while let Some(s) = todo.pop() {
+        seen += 1;
+        if seen > 256 {
+            // a long chain of definitions: assume the worst
+            return true;
+        }
+        match ctx.alg.symbol_entry(s.as_str()).map(|e| &e.kind) {
+            Some(SymbolKind::DataDependent { node }) if body.contains(node) => return true,
+            Some(SymbolKind::Derived { definition }) => definition.symbols(&mut todo),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `f` without its contents, each dim that mentions a symbol of the body
+/// ([`mentions_body_symbol`]) replaced by a fresh dim of `node` (output `out`).
+fn outside_body(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    out: usize,
+    f: &TensorFact,
+    body: &rustc_hash::FxHashSet<String>,
+) -> TensorFact {
+    let shape = f.shape.as_ref().map(|s| {
+        s.iter()
+            .enumerate()
+            .map(|(axis, &d)| {
+                if mentions_body_symbol(ctx, d, body) {
+                    ctx.unknown_dim(node, out, axis)
+                } else {
+                    d
+                }
+            })
+            .collect()
+    });
+    TensorFact {
+        dtype: f.dtype,
+        shape,
+        value: None,
+    }
+}
+
+/// The fresh dim that stands for carried value `i`'s length at the start of an
+/// iteration.
+fn iteration_len(ctx: &mut ShapesContext, node: &Node, i: usize) -> Dim {
+    ctx.unknown_dim(node, i, LEN_AXIS)
+}
+
+/// What the body sees of carried sequence `i` whose elements share `elem`: that, and
+/// a length of the iteration's own ([`iteration_len`]).
+fn carried_sequence(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    i: usize,
+    elem: TensorFact,
+) -> SequenceFact {
+    let len = iteration_len(ctx, node, i);
+    SequenceFact {
+        elem: TensorFact {
+            value: None,
+            ..elem
+        },
+        len: Some(len),
+        elems: None,
+    }
+}
+
+/// The first pass's view of a carried value of initial value `init`.
+fn carried_start(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    i: usize,
+    init: &SubgraphValue,
+) -> CarriedState {
+    let fact = TensorFact {
+        value: None,
+        ..init.fact.clone()
+    };
+    let (composite, open) = match &init.composite {
+        None => (None, false),
+        Some(Composite::Sequence(s)) if empty_sequence(ctx, s) => (init.composite.clone(), true),
+        Some(Composite::Sequence(s)) => {
+            let seq = carried_sequence(ctx, node, i, s.elem.clone());
+            (Some(Composite::Sequence(seq)), false)
+        }
+        Some(Composite::Optional(o)) => (
+            Some(Composite::Optional(o.clone())),
+            o.present == Some(false),
+        ),
+    };
+    CarriedState {
+        value: SubgraphValue { fact, composite },
+        open,
+    }
+}
+
+/// The next pass's view of carried value `i` after the body turned `state` into
+/// `out`: tensors keep the dims the body provably keeps ([`carried`]); a sequence's
+/// elements share what the elements seen so far and the body's elements share, with
+/// the iteration's own length; an optional is present when it stays so, and holds
+/// what both hold. What an open state's body puts in counts with only the dims that
+/// do not mention the body's own symbols.
+fn carried_next(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    i: usize,
+    init: &SubgraphValue,
+    state: &CarriedState,
+    out: &SubgraphValue,
+    body: &rustc_hash::FxHashSet<String>,
+) -> CarriedState {
+    let fact = carried(ctx, node, i, &init.fact, &out.fact);
+    let dtype = fact.dtype;
+    let composite = match (&state.value.composite, &out.composite) {
+        (None, None) => None,
+        (Some(Composite::Sequence(_)), o) | (None, o @ Some(Composite::Sequence(_))) => {
+            let unknown = SequenceFact::unknown(dtype);
+            let o = match o {
+                Some(Composite::Sequence(o)) => o,
+                _ => &unknown,
+            };
+            let elem = if state.open {
+                outside_body(ctx, node, i, &o.elem, body)
+            } else {
+                let s = match &state.value.composite {
+                    Some(Composite::Sequence(s)) => s.elem.clone(),
+                    _ => TensorFact::unknown(dtype),
+                };
+                merge_inner(ctx, node, i, &s, &o.elem)
+            };
+            Some(Composite::Sequence(carried_sequence(ctx, node, i, elem)))
+        }
+        (Some(Composite::Optional(_)), o) | (None, o @ Some(Composite::Optional(_))) => {
+            let unknown = unknown_optional(dtype);
+            let o = match o {
+                Some(Composite::Optional(o)) => o,
+                _ => &unknown,
+            };
+            let s = match &state.value.composite {
+                Some(Composite::Optional(s)) => s.clone(),
+                _ => unknown_optional(dtype),
+            };
+            let present = if s.present == o.present {
+                s.present
+            } else {
+                None
+            };
+            let elem = match (&s.elem, &o.elem) {
+                _ if s.present == Some(false) => match &o.elem {
+                    OptionalElement::Tensor(t) => {
+                        OptionalElement::Tensor(outside_body(ctx, node, i, t, body))
+                    }
+                    OptionalElement::Sequence(q) => {
+                        let e = outside_body(ctx, node, i, &q.elem, body);
+                        let len = ctx.unknown_dim(node, i, usize::MAX);
+                        OptionalElement::Sequence(SequenceFact::uniform(e, Some(len)))
+                    }
+                },
+                (OptionalElement::Tensor(x), OptionalElement::Tensor(y)) => {
+                    let mut t = merge_inner(ctx, node, i, x, y);
+                    t.value = None;
+                    OptionalElement::Tensor(t)
+                }
+                (OptionalElement::Sequence(x), OptionalElement::Sequence(y)) => {
+                    let mut e = merge_inner(ctx, node, i, &x.elem, &y.elem);
+                    e.value = None;
+                    let len = match (x.len, y.len) {
+                        (Some(p), Some(q)) if ctx.alg.equal(p, q) == Truth::True => Some(p),
+                        _ => Some(ctx.unknown_dim(node, i, usize::MAX)),
+                    };
+                    OptionalElement::Sequence(SequenceFact::uniform(e, len))
+                }
+                (x, y) => OptionalElement::Tensor(TensorFact::unknown(either_dtype(
+                    held_dtype(x),
+                    held_dtype(y),
+                ))),
+            };
+            Some(Composite::Optional(OptionalFact { elem, present }))
+        }
+    };
+    let open = state.open
+        && matches!(&composite, Some(Composite::Optional(o)) if o.present == Some(false));
+    CarriedState {
+        value: SubgraphValue { fact, composite },
+        open,
+    }
+}
+
+/// The sequence or optional facts of carried value `i` after the loop. `converged`:
+/// the state holds in every iteration; `last`: the body's output for it in the last
+/// pass; `iterations`: the number of iterations, when known. A sequence's length is
+/// the initial length when the body keeps it, the initial length plus `iterations`
+/// times what one iteration adds when that is a constant, else a fresh dim.
+#[allow(clippy::too_many_arguments)]
+fn carried_result(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    i: usize,
+    init: &SubgraphValue,
+    state: &CarriedState,
+    last: Option<&SubgraphValue>,
+    converged: bool,
+    iterations: Option<Dim>,
+) -> Option<Composite> {
+    let dtype = state.value.fact.dtype;
+    match &state.value.composite {
+        None => None,
+        Some(Composite::Sequence(s)) => {
+            let fresh_len = |ctx: &mut ShapesContext| ctx.unknown_dim(node, i, usize::MAX);
+            if !converged || state.open {
+                let len = fresh_len(ctx);
+                return Some(Composite::Sequence(SequenceFact::uniform(
+                    TensorFact::unknown(dtype),
+                    Some(len),
+                )));
+            }
+            let l = iteration_len(ctx, node, i);
+            let step = match last.and_then(|v| v.composite.as_ref()) {
+                Some(Composite::Sequence(o)) => o.len.and_then(|ol| {
+                    let d = ctx.alg.sub(ol, l);
+                    ctx.alg.as_i64(d)
+                }),
+                _ => None,
+            };
+            let init_len = match &init.composite {
+                Some(Composite::Sequence(s0)) => s0.len,
+                _ => None,
+            };
+            let len = match (step, init_len, iterations) {
+                (Some(0), Some(l0), _) => l0,
+                (Some(c), Some(l0), Some(n)) => {
+                    let c = ctx.alg.constant(c);
+                    let grown = ctx.alg.mul(n, c);
+                    ctx.alg.add_dims(l0, grown)
+                }
+                _ => fresh_len(ctx),
+            };
+            Some(Composite::Sequence(SequenceFact::uniform(
+                s.elem.clone(),
+                Some(len),
+            )))
+        }
+        Some(Composite::Optional(o)) => Some(Composite::Optional(if converged {
+            o.clone()
+        } else {
+            unknown_optional(dtype)
+        })),
+    }
+}
+
 fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let body = graph_attr(node, "body")?;
     let trip = ctx.optional_input(node, 0)?;
@@ -285,7 +812,7 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let n_carried = node.inputs.len().saturating_sub(2);
     let mut init = Vec::with_capacity(n_carried);
     for i in 0..n_carried {
-        init.push(ctx.input(node, i + 2, "v_initial")?);
+        init.push(input_value(ctx, node, i + 2, "v_initial")?);
     }
     let i64_scalar = TensorFact::new(DType::Int64, vec![]);
     let mut bool_scalar = TensorFact::new(DType::Bool, vec![]);
@@ -294,47 +821,88 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         // body the condition input is always true.
         bool_scalar.value = Some(vec![ctx.alg.constant(1)]);
     }
-    let mut inputs = vec![i64_scalar, bool_scalar];
-    // The body sees carried values with their loop-invariant dims only: first infer
-    // with the initial facts, then again with the dims that survived.
-    let mut state: Vec<TensorFact> = init
+    let head = [
+        SubgraphValue::tensor(i64_scalar),
+        SubgraphValue::tensor(bool_scalar),
+    ];
+    // The body sees carried values with their loop-invariant facts only: first infer
+    // with the initial facts, then again with those that survived, until they stay.
+    let mut state: Vec<CarriedState> = init
         .iter()
-        .map(|f| TensorFact {
-            value: None,
-            ..f.clone()
-        })
+        .enumerate()
+        .map(|(i, v)| carried_start(ctx, node, i, v))
         .collect();
+    // The body's own node names, for what an empty carried sequence or optional
+    // takes in (only when there is one).
+    let mut body_nodes = rustc_hash::FxHashSet::default();
+    if state.iter().any(|c| c.open) {
+        node_names(body, &mut body_nodes);
+    }
     let mut outs = Vec::new();
-    for _pass in 0..2 {
-        inputs.truncate(2);
-        inputs.extend(state.iter().cloned());
-        outs = subgraph(ctx, body, &inputs, "body")?;
-        let next: Vec<TensorFact> = (0..n_carried)
+    let mut converged = false;
+    // Tensors alone are inferred twice (the initial facts, then those that survived);
+    // a carried sequence or optional may take one more pass (an empty one's first
+    // pass only finds what its elements are).
+    let mut passes = 2;
+    for pass in 0..LOOP_PASSES {
+        if pass >= passes {
+            break;
+        }
+        let mut inputs: Vec<SubgraphValue> = head.to_vec();
+        inputs.extend(state.iter().map(|c| c.value.clone()));
+        outs = subgraph_values(ctx, body, &inputs, "body")?;
+        let next: Vec<CarriedState> = (0..n_carried)
             .map(|i| match outs.get(i + 1) {
-                Some(b) => carried(ctx, node, i, &init[i], b),
-                None => TensorFact::unknown(init[i].dtype),
+                Some(b) => carried_next(ctx, node, i, &init[i], &state[i], b, &body_nodes),
+                None => CarriedState {
+                    value: SubgraphValue::tensor(TensorFact::unknown(init[i].fact.dtype)),
+                    open: false,
+                },
             })
             .collect();
         if next == state {
+            converged = true;
             break;
+        }
+        if next.iter().any(|c| c.value.composite.is_some()) {
+            passes = LOOP_PASSES;
         }
         state = next;
     }
-    let mut result = state;
     // The loop runs `M` times when it has no condition, or when the condition is
     // true on entry and the body provably returns true (a constant, or the
     // condition input passed through).
     let runs_all = !has_cond || {
         let cond = ctx.input(node, 1, "cond")?;
-        let body_cond = outs.first().cloned();
+        let body_cond = outs.first().map(|v| v.fact.clone());
         is_true(ctx, &cond) && body_cond.is_some_and(|c| is_true(ctx, &c))
     };
     let trip_dim = match &trip {
         Some(t) if runs_all => t.value.as_ref().and_then(|v| v.first().copied()),
         _ => None,
     };
+    let iterations = trip_dim.filter(|d| ctx.alg.bounds(*d).is_nonneg());
+    let mut result = Vec::with_capacity(node.outputs.len());
+    for (i, st) in state.iter().enumerate() {
+        let last = outs.get(i + 1);
+        let c = carried_result(ctx, node, i, &init[i], st, last, converged, iterations);
+        set_output_composite(ctx, node, i, c);
+        result.push(st.value.fact.clone());
+    }
     for (k, scan) in outs.iter().skip(1 + n_carried).enumerate() {
         let out = n_carried + k;
+        if scan.composite.is_some() {
+            // ONNX: a scan output is a tensor (the body's per-iteration values are
+            // stacked); a sequence or an optional cannot be.
+            let msg = format!(
+                "{}: scan output {k} of the body (`{}`) is a sequence or an optional; a Loop's scan outputs must be tensors",
+                crate::context::node_context(node),
+                body.outputs.get(1 + n_carried + k).map_or("", |v| &*v.name)
+            );
+            ctx.diagnose_error(node, msg, true);
+            result.push(TensorFact::unknown(scan.fact.dtype));
+            continue;
+        }
         let len: Dim = match trip_dim {
             Some(d) => d,
             None => {
@@ -345,11 +913,12 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
             }
         };
         let shape = scan
+            .fact
             .shape
             .as_ref()
             .map(|s| std::iter::once(len).chain(s.iter().copied()).collect());
         result.push(TensorFact {
-            dtype: scan.dtype,
+            dtype: scan.fact.dtype,
             shape,
             value: None,
         });
@@ -597,7 +1166,8 @@ fn ov_if(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
         outputs: output_routes(node, &else_map),
         name: "else_body",
     };
-    run_if(ctx, node, &cond, then_b, else_b, false)
+    let outs = run_if(ctx, node, &cond, then_b, else_b, false)?;
+    Ok(emit_values(ctx, node, outs))
 }
 
 /// The value of a one-element tensor, when known.

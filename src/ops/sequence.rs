@@ -12,8 +12,9 @@
 //! dims on which they may differ are fresh data-dependent dims, [`common`]), its
 //! length when known (symbolic too), and each element when the length is a
 //! constant up to [`MAX_ELEMENTS`]. A sequence the context does not know as one (a
-//! graph input, a subgraph's output) reads as a sequence of unknown length whose
-//! elements have its element type.
+//! graph input) reads as a sequence of unknown length whose elements have its
+//! element type; the control-flow rules pass sequence and optional facts into and
+//! out of subgraphs (`control.rs`).
 //!
 //! * `SequenceEmpty`: no element, of `dtype` (float by default).
 //! * `SequenceConstruct`: its inputs (of one type).
