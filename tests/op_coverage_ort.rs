@@ -274,13 +274,17 @@ fn reasons(entry: Option<&Value>) -> String {
     let Some(skipped) = entry.and_then(|e| e["skipped"].as_object()) else {
         return String::new();
     };
-    let mut out: Vec<String> = skipped
-        .keys()
-        .map(|k| {
-            let k = k.split(": [ONNXRuntimeError]").next().unwrap_or(k);
-            k.replace('|', "/")
-        })
-        .collect();
+    let mut out: Vec<String> = Vec::new();
+    if entry.and_then(|e| e["cpu_kernel"].as_bool()) == Some(false) {
+        out.push("onnxruntime's CPU provider has no kernel for this version".to_string());
+    }
+    for k in skipped.keys() {
+        if k.contains("has no kernel") {
+            continue;
+        }
+        let k = k.split(": [ONNXRuntimeError]").next().unwrap_or(k);
+        out.push(k.replace('|', "/"));
+    }
     out.dedup();
     out.join("; ")
 }
@@ -396,12 +400,19 @@ fn coverage_table() -> String {
         for op in ops {
             let c = checked.get(&(dom.to_string(), op.to_string(), 1));
             t.add(op, true, c);
+            let cpu = doc["contrib_cpu_kernels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|k| k.as_str() == Some(op));
             let note = if dom == "onednn" {
                 "oneDNN Graph has no runtime in the suite"
-            } else if c.is_none() {
+            } else if c.is_some() {
+                ""
+            } else if cpu {
                 "no onnxruntime case yet"
             } else {
-                ""
+                "onnxruntime's CPU provider has no kernel (other execution providers only)"
             };
             sections.push_str(&format!(
                 "| {op} | 1 | yes | {} | {note} |\n",
