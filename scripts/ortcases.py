@@ -35,14 +35,12 @@ def attr_json(a):
 
 def node_json(nd, domain=False):
     """A node as the fixtures hold it; with `domain`, its domain too."""
-    out = {
-        "op": nd.op_type,
-        "inputs": list(nd.input),
-        "outputs": list(nd.output),
-        "attrs": {a.name: attr_json(a) for a in nd.attribute},
-    }
+    out = {"op": nd.op_type}
     if domain:
         out["domain"] = nd.domain
+    out["inputs"] = list(nd.input)
+    out["outputs"] = list(nd.output)
+    out["attrs"] = {a.name: attr_json(a) for a in nd.attribute}
     return out
 
 
@@ -82,3 +80,53 @@ def onnx_shapes(model, outputs, b):
         shapes[o] = [d.dim_value for d in t.shape.dim]
         dtypes[o] = t.elem_type
     return shapes, dtypes
+
+
+def make_model(name, inputs, nodes, outputs, inits=(), opsets=(("", 17),), ir_version=None):
+    """A model of `nodes`: `inputs` [(name, element type, dims)] with str dims
+    symbolic, `outputs` by name (untyped), `inits` [(name, numpy array)], `opsets`
+    [(domain, version)]. The IR version is `ir_version`, or the helper's capped at
+    10 (what onnxruntime reads)."""
+    g_inputs = [helper.make_tensor_value_info(n, t, d) for n, t, d in inputs]
+    g_outputs = [onnx.ValueInfoProto(name=o) for o in outputs]
+    g_inits = [numpy_helper.from_array(a, n) for n, a in inits]
+    graph = helper.make_graph(nodes, name, g_inputs, g_outputs, g_inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets])
+    model.ir_version = ir_version if ir_version is not None else min(model.ir_version, 10)
+    return model
+
+
+def case_json(name, opset, inputs, inits, nodes, outputs, runs, skipped, truth=None, domain=False):
+    """A case in the form `tests/common/ort_cases.rs` reads: the graph as JSON
+    (inputs, initializers, nodes; with `domain`, each node's domain), the runs,
+    the count of bindings skipped, and with `truth` what the runs come from."""
+    out = {
+        "name": name,
+        "opset": opset,
+        "inputs": [{"name": n, "dtype": t, "shape": d} for n, t, d in inputs],
+        "initializers": [init_json(n, a) for n, a in inits],
+        "nodes": [node_json(nd, domain) for nd in nodes],
+        "outputs": outputs,
+    }
+    if truth is not None:
+        out["truth"] = truth
+    out["runs"] = runs
+    out["skipped_bindings"] = skipped
+    return out
+
+
+def write(generator, cases, not_run=None, out=None):
+    """The fixture: generator, onnx and onnxruntime versions, the cases not run
+    (when given) and the cases, as indented JSON on stdout."""
+    import json
+    import sys
+
+    import onnxruntime as ort
+
+    doc = {"generator": generator, "onnx": onnx.__version__, "onnxruntime": ort.__version__}
+    if not_run is not None:
+        doc["not_run"] = not_run
+    doc["cases"] = cases
+    out = out or sys.stdout
+    json.dump(doc, out, indent=1)
+    out.write("\n")

@@ -18,13 +18,16 @@ Verification only: needs `onnx`, `onnxruntime` and `numpy` in a venv (here
         > tests/fixtures/ops_contrib/ort_cases.json
 """
 
-import json
+import os
 import sys
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "."))
+import ortcases  # noqa: E402  (scripts/ortcases.py: the generators' shared helpers)
 
 RNG = np.random.default_rng(0)
 ort.set_default_logger_severity(4)
@@ -51,22 +54,6 @@ NP = {
 }
 
 
-def attr_json(a):
-    v = helper.get_attribute_value(a)
-    kind = {
-        onnx.AttributeProto.INT: "int",
-        onnx.AttributeProto.INTS: "ints",
-        onnx.AttributeProto.FLOAT: "float",
-        onnx.AttributeProto.FLOATS: "floats",
-        onnx.AttributeProto.STRING: "str",
-    }[a.type]
-    if kind == "str":
-        v = v.decode()
-    elif kind in ("ints", "floats"):
-        v = list(v)
-    return {"type": kind, "value": v}
-
-
 def ms(op, inputs, outputs, **kw):
     return helper.make_node(op, inputs, outputs, domain=MS, **kw)
 
@@ -75,14 +62,7 @@ def case(name, inputs, nodes, outputs, bindings, inits=(), data=None, opset=17):
     """inputs: [(name, elem_type, dims)] with str dims symbolic.
     inits: [(name, numpy array)]. bindings: list of dicts symbol -> int.
     data: input name -> function(shape, binding) giving the feed."""
-    g_inputs = [helper.make_tensor_value_info(n, t, d) for n, t, d in inputs]
-    g_outputs = [onnx.ValueInfoProto(name=o) for o in outputs]
-    g_inits = [numpy_helper.from_array(a, n) for n, a in inits]
-    graph = helper.make_graph(nodes, name, g_inputs, g_outputs, g_inits)
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)]
-    )
-    model.ir_version = 10
+    model = ortcases.make_model(name, inputs, nodes, outputs, inits, [("", opset), (MS, 1)], ir_version=10)
     try:
         runner = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     except Exception as e:  # no CPU kernel
@@ -113,32 +93,8 @@ def case(name, inputs, nodes, outputs, bindings, inits=(), data=None, opset=17):
     if not runs:
         NOT_RUN.append({"name": name, "error": "no binding ran: " + (skipped[0] if skipped else "")})
         return
-    jnodes = []
-    for nd in nodes:
-        jnodes.append({
-            "op": nd.op_type,
-            "domain": nd.domain,
-            "inputs": list(nd.input),
-            "outputs": list(nd.output),
-            "attrs": {a.name: attr_json(a) for a in nd.attribute},
-        })
-    jinits = []
-    for n, a in inits:
-        t = numpy_helper.from_array(a, n)
-        vals = a.flatten().tolist() if a.size <= 64 else None
-        if vals is not None and a.dtype == np.bool_:
-            vals = [int(v) for v in vals]
-        jinits.append({"name": n, "dtype": t.data_type, "dims": list(a.shape), "values": vals})
-    CASES.append({
-        "name": name,
-        "opset": opset,
-        "inputs": [{"name": n, "dtype": t, "shape": d} for n, t, d in inputs],
-        "initializers": jinits,
-        "nodes": jnodes,
-        "outputs": outputs,
-        "runs": runs,
-        "skipped_bindings": len(skipped),
-    })
+    CASES.append(ortcases.case_json(name, opset, inputs, inits, nodes, outputs, runs, len(skipped),
+                                    domain=True))
 
 
 def f32(*shape):
@@ -548,8 +504,4 @@ got = ort.InferenceSession(loop.SerializeToString(), providers=["CPUExecutionPro
     ["stacked"], {"x": f32(4, 3)})[0].shape
 assert got == (7, 4, 3), got
 
-json.dump({"generator": "scripts/probe_contrib.py",
-           "onnx": onnx.__version__, "onnxruntime": ort.__version__,
-           "not_run": NOT_RUN, "cases": CASES},
-          sys.stdout, indent=1)
-sys.stdout.write("\n")
+ortcases.write("scripts/probe_contrib.py", CASES, NOT_RUN)
