@@ -147,6 +147,8 @@ struct Checked {
     ort: usize,
     onnx: usize,
     openvino: usize,
+    /// Why onnxruntime did not run the cases checked against onnx instead.
+    why: std::collections::BTreeSet<String>,
 }
 
 fn has_rule(domain: &str, op: &str) -> bool {
@@ -200,7 +202,12 @@ fn checked_cases(
         );
         let e = out.entry(key).or_default();
         match case["truth"].as_str() {
-            Some("onnx") => e.onnx += 1,
+            Some("onnx") => {
+                e.onnx += 1;
+                if let Some(why) = case["why"].as_str() {
+                    e.why.insert(why.replace('|', "/"));
+                }
+            }
             _ => e.ort += 1,
         }
     }
@@ -343,6 +350,18 @@ fn coverage_table() -> String {
             )
         })
         .collect();
+    // case names per (op, version)
+    let mut names: BTreeMap<(&str, i64), Vec<&str>> = BTreeMap::new();
+    for case in doc["cases"].as_array().unwrap() {
+        let key = (
+            case["op"].as_str().unwrap(),
+            case["version"].as_i64().unwrap(),
+        );
+        names
+            .entry(key)
+            .or_default()
+            .push(case["name"].as_str().unwrap());
+    }
     let mut tallies: Vec<(String, Tally)> = Vec::new();
     let mut sections = String::new();
     let header =
@@ -363,10 +382,19 @@ fn coverage_table() -> String {
                 let c = checked.get(&key);
                 t.add(op, rule, c);
                 let mut notes = Vec::new();
+                for name in names.get(&(op.as_str(), *v)).into_iter().flatten() {
+                    for (pre, why) in VAGUE.iter().chain(OPEN) {
+                        let note = format!("`{name}`: {why}");
+                        if name.starts_with(pre) && !notes.contains(&note) {
+                            notes.push(note);
+                        }
+                    }
+                }
                 if DATA_DEPENDENT.contains(&op.as_str()) {
                     notes.push("data-dependent output dims: fresh symbols".to_string());
                 }
                 if c.map_or(true, |c| c.ort == 0) {
+                    notes.extend(c.iter().flat_map(|c| c.why.iter().cloned()));
                     let r = reasons(entries.get(&key).copied());
                     if !r.is_empty() {
                         notes.push(r);
