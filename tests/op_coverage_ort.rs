@@ -1,18 +1,26 @@
-//! Every (op, version) of the ONNX standard against onnxruntime.
+//! Every (op, version) of the ONNX standard against onnxruntime, and the coverage
+//! table `docs/ops/coverage.md`.
 //!
 //! `tests/fixtures/op_coverage/ort_cases.json` (written by `gen_ort_cases.py`
 //! beside it) holds one-node models built from onnx's backend node tests,
 //! re-targeted to each since_version of `tests/fixtures/onnx_ops/onnx_ops.txt`,
 //! hex-encoded, whose data inputs have symbolic dims; and for the test's own
 //! inputs and up to two more bindings of those symbols, the output shapes and
-//! element types onnxruntime produced (onnx's shape inference where onnxruntime
-//! has no kernel: `truth`). symdim infers each model once; every output dim is
-//! evaluated at each binding and compared, and the element type too.
+//! element types onnxruntime produced (`truth`: onnx's shape inference, or onnx's
+//! reference implementation, where onnxruntime does not run the version). symdim
+//! infers each model once; every output dim is evaluated at each binding (a `-1`
+//! quotient through its definition) and compared, and the element type too.
 //!
 //! A dim that does not evaluate is a symbol of its own: allowed only for the ops
-//! whose output sizes depend on the contents of their inputs ([`DATA_DEPENDENT`]).
-//! A case where onnxruntime departs from the ONNX specification is listed under
-//! `exceptions` in the fixture, with the specification's words.
+//! whose output sizes depend on the contents of their inputs ([`DATA_DEPENDENT`])
+//! and the documented cases of [`VAGUE`]; a wrong value never is. A case where
+//! onnxruntime departs from the ONNX specification is listed under `exceptions` in
+//! the fixture, with the specification's words; one where symdim is known to be
+//! wrong and the fix belongs elsewhere, in [`OPEN`].
+//!
+//! The table is written from the same fixture, the other onnxruntime and OpenVINO
+//! fixtures and the rule registry; `the_coverage_table_is_current` fails when the
+//! file differs (`SYMDIM_WRITE_COVERAGE=1` rewrites it).
 
 mod common;
 
