@@ -582,7 +582,10 @@ fn coverage_table() -> String {
          picks its implementation by the opset and refuses a version it has none for.\n\
          - **spec only**: the rule follows the specification and the unit tests of its \
          family (`docs/ops/`), with no runtime case.\n\n\
-         Notes give why a version has no onnxruntime case (as the generator recorded it).\n\n\
+         Notes give why a version has no onnxruntime case (as the generator recorded it), in \
+         how many of the outputs compared symdim answers with fresh symbols (dims that depend \
+         on the data, never a wrong value), and the cases whose imprecision is documented or \
+         left open.\n\n\
          ## Summary\n\n\
          | format | ops | (op, version) | with a rule | runtime-checked | onnx only | spec only |\n\
          | --- | --- | --- | --- | --- | --- | --- |\n",
