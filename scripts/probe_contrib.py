@@ -18,13 +18,16 @@ Verification only: needs `onnx`, `onnxruntime` and `numpy` in a venv (here
         > tests/fixtures/ops_contrib/ort_cases.json
 """
 
-import json
+import os
 import sys
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "."))
+import ortcases  # noqa: E402  (scripts/ortcases.py: the generators' shared helpers)
 
 RNG = np.random.default_rng(0)
 ort.set_default_logger_severity(4)
@@ -51,38 +54,34 @@ NP = {
 }
 
 
-def attr_json(a):
-    v = helper.get_attribute_value(a)
-    kind = {
-        onnx.AttributeProto.INT: "int",
-        onnx.AttributeProto.INTS: "ints",
-        onnx.AttributeProto.FLOAT: "float",
-        onnx.AttributeProto.FLOATS: "floats",
-        onnx.AttributeProto.STRING: "str",
-    }[a.type]
-    if kind == "str":
-        v = v.decode()
-    elif kind in ("ints", "floats"):
-        v = list(v)
-    return {"type": kind, "value": v}
-
-
 def ms(op, inputs, outputs, **kw):
     return helper.make_node(op, inputs, outputs, domain=MS, **kw)
 
 
-def case(name, inputs, nodes, outputs, bindings, inits=(), data=None, opset=17):
+def run_shared(runner, outputs, feeds, shared):
+    """Run with I/O binding, each output of `shared` (output -> input) written into
+    its input's buffer (SparseAttention's CPU kernel wants past and present to be
+    one buffer)."""
+    io = runner.io_binding()
+    values = {}
+    for n, a in feeds.items():
+        values[n] = ort.OrtValue.ortvalue_from_numpy(a)
+        io.bind_ortvalue_input(n, values[n])
+    for o in outputs:
+        if o in shared:
+            io.bind_ortvalue_output(o, values[shared[o]])
+        else:
+            io.bind_output(o)
+    runner.run_with_iobinding(io)
+    return [v.numpy() for v in io.get_outputs()]
+
+
+def case(name, inputs, nodes, outputs, bindings, inits=(), data=None, opset=17, shared=None):
     """inputs: [(name, elem_type, dims)] with str dims symbolic.
     inits: [(name, numpy array)]. bindings: list of dicts symbol -> int.
-    data: input name -> function(shape, binding) giving the feed."""
-    g_inputs = [helper.make_tensor_value_info(n, t, d) for n, t, d in inputs]
-    g_outputs = [onnx.ValueInfoProto(name=o) for o in outputs]
-    g_inits = [numpy_helper.from_array(a, n) for n, a in inits]
-    graph = helper.make_graph(nodes, name, g_inputs, g_outputs, g_inits)
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)]
-    )
-    model.ir_version = 10
+    data: input name -> function(shape, binding) giving the feed. shared: output
+    -> the input whose buffer it shares."""
+    model = ortcases.make_model(name, inputs, nodes, outputs, inits, [("", opset), (MS, 1)], ir_version=10)
     try:
         runner = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     except Exception as e:  # no CPU kernel
@@ -101,7 +100,7 @@ def case(name, inputs, nodes, outputs, bindings, inits=(), data=None, opset=17):
             else:
                 feeds[n] = RNG.integers(0, 3, shape).astype(NP[t])
         try:
-            res = runner.run(outputs, feeds)
+            res = run_shared(runner, outputs, feeds, shared) if shared else runner.run(outputs, feeds)
         except Exception as e:  # invalid binding for this op
             skipped.append(str(e).splitlines()[0][:300]); print(name, b, skipped[-1], file=sys.stderr)
             continue
@@ -113,32 +112,8 @@ def case(name, inputs, nodes, outputs, bindings, inits=(), data=None, opset=17):
     if not runs:
         NOT_RUN.append({"name": name, "error": "no binding ran: " + (skipped[0] if skipped else "")})
         return
-    jnodes = []
-    for nd in nodes:
-        jnodes.append({
-            "op": nd.op_type,
-            "domain": nd.domain,
-            "inputs": list(nd.input),
-            "outputs": list(nd.output),
-            "attrs": {a.name: attr_json(a) for a in nd.attribute},
-        })
-    jinits = []
-    for n, a in inits:
-        t = numpy_helper.from_array(a, n)
-        vals = a.flatten().tolist() if a.size <= 64 else None
-        if vals is not None and a.dtype == np.bool_:
-            vals = [int(v) for v in vals]
-        jinits.append({"name": n, "dtype": t.data_type, "dims": list(a.shape), "values": vals})
-    CASES.append({
-        "name": name,
-        "opset": opset,
-        "inputs": [{"name": n, "dtype": t, "shape": d} for n, t, d in inputs],
-        "initializers": jinits,
-        "nodes": jnodes,
-        "outputs": outputs,
-        "runs": runs,
-        "skipped_bindings": len(skipped),
-    })
+    CASES.append(ortcases.case_json(name, opset, inputs, inits, nodes, outputs, runs, len(skipped),
+                                    domain=True))
 
 
 def f32(*shape):
@@ -548,8 +523,27 @@ got = ort.InferenceSession(loop.SerializeToString(), providers=["CPUExecutionPro
     ["stacked"], {"x": f32(4, 3)})[0].shape
 assert got == (7, 4, 3), got
 
-json.dump({"generator": "scripts/probe_contrib.py",
-           "onnx": onnx.__version__, "onnxruntime": ort.__version__,
-           "not_run": NOT_RUN, "cases": CASES},
-          sys.stdout, indent=1)
-sys.stdout.write("\n")
+# ---- the CPU ops without a case above ------------------------------------------
+# QMoE with 8-bit expert weights: the shape of the input (onnxruntime takes 2-D
+# rows and router only)
+case("qmoe", [("x", F, ["N", 16]), ("r", F, ["N", 4])],
+     [ms("QMoE", ["x", "r", "w1", "s1", "", "w2", "s2"], ["y"], k=2, activation_type="relu",
+         expert_weight_bits=8)], ["y"], [{"N": n} for n in (1, 3, 6)],
+     inits=[("w1", np.ones([4, 32, 16], np.uint8)), ("s1", np.ones([4, 32], np.float32)),
+            ("w2", np.ones([4, 16, 32], np.uint8)), ("s2", np.ones([4, 16], np.float32))])
+# MatMulFpQ4: A [M, K] times the packed B of shape B_shape = (K, N): [M, N] (the blob
+# of 32-element blocks, 21 bytes each, as MLAS packs BlkQ4Sym)
+case("matmul_fp_q4", [("a", F, ["N", 64])], [ms("MatMulFpQ4", ["a", "b", "bs"], ["y"], blk_quant_type=1)],
+     ["y"], [{"N": n} for n in (1, 3, 6)], inits=[("b", np.zeros(336, np.uint8)), ("bs", i64(64, 8))])
+# SparseAttention: past and present share a buffer of max length 32 (blocks of 16)
+case("sparse_attention",
+     [("q", F, ["B", "S", 64]), ("k", F, ["B", "S", 32]), ("v", F, ["B", "S", 32]),
+      ("pk", F, ["B", 2, 32, 16]), ("pv", F, ["B", 2, 32, 16]), ("tsl", I32, [1]), ("ktsl", I32, ["B"])],
+     [ms("SparseAttention", ["q", "k", "v", "pk", "pv", "rows", "cols", "tsl", "ktsl"], ["y", "prk", "prv"],
+         num_heads=4, kv_num_heads=2, sparse_block_size=16)], ["y", "prk", "prv"],
+     [{"B": b, "S": s} for b, s in [(1, 1), (2, 3), (3, 8)]],
+     inits=[("rows", np.array([[0, 1, 3]], np.int32)), ("cols", np.array([[0, 0, 1]], np.int32))],
+     data={"tsl": lambda s, b: np.array([b["S"]]), "ktsl": lambda s, b: np.full(s, b["S"])},
+     shared={"prk": "pk", "prv": "pv"})
+
+ortcases.write("scripts/probe_contrib.py", CASES, NOT_RUN)

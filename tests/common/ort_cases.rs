@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 use std::collections::HashMap;
-use symdim::algebra::Rat;
+use symdim::algebra::{Rat, SymbolKind};
 use symdim::context::{const_fact, ShapesContext, TensorFact};
 use symdim::graph::{Attr, ConstData, ConstTensor, DType, Node};
 
@@ -192,4 +192,108 @@ pub fn compare(doc: &Value) -> Outcome {
         }
     }
     out
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// Load and infer a case that holds its whole model (`"model"`, hex-encoded ONNX
+/// bytes: its own opset imports and initializers), with no facts given.
+pub fn infer_model_case(case: &Value) -> ShapesContext {
+    let name = case["name"].as_str().unwrap();
+    let bytes = hex(case["model"].as_str().unwrap());
+    let model = symdim::load_bytes(&bytes, name, &symdim::load::LoadOptions::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    symdim::infer::infer_context(&model, &symdim::Facts::default())
+}
+
+/// How one output of one run compares with the runtime.
+#[derive(Debug, PartialEq)]
+pub enum Verdict {
+    /// Every dim evaluates to the runtime value, and the element type is the same.
+    Exact,
+    /// Unknown rank, or some dims do not evaluate at the binding (symbols of their
+    /// own); every dim that evaluates is right.
+    LessPrecise(String),
+    /// A dim, the rank or the element type differs.
+    Wrong(String),
+}
+
+/// Compare output `o`'s fact in `ctx` with the runtime's `want` dims and `dtype`
+/// at `bind`.
+pub fn verdict(
+    ctx: &ShapesContext,
+    o: &str,
+    want: &[i64],
+    dtype: DType,
+    bind: &HashMap<String, i64>,
+) -> Verdict {
+    let Some(fact) = ctx.get(o) else {
+        return Verdict::Wrong(format!("{o}: no fact"));
+    };
+    let mut wrong = Vec::new();
+    if fact.dtype != dtype {
+        wrong.push(format!("{o}: dtype {} vs {dtype}", fact.dtype));
+    }
+    let Some(shape) = &fact.shape else {
+        return if wrong.is_empty() {
+            Verdict::LessPrecise(format!("{o}: unknown rank"))
+        } else {
+            Verdict::Wrong(wrong.join("; "))
+        };
+    };
+    if shape.len() != want.len() {
+        wrong.push(format!(
+            "{o}: rank {} ({}), runtime {want:?}",
+            shape.len(),
+            ctx.render_dims(shape)
+        ));
+        return Verdict::Wrong(wrong.join("; "));
+    }
+    let env = |s: &str| symbol_value(ctx, bind, s);
+    let mut precise = true;
+    for (d, w) in shape.iter().zip(want) {
+        match ctx.alg.eval(*d, &env) {
+            Some(v) if v == Rat::int(*w) => {}
+            Some(v) => wrong.push(format!(
+                "{o} at {bind:?}: {} = {v}, runtime {want:?}",
+                ctx.alg.render(*d)
+            )),
+            None => precise = false,
+        }
+    }
+    if !wrong.is_empty() {
+        Verdict::Wrong(wrong.join("; "))
+    } else if precise {
+        Verdict::Exact
+    } else {
+        Verdict::LessPrecise(format!("{o}: {}", ctx.render_dims(shape)))
+    }
+}
+
+/// The value of a symbol at the binding: input symbols from the binding, derived
+/// ones (a `-1` whose division is not proven exact) through their definition,
+/// data-dependent ones have none.
+pub fn symbol_value(ctx: &ShapesContext, bind: &HashMap<String, i64>, name: &str) -> Option<Rat> {
+    match &ctx.alg.symbol_entry(name)?.kind {
+        SymbolKind::Input => bind.get(name).map(|v| Rat::int(*v)),
+        SymbolKind::Derived { definition } => {
+            definition.eval(&|s| symbol_value(ctx, bind, s.as_str()))
+        }
+        SymbolKind::DataDependent { .. } => None,
+    }
+}
+
+/// A run's binding.
+pub fn binding(run: &Value) -> HashMap<String, i64> {
+    run["bind"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
+        .collect()
 }
