@@ -59,11 +59,7 @@ const VAGUE: &[(&str, &str)] = &[(
 )];
 
 /// Cases where symdim is known to disagree, left open (with the owner's file).
-const OPEN: &[(&str, &str)] = &[(
-    "scan_sum_v8",
-    "Scan-8: the body's state inputs keep the batch axis (src/ops/control.rs); the \
-     outputs are right, the body's declared value_info is reported as a conflict",
-)];
+const OPEN: &[(&str, &str)] = &[];
 
 /// What comparing every case found.
 #[derive(Default)]

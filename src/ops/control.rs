@@ -953,13 +953,31 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     for i in 0..n_state {
         states.push(ctx.input(node, first + i, "initial_state")?);
     }
-    let mut body_inputs: Vec<TensorFact> = states
-        .iter()
-        .map(|f| TensorFact {
+    // Opset 8: every state and scan input has the batch axis first, and the body
+    // sees one batch element (the outputs get the axis back).
+    let mut batch: Option<Dim> = None;
+    let mut body_inputs: Vec<TensorFact> = Vec::with_capacity(n_state + n_scan_in);
+    for f in &states {
+        let shape = match (&f.shape, batched) {
+            (Some(s), true) if s.is_empty() => {
+                return Err(OpError::Rank {
+                    what: "scan state".into(),
+                    expected: "at least 1 (batch)".into(),
+                    found: 0,
+                })
+            }
+            (Some(s), true) => {
+                batch.get_or_insert(s[0]);
+                Some(s[1..].to_vec())
+            }
+            (shape, _) => shape.clone(),
+        };
+        body_inputs.push(TensorFact {
+            dtype: f.dtype,
+            shape,
             value: None,
-            ..f.clone()
-        })
-        .collect();
+        });
+    }
     let mut seq_len: Option<Dim> = None;
     for j in 0..n_scan_in {
         let x = ctx.input(node, first + n_state + j, "scan_input")?;
@@ -977,6 +995,7 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
             }
             let len = shape.remove(1);
             seq_len.get_or_insert(len);
+            batch.get_or_insert(shape.remove(0));
         } else {
             let axis = norm_axis(in_axes.get(j).copied().unwrap_or(0), shape.len())?;
             let len = shape.remove(axis);
@@ -985,12 +1004,26 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         body_inputs.push(TensorFact::new(x.dtype, shape));
     }
     let outs = subgraph(ctx, body, &body_inputs, "body")?;
+    let batch = match (batched, batch) {
+        (true, Some(b)) => Some(b),
+        (true, None) => Some(ctx.unknown_dim(node, 0, 0)),
+        (false, _) => None,
+    };
+    // A body output of one batch element, as the Scan outputs it.
+    let batched_shape = |shape: &Option<Vec<Dim>>| -> Option<Vec<Dim>> {
+        let shape = shape.as_ref()?;
+        Some(batch.iter().copied().chain(shape.iter().copied()).collect())
+    };
     let mut result = Vec::new();
     for (i, state) in states.iter().enumerate() {
-        let b = outs
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| TensorFact::unknown(state.dtype));
+        let b = match outs.get(i) {
+            Some(o) => TensorFact {
+                dtype: o.dtype,
+                shape: batched_shape(&o.shape),
+                value: None,
+            },
+            None => TensorFact::unknown(state.dtype),
+        };
         result.push(carried(ctx, node, i, state, &b));
     }
     let out_axes = attr_ints(node, "scan_output_axes")?.map(<[i64]>::to_vec);
@@ -1002,8 +1035,8 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         };
         let shape = o.shape.as_ref().map(|s| -> Result<Vec<Dim>, OpError> {
             let mut v = s.clone();
-            if batched {
-                v.insert(1.min(v.len()), len);
+            if let Some(b) = batch {
+                v.splice(0..0, [b, len]);
             } else {
                 let axis = out_axes
                     .as_ref()
