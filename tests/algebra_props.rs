@@ -1487,6 +1487,38 @@ fn regression_incompatible_broadcast_stays() {
     assert_eq!(simplify_text(&mut alg, "broadcast(S + 1, 2)"), "2");
 }
 
+/// `floordiv(-2, A) + 1` and `ceildiv(min(-2, A)/2, A)` are one value, but the
+/// quotient's bounds knew only the first was never 1: `floordiv(-2, A)` was bounded
+/// by `floor(0) = 0` from above although `-2/A < 0` for every `A`. A broadcast of
+/// `2*A` with one spelling stayed (never valid), with the other became `2*A`, so
+/// the canonical form depended on the spelling. Quotients of strictly signed
+/// operands now keep their strict sign (`floordiv <= -1`, `ceildiv >= 1`).
+#[test]
+fn regression_strict_quotient_signs() {
+    for text in [
+        "(broadcast((A + A), ceildiv((min((-2), A)/2), A))/A)",
+        "broadcast(2*A, floordiv(-2, A) + 1)/A",
+    ] {
+        let mut alg = Algebra::default();
+        let d = alg.parse(text).unwrap();
+        assert_eq!(
+            alg.simplify(d),
+            "broadcast(2*A, floordiv(-2, A) + 1)/A",
+            "{text}"
+        );
+    }
+    let mut alg = Algebra::default();
+    for (text, bounds) in [
+        ("floordiv(-2, A)", "[-2, -1]"),
+        ("floordiv(3, -A)", "[-3, -1]"),
+        ("ceildiv(2, A)", "[1, 2]"),
+        ("ceildiv(-S - 1, -A)", "[1, inf]"),
+    ] {
+        let d = alg.parse(text).unwrap();
+        assert_eq!(alg.bounds(d).to_string(), bounds, "{text}");
+    }
+}
+
 /// A chain of `n` nested floordivs (a stack of strided convolutions, or any
 /// nesting the parser accepts, up to 200) made the nested rules add one term per
 /// pair of levels: quadratic e-nodes and roughly quartic time (depth 40 took 27 s

@@ -262,19 +262,40 @@ impl Interval {
     /// `floor(self / o)` for integer values.
     pub fn floordiv(&self, o: &Interval) -> Interval {
         let q = self.div(o);
+        let mut hi = map_bound(&q.hi, Rat::floor);
+        // A quotient of operands of strictly opposite signs is strictly negative for
+        // every value (the divisor is finite), though the interval's end may be 0.
+        if self.strictly_opposite(o) {
+            hi = hi.min(Bound::Finite(Rat::int(-1)));
+        }
         Interval {
             lo: map_bound(&q.lo, Rat::floor),
-            hi: map_bound(&q.hi, Rat::floor),
+            hi,
         }
     }
 
     /// `ceil(self / o)` for integer values.
     pub fn ceildiv(&self, o: &Interval) -> Interval {
         let q = self.div(o);
+        let mut lo = map_bound(&q.lo, Rat::ceil);
+        // Operands of strictly the same sign: the quotient is strictly positive.
+        if self.strictly_same(o) {
+            lo = lo.max(Bound::Finite(Rat::one()));
+        }
         Interval {
-            lo: map_bound(&q.lo, Rat::ceil),
+            lo,
             hi: map_bound(&q.hi, Rat::ceil),
         }
+    }
+
+    /// Every value of `self` and of `o` is nonzero, with opposite signs.
+    fn strictly_opposite(&self, o: &Interval) -> bool {
+        (self.is_negative() && o.is_positive()) || (self.is_positive() && o.is_negative())
+    }
+
+    /// Every value of `self` and of `o` is nonzero, with the same sign.
+    fn strictly_same(&self, o: &Interval) -> bool {
+        (self.is_positive() && o.is_positive()) || (self.is_negative() && o.is_negative())
     }
 
     /// `self mod o` with floor semantics (the result has the sign of `o`), for any
