@@ -417,27 +417,18 @@ fn op_rules_files_add_up() {
     .unwrap();
     let pool = tmp("pool.txt");
     std::fs::write(&pool, POOL_RULES).unwrap();
-    let out = symdim(&[
-        "infer",
-        model.to_str().unwrap(),
-        "--op-rules",
-        pool.to_str().unwrap(),
-        "--op-rules",
-        EXAMPLE_RULES,
-    ]);
+    let pool = pool.to_str().unwrap();
+    let infer_with = |rules: &str| {
+        let model = model.to_str().unwrap();
+        symdim(&["infer", model, "--op-rules", pool, "--op-rules", rules])
+    };
+    let out = infer_with(EXAMPLE_RULES);
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("y        f32    [N, 4]"), "{text}");
     assert!(text.contains("l        i64    [N]"), "{text}");
     // The same file twice: its rules overlap.
-    let out = symdim(&[
-        "infer",
-        model.to_str().unwrap(),
-        "--op-rules",
-        pool.to_str().unwrap(),
-        "--op-rules",
-        pool.to_str().unwrap(),
-    ]);
+    let out = infer_with(pool);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("overlaps the one at"), "{err}");
