@@ -728,6 +728,20 @@ fn deform_conv(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     Ok(vec![shaped(x.dtype, shape)])
 }
 
+/// A transposed convolution's output length `o` on spatial axis `i`; `one` is the
+/// constant 1, which it must not be provably below.
+fn at_least_one(ctx: &ShapesContext, one: Dim, i: usize, o: Dim) -> Result<Dim, OpError> {
+    if ctx.alg.le(one, o) == Truth::False {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "spatial axis {i}: output length {} is below 1",
+                ctx.alg.render(o)
+            ),
+        });
+    }
+    Ok(o)
+}
+
 fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 3)?;
     let x = ctx.input(node, 0, "X")?;
@@ -805,15 +819,7 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
             output_padding[i]
         };
         let o = window.transposed_output(ctx, i, xs[i + 2], op);
-        if ctx.alg.le(one, o) == Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "spatial axis {i}: output length {} is below 1",
-                    ctx.alg.render(o)
-                ),
-            });
-        }
-        out.push(o);
+        out.push(at_least_one(ctx, one, i, o)?);
     }
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
@@ -1055,15 +1061,7 @@ fn onednn_transposed_spatial(
     for (i, d) in data.spatial.iter().enumerate() {
         window.check_steps(i, data.first_spatial_axis() + i)?;
         let o = window.transposed_output_clamped_same(ctx, i, *d, output_padding[i]);
-        if ctx.alg.le(one, o) == Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "spatial axis {i}: output length {} is below 1",
-                    ctx.alg.render(o)
-                ),
-            });
-        }
-        out.push(o);
+        out.push(at_least_one(ctx, one, i, o)?);
     }
     Ok(out)
 }
