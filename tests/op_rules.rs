@@ -472,6 +472,18 @@ fn a_bad_rules_file_is_a_usage_error_before_any_work() {
 
 // ----- applying random rules never panics ------------------------------------
 
+/// An i64 vector of length `len` holding `value` (a shape tensor).
+fn int_vector(
+    len: symdim::algebra::Dim,
+    value: Vec<symdim::algebra::Dim>,
+) -> symdim::context::TensorFact {
+    symdim::context::TensorFact {
+        dtype: symdim::graph::DType::Int64,
+        shape: Some(vec![len]),
+        value: Some(value),
+    }
+}
+
 mod props {
     use proptest::prelude::*;
     use symdim::context::{ShapesContext, TensorFact};
@@ -564,14 +576,7 @@ mod props {
         let (two, three) = (ctx.alg.constant(2), ctx.alg.constant(3));
         ctx.insert("a", TensorFact::new(DType::Float, vec![n, six]));
         ctx.insert("b", TensorFact::unknown(DType::Float));
-        ctx.insert(
-            "s",
-            TensorFact {
-                dtype: DType::Int64,
-                shape: Some(vec![two]),
-                value: Some(vec![n, three]),
-            },
-        );
+        ctx.insert("s", super::int_vector(two, vec![n, three]));
         let node = Node {
             name: "x".into(),
             op_type: "X".into(),
@@ -648,14 +653,7 @@ fn shapes_from_a_shape_input_and_from_slices() {
     let two = ctx.alg.constant(2);
     let three = ctx.alg.constant(3);
     ctx.insert("x", TensorFact::new(DType::Float, vec![n, m, three]));
-    ctx.insert(
-        "s",
-        TensorFact {
-            dtype: DType::Int64,
-            shape: Some(vec![two]),
-            value: Some(vec![n, three]),
-        },
-    );
+    ctx.insert("s", int_vector(two, vec![n, three]));
     ctx.insert("t", TensorFact::new(DType::Int64, vec![two]));
     let node = |op: &str, inputs: &[&str]| Node {
         name: op.to_lowercase(),
