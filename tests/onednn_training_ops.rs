@@ -41,6 +41,9 @@ fn u(id: u64) -> String {
     lt(id, "f32", None)
 }
 
+/// An attribute: `(name, type, value)`.
+type Attr = (&'static str, &'static str, &'static str);
+
 /// An op; `attrs` are `(name, type, value)`.
 fn op(kind: &str, attrs: &[(&str, &str, &str)], ins: &[String], outs: &[String]) -> String {
     let attrs: Vec<String> = attrs
@@ -107,6 +110,20 @@ fn error(op: &str) -> (OpError, String) {
     let mut ctx = ctx;
     let e = rule(&mut ctx, node).expect_err("the rule fails");
     (e, diag)
+}
+
+/// The shape inferred for tensor `id` of a one-op graph, which must infer without
+/// diagnostics.
+fn out(op: &str, id: u64) -> String {
+    shape(&infer(op), id)
+}
+
+/// A one-op graph that fails with a [`OpError::DimMismatch`], its diagnostic
+/// containing `msg`.
+fn mismatch(op: &str, msg: &str) {
+    let (e, d) = error(op);
+    assert!(matches!(e, OpError::DimMismatch { .. }), "{e:?}");
+    assert!(d.contains(msg), "{d}");
 }
 
 fn attr_s(v: &str) -> String {
@@ -616,11 +633,7 @@ fn interpolate_backward() {
 // ConvTranspose and the convolution backward ops
 // ---------------------------------------------------------------------------------
 
-fn conv_attrs(
-    strides: &'static str,
-    pads: &'static str,
-    extra: &[(&'static str, &'static str, &'static str)],
-) -> Vec<(&'static str, &'static str, &'static str)> {
+fn conv_attrs(strides: &'static str, pads: &'static str, extra: &[Attr]) -> Vec<Attr> {
     let mut a = vec![
         ("strides", "s64[]", strides),
         ("pads_begin", "s64[]", pads),
@@ -629,6 +642,13 @@ fn conv_attrs(
     ];
     a.extend_from_slice(extra);
     a
+}
+
+/// [`conv_attrs`] of the backward tests: stride 2, pads 1, groups 2, `NCX`, then
+/// `extra`.
+fn conv_ncx(extra: &[Attr]) -> Vec<Attr> {
+    let ncx = [("groups", "s64", "2"), ("data_format", "string", "\"NCX\"")];
+    conv_attrs("[2, 2]", "[1, 1]", &[&ncx[..], extra].concat())
 }
 
 #[test]
@@ -749,231 +769,116 @@ fn conv_transpose_errors() {
 fn conv_transpose_backward_data() {
     // The convolution of diff_dst [1, 8, 10, 10] by IOX [8, 4, 3, 3], groups 2,
     // stride 2, pads 1: floor((10 + 2 - 3) / 2) + 1 = 5; I = 8 channels.
-    let attrs = conv_attrs(
-        "[2, 2]",
-        "[1, 1]",
-        &[
-            ("groups", "s64", "2"),
-            ("data_format", "string", "\"NCX\""),
-            ("weights_format", "string", "\"IOX\""),
-        ],
-    );
-    let ctx = infer(&op(
-        "ConvTransposeBackwardData",
-        &attrs,
-        &[t(0, &[1, 8, 10, 10]), t(1, &[8, 4, 3, 3])],
-        &[u(2)],
-    ));
-    assert_eq!(shape(&ctx, 2), "[1, 8, 5, 5]");
-    let (e, d) = error(&op(
-        "ConvTransposeBackwardData",
-        &attrs,
-        &[t(0, &[1, 6, 10, 10]), t(1, &[8, 4, 3, 3])],
-        &[u(2)],
-    ));
-    assert!(matches!(e, OpError::DimMismatch { .. }), "{e:?}");
-    assert!(
-        d.contains("output channels: diff_dst C and groups * weights O: 6 != 8"),
-        "{d}"
+    let bwd = |diff_dst: &[i64]| {
+        let attrs = conv_ncx(&[("weights_format", "string", "\"IOX\"")]);
+        let ins = [t(0, diff_dst), t(1, &[8, 4, 3, 3])];
+        op("ConvTransposeBackwardData", &attrs, &ins, &[u(2)])
+    };
+    assert_eq!(out(&bwd(&[1, 8, 10, 10]), 2), "[1, 8, 5, 5]");
+    mismatch(
+        &bwd(&[1, 6, 10, 10]),
+        "output channels: diff_dst C and groups * weights O: 6 != 8",
     );
 }
 
 #[test]
 fn conv_backward_data() {
-    let attrs = |extra: &[(&'static str, &'static str, &'static str)]| {
-        let mut a = conv_attrs(
-            "[2, 2]",
-            "[1, 1]",
-            &[
-                ("groups", "s64", "2"),
-                ("data_format", "string", "\"NCX\""),
-                ("weights_format", "string", "\"OIX\""),
-            ],
-        );
-        a.extend_from_slice(extra);
-        a
+    let oix = ("weights_format", "string", "\"OIX\"");
+    let bwd = |extra: &[Attr]| {
+        let attrs = conv_ncx(&[&[oix], extra].concat());
+        let ins = [t(0, &[1, 16, 8, 8]), t(1, &[16, 4, 3, 3])];
+        op("ConvolutionBackwardData", &attrs, &ins, &[u(2)])
     };
-    let ins = || vec![t(0, &[1, 16, 8, 8]), t(1, &[16, 4, 3, 3])];
     // dst_shape given: the convolution of 15 is floor((15 + 2 - 3) / 2) + 1 = 8.
-    let ctx = infer(&op(
-        "ConvolutionBackwardData",
-        &attrs(&[("dst_shape", "s64[]", "[1, 8, 15, 15]")]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert_eq!(shape(&ctx, 2), "[1, 8, 15, 15]");
+    let dst_shape = |v| ("dst_shape", "s64[]", v);
+    assert_eq!(
+        out(&bwd(&[dst_shape("[1, 8, 15, 15]")]), 2),
+        "[1, 8, 15, 15]"
+    );
     // Without it: the transposed window, 2*(8 - 1) + 3 - 2 = 15, plus output_padding.
-    let ctx = infer(&op("ConvolutionBackwardData", &attrs(&[]), &ins(), &[u(2)]));
-    assert_eq!(shape(&ctx, 2), "[1, 8, 15, 15]");
+    assert_eq!(out(&bwd(&[]), 2), "[1, 8, 15, 15]");
     // A dst_shape of DNNL_MAX_NDIMS zeros is the schema's default: not given.
-    let ctx = infer(&op(
-        "ConvolutionBackwardData",
-        &attrs(&[("dst_shape", "s64[]", "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]")]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert_eq!(shape(&ctx, 2), "[1, 8, 15, 15]");
+    let zeros = dst_shape("[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]");
+    assert_eq!(out(&bwd(&[zeros]), 2), "[1, 8, 15, 15]");
     // oneDNN reads the first entries of a longer output_padding.
-    let ctx = infer(&op(
-        "ConvolutionBackwardData",
-        &attrs(&[(
-            "output_padding",
-            "s64[]",
-            "[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]",
-        )]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert_eq!(shape(&ctx, 2), "[1, 8, 16, 15]");
-    let ctx = infer(&op(
-        "ConvolutionBackwardData",
-        &attrs(&[("output_padding", "s64[]", "[1, 0]")]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert_eq!(shape(&ctx, 2), "[1, 8, 16, 15]");
+    let output_padding = |v| ("output_padding", "s64[]", v);
+    let long = output_padding("[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]");
+    assert_eq!(out(&bwd(&[long]), 2), "[1, 8, 16, 15]");
+    assert_eq!(out(&bwd(&[output_padding("[1, 0]")]), 2), "[1, 8, 16, 15]");
     // XIO (the default) and NXC.
-    let ctx = infer(&op(
+    let xio = op(
         "ConvolutionBackwardData",
         &conv_attrs("[1, 1]", "[0, 0]", &[]),
         &[t(0, &[2, 6, 6, 16]), t(1, &[3, 3, 4, 16])],
         &[u(2)],
-    ));
-    assert_eq!(shape(&ctx, 2), "[2, 8, 8, 4]");
-    let (e, d) = error(&op(
-        "ConvolutionBackwardData",
-        &attrs(&[("dst_shape", "s64[]", "[1, 8, 20, 20]")]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert!(matches!(e, OpError::DimMismatch { .. }), "{e:?}");
-    assert!(
-        d.contains("spatial axis 0 of the convolved dst_shape and diff_dst: 10 != 8"),
-        "{d}"
     );
-    let (e, d) = error(&op(
-        "ConvolutionBackwardData",
-        &attrs(&[("dst_shape", "s64[]", "[1, 6, 15, 15]")]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert!(matches!(e, OpError::DimMismatch { .. }), "{e:?}");
-    assert!(
-        d.contains("input channels: dst_shape C and groups * weights I: 6 != 8"),
-        "{d}"
+    assert_eq!(out(&xio, 2), "[2, 8, 8, 4]");
+    mismatch(
+        &bwd(&[dst_shape("[1, 8, 20, 20]")]),
+        "spatial axis 0 of the convolved dst_shape and diff_dst: 10 != 8",
     );
+    mismatch(
+        &bwd(&[dst_shape("[1, 6, 15, 15]")]),
+        "input channels: dst_shape C and groups * weights I: 6 != 8",
+    );
+}
+
+/// The weights gradient inferred without `weights_shape`: each dim's constant,
+/// `None` for a fresh one.
+fn fresh_weights(op: &str) -> Vec<Option<i64>> {
+    let ctx = infer_context(&model(op, &[]), &Facts::default());
+    let s = ctx.get("2").unwrap().shape.clone().unwrap();
+    s.iter().map(|d| ctx.alg.as_i64(*d)).collect()
 }
 
 #[test]
 fn conv_backward_weights() {
-    let attrs = |extra: &[(&'static str, &'static str, &'static str)]| {
-        let mut a = conv_attrs(
-            "[2, 2]",
-            "[1, 1]",
-            &[("groups", "s64", "2"), ("data_format", "string", "\"NCX\"")],
-        );
-        a.extend_from_slice(extra);
-        a
+    let bwd = |extra: &[Attr]| {
+        let ins = [t(0, &[1, 8, 15, 15]), t(1, &[1, 16, 8, 8])];
+        op(
+            "ConvolutionBackwardWeights",
+            &conv_ncx(extra),
+            &ins,
+            &[u(2)],
+        )
     };
-    let ins = || vec![t(0, &[1, 8, 15, 15]), t(1, &[1, 16, 8, 8])];
-    let ctx = infer(&op(
-        "ConvolutionBackwardWeights",
-        &attrs(&[
-            ("weights_format", "string", "\"OIX\""),
-            ("weights_shape", "s64[]", "[16, 4, 3, 3]"),
-        ]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert_eq!(shape(&ctx, 2), "[16, 4, 3, 3]");
-    let ctx = infer(&op(
-        "ConvolutionBackwardWeights",
-        &attrs(&[("weights_shape", "s64[]", "[3, 3, 4, 16]")]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert_eq!(shape(&ctx, 2), "[3, 3, 4, 16]");
+    let oix = ("weights_format", "string", "\"OIX\"");
+    let weights_shape = |v| ("weights_shape", "s64[]", v);
+    let oix_shape = |v| bwd(&[oix, weights_shape(v)]);
+    assert_eq!(out(&oix_shape("[16, 4, 3, 3]"), 2), "[16, 4, 3, 3]");
+    assert_eq!(
+        out(&bwd(&[weights_shape("[3, 3, 4, 16]")]), 2),
+        "[3, 3, 4, 16]"
+    );
     // Without weights_shape: O, C / groups and a fresh kernel (XIO: [k, k, I, O]).
-    let m = model(
-        &op("ConvolutionBackwardWeights", &attrs(&[]), &ins(), &[u(2)]),
-        &[],
+    assert_eq!(
+        fresh_weights(&bwd(&[])),
+        vec![None, None, Some(4), Some(16)]
     );
-    let ctx = infer_context(&m, &Facts::default());
-    let s = ctx.get("2").unwrap().shape.clone().unwrap();
-    let consts: Vec<Option<i64>> = s.iter().map(|d| ctx.alg.as_i64(*d)).collect();
-    assert_eq!(consts, vec![None, None, Some(4), Some(16)]);
-    let (e, d) = error(&op(
-        "ConvolutionBackwardWeights",
-        &attrs(&[
-            ("weights_format", "string", "\"OIX\""),
-            ("weights_shape", "s64[]", "[16, 4, 5, 5]"),
-        ]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert!(matches!(e, OpError::DimMismatch { .. }), "{e:?}");
-    assert!(
-        d.contains("spatial axis 0 of src convolved by weights_shape and diff_dst: 7 != 8"),
-        "{d}"
+    mismatch(
+        &oix_shape("[16, 4, 5, 5]"),
+        "spatial axis 0 of src convolved by weights_shape and diff_dst: 7 != 8",
     );
-    let (e, d) = error(&op(
-        "ConvolutionBackwardWeights",
-        &attrs(&[
-            ("weights_format", "string", "\"OIX\""),
-            ("weights_shape", "s64[]", "[16, 8, 3, 3]"),
-        ]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert!(matches!(e, OpError::DimMismatch { .. }), "{e:?}");
-    assert!(
-        d.contains("input channels: src C and groups * weights I: 8 != 16"),
-        "{d}"
+    mismatch(
+        &oix_shape("[16, 8, 3, 3]"),
+        "input channels: src C and groups * weights I: 8 != 16",
     );
 }
 
 #[test]
 fn conv_transpose_backward_weights() {
-    let attrs = |extra: &[(&'static str, &'static str, &'static str)]| {
-        let mut a = conv_attrs(
-            "[2, 2]",
-            "[1, 1]",
-            &[
-                ("groups", "s64", "2"),
-                ("data_format", "string", "\"NCX\""),
-                ("weights_format", "string", "\"IOX\""),
-            ],
-        );
-        a.extend_from_slice(extra);
-        a
+    let bwd = |extra: &[Attr]| {
+        let attrs = conv_ncx(&[&[("weights_format", "string", "\"IOX\"")], extra].concat());
+        let ins = [t(0, &[1, 8, 5, 5]), t(1, &[1, 8, 10, 10])];
+        op("ConvTransposeBackwardWeights", &attrs, &ins, &[u(2)])
     };
-    let ins = || vec![t(0, &[1, 8, 5, 5]), t(1, &[1, 8, 10, 10])];
-    let ctx = infer(&op(
-        "ConvTransposeBackwardWeights",
-        &attrs(&[("weights_shape", "s64[]", "[8, 4, 3, 3]")]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert_eq!(shape(&ctx, 2), "[8, 4, 3, 3]");
+    let weights_shape = |v| bwd(&[("weights_shape", "s64[]", v)]);
+    assert_eq!(out(&weights_shape("[8, 4, 3, 3]"), 2), "[8, 4, 3, 3]");
     // Without weights_shape: [I, O / groups, fresh kernel].
-    let m = model(
-        &op("ConvTransposeBackwardWeights", &attrs(&[]), &ins(), &[u(2)]),
-        &[],
-    );
-    let ctx = infer_context(&m, &Facts::default());
-    let s = ctx.get("2").unwrap().shape.clone().unwrap();
-    let consts: Vec<Option<i64>> = s.iter().map(|d| ctx.alg.as_i64(*d)).collect();
-    assert_eq!(consts, vec![Some(8), Some(4), None, None]);
-    let (e, d) = error(&op(
-        "ConvTransposeBackwardWeights",
-        &attrs(&[("weights_shape", "s64[]", "[8, 3, 3, 3]")]),
-        &ins(),
-        &[u(2)],
-    ));
-    assert!(matches!(e, OpError::DimMismatch { .. }), "{e:?}");
-    assert!(
-        d.contains("output channels: diff_dst C and groups * weights O: 8 != 6"),
-        "{d}"
+    assert_eq!(fresh_weights(&bwd(&[])), vec![Some(8), Some(4), None, None]);
+    mismatch(
+        &weights_shape("[8, 3, 3, 3]"),
+        "output channels: diff_dst C and groups * weights O: 8 != 6",
     );
 }
 
