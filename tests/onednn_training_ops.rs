@@ -508,25 +508,12 @@ fn pool_attrs(
 
 #[test]
 fn max_pool_backward() {
-    infers(
-        &op(
-            "MaxPoolBackward",
-            &pool_attrs(&[]),
-            &[t(0, &[1, 3, 8, 8]), t(1, &[1, 3, 4, 4])],
-            &[u(2)],
-        ),
-        2,
-        "[1, 3, 8, 8]",
-    );
-    mismatch(
-        &op(
-            "MaxPoolBackward",
-            &pool_attrs(&[]),
-            &[t(0, &[1, 3, 8, 8]), t(1, &[1, 4, 4, 4])],
-            &[u(2)],
-        ),
-        "channels of src and diff_dst: 3 != 4",
-    );
+    let bwd = |diff_dst: &[i64]| {
+        let ins = [t(0, &[1, 3, 8, 8]), t(1, diff_dst)];
+        op("MaxPoolBackward", &pool_attrs(&[]), &ins, &[u(2)])
+    };
+    infers(&bwd(&[1, 3, 4, 4]), 2, "[1, 3, 8, 8]");
+    mismatch(&bwd(&[1, 4, 4, 4]), "channels of src and diff_dst: 3 != 4");
     // The kernel must fit the padded src, as the forward pool needed.
     let (_, d) = error(&op(
         "MaxPoolBackward",
@@ -549,19 +536,14 @@ fn max_pool_backward() {
 
 #[test]
 fn avg_pool_backward() {
-    infers(
-        &op(
-            "AvgPoolBackward",
-            &pool_attrs(&[
-                ("exclude_pad", "bool", "0"),
-                ("src_shape", "s64[]", "[1, 3, 8, 8]"),
-            ]),
-            &[t(0, &[1, 3, 4, 4])],
-            &[u(2)],
-        ),
-        2,
-        "[1, 3, 8, 8]",
-    );
+    let bwd = |src_shape: &'static str| {
+        let attrs = pool_attrs(&[
+            ("exclude_pad", "bool", "0"),
+            ("src_shape", "s64[]", src_shape),
+        ]);
+        op("AvgPoolBackward", &attrs, &[t(0, &[1, 3, 4, 4])], &[u(2)])
+    };
+    infers(&bwd("[1, 3, 8, 8]"), 2, "[1, 3, 8, 8]");
     // No src_shape: the batch and channels of diff_dst, fresh spatial dims.
     let m = model(
         &op(
@@ -583,58 +565,26 @@ fn avg_pool_backward() {
     assert_eq!(ctx.alg.as_i64(s[3]), Some(3));
     assert_eq!(ctx.alg.as_i64(s[1]), None);
     mismatch(
-        &op(
-            "AvgPoolBackward",
-            &pool_attrs(&[
-                ("exclude_pad", "bool", "0"),
-                ("src_shape", "s64[]", "[1, 5, 8, 8]"),
-            ]),
-            &[t(0, &[1, 3, 4, 4])],
-            &[u(2)],
-        ),
+        &bwd("[1, 5, 8, 8]"),
         "channels of diff_dst and src_shape: 3 != 5",
     );
-    bad_attribute(
-        &op(
-            "AvgPoolBackward",
-            &pool_attrs(&[
-                ("exclude_pad", "bool", "0"),
-                ("src_shape", "s64[]", "[1, -3, 8, 8]"),
-            ]),
-            &[t(0, &[1, 3, 4, 4])],
-            &[u(2)],
-        ),
-        "src_shape",
-        "",
-    );
+    bad_attribute(&bwd("[1, -3, 8, 8]"), "src_shape", "");
 }
 
 #[test]
 fn interpolate_backward() {
-    let attrs = |sizes: &'static str| {
-        vec![
+    let bwd = |diff_dst: &[i64]| {
+        let attrs = [
             ("mode", "string", "\"nearest\""),
-            ("sizes", "s64[]", sizes),
+            ("sizes", "s64[]", "[8, 8]"),
             ("data_format", "string", "\"NCX\""),
-        ]
+        ];
+        let ins = [t(0, &[1, 3, 4, 4]), t(1, diff_dst)];
+        op("InterpolateBackward", &attrs, &ins, &[u(2)])
     };
-    infers(
-        &op(
-            "InterpolateBackward",
-            &attrs("[8, 8]"),
-            &[t(0, &[1, 3, 4, 4]), t(1, &[1, 3, 8, 8])],
-            &[u(2)],
-        ),
-        2,
-        "[1, 3, 4, 4]",
-    );
+    infers(&bwd(&[1, 3, 8, 8]), 2, "[1, 3, 4, 4]");
     mismatch(
-        &op(
-            "InterpolateBackward",
-            &attrs("[8, 8]"),
-            &[t(0, &[1, 3, 4, 4]), t(1, &[1, 3, 8, 9])],
-            &[u(2)],
-        ),
+        &bwd(&[1, 3, 8, 9]),
         "spatial axis 1 of the interpolated src and diff_dst: 8 != 9",
     );
 }
@@ -661,48 +611,40 @@ fn conv_ncx(extra: &[Attr]) -> Vec<Attr> {
     conv_attrs("[2, 2]", "[1, 1]", &[&ncx[..], extra].concat())
 }
 
+/// A ConvTranspose of stride 1 without pads (`NXC` and `XOI` unless `extra` says
+/// otherwise) with output 3.
+fn conv_transpose_s1(extra: &[Attr], ins: &[String]) -> String {
+    op(
+        "ConvTranspose",
+        &conv_attrs("[1, 1]", "[0, 0]", extra),
+        ins,
+        &[u(3)],
+    )
+}
+
 #[test]
 fn conv_transpose() {
     // NCX, IOX weights [I = 8, O/groups = 4, 3, 3], groups 2: 8 output channels;
     // each spatial dim 2*(5 - 1) + 3 + 1 - 1 - 1 = 10.
-    let ncx = [
-        ("groups", "s64", "2"),
-        ("data_format", "string", "\"NCX\""),
-        ("weights_format", "string", "\"IOX\""),
-        ("output_padding", "s64[]", "[1, 1]"),
-    ];
+    let ncx = |ins: &[String]| {
+        let attrs = conv_ncx(&[
+            ("weights_format", "string", "\"IOX\""),
+            ("output_padding", "s64[]", "[1, 1]"),
+        ]);
+        op("ConvTranspose", &attrs, ins, &[u(3)])
+    };
+    let (x, w) = (t(0, &[1, 8, 5, 5]), t(1, &[8, 4, 3, 3]));
     infers(
-        &op(
-            "ConvTranspose",
-            &conv_attrs("[2, 2]", "[1, 1]", &ncx),
-            &[t(0, &[1, 8, 5, 5]), t(1, &[8, 4, 3, 3]), t(2, &[8])],
-            &[u(3)],
-        ),
+        &ncx(&[x.clone(), w.clone(), t(2, &[8])]),
         3,
         "[1, 8, 10, 10]",
     );
     // Symbolic: 2*(H - 1) + 3 + 1 - 2 = 2*H.
-    let ctx = infer_sym(
-        &op(
-            "ConvTranspose",
-            &conv_attrs("[2, 2]", "[1, 1]", &ncx),
-            &[t(0, &[1, 8, 5, 5]), t(1, &[8, 4, 3, 3])],
-            &[u(3)],
-        ),
-        &["0:0=N", "0:2=H"],
-    );
+    let ctx = infer_sym(&ncx(&[x, w]), &["0:0=N", "0:2=H"]);
     assert_eq!(shape(&ctx, 3), "[N, 8, 2*H, 10]");
     // NXC and XOI (the defaults): [k, k, O, I].
-    infers(
-        &op(
-            "ConvTranspose",
-            &conv_attrs("[1, 1]", "[0, 0]", &[]),
-            &[t(0, &[1, 5, 5, 8]), t(1, &[3, 3, 16, 8])],
-            &[u(3)],
-        ),
-        3,
-        "[1, 7, 7, 16]",
-    );
+    let ins = [t(0, &[1, 5, 5, 8]), t(1, &[3, 3, 16, 8])];
+    infers(&conv_transpose_s1(&[], &ins), 3, "[1, 7, 7, 16]");
     // SAME pads total max(ek - s, 0): kernel 3, stride 2 gives s*in; kernel 1,
     // stride 2 gives s*(in - 1) + 1.
     let same = |k: i64| {
@@ -726,45 +668,22 @@ fn conv_transpose() {
 
 #[test]
 fn conv_transpose_errors() {
+    let x = || t(0, &[1, 5, 5, 8]);
+    let oix = [("weights_format", "string", "\"OIX\"")];
     bad_attribute(
-        &op(
-            "ConvTranspose",
-            &conv_attrs(
-                "[1, 1]",
-                "[0, 0]",
-                &[("weights_format", "string", "\"OIX\"")],
-            ),
-            &[t(0, &[1, 5, 5, 8]), t(1, &[8, 8, 3, 3])],
-            &[u(3)],
-        ),
+        &conv_transpose_s1(&oix, &[x(), t(1, &[8, 8, 3, 3])]),
         "weights_format",
         "expected IOX or XOI",
     );
     mismatch(
-        &op(
-            "ConvTranspose",
-            &conv_attrs("[1, 1]", "[0, 0]", &[]),
-            &[t(0, &[1, 5, 5, 8]), t(1, &[3, 3, 16, 6])],
-            &[u(3)],
-        ),
+        &conv_transpose_s1(&[], &[x(), t(1, &[3, 3, 16, 6])]),
         "input channels: src C and weights I: 8 != 6",
     );
-    let (e, _) = error(&op(
-        "ConvTranspose",
-        &conv_attrs("[1, 1]", "[0, 0]", &[("groups", "s64", "3")]),
-        &[t(0, &[1, 5, 5, 8]), t(1, &[3, 3, 4, 8])],
-        &[u(3)],
-    ));
+    let groups = [("groups", "s64", "3")];
+    let (e, _) = error(&conv_transpose_s1(&groups, &[x(), t(1, &[3, 3, 4, 8])]));
     assert!(matches!(e, OpError::BadShapeValue { .. }), "{e:?}");
-    mismatch(
-        &op(
-            "ConvTranspose",
-            &conv_attrs("[1, 1]", "[0, 0]", &[]),
-            &[t(0, &[1, 5, 5, 8]), t(1, &[3, 3, 16, 8]), t(2, &[8])],
-            &[u(3)],
-        ),
-        "",
-    );
+    let ins = [x(), t(1, &[3, 3, 16, 8]), t(2, &[8])];
+    mismatch(&conv_transpose_s1(&[], &ins), "");
     let (e, _) = error(&op(
         "ConvTranspose",
         &conv_attrs("[0, 1]", "[0, 0]", &[]),
@@ -976,21 +895,13 @@ fn error_messages() {
             &[u(5), u(6), u(7), u(8), u(9)],
         ),
         op("RMSNorm", &[], &[t(0, &[2, 7, 64]), t(1, &[32])], &[u(2)]),
-        op(
-            "ConvTranspose",
-            &conv_attrs(
-                "[1, 1]",
-                "[0, 0]",
-                &[("weights_format", "string", "\"OIX\"")],
-            ),
+        conv_transpose_s1(
+            &[("weights_format", "string", "\"OIX\"")],
             &[t(0, &[1, 5, 5, 8]), t(1, &[8, 8, 3, 3])],
-            &[u(3)],
         ),
-        op(
-            "ConvTranspose",
-            &conv_attrs("[1, 1]", "[0, 0]", &[("groups", "s64", "3")]),
+        conv_transpose_s1(
+            &[("groups", "s64", "3")],
             &[t(0, &[1, 5, 5, 8]), t(1, &[3, 3, 4, 8])],
-            &[u(3)],
         ),
         op(
             "ConvolutionBackwardData",
