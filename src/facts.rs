@@ -228,26 +228,7 @@ fn param_symbols(p: &str, out: &mut IndexSet<String>) {
 
 /// The symbols of an expression, in order of first appearance.
 fn expr_symbols(e: &Expr, out: &mut IndexSet<String>) {
-    // The parser bounds nesting (200 levels); a work list keeps this off the stack
-    // anyway.
-    let mut todo = vec![e];
-    while let Some(e) = todo.pop() {
-        match e {
-            Expr::Num(_) => {}
-            Expr::Sym(s) => {
-                out.insert(s.clone());
-            }
-            Expr::Neg(a) => todo.push(a),
-            Expr::Add(a, b)
-            | Expr::Sub(a, b)
-            | Expr::Mul(a, b)
-            | Expr::Div(a, b)
-            | Expr::Call(_, a, b) => {
-                todo.push(b);
-                todo.push(a);
-            }
-        }
-    }
+    out.extend(e.symbols().into_iter().map(str::to_string));
 }
 
 impl Facts {

@@ -1040,33 +1040,17 @@ pub fn parse_rule_expr(text: &str) -> Result<RuleExpr, Problem> {
             expected: e.expected,
         }
     })?;
-    // Every name must be a placeholder.
-    let mut todo = vec![&expr];
-    while let Some(e) = todo.pop() {
-        match e {
-            Expr::Num(_) => {}
-            Expr::Sym(s) => {
-                let is_ref = s
-                    .strip_prefix('#')
-                    .and_then(|n| n.parse::<usize>().ok())
-                    .is_some_and(|n| n < refs.len());
-                if !is_ref {
-                    return Err(Problem::NotAReference {
-                        name: s.clone(),
-                        expr: text.to_string(),
-                    });
-                }
-            }
-            Expr::Neg(a) => todo.push(a),
-            Expr::Add(a, b)
-            | Expr::Sub(a, b)
-            | Expr::Mul(a, b)
-            | Expr::Div(a, b)
-            | Expr::Call(_, a, b) => {
-                todo.push(a);
-                todo.push(b);
-            }
-        }
+    // Every name must be a placeholder; the message names the rightmost that is not.
+    let not_a_ref = expr.symbols().into_iter().rev().find(|s| {
+        !s.strip_prefix('#')
+            .and_then(|n| n.parse::<usize>().ok())
+            .is_some_and(|n| n < refs.len())
+    });
+    if let Some(s) = not_a_ref {
+        return Err(Problem::NotAReference {
+            name: s.to_string(),
+            expr: text.to_string(),
+        });
     }
     Ok(RuleExpr {
         text: text.to_string(),

@@ -417,27 +417,18 @@ fn op_rules_files_add_up() {
     .unwrap();
     let pool = tmp("pool.txt");
     std::fs::write(&pool, POOL_RULES).unwrap();
-    let out = symdim(&[
-        "infer",
-        model.to_str().unwrap(),
-        "--op-rules",
-        pool.to_str().unwrap(),
-        "--op-rules",
-        EXAMPLE_RULES,
-    ]);
+    let pool = pool.to_str().unwrap();
+    let infer_with = |rules: &str| {
+        let model = model.to_str().unwrap();
+        symdim(&["infer", model, "--op-rules", pool, "--op-rules", rules])
+    };
+    let out = infer_with(EXAMPLE_RULES);
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("y        f32    [N, 4]"), "{text}");
     assert!(text.contains("l        i64    [N]"), "{text}");
     // The same file twice: its rules overlap.
-    let out = symdim(&[
-        "infer",
-        model.to_str().unwrap(),
-        "--op-rules",
-        pool.to_str().unwrap(),
-        "--op-rules",
-        pool.to_str().unwrap(),
-    ]);
+    let out = infer_with(pool);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("overlaps the one at"), "{err}");
@@ -480,6 +471,18 @@ fn a_bad_rules_file_is_a_usage_error_before_any_work() {
 }
 
 // ----- applying random rules never panics ------------------------------------
+
+/// An i64 vector of length `len` holding `value` (a shape tensor).
+fn int_vector(
+    len: symdim::algebra::Dim,
+    value: Vec<symdim::algebra::Dim>,
+) -> symdim::context::TensorFact {
+    symdim::context::TensorFact {
+        dtype: symdim::graph::DType::Int64,
+        shape: Some(vec![len]),
+        value: Some(value),
+    }
+}
 
 mod props {
     use proptest::prelude::*;
@@ -573,14 +576,7 @@ mod props {
         let (two, three) = (ctx.alg.constant(2), ctx.alg.constant(3));
         ctx.insert("a", TensorFact::new(DType::Float, vec![n, six]));
         ctx.insert("b", TensorFact::unknown(DType::Float));
-        ctx.insert(
-            "s",
-            TensorFact {
-                dtype: DType::Int64,
-                shape: Some(vec![two]),
-                value: Some(vec![n, three]),
-            },
-        );
+        ctx.insert("s", super::int_vector(two, vec![n, three]));
         let node = Node {
             name: "x".into(),
             op_type: "X".into(),
@@ -657,14 +653,7 @@ fn shapes_from_a_shape_input_and_from_slices() {
     let two = ctx.alg.constant(2);
     let three = ctx.alg.constant(3);
     ctx.insert("x", TensorFact::new(DType::Float, vec![n, m, three]));
-    ctx.insert(
-        "s",
-        TensorFact {
-            dtype: DType::Int64,
-            shape: Some(vec![two]),
-            value: Some(vec![n, three]),
-        },
-    );
+    ctx.insert("s", int_vector(two, vec![n, three]));
     ctx.insert("t", TensorFact::new(DType::Int64, vec![two]));
     let node = |op: &str, inputs: &[&str]| Node {
         name: op.to_lowercase(),

@@ -9,8 +9,8 @@
 
 mod common;
 
+use common::fixture::binding;
 use common::ort_cases::infer_case;
-use std::collections::HashMap;
 use symdim::algebra::Rat;
 
 const FIXTURE: &str = concat!(
@@ -49,12 +49,7 @@ fn nn_rules_match_onnxruntime() {
         }
         eprintln!("{name}: {}", rendered.join("; "));
         for run in case["runs"].as_array().unwrap() {
-            let bind: HashMap<String, i64> = run["bind"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
-                .collect();
+            let bind = binding(&run["bind"]);
             let env = |s: &str| bind.get(s).map(|v| Rat::int(*v));
             for (o, want) in run["shapes"].as_object().unwrap() {
                 let want: Vec<i64> = want

@@ -13,8 +13,7 @@
 
 mod common;
 
-use std::collections::HashMap;
-
+use common::fixture::{binding, hex};
 use serde_json::Value;
 use symdim::algebra::Rat;
 use symdim::context::{Severity, ShapesContext};
@@ -31,13 +30,6 @@ const OPSETS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/openvino_ops/opset_ops.txt"
 );
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 /// Infer one case's model with its Parameters' dims named by the case's symbols.
 fn infer_case(case: &Value) -> ShapesContext {
@@ -128,12 +120,7 @@ fn rules_match_openvino() {
                 }
             }
             for run in case["runs"].as_array().unwrap() {
-                let bind: HashMap<String, i64> = run["bind"]
-                    .as_object()
-                    .unwrap()
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
-                    .collect();
+                let bind = binding(&run["bind"]);
                 let env = |s: &str| bind.get(s).map(|v| Rat::int(*v));
                 let Some(ws) = run["shapes"][i].as_array() else {
                     continue;

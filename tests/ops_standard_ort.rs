@@ -12,8 +12,11 @@
 //! and compared. A dim that does not evaluate (a data-dependent count) is "less
 //! precise", allowed only for the ops whose output sizes depend on the data.
 
+mod common;
+
+use common::fixture::{binding, hex, ints};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use symdim::algebra::Rat;
 use symdim::context::ShapesContext;
 use symdim::graph::DType;
@@ -60,21 +63,6 @@ const VAGUE_CASES: &[(&str, &str, &str)] = &[
     // the output size is runtime data
     ("affine_grid20_unknown_size", "", "the size input not known"),
 ];
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
-
-fn ints(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_i64().unwrap())
-        .collect()
-}
 
 /// Compare one shape; `Some(true)` exact, `Some(false)` less precise, and a
 /// message pushed to `wrong` when a dim or the rank differs.
@@ -131,12 +119,7 @@ fn rules_match_onnxruntime() {
             .collect();
         for run in case["runs"].as_array().unwrap() {
             runs += 1;
-            let bind: HashMap<String, i64> = run["bind"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
-                .collect();
+            let bind = binding(&run["bind"]);
             let env = |s: &str| bind.get(s).map(|v| Rat::int(*v));
             let mut results: Vec<(String, bool)> = Vec::new();
             for (o, want) in run["shapes"].as_object().unwrap() {

@@ -12,6 +12,10 @@
 //! annotated by `-o` get sequence and optional types, which onnx's checker and
 //! onnxruntime accept.
 
+mod common;
+
+use common::fixture::{binding, hex, ints};
+use common::ort_cases::load;
 use serde_json::Value;
 use std::collections::HashMap;
 use symdim::algebra::{Dim, Rat};
@@ -25,21 +29,6 @@ const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/seq_control/ort_cases.json"
 );
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
-
-fn ints(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_i64().unwrap())
-        .collect()
-}
 
 /// Compares symbolic dims with runtime values: pushes a message for each that
 /// differs, and returns whether every one evaluated.
@@ -88,8 +77,7 @@ impl Checker<'_> {
 
 #[test]
 fn sequences_and_optionals_through_control_flow_match_onnxruntime() {
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(FIXTURE).expect("fixture")).unwrap();
+    let doc = load(FIXTURE);
     assert!(
         doc["not_run"].as_array().unwrap().is_empty(),
         "every case runs in onnxruntime"
@@ -117,12 +105,7 @@ fn sequences_and_optionals_through_control_flow_match_onnxruntime() {
         assert!(!case["runs"].as_array().unwrap().is_empty(), "{name} ran");
         for run in case["runs"].as_array().unwrap() {
             runs += 1;
-            let bind: HashMap<String, i64> = run["bind"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
-                .collect();
+            let bind = binding(&run["bind"]);
             let env = |s: &str| bind.get(s).map(|v| Rat::int(*v));
             let mut check = Checker {
                 ctx: &ctx,
@@ -229,8 +212,7 @@ fn render_type(t: &TypeProto<'_>) -> String {
 /// [`annotated_models_pass_onnx_checker_and_onnxruntime`].)
 #[test]
 fn annotated_sequences_and_optionals_get_their_own_types() {
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(FIXTURE).expect("fixture")).unwrap();
+    let doc = load(FIXTURE);
     let expect: &[(&str, &[(&str, &str)])] = &[
         (
             "loop_insert_into_empty",
@@ -312,8 +294,7 @@ fn annotated_models_pass_onnx_checker_and_onnxruntime() {
         eprintln!("skipping: SYMDIM_PYTHON cannot import onnx and onnxruntime");
         return;
     }
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(FIXTURE).expect("fixture")).unwrap();
+    let doc = load(FIXTURE);
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("seq_control_annotated");
     std::fs::create_dir_all(&dir).unwrap();
     let mut args = Vec::new();

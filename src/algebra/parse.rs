@@ -392,6 +392,30 @@ impl Expr {
             Expr::Call(k, a, b) => fold(*k, &a.eval(env)?, &b.eval(env)?)?,
         })
     }
+
+    /// The symbols of the expression, left to right, each as often as it stands.
+    pub fn symbols(&self) -> Vec<&str> {
+        // The parser bounds nesting (200 levels); a work list keeps this off the
+        // stack anyway.
+        let mut out = Vec::new();
+        let mut todo = vec![self];
+        while let Some(e) = todo.pop() {
+            match e {
+                Expr::Num(_) => {}
+                Expr::Sym(s) => out.push(s.as_str()),
+                Expr::Neg(a) => todo.push(a),
+                Expr::Add(a, b)
+                | Expr::Sub(a, b)
+                | Expr::Mul(a, b)
+                | Expr::Div(a, b)
+                | Expr::Call(_, a, b) => {
+                    todo.push(b);
+                    todo.push(a);
+                }
+            }
+        }
+        out
+    }
 }
 
 impl fmt::Display for Expr {

@@ -171,13 +171,16 @@ fn emit_values(
 }
 
 /// Merge two facts of one output: agreed dims stay, others become fresh dims of
-/// `node` (output `out`).
+/// `node` (output `out`). Ranks that differ ask for a case split
+/// (`ctx.rank_conflict`) only when `outer`: for the node's output itself, not for
+/// the elements of a sequence or what an optional holds.
 fn merge(
     ctx: &mut ShapesContext,
     node: &Node,
     out: usize,
     a: &TensorFact,
     b: &TensorFact,
+    outer: bool,
 ) -> TensorFact {
     let dtype = if a.dtype == DType::Undefined {
         b.dtype
@@ -197,7 +200,7 @@ fn merge(
             Some(dims)
         }
         (Some(_), Some(_)) => {
-            ctx.rank_conflict = true;
+            ctx.rank_conflict |= outer;
             None
         }
         _ => None,
@@ -331,25 +334,10 @@ fn run_if(
         .zip(&b)
         .enumerate()
         .map(|(i, (a, b))| SubgraphValue {
-            fact: merge(ctx, node, i, &a.fact, &b.fact),
+            fact: merge(ctx, node, i, &a.fact, &b.fact, true),
             composite: merge_composites(ctx, node, i, a, b),
         })
         .collect())
-}
-
-/// [`merge`] for facts that are not the node's output itself (the elements of a
-/// sequence or what an optional holds): ranks that differ do not ask for a case split.
-fn merge_inner(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    out: usize,
-    a: &TensorFact,
-    b: &TensorFact,
-) -> TensorFact {
-    let conflict = ctx.rank_conflict;
-    let f = merge(ctx, node, out, a, b);
-    ctx.rank_conflict = conflict;
-    f
 }
 
 /// True when two facts provably describe tensors of one shape (same rank, dims
@@ -396,7 +384,7 @@ fn merge_sequences(
     let mut elem = match (empty_sequence(ctx, a), empty_sequence(ctx, b)) {
         (true, _) => b.elem.clone(),
         (_, true) => a.elem.clone(),
-        _ => merge_inner(ctx, node, out, &a.elem, &b.elem),
+        _ => merge(ctx, node, out, &a.elem, &b.elem, false),
     };
     elem.dtype = either_dtype(elem.dtype, dtype);
     let len = match (a.len, b.len) {
@@ -410,7 +398,7 @@ fn merge_sequences(
             Some(
                 x.iter()
                     .zip(y)
-                    .map(|(p, q)| merge_inner(ctx, node, out, p, q))
+                    .map(|(p, q)| merge(ctx, node, out, p, q, false))
                     .collect(),
             )
         }
@@ -448,7 +436,7 @@ fn merge_optionals(
         (_, Some(false)) => a.elem.clone(),
         _ => match (&a.elem, &b.elem) {
             (OptionalElement::Tensor(x), OptionalElement::Tensor(y)) => {
-                OptionalElement::Tensor(merge_inner(ctx, node, out, x, y))
+                OptionalElement::Tensor(merge(ctx, node, out, x, y, false))
             }
             (OptionalElement::Sequence(x), OptionalElement::Sequence(y)) => {
                 OptionalElement::Sequence(merge_sequences(ctx, node, out, x, y))
@@ -502,7 +490,7 @@ fn carried(
     init: &TensorFact,
     body: &TensorFact,
 ) -> TensorFact {
-    let mut f = merge(ctx, node, out, init, body);
+    let mut f = merge(ctx, node, out, init, body, true);
     f.value = None;
     f
 }
@@ -683,7 +671,7 @@ fn carried_next(
                     Some(Composite::Sequence(s)) => s.elem.clone(),
                     _ => TensorFact::unknown(dtype),
                 };
-                merge_inner(ctx, node, i, &s, &o.elem)
+                merge(ctx, node, i, &s, &o.elem, false)
             };
             Some(Composite::Sequence(carried_sequence(ctx, node, i, elem)))
         }
@@ -714,12 +702,12 @@ fn carried_next(
                     }
                 },
                 (OptionalElement::Tensor(x), OptionalElement::Tensor(y)) => {
-                    let mut t = merge_inner(ctx, node, i, x, y);
+                    let mut t = merge(ctx, node, i, x, y, false);
                     t.value = None;
                     OptionalElement::Tensor(t)
                 }
                 (OptionalElement::Sequence(x), OptionalElement::Sequence(y)) => {
-                    let mut e = merge_inner(ctx, node, i, &x.elem, &y.elem);
+                    let mut e = merge(ctx, node, i, &x.elem, &y.elem, false);
                     e.value = None;
                     let len = match (x.len, y.len) {
                         (Some(p), Some(q)) if ctx.alg.equal(p, q) == Truth::True => Some(p),

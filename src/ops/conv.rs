@@ -89,7 +89,7 @@
 use super::attrs::dst_dtype;
 use super::attrs::{ov_str, spatial_list};
 use super::nn_util::{
-    attr_list, check_vector, merge_dim, rank_error, shaped, unify, Equate, Layout,
+    attr_list, check_vector, merge_dim, merge_dims, rank_error, shaped, unify, Equate, Layout,
 };
 use super::{attr_int, attr_ints, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
@@ -728,6 +728,20 @@ fn deform_conv(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     Ok(vec![shaped(x.dtype, shape)])
 }
 
+/// A transposed convolution's output length `o` on spatial axis `i`; `one` is the
+/// constant 1, which it must not be provably below.
+fn at_least_one(ctx: &ShapesContext, one: Dim, i: usize, o: Dim) -> Result<Dim, OpError> {
+    if ctx.alg.le(one, o) == Truth::False {
+        return Err(OpError::BadShapeValue {
+            what: format!(
+                "spatial axis {i}: output length {} is below 1",
+                ctx.alg.render(o)
+            ),
+        });
+    }
+    Ok(o)
+}
+
 fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 3)?;
     let x = ctx.input(node, 0, "X")?;
@@ -805,15 +819,7 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
             output_padding[i]
         };
         let o = window.transposed_output(ctx, i, xs[i + 2], op);
-        if ctx.alg.le(one, o) == Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "spatial axis {i}: output length {} is below 1",
-                    ctx.alg.render(o)
-                ),
-            });
-        }
-        out.push(o);
+        out.push(at_least_one(ctx, one, i, o)?);
     }
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
@@ -1055,15 +1061,7 @@ fn onednn_transposed_spatial(
     for (i, d) in data.spatial.iter().enumerate() {
         window.check_steps(i, data.first_spatial_axis() + i)?;
         let o = window.transposed_output_clamped_same(ctx, i, *d, output_padding[i]);
-        if ctx.alg.le(one, o) == Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "spatial axis {i}: output length {} is below 1",
-                    ctx.alg.render(o)
-                ),
-            });
-        }
-        out.push(o);
+        out.push(at_least_one(ctx, one, i, o)?);
     }
     Ok(out)
 }
@@ -1123,32 +1121,108 @@ fn onednn_output_padding(node: &Node, n: usize) -> Result<Vec<i64>, OpError> {
     Ok(v[..n].to_vec())
 }
 
+/// The data (input 0) and weights (input 1) of a oneDNN convolution op, read.
+struct ConvInputs {
+    /// The name of the data input: `src` or `diff_dst`.
+    what: &'static str,
+    data: TensorFact,
+    weights: TensorFact,
+    /// The output type: `dst_dtype`, else the data's.
+    dtype: DType,
+}
+
+/// [`ConvInputs`] split: the data by `data_format`, the weights by
+/// `weights_format`, with the `groups` attribute.
+struct ConvParts {
+    data: Layout,
+    o: Dim,
+    i: Dim,
+    kernel: Vec<Dim>,
+    groups: Dim,
+}
+
+impl ConvInputs {
+    /// Check that the node has 2 to `max_inputs` inputs and read the data (named
+    /// `what`) and the weights.
+    fn read(
+        ctx: &mut ShapesContext,
+        node: &Node,
+        what: &'static str,
+        max_inputs: usize,
+    ) -> Result<ConvInputs, OpError> {
+        check_inputs(node, 2, max_inputs)?;
+        let data = ctx.input(node, 0, what)?;
+        let weights = ctx.input(node, 1, "weights")?;
+        let dtype = dst_dtype(node, data.dtype);
+        Ok(ConvInputs {
+            what,
+            data,
+            weights,
+            dtype,
+        })
+    }
+
+    /// Split the inputs, the weights in a ConvTranspose's formats when
+    /// `transposed`, and merge the data's channels with the weights' side they
+    /// meet: `src` with `I`, `diff_dst` with `O`, times `groups` on the grouped
+    /// side (`src` of a convolution, `diff_dst` of a ConvTranspose). `None` when a
+    /// shape is unknown.
+    fn split(
+        &self,
+        ctx: &mut ShapesContext,
+        node: &Node,
+        transposed: bool,
+    ) -> Result<Option<ConvParts>, OpError> {
+        let (Some(xs), Some(ws)) = (&self.data.shape, &self.weights.shape) else {
+            return Ok(None);
+        };
+        let data = Layout::split_named(node, xs, self.what)?;
+        let (o, i, kernel) = WeightsFormat::of(node, transposed)?.split(ws, data.spatial.len())?;
+        let groups = onednn_groups(ctx, node)?;
+        let is_src = self.what == "src";
+        let (side, letter, meets) = if is_src {
+            ("input", "I", i)
+        } else {
+            ("output", "O", o)
+        };
+        let (times, meets) = if is_src != transposed {
+            ("groups * ", ctx.alg.mul(groups, meets))
+        } else {
+            ("", meets)
+        };
+        let what = self.what;
+        merge_dim(
+            ctx,
+            node,
+            &|| format!("{side} channels: {what} C and {times}weights {letter}"),
+            data.channels,
+            meets,
+        )?;
+        Ok(Some(ConvParts {
+            data,
+            o,
+            i,
+            kernel,
+            groups,
+        }))
+    }
+}
+
 /// oneDNN Convolution(src, weights, bias?): weights `OIX` or `XIO` with
 /// `C = groups * I`; a bias of `[O]`.
 fn onednn_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 3)?;
-    let x = ctx.input(node, 0, "src")?;
-    let w = ctx.input(node, 1, "weights")?;
-    let dtype = dst_dtype(node, x.dtype);
-    let (Some(xs), Some(ws)) = (&x.shape, &w.shape) else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
+    let inputs = ConvInputs::read(ctx, node, "src", 3)?;
+    let Some(c) = inputs.split(ctx, node, false)? else {
+        return Ok(vec![TensorFact::unknown(inputs.dtype)]);
     };
-    let layout = Layout::split(node, xs)?;
-    let (o, i, kernel) = WeightsFormat::of(node, false)?.split(ws, layout.spatial.len())?;
-    let g = onednn_groups(ctx, node)?;
-    let gi = ctx.alg.mul(g, i);
-    merge_dim(
-        ctx,
-        node,
-        &|| "input channels: src C and groups * weights I".to_string(),
-        layout.channels,
-        gi,
-    )?;
     if let Some(b) = ctx.optional_input(node, 2)? {
-        check_vector(ctx, node, &b, "bias", o, Equate::Record)?;
+        check_vector(ctx, node, &b, "bias", c.o, Equate::Record)?;
     }
-    let spatial = onednn_conv_spatial(ctx, node, &layout, kernel)?;
-    Ok(vec![TensorFact::new(dtype, layout.join(o, spatial))])
+    let spatial = onednn_conv_spatial(ctx, node, &c.data, c.kernel)?;
+    Ok(vec![TensorFact::new(
+        inputs.dtype,
+        c.data.join(c.o, spatial),
+    )])
 }
 
 /// oneDNN ConvTranspose(src, weights, bias?): weights `IOX` (`[I, O/groups, k...]`)
@@ -1156,30 +1230,20 @@ fn onednn_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
 /// output has `groups * O` channels and the spatial dims of
 /// [`Window::transposed_output_clamped_same`]; a bias of `[groups * O]`.
 fn onednn_conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 3)?;
-    let x = ctx.input(node, 0, "src")?;
-    let w = ctx.input(node, 1, "weights")?;
-    let dtype = dst_dtype(node, x.dtype);
-    let (Some(xs), Some(ws)) = (&x.shape, &w.shape) else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
+    let inputs = ConvInputs::read(ctx, node, "src", 3)?;
+    let Some(c) = inputs.split(ctx, node, true)? else {
+        return Ok(vec![TensorFact::unknown(inputs.dtype)]);
     };
-    let layout = Layout::split(node, xs)?;
-    let (o, i, kernel) = WeightsFormat::of(node, true)?.split(ws, layout.spatial.len())?;
-    let g = onednn_groups(ctx, node)?;
-    merge_dim(
-        ctx,
-        node,
-        &|| "input channels: src C and weights I".to_string(),
-        layout.channels,
-        i,
-    )?;
-    check_group_divides(ctx, "input channels src C", g, layout.channels)?;
-    let out_c = ctx.alg.mul(g, o);
+    check_group_divides(ctx, "input channels src C", c.groups, c.data.channels)?;
+    let out_c = ctx.alg.mul(c.groups, c.o);
     if let Some(b) = ctx.optional_input(node, 2)? {
         check_vector(ctx, node, &b, "bias", out_c, Equate::Record)?;
     }
-    let spatial = onednn_transposed_spatial(ctx, node, &layout, kernel)?;
-    Ok(vec![TensorFact::new(dtype, layout.join(out_c, spatial))])
+    let spatial = onednn_transposed_spatial(ctx, node, &c.data, c.kernel)?;
+    Ok(vec![TensorFact::new(
+        inputs.dtype,
+        c.data.join(out_c, spatial),
+    )])
 }
 
 /// oneDNN ConvolutionBackwardData(diff_dst, weights, dst_shape?): `diff_src` is
@@ -1191,31 +1255,26 @@ fn onednn_conv_backward_data(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 3)?;
-    let d = ctx.input(node, 0, "diff_dst")?;
-    let w = ctx.input(node, 1, "weights")?;
-    let dtype = dst_dtype(node, d.dtype);
+    let inputs = ConvInputs::read(ctx, node, "diff_dst", 3)?;
+    let dtype = inputs.dtype;
     let given = onednn_given_shape(ctx, node, "dst_shape", 2)?;
-    let (Some(ds), Some(ws)) = (&d.shape, &w.shape) else {
+    let Some(ConvParts {
+        data: dd,
+        i,
+        kernel,
+        groups,
+        ..
+    }) = inputs.split(ctx, node, false)?
+    else {
         return Ok(vec![shaped(dtype, given)]);
     };
-    let dd = Layout::split_named(node, ds, "diff_dst")?;
-    let (o, i, kernel) = WeightsFormat::of(node, false)?.split(ws, dd.spatial.len())?;
-    let g = onednn_groups(ctx, node)?;
-    merge_dim(
-        ctx,
-        node,
-        &|| "output channels: diff_dst C and weights O".to_string(),
-        dd.channels,
-        o,
-    )?;
-    let in_c = ctx.alg.mul(g, i);
+    let in_c = ctx.alg.mul(groups, i);
     if let Some(shape) = given {
         let src = Layout::split_named(node, &shape, "dst_shape")?;
         if src.spatial.len() != dd.spatial.len() {
             return Err(rank_error(
                 "dst_shape",
-                format!("{} (the rank of diff_dst)", ds.len()),
+                format!("{} (the rank of diff_dst)", dd.spatial.len() + 2),
                 shape.len(),
             ));
         }
@@ -1234,15 +1293,8 @@ fn onednn_conv_backward_data(
             in_c,
         )?;
         let conv = onednn_conv_spatial(ctx, node, &src, kernel)?;
-        for (a, (x, y)) in conv.iter().zip(&dd.spatial).enumerate() {
-            merge_dim(
-                ctx,
-                node,
-                &|| format!("spatial axis {a} of the convolved dst_shape and diff_dst"),
-                *x,
-                *y,
-            )?;
-        }
+        let what = |a| format!("spatial axis {a} of the convolved dst_shape and diff_dst");
+        merge_dims(ctx, node, &what, &conv, &dd.spatial)?;
         return Ok(vec![TensorFact::new(dtype, shape)]);
     }
     let n = kernel.len();
@@ -1344,15 +1396,9 @@ fn onednn_backward_weights(
         merge_dim(ctx, node, &|| full_what.to_string(), full_c, full)?;
         if !transposed {
             let conv = onednn_conv_spatial(ctx, node, &src, kernel)?;
-            for (a, (p, q)) in conv.iter().zip(&dd.spatial).enumerate() {
-                merge_dim(
-                    ctx,
-                    node,
-                    &|| format!("spatial axis {a} of src convolved by weights_shape and diff_dst"),
-                    *p,
-                    *q,
-                )?;
-            }
+            let what =
+                |a| format!("spatial axis {a} of src convolved by weights_shape and diff_dst");
+            merge_dims(ctx, node, &what, &conv, &dd.spatial)?;
         }
         return Ok(vec![TensorFact::new(dtype, ws)]);
     }
@@ -1382,26 +1428,15 @@ fn onednn_conv_transpose_backward_data(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let d = ctx.input(node, 0, "diff_dst")?;
-    let w = ctx.input(node, 1, "weights")?;
-    let dtype = dst_dtype(node, d.dtype);
-    let (Some(ds), Some(ws)) = (&d.shape, &w.shape) else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
+    let inputs = ConvInputs::read(ctx, node, "diff_dst", 2)?;
+    let Some(c) = inputs.split(ctx, node, true)? else {
+        return Ok(vec![TensorFact::unknown(inputs.dtype)]);
     };
-    let dd = Layout::split_named(node, ds, "diff_dst")?;
-    let (o, i, kernel) = WeightsFormat::of(node, true)?.split(ws, dd.spatial.len())?;
-    let g = onednn_groups(ctx, node)?;
-    let go = ctx.alg.mul(g, o);
-    merge_dim(
-        ctx,
-        node,
-        &|| "output channels: diff_dst C and groups * weights O".to_string(),
-        dd.channels,
-        go,
-    )?;
-    let spatial = onednn_conv_spatial(ctx, node, &dd, kernel)?;
-    Ok(vec![TensorFact::new(dtype, dd.join(i, spatial))])
+    let spatial = onednn_conv_spatial(ctx, node, &c.data, c.kernel)?;
+    Ok(vec![TensorFact::new(
+        inputs.dtype,
+        c.data.join(c.i, spatial),
+    )])
 }
 
 // ----- OpenVINO DeformableConvolution, BinaryConvolution -------------------------------

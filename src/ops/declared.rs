@@ -438,22 +438,36 @@ enum AttrRef<'a> {
     Other(&'static str),
 }
 
+/// Entry `index` (negative: from the end) of an input's dims or contents:
+/// `missing` when they are unknown, `out_of_range(len)` when it has no such entry.
+fn entry(
+    dims: Option<Vec<Dim>>,
+    index: i64,
+    missing: Missing,
+    out_of_range: impl FnOnce(usize) -> RuleFailure,
+) -> Eval {
+    let Some(dims) = dims else {
+        return Ok(Err(missing));
+    };
+    match norm_index(index, dims.len()) {
+        Some(i) => Ok(Ok(dims[i])),
+        None => Err(out_of_range(dims.len())),
+    }
+}
+
 /// The dim a reference names.
 fn resolve(ctx: &mut ShapesContext, node: &Node, rule: &DeclaredRule, r: &Ref) -> Eval {
     let shown = || r.to_string();
     match r {
         Ref::Dim { input, axis } => {
-            let Some(shape) = input_fact(ctx, node, *input)?.shape else {
-                return Ok(Err(Missing::Rank));
-            };
-            match norm_index(*axis, shape.len()) {
-                Some(a) => Ok(Ok(shape[a])),
-                None => Err(RuleFailure::RankTooSmall {
+            let shape = input_fact(ctx, node, *input)?.shape;
+            entry(shape, *axis, Missing::Rank, |rank| {
+                RuleFailure::RankTooSmall {
                     reference: shown(),
                     input: *input,
-                    rank: shape.len(),
-                }),
-            }
+                    rank,
+                }
+            })
         }
         Ref::Rank { input } => {
             let Some(shape) = input_fact(ctx, node, *input)?.shape else {
@@ -463,17 +477,14 @@ fn resolve(ctx: &mut ShapesContext, node: &Node, rule: &DeclaredRule, r: &Ref) -
             Ok(Ok(ctx.alg.constant(rank)))
         }
         Ref::Value { input, index } => {
-            let Some(value) = input_fact(ctx, node, *input)?.value else {
-                return Ok(Err(Missing::Value));
-            };
-            match norm_index(*index, value.len()) {
-                Some(i) => Ok(Ok(value[i])),
-                None => Err(RuleFailure::ValueIndex {
+            let value = input_fact(ctx, node, *input)?.value;
+            entry(value, *index, Missing::Value, |len| {
+                RuleFailure::ValueIndex {
                     reference: shown(),
                     input: *input,
-                    len: value.len(),
-                }),
-            }
+                    len,
+                }
+            })
         }
         Ref::Attr { name } | Ref::AttrElem { name, .. } => {
             let elem = match r {

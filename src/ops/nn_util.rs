@@ -376,3 +376,62 @@ pub fn merge_batch_channels(
     )?;
     Ok(())
 }
+
+/// [`merge_dim`] of two lists of dims, pair by pair; `what(a)` names pair `a`.
+pub fn merge_dims(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    what: &dyn Fn(usize) -> String,
+    a: &[Dim],
+    b: &[Dim],
+) -> Result<(), OpError> {
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        merge_dim(ctx, node, &|| what(i), *x, *y)?;
+    }
+    Ok(())
+}
+
+/// The `src` (input 0) and `diff_dst` (input 1) of a oneDNN backward op whose
+/// `diff_src` has `src`'s shape, split by `data_format`.
+#[derive(Clone, Debug)]
+pub struct SrcAndDiffDst {
+    /// The shape of `src`, which `diff_src` takes.
+    pub shape: Vec<Dim>,
+    /// `src` split by `data_format`.
+    pub src: Layout,
+    /// `diff_dst` split likewise when its shape is known; its rank, batch and
+    /// channels are then merged with those of `src`.
+    pub diff_dst: Option<Layout>,
+}
+
+/// Read [`SrcAndDiffDst`] of a oneDNN backward op of 2 to `max_inputs` inputs,
+/// with the type of `diff_src` (`dst_dtype`, else that of `src`); `None` when the
+/// shape of `src` is unknown.
+pub fn onednn_src_and_diff_dst(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    max_inputs: usize,
+) -> Result<(DType, Option<SrcAndDiffDst>), OpError> {
+    super::check_inputs(node, 2, max_inputs)?;
+    let x = ctx.input(node, 0, "src")?;
+    let d = ctx.input(node, 1, "diff_dst")?;
+    let dtype = super::attrs::dst_dtype(node, x.dtype);
+    let Some(shape) = x.shape else {
+        return Ok((dtype, None));
+    };
+    let src = Layout::split(node, &shape)?;
+    let diff_dst = match &d.shape {
+        Some(ds) => {
+            let dd = Layout::split_named(node, ds, "diff_dst")?;
+            merge_batch_channels(ctx, node, ("src", &src), ("diff_dst", &dd))?;
+            Some(dd)
+        }
+        None => None,
+    };
+    let parts = SrcAndDiffDst {
+        shape,
+        src,
+        diff_dst,
+    };
+    Ok((dtype, Some(parts)))
+}

@@ -68,7 +68,8 @@ use super::attrs::ov_i64;
 use super::attrs::{ov_dtype, ov_i64_list, ov_str};
 use super::conv::{data_shape, onednn_window, onnx_window, openvino_window, Fit, Rounding};
 use super::nn_util::{
-    expect_rank, merge_batch_channels, merge_dim, rank_error, shaped, unify, Equate, Layout,
+    expect_rank, merge_batch_channels, merge_dim, onednn_src_and_diff_dst, rank_error, shaped,
+    unify, Equate, Layout, SrcAndDiffDst,
 };
 use super::{attr_int, attr_ints, attr_str, check_inputs, unknown_outputs, RuleEntry};
 use crate::algebra::Dim;
@@ -453,20 +454,12 @@ fn onednn_max_pool_backward(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 2)?;
-    let x = ctx.input(node, 0, "src")?;
-    let d = ctx.input(node, 1, "diff_dst")?;
-    let dtype = dst_dtype(node, x.dtype);
-    let Some(xs) = x.shape.clone() else {
+    let (dtype, parts) = onednn_src_and_diff_dst(ctx, node, 2)?;
+    let Some(SrcAndDiffDst { shape, src, .. }) = parts else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
-    let src = Layout::split(node, &xs)?;
-    if let Some(ds) = &d.shape {
-        let dd = Layout::split_named(node, ds, "diff_dst")?;
-        merge_batch_channels(ctx, node, ("src", &src), ("diff_dst", &dd))?;
-    }
     onednn_pool_backward_window(ctx, node, &src)?;
-    Ok(vec![TensorFact::new(dtype, xs)])
+    Ok(vec![TensorFact::new(dtype, shape)])
 }
 
 /// oneDNN AvgPoolBackward(diff_dst, src_shape?): `diff_src` has the shape the

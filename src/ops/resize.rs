@@ -52,7 +52,7 @@
 
 use super::attrs::dst_dtype;
 use super::attrs::{ov_i64_list, ov_str};
-use super::nn_util::{merge_batch_channels, merge_dim, Layout};
+use super::nn_util::{merge_dims, onednn_src_and_diff_dst, Layout, SrcAndDiffDst};
 use super::values::norm_axes;
 use super::values::{const_ints, const_len};
 use super::{attr_ints, attr_str, check_inputs, norm_axis, RuleEntry};
@@ -573,28 +573,20 @@ fn onednn_interpolate_backward(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 2, 3)?;
-    let x = ctx.input(node, 0, "src")?;
-    let d = ctx.input(node, 1, "diff_dst")?;
-    let dtype = dst_dtype(node, x.dtype);
-    let Some(xs) = x.shape.clone() else {
+    let (dtype, parts) = onednn_src_and_diff_dst(ctx, node, 3)?;
+    let Some(SrcAndDiffDst {
+        shape,
+        src,
+        diff_dst,
+    }) = parts
+    else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
-    let src = Layout::split(node, &xs)?;
-    if let Some(ds) = &d.shape {
-        let dd = Layout::split_named(node, ds, "diff_dst")?;
-        merge_batch_channels(ctx, node, ("src", &src), ("diff_dst", &dd))?;
+    if let Some(dd) = diff_dst {
         if let Some(sp) = onednn_interpolate_spatial(ctx, node, &src)? {
-            for (i, (a, b)) in sp.iter().zip(&dd.spatial).enumerate() {
-                merge_dim(
-                    ctx,
-                    node,
-                    &|| format!("spatial axis {i} of the interpolated src and diff_dst"),
-                    *a,
-                    *b,
-                )?;
-            }
+            let what = |i| format!("spatial axis {i} of the interpolated src and diff_dst");
+            merge_dims(ctx, node, &what, &sp, &dd.spatial)?;
         }
     }
-    Ok(vec![TensorFact::new(dtype, xs)])
+    Ok(vec![TensorFact::new(dtype, shape)])
 }

@@ -1,6 +1,7 @@
 //! Shared test helpers.
 #![allow(dead_code)]
 
+pub mod fixture;
 pub mod ort_cases;
 pub mod pb;
 
