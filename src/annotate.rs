@@ -307,8 +307,8 @@ const MAYBE_NOT_TENSOR: &[&str] = &[
 /// of maps, or of elements of unknown rank, gets nothing); an element dim on which
 /// the elements may differ (a data-dependent symbol) is written as an unknown dim. A
 /// value of unknown rank that may not be a tensor (an output of `If`, `Loop`,
-/// `Identity`, a sequence, optional or map op, or of a node with a diagnostic: its
-/// rule failed, or it has none) gets nothing either.
+/// `Identity`, a sequence, optional or map op, or of a node with a diagnostic whose
+/// op has no built-in rule) gets nothing either.
 pub fn annotations(model: &Model, report: &Report) -> Vec<InferredValueInfo> {
     let g = &model.graph;
     let inputs: std::collections::HashSet<&str> = g.inputs.iter().map(|v| &*v.name).collect();
@@ -328,7 +328,13 @@ pub fn annotations(model: &Model, report: &Report) -> Vec<InferredValueInfo> {
         .collect();
     let mut unsure: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for n in &g.nodes {
-        if MAYBE_NOT_TENSOR.contains(&n.op_type.as_str()) || noted.contains(n.name.as_str()) {
+        // A node with a diagnostic whose op symdim has no rule for may output anything;
+        // a built-in rule's ops output tensors (their schemas say so) even when the
+        // rule failed, so their element type is still written.
+        let unknown_op = || crate::ops::rule_for(&n.domain, &n.op_type).is_none();
+        if MAYBE_NOT_TENSOR.contains(&n.op_type.as_str())
+            || (noted.contains(n.name.as_str()) && unknown_op())
+        {
             unsure.extend(n.outputs.iter().map(|o| &**o));
         }
     }

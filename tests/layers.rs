@@ -56,7 +56,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         "report",
         &["algebra", "graph", "context", "facts", "infer", "contracts"],
     ),
-    ("annotate", &["algebra", "graph", "onnx", "report", "files"]),
+    (
+        "annotate",
+        &["algebra", "graph", "ops", "onnx", "report", "files"],
+    ),
     (
         "load",
         &["algebra", "graph", "onnx", "openvino", "onednn", "files"],

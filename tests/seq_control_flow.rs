@@ -325,3 +325,42 @@ fn annotated_models_pass_onnx_checker_and_onnxruntime() {
         .expect("python runs");
     assert!(status.success(), "check_annotated.py failed");
 }
+
+/// A value of unknown rank out of an op symdim has no rule for may be anything (a
+/// sequence, a map): `-o` writes no type for it. A Squeeze without `axes` on a
+/// symbolic dim has a rule that cannot tell the rank (a warning), but its output is
+/// a tensor by the op's schema: its element type is written.
+#[test]
+fn unknown_rank_values_get_a_type_only_when_they_are_tensors() {
+    use common::pb::{graph, model, node, value_info, Msg};
+    let custom = node("custom", "Frobnicate", &["x"], &["y"]).str(7, "x.custom");
+    let squeeze = node("squeeze", "Squeeze", &["x"], &["z"]);
+    let g = graph(
+        vec![custom, squeeze],
+        vec![],
+        vec![value_info("x", 1, Some(&["1", "N"]))],
+        vec![],
+        vec![],
+    );
+    // The custom domain's import, next to the default one.
+    let bytes = [
+        model(g),
+        Msg::new().msg(8, Msg::new().str(1, "x.custom").int(2, 1)).0,
+    ]
+    .concat();
+    let model = symdim::load_bytes(&bytes, "m.onnx", &LoadOptions::default()).unwrap();
+    let ctx = infer_context(&model, &Facts::default());
+    let report = symdim::Report::build(&model, &ctx);
+    assert!(report.tensors["y"].shape.is_none() && report.tensors["z"].shape.is_none());
+    let out = symdim::annotate::annotated_bytes(&model, &bytes, &report).unwrap();
+    let m = ModelProto::parse(&out).unwrap();
+    let written: HashMap<&str, String> = m
+        .graph()
+        .unwrap()
+        .value_info
+        .iter()
+        .filter_map(|v| v.r#type.as_ref().map(|t| (v.name, render_type(t))))
+        .collect();
+    assert_eq!(written.get("z").map(String::as_str), Some("f32"));
+    assert!(!written.contains_key("y"), "{written:?}");
+}
