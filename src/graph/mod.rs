@@ -128,6 +128,11 @@ impl Names {
         ))
     }
 
+    /// Room for `n` more distinct names without regrowing.
+    pub fn reserve(&mut self, n: usize) {
+        self.0.reserve(n);
+    }
+
     /// The name spelled `text`, made the first time it is asked for.
     pub fn get(&mut self, text: &str) -> Name {
         if let Some(n) = self.0.get(text) {

@@ -50,6 +50,7 @@ fn convert(
     let cx = Cx {
         model: m,
         opsets: &opsets,
+        default_version: opsets.get("").copied().unwrap_or(0),
         src,
         names: std::cell::RefCell::new(names),
     };
@@ -108,6 +109,8 @@ fn names_for(bytes: usize) -> crate::graph::Names {
 struct Cx<'m, 'a> {
     model: &'m ModelProto<'a>,
     opsets: &'m IndexMap<String, i64>,
+    /// The default domain's version: most nodes' (no lookup per node).
+    default_version: i64,
     src: &'m DataSource,
     /// Every tensor name of the model, made once.
     names: std::cell::RefCell<crate::graph::Names>,
@@ -157,6 +160,9 @@ impl Cx<'_, '_> {
     }
 
     fn version(&self, domain: &str) -> i64 {
+        if domain.is_empty() {
+            return self.default_version;
+        }
         let d = super::canonical_domain(domain);
         self.opsets.get(d).copied().unwrap_or(0)
     }
@@ -202,6 +208,9 @@ impl Cx<'_, '_> {
             nodes: Vec::with_capacity(count),
             ..Graph::default()
         };
+        // About one new name per node output: room for them all, no regrowing
+        // (which hashes every name again).
+        self.names.borrow_mut().reserve(2 * count);
         let mut index = 0;
         let mut inputs = Vec::new();
         // One NodeProto's vectors for all nodes: allocated once.
