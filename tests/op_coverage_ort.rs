@@ -24,6 +24,7 @@
 
 mod common;
 
+use common::fixture::ints;
 use common::ort_cases::{binding, infer_model_case, load, verdict, Verdict};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -105,12 +106,7 @@ fn compare_all(doc: &Value) -> Compared {
             out.runs += 1;
             let bind = binding(run);
             for (o, want) in run["shapes"].as_object().unwrap() {
-                let want: Vec<i64> = want
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|d| d.as_i64().unwrap())
-                    .collect();
+                let want = ints(want);
                 let dtype = DType::from_i32(run["dtypes"][o].as_i64().unwrap() as i32);
                 let tally = out.per_version.entry(key.clone()).or_default();
                 tally.1 += 1;

@@ -10,6 +10,7 @@
 mod common;
 
 use common::fixture::binding;
+use common::fixture::ints;
 use common::ort_cases::infer_case;
 use symdim::algebra::Rat;
 
@@ -52,12 +53,7 @@ fn nn_rules_match_onnxruntime() {
             let bind = binding(&run["bind"]);
             let env = |s: &str| bind.get(s).map(|v| Rat::int(*v));
             for (o, want) in run["shapes"].as_object().unwrap() {
-                let want: Vec<i64> = want
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|d| d.as_i64().unwrap())
-                    .collect();
+                let want = ints(want);
                 let fact = ctx.get(o).unwrap();
                 let Some(shape) = &fact.shape else {
                     tally.less_precise += 1;

@@ -138,20 +138,10 @@ pub fn compare(doc: &Value) -> Outcome {
         let ctx = infer_case(case);
         for run in case["runs"].as_array().unwrap() {
             out.runs += 1;
-            let bind: HashMap<String, i64> = run["bind"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
-                .collect();
+            let bind = binding(run);
             let env = |s: &str| bind.get(s).map(|v| Rat::int(*v));
             for (o, want) in run["shapes"].as_object().unwrap() {
-                let want: Vec<i64> = want
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|d| d.as_i64().unwrap())
-                    .collect();
+                let want = super::fixture::ints(want);
                 let fact = ctx
                     .get(o)
                     .unwrap_or_else(|| panic!("{name}: no fact for {o}"));
@@ -290,10 +280,5 @@ pub fn symbol_value(ctx: &ShapesContext, bind: &HashMap<String, i64>, name: &str
 
 /// A run's binding.
 pub fn binding(run: &Value) -> HashMap<String, i64> {
-    run["bind"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
-        .collect()
+    super::fixture::binding(&run["bind"])
 }
