@@ -55,7 +55,7 @@ use super::broadcast::broadcast_shapes;
 use super::concat::{concat_dims, concat_rank};
 use super::conv::{conv_shape, onnx_window, Fit};
 use super::gather::gather_shape;
-use super::matmul::matmul_shape;
+use super::matmul::{matmul_shape, onnx_matmul_shape};
 use super::nn_util::{expect_rank, rank_error, shaped, unify, Equate};
 use super::reduce::reduce_shape;
 use super::values::attr_axes;
@@ -142,19 +142,6 @@ fn optional_dtype(
     })
 }
 
-/// The `numpy.matmul` of inputs `a` and `b` (`None` when a rank is unknown).
-fn matmul_of(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    a: &TensorFact,
-    b: &TensorFact,
-) -> Result<Option<Vec<Dim>>, OpError> {
-    let (Some(sa), Some(sb)) = (&a.shape, &b.shape) else {
-        return Ok(None);
-    };
-    matmul_shape(ctx, node, sa, sb, false, false, Equate::Warn).map(Some)
-}
-
 // ----- matrix products ----------------------------------------------------------------
 
 /// FusedMatMul and TransposeMatMul (see the module doc).
@@ -217,7 +204,7 @@ fn plain_matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
         "MatMulIntegerToFloat" => ctx.input(node, 2, "a_scale")?.dtype,
         _ => a.dtype,
     };
-    let shape = matmul_of(ctx, node, &a, &b)?;
+    let shape = onnx_matmul_shape(ctx, node, &a, &b)?;
     Ok(vec![shaped(dtype, shape)])
 }
 

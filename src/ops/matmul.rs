@@ -118,8 +118,8 @@ pub fn matmul_shape(
     Ok(out)
 }
 
-/// ONNX's `a @ b`: `None` when a rank is unknown.
-fn onnx_matmul_shape(
+/// ONNX's `a @ b` (`numpy.matmul`) of two inputs: `None` when a rank is unknown.
+pub(crate) fn onnx_matmul_shape(
     ctx: &mut ShapesContext,
     node: &Node,
     a: &TensorFact,
