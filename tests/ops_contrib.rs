@@ -14,8 +14,8 @@
 mod common;
 mod ops_support;
 
-use ops_support::{put, shapes, value};
-use symdim::context::{OpError, ShapesContext, TensorFact};
+use ops_support::{apply, put, rule_errors, shapes, value};
+use symdim::context::{OpError, ShapesContext};
 use symdim::graph::{Attr, DType, Node};
 
 const F32: DType = DType::Float;
@@ -43,12 +43,6 @@ fn ms(op: &str, inputs: &[&str], outputs: &[&str], a: Vec<(&str, Attr)>) -> Node
         outputs: outputs.iter().map(|s| (*s).into()).collect(),
         attrs: ops_support::attrs(a),
     }
-}
-
-fn apply(ctx: &mut ShapesContext, n: &Node) -> Result<Vec<TensorFact>, OpError> {
-    let rule = symdim::ops::rule_for(&n.domain, &n.op_type)
-        .unwrap_or_else(|| panic!("no rule for {}:{}", n.domain, n.op_type));
-    rule(ctx, n)
 }
 
 /// The shapes of every output of `n` (as many as it names), rendered.
@@ -1122,13 +1116,7 @@ fn error_messages() {
             vec![("axis", int(0))],
         ),
     ];
-    let msgs: Vec<String> = cases
-        .iter()
-        .map(|n| {
-            let e = apply(&mut ctx, n).expect_err("error");
-            format!("{}: {e}", symdim::context::node_context(n))
-        })
-        .collect();
+    let msgs = rule_errors(&mut ctx, &cases);
     common::snapshots().bind(|| insta::assert_snapshot!("ops_contrib_errors", msgs.join("\n")));
 }
 

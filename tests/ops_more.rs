@@ -892,13 +892,7 @@ fn error_messages_snapshot() {
             vec![("axis", Attr::Int(2))],
         ),
     ];
-    let msgs: Vec<String> = cases
-        .iter()
-        .map(|n| {
-            let e = apply(&mut ctx, n).expect_err("error");
-            format!("{}: {e}", symdim::context::node_context(n))
-        })
-        .collect();
+    let msgs = rule_errors(&mut ctx, &cases);
     common::snapshots().bind(|| insta::assert_snapshot!("ops_more_errors", msgs.join("\n")));
 }
 

@@ -924,13 +924,7 @@ fn error_messages_snapshot() {
         ),
         node("Flatten", 13, &["x"], &["y"], vec![("axis", Attr::Int(7))]),
     ];
-    let msgs: Vec<String> = cases
-        .iter()
-        .map(|n| {
-            let e = apply(&mut ctx, n).expect_err("error");
-            format!("{}: {e}", symdim::context::node_context(n))
-        })
-        .collect();
+    let msgs = rule_errors(&mut ctx, &cases);
     common::snapshots().bind(|| insta::assert_snapshot!("ops_tensor_errors", msgs.join("\n")));
 }
 

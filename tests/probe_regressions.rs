@@ -6,9 +6,11 @@
 //! in `control_flow.rs`; the oneDNN reader's optional `attrs` in
 //! `onednn_reader.rs`.)
 
-use symdim::context::{OpError, ShapesContext, TensorFact};
+mod ops_support;
+
+use ops_support::put;
+use symdim::context::{OpError, ShapesContext};
 use symdim::graph::{Attr, DType, Node};
-use symdim::ops::rule_for;
 
 fn node(domain: &str, op: &str, version: i64, inputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
     Node {
@@ -22,22 +24,9 @@ fn node(domain: &str, op: &str, version: i64, inputs: &[&str], attrs: Vec<(&str,
     }
 }
 
-fn put(ctx: &mut ShapesContext, name: &str, dtype: DType, dims: &[&str], value: Option<&[&str]>) {
-    let shape = dims.iter().map(|d| ctx.alg.parse(d).unwrap()).collect();
-    let value = value.map(|v| v.iter().map(|d| ctx.alg.parse(d).unwrap()).collect());
-    ctx.insert(
-        name,
-        TensorFact {
-            dtype,
-            shape: Some(shape),
-            value,
-        },
-    );
-}
-
+/// The rendered shape of `n`'s first output.
 fn apply(ctx: &mut ShapesContext, n: &Node) -> Result<String, OpError> {
-    let rule = rule_for(&n.domain, &n.op_type).expect("a rule");
-    let f = rule(ctx, n)?;
+    let f = ops_support::apply(ctx, n)?;
     Ok(match &f[0].shape {
         Some(s) => ctx.render_dims(s),
         None => "unknown rank".to_string(),

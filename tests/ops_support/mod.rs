@@ -228,8 +228,20 @@ pub fn put(
 /// Apply the registered rule of `node` to the context.
 pub fn apply(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let rule = symdim::ops::rule_for(&node.domain, &node.op_type)
-        .unwrap_or_else(|| panic!("no rule for {}", node.op_type));
+        .unwrap_or_else(|| panic!("no rule for {}:{}", node.domain, node.op_type));
     rule(ctx, node)
+}
+
+/// The error of each node's rule (each must fail), prefixed with the node as the
+/// driver's diagnostics name it: the text of an error-message snapshot.
+pub fn rule_errors(ctx: &mut ShapesContext, nodes: &[Node]) -> Vec<String> {
+    nodes
+        .iter()
+        .map(|n| {
+            let e = apply(ctx, n).expect_err("error");
+            format!("{}: {e}", symdim::context::node_context(n))
+        })
+        .collect()
 }
 
 /// Render the shapes of rule outputs.
