@@ -11,7 +11,24 @@ Verification only: needs `onnx` and `numpy`; the crate never depends on them.
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import TensorProto, helper, numpy_helper
+
+# The numpy type of each element type the generators feed to onnxruntime.
+NP = {
+    TensorProto.FLOAT: np.float32,
+    TensorProto.DOUBLE: np.float64,
+    TensorProto.FLOAT16: np.float16,
+    TensorProto.INT64: np.int64,
+    TensorProto.INT32: np.int32,
+    TensorProto.INT16: np.int16,
+    TensorProto.INT8: np.int8,
+    TensorProto.UINT64: np.uint64,
+    TensorProto.UINT32: np.uint32,
+    TensorProto.UINT16: np.uint16,
+    TensorProto.UINT8: np.uint8,
+    TensorProto.BOOL: np.bool_,
+    TensorProto.STRING: np.object_,
+}
 
 ATTR_KINDS = {
     onnx.AttributeProto.INT: "int",

@@ -42,16 +42,7 @@ U8 = TensorProto.UINT8
 I8 = TensorProto.INT8
 I16 = TensorProto.INT16
 B = TensorProto.BOOL
-NP = {
-    TensorProto.FLOAT: np.float32,
-    TensorProto.DOUBLE: np.float64,
-    TensorProto.INT64: np.int64,
-    TensorProto.INT32: np.int32,
-    TensorProto.INT16: np.int16,
-    TensorProto.UINT8: np.uint8,
-    TensorProto.INT8: np.int8,
-    TensorProto.BOOL: np.bool_,
-}
+NP = ortcases.NP
 
 
 def ms(op, inputs, outputs, **kw):
