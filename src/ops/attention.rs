@@ -41,7 +41,7 @@
 //! * `ai.onnx.preview` **FlexAttention**: 1.
 //! * OpenVINO **ScaledDotProductAttention**: 13.
 
-use super::attrs::ov_bool;
+use super::attrs::{ov_bool, require_positive};
 use super::broadcast::{broadcast_dim, broadcast_shapes};
 use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::split::split_equal;
@@ -172,13 +172,7 @@ pub(super) fn heads(node: &Node, name: &'static str) -> Result<Option<i64>, OpEr
         None => Ok(None),
         Some(_) => {
             let v = attr_int(node, name, 0)?;
-            if v <= 0 {
-                return Err(OpError::BadAttribute {
-                    name,
-                    value: v.to_string(),
-                    why: "must be positive".to_string(),
-                });
-            }
+            require_positive(name, v)?;
             Ok(Some(v))
         }
     }

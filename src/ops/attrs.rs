@@ -156,3 +156,16 @@ pub fn dst_dtype(node: &Node, default: DType) -> DType {
         _ => default,
     }
 }
+
+/// `v`, the value of the integer attribute `name`, when it is positive; otherwise a
+/// [`OpError::BadAttribute`] saying it must be.
+pub fn require_positive(name: &'static str, v: i64) -> Result<i64, OpError> {
+    if v <= 0 {
+        return Err(OpError::BadAttribute {
+            name,
+            value: v.to_string(),
+            why: "must be positive".to_string(),
+        });
+    }
+    Ok(v)
+}

@@ -88,6 +88,7 @@
 //! op's list (for example GroupQueryAttention's `position_ids`, `attention_bias`,
 //! `head_sink`), so older models read the same way.
 
+use super::attrs::require_positive;
 use super::nn_util::{check_vector, expect_rank, rank_error, shaped, unify, Equate};
 use super::norm::layer_norm_stats;
 use super::split::split_equal;
@@ -178,15 +179,7 @@ fn optional_shape(
 
 /// A required positive integer attribute (`num_heads`, `groups`, ...).
 fn positive_attr(node: &Node, name: &'static str) -> Result<i64, OpError> {
-    let v = attr_int_required(node, name)?;
-    if v <= 0 {
-        return Err(OpError::BadAttribute {
-            name,
-            value: v.to_string(),
-            why: "must be positive".to_string(),
-        });
-    }
-    Ok(v)
+    require_positive(name, attr_int_required(node, name)?)
 }
 
 /// `d / n` where a valid model needs it exact (a head size, half a bias).

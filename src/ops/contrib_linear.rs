@@ -51,6 +51,7 @@
 //! version. Inputs added by later onnxruntime releases come at the end of each
 //! list (MatMulNBits' `g_idx` and `bias`), so older models read the same way.
 
+use super::attrs::require_positive;
 use super::broadcast::broadcast_shapes;
 use super::concat::{concat_dims, concat_rank};
 use super::conv::{conv_shape, onnx_window, Fit};
@@ -277,13 +278,7 @@ fn matmul_nbits(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
     let k = attr_int_required(node, "K")?;
     let n = attr_int_required(node, "N")?;
     for (name, v) in [("K", k), ("N", n)] {
-        if v <= 0 {
-            return Err(OpError::BadAttribute {
-                name: if name == "K" { "K" } else { "N" },
-                value: v.to_string(),
-                why: "must be positive".to_string(),
-            });
-        }
+        require_positive(name, v)?;
     }
     let Some(sa) = &a.shape else {
         return Ok(vec![TensorFact::unknown(a.dtype)]);

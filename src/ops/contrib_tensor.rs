@@ -26,6 +26,7 @@
 //! Version history: every op here is at version 1 of `com.microsoft`, the only
 //! version.
 
+use super::attrs::require_positive;
 use super::constant::range_dims;
 use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::squeeze::unsqueeze_dims;
@@ -233,13 +234,7 @@ fn unfold_tensor(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     let size = attr_int_required(node, "size")?;
     let step = attr_int(node, "step", 1)?;
     for (name, v) in [("size", size), ("step", step)] {
-        if v <= 0 {
-            return Err(OpError::BadAttribute {
-                name: if name == "size" { "size" } else { "step" },
-                value: v.to_string(),
-                why: "must be positive".to_string(),
-            });
-        }
+        require_positive(name, v)?;
     }
     let Some(xs) = &x.shape else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);

@@ -86,8 +86,7 @@
 //! their `weights_shape` or the channels and a fresh kernel. oneDNN writes unset
 //! list attributes as `DNNL_MAX_NDIMS` zeros; those count as not given.
 
-use super::attrs::dst_dtype;
-use super::attrs::{ov_str, spatial_list};
+use super::attrs::{dst_dtype, ov_str, require_positive, spatial_list};
 use super::nn_util::{
     attr_list, check_vector, merge_dim, merge_dims, rank_error, shaped, unify, Equate, Layout,
 };
@@ -606,15 +605,7 @@ fn conv_kernel(
 }
 
 fn group_of(node: &Node) -> Result<i64, OpError> {
-    let g = attr_int(node, "group", 1)?;
-    if g <= 0 {
-        return Err(OpError::BadAttribute {
-            name: "group",
-            value: g.to_string(),
-            why: "must be positive".to_string(),
-        });
-    }
-    Ok(g)
+    require_positive("group", attr_int(node, "group", 1)?)
 }
 
 /// Check that `group` divides `dim` (the output channels of Conv).

@@ -30,7 +30,7 @@
 //! * OpenVINO **DepthToSpace**, **SpaceToDepth**, **ShuffleChannels**: 1.
 //!   **SpaceToBatch**, **BatchToSpace**: 1 (in opset 2).
 
-use super::attrs::ov_i64;
+use super::attrs::{ov_i64, require_positive};
 use super::nn_util::expect_rank;
 use super::{attr_int_required, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
@@ -101,15 +101,7 @@ pub fn space_to_depth(ctx: &mut ShapesContext, dims: &[Dim], b: i64) -> Result<V
 
 /// The ONNX `blocksize` attribute: required, positive.
 fn blocksize(node: &Node) -> Result<i64, OpError> {
-    let b = attr_int_required(node, "blocksize")?;
-    if b <= 0 {
-        return Err(OpError::BadAttribute {
-            name: "blocksize",
-            value: b.to_string(),
-            why: "must be positive".to_string(),
-        });
-    }
-    Ok(b)
+    require_positive("blocksize", attr_int_required(node, "blocksize")?)
 }
 
 /// ONNX `DepthToSpace` (11: `mode`) and `SpaceToDepth`: 4-D inputs.

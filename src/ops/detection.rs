@@ -60,7 +60,7 @@
 //!   (`min_max_aspect_ratios_order`). **PriorBoxClustered**: 1. **RegionYolo**: 1.
 //!   **ReorgYolo**: 2. **GenerateProposals**: 9. **ExperimentalDetectron***: 6.
 
-use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_i64_list};
+use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_i64_list, require_positive};
 use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::values::const_ints;
 use super::{attr_int, check_inputs, fresh_dims, RuleEntry};
@@ -484,13 +484,7 @@ fn ov_reorg_yolo(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     let stride = ov_i64_list(node, "stride")?
         .and_then(|v| v.first().copied())
         .ok_or(OpError::MissingAttribute { name: "stride" })?;
-    if stride <= 0 {
-        return Err(OpError::BadAttribute {
-            name: "stride",
-            value: stride.to_string(),
-            why: "must be positive".to_string(),
-        });
-    }
+    require_positive("stride", stride)?;
     let Some(xs) = &x.shape else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };

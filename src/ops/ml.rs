@@ -36,6 +36,7 @@
 //!   attributes); 5 (deprecated). **TreeEnsemble**: 5.
 //! * Every other op: 1.
 
+use super::attrs::require_positive;
 use super::nn_util::{attr_str_or, rank_error, shaped};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::Dim;
@@ -190,13 +191,7 @@ fn cast_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         "DENSE" => ctx.unknown_dim(node, 0, 1),
         "SPARSE" => {
             let m = attr_int(node, "max_map", 1)?;
-            if m < 1 {
-                return Err(OpError::BadAttribute {
-                    name: "max_map",
-                    value: m.to_string(),
-                    why: "must be positive".to_string(),
-                });
-            }
+            require_positive("max_map", m)?;
             ctx.alg.constant(m)
         }
         other => {

@@ -69,8 +69,7 @@
 //! keep the shape `diff_dst` and `dst` share. Dropout(src, seed, offset,
 //! probability) gives `dst` like `src` and a u8 `mask` of its shape.
 
-use super::attrs::dst_dtype;
-use super::attrs::ov_i64;
+use super::attrs::{dst_dtype, ov_i64, require_positive};
 use super::broadcast::check_broadcasts_to;
 use super::elementwise::{onednn_same_shape, openvino_same_shape};
 use super::nn_util::{
@@ -269,13 +268,7 @@ pub fn group_norm_check(
     per_channel: bool,
     equate: Equate,
 ) -> Result<(), OpError> {
-    if groups <= 0 {
-        return Err(OpError::BadAttribute {
-            name: "num_groups",
-            value: groups.to_string(),
-            why: "must be positive".to_string(),
-        });
-    }
+    require_positive("num_groups", groups)?;
     let gd = ctx.alg.constant(groups);
     if let Some(c) = channels(x, "input X")? {
         if ctx.alg.divides(gd, c) == crate::algebra::Truth::False {

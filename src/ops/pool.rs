@@ -63,9 +63,7 @@
 //! forward `rounding_type` is not an attribute of theirs, so `diff_dst`'s spatial
 //! dims are not checked.
 
-use super::attrs::dst_dtype;
-use super::attrs::ov_i64;
-use super::attrs::{ov_dtype, ov_i64_list, ov_str};
+use super::attrs::{dst_dtype, ov_dtype, ov_i64, ov_i64_list, ov_str, require_positive};
 use super::conv::{data_shape, onednn_window, onnx_window, openvino_window, Fit, Rounding};
 use super::nn_util::{
     expect_rank, merge_batch_channels, merge_dim, onednn_src_and_diff_dst, rank_error, shaped,
@@ -531,15 +529,10 @@ pub fn onednn_shape_attr(
 
 /// A required positive integer attribute of an OpenVINO node.
 fn ov_positive(node: &Node, name: &'static str) -> Result<i64, OpError> {
-    let v = ov_i64(node, name)?.ok_or(OpError::MissingAttribute { name })?;
-    if v <= 0 {
-        return Err(OpError::BadAttribute {
-            name,
-            value: v.to_string(),
-            why: "must be positive".to_string(),
-        });
-    }
-    Ok(v)
+    require_positive(
+        name,
+        ov_i64(node, name)?.ok_or(OpError::MissingAttribute { name })?,
+    )
 }
 
 /// OpenVINO ROIAlign (3, 9) and ROIAlignRotated-15.

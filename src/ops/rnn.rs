@@ -39,7 +39,7 @@
 //! `seq_lengths` input, `direction`); RNNCell-0, GRUCell-3, LSTMCell-0 and -4
 //! (peepholes removed); the output shapes are the same in every version.
 
-use super::attrs::{ov_i64, ov_str};
+use super::attrs::{ov_i64, ov_str, require_positive};
 use super::nn_util::{expect_rank, merge_dim, rank_error, unify};
 use super::{attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::Dim;
@@ -170,13 +170,7 @@ fn recurrent(ctx: &mut ShapesContext, node: &Node, gates: i64) -> Result<Vec<Ten
         None => None,
         Some(_) => {
             let h = attr_int(node, "hidden_size", 0)?;
-            if h <= 0 {
-                return Err(OpError::BadAttribute {
-                    name: "hidden_size",
-                    value: h.to_string(),
-                    why: "must be positive".to_string(),
-                });
-            }
+            require_positive("hidden_size", h)?;
             Some(ctx.alg.constant(h))
         }
     };
