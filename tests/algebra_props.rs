@@ -1519,6 +1519,28 @@ fn regression_strict_quotient_signs() {
     }
 }
 
+/// `ceildiv(-2, A + 1)` canonicalises to `floordiv(A - 2, A + 1)`, whose interval
+/// bounds were `[-1, inf]` (the numerator and divisor move together, which interval
+/// arithmetic forgets), against `[-1, 0]` for the ceildiv spelling: a broadcast with
+/// 2 stayed on the first simplification and became 2 on the second, so simplify was
+/// not idempotent. A quotient whose numerator minus divisor is a constant is also
+/// bounded through `round(a/b) = 1 + round((a - b)/b)`.
+#[test]
+fn regression_quotient_of_co_moving_operands() {
+    let text = "((broadcast(2, ceildiv((-2), (A + 1))) + A) + A)";
+    let once = simplify_text(&mut Algebra::default(), text);
+    assert_eq!(once, "2*A + broadcast(floordiv(A - 2, A + 1), 2)");
+    assert_eq!(simplify_text(&mut Algebra::default(), &once), once);
+    let mut alg = Algebra::default();
+    for (text, bounds) in [
+        ("floordiv(A - 2, A + 1)", "[-1, 0]"),
+        ("ceildiv(A + 3, A + 1)", "[2, 2]"),
+    ] {
+        let d = alg.parse(text).unwrap();
+        assert_eq!(alg.bounds(d).to_string(), bounds, "{text}");
+    }
+}
+
 /// A chain of `n` nested floordivs (a stack of strided convolutions, or any
 /// nesting the parser accepts, up to 200) made the nested rules add one term per
 /// pair of levels: quadratic e-nodes and roughly quartic time (depth 40 took 27 s
