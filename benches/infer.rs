@@ -198,7 +198,7 @@ fn weight(dims: &[i64]) -> ConstTensor {
 fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
     Node {
         name: name.to_string(),
-        op_type: op.to_string(),
+        op_type: op.into(),
         domain: String::new(),
         version: 17,
         inputs: inputs.iter().map(|s| (*s).into()).collect(),

@@ -86,7 +86,7 @@ pub fn check(model: &Model, options: &Facts) -> Verdict {
             .nodes
             .iter()
             .find(|n| n.name == node)
-            .map(|n| n.op_type.clone())
+            .map(|n| n.op_type.to_string())
             .unwrap_or_default()
     };
     let mut failures = Vec::new();

@@ -329,7 +329,7 @@ pub struct ShapesContext {
     /// The facts of the values that are not tensors (sequences and optionals), by
     /// name, beside the [`TensorFact`] each also has in `tensors` (see
     /// [`ShapesContext::sequence`]).
-    composites: rustc_hash::FxHashMap<crate::graph::Name, Composite>,
+    composites: IndexMap<crate::graph::Name, Composite, rustc_hash::FxBuildHasher>,
     /// Declared shape rules (`--op-rules`), consulted before the built-in ones.
     op_rules: crate::oprules::OpRules,
 }
@@ -502,18 +502,28 @@ impl ShapesContext {
     }
 
     /// The facts of a tensor.
-    pub fn get(&self, name: &str) -> Option<&TensorFact> {
-        self.tensors.get(name)
+    pub fn get(&self, name: &(impl crate::graph::TensorKey + ?Sized)) -> Option<&TensorFact> {
+        self.tensors.get(&name.name_key())
     }
 
     /// The facts of a tensor with its position among [`ShapesContext::tensors`].
-    pub fn get_full(&self, name: &str) -> Option<(usize, &TensorFact)> {
-        self.tensors.get_full(name).map(|(i, _, f)| (i, f))
+    pub fn get_full(
+        &self,
+        name: &(impl crate::graph::TensorKey + ?Sized),
+    ) -> Option<(usize, &TensorFact)> {
+        self.tensors
+            .get_full(&name.name_key())
+            .map(|(i, _, f)| (i, f))
     }
 
     /// The `index`-th tensor of [`ShapesContext::tensors`]: its name and facts.
     pub fn get_index(&self, index: usize) -> Option<(&str, &TensorFact)> {
         self.tensors.get_index(index).map(|(k, f)| (&**k, f))
+    }
+
+    /// [`ShapesContext::get_index`] with the tensor's [`Name`](crate::graph::Name).
+    pub(crate) fn name_at(&self, index: usize) -> Option<(&crate::graph::Name, &TensorFact)> {
+        self.tensors.get_index(index)
     }
 
     /// How many tensors the context has facts for.
@@ -555,23 +565,28 @@ impl ShapesContext {
 
     /// Remove a tensor (used when leaving a subgraph scope), and what is known of
     /// it as a sequence or optional.
-    pub fn remove(&mut self, name: &str) -> Option<TensorFact> {
+    pub fn remove(&mut self, name: &(impl crate::graph::TensorKey + ?Sized)) -> Option<TensorFact> {
+        let key = name.name_key();
         if !self.composites.is_empty() {
-            self.composites.remove(name);
+            self.composites.swap_remove(&key);
         }
-        self.tensors.shift_remove(name)
+        self.tensors.shift_remove(&key)
     }
 
     /// Remove a value and return it with what is known of it as a sequence or an
     /// optional (the driver, leaving a subgraph scope, restores the outer values it
     /// shadowed with [`ShapesContext::insert_value`]).
-    pub fn remove_value(&mut self, name: &str) -> Option<SubgraphValue> {
+    pub fn remove_value(
+        &mut self,
+        name: &(impl crate::graph::TensorKey + ?Sized),
+    ) -> Option<SubgraphValue> {
+        let key = name.name_key();
         let composite = if self.composites.is_empty() {
             None
         } else {
-            self.composites.remove(name)
+            self.composites.swap_remove(&key)
         };
-        let fact = self.tensors.shift_remove(name)?;
+        let fact = self.tensors.shift_remove(&key)?;
         Some(SubgraphValue { fact, composite })
     }
 
@@ -585,7 +600,7 @@ impl ShapesContext {
             }
             None => {
                 if !self.composites.is_empty() {
-                    self.composites.remove(&name);
+                    self.composites.swap_remove(&name);
                 }
             }
         }
@@ -593,8 +608,8 @@ impl ShapesContext {
     }
 
     /// A value with its sequence or optional facts, when the context knows it.
-    pub fn value(&self, name: &str) -> Option<SubgraphValue> {
-        let fact = self.tensors.get(name)?.clone();
+    pub fn value(&self, name: &(impl crate::graph::TensorKey + ?Sized)) -> Option<SubgraphValue> {
+        let fact = self.tensors.get(&name.name_key())?.clone();
         Some(SubgraphValue {
             fact,
             composite: self.composite(name).cloned(),
@@ -602,12 +617,12 @@ impl ShapesContext {
     }
 
     /// What is known about `name` as a sequence or an optional.
-    pub fn composite(&self, name: &str) -> Option<&Composite> {
+    pub fn composite(&self, name: &(impl crate::graph::TensorKey + ?Sized)) -> Option<&Composite> {
         if self.composites.is_empty() {
             // most models have none: no hashing of every name the report lists
             return None;
         }
-        self.composites.get(name)
+        self.composites.get(&name.name_key())
     }
 
     /// Record what is known about `name` as a sequence or an optional.
@@ -618,8 +633,11 @@ impl ShapesContext {
     /// What is known about `name` as a sequence, when a sequence op produced it or it
     /// flowed from one (through `Identity`, an `If`, a `Loop`); a sequence read from a
     /// graph input is not known as one.
-    pub fn sequence(&self, name: &str) -> Option<&SequenceFact> {
-        match self.composites.get(name) {
+    pub fn sequence(
+        &self,
+        name: &(impl crate::graph::TensorKey + ?Sized),
+    ) -> Option<&SequenceFact> {
+        match self.composites.get(&name.name_key()) {
             Some(Composite::Sequence(s)) => Some(s),
             _ => None,
         }
@@ -635,8 +653,11 @@ impl ShapesContext {
 
     /// What is known about `name` as an optional value, when an optional op
     /// produced it.
-    pub fn optional(&self, name: &str) -> Option<&OptionalFact> {
-        match self.composites.get(name) {
+    pub fn optional(
+        &self,
+        name: &(impl crate::graph::TensorKey + ?Sized),
+    ) -> Option<&OptionalFact> {
+        match self.composites.get(&name.name_key()) {
             Some(Composite::Optional(o)) => Some(o),
             _ => None,
         }
@@ -665,7 +686,7 @@ impl ShapesContext {
             .input(index)
             .ok_or(OpError::MissingInput { index, what })?;
         self.tensors
-            .get(name)
+            .get(&name.key())
             .cloned()
             .ok_or_else(|| OpError::UnknownTensor {
                 index,
@@ -677,16 +698,15 @@ impl ShapesContext {
     pub fn optional_input(&self, node: &Node, index: usize) -> Result<Option<TensorFact>, OpError> {
         match node.input(index) {
             None => Ok(None),
-            Some(name) => {
-                self.tensors
-                    .get(name)
-                    .cloned()
-                    .map(Some)
-                    .ok_or_else(|| OpError::UnknownTensor {
-                        index,
-                        name: name.to_string(),
-                    })
-            }
+            Some(name) => self
+                .tensors
+                .get(&name.key())
+                .cloned()
+                .map(Some)
+                .ok_or_else(|| OpError::UnknownTensor {
+                    index,
+                    name: name.to_string(),
+                }),
         }
     }
 
@@ -724,7 +744,7 @@ impl ShapesContext {
         self.diagnostics.push(Diagnostic {
             severity,
             node: node.name.clone(),
-            op: node.op_type.clone(),
+            op: node.op_type.to_string(),
             message,
         });
     }

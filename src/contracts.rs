@@ -618,7 +618,7 @@ const VALUE_PRESERVING: &[&str] = &[
 fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     let alg = &ctx.alg;
     // Who produces each tensor, built on the first Gather that needs it.
-    let mut producers: Option<rustc_hash::FxHashMap<&str, &Node>> = None;
+    let mut producers: Option<rustc_hash::FxHashMap<&crate::graph::Name, &Node>> = None;
     for node in &model.graph.nodes {
         if node.op_type != "Gather" || !node.domain.is_empty() {
             continue;
@@ -661,8 +661,6 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
         let mut t = indices;
         let mut range = None;
         let producer = producers.get_or_insert_with(|| {
-            // Sized once: this runs on a second thread, where every regrowth of the
-            // table is fresh memory for the kernel to fault in.
             let nodes = &model.graph.nodes;
             let mut m = rustc_hash::FxHashMap::with_capacity_and_hasher(
                 nodes.iter().map(|n| n.outputs.len()).sum(),
@@ -670,7 +668,7 @@ fn collect_gathers(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>)
             );
             for n in nodes {
                 for o in &n.outputs {
-                    m.insert(&**o, n);
+                    m.insert(o, n);
                 }
             }
             m

@@ -24,7 +24,7 @@ use crate::context::{
     const_fact, node_context, OpError, Severity, ShapesContext, SubgraphValue, TensorFact, MAX_RANK,
 };
 use crate::facts::Facts;
-use crate::graph::{ConstData, DeclDim, Graph, Model, Node, ValueDecl};
+use crate::graph::{ConstData, DeclDim, Graph, Model, Name, Node, ValueDecl};
 use crate::ops;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
@@ -369,12 +369,12 @@ fn run_graph(ctx: &mut ShapesContext, g: &Graph) {
 }
 
 /// The shapes a graph declares for its tensors (value_info and outputs), by name.
-fn declared_of(g: &Graph) -> HashMap<&str, &ValueDecl> {
+fn declared_of(g: &Graph) -> HashMap<&Name, &ValueDecl> {
     // A declaration with a shape wins over one without (a graph output is often
     // declared without a shape and again, with one, in value_info).
-    let mut declared: HashMap<&str, &ValueDecl> = HashMap::default();
+    let mut declared: HashMap<&Name, &ValueDecl> = HashMap::default();
     for v in g.value_info.iter().chain(g.outputs.iter()) {
-        let slot = declared.entry(&*v.name).or_insert(v);
+        let slot = declared.entry(&v.name).or_insert(v);
         if slot.shape.is_none() {
             *slot = v;
         }
@@ -412,7 +412,7 @@ fn run_order(
     ctx: &mut ShapesContext,
     g: &Graph,
     order: &[usize],
-    declared: &HashMap<&str, &ValueDecl>,
+    declared: &HashMap<&Name, &ValueDecl>,
 ) {
     for (k, &i) in order.iter().enumerate() {
         let node = &g.nodes[i];
@@ -475,7 +475,7 @@ fn split_if(
     g: &Graph,
     node: &Node,
     rest: &[usize],
-    declared: &HashMap<&str, &ValueDecl>,
+    declared: &HashMap<&Name, &ValueDecl>,
 ) -> Result<ShapesContext, (usize, usize)> {
     let mark = before.diagnostics.len();
     // (splits, probes) spent so far, carried from one alternative to the next.
@@ -538,7 +538,7 @@ fn split_if(
         ctx.alg.record_relation(a, b, &why.node);
     }
     (ctx.splits_done, ctx.split_probes) = spent;
-    let cond_name = node.input(0).unwrap_or_default();
+    let cond_name = node.input(0).map_or("", |n| n.as_str());
     // Inside a branch of an enclosing If that may not run, the conclusion holds
     // only when that branch runs.
     let scope = if ctx.alg.is_speculative() {
@@ -564,7 +564,7 @@ fn split_if(
         crate::context::Diagnostic {
             severity: Severity::Warning,
             node: node.name.clone(),
-            op: node.op_type.clone(),
+            op: node.op_type.to_string(),
             message: msg,
         },
     );
@@ -630,12 +630,12 @@ fn decide_condition(
 /// A deterministic topological order: file order where possible, the lowest ready
 /// index otherwise. Returns the order and the nodes that never became ready (cycles).
 /// The first node to produce each tensor of `g`, by name.
-fn producers(g: &Graph) -> HashMap<&str, usize> {
-    let mut producer: HashMap<&str, usize> =
+fn producers(g: &Graph) -> HashMap<&Name, usize> {
+    let mut producer: HashMap<&Name, usize> =
         HashMap::with_capacity_and_hasher(g.nodes.len() * 2, Default::default());
     for (i, n) in g.nodes.iter().enumerate() {
         for o in n.outputs.iter().filter(|o| !o.is_empty()) {
-            producer.entry(&**o).or_insert(i);
+            producer.entry(o).or_insert(i);
         }
     }
     producer
@@ -645,12 +645,12 @@ fn producers(g: &Graph) -> HashMap<&str, usize> {
 /// subgraph captures) that a node of `g` produces is produced by an earlier node,
 /// unless `known` (a tensor defined before the nodes run). `producer` holds the first
 /// node to produce each name, so "an earlier node produced it" is `p < i`.
-fn is_sorted(g: &Graph, producer: &HashMap<&str, usize>, known: impl Fn(&str) -> bool) -> bool {
+fn is_sorted(g: &Graph, producer: &HashMap<&Name, usize>, known: impl Fn(&Name) -> bool) -> bool {
     g.nodes.iter().enumerate().all(|(i, n)| {
         n.inputs
             .iter()
             .chain(subgraph_captures(n).iter())
-            .all(|s| s.is_empty() || !producer.get(&**s).is_some_and(|&p| p >= i) || known(s))
+            .all(|s| s.is_empty() || !producer.get(s).is_some_and(|&p| p >= i) || known(s))
     })
 }
 
@@ -663,7 +663,7 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
             .iter()
             .chain(subgraph_captures(&g.nodes[i]).iter())
             .filter(|s| !s.is_empty() && ctx.get(s).is_none())
-            .filter_map(|s| producer.get(&**s).copied())
+            .filter_map(|s| producer.get(s).copied())
             .filter(|&p| p != i)
             .collect();
         v.sort_unstable();
@@ -678,7 +678,7 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
         .map(|i| {
             let mut d = deps(i);
             // a node that consumes its own output never runs
-            let own = |s: &crate::graph::Name| producer.get(&**s) == Some(&i);
+            let own = |s: &Name| producer.get(s) == Some(&i);
             if g.nodes[i].inputs.iter().any(own) {
                 d.push(i);
             }
@@ -716,7 +716,7 @@ fn subgraph_captures(n: &Node) -> Vec<crate::graph::Name> {
     out
 }
 
-fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &ValueDecl>) {
+fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &ValueDecl>) {
     for (i, out) in node.outputs.iter().enumerate() {
         if !out.is_empty() && ctx.get(out).is_some() {
             let msg = format!("{}: output {i} `{out}` is already defined by another node or input; this node's value is ignored", node_context(node));
@@ -771,7 +771,7 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
         // Where the rule leaves the rank unknown, the model's declaration informs the
         // rest of the graph (as for a node whose rule failed).
         if fact.shape.is_none() {
-            if let Some(v) = declared.get(&**out).filter(|v| v.shape.is_some()) {
+            if let Some(v) = declared.get(out).filter(|v| v.shape.is_some()) {
                 let d = declared_fact(ctx, node, i, v);
                 fact.shape = d.shape;
                 if fact.dtype == crate::graph::DType::Undefined {
@@ -791,7 +791,7 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&str, &Valu
     let outs: Vec<ValueDecl> = node
         .outputs
         .iter()
-        .filter_map(|o| declared.get(&**o).map(|v| (*v).clone()))
+        .filter_map(|o| declared.get(o).map(|v| (*v).clone()))
         .collect();
     check_declared(ctx, &outs, "value_info");
 }
@@ -896,13 +896,13 @@ pub fn report_error(ctx: &mut ShapesContext, node: &Node, e: &OpError) {
 fn fallback(
     ctx: &mut ShapesContext,
     node: &Node,
-    declared: &HashMap<&str, &ValueDecl>,
+    declared: &HashMap<&Name, &ValueDecl>,
     failed: bool,
 ) -> Vec<TensorFact> {
     node.outputs
         .iter()
         .enumerate()
-        .map(|(i, out)| match declared.get(&**out) {
+        .map(|(i, out)| match declared.get(out) {
             Some(v) => declared_fact(ctx, node, i, v),
             None => match failed_rank(ctx, node) {
                 // A node whose rule failed but whose output rank the op fixes: fresh

@@ -639,8 +639,8 @@ impl Rows {
         let names = g
             .inputs
             .iter()
-            .map(|v| &*v.name)
-            .chain(g.nodes.iter().flat_map(|n| n.outputs.iter().map(|s| &**s)));
+            .map(|v| &v.name)
+            .chain(g.nodes.iter().flat_map(|n| n.outputs.iter()));
         let mut seen = vec![false; ctx.len()];
         let mut rows = Rows {
             order: Vec::with_capacity(g.inputs.len() + g.nodes.len() + g.nodes.len() / 2),
@@ -654,7 +654,7 @@ impl Rows {
             if name.is_empty() {
                 continue;
             }
-            let found = match ctx.get_index(next) {
+            let found = match ctx.name_at(next) {
                 Some((n, fact)) if n == name => Some((next, fact)),
                 _ => ctx.get_full(name),
             };

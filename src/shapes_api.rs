@@ -81,7 +81,7 @@ fn run(
     if node.op_type != op {
         return Err(OpError::WrongOp {
             expected: op,
-            found: node.op_type.clone(),
+            found: node.op_type.to_string(),
         }
         .into());
     }

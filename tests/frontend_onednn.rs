@@ -905,7 +905,7 @@ mod hostile {
             }
             g.nodes.push(Node {
                 name: "n".to_string(),
-                op_type: op.to_string(),
+                op_type: op.into(),
                 domain: "onednn".to_string(),
                 version: 1,
                 inputs: (0..shapes.len()).map(|i| i.to_string().into()).collect(),
@@ -915,7 +915,7 @@ mod hostile {
             // A StaticReshape too, for its rule's symbolic attribute check.
             g.nodes.push(Node {
                 name: "r".to_string(),
-                op_type: "StaticReshape".to_string(),
+                op_type: "StaticReshape".into(),
                 domain: "onednn".to_string(),
                 version: 1,
                 inputs: vec!["0".into()],

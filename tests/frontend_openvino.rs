@@ -1976,7 +1976,7 @@ mod hostile {
         }
         g.nodes.push(Node {
             name: "n".to_string(),
-            op_type: op.to_string(),
+            op_type: op.into(),
             domain: "openvino".to_string(),
             version,
             inputs: names,

@@ -272,7 +272,7 @@ fn checked_cases(
                 let m = symdim::load_bytes(&bytes, "case", &symdim::load::LoadOptions::default())
                     .unwrap();
                 for n in &m.graph.nodes {
-                    nodes.push((n.domain.clone(), n.op_type.clone(), n.version));
+                    nodes.push((n.domain.clone(), n.op_type.to_string(), n.version));
                 }
             } else {
                 for n in case["nodes"].as_array().unwrap() {

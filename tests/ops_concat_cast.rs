@@ -12,7 +12,7 @@ use symdim::ops::rule_for;
 fn node(op: &str, inputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
     Node {
         name: "n0".to_string(),
-        op_type: op.to_string(),
+        op_type: op.into(),
         domain: String::new(),
         version: 21,
         inputs: inputs.iter().map(|s| (*s).into()).collect(),

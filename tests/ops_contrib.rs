@@ -36,7 +36,7 @@ fn int(v: i64) -> Attr {
 fn ms(op: &str, inputs: &[&str], outputs: &[&str], a: Vec<(&str, Attr)>) -> Node {
     Node {
         name: format!("{op}_t"),
-        op_type: op.to_string(),
+        op_type: op.into(),
         domain: MS.to_string(),
         version: 1,
         inputs: inputs.iter().map(|s| (*s).into()).collect(),

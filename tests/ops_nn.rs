@@ -14,7 +14,7 @@ use symdim::ops::rule_for;
 fn node(op: &str, version: i64, inputs: &[&str], outputs: &[&str], attrs: &[(&str, Attr)]) -> Node {
     Node {
         name: format!("{op}_0"),
-        op_type: op.to_string(),
+        op_type: op.into(),
         domain: String::new(),
         version,
         inputs: inputs.iter().map(|s| (*s).into()).collect(),

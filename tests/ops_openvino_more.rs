@@ -202,7 +202,7 @@ const I64: DType = DType::Int64;
 fn ov(op: &str, v: i64, inputs: &[&str], outputs: usize, attrs: Vec<(&str, Attr)>) -> Node {
     Node {
         name: format!("{op}_t"),
-        op_type: op.to_string(),
+        op_type: op.into(),
         domain: "openvino".to_string(),
         version: v,
         inputs: inputs.iter().map(|s| (*s).into()).collect(),

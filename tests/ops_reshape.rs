@@ -44,7 +44,7 @@ fn ir_attr(name: &str, text: &str) -> Attr {
 fn node(op: &str, domain: &str, version: i64, inputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
     Node {
         name: "n0".to_string(),
-        op_type: op.to_string(),
+        op_type: op.into(),
         domain: domain.to_string(),
         version,
         inputs: inputs.iter().map(|s| (*s).into()).collect(),

@@ -15,7 +15,7 @@ use symdim::graph::{Attr, DType, Node};
 fn node(domain: &str, op: &str, version: i64, inputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
     Node {
         name: format!("{op}_0"),
-        op_type: op.to_string(),
+        op_type: op.into(),
         domain: domain.to_string(),
         version,
         inputs: inputs.iter().map(|s| (*s).into()).collect(),

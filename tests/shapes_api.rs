@@ -19,7 +19,7 @@ fn node(
 ) -> Node {
     Node {
         name: "n0".to_string(),
-        op_type: op.to_string(),
+        op_type: op.into(),
         domain: domain.to_string(),
         version: 21,
         inputs: inputs.iter().map(|s| (*s).into()).collect(),

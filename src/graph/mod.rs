@@ -10,7 +10,9 @@ use indexmap::IndexMap;
 use std::fmt;
 
 mod dtype;
+mod name;
 pub use dtype::DType;
+pub use name::{text_hash, Name, NameKey, TensorKey};
 
 /// Integer or float tensors with at most this many elements keep their values
 /// (shape tensors, scalars, small constants); larger ones keep only their dims. The
@@ -71,12 +73,6 @@ impl fmt::Display for Format {
     }
 }
 
-/// A tensor name. Shared (`Arc<str>`): the model spells each tensor's name once, and
-/// its uses, the inference context and the report's writers clone the pointer, not
-/// the text (a 100k-node model names about 130,000 tensors, most of them two or three
-/// times).
-pub type Name = std::sync::Arc<str>;
-
 /// What a tensor name can be made from: a [`Name`] is shared, text is copied once.
 pub trait IntoName {
     /// The name.
@@ -97,19 +93,19 @@ impl IntoName for &Name {
 
 impl IntoName for &str {
     fn into_name(self) -> Name {
-        Name::from(self)
+        Name::new(self)
     }
 }
 
 impl IntoName for String {
     fn into_name(self) -> Name {
-        Name::from(self)
+        Name::new(&self)
     }
 }
 
 impl IntoName for &String {
     fn into_name(self) -> Name {
-        Name::from(self.as_str())
+        Name::new(self)
     }
 }
 
@@ -117,12 +113,12 @@ impl IntoName for &String {
 /// this while they convert a file, so that a tensor's producer and its consumers share
 /// it.
 #[derive(Debug, Default)]
-pub struct Names(rustc_hash::FxHashSet<Name>);
+pub struct Names(indexmap::IndexSet<Name, rustc_hash::FxBuildHasher>);
 
 impl Names {
     /// Room for `n` distinct names without regrowing.
     pub fn with_capacity(n: usize) -> Names {
-        Names(rustc_hash::FxHashSet::with_capacity_and_hasher(
+        Names(indexmap::IndexSet::with_capacity_and_hasher(
             n,
             Default::default(),
         ))
@@ -135,10 +131,10 @@ impl Names {
 
     /// The name spelled `text`, made the first time it is asked for.
     pub fn get(&mut self, text: &str) -> Name {
-        if let Some(n) = self.0.get(text) {
+        if let Some(n) = self.0.get(&NameKey::of(text)) {
             return n.clone();
         }
-        let n = Name::from(text);
+        let n = Name::new(text);
         self.0.insert(n.clone());
         n
     }
@@ -498,7 +494,9 @@ pub struct Node {
     /// Node name (may be empty in ONNX; readers fill a deterministic one).
     pub name: String,
     /// Operator type, in the source format's spelling (`Reshape`, `StaticReshape`).
-    pub op_type: String,
+    /// A [`Name`]: the readers share one per distinct op type, which keeps the few
+    /// texts every node's rule lookup reads in cache.
+    pub op_type: Name,
     /// Operator domain (`""` for default ONNX ops, `com.microsoft`, `openvino`, `onednn`).
     pub domain: String,
     /// Opset version of the op's domain (OpenVINO: the layer's opset number).
@@ -518,8 +516,8 @@ impl Node {
     }
 
     /// The `i`-th input name when present and not empty.
-    pub fn input(&self, i: usize) -> Option<&str> {
-        self.inputs.get(i).map(|s| &**s).filter(|s| !s.is_empty())
+    pub fn input(&self, i: usize) -> Option<&Name> {
+        self.inputs.get(i).filter(|s| !s.is_empty())
     }
 
     /// The number of inputs up to the last non-empty one.

@@ -245,7 +245,7 @@ pub fn to_model(
         }
         graph.nodes.push(Node {
             name: node_name(op),
-            op_type: op.kind.clone(),
+            op_type: op.kind.as_str().into(),
             domain: DOMAIN.to_string(),
             version: 1,
             inputs: op.inputs.iter().map(|t| t.id.to_string().into()).collect(),

@@ -311,7 +311,7 @@ impl Cx<'_, '_> {
         }
         out.push(Node {
             name,
-            op_type: n.op_type.to_string(),
+            op_type: self.name(n.op_type),
             domain: super::canonical_domain(n.domain).to_string(),
             version: self.version(n.domain),
             inputs,

@@ -425,7 +425,7 @@ fn convert(g: &IrGraph, weights: &Weights, name: &str, prefix: &str) -> Result<C
                 }
                 out.nodes.push(Node {
                     name,
-                    op_type: l.type_name.clone(),
+                    op_type: l.type_name.as_str().into(),
                     domain: DOMAIN.to_string(),
                     version: opset_number(&l.version),
                     inputs,

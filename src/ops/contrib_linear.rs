@@ -175,7 +175,7 @@ fn fused_matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
 fn fused_gemm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let gemm = super::rule_for("", "Gemm").ok_or(OpError::WrongOp {
         expected: "Gemm",
-        found: node.op_type.clone(),
+        found: node.op_type.to_string(),
     })?;
     gemm(ctx, node)
 }
@@ -322,7 +322,7 @@ fn matmul_fpq4(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
 fn onnx_quantize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let rule = super::rule_for("", &node.op_type).ok_or(OpError::WrongOp {
         expected: "QuantizeLinear or DequantizeLinear",
-        found: node.op_type.clone(),
+        found: node.op_type.to_string(),
     })?;
     let mut as_onnx = node.clone();
     as_onnx.domain = String::new();

@@ -67,7 +67,7 @@ fn onnx_version(op: &str) -> i64 {
 fn as_onnx(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let rule = super::rule_for("", &node.op_type).ok_or(OpError::WrongOp {
         expected: "GridSample, Trilu, GatherND or Pad",
-        found: node.op_type.clone(),
+        found: node.op_type.to_string(),
     })?;
     let mut n = node.clone();
     n.domain = String::new();

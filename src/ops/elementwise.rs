@@ -1210,7 +1210,7 @@ fn openvino_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     if op.is_none() && !bitwise {
         return Err(OpError::WrongOp {
             expected: "a binary elementwise op",
-            found: node.op_type.clone(),
+            found: node.op_type.to_string(),
         });
     }
     let dtype = if op.is_some_and(BinOp::is_predicate) {

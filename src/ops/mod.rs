@@ -126,7 +126,8 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     opaque::RULES,
 ];
 
-type Registry = rustc_hash::FxHashMap<(&'static str, &'static str), OpRule>;
+/// The rules by op type, then domain (most op types have one domain).
+type Registry = rustc_hash::FxHashMap<&'static str, Vec<(&'static str, OpRule)>>;
 
 fn registry() -> &'static Registry {
     static REG: OnceLock<Registry> = OnceLock::new();
@@ -136,7 +137,10 @@ fn registry() -> &'static Registry {
             for (domain, op, rule) in fam.iter() {
                 // The first family to claim an op keeps it; `tests` check no op is
                 // claimed twice.
-                m.entry((*domain, *op)).or_insert(*rule);
+                let domains = m.entry(*op).or_default();
+                if !domains.iter().any(|(d, _)| d == domain) {
+                    domains.push((*domain, *rule));
+                }
             }
         }
         m
@@ -146,7 +150,13 @@ fn registry() -> &'static Registry {
 /// The rule for an op, if symdim has one.
 pub fn rule_for(domain: &str, op_type: &str) -> Option<OpRule> {
     let domain = crate::graph::canonical_domain(domain);
-    registry().get(&(domain, op_type)).copied()
+    let domains = registry().get(op_type)?;
+    // Lengths first: an empty `String` points nowhere, and `memcmp` of zero bytes at
+    // such a pointer is slow on some CPUs (a masked load that must not fault).
+    domains
+        .iter()
+        .find(|(d, _)| d.len() == domain.len() && (domain.is_empty() || *d == domain))
+        .map(|(_, r)| *r)
 }
 
 /// Outputs of unknown rank for every output of `node`.

@@ -148,7 +148,7 @@ pub fn sequence_input(
     what: &'static str,
 ) -> Result<SequenceFact, OpError> {
     let f = ctx.input(node, index, what)?;
-    let name = node.input(index).unwrap_or_default();
+    let name = node.input(index).map_or("", |n| n.as_str());
     Ok(ctx
         .sequence(name)
         .cloned()
@@ -626,7 +626,7 @@ fn sequence_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
     inputs.push(Ok(first.clone()));
     for i in 1..n {
         let f = ctx.input(node, i, "additional_inputs")?;
-        let name = node.input(i).unwrap_or_default();
+        let name = node.input(i).map_or("", |n| n.as_str());
         inputs.push(match ctx.sequence(name) {
             Some(s) => Ok(s.clone()),
             None => Err(f),
@@ -695,7 +695,7 @@ fn held(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Option<Optiona
     let Some(f) = ctx.optional_input(node, index)? else {
         return Ok(None);
     };
-    let name = node.input(index).unwrap_or_default();
+    let name = node.input(index).map_or("", |n| n.as_str());
     if let Some(o) = ctx.optional(name) {
         return Ok(Some(o.clone()));
     }
@@ -716,7 +716,7 @@ fn optional(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     check_inputs(node, 0, 1)?;
     let opt = match ctx.optional_input(node, 0)? {
         Some(f) => {
-            let name = node.input(0).unwrap_or_default();
+            let name = node.input(0).map_or("", |n| n.as_str());
             let elem = match ctx.sequence(name) {
                 Some(s) => OptionalElement::Sequence(s.clone()),
                 None => OptionalElement::Tensor(f),

@@ -87,7 +87,7 @@ pub fn infer_case(case: &Value) -> ShapesContext {
         let domain = n["domain"].as_str().unwrap_or("").to_string();
         let node = Node {
             name: format!("{}_{i}", n["op"].as_str().unwrap()),
-            op_type: n["op"].as_str().unwrap().to_string(),
+            op_type: n["op"].as_str().unwrap().into(),
             version: if domain.is_empty() { opset } else { 1 },
             domain,
             inputs: names(&n["inputs"]),

@@ -92,7 +92,7 @@ impl Builder {
         let n = self.model.graph.nodes.len();
         self.model.graph.nodes.push(Node {
             name: format!("{op}_{n}"),
-            op_type: op.to_string(),
+            op_type: op.into(),
             domain: String::new(),
             version,
             inputs: inputs.iter().map(|s| (*s).into()).collect(),
@@ -177,7 +177,7 @@ pub fn named(
 ) -> Node {
     Node {
         name: name.to_string(),
-        op_type: op.to_string(),
+        op_type: op.into(),
         domain: String::new(),
         version: 17,
         inputs: inputs.iter().map(|s| (*s).into()).collect(),
@@ -196,7 +196,7 @@ pub fn node(
 ) -> Node {
     Node {
         name: format!("{op}_t"),
-        op_type: op.to_string(),
+        op_type: op.into(),
         domain: String::new(),
         version,
         inputs: inputs.iter().map(|s| (*s).into()).collect(),
