@@ -224,3 +224,42 @@ impl<T: TensorKey + ?Sized> TensorKey for &T {
         (**self).name_key()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_one_text_are_equal_and_hash_alike() {
+        for text in ["", "x", "/model/layers.0/Add_output_0", "ü"] {
+            let (a, b) = (Name::new(text), Name::from(text.to_string()));
+            assert!(!Arc::ptr_eq(&a.text, &b.text));
+            assert_eq!(a, b);
+            assert_eq!(a.text_hash(), b.text_hash());
+            assert_eq!(a.text_hash(), text_hash(text));
+            assert_eq!(a.cmp(&b), std::cmp::Ordering::Equal);
+            assert!(a.is(text) && a == text && &*a == text);
+        }
+        assert_ne!(Name::new("a"), Name::new("b"));
+        assert_ne!(Name::new(""), Name::new("a"));
+        assert!(!Name::new("ab").is("a") && !Name::new("").is("a"));
+        assert!(Name::new("a") < Name::new("b"));
+    }
+
+    #[test]
+    fn maps_keyed_by_names_are_found_by_text_or_by_name() {
+        let mut m: indexmap::IndexMap<Name, usize, rustc_hash::FxBuildHasher> = Default::default();
+        for (i, t) in ["a", "", "b/c", "long name with spaces"].iter().enumerate() {
+            m.insert(Name::new(t), i);
+        }
+        for (i, t) in ["a", "", "b/c", "long name with spaces"].iter().enumerate() {
+            assert_eq!(m.get(&NameKey::of(t)), Some(&i));
+            assert_eq!(m.get(&Name::new(t).key()), Some(&i));
+            assert_eq!(m.get(&t.name_key()), Some(&i));
+        }
+        assert_eq!(m.get(&NameKey::of("c")), None);
+        // A clone is found through its pointer, another name through its text.
+        let (k, _) = m.get_index(2).unwrap();
+        assert_eq!(m.get(&k.clone().key()), Some(&2));
+    }
+}

@@ -228,3 +228,22 @@ mod registry_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::rule_for;
+
+    #[test]
+    fn rules_are_found_per_domain() {
+        // An empty `String` (a dangling pointer) and an empty literal name one domain.
+        let empty = String::new();
+        for domain in [empty.as_str(), "", "ai.onnx"] {
+            assert!(rule_for(domain, "Reshape").is_some());
+            assert!(rule_for(domain, "QuickGelu").is_none());
+        }
+        assert!(rule_for("com.microsoft", "QuickGelu").is_some());
+        assert!(rule_for("com.microsoft", "Reshape").is_none());
+        assert!(rule_for("openvino", "Reshape").is_some());
+        assert!(rule_for("", "NoSuchOp").is_none());
+    }
+}
