@@ -518,7 +518,7 @@ impl ShapesContext {
 
     /// The `index`-th tensor of [`ShapesContext::tensors`]: its name and facts.
     pub fn get_index(&self, index: usize) -> Option<(&str, &TensorFact)> {
-        self.tensors.get_index(index).map(|(k, f)| (&**k, f))
+        self.name_at(index).map(|(k, f)| (&**k, f))
     }
 
     /// [`ShapesContext::get_index`] with the tensor's [`Name`](crate::graph::Name).
@@ -685,8 +685,7 @@ impl ShapesContext {
         let name = node
             .input(index)
             .ok_or(OpError::MissingInput { index, what })?;
-        self.tensors
-            .get(&name.key())
+        self.get(name)
             .cloned()
             .ok_or_else(|| OpError::UnknownTensor {
                 index,
@@ -699,8 +698,7 @@ impl ShapesContext {
         match node.input(index) {
             None => Ok(None),
             Some(name) => self
-                .tensors
-                .get(&name.key())
+                .get(name)
                 .cloned()
                 .map(Some)
                 .ok_or_else(|| OpError::UnknownTensor {

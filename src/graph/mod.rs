@@ -12,7 +12,7 @@ use std::fmt;
 mod dtype;
 mod name;
 pub use dtype::DType;
-pub use name::{text_hash, Name, NameKey, TensorKey};
+pub use name::{same_text, text_hash, Name, NameKey, TensorKey};
 
 /// Integer or float tensors with at most this many elements keep their values
 /// (shape tensors, scalars, small constants); larger ones keep only their dims. The
@@ -79,33 +79,9 @@ pub trait IntoName {
     fn into_name(self) -> Name;
 }
 
-impl IntoName for Name {
+impl<T: Into<Name>> IntoName for T {
     fn into_name(self) -> Name {
-        self
-    }
-}
-
-impl IntoName for &Name {
-    fn into_name(self) -> Name {
-        self.clone()
-    }
-}
-
-impl IntoName for &str {
-    fn into_name(self) -> Name {
-        Name::new(self)
-    }
-}
-
-impl IntoName for String {
-    fn into_name(self) -> Name {
-        Name::new(&self)
-    }
-}
-
-impl IntoName for &String {
-    fn into_name(self) -> Name {
-        Name::new(self)
+        self.into()
     }
 }
 

