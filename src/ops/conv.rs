@@ -392,17 +392,30 @@ impl Window {
         if !self.mode.is_same() {
             return self.transposed_output(ctx, i, input, output_padding);
         }
+        let (full, ek) = self.transposed_unpadded(ctx, i, input, output_padding);
+        let s = ctx.alg.constant(self.strides[i]);
+        let zero = ctx.alg.constant(0);
+        let excess = ctx.alg.sub(ek, s);
+        let total = ctx.alg.max(excess, zero);
+        ctx.alg.sub(full, total)
+    }
+
+    /// `s*(in - 1) + output_padding + ek` for axis `i`, before pads are taken off,
+    /// and the effective kernel `ek`.
+    fn transposed_unpadded(
+        &self,
+        ctx: &mut ShapesContext,
+        i: usize,
+        input: Dim,
+        output_padding: i64,
+    ) -> (Dim, Dim) {
         let s = ctx.alg.constant(self.strides[i]);
         let one = ctx.alg.constant(1);
-        let zero = ctx.alg.constant(0);
         let in1 = ctx.alg.sub(input, one);
         let base = ctx.alg.mul(s, in1);
         let op = ctx.alg.constant(output_padding);
         let ek = self.effective_kernel(ctx, i);
-        let full = ctx.alg.sum(&[base, op, ek]);
-        let excess = ctx.alg.sub(ek, s);
-        let total = ctx.alg.max(excess, zero);
-        ctx.alg.sub(full, total)
+        (ctx.alg.sum(&[base, op, ek]), ek)
     }
 
     /// The output length of axis `i` of a transposed convolution over `input` (see
@@ -423,15 +436,10 @@ impl Window {
             let op = ctx.alg.constant(output_padding);
             return ctx.alg.add_dims(v, op);
         }
+        let (sum, _) = self.transposed_unpadded(ctx, i, input, output_padding);
         let (pb, pe) = self.pads(i);
-        let one = ctx.alg.constant(1);
-        let in1 = ctx.alg.sub(input, one);
-        let base = ctx.alg.mul(s, in1);
-        let op = ctx.alg.constant(output_padding);
-        let ek = self.effective_kernel(ctx, i);
         let pb = ctx.alg.constant(pb);
         let pe = ctx.alg.constant(pe);
-        let sum = ctx.alg.sum(&[base, op, ek]);
         let sum = ctx.alg.sub(sum, pb);
         ctx.alg.sub(sum, pe)
     }
