@@ -365,17 +365,12 @@ fn regressor(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         "TreeEnsemble" => (attr_int(node, "n_targets", 1)?, x.dtype),
         _ => (attr_int(node, "n_targets", 1)?, DType::Float),
     };
-    if targets < 1 {
-        return Err(OpError::BadAttribute {
-            name: if node.op_type == "LinearRegressor" {
-                "targets"
-            } else {
-                "n_targets"
-            },
-            value: targets.to_string(),
-            why: "must be positive".to_string(),
-        });
-    }
+    let name = if node.op_type == "LinearRegressor" {
+        "targets"
+    } else {
+        "n_targets"
+    };
+    let targets = require_positive(name, targets)?;
     let n = match batch(ctx, node, &x)? {
         Some(n) => n,
         None => ctx.unknown_dim(node, 0, 0),
