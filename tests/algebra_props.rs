@@ -1507,15 +1507,20 @@ fn regression_strict_quotient_signs() {
             "{text}"
         );
     }
-    let mut alg = Algebra::default();
-    for (text, bounds) in [
+    assert_bounds(&[
         ("floordiv(-2, A)", "[-2, -1]"),
         ("floordiv(3, -A)", "[-3, -1]"),
         ("ceildiv(2, A)", "[1, 2]"),
         ("ceildiv(-S - 1, -A)", "[1, inf]"),
-    ] {
+    ]);
+}
+
+/// Each expression's bounds, parsed in one default algebra, print as given.
+fn assert_bounds(cases: &[(&str, &str)]) {
+    let mut alg = Algebra::default();
+    for (text, bounds) in cases {
         let d = alg.parse(text).unwrap();
-        assert_eq!(alg.bounds(d).to_string(), bounds, "{text}");
+        assert_eq!(alg.bounds(d).to_string(), *bounds, "{text}");
     }
 }
 
@@ -1531,14 +1536,10 @@ fn regression_quotient_of_co_moving_operands() {
     let once = simplify_text(&mut Algebra::default(), text);
     assert_eq!(once, "2*A + broadcast(floordiv(A - 2, A + 1), 2)");
     assert_eq!(simplify_text(&mut Algebra::default(), &once), once);
-    let mut alg = Algebra::default();
-    for (text, bounds) in [
+    assert_bounds(&[
         ("floordiv(A - 2, A + 1)", "[-1, 0]"),
         ("ceildiv(A + 3, A + 1)", "[2, 2]"),
-    ] {
-        let d = alg.parse(text).unwrap();
-        assert_eq!(alg.bounds(d).to_string(), bounds, "{text}");
-    }
+    ]);
 }
 
 /// A chain of `n` nested floordivs (a stack of strided convolutions, or any
