@@ -89,8 +89,9 @@ fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, Onn
     for r in graphs {
         GraphProto::parse(r, 0)?;
     }
-    let names = names_for(last.body().len());
-    convert(&m, path, src, names, |cx| cx.stream_graph(last))
+    convert(&m, path, src, Default::default(), |cx| {
+        cx.stream_graph(last)
+    })
 }
 
 /// The graph's inputs: those declared, less its initializers (older exporters list
@@ -98,12 +99,6 @@ fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, Onn
 fn set_inputs(g: &mut Graph, mut inputs: Vec<ValueDecl>) {
     inputs.retain(|v| !g.initializers.contains_key(&*v.name));
     g.inputs = inputs;
-}
-
-/// Room for the distinct tensor names of a main graph of `bytes` bytes: exported
-/// graphs spend roughly 250 bytes per name.
-fn names_for(bytes: usize) -> crate::graph::Names {
-    crate::graph::Names::with_capacity(bytes / 256)
 }
 
 struct Cx<'m, 'a> {
