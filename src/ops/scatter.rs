@@ -57,7 +57,7 @@ use super::attrs::{ov_bool, ov_str};
 use super::gather::{
     check_const_indices, check_index_type, element_indices_check, element_targets,
 };
-use super::nn_util::{merge_dim, rank_error, shaped, Equate};
+use super::nn_util::{merge_dims, rank_error, shaped, Equate};
 use super::values::{check_int_range, const_ints, fact_with_value, small_const_shape, small_value};
 use super::{attr_int, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim};
@@ -518,10 +518,8 @@ fn ov_scatter_update(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
                 us.len(),
             ));
         }
-        for (a, (&u, &w)) in us.iter().zip(&want).enumerate() {
-            let what = || format!("axis {a} of updates and data[:axis] + indices + data[axis+1:]");
-            merge_dim(ctx, node, &what, u, w)?;
-        }
+        let what = |a| format!("axis {a} of updates and data[:axis] + indices + data[axis+1:]");
+        merge_dims(ctx, node, &what, us, &want)?;
     }
     Ok(vec![shaped(dtype, data.shape)])
 }
