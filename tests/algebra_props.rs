@@ -1542,6 +1542,27 @@ fn regression_quotient_of_co_moving_operands() {
     ]);
 }
 
+/// `ceildiv(A, B + 1)` canonicalises to `floordiv(A + B, B + 1)`, whose interval
+/// bounds were `[0, inf]` against `[1, inf]` for the ceildiv spelling: `broadcast` of
+/// 0 with a sum holding it stayed (it is defined nowhere: the sum is at least 2) when
+/// built from the ceildiv and became 0 when its rendering was parsed again
+/// (`parse_render_round_trips` found it). A numerator minus divisor of symbols alone
+/// (`A - 1`) now bounds the quotient too.
+#[test]
+fn regression_quotient_with_symbolic_difference() {
+    let text = "broadcast((ceildiv(A, (B + 1)) + ceildiv((A/2), 1)), A*0)";
+    let once = simplify_text(&mut Algebra::default(), text);
+    assert_eq!(
+        once,
+        "broadcast(0, floordiv(A + B, B + 1) + floordiv(A - 1, 2) + 1)"
+    );
+    assert_eq!(simplify_text(&mut Algebra::default(), &once), once);
+    assert_bounds(&[
+        ("floordiv(A + B, B + 1)", "[1, inf]"),
+        ("ceildiv(A, B + 1)", "[1, inf]"),
+    ]);
+}
+
 /// A chain of `n` nested floordivs (a stack of strided convolutions, or any
 /// nesting the parser accepts, up to 200) made the nested rules add one term per
 /// pair of levels: quadratic e-nodes and roughly quartic time (depth 40 took 27 s

@@ -1174,8 +1174,8 @@ fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usiz
             let x = o.a.bounds_at(info, depth + 1, budget);
             let y = o.b.bounds_at(info, depth + 1, budget);
             match o.kind {
-                OpKind::FloorDiv => quotient_bounds(o, &x, &y, Interval::floordiv),
-                OpKind::CeilDiv => quotient_bounds(o, &x, &y, Interval::ceildiv),
+                OpKind::FloorDiv => quotient_bounds(o, (&x, &y), info, Interval::floordiv),
+                OpKind::CeilDiv => quotient_bounds(o, (&x, &y), info, Interval::ceildiv),
                 OpKind::Mod
                     if o.a.int_divisor_at(info, depth + 1, budget).is_some()
                         && o.b.int_divisor_at(info, depth + 1, budget).is_some() =>
@@ -1196,23 +1196,33 @@ fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usiz
 /// Bounds of `floordiv(a, b)` or `ceildiv(a, b)` (`round`) from those of `a` (`x`)
 /// and `b` (`y`). Interval arithmetic forgets that `a` and `b` move together: for
 /// `floordiv(A - 2, A + 1)` it gives `[-1, inf]`, although the quotient is below 1.
-/// When `a - b` is a constant `c`, `round(a/b) = 1 + round(c/b)` (for every `b != 0`)
-/// bounds it as well, and the two are intersected: spellings of one value
-/// (`ceildiv(-2, A + 1)` is `floordiv(A - 2, A + 1)`) then get bounds as tight.
+/// `round(a/b) = 1 + round((a - b)/b)` (for every `b != 0`) bounds it as well when
+/// `a - b` cancels to a polynomial of symbols alone (a constant `c` included), and the
+/// two are intersected: spellings of one value (`ceildiv(-2, A + 1)` is
+/// `floordiv(A - 2, A + 1)`; `ceildiv(A, B + 1)` is `floordiv(A + B, B + 1)`) then get
+/// bounds as tight. Only then: the bounds of a symbols-only `a - b` visit no
+/// operator atom, so they cost nothing from the walk's budget.
 fn quotient_bounds(
     o: &OpAtom,
-    x: &Interval,
-    y: &Interval,
+    (x, y): (&Interval, &Interval),
+    info: &dyn SymbolInfo,
     round: fn(&Interval, &Interval) -> Interval,
 ) -> Interval {
     let direct = round(x, y);
-    match o.a.sub(&o.b).as_const() {
-        Some(c) if o.b.as_const().is_none() => {
-            let shifted = round(&Interval::point(c), y).add(&Interval::point(Rat::one()));
-            direct.intersect(&shifted)
-        }
-        _ => direct,
+    if o.b.as_const().is_some() {
+        return direct;
     }
+    let diff = o.a.sub(&o.b);
+    if !diff
+        .0
+        .iter()
+        .all(|(m, _)| m.0.iter().all(|(a, _)| matches!(a, Atom::Sym(_))))
+    {
+        return direct;
+    }
+    let spent = Cell::new(0);
+    let shifted = round(&diff.bounds_at(info, 0, &spent), y).add(&Interval::point(Rat::one()));
+    direct.intersect(&shifted)
 }
 
 fn atom_divisor(
