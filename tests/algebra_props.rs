@@ -1711,3 +1711,72 @@ proptest! {
         prop_assert_eq!(hash(&same), hash(&a));
     }
 }
+
+/// `ceildiv(3*S, S + 1)` canonicalises to `floordiv(4*S, S + 1)`, whose bounds
+/// through `1 + floordiv(3*S - 1, S + 1)` were `[1, inf]` against `[2, inf]` for the
+/// ceildiv spelling, so a `broadcast` with 0 resolved on one spelling only
+/// (`parse_render_round_trips` found it). The shift by the ratio of the leading
+/// coefficients, `4 + floordiv(-4, S + 1)`, bounds it to `[2, 3]`.
+#[test]
+fn regression_quotient_shifted_by_coefficient_ratio() {
+    for text in [
+        "broadcast(0, ceildiv(S*3, (S + 1)))",
+        "broadcast(0, floordiv(4*S, S + 1))",
+    ] {
+        assert_eq!(
+            simplify_text(&mut Algebra::default(), text),
+            "broadcast(0, floordiv(4*S, S + 1))"
+        );
+    }
+    assert_bounds(&[
+        ("floordiv(4*S, S + 1)", "[2, 3]"),
+        ("ceildiv(3*S, 2*S + 1)", "[1, 2]"),
+        ("floordiv(3*S, 2*S + 1)", "[1, 1]"),
+    ]);
+}
+
+/// A sum whose terms share a factor: interval arithmetic over the terms forgets
+/// that they move together, so `A*floordiv(-4, A) + A` (how `ceildiv(-3, A)*A`
+/// renders) spanned everything while its spelling as a product is `<= 0`, and a
+/// `max`, `min` or `broadcast` over it simplified differently depending on which
+/// spelling built it (`parse_render_round_trips` found it). The terms holding an
+/// atom, regrouped around their common factor, now bound the sum too.
+#[test]
+fn regression_sum_with_shared_factor() {
+    for (product, sum, simplified) in [
+        (
+            "max(ceildiv(-3, A)*A, 1)",
+            "max(A*floordiv(-4, A) + A, 1)",
+            "1",
+        ),
+        ("min(A*(1 - A), 0)", "min(A - A*A, 0)", "-A*A + A"),
+        (
+            "min(A*(1 - A) - B, 0)",
+            "min(A*B/B - (A*A + B), 0)",
+            "-A*A + A - B",
+        ),
+        (
+            "broadcast(0, (A - 2)/B + 3)",
+            "broadcast(0, A/B + 3 - 2/B)",
+            "broadcast(0, A/B + 3 - 2/B)",
+        ),
+        (
+            "broadcast(2, ceildiv(-3, A)*A)",
+            "broadcast(2, A*floordiv(-4, A) + A)",
+            "broadcast(A*floordiv(-4, A) + A, 2)",
+        ),
+    ] {
+        assert_eq!(simplify_text(&mut Algebra::default(), product), simplified);
+        assert_eq!(simplify_text(&mut Algebra::default(), sum), simplified);
+    }
+    assert_bounds(&[
+        ("A*floordiv(-4, A) + A", "[-inf, 0]"),
+        ("A - A*A", "[-inf, 0]"),
+        ("A*A - A + 3", "[3, inf]"),
+        ("A*B - A", "[0, inf]"),
+        ("A*B - A*C", "[-inf, inf]"),
+        ("A - A*A - B", "[-inf, -1]"),
+        ("A*B*C - A*B + 2", "[2, inf]"),
+        ("A/B + 3 - 2/B", "[2, inf]"),
+    ]);
+}

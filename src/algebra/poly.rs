@@ -39,6 +39,10 @@ pub const MAX_DEPTH: usize = 64;
 /// depth, is what grows.
 pub const MAX_ATOM_VISITS: usize = 4096;
 
+/// At most this many atoms regroup a sum in [`Poly::bounds`] (the first ones held
+/// by several terms): each costs a pass over the terms.
+pub const MAX_REGROUPINGS: usize = 4;
+
 /// The most nodes ([`Poly::nodes`]) an expanded product may copy from its
 /// factors; past it the product stays an opaque `*` of its factors.
 pub const MAX_NODES: usize = 8192;
@@ -822,16 +826,94 @@ impl Poly {
         self.bounds_at(info, 0, &Cell::new(MAX_ATOM_VISITS))
     }
 
+    /// Interval arithmetic over the terms, each distinct atom bounded once, and
+    /// over the sum regrouped: for an atom that several terms hold at powers of one
+    /// sign, those terms with their common factor `f` taken out, `f*q + r`.
+    /// Interval arithmetic forgets that terms move together (`A - A*A - B` spans
+    /// everything term by term, `A*(1 - A) - B` is `<= -1` for `A, B >= 1`); every
+    /// grouping encloses every value, so their intersection does too.
     fn bounds_at(&self, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usize>) -> Interval {
-        let mut acc = Interval::point(Rat::zero());
-        for (m, c) in &self.0 {
+        // Each distinct atom, its bounds and how many terms hold it at a positive
+        // and at a negative power.
+        let mut atoms: SmallVec<[(&Atom, Interval, [usize; 2]); 4]> = SmallVec::new();
+        for (m, _) in &self.0 {
+            for (a, e) in &m.0 {
+                let i = match atoms.iter().position(|(b, ..)| *b == a) {
+                    Some(i) => i,
+                    None => {
+                        atoms.push((a, atom_bounds(a, info, depth, budget), [0, 0]));
+                        atoms.len() - 1
+                    }
+                };
+                atoms[i].2[usize::from(*e < 0)] += 1;
+            }
+        }
+        let of = |a: &Atom| {
+            atoms
+                .iter()
+                .find(|(b, ..)| *b == a)
+                .map_or_else(Interval::top, |(_, i, _)| i.clone())
+        };
+        let term = |m: &Mono, c: &Rat, skip: &[(&Atom, i32)]| {
             let mut t = Interval::point(c.clone());
             for (a, e) in &m.0 {
-                t = t.mul(&atom_bounds(a, info, depth, budget).pow(*e));
+                let k = skip.iter().find(|(b, _)| *b == a).map_or(0, |(_, k)| *k);
+                if *e != k {
+                    t = t.mul(&of(a).pow(*e - k));
+                }
             }
-            acc = acc.add(&t);
+            t
+        };
+        let mut out = Interval::point(Rat::zero());
+        for (m, c) in &self.0 {
+            out = out.add(&term(m, c, &[]));
         }
-        acc
+        let shared = atoms.iter().flat_map(|(a, _, n)| {
+            [(*a, 1), (*a, -1)]
+                .into_iter()
+                .zip(n)
+                .filter(|(_, n)| **n >= 2)
+                .map(|(x, _)| x)
+        });
+        for (a, sign) in shared.take(MAX_REGROUPINGS) {
+            let holds = |m: &Mono| m.0.iter().any(|(b, e)| b == a && e.signum() == sign);
+            // The factor common to the terms that hold `a`: each atom at its least
+            // power among them, where all hold it at powers of one sign.
+            let mut group = self.0.iter().filter(|(m, _)| holds(m));
+            let Some((first, _)) = group.next() else {
+                continue;
+            };
+            let mut common: SmallVec<[(&Atom, i32); 2]> =
+                first.0.iter().map(|(b, e)| (b, *e)).collect();
+            for (m, _) in group {
+                common.retain(|(b, k)| match m.0.iter().find(|(x, _)| x == *b) {
+                    Some((_, e)) if e.signum() == k.signum() => {
+                        *k = k.signum() * k.abs().min(e.abs());
+                        true
+                    }
+                    _ => false,
+                });
+            }
+            let mut factor = Interval::point(Rat::one());
+            for (b, k) in &common {
+                factor = factor.mul(&of(b).pow(*k));
+            }
+            let mut q = Interval::point(Rat::zero());
+            let mut r = Interval::point(Rat::zero());
+            for (m, c) in &self.0 {
+                if holds(m) {
+                    q = q.add(&term(m, c, &common));
+                } else {
+                    r = r.add(&term(m, c, &[]));
+                }
+            }
+            let narrowed = out.intersect(&r.add(&factor.mul(&q)));
+            // Only an empty domain makes two enclosures disjoint.
+            if !narrowed.is_empty() {
+                out = narrowed;
+            }
+        }
+        out
     }
 
     /// `Some(g)` when the value is provably an integer multiple of `g` (a
@@ -1196,33 +1278,56 @@ fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usiz
 /// Bounds of `floordiv(a, b)` or `ceildiv(a, b)` (`round`) from those of `a` (`x`)
 /// and `b` (`y`). Interval arithmetic forgets that `a` and `b` move together: for
 /// `floordiv(A - 2, A + 1)` it gives `[-1, inf]`, although the quotient is below 1.
-/// `round(a/b) = 1 + round((a - b)/b)` (for every `b != 0`) bounds it as well when
-/// `a - b` cancels to a polynomial of symbols alone (a constant `c` included), and the
-/// two are intersected: spellings of one value (`ceildiv(-2, A + 1)` is
-/// `floordiv(A - 2, A + 1)`; `ceildiv(A, B + 1)` is `floordiv(A + B, B + 1)`) then get
-/// bounds as tight. Only then: the bounds of a symbols-only `a - b` visit no
-/// operator atom, so they cost nothing from the walk's budget.
+/// `round(a/b) = k + round((a - k*b)/b)` for every integer `k` (and `b != 0`), so
+/// each such shift that leaves `a - k*b` a polynomial of symbols alone (a constant
+/// included) bounds the quotient as well, and the bounds intersect. The shifts
+/// tried are 1 and, around the ratio of `a`'s and `b`'s coefficients of `b`'s
+/// first non-constant monomial, the integers on either side: spellings of one
+/// value (`ceildiv(-2, A + 1)` is `floordiv(A - 2, A + 1)`; `ceildiv(A, B + 1)` is
+/// `floordiv(A + B, B + 1)`; `ceildiv(3*S, S + 1)` is `floordiv(4*S, S + 1)`) then
+/// get bounds as tight. The bounds of a symbols-only polynomial visit no operator
+/// atom, so they cost nothing from the walk's budget.
 fn quotient_bounds(
     o: &OpAtom,
     (x, y): (&Interval, &Interval),
     info: &dyn SymbolInfo,
     round: fn(&Interval, &Interval) -> Interval,
 ) -> Interval {
-    let direct = round(x, y);
+    let mut out = round(x, y);
     if o.b.as_const().is_some() {
-        return direct;
+        return out;
     }
-    let diff = o.a.sub(&o.b);
-    if !diff
-        .0
-        .iter()
-        .all(|(m, _)| m.0.iter().all(|(a, _)| matches!(a, Atom::Sym(_))))
-    {
-        return direct;
+    let mut shifts: SmallVec<[Rat; 3]> = smallvec::smallvec![Rat::one()];
+    let lead = o.b.0.iter().find(|(m, _)| !m.0.is_empty());
+    if let Some((m, cb)) = lead {
+        if let Some((_, ca)) = o.a.0.iter().find(|(n, _)| n == m) {
+            if let Some(k) = ca.div(cb) {
+                for s in [k.floor(), k.ceil()] {
+                    if !s.is_zero() && !shifts.contains(&s) {
+                        shifts.push(s);
+                    }
+                }
+            }
+        }
     }
-    let spent = Cell::new(0);
-    let shifted = round(&diff.bounds_at(info, 0, &spent), y).add(&Interval::point(Rat::one()));
-    direct.intersect(&shifted)
+    for k in shifts {
+        let diff = o.a.sub(&o.b.scale(&k));
+        let symbols_only = diff
+            .0
+            .iter()
+            .all(|(m, _)| m.0.iter().all(|(a, _)| matches!(a, Atom::Sym(_))));
+        if !symbols_only {
+            continue;
+        }
+        let spent = Cell::new(0);
+        let shifted = round(&diff.bounds_at(info, 0, &spent), y).add(&Interval::point(k));
+        let narrowed = out.intersect(&shifted);
+        // Only an empty domain makes two enclosures disjoint.
+        if !narrowed.is_empty() {
+            out = narrowed;
+        }
+    }
+    out
 }
 
 fn atom_divisor(
