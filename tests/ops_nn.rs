@@ -1216,3 +1216,38 @@ fn algebra_floordiv_le_ceildiv() {
     let m = ctx.alg.min(f, c);
     assert_eq!(ctx.alg.render(m), "floordiv(H - 1, 3) + 1");
 }
+
+/// RoiAlign's output sizes must be positive; an error names the first bad one with
+/// its own value (with both bad, `output_height` and its value, not the smaller).
+#[test]
+fn roi_align_output_sizes_must_be_positive() {
+    let mut ctx = ShapesContext::default();
+    tensor(&mut ctx, "x", &["N", "C", "H", "W"]);
+    tensor(&mut ctx, "rois", &["R", "4"]);
+    tensor(&mut ctx, "bi", &["R"]);
+    let roi = |oh: i64, ow: i64| {
+        node(
+            "RoiAlign",
+            16,
+            &["x", "rois", "bi"],
+            &["y"],
+            &[
+                ("output_height", Attr::Int(oh)),
+                ("output_width", Attr::Int(ow)),
+            ],
+        )
+    };
+    assert_eq!(out(&mut ctx, &roi(2, 3), 0), "[R, C, 2, 3]");
+    for (oh, ow, name, value) in [
+        (0, 3, "output_height", "0"),
+        (2, -1, "output_width", "-1"),
+        (0, -5, "output_height", "0"),
+    ] {
+        match run(&mut ctx, &roi(oh, ow)) {
+            Err(OpError::BadAttribute {
+                name: n, value: v, ..
+            }) => assert_eq!((n, v.as_str()), (name, value), "{oh} x {ow}"),
+            other => panic!("{oh} x {ow}: expected a bad attribute, got {other:?}"),
+        }
+    }
+}

@@ -308,19 +308,8 @@ fn roi_align(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let x = ctx.input(node, 0, "X")?;
     let rois = ctx.input(node, 1, "rois")?;
     let bi = ctx.input(node, 2, "batch_indices")?;
-    let oh = attr_int(node, "output_height", 1)?;
-    let ow = attr_int(node, "output_width", 1)?;
-    if oh <= 0 || ow <= 0 {
-        return Err(OpError::BadAttribute {
-            name: if oh <= 0 {
-                "output_height"
-            } else {
-                "output_width"
-            },
-            value: oh.min(ow).to_string(),
-            why: "must be positive".to_string(),
-        });
-    }
+    let oh = require_positive("output_height", attr_int(node, "output_height", 1)?)?;
+    let ow = require_positive("output_width", attr_int(node, "output_width", 1)?)?;
     let out = roi_output(ctx, node, &x, &rois, 4, (oh, ow), None, Equate::Warn)?;
     if let (Some(b), Some(r)) = (&bi.shape, &rois.shape) {
         expect_rank("batch_indices", b, 1)?;
