@@ -39,8 +39,9 @@ pub const MAX_DEPTH: usize = 64;
 /// depth, is what grows.
 pub const MAX_ATOM_VISITS: usize = 4096;
 
-/// At most this many atoms regroup a sum in [`Poly::bounds`] (the first ones held
-/// by several terms): each costs a pass over the terms.
+/// At most this many (atom, sign) pairs regroup a sum in [`Poly::bounds`] (those
+/// of the first atoms that several terms hold at powers of that sign): each costs a
+/// pass over the terms.
 pub const MAX_REGROUPINGS: usize = 4;
 
 /// The most nodes ([`Poly::nodes`]) an expanded product may copy from its
@@ -831,7 +832,9 @@ impl Poly {
     /// sign, those terms with their common factor `f` taken out, `f*q + r`.
     /// Interval arithmetic forgets that terms move together (`A - A*A - B` spans
     /// everything term by term, `A*(1 - A) - B` is `<= -1` for `A, B >= 1`); every
-    /// grouping encloses every value, so their intersection does too.
+    /// grouping encloses every value, so their intersection does too. At most
+    /// [`MAX_REGROUPINGS`] (atom, sign) pairs regroup, in order of the atoms' first
+    /// appearance in the terms.
     fn bounds_at(&self, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usize>) -> Interval {
         // Each distinct atom, its bounds and how many terms hold it at a positive
         // and at a negative power.
@@ -854,6 +857,7 @@ impl Poly {
                 .find(|(b, ..)| *b == a)
                 .map_or_else(Interval::top, |(_, i, _)| i.clone())
         };
+        // A term's bounds, the powers in `skip` taken out.
         let term = |m: &Mono, c: &Rat, skip: &[(&Atom, i32)]| {
             let mut t = Interval::point(c.clone());
             for (a, e) in &m.0 {
@@ -864,25 +868,26 @@ impl Poly {
             }
             t
         };
+        let terms: SmallVec<[Interval; 4]> = self.0.iter().map(|(m, c)| term(m, c, &[])).collect();
         let mut out = Interval::point(Rat::zero());
-        for (m, c) in &self.0 {
-            out = out.add(&term(m, c, &[]));
+        for t in &terms {
+            out = out.add(t);
         }
-        let shared = atoms.iter().flat_map(|(a, _, n)| {
-            [(*a, 1), (*a, -1)]
-                .into_iter()
-                .zip(n)
-                .filter(|(_, n)| **n >= 2)
-                .map(|(x, _)| x)
-        });
-        for (a, sign) in shared.take(MAX_REGROUPINGS) {
+        let mut shared: SmallVec<[(&Atom, i32); 4]> = SmallVec::new();
+        for (a, _, [positive, negative]) in &atoms {
+            if *positive >= 2 {
+                shared.push((a, 1));
+            }
+            if *negative >= 2 {
+                shared.push((a, -1));
+            }
+        }
+        for &(a, sign) in shared.iter().take(MAX_REGROUPINGS) {
             let holds = |m: &Mono| m.0.iter().any(|(b, e)| b == a && e.signum() == sign);
             // The factor common to the terms that hold `a`: each atom at its least
             // power among them, where all hold it at powers of one sign.
             let mut group = self.0.iter().filter(|(m, _)| holds(m));
-            let Some((first, _)) = group.next() else {
-                continue;
-            };
+            let (first, _) = group.next().expect("at least two terms hold the atom");
             let mut common: SmallVec<[(&Atom, i32); 2]> =
                 first.0.iter().map(|(b, e)| (b, *e)).collect();
             for (m, _) in group {
@@ -900,18 +905,14 @@ impl Poly {
             }
             let mut q = Interval::point(Rat::zero());
             let mut r = Interval::point(Rat::zero());
-            for (m, c) in &self.0 {
+            for ((m, c), t) in self.0.iter().zip(&terms) {
                 if holds(m) {
                     q = q.add(&term(m, c, &common));
                 } else {
-                    r = r.add(&term(m, c, &[]));
+                    r = r.add(t);
                 }
             }
-            let narrowed = out.intersect(&r.add(&factor.mul(&q)));
-            // Only an empty domain makes two enclosures disjoint.
-            if !narrowed.is_empty() {
-                out = narrowed;
-            }
+            narrow(&mut out, &r.add(&factor.mul(&q)));
         }
         out
     }
@@ -1297,6 +1298,17 @@ fn quotient_bounds(
     if o.b.as_const().is_some() {
         return out;
     }
+    // `a - k*b` is of symbols alone only if `a` and `b` hold the same monomials
+    // with operator atoms.
+    // (Terms are in canonical order, so equal sets compare equal in order.)
+    fn with_ops(p: &Poly) -> impl Iterator<Item = &Mono> {
+        p.0.iter()
+            .filter(|(m, _)| m.0.iter().any(|(a, _)| matches!(a, Atom::Op(_))))
+            .map(|(m, _)| m)
+    }
+    if !with_ops(&o.a).eq(with_ops(&o.b)) {
+        return out;
+    }
     let mut shifts: SmallVec<[Rat; 3]> = smallvec::smallvec![Rat::one()];
     let lead = o.b.0.iter().find(|(m, _)| !m.0.is_empty());
     if let Some((m, cb)) = lead {
@@ -1316,18 +1328,22 @@ fn quotient_bounds(
             .0
             .iter()
             .all(|(m, _)| m.0.iter().all(|(a, _)| matches!(a, Atom::Sym(_))));
-        if !symbols_only {
-            continue;
-        }
-        let spent = Cell::new(0);
-        let shifted = round(&diff.bounds_at(info, 0, &spent), y).add(&Interval::point(k));
-        let narrowed = out.intersect(&shifted);
-        // Only an empty domain makes two enclosures disjoint.
-        if !narrowed.is_empty() {
-            out = narrowed;
+        if symbols_only {
+            let spent = Cell::new(0);
+            let bounds = diff.bounds_at(info, 0, &spent);
+            narrow(&mut out, &round(&bounds, y).add(&Interval::point(k)));
         }
     }
     out
+}
+
+/// Intersect `out`, an enclosure of a value, with `by`, another. Only an empty
+/// domain makes two enclosures disjoint; `out` is kept then.
+fn narrow(out: &mut Interval, by: &Interval) {
+    let narrowed = out.intersect(by);
+    if !narrowed.is_empty() {
+        *out = narrowed;
+    }
 }
 
 fn atom_divisor(
