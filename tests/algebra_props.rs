@@ -1768,7 +1768,19 @@ fn regression_quotient_shifted_by_coefficient_ratio() {
             "broadcast(0, floordiv(4*S, S + 1))"
         );
     }
+    // The shifted numerator may hold operator atoms: `ceildiv(min(C, A)/2, A + 1)`
+    // is `floordiv(2*A + min(A, C) + 1, 2*A + 2)`, at least 1 either way.
+    for text in [
+        "broadcast(ceildiv(min(C, A)/2, A + 1) + A, 0)",
+        "broadcast(0, A + floordiv(2*A + min(A, C) + 1, 2*A + 2))",
+    ] {
+        assert_eq!(
+            simplify_text(&mut Algebra::default(), text),
+            "broadcast(0, A + floordiv(2*A + min(A, C) + 1, 2*A + 2))"
+        );
+    }
     assert_bounds(&[
+        ("floordiv(2*A + min(A, C) + 1, 2*A + 2)", "[1, inf]"),
         ("floordiv(4*S, S + 1)", "[2, 3]"),
         ("ceildiv(3*S, 2*S + 1)", "[1, 2]"),
         ("floordiv(3*S, 2*S + 1)", "[1, 1]"),

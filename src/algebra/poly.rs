@@ -1257,8 +1257,12 @@ fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usiz
             let x = o.a.bounds_at(info, depth + 1, budget);
             let y = o.b.bounds_at(info, depth + 1, budget);
             match o.kind {
-                OpKind::FloorDiv => quotient_bounds(o, (&x, &y), info, Interval::floordiv),
-                OpKind::CeilDiv => quotient_bounds(o, (&x, &y), info, Interval::ceildiv),
+                OpKind::FloorDiv => {
+                    quotient_bounds(o, (&x, &y), info, Interval::floordiv, depth + 1, budget)
+                }
+                OpKind::CeilDiv => {
+                    quotient_bounds(o, (&x, &y), info, Interval::ceildiv, depth + 1, budget)
+                }
                 OpKind::Mod
                     if o.a.int_divisor_at(info, depth + 1, budget).is_some()
                         && o.b.int_divisor_at(info, depth + 1, budget).is_some() =>
@@ -1280,33 +1284,23 @@ fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usiz
 /// and `b` (`y`). Interval arithmetic forgets that `a` and `b` move together: for
 /// `floordiv(A - 2, A + 1)` it gives `[-1, inf]`, although the quotient is below 1.
 /// `round(a/b) = k + round((a - k*b)/b)` for every integer `k` (and `b != 0`), so
-/// each such shift that leaves `a - k*b` a polynomial of symbols alone (a constant
-/// included) bounds the quotient as well, and the bounds intersect. The shifts
-/// tried are 1 and, around the ratio of `a`'s and `b`'s coefficients of `b`'s
-/// first non-constant monomial, the integers on either side: spellings of one
-/// value (`ceildiv(-2, A + 1)` is `floordiv(A - 2, A + 1)`; `ceildiv(A, B + 1)` is
-/// `floordiv(A + B, B + 1)`; `ceildiv(3*S, S + 1)` is `floordiv(4*S, S + 1)`) then
-/// get bounds as tight. The bounds of a symbols-only polynomial visit no operator
-/// atom, so they cost nothing from the walk's budget.
+/// each such shift bounds the quotient as well, and the bounds intersect. The
+/// shifts tried are 1 and, around the ratio of `a`'s and `b`'s coefficients of
+/// `b`'s first non-constant monomial, the non-zero integers on either side:
+/// spellings of one value (`ceildiv(-2, A + 1)` is `floordiv(A - 2, A + 1)`;
+/// `ceildiv(3*S, S + 1)` is `floordiv(4*S, S + 1)`; `ceildiv(min(C, A)/2, A + 1)`
+/// is `floordiv(2*A + min(A, C) + 1, 2*A + 2)`) then get bounds as tight. The
+/// bounds of `a - k*b` share the walk's depth and budget.
 fn quotient_bounds(
     o: &OpAtom,
     (x, y): (&Interval, &Interval),
     info: &dyn SymbolInfo,
     round: fn(&Interval, &Interval) -> Interval,
+    depth: usize,
+    budget: &Cell<usize>,
 ) -> Interval {
     let mut out = round(x, y);
     if o.b.as_const().is_some() {
-        return out;
-    }
-    // `a - k*b` is of symbols alone only if `a` and `b` hold the same monomials
-    // with operator atoms.
-    // (Terms are in canonical order, so equal sets compare equal in order.)
-    fn with_ops(p: &Poly) -> impl Iterator<Item = &Mono> {
-        p.0.iter()
-            .filter(|(m, _)| m.0.iter().any(|(a, _)| matches!(a, Atom::Op(_))))
-            .map(|(m, _)| m)
-    }
-    if !with_ops(&o.a).eq(with_ops(&o.b)) {
         return out;
     }
     let mut shifts: SmallVec<[Rat; 3]> = smallvec::smallvec![Rat::one()];
@@ -1323,16 +1317,8 @@ fn quotient_bounds(
         }
     }
     for k in shifts {
-        let diff = o.a.sub(&o.b.scale(&k));
-        let symbols_only = diff
-            .0
-            .iter()
-            .all(|(m, _)| m.0.iter().all(|(a, _)| matches!(a, Atom::Sym(_))));
-        if symbols_only {
-            let spent = Cell::new(0);
-            let bounds = diff.bounds_at(info, 0, &spent);
-            narrow(&mut out, &round(&bounds, y).add(&Interval::point(k)));
-        }
+        let bounds = o.a.sub(&o.b.scale(&k)).bounds_at(info, depth, budget);
+        narrow(&mut out, &round(&bounds, y).add(&Interval::point(k)));
     }
     out
 }
