@@ -31,16 +31,15 @@ pub const MAX_FUNCTION_DEPTH: usize = 16;
 /// Convert a parsed ONNX model.
 pub fn to_model(m: &ModelProto<'_>, path: &str, src: &DataSource) -> Result<Model, OnnxError> {
     let g = m.graph()?;
-    convert(m, path, src, Default::default(), |cx| cx.graph(g, 0))
+    convert(m, path, src, |cx| cx.graph(g, 0))
 }
 
 /// The model of `m` with the main graph that `graph` makes with a converter over `m`
-/// (its opsets, functions and external data), which makes names through `names`.
+/// (its opsets, functions and external data).
 fn convert(
     m: &ModelProto<'_>,
     path: &str,
     src: &DataSource,
-    names: crate::graph::Names,
     graph: impl FnOnce(&Cx<'_, '_>) -> Result<Graph, OnnxError>,
 ) -> Result<Model, OnnxError> {
     let mut opsets = IndexMap::new();
@@ -52,7 +51,7 @@ fn convert(
         opsets: &opsets,
         default_version: opsets.get("").copied().unwrap_or(0),
         src,
-        names: std::cell::RefCell::new(names),
+        names: Default::default(),
     };
     let graph = graph(&cx)?;
     Ok(Model {
@@ -89,9 +88,7 @@ fn stream_model(bytes: &[u8], path: &str, src: &DataSource) -> Result<Model, Onn
     for r in graphs {
         GraphProto::parse(r, 0)?;
     }
-    convert(&m, path, src, Default::default(), |cx| {
-        cx.stream_graph(last)
-    })
+    convert(&m, path, src, |cx| cx.stream_graph(last))
 }
 
 /// The graph's inputs: those declared, less its initializers (older exporters list
