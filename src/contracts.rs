@@ -310,16 +310,15 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Facts) -> Contract {
     } else {
         Default::default()
     };
-    let mut all: Vec<(Condition, Cond)> = merged
+    let mut all: Vec<Condition> = merged
         .into_values()
         .map(|mut c| {
             c.nodes
                 .sort_by_key(|n| order.get(n.as_str()).copied().unwrap_or(usize::MAX));
-            let norm = c.form.clone();
-            (c, norm)
+            c
         })
         .collect();
-    all.sort_by_key(|(c, _)| c.kind);
+    all.sort_by_key(|c| c.kind);
 
     // Redundancy: from the last to the first, drop what the others imply. An
     // undecidable condition may hold only when a branch runs, so it implies nothing,
@@ -333,7 +332,7 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Facts) -> Contract {
     );
     let mut conditions = Vec::new();
     let mut redundant = Vec::new();
-    for ((c, _), k) in all.into_iter().zip(keep) {
+    for (c, k) in all.into_iter().zip(keep) {
         if k {
             conditions.push(c);
         } else {
@@ -355,22 +354,21 @@ pub fn derive(model: &Model, ctx: &ShapesContext, options: &Facts) -> Contract {
 /// that are kept. Each condition is judged against the earlier ones and the later
 /// kept ones, as when a scratch per condition assumes them all, in another order
 /// (which, in the lists tested, changed an answer only where the conditions
-/// contradict each other);
-/// halving the range assumes each condition once per level (`n log n` assumptions
-/// and `n` copies of a scratch in all, not `n^2` assumptions).
+/// contradict each other). Halving the range assumes each condition once per level
+/// (`n log n` assumptions and `n` copies of a scratch in all, not `n^2`).
 fn drop_implied(
-    all: &[(Condition, Cond)],
+    all: &[Condition],
     keep: &mut [bool],
     range: std::ops::Range<usize>,
     mut outside: Scratch<'_>,
 ) {
-    let assumed = |j: usize| all[j].0.kind != Kind::Undecidable;
+    let assumed = |j: usize| all[j].kind != Kind::Undecidable;
     match range.len() {
         0 => {}
         1 => {
             let i = range.start;
             let judged = matches!(
-                all[i].0.kind,
+                all[i].kind,
                 Kind::Equal
                     | Kind::Divides
                     | Kind::Range
@@ -378,7 +376,7 @@ fn drop_implied(
                     | Kind::Either
                     | Kind::Undecidable
             );
-            if judged && outside.eval(&all[i].1) == Truth::True {
+            if judged && outside.eval(&all[i].form) == Truth::True {
                 keep[i] = false;
             }
         }
@@ -387,11 +385,11 @@ fn drop_implied(
             // The upper half first: the lower half is all still kept.
             let mut upper = outside.clone();
             for j in (range.start..mid).filter(|&j| assumed(j)) {
-                upper.assume(&all[j].1);
+                upper.assume(&all[j].form);
             }
             drop_implied(all, keep, mid..range.end, upper);
             for j in (mid..range.end).filter(|&j| keep[j] && assumed(j)) {
-                outside.assume(&all[j].1);
+                outside.assume(&all[j].form);
             }
             drop_implied(all, keep, range.start..mid, outside);
         }
@@ -1561,7 +1559,7 @@ mod tests {
         let mut dropped = 0;
         for _ in 0..1000 {
             let n = 1 + next(9) as usize;
-            let all: Vec<(Condition, Cond)> = (0..n)
+            let all: Vec<Condition> = (0..n)
                 .map(|_| {
                     let k = 1 + next(8) as i64;
                     let (kind, cond) = match next(5) {
@@ -1571,27 +1569,26 @@ mod tests {
                         3 => (Kind::Inequality, Cond::Le(sym("T"), sym("S"))),
                         _ => (Kind::Undecidable, Cond::Le(Side::num(k), sym("T"))),
                     };
-                    let c = Condition {
+                    Condition {
                         kind,
                         condition: String::new(),
                         symbols: Vec::new(),
                         nodes: Vec::new(),
                         sources: Vec::new(),
                         note: None,
-                        form: cond.clone(),
-                    };
-                    (c, cond)
+                        form: cond,
+                    }
                 })
                 .collect();
             let mut want = vec![true; n];
             for i in (0..n).rev() {
                 let mut s = Scratch::new(&[], None);
-                for (j, (c, cj)) in all.iter().enumerate() {
+                for (j, c) in all.iter().enumerate() {
                     if j != i && want[j] && c.kind != Kind::Undecidable {
-                        s.assume(cj);
+                        s.assume(&c.form);
                     }
                 }
-                if s.eval(&all[i].1) == Truth::True {
+                if s.eval(&all[i].form) == Truth::True {
                     want[i] = false;
                 }
             }
@@ -1601,7 +1598,7 @@ mod tests {
                 got,
                 want,
                 "{:?}",
-                all.iter().map(|(_, c)| render_cond(c)).collect::<Vec<_>>()
+                all.iter().map(|c| render_cond(&c.form)).collect::<Vec<_>>()
             );
             dropped += want.iter().filter(|k| !**k).count();
         }
