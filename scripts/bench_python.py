@@ -10,6 +10,17 @@ process, on a fresh copy of that ModelProto per call (copying is not timed):
   ort    : onnxruntime.tools.symbolic_shape_infer.SymbolicShapeInference
                .infer_shapes(m, auto_merge=True)                     -> ModelProto
 
+Two more columns split symdim's time, so that what a target leaves for inference can be
+read off one run (--split; timed on fresh copies right after symdim's call in each
+round, so with the extension's allocator warm, while symdim's call follows onnx's or
+onnxruntime's):
+
+  native   : the extension's call alone (read, infer, write the shapes), on the model's
+             bytes serialized beforehand: symdim._native.annotate(bytes, skeleton=...)
+  protobuf : symdim.infer_shapes(m) with that call answered from a cached result: what
+             the Python protobuf runtime spends (serializing the model, copying it and
+             merging the shapes in)
+
 Each peer gets one warm-up call, then the peers take turns, one timed call each per
 round, so that a slow spell of the machine falls on all of them; the table shows
 medians (--runs calls for symdim and onnx, --ort-runs for onnxruntime, whose calls take
@@ -18,7 +29,7 @@ a second or more) and the ratios symdim/onnx and symdim/ort (issue 23 targets on
 
 Usage:
   python scripts/bench_python.py [MODEL.onnx ...] [--runs 21] [--ort-runs 3]
-         [--peers symdim,onnx,ort] [--json OUT.json]
+         [--peers symdim,onnx,ort] [--split] [--json OUT.json]
 Both clocks are shown: wall time, and CPU time of the process (user + system, every
 thread: steadier when other jobs share the machine).
 Without models: the llama models and PP-OCRv4 det of ../shared/corpus/real-models.
@@ -65,7 +76,44 @@ def peer_ort(m):
     return SymbolicShapeInference.infer_shapes(m, auto_merge=True)
 
 
+def native_args(base):
+    """What symdim.infer_shapes hands the extension for `base`: the serialized model and
+    a skeleton holding the graph's outputs and value_info."""
+    skeleton = type(base)()
+    skeleton.graph.SetInParent()
+    skeleton.graph.output.extend(base.graph.output)
+    skeleton.graph.value_info.extend(base.graph.value_info)
+    return base.SerializeToString(), skeleton.SerializeToString()
+
+
+def prepare_native(base):
+    from symdim import _native
+
+    data, skeleton = native_args(base)
+    return lambda m: _native.annotate(data, bind=None, assume=None, op_rules=None, skeleton=skeleton)
+
+
+def prepare_protobuf(base):
+    import symdim
+    from symdim import _native
+
+    data, skeleton = native_args(base)
+    cached = _native.annotate(data, bind=None, assume=None, op_rules=None, skeleton=skeleton)
+    real = _native.annotate
+
+    def call(m):
+        _native.annotate = lambda *args, **kwargs: cached
+        try:
+            return symdim.infer_shapes(m)
+        finally:
+            _native.annotate = real
+
+    return call
+
+
 PEERS = {"symdim": peer_symdim, "onnx": peer_onnx, "ort": peer_ort}
+# Peers made per model (they need the model's bytes or result beforehand).
+PREPARED = {"native": prepare_native, "protobuf": prepare_protobuf}
 
 
 def timed(fn, base):
@@ -88,15 +136,16 @@ def bench(path, peers, runs, ort_runs):
     result = {"model": path, "nodes": len(base.graph.node)}
     times = {p: [] for p in peers}
     errors = {}
+    fns = {p: PREPARED[p](base) if p in PREPARED else PEERS[p] for p in peers}
     for p in peers:  # warm-up (imports, caches)
-        _, err = timed(PEERS[p], base)
+        _, err = timed(fns[p], base)
         if err:
             errors[p] = err
     for i in range(runs):
         for p in peers:
             if p in errors or (p == "ort" and i >= ort_runs):
                 continue
-            t, err = timed(PEERS[p], base)
+            t, err = timed(fns[p], base)
             if err:
                 errors[p] = err
             else:
@@ -119,6 +168,7 @@ def main():
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--ort-runs", type=int, default=3)
     ap.add_argument("--peers", default="symdim,onnx,ort")
+    ap.add_argument("--split", action="store_true", help="add the native and protobuf columns")
     ap.add_argument("--json")
     args = ap.parse_args()
     models = args.models or [os.path.join(CORPUS, m) for m in DEFAULT_MODELS]
@@ -126,6 +176,13 @@ def main():
     if missing:
         sys.exit(f"missing models: {', '.join(missing)} (the default ones are in ../shared/corpus)")
     peers = [p.strip() for p in args.peers.split(",") if p.strip()]
+    if args.split:
+        # Right after symdim in each round: its steps, timed while its memory is warm.
+        at = peers.index("symdim") + 1 if "symdim" in peers else 0
+        peers[at:at] = [p for p in ("native", "protobuf") if p not in peers]
+    unknown = [p for p in peers if p not in PEERS and p not in PREPARED]
+    if unknown:
+        sys.exit(f"unknown peers: {', '.join(unknown)} (known: {', '.join([*PEERS, *PREPARED])})")
     import onnx
     import onnxruntime
     import symdim
