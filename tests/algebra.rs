@@ -95,6 +95,41 @@ fn minus_one_not_provable_gives_fresh_dim_and_relation() {
     assert_eq!(alg.equal(lhs, rhs), Truth::True);
 }
 
+/// `floordiv` and `ceildiv` round: their value is an integer even when their argument
+/// is a fraction, as image sizes scaled by `min(320/min(H, W), ...)` are in detection
+/// exports. So rounding one again changes nothing, and a Reshape's `-1` that divides
+/// out a factor of such terms is exact, not a fresh dim.
+#[test]
+fn rounding_a_fraction_gives_an_integer() {
+    let mut alg = Algebra::default();
+    // ⌊⌈x⌉⌋ = ⌈x⌉ and ⌈⌊x⌋⌉ = ⌊x⌋ for every rational x.
+    assert_eq!(
+        simplify(&mut alg, "floordiv(ceildiv(min(H/3, W), 32), 1)"),
+        "ceildiv(min(H/3, W), 32)"
+    );
+    assert_eq!(
+        simplify(&mut alg, "ceildiv(floordiv(H*min(3/W, 2), 1), 1)"),
+        "floordiv(H*min(2, 3/W), 1)"
+    );
+    // A `mod` of a fraction is not an integer (H = 1: mod(1/2, 1) = 1/2, whose floor is
+    // 0), so this one stays.
+    assert_eq!(
+        simplify(&mut alg, "floordiv(mod(H/2, 1), 1)"),
+        "floordiv(mod(H/2, 1), 1)"
+    );
+    // [15*floordiv(min(H/3, W), 1)*ceildiv(min(H/3, W), 32)] to [ceildiv(min(H/3, W), 32), -1]:
+    // the divisor is >= 1 (min(H/3, W) >= 1/3) and the quotient an integer.
+    let input = dims(
+        &mut alg,
+        &["15*floordiv(min(H/3, W), 1)*ceildiv(min(H/3, W), 32)"],
+    );
+    let known = dims(&mut alg, &["ceildiv(min(H/3, W), 32)"]);
+    match alg.solve_minus_one(&input, &known, key("r", 1)).unwrap() {
+        MinusOne::Exact(q) => assert_eq!(alg.render(q), "15*floordiv(min(H/3, W), 1)"),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn fresh_names_skip_existing_symbols() {
     let mut alg = Algebra::default();

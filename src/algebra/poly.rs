@@ -1341,16 +1341,21 @@ fn atom_divisor(
     match a {
         Atom::Sym(s) => Some(info.divisor(*s)),
         Atom::Op(_) if depth >= MAX_DEPTH || !visit(budget) => None,
-        Atom::Op(o) => {
-            let x = o.a.int_divisor_at(info, depth + 1, budget)?;
-            let y = o.b.int_divisor_at(info, depth + 1, budget)?;
-            match o.kind {
-                OpKind::Mul => Some(x.mul(&y)),
-                OpKind::Min | OpKind::Max | OpKind::Broadcast => Some(x.gcd(&y)),
-                OpKind::FloorDiv | OpKind::CeilDiv | OpKind::Mod => Some(Rat::one()),
-                OpKind::Div => None,
+        Atom::Op(o) => match o.kind {
+            // ⌊x⌋ and ⌈x⌉ are integers for every rational x, integral arguments or not.
+            OpKind::FloorDiv | OpKind::CeilDiv => Some(Rat::one()),
+            OpKind::Div => None,
+            // The rest are integers when their arguments are.
+            OpKind::Mul | OpKind::Min | OpKind::Max | OpKind::Broadcast | OpKind::Mod => {
+                let x = o.a.int_divisor_at(info, depth + 1, budget)?;
+                let y = o.b.int_divisor_at(info, depth + 1, budget)?;
+                Some(match o.kind {
+                    OpKind::Mul => x.mul(&y),
+                    OpKind::Mod => Rat::one(),
+                    _ => x.gcd(&y),
+                })
             }
-        }
+        },
     }
 }
 
