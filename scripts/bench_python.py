@@ -9,6 +9,8 @@ process, on a fresh copy of that ModelProto per call (copying is not timed):
   onnx   : onnx.shape_inference.infer_shapes(m, data_prop=True)     -> ModelProto
   ort    : onnxruntime.tools.symbolic_shape_infer.SymbolicShapeInference
                .infer_shapes(m, auto_merge=True)                     -> ModelProto
+  report : symdim.infer(m) (only with --peers ...,report)          -> symdim.Report,
+           for a pipeline that needs the shapes but not an annotated model
 
 Two more columns split symdim's time, so that what a target leaves for inference can be
 read off one run (--split; timed on fresh copies right after symdim's call in each
@@ -64,6 +66,12 @@ def peer_symdim(m):
     return symdim.infer_shapes(m)
 
 
+def peer_report(m):
+    import symdim
+
+    return symdim.infer(m)
+
+
 def peer_onnx(m):
     import onnx
 
@@ -111,7 +119,7 @@ def prepare_protobuf(base):
     return call
 
 
-PEERS = {"symdim": peer_symdim, "onnx": peer_onnx, "ort": peer_ort}
+PEERS = {"symdim": peer_symdim, "report": peer_report, "onnx": peer_onnx, "ort": peer_ort}
 # Peers made per model (they need the model's bytes or result beforehand).
 PREPARED = {"native": prepare_native, "protobuf": prepare_protobuf}
 
