@@ -1160,6 +1160,47 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(cfg(200))]
+
+    /// The quotient an integer `Div` of shape values takes where its divisor may be 0:
+    /// wherever the divisor is not 0, it is the integer `p / d`; and a divisor said
+    /// never to be 0 is not 0 at any assignment.
+    #[test]
+    fn quotient_where_nonzero_is_sound(
+        d in prop_oneof![divisor_dim(), Just("S - 1".to_string()), Just("A*S - A".to_string())],
+        p in expr(),
+        m in shape_dim(),
+        k in 0u8..3,
+        envs in envs(16),
+    ) {
+        let mut alg = Algebra::default();
+        let pt = match k {
+            0 => p.text(),
+            1 => format!("({d})*({m})"),
+            _ => format!("({d})*({m}) + {}", p.text()),
+        };
+        let dd = alg.parse(&d).unwrap();
+        let dp = alg.parse(&pt).unwrap();
+        let Some((q, may_be_zero)) = alg.quotient_where_nonzero(dp, dd) else {
+            return Ok(());
+        };
+        let qt = alg.render(q);
+        for env in &envs {
+            let (Some(dv), Some(pv)) = (eval(&d, env), eval(&pt, env)) else {
+                continue;
+            };
+            if dv.is_zero() {
+                prop_assert!(may_be_zero, "{} said never 0, 0 at {}", d, show(env));
+                continue;
+            }
+            let want = pv.div(&dv);
+            prop_assert!(is_integer(&want), "{} / {} = {} not an integer at {}", pt, d, qt, show(env));
+            prop_assert_eq!(eval(&qt, env), want.clone(), "{} / {} = {} at {}", pt, d, qt, show(env));
+        }
+    }
+}
+
 // ----- 8. facts -------------------------------------------------------------------
 
 proptest! {

@@ -176,6 +176,25 @@ fn arithmetic_values() {
     // a divisor that may be 0: no value
     put(&mut ctx, "z", I64, &[], Some(&["N - 1"]));
     assert_eq!(one(&mut ctx, &bin("Div", "s", "z")).1, "none");
+    // unless it divides exactly: integer division by 0 is undefined, so wherever the
+    // Div runs, 9*N - 9 over N - 1 is 9 (and (N - 1)*S over it is S); the rule records
+    // that the divisor must be at least 1, once per divisor
+    put(&mut ctx, "e", I64, &["2"], Some(&["9*N - 9", "N*S - S"]));
+    assert!(ctx.alg.requirements().is_empty());
+    assert_eq!(one(&mut ctx, &bin("Div", "e", "z")).1, "[9, S]");
+    let reqs: Vec<_> = ctx
+        .alg
+        .requirements()
+        .iter()
+        .map(|r| (r.text.as_str(), r.kind, r.node.as_str()))
+        .collect();
+    assert_eq!(reqs, [("1 <= N - 1", "divisor", "Div_t")]);
+    // a divisor that may be negative as well: 9 is still the quotient wherever it is
+    // defined, but `1 <= S - N` would be wrong to require, so no value
+    put(&mut ctx, "w", I64, &[], Some(&["S - N"]));
+    put(&mut ctx, "e2", I64, &[], Some(&["9*S - 9*N"]));
+    assert_eq!(one(&mut ctx, &bin("Div", "e2", "w")).1, "none");
+    assert_eq!(ctx.alg.requirements().len(), 1);
     // float Div is exact
     put(&mut ctx, "f", F32, &["2"], Some(&["S", "3"]));
     put(&mut ctx, "f2", F32, &[], Some(&["2"]));

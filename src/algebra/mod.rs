@@ -1195,6 +1195,21 @@ impl Algebra {
         }
     }
 
+    /// The quotient `p / d` when it is an integer wherever `d` is not 0, and whether
+    /// `d` may be 0 (then the quotient holds only where it is not, and the caller
+    /// records that it must not be). `None` when the quotient is not provably an
+    /// integer or `d` is the constant 0. Unlike [`Algebra::div`], a divisor that may
+    /// vanish still gives the quotient: `9*A / A` is `9` wherever it is defined.
+    pub fn quotient_where_nonzero(&mut self, p: Dim, d: Dim) -> Option<(Dim, bool)> {
+        match self.quotient(p, d) {
+            (Truth::True, Some(q)) => {
+                let may_be_zero = !self.nonzero(d);
+                Some((self.from_poly(&q), may_be_zero))
+            }
+            _ => None,
+        }
+    }
+
     /// Solve Reshape's `-1`: `product(input) / product(known)`.
     ///
     /// Returns the quotient in closed form when it provably is an integer; a fresh

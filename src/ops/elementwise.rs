@@ -32,7 +32,9 @@
 //!   the divisor's sign is proven (`b > 0`; negated for `b < 0`), and no value
 //!   otherwise (the shape is still inferred).
 //!   OpenVINO's `Divide` floors (`m_pythondiv`, the default) or truncates. A
-//!   divisor that may be 0 gives no value.
+//!   divisor `b >= 0` that may be 0 gives the exact quotient when it is an
+//!   integer wherever `b != 0` (integer division by 0 is undefined), and the
+//!   requirement `1 <= b` (kind `divisor`); otherwise no value.
 //! - float `Div` is exact rational division (divisor provably non-zero); `Mean`
 //!   likewise; `Reciprocal` of a provably non-zero float.
 //! - Floor modulo (ONNX `Mod` with `fmod = 0`, OpenVINO `FloorMod`: the sign of
@@ -455,6 +457,23 @@ fn trunc_div_any_sign(alg: &mut Algebra, a: Dim, b: Dim) -> Dim {
     alg.sub(p, n)
 }
 
+/// An integer division by `y >= 0` that may be 0: its exact quotient when that is an
+/// integer wherever `y` is not 0, whatever the rounding (shape subgraphs divide a
+/// count by a sum of counts that cannot be proven non-zero, as detection exports'
+/// anchors per location do). Integer division by 0 is undefined, so the quotient is
+/// the value wherever the model runs; `y` goes on `nonzero` for the caller to
+/// record `1 <= y`.
+fn int_div_may_be_zero(alg: &mut Algebra, x: Dim, y: Dim, nonzero: &mut Vec<Dim>) -> Option<Dim> {
+    if !alg.bounds(y).is_nonneg() {
+        return None;
+    }
+    let (q, may_be_zero) = alg.quotient_where_nonzero(x, y)?;
+    if may_be_zero {
+        nonzero.push(y);
+    }
+    Some(q)
+}
+
 /// Truncated remainder (C `fmod`, the sign of the dividend).
 fn trunc_mod(alg: &mut Algebra, a: Dim, b: Dim) -> Option<Dim> {
     if alg.as_const(a).is_some() && alg.as_const(b).is_some() {
@@ -676,15 +695,25 @@ fn unary_values(alg: &mut Algebra, op: Unary, x: &TensorFact) -> Option<Vec<Dim>
 }
 
 /// The value of `op` on one pair of elements whose values combine as `num` (see
-/// the module doc); `None` when it has no closed form here.
-pub fn bin_value(alg: &mut Algebra, op: BinOp, num: Num, x: Dim, y: Dim) -> Option<Dim> {
+/// the module doc); `None` when it has no closed form here. An integer division
+/// whose divisor may be 0 pushes the divisor on `nonzero` when it gives a value:
+/// the value holds where the divisor is not 0, for the caller to record.
+pub fn bin_value(
+    alg: &mut Algebra,
+    op: BinOp,
+    num: Num,
+    x: Dim,
+    y: Dim,
+    nonzero_divisors: &mut Vec<Dim>,
+) -> Option<Dim> {
     match op {
         BinOp::Add => Some(alg.add_dims(x, y)),
         BinOp::Sub => Some(alg.sub(x, y)),
         BinOp::Mul => Some(alg.mul(x, y)),
         BinOp::Div(round) => match num {
+            Num::Int if !nonzero(alg, y) => int_div_may_be_zero(alg, x, y, nonzero_divisors),
             Num::Int if round == IntRound::Trunc => trunc_div(alg, x, y),
-            Num::Int if nonzero(alg, y) => Some(alg.floordiv(x, y)),
+            Num::Int => Some(alg.floordiv(x, y)),
             Num::Float if nonzero(alg, y) => Some(alg.div_rational(x, y)),
             _ => None,
         },
@@ -740,12 +769,37 @@ pub fn binary_values(
     a: &TensorFact,
     b: &TensorFact,
     out: &[Dim],
+    nonzero_divisors: &mut Vec<Dim>,
 ) -> Option<Vec<Dim>> {
     let v = broadcast_values(alg, out, &[a, b])?;
     v[0].iter()
         .zip(&v[1])
-        .map(|(x, y)| bin_value(alg, op, num, *x, *y))
+        .map(|(x, y)| bin_value(alg, op, num, *x, *y, nonzero_divisors))
         .collect()
+}
+
+/// [`binary_values`] for `node`, recording `1 <= d` (kind `divisor`) for each
+/// divisor the values need to be non-zero.
+fn node_binary_values(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    op: BinOp,
+    num: Num,
+    a: &TensorFact,
+    b: &TensorFact,
+    out: &[Dim],
+) -> Option<Vec<Dim>> {
+    let mut divisors = Vec::new();
+    let values = binary_values(&mut ctx.alg, op, num, a, b, out, &mut divisors)?;
+    let one = ctx.alg.constant(1);
+    let mut seen = Vec::new();
+    for d in divisors {
+        if !seen.contains(&d) {
+            seen.push(d);
+            ctx.alg.record_requirement(one, d, &node.name, "divisor");
+        }
+    }
+    Some(values)
 }
 
 /// The shape of `select(cond, then, else)` (OpenVINO Select, oneDNN Select):
@@ -945,7 +999,7 @@ fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         broadcast_shapes(ctx, &node.name, &sa, &sb)?
     };
     let value = onnx_bin_op(op, fmod)
-        .and_then(|b_op| binary_values(&mut ctx.alg, b_op, Num::of(in_type), &a, &b, &out));
+        .and_then(|b_op| node_binary_values(ctx, node, b_op, Num::of(in_type), &a, &b, &out));
     if let Some(v) = &value {
         check_int_range(&ctx.alg, dtype, v, &node.op_type)?;
     }
@@ -1228,7 +1282,7 @@ fn openvino_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     } else {
         Num::Float
     };
-    let value = op.and_then(|op| binary_values(&mut ctx.alg, op, num, &a, &b, &shape));
+    let value = op.and_then(|op| node_binary_values(ctx, node, op, num, &a, &b, &shape));
     Ok(vec![fact_with_value(dtype, shape, value)])
 }
 
