@@ -111,12 +111,19 @@ fn rounding_a_fraction_gives_an_integer() {
         simplify(&mut alg, "ceildiv(floordiv(H*min(3/W, 2), 1), 1)"),
         "floordiv(H*min(2, 3/W), 1)"
     );
-    // A `mod` of a fraction is not an integer (H = 1: mod(1/2, 1) = 1/2, whose floor is
-    // 0), so this one stays.
-    assert_eq!(
-        simplify(&mut alg, "floordiv(mod(H/2, 1), 1)"),
-        "floordiv(mod(H/2, 1), 1)"
-    );
+    // A `mod` of a fraction is not an integer: 2*mod(H/3, 1) is 0, 2/3 or 4/3, whose
+    // floors are 0, 0 and 1. Whatever form the floor takes, it keeps those values.
+    let d = alg.parse("floordiv(2*mod(H/3, 1), 1)").unwrap();
+    alg.simplify(d);
+    for h in 1..=9i64 {
+        let at = |s: &str| (s == "H").then(|| Rat::int(h));
+        let want = i64::from(h % 3 == 2);
+        assert_eq!(
+            alg.eval(d, &at).and_then(|r| r.to_i64()),
+            Some(want),
+            "H = {h}"
+        );
+    }
     // [15*floordiv(min(H/3, W), 1)*ceildiv(min(H/3, W), 32)] to [ceildiv(min(H/3, W), 32), -1]:
     // the divisor is >= 1 (min(H/3, W) >= 1/3) and the quotient an integer.
     let input = dims(

@@ -769,6 +769,65 @@ fn shared_value_and_window_kernels() {
     );
 }
 
+/// Divide of shape values by a divisor that may be 0, both roundings: the exact
+/// quotient where it divides (9*(x - 1) over x - 1 is 9 wherever the Divide runs,
+/// since OpenVINO rejects an integer division by 0), with `1 <= divisor` recorded
+/// per divisor; no value where it does not divide (x over x - 1).
+#[test]
+fn divide_by_a_divisor_that_may_be_zero() {
+    let mut ir = Ir::default();
+    let x = ir.param("x", "?,?", "f32");
+    let s = ir.op1("s", "ShapeOf", "opset3", &[("output_type", "i64")], &[x]);
+    let one = ir.i64s("one", &[1, 1]);
+    let d = ir.op1("d", "Subtract", "opset1", &[], &[s, one]);
+    let nine = ir.i64s("nine", &[9, 9]);
+    let n = ir.op1("n", "Multiply", "opset1", &[], &[d, nine]);
+    let py = ir.op1(
+        "py",
+        "Divide",
+        "opset1",
+        &[("m_pythondiv", "true")],
+        &[n, d],
+    );
+    let tr = ir.op1(
+        "tr",
+        "Divide",
+        "opset1",
+        &[("m_pythondiv", "false")],
+        &[n, d],
+    );
+    let no = ir.op1(
+        "no",
+        "Divide",
+        "opset1",
+        &[("m_pythondiv", "true")],
+        &[s, d],
+    );
+    for p in [py, tr, no] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    no_diagnostics(&ctx);
+    assert_eq!(value(&ctx, &t(py)), "[9, 9]");
+    assert_eq!(value(&ctx, &t(tr)), "[9, 9]");
+    assert_eq!(value(&ctx, &t(no)), "none");
+    let reqs: Vec<_> = ctx
+        .alg
+        .requirements()
+        .iter()
+        .map(|r| (r.text.as_str(), r.kind, r.node.as_str()))
+        .collect();
+    assert_eq!(
+        reqs,
+        [
+            ("1 <= `x.0` - 1", "divisor", "py"),
+            ("1 <= `x.1` - 1", "divisor", "py"),
+            ("1 <= `x.0` - 1", "divisor", "tr"),
+            ("1 <= `x.1` - 1", "divisor", "tr"),
+        ]
+    );
+}
+
 #[test]
 fn window_errors_and_channel_mismatch() {
     let mut ir = Ir::default();
