@@ -1130,18 +1130,23 @@ fn divisor_dim() -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// A dividend for divisor `d`: `p` (`k == 0`), a multiple of `d` (`k == 1`), or a
+/// multiple of `d` plus `p`.
+fn dividend(d: &str, p: &E, m: &str, k: u8) -> String {
+    match k {
+        0 => p.text(),
+        1 => format!("({d})*({m})"),
+        _ => format!("({d})*({m}) + {}", p.text()),
+    }
+}
+
 proptest! {
     #![proptest_config(cfg(200))]
 
     #[test]
     fn divides_is_sound(d in divisor_dim(), p in expr(), m in shape_dim(), k in 0u8..3, envs in envs(16)) {
         let mut alg = Algebra::default();
-        // p, or a multiple of d, or a multiple of d plus p
-        let pt = match k {
-            0 => p.text(),
-            1 => format!("({d})*({m})"),
-            _ => format!("({d})*({m}) + {}", p.text()),
-        };
+        let pt = dividend(&d, &p, &m, k);
         let dd = alg.parse(&d).unwrap();
         let dp = alg.parse(&pt).unwrap();
         let t = alg.divides(dd, dp);
@@ -1175,11 +1180,7 @@ proptest! {
         envs in envs(16),
     ) {
         let mut alg = Algebra::default();
-        let pt = match k {
-            0 => p.text(),
-            1 => format!("({d})*({m})"),
-            _ => format!("({d})*({m}) + {}", p.text()),
-        };
+        let pt = dividend(&d, &p, &m, k);
         let dd = alg.parse(&d).unwrap();
         let dp = alg.parse(&pt).unwrap();
         let Some((q, may_be_zero)) = alg.quotient_where_nonzero(dp, dd) else {

@@ -811,14 +811,8 @@ fn divide_by_a_divisor_that_may_be_zero() {
     assert_eq!(value(&ctx, &t(py)), "[9, 9]");
     assert_eq!(value(&ctx, &t(tr)), "[9, 9]");
     assert_eq!(value(&ctx, &t(no)), "none");
-    let reqs: Vec<_> = ctx
-        .alg
-        .requirements()
-        .iter()
-        .map(|r| (r.text.as_str(), r.kind, r.node.as_str()))
-        .collect();
     assert_eq!(
-        reqs,
+        common::requirements(&ctx.alg),
         [
             ("1 <= `x.0` - 1", "divisor", "py"),
             ("1 <= `x.1` - 1", "divisor", "py"),

@@ -696,8 +696,8 @@ fn unary_values(alg: &mut Algebra, op: Unary, x: &TensorFact) -> Option<Vec<Dim>
 
 /// The value of `op` on one pair of elements whose values combine as `num` (see
 /// the module doc); `None` when it has no closed form here. An integer division
-/// whose divisor may be 0 pushes the divisor on `nonzero` when it gives a value:
-/// the value holds where the divisor is not 0, for the caller to record.
+/// whose divisor may be 0 pushes the divisor on `nonzero_divisors` when it gives a
+/// value: the value holds where the divisor is not 0, for the caller to record.
 pub fn bin_value(
     alg: &mut Algebra,
     op: BinOp,

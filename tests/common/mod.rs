@@ -25,6 +25,14 @@ pub fn corpus() -> Option<std::path::PathBuf> {
     }
 }
 
+/// The requirements an algebra recorded, as `(text, kind, node)`.
+pub fn requirements(alg: &symdim::algebra::Algebra) -> Vec<(&str, &'static str, &str)> {
+    alg.requirements()
+        .iter()
+        .map(|r| (r.text.as_str(), r.kind, r.node.as_str()))
+        .collect()
+}
+
 /// The report of `model` inferred under `options`, without the contract's
 /// constraints (`symdim infer` adds them).
 pub fn report(model: &symdim::Model, options: &symdim::Facts) -> symdim::Report {
