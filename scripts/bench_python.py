@@ -84,29 +84,26 @@ def peer_ort(m):
     return SymbolicShapeInference.infer_shapes(m, auto_merge=True)
 
 
-def native_args(base):
-    """What symdim.infer_shapes hands the extension for `base`: the serialized model and
-    a skeleton holding the graph's outputs and value_info."""
-    skeleton = type(base)()
-    skeleton.graph.SetInParent()
-    skeleton.graph.output.extend(base.graph.output)
-    skeleton.graph.value_info.extend(base.graph.value_info)
-    return base.SerializeToString(), skeleton.SerializeToString()
+def native_call(base):
+    """The extension's call that symdim.infer_shapes makes for `base`, on the model and
+    its skeleton serialized beforehand."""
+    import symdim
+    from symdim import _native
+
+    data, skeleton = base.SerializeToString(), symdim._skeleton(base)
+    return lambda: _native.annotate(data, bind=None, assume=None, op_rules=None, skeleton=skeleton)
 
 
 def prepare_native(base):
-    from symdim import _native
-
-    data, skeleton = native_args(base)
-    return lambda m: _native.annotate(data, bind=None, assume=None, op_rules=None, skeleton=skeleton)
+    call = native_call(base)
+    return lambda m: call()
 
 
 def prepare_protobuf(base):
     import symdim
     from symdim import _native
 
-    data, skeleton = native_args(base)
-    cached = _native.annotate(data, bind=None, assume=None, op_rules=None, skeleton=skeleton)
+    cached = native_call(base)()
     real = _native.annotate
 
     def call(m):

@@ -97,6 +97,18 @@ def infer_shapes(
     return onnx.ModelProto.FromString(data)
 
 
+def _skeleton(model) -> bytes:
+    """The serialized skeleton the extension writes a ``ModelProto``'s shapes into:
+    only the graph's outputs and value_info."""
+    skeleton = type(model)()
+    skeleton.graph.SetInParent()
+    skeleton.graph.output.extend(model.graph.output)
+    # Declared value_info is kept (rewritten where inference knows more), as the CLI's
+    # `-o` does: the skeleton carries it through the same writer.
+    skeleton.graph.value_info.extend(model.graph.value_info)
+    return skeleton.SerializeToString()
+
+
 def _annotate_proto(model, bind, assume, op_rules=None):
     """``infer_shapes`` of a ``ModelProto``, with the node outputs left without a shape
     and the diagnostics.
@@ -107,18 +119,12 @@ def _annotate_proto(model, bind, assume, op_rules=None):
     ``output`` and ``value_info`` are cleared. Same result as parsing the whole
     annotated model, without serializing and parsing the initializers twice more.
     """
-    skeleton = type(model)()
-    skeleton.graph.SetInParent()
-    skeleton.graph.output.extend(model.graph.output)
-    # Declared value_info is kept (rewritten where inference knows more), as the CLI's
-    # `-o` does: the skeleton carries it through the same writer.
-    skeleton.graph.value_info.extend(model.graph.value_info)
     graph, incomplete, diagnostics = _native.annotate(
         model.SerializeToString(),
         bind=bind,
         assume=assume,
         op_rules=op_rules,
-        skeleton=skeleton.SerializeToString(),
+        skeleton=_skeleton(model),
     )
     out = type(model)()
     out.CopyFrom(model)
