@@ -791,11 +791,11 @@ fn node_binary_values(
 ) -> Option<Vec<Dim>> {
     let mut divisors = Vec::new();
     let values = binary_values(&mut ctx.alg, op, num, a, b, out, &mut divisors)?;
-    let one = ctx.alg.constant(1);
     let mut seen = Vec::new();
     for d in divisors {
         if !seen.contains(&d) {
             seen.push(d);
+            let one = ctx.alg.constant(1);
             ctx.alg.record_requirement(one, d, &node.name, "divisor");
         }
     }
