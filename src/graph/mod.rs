@@ -85,37 +85,6 @@ impl<T: Into<Name>> IntoName for T {
     }
 }
 
-/// One [`Name`] per distinct text: the model readers make every tensor name through
-/// this while they convert a file, so that a tensor's producer and its consumers share
-/// it.
-#[derive(Debug, Default)]
-pub struct Names(indexmap::IndexSet<Name, rustc_hash::FxBuildHasher>);
-
-impl Names {
-    /// Room for `n` distinct names without regrowing.
-    pub fn with_capacity(n: usize) -> Names {
-        Names(indexmap::IndexSet::with_capacity_and_hasher(
-            n,
-            Default::default(),
-        ))
-    }
-
-    /// Room for `n` more distinct names without regrowing.
-    pub fn reserve(&mut self, n: usize) {
-        self.0.reserve(n);
-    }
-
-    /// The name spelled `text`, made the first time it is asked for.
-    pub fn get(&mut self, text: &str) -> Name {
-        if let Some(n) = self.0.get(&NameKey::of(text)) {
-            return n.clone();
-        }
-        let n = Name::new(text);
-        self.0.insert(n.clone());
-        n
-    }
-}
-
 /// A model: a graph and where it came from.
 #[derive(Clone, Debug)]
 pub struct Model {

@@ -9,9 +9,9 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// A tensor name. Shared: the model spells each tensor's name once, and its uses, the
-/// inference context and the report's writers clone the pointer, not the text. The
-/// hash of the text is computed once, when the name is made.
+/// A tensor name: shared text and its hash. The inference context and the report's
+/// writers clone the pointer, not the text; the hash of the text is computed once,
+/// when the name is made.
 ///
 /// Equality and order are those of the text; [`Hash`] writes the stored hash (one
 /// `u64`), so a map keyed by names is looked up by text through [`NameKey`].

@@ -51,7 +51,6 @@ fn convert(
         opsets: &opsets,
         default_version: opsets.get("").copied().unwrap_or(0),
         src,
-        names: Default::default(),
     };
     let graph = graph(&cx)?;
     Ok(Model {
@@ -104,8 +103,6 @@ struct Cx<'m, 'a> {
     /// The default domain's version: most nodes' (no lookup per node).
     default_version: i64,
     src: &'m DataSource,
-    /// Every tensor name of the model, made once.
-    names: std::cell::RefCell<crate::graph::Names>,
 }
 
 /// Where a function body is being inlined: renames and attribute values.
@@ -128,9 +125,11 @@ impl Inline<'_> {
 }
 
 impl Cx<'_, '_> {
-    /// The tensor name spelled `text`, shared with its other uses.
+    /// The tensor name spelled `text`. Each use in the file gets its own [`Name`]:
+    /// looking every name up in a table of the model's names, so that uses share one,
+    /// costs more than the text compares it would save inference.
     fn name(&self, text: &str) -> Name {
-        self.names.borrow_mut().get(text)
+        Name::new(text)
     }
 
     fn value_decl(&self, v: &ValueInfoProto<'_>) -> ValueDecl {
@@ -200,9 +199,6 @@ impl Cx<'_, '_> {
             nodes: Vec::with_capacity(count),
             ..Graph::default()
         };
-        // About one new name per node output: room for them all, no regrowing
-        // (which hashes every name again).
-        self.names.borrow_mut().reserve(2 * count);
         let mut index = 0;
         let mut inputs = Vec::new();
         // One NodeProto's vectors for all nodes: allocated once.
