@@ -50,6 +50,14 @@ impl Name {
         &self.text
     }
 
+    /// The name of `key`'s text (its hash already computed).
+    pub fn of_key(key: NameKey<'_>) -> Name {
+        Name {
+            hash: key.hash,
+            text: Arc::from(key.text),
+        }
+    }
+
     /// The hash of the text, as [`text_hash`] computes it.
     pub fn text_hash(&self) -> u64 {
         self.hash
@@ -183,6 +191,11 @@ impl<'a> NameKey<'a> {
     /// The text.
     pub fn as_str(&self) -> &'a str {
         self.text
+    }
+
+    /// The hash of the text, as [`text_hash`] computes it.
+    pub fn hash(&self) -> u64 {
+        self.hash
     }
 }
 

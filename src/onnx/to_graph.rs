@@ -51,6 +51,7 @@ fn convert(
         opsets: &opsets,
         default_version: opsets.get("").copied().unwrap_or(0),
         src,
+        recent: std::cell::RefCell::new(vec![None; RECENT_NAMES]),
     };
     let graph = graph(&cx)?;
     Ok(Model {
@@ -103,7 +104,12 @@ struct Cx<'m, 'a> {
     /// The default domain's version: most nodes' (no lookup per node).
     default_version: i64,
     src: &'m DataSource,
+    /// The names made last, one per slot of their hash: see [`Cx::name`].
+    recent: std::cell::RefCell<Vec<Option<Name>>>,
 }
+
+/// Slots of [`Cx::name`]'s cache of recent names (a power of two).
+const RECENT_NAMES: usize = 4096;
 
 /// Where a function body is being inlined: renames and attribute values.
 struct Inline<'c> {
@@ -125,11 +131,20 @@ impl Inline<'_> {
 }
 
 impl Cx<'_, '_> {
-    /// The tensor name spelled `text`. Each use in the file gets its own [`Name`]:
-    /// looking every name up in a table of the model's names, so that uses share one,
-    /// costs more than the text compares it would save inference.
+    /// The tensor name spelled `text`. Exporters use a tensor soon after they make
+    /// it, so a small cache of the names made last, one per slot of their hash, lets
+    /// most uses share their producer's [`Name`] (inference then compares them by
+    /// pointer) at the cost of one compare with a name still in the CPU's cache. A
+    /// table of all the model's names would cost more than it saves.
     fn name(&self, text: &str) -> Name {
-        Name::new(text)
+        let key = crate::graph::NameKey::of(text);
+        let mut recent = self.recent.borrow_mut();
+        // The hash's top bits: FxHash mixes them best.
+        let slot = &mut recent[(key.hash() >> (64 - RECENT_NAMES.trailing_zeros())) as usize];
+        match slot {
+            Some(n) if n.text_hash() == key.hash() && n.is(text) => n.clone(),
+            _ => slot.insert(Name::of_key(key)).clone(),
+        }
     }
 
     fn value_decl(&self, v: &ValueInfoProto<'_>) -> ValueDecl {
