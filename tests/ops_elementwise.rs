@@ -240,6 +240,32 @@ fn integer_overflow_is_an_error() {
         err(&mut ctx, &bin("Add", "i8", "i8b")),
         OpError::BadShapeValue { .. }
     ));
+    // a quotient out of range is the node's error, and the divisor it needed to be
+    // non-zero is then not required: 3,000,000,000 over N - 1 fits no int32
+    put(&mut ctx, "z", I64, &[], Some(&["N - 1"]));
+    put(
+        &mut ctx,
+        "big",
+        DType::Int32,
+        &["1"],
+        Some(&["3000000000*N - 3000000000"]),
+    );
+    put(&mut ctx, "z32", DType::Int32, &[], Some(&["N - 1"]));
+    assert!(matches!(
+        err(&mut ctx, &bin("Div", "big", "z32")),
+        OpError::BadShapeValue { .. }
+    ));
+    assert!(ctx.alg.requirements().is_empty());
+    // (the same quotient in int64 is a value, and the requirement is recorded)
+    put(
+        &mut ctx,
+        "big64",
+        I64,
+        &["1"],
+        Some(&["3000000000*N - 3000000000"]),
+    );
+    assert_eq!(one(&mut ctx, &bin("Div", "big64", "z")).1, "[3000000000]");
+    assert_eq!(ctx.alg.requirements().len(), 1);
     // symbolic values are not checked
     put(&mut ctx, "n", I64, &["1"], Some(&["N"]));
     assert_eq!(one(&mut ctx, &bin("Mul", "n", "max")).0, "[1]");

@@ -779,7 +779,9 @@ pub fn binary_values(
 }
 
 /// [`binary_values`] for `node`, recording `1 <= d` (kind `divisor`) for each
-/// divisor the values need to be non-zero.
+/// divisor the values need to be non-zero. With `range`, values outside that integer
+/// type's range are the node's error, and then nothing is recorded.
+#[allow(clippy::too_many_arguments)]
 fn node_binary_values(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -788,9 +790,15 @@ fn node_binary_values(
     a: &TensorFact,
     b: &TensorFact,
     out: &[Dim],
-) -> Option<Vec<Dim>> {
+    range: Option<DType>,
+) -> Result<Option<Vec<Dim>>, OpError> {
     let mut divisors = Vec::new();
-    let values = binary_values(&mut ctx.alg, op, num, a, b, out, &mut divisors)?;
+    let Some(values) = binary_values(&mut ctx.alg, op, num, a, b, out, &mut divisors) else {
+        return Ok(None);
+    };
+    if let Some(dtype) = range {
+        check_int_range(&ctx.alg, dtype, &values, &node.op_type)?;
+    }
     let mut seen = Vec::new();
     for d in divisors {
         if !seen.contains(&d) {
@@ -799,7 +807,7 @@ fn node_binary_values(
             ctx.alg.record_requirement(one, d, &node.name, "divisor");
         }
     }
-    Some(values)
+    Ok(Some(values))
 }
 
 /// The shape of `select(cond, then, else)` (OpenVINO Select, oneDNN Select):
@@ -998,11 +1006,13 @@ fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     } else {
         broadcast_shapes(ctx, &node.name, &sa, &sb)?
     };
-    let value = onnx_bin_op(op, fmod)
-        .and_then(|b_op| node_binary_values(ctx, node, b_op, Num::of(in_type), &a, &b, &out));
-    if let Some(v) = &value {
-        check_int_range(&ctx.alg, dtype, v, &node.op_type)?;
-    }
+    let value = match onnx_bin_op(op, fmod) {
+        Some(b_op) => {
+            let num = Num::of(in_type);
+            node_binary_values(ctx, node, b_op, num, &a, &b, &out, Some(dtype))?
+        }
+        None => None,
+    };
     Ok(vec![fact_with_value(dtype, out, value)])
 }
 
@@ -1282,7 +1292,10 @@ fn openvino_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     } else {
         Num::Float
     };
-    let value = op.and_then(|op| node_binary_values(ctx, node, op, num, &a, &b, &shape));
+    let value = match op {
+        Some(op) => node_binary_values(ctx, node, op, num, &a, &b, &shape, None)?,
+        None => None,
+    };
     Ok(vec![fact_with_value(dtype, shape, value)])
 }
 
