@@ -241,7 +241,9 @@ fn integer_overflow_is_an_error() {
         OpError::BadShapeValue { .. }
     ));
     // a quotient out of range is the node's error, and the divisor it needed to be
-    // non-zero is then not required: 3,000,000,000 over N - 1 fits no int32
+    // non-zero is then not required: 3,000,000,000 over N - 1 fits no int32 (the
+    // dividend itself fits none for N >= 2: the rule checks values it makes, not its
+    // inputs)
     put(&mut ctx, "z", I64, &[], Some(&["N - 1"]));
     put(
         &mut ctx,

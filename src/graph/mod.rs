@@ -439,8 +439,7 @@ pub struct Node {
     /// Node name (may be empty in ONNX; readers fill a deterministic one).
     pub name: String,
     /// Operator type, in the source format's spelling (`Reshape`, `StaticReshape`).
-    /// A [`Name`]: the readers share one per distinct op type, which keeps the few
-    /// texts every node's rule lookup reads in cache.
+    /// A [`Name`], so that every node's rule lookup compares it without hashing.
     pub op_type: Name,
     /// Operator domain (`""` for default ONNX ops, `com.microsoft`, `openvino`, `onednn`).
     pub domain: String,

@@ -194,7 +194,7 @@ impl<'a> NameKey<'a> {
     }
 
     /// The hash of the text, as [`text_hash`] computes it.
-    pub fn hash(&self) -> u64 {
+    pub fn text_hash(&self) -> u64 {
         self.hash
     }
 }

@@ -110,6 +110,7 @@ struct Cx<'m, 'a> {
 
 /// Slots of [`Cx::name`]'s cache of recent names (a power of two).
 const RECENT_NAMES: usize = 4096;
+const _: () = assert!(RECENT_NAMES.is_power_of_two() && RECENT_NAMES > 1);
 
 /// Where a function body is being inlined: renames and attribute values.
 struct Inline<'c> {
@@ -139,10 +140,10 @@ impl Cx<'_, '_> {
     fn name(&self, text: &str) -> Name {
         let key = crate::graph::NameKey::of(text);
         let mut recent = self.recent.borrow_mut();
-        // The hash's top bits: FxHash mixes them best.
-        let slot = &mut recent[(key.hash() >> (64 - RECENT_NAMES.trailing_zeros())) as usize];
+        // Any fixed bits of the hash do: two names in one slot only cost a miss.
+        let slot = &mut recent[(key.text_hash() >> (64 - RECENT_NAMES.trailing_zeros())) as usize];
         match slot {
-            Some(n) if n.text_hash() == key.hash() && n.is(text) => n.clone(),
+            Some(n) if n.text_hash() == key.text_hash() && n.is(text) => n.clone(),
             _ => slot.insert(Name::of_key(key)).clone(),
         }
     }
