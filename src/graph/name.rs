@@ -39,10 +39,7 @@ pub fn text_hash(text: &str) -> u64 {
 impl Name {
     /// The name spelled `text`.
     pub fn new(text: &str) -> Name {
-        Name {
-            hash: text_hash(text),
-            text: Arc::from(text),
-        }
+        Name::of_key(NameKey::of(text))
     }
 
     /// The text.

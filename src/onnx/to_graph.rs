@@ -143,7 +143,7 @@ impl Cx<'_, '_> {
         // Any fixed bits of the hash do: two names in one slot only cost a miss.
         let slot = &mut recent[(key.text_hash() >> (64 - RECENT_NAMES.trailing_zeros())) as usize];
         match slot {
-            Some(n) if n.text_hash() == key.text_hash() && n.is(text) => n.clone(),
+            Some(n) if indexmap::Equivalent::equivalent(&key, n) => n.clone(),
             _ => slot.insert(Name::of_key(key)).clone(),
         }
     }
