@@ -26,8 +26,8 @@ onnxruntime's):
 Each peer gets one warm-up call, then the peers take turns, one timed call each per
 round, so that a slow spell of the machine falls on all of them; the table shows
 medians (--runs calls for symdim and onnx, --ort-runs for onnxruntime, whose calls take
-a second or more) and the ratios symdim/onnx and symdim/ort (issue 23 targets on the
-7k-node llama: <= 0.5 and <= 0.02).
+a second or more) and the ratios symdim/onnx and symdim/ort (targets:
+docs/benchmarks.md).
 
 Usage:
   python scripts/bench_python.py [MODEL.onnx ...] [--runs 21] [--ort-runs 3]

@@ -3,8 +3,8 @@
 
 For every model (files, or every .onnx under a directory) the script makes a STRIPPED copy
 (every value_info removed, graph-output shapes cleared, recursively in If/Loop/Scan bodies;
-the stripping is that of ../shared/corpus/real-models/measure_peers.py, which measured the
-peers for the corpus) so that every tool has to infer everything, then times:
+the stripping of ../shared/corpus/real-models/measure_peers.py) so that every tool has to
+infer everything, then times:
 
   symdim : the release binary as a whole process,
            `symdim infer STRIPPED.onnx --format json > /dev/null`,
@@ -12,6 +12,10 @@ peers for the corpus) so that every tool has to infer everything, then times:
            process from os.wait4's rusage (ru_maxrss, KiB on Linux), max over the runs.
            symdim is spawned by a small helper interpreter so that this process's own
            RSS (ru_maxrss survives execve) is not counted as symdim's.
+  lib    : (only when --peers names it) the library in-process: examples/timing.rs
+           (--lib PATH, default $CARGO_TARGET_DIR/release/examples/timing) runs
+           symdim::load + symdim::infer twice in one process and the second run is
+           timed; one warm-up run, then the median of --runs.
   onnx   : onnx.shape_inference.infer_shapes(m, data_prop=True), in-process on an
            already loaded ModelProto (onnx.load is not timed): one warm-up call,
            then the median of --runs.
@@ -26,14 +30,15 @@ slow spell of the machine falls on all of them (--sequential: each peer's runs i
 Wall and CPU (user+sys) times are both recorded; --clock cpu makes the table use CPU time,
 which is steadier when other jobs share the machine.
 
-It prints one row per model: nodes, file MB, the three medians in ms, the ratios
-symdim/onnx and symdim/ort (issue 6 targets: <= 0.5 and <= 0.02), symdim's peak RSS
+It prints one row per model: nodes, file MB, the medians in ms, the ratios
+symdim/onnx and symdim/ort (targets: docs/benchmarks.md), symdim's peak RSS
 against the target 2 x file size + 50 MB, and how many node outputs each tool grounds
 (rank known and every dim a number or an expression of the graph inputs' symbols).
 
 Usage:
   python scripts/compare_peers.py MODEL_OR_DIR... [--runs 5] [--ort-runs 3] [--clock wall|cpu] [--shipped] [--sequential]
-         [--symdim PATH] [--peers symdim,onnx,ort] [--json OUT.json]
+         [--symdim PATH] [--peers symdim,lib,onnx,ort] [--lib PATH] [--single-above S] [--json OUT.json]
+--shipped runs every tool on the files as shipped (value_info and output shapes kept).
 The symdim binary defaults to $CARGO_TARGET_DIR/release/symdim, else target/release/symdim.
 Needs the PyPI packages onnx, onnxruntime, sympy, numpy (see scripts/README.md).
 """

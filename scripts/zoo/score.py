@@ -27,9 +27,9 @@ tool each dim is exactly one of:
   exact      evaluates to the runtime value
   unknown    no shape, unknown rank, an unknown or data-dependent symbol, or no value
   wrong      evaluates to another value (or the rank differs: all its dims are wrong)
-  malformed  does not parse with the grammar (symdim only; a `broadcast(..)` dim is
-             counted here as the brief asks, and `bcast_eval_ok` says how many of them
-             evaluate, with numpy's rule, to the runtime value)
+  malformed  does not parse with the grammar (symdim only; an undecided
+             `broadcast(..)` dim is counted here, and `bcast_eval_ok` says how many of
+             them evaluate, with numpy's rule, to the runtime value)
 
 Every non-exact symdim dim is listed with its tensor, producing node and op, the
 expression, the runtime values and a cause category; causes are also grouped by op.
