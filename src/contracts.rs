@@ -541,8 +541,8 @@ fn collect_broadcasts(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidat
     // different inputs. Per node and right-aligned position, the inputs holding each
     // dim are counted, and the wanted pairs of the dims found there are looked up (or,
     // when fewer, the wanted pairs not yet attributed are checked against the
-    // counts): linear in the node's input dims, where comparing every two inputs was
-    // quadratic (a Concat of 60,000 copies of one input before an Add: 15 s).
+    // counts). No two inputs are compared with each other, so the cost is linear in
+    // the node's input dims, even for a node of many thousands of inputs.
     let wanted: rustc_hash::FxHashSet<(Id, Id)> = pairs.iter().copied().collect();
     let mut partners: rustc_hash::FxHashMap<Id, Vec<Id>> = Default::default();
     for &(a, b) in &pairs {

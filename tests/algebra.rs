@@ -1,4 +1,5 @@
-//! The dim algebra's behaviour, from the issue's examples and one test per rule.
+//! The dim algebra's behaviour: Reshape's `-1` on transformer shapes, queries,
+//! facts, limits, and one test per rule.
 
 mod common;
 
@@ -25,7 +26,7 @@ fn simplify(alg: &mut Algebra, text: &str) -> String {
 
 /// `[B, S, 768]` to `[0, -1, 12, 64]`: the 0 copies B, so -1 = B*S*768 / (B*12*64) = S.
 #[test]
-fn minus_one_issue_example_1() {
+fn minus_one_splits_hidden_into_heads() {
     let mut alg = Algebra::default();
     let input = dims(&mut alg, &["B", "S", "768"]);
     let known = dims(&mut alg, &["B", "12", "64"]);
@@ -37,7 +38,7 @@ fn minus_one_issue_example_1() {
 
 /// `[B, S, 768]` to `[-1, 768]`: -1 = B*S.
 #[test]
-fn minus_one_issue_example_2() {
+fn minus_one_flattens_batch_and_sequence() {
     let mut alg = Algebra::default();
     let input = dims(&mut alg, &["B", "S", "768"]);
     let known = dims(&mut alg, &["768"]);
@@ -49,7 +50,7 @@ fn minus_one_issue_example_2() {
 
 /// `[B*S, 12, 64]` to `[B, -1, 768]`: -1 = B*S*768 / (B*768) = S.
 #[test]
-fn minus_one_issue_example_3() {
+fn minus_one_merges_heads_back() {
     let mut alg = Algebra::default();
     let input = dims(&mut alg, &["B*S", "12", "64"]);
     let known = dims(&mut alg, &["B", "768"]);
@@ -726,11 +727,11 @@ fn rule_floordiv_ceildiv_clear() {
     );
 }
 
-/// A union refuted only by another form of a class: after `B == A + 1`, `A == B` was
-/// merged (the canonical forms `A` and `B` differ by an unknown) and the contradiction
-/// found while propagating, too late: `A + 1 - A` then simplified to 0. The class of
-/// `B` also holds `A + 1`, which `A` differs from by 1, so the union is now refused
-/// before anything is merged. (Found by the property tests of an earlier branch.)
+/// A union refuted only by another form of a class: after `B == A + 1`, `A == B` is
+/// refused before anything is merged. The canonical forms `A` and `B` differ by an
+/// unknown, but the class of `B` also holds `A + 1`, which `A` differs from by 1; a
+/// contradiction found only while propagating would come too late, with `A + 1 - A`
+/// already simplified to 0.
 #[test]
 fn regression_failed_union_leaves_nothing_behind() {
     let probes = ["A + 1 - A", "B - A", "A + 1", "B", "floordiv(B, A)"];

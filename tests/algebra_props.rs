@@ -1429,7 +1429,7 @@ fn assert_sound_on_grid(alg: &mut Algebra, text: &str, names: &[&str], lo: i64, 
 }
 
 /// `mod` of rationals reaches past `divisor - 1`: `mod(35/3, 3) = 8/3`. Its bounds
-/// were `[0, divisor - 1]`, so `max(mod(S/3, 3), 2*C)` became `2*C`.
+/// must allow that, or `max(mod(S/3, 3), 2*C)` would wrongly become `2*C`.
 #[test]
 fn regression_mod_bounds_of_rationals() {
     let mut alg = Algebra::default();
@@ -1488,11 +1488,11 @@ fn regression_strict_facts_on_rationals() {
     assert_eq!(simplify_text(&mut alg, "min(A - B, 1)"), "1");
 }
 
-/// `broadcast(x, y)` with both operands provably not 1 took whichever operand the
-/// first matching rule named, so `broadcast(A/B + 2*C, A*max(A, 2))` and its
-/// commuted form simplified differently (`equal` said unknown), and the merged
-/// class kept the `broadcast(...)` term as its form because only top-level
-/// divisions counted against a form: simplify was not idempotent.
+/// `broadcast(x, y)` with both operands provably not 1 simplifies to the better of
+/// the two forms, whichever order they come in: `broadcast(A/B + 2*C, A*max(A, 2))`
+/// and its commuted form are equal, and simplify is idempotent on them (divisions
+/// inside operator terms count against a form, so the class does not keep the
+/// `broadcast(...)` term).
 #[test]
 fn regression_broadcast_of_two_non_ones() {
     for (x, y) in [
@@ -1569,12 +1569,11 @@ fn regression_incompatible_broadcast_stays() {
     assert_eq!(simplify_text(&mut alg, "broadcast(S + 1, 2)"), "2");
 }
 
-/// `floordiv(-2, A) + 1` and `ceildiv(min(-2, A)/2, A)` are one value, but the
-/// quotient's bounds knew only the first was never 1: `floordiv(-2, A)` was bounded
-/// by `floor(0) = 0` from above although `-2/A < 0` for every `A`. A broadcast of
-/// `2*A` with one spelling stayed (never valid), with the other became `2*A`, so
-/// the canonical form depended on the spelling. Quotients of strictly signed
-/// operands now keep their strict sign (`floordiv <= -1`, `ceildiv >= 1`).
+/// `floordiv(-2, A) + 1` and `ceildiv(min(-2, A)/2, A)` are one value, and a
+/// broadcast of `2*A` with either spelling simplifies alike. That needs quotients of
+/// strictly signed operands to keep their strict sign (`floordiv <= -1`,
+/// `ceildiv >= 1`): `-2/A < 0` for every `A`, so `floordiv(-2, A)` is at most -1,
+/// not `floor(0) = 0`.
 #[test]
 fn regression_strict_quotient_signs() {
     for text in [
@@ -1606,12 +1605,11 @@ fn assert_bounds(cases: &[(&str, &str)]) {
     }
 }
 
-/// `ceildiv(-2, A + 1)` canonicalises to `floordiv(A - 2, A + 1)`, whose interval
-/// bounds were `[-1, inf]` (the numerator and divisor move together, which interval
-/// arithmetic forgets), against `[-1, 0]` for the ceildiv spelling: a broadcast with
-/// 2 stayed on the first simplification and became 2 on the second, so simplify was
-/// not idempotent. A quotient whose numerator minus divisor is a constant is also
-/// bounded through `round(a/b) = 1 + round((a - b)/b)`.
+/// `ceildiv(-2, A + 1)` canonicalises to `floordiv(A - 2, A + 1)`, and both
+/// spellings must get the bounds `[-1, 0]` for simplify to be idempotent on a
+/// broadcast with 2. Interval arithmetic alone gives `[-1, inf]` (it forgets that the
+/// numerator and divisor move together); a quotient whose numerator minus divisor is
+/// a constant is also bounded through `round(a/b) = 1 + round((a - b)/b)`.
 #[test]
 fn regression_quotient_of_co_moving_operands() {
     let text = "((broadcast(2, ceildiv((-2), (A + 1))) + A) + A)";
@@ -1624,12 +1622,11 @@ fn regression_quotient_of_co_moving_operands() {
     ]);
 }
 
-/// `ceildiv(A, B + 1)` canonicalises to `floordiv(A + B, B + 1)`, whose interval
-/// bounds were `[0, inf]` against `[1, inf]` for the ceildiv spelling: `broadcast` of
-/// 0 with a sum holding it stayed (it is defined nowhere: the sum is at least 2) when
-/// built from the ceildiv and became 0 when its rendering was parsed again
-/// (`parse_render_round_trips` found it). A numerator minus divisor of symbols alone
-/// (`A - 1`) now bounds the quotient too.
+/// `ceildiv(A, B + 1)` canonicalises to `floordiv(A + B, B + 1)`, and both must get
+/// the bounds `[1, inf]`, so that `broadcast` of 0 with a sum holding it (defined
+/// nowhere: the sum is at least 2) stays whether it is built from the ceildiv or
+/// from its rendering parsed again. A numerator minus divisor of symbols alone
+/// (`A - 1`) bounds the quotient too.
 #[test]
 fn regression_quotient_with_symbolic_difference() {
     let text = "broadcast((ceildiv(A, (B + 1)) + ceildiv((A/2), 1)), A*0)";
@@ -1645,15 +1642,13 @@ fn regression_quotient_with_symbolic_difference() {
     ]);
 }
 
-/// A chain of `n` nested floordivs (a stack of strided convolutions, or any
-/// nesting the parser accepts, up to 200) made the nested rules add one term per
-/// pair of levels: quadratic e-nodes and roughly quartic time (depth 40 took 27 s
-/// in a debug build, depth 199 hours). The e-graph now stays linear: a bounded
-/// number of e-nodes per level (a `ceildiv` level also holds its `floordiv` normal
-/// form, a mixed level the forms of both operators). With `ceildiv-nested` also
-/// matching the `ceildiv` e-nodes of a level whose form had become a `floordiv`,
-/// a `ceildiv` chain rebuilt every level once per level above it (2082 e-nodes at
-/// depth 30, and the rule limit reached).
+/// A chain of nested divisions (a stack of strided convolutions, or any nesting the
+/// parser accepts, up to 200) collapses with e-nodes linear in its depth: a bounded
+/// number per level (a `ceildiv` level also holds its `floordiv` normal form, a
+/// mixed level the forms of both operators), no warning, and the right value. The
+/// nested rules adding a term per pair of levels would make the e-graph quadratic;
+/// `ceildiv-nested` matching the `ceildiv` e-nodes of a level whose form became a
+/// `floordiv` would rebuild every level once per level above it.
 #[test]
 fn regression_nested_division_chains_stay_linear() {
     for (open, close, out, per_level) in [
@@ -1794,11 +1789,10 @@ proptest! {
     }
 }
 
-/// `ceildiv(3*S, S + 1)` canonicalises to `floordiv(4*S, S + 1)`, whose bounds
-/// through `1 + floordiv(3*S - 1, S + 1)` were `[1, inf]` against `[2, inf]` for the
-/// ceildiv spelling, so a `broadcast` with 0 resolved on one spelling only
-/// (`parse_render_round_trips` found it). The shift by the ratio of the leading
-/// coefficients, `4 + floordiv(-4, S + 1)`, bounds it to `[2, 3]`.
+/// `ceildiv(3*S, S + 1)` canonicalises to `floordiv(4*S, S + 1)`, and a `broadcast`
+/// with 0 must simplify alike from either spelling. Bounds through
+/// `1 + floordiv(3*S - 1, S + 1)` give only `[1, inf]`; the shift by the ratio of the
+/// leading coefficients, `4 + floordiv(-4, S + 1)`, bounds it to `[2, 3]`.
 #[test]
 fn regression_quotient_shifted_by_coefficient_ratio() {
     // Each spelling simplifies to the last. The second pair's shifted numerator
@@ -1827,11 +1821,11 @@ fn regression_quotient_shifted_by_coefficient_ratio() {
 }
 
 /// A sum whose terms share a factor: interval arithmetic over the terms forgets
-/// that they move together, so `A*floordiv(-4, A) + A` (how `ceildiv(-3, A)*A`
-/// renders) spanned everything while its spelling as a product is `<= 0`, and a
-/// `max`, `min` or `broadcast` over it simplified differently depending on which
-/// spelling built it (`parse_render_round_trips` found it). The terms holding an
-/// atom, regrouped around their common factor, now bound the sum too.
+/// that they move together, so alone it bounds `A*floordiv(-4, A) + A` (how
+/// `ceildiv(-3, A)*A` renders) by everything while its spelling as a product is
+/// `<= 0`. A `max`, `min` or `broadcast` over it must simplify alike whichever
+/// spelling built it: the terms holding an atom, regrouped around their common
+/// factor, bound the sum too.
 #[test]
 fn regression_sum_with_shared_factor() {
     for (product, sum, simplified) in [

@@ -584,8 +584,8 @@ fn usage_error(out: &Output, needle: &str) {
 /// Bad `--bind` and `--assume` arguments are usage errors before any work: a name that
 /// is empty, an expression or no symbol of the model, a value that is not an integer,
 /// a fact that does not parse or names no symbol of the model. A bind of a symbol the
-/// model does not have used to be ignored, so `check` called the model valid for a
-/// value never applied.
+/// model does not have is refused, so that `check` never calls a model valid for a
+/// value it did not apply.
 #[test]
 fn bad_binds_and_assumptions_are_usage_errors() {
     let m = example();

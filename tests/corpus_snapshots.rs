@@ -1,4 +1,4 @@
-//! Snapshots of symdim's reports on issue 5's corpora (skipped without
+//! Snapshots of symdim's reports on the oneDNN Graph and OpenVINO IR corpora (skipped without
 //! `../shared/corpus`): the full text report of every oneDNN Graph JSON, and a
 //! compact Reshape table of every OpenVINO IR model next to OpenVINO's baseline.
 //!

@@ -474,7 +474,7 @@ fn error_kinds_cli() {
         lines.push(format!("{name:<16} exit 2  {}", stderr.trim_end()));
     }
     // Paths that are not regular files are refused before they are read (a FIFO
-    // used to block, /dev/zero to read until memory ran out).
+    // would block, /dev/zero would read until memory ran out).
     let mut special: Vec<(&str, std::path::PathBuf)> = Vec::new();
     let folder = dir.join("folder.onnx");
     std::fs::create_dir_all(&folder).unwrap();

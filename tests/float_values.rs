@@ -2,8 +2,8 @@
 //! elements (integer ones up to `MAX_VALUE_ELEMENTS`). These tests show that this
 //! changes no report: on every ONNX model of the fixtures, the examples and the shared
 //! corpus (when present), giving each undecoded float tensor of up to
-//! `MAX_VALUE_ELEMENTS` elements values (so that it looks as the reader used to load
-//! it) gives a byte-identical JSON report.
+//! `MAX_VALUE_ELEMENTS` elements values (as if the reader decoded floats up to the
+//! integer limit) gives a byte-identical JSON report.
 
 use std::path::{Path, PathBuf};
 
@@ -37,8 +37,8 @@ fn is_float(d: DType) -> bool {
     )
 }
 
-/// Gives values to every float tensor the reader left undecoded but used to decode;
-/// returns how many it filled.
+/// Gives values to every float tensor the reader left undecoded that the integer
+/// limit would have decoded; returns how many it filled.
 fn fill(t: &mut ConstTensor) -> usize {
     let n = t.dims.iter().try_fold(1i64, |a, &d| a.checked_mul(d));
     match n {

@@ -471,12 +471,12 @@ fn a_huge_declared_rank_is_unknown_not_built() {
     }
 }
 
-/// The `algebra_ops` fuzzer's find (`tests/fixtures/fuzz/algebra_ops_assume_slow.bin`):
-/// `A*A + A*S == A` was merged (interval bounds alone cannot refute it), and the fact
-/// `A >= 6` then squared the lower bound of the self-referential class `A ==
-/// A*(A + S)` at every refinement: 14.8 s of big-number arithmetic. Now the union is
-/// refuted (`A*A + A*S - A = A*(A + S - 1)`, a product of two factors >= 1), and a
-/// forced merge of the same kind keeps its bounds below 2^256.
+/// An `algebra_ops` fuzz case (`tests/fixtures/fuzz/algebra_ops_assume_slow.bin`): the
+/// union `A*A + A*S == A` is refuted (`A*A + A*S - A = A*(A + S - 1)`, a product of
+/// two factors >= 1, which interval bounds alone do not see). Where dims may be 0 the
+/// union is possible and merged, making the self-referential class `A == A*(A + S)`;
+/// the fact `A >= 6` then refines its bounds, which must stay within 2^256 rather
+/// than square at every refinement.
 #[test]
 fn algebra_fuzz_find_nonlinear_union_then_fact() {
     use symdim::algebra::{Algebra, AlgebraError, Truth};
@@ -524,11 +524,11 @@ fn algebra_fuzz_find_nonlinear_union_then_fact() {
     );
 }
 
-/// The `algebra_ops` fuzzer's second find (`tests/fixtures/fuzz/algebra_ops_cyclic_ceildiv.bin`,
-/// a timeout under the sanitizer): `A == ceildiv(A, B)` is satisfiable (B == 1), so it
-/// is merged, and the class of `A` then contains an operator term over itself. The
-/// rewrites that follow stop at the rule-application limit (512 per saturation), with
-/// warnings, instead of running on; every answer stays sound.
+/// An `algebra_ops` fuzz case (`tests/fixtures/fuzz/algebra_ops_cyclic_ceildiv.bin`):
+/// `A == ceildiv(A, B)` is satisfiable (B == 1), so it is merged, and the class of `A`
+/// then contains an operator term over itself. The rewrites that follow stop at the
+/// rule-application limit (512 per saturation), with warnings, instead of running on;
+/// every answer stays sound.
 #[test]
 fn algebra_fuzz_find_cyclic_ceildiv_stays_within_the_limits() {
     use symdim::algebra::{Algebra, AlgebraWarning};
@@ -606,10 +606,10 @@ fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
         .any(|d| d.message.contains("is not decided")));
 }
 
-/// The `algebra_ops` fuzzer's third find (`tests/fixtures/fuzz/algebra_ops_cyclic_floordiv.bin`,
-/// a slow unit under the sanitizer): `A == floordiv(A, B)` (satisfiable with B == 1)
-/// makes `A`'s class hold an operator term over itself, like the ceildiv find; the
-/// rewrites that follow stop at the growth or rule-application limit.
+/// An `algebra_ops` fuzz case (`tests/fixtures/fuzz/algebra_ops_cyclic_floordiv.bin`):
+/// `A == floordiv(A, B)` (satisfiable with B == 1) makes `A`'s class hold an operator
+/// term over itself, as in the ceildiv case; the rewrites that follow stop at the
+/// growth or rule-application limit.
 #[test]
 fn algebra_fuzz_find_cyclic_floordiv_stays_within_the_limits() {
     use symdim::algebra::{Algebra, AlgebraWarning, Rat};
@@ -714,8 +714,8 @@ fn bounded<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
 }
 
 /// A FIFO, a character device (through a symlink) and a directory as the model path
-/// are refused before a byte is read; reading a FIFO used to block forever and
-/// `/dev/zero` to read until memory ran out.
+/// are refused before a byte is read: reading a FIFO would block forever and
+/// `/dev/zero` would read until memory ran out.
 #[cfg(unix)]
 #[test]
 fn special_files_as_the_model_are_refused_without_reading() {
@@ -945,9 +945,9 @@ fn unreadable_external_data_is_an_error_naming_the_tensor() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
-/// Declared ranks are capped like computed ones ([`symdim::context::MAX_RANK`]):
-/// `Add` of two rank-5,000 inputs took 4.9 s building and broadcasting 5,000 dims
-/// each; now each input's rank is unknown, with a warning naming the limit.
+/// Declared ranks are capped like computed ones ([`symdim::context::MAX_RANK`]): for
+/// an `Add` of two rank-5,000 inputs each input's rank is unknown, with a warning
+/// naming the limit, rather than 5,000 dims built and broadcast.
 #[test]
 fn declared_ranks_above_the_limit_are_unknown() {
     use symdim::context::MAX_RANK;

@@ -33,10 +33,10 @@ use symdim::Facts;
 /// Known mismatches between symdim and onnxruntime: (model stem, tensor or
 /// `relation of NODE`, why). Each entry is explained; an entry that no longer
 /// mismatches fails the test, so that it is removed once fixed.
-// Empty today. The one entry this check found (the 8 kHz branch's Squeeze relation
-// in silero_vad.onnx, recorded without its `(conditional)` mark, so `relations()`
-// claimed the whole model needed `floordiv(input.1 - 96, 256) + 1 == 1`) was fixed:
-// `record_relation` marks relations inside a speculative scope.
+// Empty: symdim and onnxruntime agree on every model. Relations recorded inside a
+// speculative scope (an `If` branch) are marked conditional, so that a branch's
+// relation, such as silero_vad.onnx's 8 kHz Squeeze, is not claimed for the whole
+// model.
 const ALLOWED: &[(&str, &str, &str)] = &[];
 
 /// Reports of models with more tensors than this are snapshotted as a summary.

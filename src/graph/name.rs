@@ -23,8 +23,8 @@ pub struct Name {
 
 /// Whether two texts are equal. Lengths first, and two empty texts are equal without
 /// `memcmp`: an empty `String` points nowhere, and `memcmp` of zero bytes at such a
-/// pointer is slow on some CPUs (a masked load that must not fault), which made the
-/// per-node rule lookup take 95 ns instead of 5.
+/// pointer is slow on some CPUs (a masked load that must not fault); the per-node rule
+/// lookup compares empty domain names often.
 pub fn same_text(a: &str, b: &str) -> bool {
     a.len() == b.len() && (a.is_empty() || a == b)
 }

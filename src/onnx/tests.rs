@@ -923,9 +923,8 @@ fn loads_as_in_two_steps(bytes: &[u8]) {
     }
 }
 
-/// A model of `n` nodes (enough for the two-thread path when large): every third node
-/// unnamed (its name comes from its index), attributes, a subgraph, and calls of a
-/// model-local function, which are inlined.
+/// A model of `n` nodes: every third node unnamed (its name comes from its index),
+/// attributes, a subgraph, and calls of a model-local function, which are inlined.
 fn many_nodes_model(n: usize) -> B {
     many_nodes_model_with_docs(n, 0)
 }
@@ -1006,7 +1005,7 @@ fn many_nodes_model_with_docs(n: usize, doc: usize) -> B {
 #[test]
 fn streamed_load_matches_parse_then_convert() {
     loads_as_in_two_steps(small_model().bytes());
-    // Large enough for two threads; the function calls are inlined in both halves.
+    // Thousands of nodes, function calls inlined throughout, generated names.
     let big = many_nodes_model(5000);
     loads_as_in_two_steps(big.bytes());
     let m = load_model(big.bytes(), "m.onnx", &mem()).unwrap();
@@ -1027,7 +1026,8 @@ fn streamed_load_fails_as_parse_then_convert() {
     let small = small_model();
     let big = many_nodes_model(3000);
     for b in [small.bytes(), big.bytes()] {
-        // Every prefix of the small model; prefixes of the big one ending in each half.
+        // Every prefix of the small model; about two dozen evenly spaced prefixes of
+        // the big one.
         let step = if b.len() > 10_000 { b.len() / 23 } else { 1 };
         for i in (0..=b.len()).step_by(step) {
             loads_as_in_two_steps(&b[..i]);
