@@ -49,7 +49,8 @@
 //! - `Pow`: a constant integer exponent in `0..=16`.
 //! - comparisons, `Not`, `And`, `Or`, `Xor`: only when every element is decided
 //!   (`alg.equal`, `alg.le` give [`Truth`]); otherwise no value.
-//! - OpenVINO `Select` and ONNX `Where` pick by a decided condition.
+//! - OpenVINO `Select` and ONNX `Where` pick by a decided condition
+//!   ([`select_shape`], [`select_values`]; oneDNN's `Select` has the shape only).
 //!
 //! oneDNN ops carry no values. Integer overflow (wrap-around of fixed-width types)
 //! is not modelled: values are exact integers; ONNX reports a constant outside the
@@ -70,6 +71,8 @@
 //!   broadcasting of any number of inputs; Max/Min 12 integer types, 13 bf16.
 //! - **Clip**: 1 and 6 `min`/`max` attributes; 11 optional inputs `min`, `max`;
 //!   12 integer types; 13 bf16.
+//! - **Where**: 9 (numpy broadcast of the condition, X and Y; X and Y of one
+//!   type, a bool condition); 16 bf16.
 //! - **PRelu**: 1, 6; 7 `slope` broadcasts unidirectionally to X (output has X's
 //!   shape); 9, 16 types.
 //! - **Unary maps** (Neg, Abs, Reciprocal, Sqrt, Exp, Log, trigonometric,
@@ -191,6 +194,7 @@ pub const RULES: &[RuleEntry] = &[
     ("", "BitwiseOr", binary),
     ("", "BitwiseXor", binary),
     ("", "PRelu", prelu),
+    ("", "Where", where_op),
     // variadic
     ("", "Max", variadic),
     ("", "Min", variadic),
@@ -810,9 +814,9 @@ fn node_binary_values(
     Ok(Some(values))
 }
 
-/// The shape of `select(cond, then, else)` (OpenVINO Select, oneDNN Select):
-/// equal shapes with `auto_broadcast = none`, else the numpy broadcast of the
-/// three. `None` when a rank is unknown.
+/// The shape of `select(cond, then, else)` (ONNX Where, OpenVINO Select, oneDNN
+/// Select): equal shapes with `auto_broadcast = none`, else the numpy broadcast of
+/// the three. `None` when a rank is unknown.
 pub fn select_shape(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -1090,6 +1094,33 @@ fn prelu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
         }
     }
     Ok(vec![TensorFact::new(x.dtype, sx)])
+}
+
+/// ONNX Where(condition, X, Y): a bool condition, X and Y of one type; the
+/// select kernel with numpy broadcasting.
+fn where_op(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 3, 3)?;
+    let c = ctx.input(node, 0, "condition")?;
+    let x = ctx.input(node, 1, "X")?;
+    let y = ctx.input(node, 2, "Y")?;
+    if !matches!(c.dtype, DType::Bool | DType::Undefined) {
+        return Err(OpError::UnsupportedType {
+            dtype: c.dtype,
+            what: "condition",
+            allowed: "bool".to_string(),
+        });
+    }
+    if x.dtype != y.dtype && x.dtype != DType::Undefined && y.dtype != DType::Undefined {
+        return Err(OpError::TypeMismatch {
+            what: format!("X is {}, Y is {}", x.dtype, y.dtype),
+        });
+    }
+    let dtype = first_defined(x.dtype, y.dtype);
+    let Some(out) = select_shape(ctx, node, AutoBroadcast::Numpy, &c, &x, &y)? else {
+        return Ok(vec![TensorFact::unknown(dtype)]);
+    };
+    let value = select_values(&ctx.alg, &out, &c, &x, &y);
+    Ok(vec![fact_with_value(dtype, out, value)])
 }
 
 // ----- ONNX: variadic ---------------------------------------------------------------------

@@ -36,8 +36,8 @@ use super::attrs::ov_str;
 use super::broadcast::broadcast_shapes;
 use super::nn_util::merge_dim;
 use super::values::{
-    broadcast_values, const_ints, dims_value, fact_with_value, ints_input, select_values,
-    small_const_shape, small_value, IntsArg,
+    broadcast_values, const_ints, dims_value, fact_with_value, ints_input, small_const_shape,
+    small_value, take_values, IntsArg,
 };
 use super::{check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
@@ -163,7 +163,7 @@ pub fn tile_values(ctx: &ShapesContext, x: &TensorFact, out: &[Dim]) -> Option<V
         .zip(&shape)
         .map(|(&n, &d)| (0..n).map(|i| i % d.max(1)).collect())
         .collect();
-    Some(select_values(&v, &shape, &per_axis))
+    Some(take_values(&v, &shape, &per_axis))
 }
 
 /// ONNX `Expand`.

@@ -48,7 +48,7 @@
 use super::attrs::ov_i64;
 use super::nn_util::{merge_dim, rank_error, shaped};
 use super::values::{
-    const_dims, const_ints, fact_with_value, select_values, small_const_shape, small_value,
+    const_dims, const_ints, fact_with_value, small_const_shape, small_value, take_values,
 };
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
@@ -111,7 +111,7 @@ pub fn gather_values(
         .collect::<Option<_>>()?;
     let mut per_axis: Vec<Vec<usize>> = dims.iter().map(|&n| (0..n).collect()).collect();
     per_axis[axis] = picked;
-    Some(select_values(&dv, &dims, &per_axis))
+    Some(take_values(&dv, &dims, &per_axis))
 }
 
 /// The checks `GatherElements` and `ScatterElements` make of their indices against

@@ -36,8 +36,8 @@
 
 use super::attrs::ov_i64_list;
 use super::values::{
-    attr_axes, const_ints, consts, dims_value, fact_with_value, ints_input, norm_axes,
-    select_values, small_value, IntsArg,
+    attr_axes, const_ints, consts, dims_value, fact_with_value, ints_input, norm_axes, small_value,
+    take_values, IntsArg,
 };
 use super::{attr_ints, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
@@ -357,7 +357,7 @@ fn sliced_values(alg: &Algebra, x: &TensorFact, picks: &[Option<Vec<usize>>]) ->
         .zip(picks)
         .map(|(&n, p)| p.clone().unwrap_or_else(|| (0..n).collect()))
         .collect();
-    Some(select_values(&v, &shape, &per_axis))
+    Some(take_values(&v, &shape, &per_axis))
 }
 
 /// The starts/ends/axes/steps of an ONNX Slice: as dims (starts, ends may be

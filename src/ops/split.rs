@@ -25,7 +25,7 @@
 //!   may be -1).
 
 use super::attrs::ov_i64;
-use super::values::{const_ints, consts, dims_value, fact_with_value, select_values, small_value};
+use super::values::{const_ints, consts, dims_value, fact_with_value, small_value, take_values};
 use super::{attr_int, attr_ints, check_inputs, norm_axis, unknown_outputs, RuleEntry};
 use crate::algebra::{AlgebraError, Dim, Truth};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -140,7 +140,7 @@ pub fn split_values(
                         shape.iter().map(|&n| (0..n).collect()).collect();
                     per_axis[axis] = (start..start + len).collect();
                     offset = Some(start + len);
-                    Some(select_values(v, shape, &per_axis))
+                    Some(take_values(v, shape, &per_axis))
                 }
                 _ => {
                     offset = None;

@@ -1,14 +1,12 @@
-//! Ops on tensor contents element by element: ONNX `Where`, `CumSum`, `CumProd`
-//! and `ReverseSequence`; OpenVINO `Bucketize`, `SearchSorted` and the state ops
-//! `ReadValue` and `Assign`.
+//! Ops on tensor contents element by element: ONNX `CumSum`, `CumProd` and
+//! `ReverseSequence`; OpenVINO `Bucketize`, `SearchSorted` and the state ops
+//! `ReadValue` and `Assign`. (ONNX `Where` is OpenVINO's `Select`: it lives with
+//! it in `elementwise.rs`.)
 //!
-//! Specs: the ONNX operator reference (`Where`, `CumSum`, `CumProd`,
-//! `ReverseSequence`) and the OpenVINO operation specification (`Bucketize-3`,
-//! `SearchSorted-15`, `ReadValue-3`, `-6`, `Assign-3`, `-6`).
+//! Specs: the ONNX operator reference (`CumSum`, `CumProd`, `ReverseSequence`) and
+//! the OpenVINO operation specification (`Bucketize-3`, `SearchSorted-15`,
+//! `ReadValue-3`, `-6`, `Assign-3`, `-6`).
 //!
-//! * `Where` picks from `X` where the condition holds and from `Y` elsewhere: the
-//!   output is the numpy broadcast of the three shapes, and its contents are
-//!   picked element by element when every condition element is decided.
 //! * `CumSum` keeps the shape; its contents are running sums along the axis (a
 //!   scalar input) through the algebra, `exclusive` and `reverse` as the attributes
 //!   say. `CumProd` is the same with running products.
@@ -24,10 +22,7 @@
 //!   when there is one, else its `variable_shape` (`?` dims become fresh) and
 //!   `variable_type`. `Assign` writes one and passes its input through.
 //!
-//! Special values: X and Y must have one element type, the condition is bool.
-//!
 //! # Version history
-//! * ONNX **Where**: 9 (broadcast of the three inputs); 16 bf16.
 //! * ONNX **CumSum**: 11 (`axis` is a scalar input; `exclusive`, `reverse`); 14 types.
 //! * ONNX **CumProd**: 26 (as CumSum-14, with products).
 //! * ONNX **ReverseSequence**: 10; 28 (types).
@@ -35,9 +30,8 @@
 //!   (`variable_id`); 6 (typed variables; ReadValue's `init` optional).
 
 use super::attrs::{ov_dtype, ov_str};
-use super::broadcast::broadcast_shapes;
 use super::nn_util::{merge_dim, rank_error, shaped};
-use super::values::{broadcast_values, check_int_range, fact_with_value, small_value};
+use super::values::{check_int_range, fact_with_value, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -47,17 +41,12 @@ use crate::graph::{DType, Node};
 pub const RULES: &[RuleEntry] = &[
     ("", "CumSum", cumsum),
     ("", "CumProd", cumsum),
-    ("", "Where", where_op),
     ("", "ReverseSequence", reverse_sequence),
     ("openvino", "Bucketize", ov_bucketize),
     ("openvino", "SearchSorted", ov_search_sorted),
     ("openvino", "ReadValue", ov_read_value),
     ("openvino", "Assign", ov_assign),
 ];
-
-// ----- Constant -------------------------------------------------------
-
-// ----- Range, ConstantOfShape, CumSum, Where ---------------------------------------
 
 fn scalar_value(f: &TensorFact) -> Option<Dim> {
     match f.value.as_deref() {
@@ -115,43 +104,6 @@ fn cumsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         check_int_range(&ctx.alg, x.dtype, v, &node.op_type)?;
     }
     Ok(vec![fact_with_value(x.dtype, dims, value)])
-}
-
-fn where_op(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
-    check_inputs(node, 3, 3)?;
-    let c = ctx.input(node, 0, "condition")?;
-    let x = ctx.input(node, 1, "X")?;
-    let y = ctx.input(node, 2, "Y")?;
-    if !matches!(c.dtype, DType::Bool | DType::Undefined) {
-        return Err(OpError::UnsupportedType {
-            dtype: c.dtype,
-            what: "condition",
-            allowed: "bool".to_string(),
-        });
-    }
-    if x.dtype != y.dtype && x.dtype != DType::Undefined && y.dtype != DType::Undefined {
-        return Err(OpError::TypeMismatch {
-            what: format!("X is {}, Y is {}", x.dtype, y.dtype),
-        });
-    }
-    let dtype = if x.dtype == DType::Undefined {
-        y.dtype
-    } else {
-        x.dtype
-    };
-    let (Some(cs), Some(xs), Some(ys)) = (c.shape.clone(), x.shape.clone(), y.shape.clone()) else {
-        return Ok(vec![TensorFact::unknown(dtype)]);
-    };
-    let xy = broadcast_shapes(ctx, &node.name, &xs, &ys)?;
-    let out = broadcast_shapes(ctx, &node.name, &cs, &xy)?;
-    let value = broadcast_values(&ctx.alg, &out, &[&c, &x, &y]).and_then(|v| {
-        v[0].iter()
-            .zip(&v[1])
-            .zip(&v[2])
-            .map(|((c, a), b)| ctx.alg.as_i64(*c).map(|cv| if cv != 0 { *a } else { *b }))
-            .collect::<Option<Vec<Dim>>>()
-    });
-    Ok(vec![fact_with_value(dtype, out, value)])
 }
 
 /// ONNX `ReverseSequence` (10, 28).

@@ -168,8 +168,8 @@ pub fn broadcast_values(
 }
 
 /// The elements at the cartesian product of per-axis index lists, row-major: the
-/// general "select" behind Slice, Split, Gather and Tile values.
-pub fn select_values(value: &[Dim], shape: &[usize], per_axis: &[Vec<usize>]) -> Vec<Dim> {
+/// general "take" behind Slice, Split, Gather and Tile values.
+pub fn take_values(value: &[Dim], shape: &[usize], per_axis: &[Vec<usize>]) -> Vec<Dim> {
     let mut strides = vec![1usize; shape.len()];
     for axis in (0..shape.len().saturating_sub(1)).rev() {
         strides[axis] = strides[axis + 1] * shape[axis + 1];
