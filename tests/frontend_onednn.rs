@@ -119,7 +119,7 @@ fn fixture_converts() {
     let dq = &g.nodes[0];
     assert_eq!(dq.inputs, vec![g.inputs[0].name.clone()]);
     // Typed attributes, and dst_dtype where the output type differs from input 0's.
-    assert_eq!(dq.attr("dst_dtype"), Some(&Attr::Str("f32".to_string())));
+    assert_eq!(dq.attr("dst_dtype"), Some(&Attr::Type(DType::Float)));
     assert_eq!(dq.attr("axis"), Some(&Attr::Int(1)));
     assert_eq!(dq.attr("qtype"), Some(&Attr::Str("per_tensor".to_string())));
     let reshape = &g.nodes[2];

@@ -943,6 +943,65 @@ fn slices_pads_splits_transpose() {
 }
 
 #[test]
+fn read_value_variable_shape() {
+    // The reader decodes `variable_shape` (OpenVINO's partial-shape notation):
+    // static dims stay, `?`, `-1` and intervals are fresh dims, `...` is an unknown
+    // rank; text that is not a partial shape is the rule's error.
+    use symdim::graph::Attr;
+    assert_eq!(
+        to_graph::typed_attr("variable_shape", "[?,3,2..5]"),
+        Attr::Shape(Some(vec![
+            DeclDim::Unknown,
+            DeclDim::Value(3),
+            DeclDim::Interval { lo: 2, hi: Some(5) }
+        ]))
+    );
+    assert_eq!(
+        to_graph::typed_attr("variable_shape", "..."),
+        Attr::Shape(None)
+    );
+    assert_eq!(
+        to_graph::typed_attr("variable_shape", "[1,x]"),
+        Attr::Str("[1,x]".to_string())
+    );
+    let mut ir = Ir::default();
+    let data = |shape| {
+        [
+            ("variable_id", "v"),
+            ("variable_type", "f32"),
+            ("variable_shape", shape),
+        ]
+    };
+    let a = ir.op1("a", "ReadValue", "opset6", &data("[-1,3,2..5]"), &[]);
+    let b = ir.op1("b", "ReadValue", "opset6", &data("[...]"), &[]);
+    let c = ir.op1("c", "ReadValue", "opset6", &data(""), &[]);
+    for p in [a, b, c] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    assert!(errors(&ctx).is_empty(), "{:?}", errors(&ctx));
+    let fa = ctx.get(&t(a)).unwrap();
+    assert_eq!(fa.dtype, DType::Float);
+    let sa = fa.shape.clone().unwrap();
+    assert_eq!(sa.len(), 3);
+    assert_eq!(ctx.alg.as_i64(sa[0]), None);
+    assert_eq!(ctx.alg.as_i64(sa[1]), Some(3));
+    assert_eq!(ctx.alg.as_i64(sa[2]), None);
+    assert_eq!(shape(&ctx, &t(b)), "unknown");
+    assert_eq!(shape(&ctx, &t(c)), "[]");
+    let mut ir = Ir::default();
+    let bad = ir.op1("bad", "ReadValue", "opset6", &data("[1,x]"), &[]);
+    ir.result(bad);
+    let ctx = run(&ir.model());
+    let e = errors(&ctx);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("attribute `variable_shape` = \"[1,x]\": not a partial shape"),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn kernels_shared_with_onnx() {
     // The OpenVINO rules run the ONNX families' kernels: Tile and NonZero keep
     // contents, an undecided equal Split is the exact quotient, and Slice clamps

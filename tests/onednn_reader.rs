@@ -293,6 +293,51 @@ fn doc(attrs: &str, shape: &str, stride: &str) -> String {
 
 const SZ0: &str = r#""special_zero": {"type": "bool", "value": 0}"#;
 
+/// A file's own `dst_dtype` must be a string naming a oneDNN dtype: the converter
+/// decodes it to an element type; anything else is a typed reader error.
+#[test]
+fn dst_dtype_attribute() {
+    let ok = doc(
+        r#""special_zero": {"type": "bool", "value": 0}, "dst_dtype": {"type": "string", "value": "bf16"}"#,
+        "[2, 3]",
+        "[3, 1]",
+    );
+    let g = OnednnGraph::parse(&ok).unwrap();
+    let m = symdim::onednn::to_graph::to_model(&g, "t.json", &Default::default()).unwrap();
+    assert_eq!(
+        m.graph.nodes[0].attr("dst_dtype"),
+        Some(&symdim::graph::Attr::Type(symdim::graph::DType::Bfloat16))
+    );
+    let t = doc(
+        r#""dst_dtype": {"type": "string", "value": "float32"}"#,
+        "[2, 3]",
+        "[3, 1]",
+    );
+    let e = OnednnGraph::parse(&t).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            OnednnError::UnknownValue { ref path, field: "dtype", ref value }
+                if path == "graph[0].attrs.dst_dtype" && value == "float32"
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "graph[0].attrs.dst_dtype: \"float32\" is not a valid dtype"
+    );
+    let t = doc(
+        r#""dst_dtype": {"type": "s64", "value": 1}"#,
+        "[2, 3]",
+        "[3, 1]",
+    );
+    assert!(matches!(
+        OnednnGraph::parse(&t),
+        Err(OnednnError::AttrTypeMismatch { op: 0, ref attr, expected: "string", found: "s64" })
+            if attr == "dst_dtype"
+    ));
+}
+
 #[test]
 fn attribute_rules() {
     assert!(OnednnGraph::parse(&doc(SZ0, "[2, 3]", "[3, 1]")).is_ok());

@@ -215,6 +215,10 @@ pub enum Attr {
     Graphs(Vec<Graph>),
     /// An element type (OpenVINO's `destination_type`, `output_type`, ...).
     Type(DType),
+    /// A partial shape (OpenVINO's `variable_shape`): its dims, `None` for a
+    /// dynamic rank. Dims are [`DeclDim::Value`], [`DeclDim::Unknown`] or
+    /// [`DeclDim::Interval`].
+    Shape(Option<Vec<DeclDim>>),
 }
 
 impl Attr {
@@ -231,6 +235,7 @@ impl Attr {
             Attr::Graph(_) => "graph",
             Attr::Graphs(_) => "graphs",
             Attr::Type(_) => "element type",
+            Attr::Shape(_) => "shape",
         }
     }
 }
@@ -251,7 +256,21 @@ impl fmt::Display for Attr {
             Attr::Graph(g) => write!(f, "<graph {}>", g.name),
             Attr::Graphs(g) => write!(f, "<{} graphs>", g.len()),
             Attr::Type(t) => f.write_str(t.short_name()),
+            Attr::Shape(None) => f.write_str("[...]"),
+            Attr::Shape(Some(dims)) => list(f, dims.iter().map(decl_dim_text).collect()),
         }
+    }
+}
+
+/// A declared dim as OpenVINO writes it: `3`, `?`, `1..4`, `2..`; a named one by
+/// its name.
+fn decl_dim_text(d: &DeclDim) -> String {
+    match d {
+        DeclDim::Value(v) => v.to_string(),
+        DeclDim::Param(p) => p.clone(),
+        DeclDim::Unknown => "?".to_string(),
+        DeclDim::Interval { lo, hi: Some(h) } => format!("{lo}..{h}"),
+        DeclDim::Interval { lo, hi: None } => format!("{lo}.."),
     }
 }
 

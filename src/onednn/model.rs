@@ -533,7 +533,11 @@ fn parse_op(v: &Value, path: &str, limits: &OnednnLimits) -> Result<Op, OnednnEr
         let attrs_obj = as_object(a, &attrs_path)?;
         attrs.reserve(attrs_obj.len());
         for (name, a) in attrs_obj {
-            let value = parse_attr(id, name, a, &join(&attrs_path, name))?;
+            let attr_path = join(&attrs_path, name);
+            let value = parse_attr(id, name, a, &attr_path)?;
+            if name == super::to_graph::DST_DTYPE {
+                check_dst_dtype(id, &value, &attr_path)?;
+            }
             attrs.insert(name.clone(), value);
         }
     }
@@ -554,6 +558,25 @@ fn parse_op(v: &Value, path: &str, limits: &OnednnLimits) -> Result<Op, OnednnEr
         inputs: lts("inputs")?,
         outputs: lts("outputs")?,
     })
+}
+
+/// A `dst_dtype` attribute (the output type, which the converter decodes) must be a
+/// string naming a [`DataType`].
+fn check_dst_dtype(op: u64, value: &AttrValue, path: &str) -> Result<(), OnednnError> {
+    match value {
+        AttrValue::String(s) if DataType::parse(s).is_some() => Ok(()),
+        AttrValue::String(s) => Err(OnednnError::UnknownValue {
+            path: path.to_string(),
+            field: DataType::FIELD,
+            value: s.clone(),
+        }),
+        other => Err(OnednnError::AttrTypeMismatch {
+            op,
+            attr: super::to_graph::DST_DTYPE.to_string(),
+            expected: "string",
+            found: other.type_name(),
+        }),
+    }
 }
 
 fn parse_attr(op: u64, name: &str, v: &Value, path: &str) -> Result<AttrValue, OnednnError> {

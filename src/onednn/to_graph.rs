@@ -6,10 +6,11 @@
 //! * **Tensor names** are the logical tensor ids, in decimal (`"0"`, `"17"`).
 //! * **Attributes**: `s64` and `bool` become [`Attr::Int`] (booleans 0/1), `s64[]`
 //!   [`Attr::Ints`], `f32` [`Attr::Float`], `f32[]` [`Attr::Floats`], `string`
-//!   [`Attr::Str`]. One attribute is added by symdim: `dst_dtype` ([`Attr::Str`], the
-//!   short dtype name such as `bf16`) when the op's first output has a defined dtype
-//!   different from its first input's (TypeCast, Quantize, Dequantize, a SoftMax that
-//!   writes bf16, ...); the `onednn` rules give output 0 that type.
+//!   [`Attr::Str`]. One attribute is added by symdim: `dst_dtype` ([`Attr::Type`])
+//!   when the op's first output has a defined dtype different from its first
+//!   input's (TypeCast, Quantize, Dequantize, a SoftMax that writes bf16, ...); the
+//!   `onednn` rules give output 0 that type. A file's own `dst_dtype` (a string
+//!   naming a oneDNN dtype, checked by the parser) wins and is decoded likewise.
 //! * **Graph inputs** are the tensors consumed but never produced, in order of first
 //!   use, with their logical-tensor dtype and shape; an unknown shape (the sentinel
 //!   `[INT64_MIN]`) is an unknown rank. `property_type: constant` tensors are inputs
@@ -31,6 +32,9 @@ use std::collections::HashMap;
 
 /// The domain of oneDNN nodes in the neutral graph.
 pub const DOMAIN: &str = "onednn";
+
+/// The attribute that gives an op's output type ([`Attr::Type`]).
+pub const DST_DTYPE: &str = "dst_dtype";
 
 /// Turn dim `axis` of graph input `tensor` into `name` (a symbol or an expression).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,9 +167,15 @@ pub fn dtype_of(t: DataType) -> DType {
     }
 }
 
-fn attr_of(v: &super::AttrValue) -> Attr {
+/// The neutral attribute of a file attribute named `name`. A `dst_dtype` string
+/// (which the parser has checked names a dtype) is an element type.
+fn attr_of(name: &str, v: &super::AttrValue) -> Attr {
     use super::AttrValue as A;
     match v {
+        A::String(s) if name == DST_DTYPE => match DataType::parse(s) {
+            Some(t) => Attr::Type(dtype_of(t)),
+            None => Attr::Str(s.clone()),
+        },
         A::String(s) => Attr::Str(s.clone()),
         A::Bool(b) => Attr::Int(i64::from(*b)),
         A::S64(x) => Attr::Int(*x),
@@ -225,15 +235,11 @@ pub fn to_model(
         let mut attrs: AttrMap = op
             .attrs
             .iter()
-            .map(|(k, v)| (k.clone(), attr_of(v)))
+            .map(|(k, v)| (k.clone(), attr_of(k, v)))
             .collect();
         if let (Some(o), Some(i)) = (op.outputs.first(), op.inputs.first()) {
-            if o.dtype != DataType::Undef && o.dtype != i.dtype && !attrs.contains_key("dst_dtype")
-            {
-                attrs.insert(
-                    "dst_dtype".to_string(),
-                    Attr::Str(dtype_of(o.dtype).short_name().to_string()),
-                );
+            if o.dtype != DataType::Undef && o.dtype != i.dtype && !attrs.contains_key(DST_DTYPE) {
+                attrs.insert(DST_DTYPE.to_string(), Attr::Type(dtype_of(o.dtype)));
             }
         }
         for o in &op.outputs {

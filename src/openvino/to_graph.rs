@@ -12,7 +12,8 @@
 //!   booleans (`true`/`True`/`1`, `false`/`0`) become [`Attr::Int`] 0 or 1, integers
 //!   [`Attr::Int`], comma-separated integer lists [`Attr::Ints`], numbers
 //!   [`Attr::Float`] and lists of them [`Attr::Floats`], element types
-//!   [`Attr::Type`], and every other attribute, or one
+//!   [`Attr::Type`], partial shapes (`variable_shape`) [`Attr::Shape`], and every
+//!   other attribute, or one
 //!   whose text does not read as its kind, stays the string written ([`Attr::Str`]),
 //!   for the shape rule to reject. The text as written is kept for messages
 //!   ([`crate::graph::AttrMap::written`]).
@@ -97,6 +98,7 @@ enum Kind {
     Float,
     Floats,
     Type,
+    Shape,
     Text,
 }
 
@@ -180,14 +182,16 @@ fn kind_of(name: &str) -> Kind {
         | "roi_num_type"
         | "variable_type"
         | "u64_integer_promotion_target" => Kind::Type,
+        "variable_shape" => Kind::Shape,
         _ => Kind::Text,
     }
 }
 
 /// An IR `<data>` attribute decoded by its name: booleans in any case or `1`/`0` as
 /// [`Attr::Int`] 0 or 1, integers, comma-separated integer lists (`""` is empty),
-/// numbers, comma-separated number lists and element types; the text itself when the name has no kind or the text
-/// does not read as one.
+/// numbers, comma-separated number lists, element types and partial shapes
+/// ([`super::parse_partial_shape`]); the text itself when the name has no kind or
+/// the text does not read as one.
 pub fn typed_attr(name: &str, text: &str) -> Attr {
     let t = text.trim();
     let typed = match kind_of(name) {
@@ -217,9 +221,30 @@ pub fn typed_attr(name: &str, text: &str) -> Attr {
             .ok()
             .map(Attr::Floats),
         Kind::Type => ElementType::parse(t).map(|e| Attr::Type(dtype_of(e))),
+        Kind::Shape => PartialShape::parse(t, super::shape::DEFAULT_MAX_RANK)
+            .ok()
+            .map(|s| Attr::Shape(decl_dims(&s))),
         Kind::Text => None,
     };
     typed.unwrap_or_else(|| Attr::Str(text.to_string()))
+}
+
+/// The declared dims of a partial shape: a static dim is [`DeclDim::Value`], `?`
+/// [`DeclDim::Unknown`], an interval [`DeclDim::Interval`]; `None` for a dynamic
+/// rank.
+fn decl_dims(shape: &PartialShape) -> Option<Vec<DeclDim>> {
+    match shape {
+        PartialShape::Dynamic => None,
+        PartialShape::Ranked(dims) => Some(
+            dims.iter()
+                .map(|d| match (d.as_static(), d.is_fully_dynamic()) {
+                    (Some(v), _) => DeclDim::Value(v),
+                    (None, true) => DeclDim::Unknown,
+                    (None, false) => DeclDim::Interval { lo: d.lo, hi: d.hi },
+                })
+                .collect(),
+        ),
+    }
 }
 
 /// The opset number of a layer's `version` attribute: `opset8` gives 8; anything
@@ -355,18 +380,7 @@ fn convert(g: &IrGraph, weights: &Weights, name: &str, prefix: &str) -> Result<C
                     continue;
                 };
                 let dtype = dtype_of(l.attr_element_type("element_type")?);
-                let shape = match l.attr_shape("shape", super::shape::DEFAULT_MAX_RANK)? {
-                    PartialShape::Dynamic => None,
-                    PartialShape::Ranked(dims) => Some(
-                        dims.iter()
-                            .map(|d| match (d.as_static(), d.is_fully_dynamic()) {
-                                (Some(v), _) => DeclDim::Value(v),
-                                (None, true) => DeclDim::Unknown,
-                                (None, false) => DeclDim::Interval { lo: d.lo, hi: d.hi },
-                            })
-                            .collect(),
-                    ),
-                };
+                let shape = decl_dims(&l.attr_shape("shape", super::shape::DEFAULT_MAX_RANK)?);
                 out.inputs.push(ValueDecl {
                     name: names.get(l.id, port.id),
                     dtype,

@@ -5,10 +5,11 @@
 //! are typed in the file, OpenVINO IR attributes are decoded from their text by name
 //! (`crate::openvino::to_graph::typed_attr`), and an IR attribute whose text did not
 //! read as its kind stays a string, which the `ov_*` getters reject with the IR's
-//! wording.
+//! wording. Element types and partial shapes arrive decoded ([`Attr::Type`],
+//! [`Attr::Shape`]): no getter here parses attribute text.
 
 use crate::context::OpError;
-use crate::graph::{Attr, DType, Node};
+use crate::graph::{Attr, DType, DeclDim, Node};
 
 /// An integer attribute, or `default` when absent.
 pub fn attr_int(node: &Node, name: &'static str, default: i64) -> Result<i64, OpError> {
@@ -128,6 +129,21 @@ pub fn ov_dtype(node: &Node, name: &'static str) -> Result<Option<DType>, OpErro
     }
 }
 
+/// A partial shape attribute (`variable_shape`: the reader decodes `[?,3]`, `2..5`,
+/// `...`), if present: `Some(None)` for a dynamic rank. Text the reader could not
+/// read as a shape is [`OpError::BadAttribute`].
+pub fn ov_shape<'n>(
+    node: &'n Node,
+    name: &'static str,
+) -> Result<Option<Option<&'n [DeclDim]>>, OpError> {
+    match node.attr(name) {
+        None => Ok(None),
+        Some(Attr::Shape(dims)) => Ok(Some(dims.as_deref())),
+        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, "not a partial shape")),
+        Some(other) => Err(bad_attr(name, other, "expected a partial shape")),
+    }
+}
+
 /// A list attribute that must have one entry per spatial axis (or be absent, then
 /// `default` for every axis).
 pub fn spatial_list(
@@ -149,11 +165,13 @@ pub fn spatial_list(
 }
 
 /// The output type of a oneDNN op: the reader's `dst_dtype` attribute (the file's
-/// output type, where it differs from input 0's), else `default`.
-pub fn dst_dtype(node: &Node, default: DType) -> DType {
+/// output type, where it differs from input 0's), else `default`. Anything but an
+/// element type is [`OpError::BadAttribute`].
+pub fn dst_dtype(node: &Node, default: DType) -> Result<DType, OpError> {
     match node.attr("dst_dtype") {
-        Some(Attr::Str(s)) => DType::from_short_name(s).unwrap_or(default),
-        _ => default,
+        None => Ok(default),
+        Some(Attr::Type(t)) => Ok(*t),
+        Some(other) => Err(bad_kind("dst_dtype", other, "an element type")),
     }
 }
 

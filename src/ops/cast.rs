@@ -108,7 +108,10 @@ fn bit_cast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     }])
 }
 
-/// The element type named by Cast's `to` attribute.
+/// The element type named by Cast's `to` attribute: an int (Cast-6 on), or in
+/// Cast-1 the string the spec gives it, a `TensorProto.DataType` name (the ONNX
+/// reader decodes attributes by their protobuf type, so the name is read here, as
+/// an enumeration of the op's own spec).
 pub fn cast_target(node: &Node) -> Result<DType, OpError> {
     let bad = |value: String, why: &str| OpError::BadAttribute {
         name: "to",

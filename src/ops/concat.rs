@@ -297,7 +297,7 @@ fn ov_concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
 /// oneDNN `Concat`: the type is `dst_dtype` when set.
 fn onednn_concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let inputs = inputs(ctx, node, "src")?;
-    let dtype = dst_dtype(node, concat_dtype(&inputs)?);
+    let dtype = dst_dtype(node, concat_dtype(&inputs)?)?;
     concat_ranked(ctx, node, &inputs, dtype, || {
         attr_int_required(node, "axis")
     })

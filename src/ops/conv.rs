@@ -1152,7 +1152,7 @@ impl ConvInputs {
         check_inputs(node, 2, max_inputs)?;
         let data = ctx.input(node, 0, what)?;
         let weights = ctx.input(node, 1, "weights")?;
-        let dtype = dst_dtype(node, data.dtype);
+        let dtype = dst_dtype(node, data.dtype)?;
         Ok(ConvInputs {
             what,
             data,
@@ -1344,7 +1344,7 @@ fn onednn_backward_weights(
     check_inputs(node, 2, 3)?;
     let x = ctx.input(node, 0, "src")?;
     let d = ctx.input(node, 1, "diff_dst")?;
-    let dtype = dst_dtype(node, x.dtype);
+    let dtype = dst_dtype(node, x.dtype)?;
     let format = WeightsFormat::of(node, transposed)?;
     let given = onednn_given_shape(ctx, node, "weights_shape", 2)?;
     let (Some(xs), Some(ds)) = (&x.shape, &d.shape) else {

@@ -1431,7 +1431,7 @@ fn openvino_fake_quantize(
 pub fn onednn_same_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "src")?;
     let f = TensorFact {
-        dtype: dst_dtype(node, x.dtype),
+        dtype: dst_dtype(node, x.dtype)?,
         shape: x.shape,
         value: None,
     };
@@ -1467,7 +1467,7 @@ fn onednn_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
         _ => None,
     };
     Ok(vec![TensorFact {
-        dtype: dst_dtype(node, default),
+        dtype: dst_dtype(node, default)?,
         shape,
         value: None,
     }])
@@ -1481,7 +1481,7 @@ fn onednn_select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     let b = ctx.input(node, 2, "src_1")?;
     let shape = select_shape(ctx, node, AutoBroadcast::Numpy, &c, &a, &b)?;
     Ok(vec![TensorFact {
-        dtype: dst_dtype(node, a.dtype),
+        dtype: dst_dtype(node, a.dtype)?,
         shape,
         value: None,
     }])
@@ -1518,7 +1518,7 @@ fn onednn_eltwise_backward(
     let x = ctx.input(node, 0, "src")?;
     let d = ctx.input(node, 1, "diff_dst")?;
     let shape = merge_shapes(ctx, node, ("src", &x), ("diff_dst", &d))?;
-    Ok(vec![shaped(dst_dtype(node, x.dtype), shape)])
+    Ok(vec![shaped(dst_dtype(node, x.dtype)?, shape)])
 }
 
 /// oneDNN PReLUBackward(src, slope, diff_dst): `diff_src` of `src`'s shape (shared
@@ -1534,7 +1534,7 @@ fn onednn_prelu_backward(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Ten
         shape: slope.shape,
         value: None,
     };
-    Ok(vec![shaped(dst_dtype(node, x.dtype), shape), diff_slope])
+    Ok(vec![shaped(dst_dtype(node, x.dtype)?, shape), diff_slope])
 }
 
 /// oneDNN BiasAddBackward(diff_dst): `diff_bias` is `[C]`, the channel dim of
@@ -1546,7 +1546,7 @@ fn onednn_bias_add_backward(
 ) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
     let d = ctx.input(node, 0, "diff_dst")?;
-    let dtype = dst_dtype(node, d.dtype);
+    let dtype = dst_dtype(node, d.dtype)?;
     let Some(ds) = &d.shape else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };

@@ -459,7 +459,7 @@ fn onednn_matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     check_inputs(node, 2, 3)?;
     let a = ctx.input(node, 0, "src")?;
     let b = ctx.input(node, 1, "weights")?;
-    let dtype = dst_dtype(node, a.dtype);
+    let dtype = dst_dtype(node, a.dtype)?;
     let (Some(x), Some(y)) = (&a.shape, &b.shape) else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };

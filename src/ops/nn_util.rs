@@ -415,7 +415,7 @@ pub fn onednn_src_and_diff_dst(
     super::check_inputs(node, 2, max_inputs)?;
     let x = ctx.input(node, 0, "src")?;
     let d = ctx.input(node, 1, "diff_dst")?;
-    let dtype = super::attrs::dst_dtype(node, x.dtype);
+    let dtype = super::attrs::dst_dtype(node, x.dtype)?;
     let Some(shape) = x.shape else {
         return Ok((dtype, None));
     };

@@ -409,12 +409,12 @@ fn openvino_softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
 }
 
 /// The input's facts (no value) with oneDNN's `dst_dtype`.
-fn onednn_like(node: &Node, x: &TensorFact) -> TensorFact {
-    TensorFact {
-        dtype: dst_dtype(node, x.dtype),
+fn onednn_like(node: &Node, x: &TensorFact) -> Result<TensorFact, OpError> {
+    Ok(TensorFact {
+        dtype: dst_dtype(node, x.dtype)?,
         shape: x.shape.clone(),
         value: None,
-    }
+    })
 }
 
 /// oneDNN SoftMax / LogSoftmax: `axis` (default 1) must be in range; SoftMax's
@@ -430,7 +430,7 @@ fn onednn_softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
             stats = TensorFact::new(DType::Float, st);
         }
     }
-    let mut out = vec![onednn_like(node, &x)];
+    let mut out = vec![onednn_like(node, &x)?];
     if node.outputs.len() > 1 {
         out.push(stats);
     }
@@ -441,7 +441,7 @@ fn onednn_softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
 /// `src[:begin_norm_axis]` (default -1).
 fn onednn_layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "src")?;
-    let mut out = vec![onednn_like(node, &x)];
+    let mut out = vec![onednn_like(node, &x)?];
     if node.outputs.len() > 1 {
         let stats = match &x.shape {
             Some(s) => {
@@ -459,7 +459,7 @@ fn onednn_layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
 /// oneDNN GroupNorm: dst like src; mean and variance `[N, groups]`.
 fn onednn_group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "src")?;
-    let mut out = vec![onednn_like(node, &x)];
+    let mut out = vec![onednn_like(node, &x)?];
     if node.outputs.len() > 1 {
         let stats = match x.shape.as_deref().and_then(<[Dim]>::first) {
             Some(n) => {
@@ -509,7 +509,7 @@ fn onednn_softmax_backward(
         };
         norm_axis(attr_int(node, "axis", default)?, s.len())?;
     }
-    Ok(vec![shaped(dst_dtype(node, d.dtype), shape)])
+    Ok(vec![shaped(dst_dtype(node, d.dtype)?, shape)])
 }
 
 /// oneDNN RMSNorm(src, gamma?): `dst` like `src`; `gamma` broadcasts to the dims
@@ -523,7 +523,7 @@ fn onednn_rms_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
             check_norm_affine(ctx, node, s, axis, &gamma, "gamma")?;
         }
     }
-    Ok(vec![onednn_like(node, &x)])
+    Ok(vec![onednn_like(node, &x)?])
 }
 
 /// oneDNN LayerNormBackward(src, diff_dst, mean, variance, gamma?, beta?):
@@ -568,7 +568,7 @@ fn onednn_layer_norm_backward(
             }
         }
     }
-    let mut out = vec![shaped(dst_dtype(node, x.dtype), shape)];
+    let mut out = vec![shaped(dst_dtype(node, x.dtype)?, shape)];
     if node.outputs.len() > 1 {
         let g = match gamma {
             Some(g) => TensorFact { value: None, ..g },
@@ -620,7 +620,7 @@ fn onednn_batch_norm_training(
     let names = ["mean", "variance", "gamma", "beta"];
     let c = onednn_bn_channels(ctx, node, &x, 2, 1, &names)?;
     let stat = shaped(mean.dtype, c.map(|c| vec![c]));
-    let mut out = vec![onednn_like(node, &x)];
+    let mut out = vec![onednn_like(node, &x)?];
     out.extend(std::iter::repeat(stat).take(node.outputs.len().saturating_sub(1)));
     Ok(out)
 }
@@ -641,7 +641,7 @@ fn onednn_batch_norm_backward(
     let names = ["mean", "variance", "gamma"];
     let c = onednn_bn_channels(ctx, node, &merged, 4, 2, &names)?;
     let stat = shaped(mean.dtype, c.map(|c| vec![c]));
-    let mut out = vec![shaped(dst_dtype(node, x.dtype), shape)];
+    let mut out = vec![shaped(dst_dtype(node, x.dtype)?, shape)];
     out.extend(std::iter::repeat(stat).take(node.outputs.len().saturating_sub(1)));
     Ok(out)
 }
@@ -651,7 +651,7 @@ fn onednn_batch_norm_backward(
 fn onednn_dropout(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 4, 4)?;
     let x = ctx.input(node, 0, "src")?;
-    let mut out = vec![onednn_like(node, &x)];
+    let mut out = vec![onednn_like(node, &x)?];
     if node.outputs.len() > 1 {
         out.push(shaped(DType::Uint8, x.shape.clone()));
     }

@@ -387,7 +387,7 @@ fn openvino_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
 fn onednn_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 1)?;
     let x = ctx.input(node, 0, "src")?;
-    let dtype = dst_dtype(node, x.dtype);
+    let dtype = dst_dtype(node, x.dtype)?;
     let Some(xs) = x.shape.clone() else {
         return Ok(unknown_outputs(node, dtype));
     };
@@ -458,7 +458,7 @@ fn onednn_avg_pool_backward(
 ) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 1, 2)?;
     let d = ctx.input(node, 0, "diff_dst")?;
-    let dtype = dst_dtype(node, d.dtype);
+    let dtype = dst_dtype(node, d.dtype)?;
     let given = match onednn_shape_attr(ctx, node, "src_shape")? {
         Some(v) => Some(v),
         None => ctx.optional_input(node, 1)?.and_then(|f| f.value),

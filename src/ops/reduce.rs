@@ -310,7 +310,7 @@ fn openvino_reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
 /// oneDNN Reduce*: `axes` and `keep_dims` attributes.
 fn onednn_reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "src")?;
-    let dtype = dst_dtype(node, x.dtype);
+    let dtype = dst_dtype(node, x.dtype)?;
     let (Some(shape), Some(axes)) = (&x.shape, attr_ints(node, "axes")?) else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };

@@ -511,7 +511,7 @@ fn openvino_interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
 /// attribute, or `floor(d * scale)` from `scales`.
 fn onednn_interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "src")?;
-    let dtype = dst_dtype(node, x.dtype);
+    let dtype = dst_dtype(node, x.dtype)?;
     let Some(xs) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };

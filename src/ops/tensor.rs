@@ -19,7 +19,8 @@
 //!   data's shape, `output_type` (i64 by default). `SearchSorted` gives each of
 //!   `values` its insertion index into `sorted_sequence`: the values' shape, i64.
 //! * OpenVINO `ReadValue` reads a variable: the shape and type of its `init` input
-//!   when there is one, else its `variable_shape` (`?` dims become fresh) and
+//!   when there is one, else its `variable_shape` (decoded by the reader: `?`
+//!   and interval dims become fresh, `...` is an unknown rank) and
 //!   `variable_type`. `Assign` writes one and passes its input through.
 //!
 //! # Version history
@@ -29,13 +30,13 @@
 //! * OpenVINO **Bucketize**: 3. **SearchSorted**: 15. **ReadValue**, **Assign**: 3
 //!   (`variable_id`); 6 (typed variables; ReadValue's `init` optional).
 
-use super::attrs::{ov_dtype, ov_str};
+use super::attrs::{ov_dtype, ov_shape};
 use super::nn_util::{merge_dim, rank_error, shaped};
 use super::values::{check_int_range, fact_with_value, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
-use crate::graph::{DType, Node};
+use crate::graph::{DType, DeclDim, Node};
 
 /// The rules of this family.
 pub const RULES: &[RuleEntry] = &[
@@ -222,41 +223,16 @@ fn ov_search_sorted(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     Ok(vec![shaped(dtype, values.shape)])
 }
 
-/// The dims of a `variable_shape` (`[?,3]`, `2,3`, `...`): integers stay, `?`, `-1`
-/// and intervals become fresh dims; `None` for a dynamic rank.
-fn variable_shape(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    text: &str,
-) -> Result<Option<Vec<Dim>>, OpError> {
-    let t = text
-        .trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .trim();
-    if t == "..." {
-        return Ok(None);
-    }
-    if t.is_empty() {
-        return Ok(Some(Vec::new()));
-    }
-    let mut dims = Vec::new();
-    for (axis, part) in t.split(',').enumerate() {
-        let part = part.trim();
-        dims.push(match part.parse::<i64>() {
-            Ok(v) if v >= 0 => ctx.alg.constant(v),
-            Ok(-1) => ctx.unknown_dim(node, 0, axis),
-            _ if part == "?" || part.contains("..") => ctx.unknown_dim(node, 0, axis),
-            _ => {
-                return Err(OpError::BadAttribute {
-                    name: "variable_shape",
-                    value: format!("{text:?}"),
-                    why: format!("`{part}` is not a dim"),
-                })
-            }
-        });
-    }
-    Ok(Some(dims))
+/// The dims of a decoded `variable_shape`: constants stay, `?` and intervals
+/// become fresh dims.
+fn variable_shape(ctx: &mut ShapesContext, node: &Node, dims: &[DeclDim]) -> Vec<Dim> {
+    dims.iter()
+        .enumerate()
+        .map(|(axis, d)| match d {
+            DeclDim::Value(v) => ctx.alg.constant(*v),
+            _ => ctx.unknown_dim(node, 0, axis),
+        })
+        .collect()
 }
 
 /// OpenVINO `ReadValue` (3, 6).
@@ -266,10 +242,9 @@ fn ov_read_value(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
         return Ok(vec![shaped(init.dtype, init.shape)]);
     }
     let dtype = ov_dtype(node, "variable_type")?.unwrap_or(DType::Undefined);
-    let shape = match ov_str(node, "variable_shape")? {
-        None => None,
-        Some(text) => variable_shape(ctx, node, text)?,
-    };
+    let shape = ov_shape(node, "variable_shape")?
+        .flatten()
+        .map(|dims| variable_shape(ctx, node, dims));
     Ok(vec![shaped(dtype, shape)])
 }
 

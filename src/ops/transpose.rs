@@ -152,7 +152,7 @@ fn onednn_static_transpose(
     check_inputs(node, 1, 1)?;
     let x = ctx.input(node, 0, "src")?;
     let order = attr_ints(node, "order")?.ok_or(OpError::MissingAttribute { name: "order" })?;
-    let dtype = dst_dtype(node, x.dtype);
+    let dtype = dst_dtype(node, x.dtype)?;
     let Some(dims) = &x.shape else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
