@@ -773,6 +773,44 @@ fn resize_scales_and_sizes() {
 }
 
 #[test]
+fn resize_kernel_shared_by_the_formats() {
+    // One kernel sizes the resized axes of ONNX Resize/Upsample and OpenVINO and
+    // oneDNN Interpolate: floor(in * scale), the size itself, or a fresh dim.
+    use symdim::ops::resize::{resize_dims, AxisSizes};
+    let mut ctx = ShapesContext::default();
+    let x: Vec<_> = ["N", "C", "H", "W"]
+        .iter()
+        .map(|d| ctx.alg.parse(d).unwrap())
+        .collect();
+    let n = node("Resize", 18, &["x"], &["y"], &[]);
+    let scales = AxisSizes::Scales(vec![Some(Rat::frac(3, 2).unwrap()), None]);
+    let y = resize_dims(&mut ctx, &n, &x, &[2, 3], &scales);
+    assert_eq!(ctx.render_dims(&y[..3]), "[N, C, floordiv(3*H, 2)]");
+    assert_eq!(ctx.alg.as_i64(y[3]), None);
+    assert!(!ctx.render_dims(&y[3..]).contains('W'));
+    let w1 = ctx.alg.parse("W + 1").unwrap();
+    let seven = ctx.alg.constant(7);
+    let sizes = AxisSizes::Sizes(vec![Some(w1), Some(seven)]);
+    let y = resize_dims(&mut ctx, &n, &x, &[3, 0], &sizes);
+    assert_eq!(ctx.render_dims(&y), "[7, C, H, W + 1]");
+    // Resize-18 reads its `axes` as every `axes` attribute is read.
+    tensor(&mut ctx, "x", &["N", "C", "H", "W"]);
+    float_values(&mut ctx, "sc", &[2.0, 2.0]);
+    let n = node(
+        "Resize",
+        18,
+        &["x", "", "sc"],
+        &["y"],
+        &[("axes", ints(&[2, -2]))],
+    );
+    let e = run(&mut ctx, &n).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "attribute `axes` = [2, -2]: an axis is repeated"
+    );
+}
+
+#[test]
 fn snap_scale_reads_intended_fractions() {
     use symdim::ops::resize::snap_scale;
     assert_eq!(snap_scale(0.7f32 as f64), Rat::frac(7, 10));

@@ -47,7 +47,7 @@
 use super::attrs::dst_dtype;
 use super::attrs::ov_bool;
 use super::nn_util::shaped;
-use super::values::norm_axes;
+use super::values::{attr_axes, norm_axes};
 use super::values::{check_int_range, fact_with_value, ints_input, small_value, IntsArg};
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
@@ -130,20 +130,7 @@ fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     let reduced: Vec<usize> = if axes.is_empty() {
         (0..r).collect()
     } else {
-        let norm: Vec<usize> = axes
-            .iter()
-            .map(|a| norm_axis(*a, r))
-            .collect::<Result<_, _>>()?;
-        let mut sorted = norm.clone();
-        sorted.sort_unstable();
-        if sorted.windows(2).any(|w| w[0] == w[1]) {
-            return Err(OpError::BadAttribute {
-                name: "axes",
-                value: format!("{axes:?}"),
-                why: "an axis is repeated".to_string(),
-            });
-        }
-        norm
+        attr_axes(&axes, r)?
     };
     let out = reduce_shape(ctx, &dims, &reduced, keepdims);
     let value = reduce_values(ctx, op, &x, &reduced);

@@ -20,6 +20,10 @@
 //!   binary expansion; a value with no such fraction keeps its exact binary
 //!   expansion.
 //!
+//! One kernel, [`resize_dims`], sizes the resized axes of every format from their
+//! scales or sizes ([`AxisSizes`]); each format's rule reads its own inputs and
+//! attributes, checks them as its spec says and picks the axes.
+//!
 //! Which axes are resized: ONNX every axis (or its `axes`, opset 18); OpenVINO
 //! the `axes` attribute (Interpolate-1) or input (4, 11; every axis when absent),
 //! after the `pads_begin`/`pads_end` attributes pad the input; oneDNN the spatial
@@ -53,9 +57,8 @@
 use super::attrs::dst_dtype;
 use super::attrs::{ov_i64_list, ov_str};
 use super::nn_util::{merge_dims, onednn_src_and_diff_dst, Layout, SrcAndDiffDst};
-use super::values::norm_axes;
-use super::values::{const_ints, const_len};
-use super::{attr_ints, attr_str, check_inputs, norm_axis, RuleEntry};
+use super::values::{attr_axes, const_ints, const_len, norm_axes};
+use super::{attr_ints, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
@@ -107,6 +110,55 @@ pub fn floor_scale(ctx: &mut ShapesContext, input: Dim, scale: &Rat) -> Dim {
     let q = ctx.alg.rational(Rat::from_bigint(scale.denom()));
     let prod = ctx.alg.mul(input, p);
     ctx.alg.floordiv(prod, q)
+}
+
+/// What gives the output size of each resized axis (one entry per axis; `None`
+/// where the entry is not known).
+#[derive(Clone, Debug)]
+pub enum AxisSizes {
+    /// Scales: `floor(in * scale)` ([`floor_scale`]).
+    Scales(Vec<Option<Rat>>),
+    /// The sizes themselves.
+    Sizes(Vec<Option<Dim>>),
+}
+
+/// The resize kernel of every format (ONNX Resize and Upsample, OpenVINO and
+/// oneDNN Interpolate): `input` with axis `axes[j]` resized by entry `j` of
+/// `target`, a fresh dim where the entry is not known. The formats' adapters read
+/// and check their scales or sizes, and choose the axes.
+pub fn resize_dims(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    input: &[Dim],
+    axes: &[usize],
+    target: &AxisSizes,
+) -> Vec<Dim> {
+    let mut out = input.to_vec();
+    for (j, &a) in axes.iter().enumerate() {
+        let size = match target {
+            AxisSizes::Scales(s) => s
+                .get(j)
+                .cloned()
+                .flatten()
+                .map(|s| floor_scale(ctx, input[a], &s)),
+            AxisSizes::Sizes(s) => s.get(j).copied().flatten(),
+        };
+        out[a] = match size {
+            Some(d) => d,
+            None => ctx.unknown_dim(node, 0, a),
+        };
+    }
+    out
+}
+
+/// The scales of an ONNX node, each positive ([`bad_value`] naming the axis).
+fn positive_scales(axes: &[usize], scales: &[Option<Rat>]) -> Result<(), OpError> {
+    for (s, a) in scales.iter().zip(axes) {
+        if let Some(s) = s.as_ref().filter(|s| !s.is_positive()) {
+            return Err(bad_value(format!("scale {s} of axis {a} is not positive")));
+        }
+    }
+    Ok(())
 }
 
 /// An input that counts as given: present and not an empty tensor.
@@ -186,21 +238,7 @@ fn resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     };
     let axes: Vec<usize> = match &axes_attr {
         None => (0..rank).collect(),
-        Some(a) => {
-            let mut out: Vec<usize> = Vec::with_capacity(a.len());
-            for ax in a {
-                let n = norm_axis(*ax, rank)?;
-                if out.contains(&n) {
-                    return Err(OpError::BadAttribute {
-                        name: "axes",
-                        value: format!("{a:?}"),
-                        why: format!("axis {ax} is repeated"),
-                    });
-                }
-                out.push(n);
-            }
-            out
-        }
+        Some(a) => attr_axes(a, rank)?,
     };
     if let Some(n) = vec_len(ctx, tensor) {
         if n != axes.len() {
@@ -219,32 +257,23 @@ fn resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         Some(s) => s.clone(),
         None => (0..rank).map(|a| ctx.unknown_dim(node, 0, a)).collect(),
     };
-    let mut out = input.clone();
-    match &target {
+    let out = match &target {
         Target::Scales(t) => {
             let values: Option<Vec<Rat>> = t
                 .value
                 .as_ref()
                 .and_then(|v| v.iter().map(|d| ctx.alg.as_const(*d)).collect());
-            for (j, &a) in axes.iter().enumerate() {
-                out[a] = match values.as_ref().and_then(|v| exact_scale(&v[j])) {
-                    Some(s) => {
-                        if !s.is_positive() {
-                            return Err(bad_value(format!(
-                                "scale {s} of axis {a} is not positive"
-                            )));
-                        }
-                        floor_scale(ctx, input[a], &s)
-                    }
-                    None => ctx.unknown_dim(node, 0, a),
-                };
-            }
+            let scales: Vec<Option<Rat>> = match values {
+                Some(v) => v.iter().map(exact_scale).collect(),
+                None => vec![None; axes.len()],
+            };
+            positive_scales(&axes, &scales)?;
+            resize_dims(ctx, node, &input, &axes, &AxisSizes::Scales(scales))
         }
         Target::Sizes(t) => {
             let Some(sizes) = t.value.clone() else {
-                for &a in &axes {
-                    out[a] = ctx.unknown_dim(node, 0, a);
-                }
+                let unknown = AxisSizes::Sizes(vec![None; axes.len()]);
+                let out = resize_dims(ctx, node, &input, &axes, &unknown);
                 return Ok(vec![TensorFact::new(x.dtype, out)]);
             };
             for (j, s) in sizes.iter().enumerate() {
@@ -257,10 +286,10 @@ fn resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
                 }
             }
             if policy == "stretch" {
-                for (j, &a) in axes.iter().enumerate() {
-                    out[a] = sizes[j];
-                }
+                let sizes = AxisSizes::Sizes(sizes.into_iter().map(Some).collect());
+                resize_dims(ctx, node, &input, &axes, &sizes)
             } else {
+                let mut out = input.clone();
                 keep_aspect(
                     ctx,
                     node,
@@ -270,9 +299,10 @@ fn resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
                     &sizes,
                     &mut out,
                 );
+                out
             }
         }
-    }
+    };
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
@@ -409,24 +439,20 @@ fn upsample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     let Some(xs) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
-    let Some(scales) = scales else {
-        let out = (0..xs.len()).map(|a| ctx.unknown_dim(node, 0, a)).collect();
-        return Ok(vec![TensorFact::new(x.dtype, out)]);
-    };
-    if scales.len() != xs.len() {
-        return Err(bad_value(format!(
-            "scales has {} entries, expected {} (the rank of X)",
-            scales.len(),
-            xs.len()
-        )));
-    }
-    let mut out = Vec::with_capacity(xs.len());
-    for (a, (d, s)) in xs.iter().zip(&scales).enumerate() {
-        if !s.is_positive() {
-            return Err(bad_value(format!("scale {s} of axis {a} is not positive")));
+    let axes: Vec<usize> = (0..xs.len()).collect();
+    let scales: Vec<Option<Rat>> = match scales {
+        None => vec![None; xs.len()],
+        Some(s) if s.len() != xs.len() => {
+            return Err(bad_value(format!(
+                "scales has {} entries, expected {} (the rank of X)",
+                s.len(),
+                xs.len()
+            )))
         }
-        out.push(floor_scale(ctx, *d, s));
-    }
+        Some(s) => s.into_iter().map(Some).collect(),
+    };
+    positive_scales(&axes, &scales)?;
+    let out = resize_dims(ctx, node, &xs, &axes, &AxisSizes::Scales(scales));
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
@@ -479,31 +505,29 @@ fn openvino_interpolate(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
             None => (0..r).collect(),
         }
     };
-    let mut out = padded.clone();
-    if by_scales {
+    let target = if by_scales {
         let f = ctx.input(node, scales_index, "scales")?;
         let scales: Option<Vec<Rat>> = f
             .value
             .as_ref()
             .and_then(|v| v.iter().map(|d| ctx.alg.as_const(*d)).collect());
-        for (i, &a) in axes.iter().enumerate() {
-            out[a] = match scales.as_ref().and_then(|s| s.get(i)) {
-                Some(s) => {
-                    let s = exact_scale(s).unwrap_or_else(|| s.clone());
-                    floor_scale(ctx, padded[a], &s)
-                }
-                None => ctx.unknown_dim(node, 0, a),
-            };
-        }
+        AxisSizes::Scales(
+            (0..axes.len())
+                .map(|i| {
+                    let s = scales.as_ref()?.get(i)?;
+                    Some(exact_scale(s).unwrap_or_else(|| s.clone()))
+                })
+                .collect(),
+        )
     } else {
         let f = ctx.input(node, 1, "sizes")?;
-        for (i, &a) in axes.iter().enumerate() {
-            out[a] = match f.value.as_ref().and_then(|s| s.get(i)) {
-                Some(d) => *d,
-                None => ctx.unknown_dim(node, 0, a),
-            };
-        }
-    }
+        AxisSizes::Sizes(
+            (0..axes.len())
+                .map(|i| f.value.as_ref()?.get(i).copied())
+                .collect(),
+        )
+    };
+    let out = resize_dims(ctx, node, &padded, &axes, &target);
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
@@ -536,8 +560,7 @@ fn onednn_interpolate_spatial(
 ) -> Result<Option<Vec<Dim>>, OpError> {
     let sp = &layout.spatial;
     let k = sp.len();
-    let mut out_sp = sp.clone();
-    if let Some(sizes) = attr_ints(node, "sizes")?.filter(|v| !v.is_empty()) {
+    let target = if let Some(sizes) = attr_ints(node, "sizes")?.filter(|v| !v.is_empty()) {
         if sizes.len() != k {
             return Err(OpError::BadAttribute {
                 name: "sizes",
@@ -545,9 +568,7 @@ fn onednn_interpolate_spatial(
                 why: format!("expected {k} values"),
             });
         }
-        for (a, s) in sizes.iter().enumerate() {
-            out_sp[a] = ctx.alg.constant(*s);
-        }
+        AxisSizes::Sizes(sizes.iter().map(|s| Some(ctx.alg.constant(*s))).collect())
     } else if let Some(Attr::Floats(scales)) = node.attr("scales") {
         if scales.len() != k {
             return Err(OpError::BadAttribute {
@@ -556,14 +577,17 @@ fn onednn_interpolate_spatial(
                 why: format!("expected {k} values"),
             });
         }
-        for (a, s) in scales.iter().enumerate() {
-            let r = snap_scale(*s).unwrap_or_else(Rat::one);
-            out_sp[a] = floor_scale(ctx, sp[a], &r);
-        }
+        AxisSizes::Scales(
+            scales
+                .iter()
+                .map(|s| Some(snap_scale(*s).unwrap_or_else(Rat::one)))
+                .collect(),
+        )
     } else {
         return Ok(None);
-    }
-    Ok(Some(out_sp))
+    };
+    let axes: Vec<usize> = (0..k).collect();
+    Ok(Some(resize_dims(ctx, node, sp, &axes, &target)))
 }
 
 /// oneDNN InterpolateBackward(src, diff_dst, sizes?): `diff_src` has `src`'s
