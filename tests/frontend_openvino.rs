@@ -1002,6 +1002,61 @@ fn read_value_variable_shape() {
 }
 
 #[test]
+fn extract_image_patches_window() {
+    // The examples of the ExtractImagePatches-3 spec on a [1, 3, 10, 10] image:
+    // valid is floor((in - rate*(size - 1) - 1) / stride) + 1, same_* is
+    // ceil(in / stride); `auto_pad` is read in any case.
+    let mut ir = Ir::default();
+    let x = ir.param("x", "1,3,10,10", "f32");
+    let s = ir.param("s", "1,3,?,?", "f32");
+    let eip = |ir: &mut Ir, name: &str, sizes, strides, rates, pad, src| {
+        let data = [
+            ("sizes", sizes),
+            ("strides", strides),
+            ("rates", rates),
+            ("auto_pad", pad),
+        ];
+        ir.op1(name, "ExtractImagePatches", "opset3", &data, &[src])
+    };
+    let a = eip(&mut ir, "a", "3,3", "5,5", "1,1", "valid", x);
+    let b = eip(&mut ir, "b", "4,4", "8,8", "1,1", "valid", x);
+    let c = eip(&mut ir, "c", "4,4", "9,9", "1,1", "same_upper", x);
+    let d = eip(&mut ir, "d", "3,3", "5,5", "2,2", "VALID", x);
+    let e = eip(&mut ir, "e", "3,3", "5,2", "2,1", "valid", s);
+    let f = eip(&mut ir, "f", "3,3", "5,2", "2,1", "same_lower", s);
+    for p in [a, b, c, d, e, f] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    assert!(errors(&ctx).is_empty(), "{:?}", errors(&ctx));
+    assert_eq!(shape(&ctx, &t(a)), "[1, 27, 2, 2]");
+    assert_eq!(shape(&ctx, &t(b)), "[1, 48, 1, 1]");
+    assert_eq!(shape(&ctx, &t(c)), "[1, 48, 2, 2]");
+    assert_eq!(shape(&ctx, &t(d)), "[1, 27, 2, 2]");
+    // floordiv(s.2 - 5, 5) + 1 and floordiv(s.3 - 3, 2) + 1, simplified
+    assert_eq!(
+        shape(&ctx, &t(e)),
+        "[1, 27, floordiv(`s.2`, 5), floordiv(`s.3` - 1, 2)]"
+    );
+    // ceil(s.2 / 5) and ceil(s.3 / 2)
+    assert_eq!(
+        shape(&ctx, &t(f)),
+        "[1, 27, floordiv(`s.2` - 1, 5) + 1, floordiv(`s.3` - 1, 2) + 1]"
+    );
+    let mut ir = Ir::default();
+    let x = ir.param("x", "1,3,10,10", "f32");
+    let g = eip(&mut ir, "g", "3,3", "5,5", "1,1", "explicit", x);
+    ir.result(g);
+    let ctx = run(&ir.model());
+    let errs = errors(&ctx);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(
+        errs[0].contains("`auto_pad` = \"explicit\": expected valid, same_upper or same_lower"),
+        "{errs:?}"
+    );
+}
+
+#[test]
 fn kernels_shared_with_onnx() {
     // The OpenVINO rules run the ONNX families' kernels: Tile and NonZero keep
     // contents, an undecided equal Split is the exact quotient, and Slice clamps

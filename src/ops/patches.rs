@@ -6,7 +6,9 @@
 //! * `ExtractImagePatches` cuts `data [N, C, H, W]` into `sizes = [sr, sc]` patches
 //!   with `strides` and `rates` (dilations): `[N, C * sr * sc, out_r, out_c]`, where
 //!   `out = (in - rate * (size - 1) - 1) / stride + 1` (floor) for
-//!   `auto_pad = valid` and `ceil(in / stride)` for `same_upper` and `same_lower`.
+//!   `auto_pad = valid` and `ceil(in / stride)` for `same_upper` and `same_lower`
+//!   (in any case): the sliding window of [`super::conv::Window`] with the patch
+//!   as kernel, the rates as dilations and no pads.
 //! * `Col2Im` folds `data [N?, C * kh * kw, L]` back into `[N?, C, H, W]`, with
 //!   `output_size = [H, W]` and `kernel_size = [kh, kw]` inputs (their contents may
 //!   be symbolic). `L` must be the number of blocks,
@@ -63,13 +65,14 @@ fn ov_extract_image_patches(
     let sizes = pair(node, "sizes")?;
     let strides = pair(node, "strides")?;
     let rates = pair(node, "rates")?;
-    let same = match ov_str(node, "auto_pad")?.unwrap_or("valid") {
-        "valid" => false,
-        "same_upper" | "same_lower" => true,
-        other => {
+    // The spec's modes (OpenVINO reads the names in any case); no pads are given.
+    let text = ov_str(node, "auto_pad")?.unwrap_or("valid");
+    let mode = match PadMode::parse(text) {
+        Some(m @ (PadMode::Valid | PadMode::SameUpper | PadMode::SameLower)) => m,
+        _ => {
             return Err(OpError::BadAttribute {
                 name: "auto_pad",
-                value: format!("{other:?}"),
+                value: format!("{text:?}"),
                 why: "expected valid, same_upper or same_lower".to_string(),
             })
         }
@@ -78,21 +81,19 @@ fn ov_extract_image_patches(
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     expect_rank("data", xs, 4)?;
+    let window = Window {
+        kernel: sizes.iter().map(|k| ctx.alg.constant(*k)).collect(),
+        strides: strides.to_vec(),
+        dilations: rates.to_vec(),
+        pads_begin: vec![0; 2],
+        pads_end: vec![0; 2],
+        mode,
+        rounding: Rounding::Floor,
+    };
     let k = ctx.alg.constant(sizes[0].saturating_mul(sizes[1]));
     let mut out = vec![xs[0], ctx.alg.mul(xs[1], k)];
     for i in 0..2 {
-        let s = ctx.alg.constant(strides[i]);
-        let d = if same {
-            ctx.alg.ceildiv(xs[2 + i], s)
-        } else {
-            let span = rates[i].saturating_mul(sizes[i] - 1).saturating_add(1);
-            let span = ctx.alg.constant(span);
-            let room = ctx.alg.sub(xs[2 + i], span);
-            let q = ctx.alg.floordiv(room, s);
-            let one = ctx.alg.constant(1);
-            ctx.alg.add_dims(q, one)
-        };
-        out.push(d);
+        out.push(window.output(ctx, i, xs[2 + i]));
     }
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
