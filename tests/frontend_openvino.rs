@@ -1057,6 +1057,79 @@ fn extract_image_patches_window() {
 }
 
 #[test]
+fn cumsum_and_reverse_sequence_kernels() {
+    // OpenVINO CumSum-3 and ReverseSequence-1 run the ONNX kernels: values from
+    // the spec examples, shape-tensor values through the algebra, and the checks
+    // of both specs.
+    let mut ir = Ir::default();
+    let v = ir.i64s("v", &[1, 2, 3, 4, 5]);
+    let ax = ir.scalar("ax", 0);
+    let cs = |ir: &mut Ir, name: &str, ex: &str, rev: &str, ins: &[(u64, u64)]| {
+        let data = [("exclusive", ex), ("reverse", rev)];
+        ir.op1(name, "CumSum", "opset3", &data, ins)
+    };
+    let inc = cs(&mut ir, "inc", "false", "false", &[v, ax]);
+    let exc = cs(&mut ir, "exc", "true", "false", &[v]);
+    let rev = cs(&mut ir, "rev", "0", "1", &[v, ax]);
+    let both = cs(&mut ir, "both", "True", "True", &[v, ax]);
+    let x = ir.param("x", "?,6,5", "f32");
+    let sh = ir.op1("sh", "ShapeOf", "opset3", &[("output_type", "i64")], &[x]);
+    let sym = cs(&mut ir, "sym", "false", "false", &[sh]);
+    // ReverseSequence: 4x4 data 0..15, lengths [1, 2, 3, 4] along the rows.
+    let m: Vec<i64> = (0..16).collect();
+    let bytes = m.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let data = ir.konst("data", "i64", "4,4", bytes);
+    let lens = ir.i64s("lens", &[1, 2, 3, 4]);
+    let rs = |ir: &mut Ir, name: &str, b: &str, s: &str, ins: &[(u64, u64)]| {
+        let attrs = [("batch_axis", b), ("seq_axis", s)];
+        ir.op1(name, "ReverseSequence", "opset1", &attrs, ins)
+    };
+    let rows = rs(&mut ir, "rows", "0", "1", &[data, lens]);
+    let neg = rs(&mut ir, "neg", "-2", "-1", &[data, lens]);
+    let cols = rs(&mut ir, "cols", "1", "0", &[data, lens]);
+    let lens_f = ir.f32s("lens_f", "6", 6);
+    let big = rs(&mut ir, "big", "1", "0", &[x, lens_f]);
+    for p in [inc, exc, rev, both, sym, rows, neg, cols, big] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    assert!(errors(&ctx).is_empty(), "{:?}", errors(&ctx));
+    assert_eq!(value(&ctx, &t(inc)), "[1, 3, 6, 10, 15]");
+    assert_eq!(value(&ctx, &t(exc)), "[0, 1, 3, 6, 10]");
+    assert_eq!(value(&ctx, &t(rev)), "[15, 14, 12, 9, 5]");
+    assert_eq!(value(&ctx, &t(both)), "[14, 12, 9, 5, 0]");
+    assert_eq!(value(&ctx, &t(sym)), "[`x.0`, `x.0` + 6, `x.0` + 11]");
+    let rows_v = "[0, 1, 2, 3, 5, 4, 6, 7, 10, 9, 8, 11, 15, 14, 13, 12]";
+    assert_eq!(value(&ctx, &t(rows)), rows_v);
+    assert_eq!(value(&ctx, &t(neg)), rows_v);
+    // batch along the columns: column j reverses its first j + 1 rows
+    let cols_v = "[0, 5, 10, 15, 4, 1, 6, 11, 8, 9, 2, 7, 12, 13, 14, 3]";
+    assert_eq!(value(&ctx, &t(cols)), cols_v);
+    assert_eq!(shape(&ctx, &t(big)), "[`x.0`, 6, 5]");
+    // Errors: an axis out of range, lengths that do not match the batch.
+    let mut ir = Ir::default();
+    let v = ir.i64s("v", &[1, 2, 3]);
+    let ax = ir.scalar("ax", 1);
+    let bad_axis = cs(&mut ir, "bad_axis", "false", "false", &[v, ax]);
+    let x = ir.param("x", "2,6,5", "f32");
+    let lens = ir.i64s("lens", &[1, 2, 3]);
+    let bad_batch = rs(&mut ir, "bad_batch", "1", "0", &[x, lens]);
+    let bad_seq = rs(&mut ir, "bad_seq", "0", "3", &[x, lens]);
+    for p in [bad_axis, bad_batch, bad_seq] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    let errs = errors(&ctx);
+    assert_eq!(errs.len(), 3, "{errs:?}");
+    assert!(errs[0].contains("axis 1 is out of range"), "{errs:?}");
+    assert!(
+        errs[1].contains("batch of data and seq_lengths"),
+        "{errs:?}"
+    );
+    assert!(errs[2].contains("axis 3"), "{errs:?}");
+}
+
+#[test]
 fn kernels_shared_with_onnx() {
     // The OpenVINO rules run the ONNX families' kernels: Tile and NonZero keep
     // contents, an undecided equal Split is the exact quotient, and Slice clamps

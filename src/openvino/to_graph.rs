@@ -129,7 +129,9 @@ fn kind_of(name: &str) -> Kind {
         | "flip"
         | "scale_all_sizes"
         | "share_location"
-        | "flatten" => Kind::Bool,
+        | "flatten"
+        | "exclusive"
+        | "reverse" => Kind::Bool,
         "axis"
         | "group"
         | "batch_dims"
@@ -161,7 +163,9 @@ fn kind_of(name: &str) -> Kind {
         | "max_detections_per_image"
         | "h"
         | "w"
-        | "deformable_group" => Kind::Int,
+        | "deformable_group"
+        | "batch_axis"
+        | "seq_axis" => Kind::Int,
         "axes" | "strides" | "dilations" | "pads_begin" | "pads_end" | "kernel"
         | "output_padding" | "begin_mask" | "end_mask" | "new_axis_mask" | "shrink_axis_mask"
         | "ellipsis_mask" | "shape" | "order" | "output_size" | "sizes" | "rates" | "stride"

@@ -89,8 +89,9 @@
 //! - **Unary math and activations** (Relu, Sigmoid, Tanh, Exp, Log, Sqrt, Erf,
 //!   Gelu 2/7, HSwish 4, HSigmoid 5, Swish 4, Mish 4, SoftPlus 4, SoftSign 9, Elu,
 //!   Selu, Clamp, HardSigmoid, PReLU, trigonometric, Sign, Round 5, Negative, Abs,
-//!   Floor, Ceiling, LogicalNot, IsNaN/IsInf/IsFinite 10) and `CumSum-3`,
-//!   `Roll-7`, `ReverseSequence-1`: the data shape in every version. Also
+//!   Floor, Ceiling, LogicalNot, IsNaN/IsInf/IsFinite 10) and `Roll-7`: the
+//!   data shape in every version (`CumSum-3` and `ReverseSequence-1` run the
+//!   ONNX kernels of `tensor.rs`). Also
 //!   Asinh/Acosh/Atanh-3, BitwiseNot-13, Reverse-1, Inverse-14, FakeConvert-13
 //!   (the data's type), SliceScatter-15 and GatherTree-1 (input 0's shape).
 //! - **Xor-1** (the opset-1 name of LogicalXor), **BitwiseAnd/Or/Xor-13**,
@@ -232,9 +233,7 @@ pub const RULES: &[RuleEntry] = &[
     ("openvino", "Cosh", openvino_same_shape),
     ("openvino", "Sign", openvino_same_shape),
     ("openvino", "Round", openvino_same_shape),
-    ("openvino", "CumSum", openvino_same_shape),
     ("openvino", "Roll", openvino_same_shape),
-    ("openvino", "ReverseSequence", openvino_same_shape),
     ("openvino", "Negative", openvino_same_shape),
     ("openvino", "Abs", openvino_same_shape),
     ("openvino", "Floor", openvino_same_shape),
@@ -1243,8 +1242,8 @@ fn openvino_unary_op(op: &str) -> Option<Unary> {
 }
 
 /// OpenVINO ops whose outputs have the data's shape (input 0) and type (bool for
-/// the predicates): unary maps and activations, normalisations, `CumSum`, `Roll`,
-/// `ReverseSequence`; values for the maps that have one.
+/// the predicates): unary maps and activations, normalisations, `Roll`; values for
+/// the maps that have one.
 pub fn openvino_same_shape(
     ctx: &mut ShapesContext,
     node: &Node,

@@ -1,19 +1,26 @@
 //! Ops on tensor contents element by element: ONNX `CumSum`, `CumProd` and
-//! `ReverseSequence`; OpenVINO `Bucketize`, `SearchSorted` and the state ops
-//! `ReadValue` and `Assign`. (ONNX `Where` is OpenVINO's `Select`: it lives with
+//! `ReverseSequence`; OpenVINO `CumSum`, `ReverseSequence`, `Bucketize`,
+//! `SearchSorted` and the state ops `ReadValue` and `Assign`. (ONNX `Where` is OpenVINO's `Select`: it lives with
 //! it in `elementwise.rs`.)
 //!
 //! Specs: the ONNX operator reference (`CumSum`, `CumProd`, `ReverseSequence`) and
-//! the OpenVINO operation specification (`Bucketize-3`, `SearchSorted-15`,
-//! `ReadValue-3`, `-6`, `Assign-3`, `-6`).
+//! the OpenVINO operation specification (`CumSum-3`, `ReverseSequence-1`,
+//! `Bucketize-3`, `SearchSorted-15`, `ReadValue-3`, `-6`, `Assign-3`, `-6`).
 //!
 //! * `CumSum` keeps the shape; its contents are running sums along the axis (a
 //!   scalar input) through the algebra, `exclusive` and `reverse` as the attributes
-//!   say. `CumProd` is the same with running products.
+//!   say. `CumProd` is the same with running products ([`cumulative_values`]).
+//!   OpenVINO `CumSum` runs the same kernel: its `axis` input is optional (0 when
+//!   absent), `exclusive` and `reverse` are booleans; its values are not checked
+//!   against the type's range (ONNX's are, as onnx's data propagation does).
 //! * `ReverseSequence` keeps the shape: `sequence_lens [batch]` (int64) gives how
 //!   many leading elements along `time_axis` each batch entry reverses. The axes are
 //!   0 and 1 (one each); the lengths' size is equated with the batch dim. The
-//!   contents of a small known input with known lengths are computed.
+//!   contents of a small known input with known lengths are computed
+//!   ([`reverse_sequence_values`]). OpenVINO `ReverseSequence` runs the same
+//!   kernel: `data` and `seq_lengths` (any numeric type), `batch_axis` (default 0)
+//!   and `seq_axis` (default 1) anywhere in `[-rank, rank - 1]`; an undecided
+//!   batch size is recorded without a warning, as the OpenVINO rules do.
 //!
 //! * OpenVINO `Bucketize` gives each element of `data` its bucket index: the
 //!   data's shape, `output_type` (i64 by default). `SearchSorted` gives each of
@@ -27,11 +34,12 @@
 //! * ONNX **CumSum**: 11 (`axis` is a scalar input; `exclusive`, `reverse`); 14 types.
 //! * ONNX **CumProd**: 26 (as CumSum-14, with products).
 //! * ONNX **ReverseSequence**: 10; 28 (types).
+//! * OpenVINO **CumSum**: 3. **ReverseSequence**: 1.
 //! * OpenVINO **Bucketize**: 3. **SearchSorted**: 15. **ReadValue**, **Assign**: 3
 //!   (`variable_id`); 6 (typed variables; ReadValue's `init` optional).
 
-use super::attrs::{ov_dtype, ov_shape};
-use super::nn_util::{merge_dim, rank_error, shaped};
+use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_shape};
+use super::nn_util::{merge_dim, rank_error, shaped, Equate};
 use super::values::{check_int_range, fact_with_value, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
@@ -43,6 +51,8 @@ pub const RULES: &[RuleEntry] = &[
     ("", "CumSum", cumsum),
     ("", "CumProd", cumsum),
     ("", "ReverseSequence", reverse_sequence),
+    ("openvino", "CumSum", ov_cumsum),
+    ("openvino", "ReverseSequence", ov_reverse_sequence),
     ("openvino", "Bucketize", ov_bucketize),
     ("openvino", "SearchSorted", ov_search_sorted),
     ("openvino", "ReadValue", ov_read_value),
@@ -56,6 +66,70 @@ fn scalar_value(f: &TensorFact) -> Option<Dim> {
     }
 }
 
+/// A running sum or product along one axis: what the CumSum kernel computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cumulative {
+    /// The axis, normalised; `None` when it is not known.
+    pub axis: Option<usize>,
+    /// Each output element leaves out its own input element.
+    pub exclusive: bool,
+    /// Accumulate from the end of the axis.
+    pub reverse: bool,
+    /// Products (from 1) instead of sums (from 0).
+    pub product: bool,
+}
+
+/// The contents of a cumulative sum or product of `x` (ONNX CumSum and CumProd,
+/// OpenVINO CumSum): running sums or products along the axis through the algebra,
+/// when `x` is a small known tensor and the axis is known.
+pub fn cumulative_values(
+    ctx: &mut ShapesContext,
+    x: &TensorFact,
+    c: Cumulative,
+) -> Option<Vec<Dim>> {
+    let axis = c.axis?;
+    let (shape, v) = small_value(&ctx.alg, x)?;
+    let inner: usize = shape[axis + 1..].iter().product();
+    let n = shape[axis];
+    let outer: usize = shape[..axis].iter().product();
+    let mut out = v.clone();
+    for o in 0..outer {
+        for i in 0..inner {
+            let mut acc = ctx.alg.constant(i64::from(c.product));
+            let order: Vec<usize> = if c.reverse {
+                (0..n).rev().collect()
+            } else {
+                (0..n).collect()
+            };
+            for k in order {
+                let at = (o * n + k) * inner + i;
+                let next = if c.product {
+                    ctx.alg.mul(acc, v[at])
+                } else {
+                    ctx.alg.add_dims(acc, v[at])
+                };
+                out[at] = if c.exclusive { acc } else { next };
+                acc = next;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The axis of a cumulative op from its scalar `axis` input, normalised against
+/// `rank` when it is a known constant.
+fn cumulative_axis(
+    ctx: &ShapesContext,
+    axis: &TensorFact,
+    rank: usize,
+) -> Result<Option<usize>, OpError> {
+    match scalar_value(axis).and_then(|d| ctx.alg.as_i64(d)) {
+        Some(a) => Ok(Some(norm_axis(a, rank)?)),
+        None => Ok(None),
+    }
+}
+
+/// ONNX `CumSum` (11, 14) and `CumProd` (26).
 fn cumsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 2)?;
     let x = ctx.input(node, 0, "x")?;
@@ -63,47 +137,42 @@ fn cumsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     let Some(dims) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
-    let axis = match scalar_value(&axis).and_then(|d| ctx.alg.as_i64(d)) {
-        Some(a) => Some(norm_axis(a, dims.len())?),
-        None => None,
+    let c = Cumulative {
+        axis: cumulative_axis(ctx, &axis, dims.len())?,
+        exclusive: attr_int(node, "exclusive", 0)? != 0,
+        reverse: attr_int(node, "reverse", 0)? != 0,
+        product: node.op_type == "CumProd",
     };
-    let exclusive = attr_int(node, "exclusive", 0)? != 0;
-    let reverse = attr_int(node, "reverse", 0)? != 0;
-    // CumSum accumulates sums from 0, CumProd products from 1.
-    let product = node.op_type == "CumProd";
-    let value = match (axis, small_value(&ctx.alg, &x)) {
-        (Some(axis), Some((shape, v))) => {
-            let inner: usize = shape[axis + 1..].iter().product();
-            let n = shape[axis];
-            let outer: usize = shape[..axis].iter().product();
-            let mut out = v.clone();
-            for o in 0..outer {
-                for i in 0..inner {
-                    let mut acc = ctx.alg.constant(i64::from(product));
-                    let order: Vec<usize> = if reverse {
-                        (0..n).rev().collect()
-                    } else {
-                        (0..n).collect()
-                    };
-                    for k in order {
-                        let at = (o * n + k) * inner + i;
-                        let next = if product {
-                            ctx.alg.mul(acc, v[at])
-                        } else {
-                            ctx.alg.add_dims(acc, v[at])
-                        };
-                        out[at] = if exclusive { acc } else { next };
-                        acc = next;
-                    }
-                }
-            }
-            Some(out)
-        }
-        _ => None,
-    };
+    let value = cumulative_values(ctx, &x, c);
     if let Some(v) = &value {
         check_int_range(&ctx.alg, x.dtype, v, &node.op_type)?;
     }
+    Ok(vec![fact_with_value(x.dtype, dims, value)])
+}
+
+/// OpenVINO `CumSum-3`: `arg` and an optional scalar `axis` input (0 when
+/// absent), the boolean `exclusive` and `reverse` attributes; the CumSum kernel.
+/// OpenVINO values are not checked against the type's range.
+fn ov_cumsum(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 1, 2)?;
+    let x = ctx.input(node, 0, "arg")?;
+    let axis = ctx.optional_input(node, 1)?;
+    let exclusive = ov_bool(node, "exclusive", false)?;
+    let reverse = ov_bool(node, "reverse", false)?;
+    let Some(dims) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    let axis = match axis {
+        Some(a) => cumulative_axis(ctx, &a, dims.len())?,
+        None => Some(norm_axis(0, dims.len())?),
+    };
+    let c = Cumulative {
+        axis,
+        exclusive,
+        reverse,
+        product: false,
+    };
+    let value = cumulative_values(ctx, &x, c);
     Ok(vec![fact_with_value(x.dtype, dims, value)])
 }
 
@@ -143,22 +212,87 @@ fn reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     if dims.len() < 2 {
         return Err(rank_error("input", "at least 2", dims.len()));
     }
-    let (time, batch) = (time as usize, batch as usize);
+    let seq = Sequences {
+        time: time as usize,
+        batch: batch as usize,
+        names: ("input", "sequence_lens"),
+        equate: Equate::Warn,
+    };
+    let value = reverse_sequence_values(ctx, node, &x, &dims, &lens, &seq)?;
+    Ok(vec![fact_with_value(x.dtype, dims, value)])
+}
+
+/// OpenVINO `ReverseSequence-1`: `data` of rank 2 or more and `seq_lengths`
+/// (any numeric type) of `[data[batch_axis]]`; `batch_axis` (default 0) and
+/// `seq_axis` (default 1) count from the end when negative. The ReverseSequence
+/// kernel; a valid model needs the lengths' size equal to the batch dim (recorded
+/// when undecided).
+fn ov_reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 2, 2)?;
+    let x = ctx.input(node, 0, "data")?;
+    let lens = ctx.input(node, 1, "seq_lengths")?;
+    let batch = ov_i64(node, "batch_axis")?.unwrap_or(0);
+    let time = ov_i64(node, "seq_axis")?.unwrap_or(1);
+    let Some(dims) = x.shape.clone() else {
+        return Ok(vec![TensorFact::unknown(x.dtype)]);
+    };
+    if dims.len() < 2 {
+        return Err(rank_error("data", "at least 2", dims.len()));
+    }
+    let seq = Sequences {
+        time: norm_axis(time, dims.len())?,
+        batch: norm_axis(batch, dims.len())?,
+        names: ("data", "seq_lengths"),
+        equate: Equate::Record,
+    };
+    let value = reverse_sequence_values(ctx, node, &x, &dims, &lens, &seq)?;
+    Ok(vec![fact_with_value(x.dtype, dims, value)])
+}
+
+/// The axes of a ReverseSequence, normalised, and how its rule names and equates.
+struct Sequences {
+    /// The axis whose prefixes are reversed (ONNX `time_axis`, OpenVINO `seq_axis`).
+    time: usize,
+    /// The batch axis: one length per entry.
+    batch: usize,
+    /// The names of the data and lengths inputs, for messages.
+    names: (&'static str, &'static str),
+    /// How the lengths' size is equated with the batch dim.
+    equate: Equate,
+}
+
+/// The ReverseSequence kernel over `x` of shape `dims` (rank 2 or more) and the
+/// lengths `lens`: `lens` must be 1-D of the batch dim's size; the contents of a
+/// small known input with known lengths, each in `[0, dims[time]]` (none when the
+/// two axes are one).
+fn reverse_sequence_values(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    x: &TensorFact,
+    dims: &[Dim],
+    lens: &TensorFact,
+    seq: &Sequences,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    let (time, batch) = (seq.time, seq.batch);
+    let (data_name, lens_name) = seq.names;
     if let Some(ls) = &lens.shape {
         if ls.len() != 1 {
-            return Err(rank_error("sequence_lens", 1, ls.len()));
+            return Err(rank_error(lens_name, 1, ls.len()));
         }
-        super::nn_util::unify(
+        seq.equate.dims(
             ctx,
             node,
-            "batch of input and sequence_lens",
+            &|| format!("batch of {data_name} and {lens_name}"),
             dims[batch],
             ls[0],
         )?;
     }
+    if time == batch {
+        return Ok(None);
+    }
     // The contents of a small known input with known lengths.
     let value = (|| {
-        let (shape, v) = small_value(&ctx.alg, &x)?;
+        let (shape, v) = small_value(&ctx.alg, x)?;
         let lens: Vec<usize> = lens
             .value
             .as_ref()?
@@ -183,7 +317,7 @@ fn reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         }
         Some(out)
     })();
-    Ok(vec![fact_with_value(x.dtype, dims, value)])
+    Ok(value)
 }
 
 /// OpenVINO `Bucketize-3`: the data's shape, `output_type`.
