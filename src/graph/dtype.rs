@@ -188,9 +188,39 @@ impl fmt::Display for DType {
     }
 }
 
+/// IEEE 754 binary16 (`f16`) bits to `f64`, exactly.
+pub fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = i32::from((h >> 10) & 0x1f);
+    let frac = f64::from(h & 0x3ff);
+    sign * match exp {
+        0 => frac * (2f64).powi(-24),
+        31 if frac == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        e => (1.0 + frac / 1024.0) * (2f64).powi(e - 15),
+    }
+}
+
+/// bfloat16 bits (the high half of an `f32`) to `f64`, exactly.
+pub fn bf16_to_f64(h: u16) -> f64 {
+    f64::from(f32::from_bits(u32::from(h) << 16))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn half_floats() {
+        assert_eq!(f16_to_f64(0x3c00), 1.0);
+        assert_eq!(f16_to_f64(0xc000), -2.0);
+        assert_eq!(f16_to_f64(0x7bff), 65504.0);
+        assert_eq!(f16_to_f64(0x0001), 2f64.powi(-24));
+        assert!(f16_to_f64(0x7e00).is_nan());
+        assert_eq!(f16_to_f64(0xfc00), f64::NEG_INFINITY);
+        assert_eq!(bf16_to_f64(0x3f80), 1.0);
+        assert_eq!(bf16_to_f64(0xc040), -3.0);
+    }
 
     #[test]
     fn numbers_and_names_round_trip() {

@@ -11,7 +11,7 @@ use std::fmt;
 
 mod dtype;
 mod name;
-pub use dtype::DType;
+pub use dtype::{bf16_to_f64, f16_to_f64, DType};
 pub use name::{same_text, text_hash, Name, NameKey, TensorKey};
 
 /// Integer or float tensors with at most this many elements keep their values

@@ -44,13 +44,12 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
-pub use crate::graph::{canonical_domain, DType};
+pub use crate::graph::{bf16_to_f64, canonical_domain, f16_to_f64, DType};
 pub use attr::{AttrType, AttrValue, AttributeProto};
 pub use error::OnnxError;
 pub use model::{FunctionProto, GraphProto, ModelProto, NodeProto};
 pub use tensor::{
-    bf16_to_f64, f16_to_f64, DataLocation, DataSource, Repeated, RepeatedElem, RepeatedIter,
-    SparseTensorProto, TensorProto,
+    DataLocation, DataSource, Repeated, RepeatedElem, RepeatedIter, SparseTensorProto, TensorProto,
 };
 pub use to_graph::{const_tensor, load_model, to_model, MAX_FUNCTION_DEPTH};
 pub use types::{

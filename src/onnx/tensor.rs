@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 use super::error::OnnxError;
 use super::types::StringStringEntry;
 use super::wire::{Field, Reader, Value, WireType};
-use crate::graph::DType;
+use crate::graph::{bf16_to_f64, f16_to_f64, DType};
 
 /// Where a tensor's data lives (`TensorProto.DataLocation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -579,24 +579,6 @@ fn decode_raw_ints(dt: DType, b: &[u8], n: usize) -> Vec<i64> {
         }
         _ => b.iter().map(|&x| i64::from(x)).collect(), // UINT8
     }
-}
-
-/// Converts IEEE half-precision bits to `f64`.
-pub fn f16_to_f64(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((h >> 10) & 0x1f);
-    let frac = f64::from(h & 0x3ff);
-    sign * match exp {
-        0 => frac * (2f64).powi(-24),
-        31 if frac == 0.0 => f64::INFINITY,
-        31 => f64::NAN,
-        e => (1.0 + frac / 1024.0) * (2f64).powi(e - 15),
-    }
-}
-
-/// Converts bfloat16 bits to `f64`.
-pub fn bf16_to_f64(h: u16) -> f64 {
-    f64::from(f32::from_bits(u32::from(h) << 16))
 }
 
 /// `SparseTensorProto`: a sparse constant; only its parts are kept, nothing is decoded.

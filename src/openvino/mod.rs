@@ -77,8 +77,8 @@ use std::path::Path;
 
 pub use error::{IrError, PortSide};
 pub use model::{
-    opset_type_name, split_tensor_names, Edge, IrGraph, IrLimits, IrModel, IrVersion, Layer, Port,
-    PortMapBlock, PortRef, RtEntry, SubGraph,
+    opset_type_name, parse_bool, parse_i64_list, split_tensor_names, Edge, IrGraph, IrLimits,
+    IrModel, IrVersion, Layer, Port, PortMapBlock, PortRef, RtEntry, SubGraph,
 };
 pub use shape::{parse_partial_shape, DimSpec, ElementType, PartialShape, ShapeError};
 pub use weights::{ConstInfo, Weights};

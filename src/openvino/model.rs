@@ -138,6 +138,34 @@ pub struct Layer {
     pub offset: usize,
 }
 
+/// An IR boolean as OpenVINO reads one: `true`/`false` in any case, or `1`/`0`
+/// (surrounding spaces ignored). The reader's one decoder of booleans
+/// ([`Layer::attr_bool`], `to_graph::typed_attr`).
+pub fn parse_bool(text: &str) -> Option<bool> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("true") || t == "1" {
+        Some(true)
+    } else if t.eq_ignore_ascii_case("false") || t == "0" {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// An IR integer list: comma-separated integers with optional spaces (`"1, 2, 3"`);
+/// blank text is `[]`. The error is the index of the first entry that is not an
+/// integer. The reader's one decoder of integer lists ([`Layer::attr_i64_list`],
+/// `to_graph::typed_attr`).
+pub fn parse_i64_list(text: &str) -> Result<Vec<i64>, usize> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .enumerate()
+        .map(|(index, f)| f.trim().parse().map_err(|_| index))
+        .collect()
+}
+
 impl Layer {
     /// The operation's runtime type name: OpenVINO's serializer renames four types
     /// (`Constant`→`Const`, `PRelu`→`PReLU`, `Relu`→`ReLU`, `Softmax`→`SoftMax`); this
@@ -168,24 +196,17 @@ impl Layer {
             })
     }
 
-    /// A boolean attribute: `true`/`false`/`1`/`0` in any case, as OpenVINO accepts.
+    /// A boolean attribute ([`parse_bool`]).
     pub fn attr_bool(&self, name: &str) -> Result<bool, IrError> {
         let text = self.attr_str(name)?;
-        let t = text.trim();
-        if t.eq_ignore_ascii_case("true") || t == "1" {
-            Ok(true)
-        } else if t.eq_ignore_ascii_case("false") || t == "0" {
-            Ok(false)
-        } else {
-            Err(IrError::InvalidBool {
-                layer: self.id,
-                attribute: name.to_string(),
-                text: text.to_string(),
-            })
-        }
+        parse_bool(text).ok_or_else(|| IrError::InvalidBool {
+            layer: self.id,
+            attribute: name.to_string(),
+            text: text.to_string(),
+        })
     }
 
-    /// An integer attribute.
+    /// An integer attribute ([`parse_i64_list`] of one entry).
     pub fn attr_i64(&self, name: &str) -> Result<i64, IrError> {
         let text = self.attr_str(name)?;
         text.trim().parse().map_err(|_| IrError::InvalidInteger {
@@ -196,23 +217,15 @@ impl Layer {
         })
     }
 
-    /// A comma-separated integer list attribute (`"1, 2, 3"`); the empty string is `[]`.
+    /// A comma-separated integer list attribute ([`parse_i64_list`]).
     pub fn attr_i64_list(&self, name: &str) -> Result<Vec<i64>, IrError> {
         let text = self.attr_str(name)?;
-        if text.trim().is_empty() {
-            return Ok(Vec::new());
-        }
-        text.split(',')
-            .enumerate()
-            .map(|(index, f)| {
-                f.trim().parse().map_err(|_| IrError::InvalidInteger {
-                    layer: self.id,
-                    attribute: name.to_string(),
-                    text: text.to_string(),
-                    index,
-                })
-            })
-            .collect()
+        parse_i64_list(text).map_err(|index| IrError::InvalidInteger {
+            layer: self.id,
+            attribute: name.to_string(),
+            text: text.to_string(),
+            index,
+        })
     }
 
     /// A shape attribute (e.g. a Parameter's `shape`), rank capped at `max_rank`.

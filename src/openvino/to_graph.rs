@@ -46,6 +46,7 @@
 //!   or output index. `back_edges` becomes an [`Attr::Tensor`] of rows
 //!   `[body output index, body input index]`.
 
+use super::model::{parse_bool, parse_i64_list};
 use super::{ElementType, IrError, IrGraph, IrModel, Layer, PartialShape, Weights};
 use crate::graph::{
     Attr, AttrMap, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Name, Node,
@@ -199,23 +200,9 @@ fn kind_of(name: &str) -> Kind {
 pub fn typed_attr(name: &str, text: &str) -> Attr {
     let t = text.trim();
     let typed = match kind_of(name) {
-        Kind::Bool => {
-            if t.eq_ignore_ascii_case("true") || t == "1" {
-                Some(Attr::Int(1))
-            } else if t.eq_ignore_ascii_case("false") || t == "0" {
-                Some(Attr::Int(0))
-            } else {
-                None
-            }
-        }
+        Kind::Bool => parse_bool(t).map(|b| Attr::Int(i64::from(b))),
         Kind::Int => t.parse().ok().map(Attr::Int),
-        Kind::Ints if t.is_empty() => Some(Attr::Ints(Vec::new())),
-        Kind::Ints => t
-            .split(',')
-            .map(|f| f.trim().parse::<i64>())
-            .collect::<Result<Vec<_>, _>>()
-            .ok()
-            .map(Attr::Ints),
+        Kind::Ints => parse_i64_list(t).ok().map(Attr::Ints),
         Kind::Float => t.parse().ok().map(Attr::Float),
         Kind::Floats if t.is_empty() => Some(Attr::Floats(Vec::new())),
         Kind::Floats => t

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use super::error::IrError;
 use super::model::Layer;
 use super::shape::ElementType;
+use crate::graph::{bf16_to_f64, f16_to_f64};
 
 /// A `Const` layer's `<data element_type shape offset size/>`, validated: the shape is
 /// static, the element count does not overflow, and for fixed-width types
@@ -297,11 +298,7 @@ impl Weights {
                 .collect(),
             Bf16 => b
                 .chunks_exact(2)
-                .map(|c| {
-                    f64::from(f32::from_bits(
-                        u32::from(u16::from_le_bytes([c[0], c[1]])) << 16,
-                    ))
-                })
+                .map(|c| bf16_to_f64(u16::from_le_bytes([c[0], c[1]])))
                 .collect(),
             other => {
                 return Err(IrError::ConstTypeMismatch {
@@ -311,34 +308,5 @@ impl Weights {
                 })
             }
         })
-    }
-}
-
-/// IEEE 754 binary16 to f64.
-pub(crate) fn f16_to_f64(h: u16) -> f64 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((h >> 10) & 0x1f);
-    let frac = f64::from(h & 0x3ff);
-    let mag = match exp {
-        0 => frac * (2.0f64).powi(-24),
-        31 if frac == 0.0 => f64::INFINITY,
-        31 => f64::NAN,
-        e => (1.0 + frac / 1024.0) * (2.0f64).powi(e - 15),
-    };
-    sign * mag
-}
-
-#[cfg(test)]
-mod tests {
-    use super::f16_to_f64;
-
-    #[test]
-    fn f16_values() {
-        assert_eq!(f16_to_f64(0x3c00), 1.0);
-        assert_eq!(f16_to_f64(0xc000), -2.0);
-        assert_eq!(f16_to_f64(0x7bff), 65504.0);
-        assert_eq!(f16_to_f64(0x0001), 2f64.powi(-24));
-        assert!(f16_to_f64(0x7e00).is_nan());
-        assert_eq!(f16_to_f64(0xfc00), f64::NEG_INFINITY);
     }
 }

@@ -399,7 +399,7 @@ fn linear_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
             why: format!("not a multiple of kv_num_heads {hkv}"),
         });
     }
-    let rule = super::nn_util::attr_str_or(node, "update_rule", "gated_delta")?;
+    let rule = super::attrs::attr_str_or(node, "update_rule", "gated_delta")?;
     if !matches!(rule, "linear" | "gated" | "delta" | "gated_delta") {
         return Err(OpError::BadAttribute {
             name: "update_rule",

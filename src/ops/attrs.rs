@@ -56,6 +56,70 @@ pub fn attr_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str
     }
 }
 
+/// An integer-list attribute of exactly `len` entries, or `default` repeated.
+/// Entries must satisfy `ok` (for example "positive").
+pub fn attr_list(
+    node: &Node,
+    name: &'static str,
+    len: usize,
+    default: i64,
+    ok: fn(i64) -> bool,
+    expect: &str,
+) -> Result<Vec<i64>, OpError> {
+    match attr_ints(node, name)? {
+        None => Ok(vec![default; len]),
+        Some(v) => {
+            if v.len() != len {
+                return Err(OpError::BadAttribute {
+                    name,
+                    value: format!("{v:?}"),
+                    why: format!("expected {len} entries"),
+                });
+            }
+            if let Some(bad) = v.iter().find(|x| !ok(**x)) {
+                return Err(OpError::BadAttribute {
+                    name,
+                    value: format!("{v:?}"),
+                    why: format!("entry {bad} is not {expect}"),
+                });
+            }
+            Ok(v.to_vec())
+        }
+    }
+}
+
+/// A string attribute, or `default` when absent.
+pub fn attr_str_or<'n>(
+    node: &'n Node,
+    name: &'static str,
+    default: &'n str,
+) -> Result<&'n str, OpError> {
+    Ok(attr_str(node, name)?.unwrap_or(default))
+}
+
+/// The dtype named by an integer attribute (`stash_type`, `output_dtype`, ...),
+/// or `default` when absent or 0.
+pub fn attr_dtype(node: &Node, name: &'static str, default: DType) -> Result<DType, OpError> {
+    let v = attr_int(node, name, 0)?;
+    if v == 0 {
+        return Ok(default);
+    }
+    let code = i32::try_from(v).map_err(|_| OpError::BadAttribute {
+        name,
+        value: v.to_string(),
+        why: "not an element type".to_string(),
+    })?;
+    let t = DType::from_i32(code);
+    if t == DType::Undefined {
+        return Err(OpError::BadAttribute {
+            name,
+            value: v.to_string(),
+            why: "not an element type".to_string(),
+        });
+    }
+    Ok(t)
+}
+
 fn bad_kind(name: &'static str, value: &Attr, expected: &str) -> OpError {
     OpError::BadAttribute {
         name,
@@ -85,14 +149,43 @@ pub fn ov_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str>,
 /// to the integers 1 and 0), `default` when absent. Anything else is
 /// [`OpError::BadAttribute`].
 pub fn ov_bool(node: &Node, name: &'static str, default: bool) -> Result<bool, OpError> {
-    match node.attr(name) {
-        None => Ok(default),
-        Some(Attr::Int(0)) => Ok(false),
-        Some(Attr::Int(1)) => Ok(true),
-        Some(a @ Attr::Int(_)) => Err(bad_attr(name, a, "a bool must be 0 or 1")),
-        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, "expected true or false")),
-        Some(other) => Err(bad_attr(name, other, "expected a boolean")),
+    let Some(a) = node.attr(name) else {
+        return Ok(default);
+    };
+    int_bool(name, a).unwrap_or_else(|| match a {
+        Attr::Str(_) => Err(bad_attr(name, a, "expected true or false")),
+        _ => Err(bad_attr(name, a, "expected a boolean")),
+    })
+}
+
+/// A bool the reader decoded to the int 0 or 1: `None` for an attribute of
+/// another kind (each front end words that error), else the bool or the error of an
+/// int other than 0 and 1.
+fn int_bool(name: &'static str, a: &Attr) -> Option<Result<bool, OpError>> {
+    match a {
+        Attr::Int(0) => Some(Ok(false)),
+        Attr::Int(1) => Some(Ok(true)),
+        Attr::Int(_) => Some(Err(bad_attr(name, a, "a bool must be 0 or 1"))),
+        _ => None,
     }
+}
+
+/// A required IR boolean attribute, read as [`ov_bool`] reads one.
+pub fn ov_bool_required(node: &Node, name: &'static str) -> Result<bool, OpError> {
+    match node.attr(name) {
+        None => Err(OpError::MissingAttribute { name }),
+        Some(_) => ov_bool(node, name, false),
+    }
+}
+
+/// A required oneDNN bool attribute: the int 0 or 1 (how oneDNN writes a bool; its
+/// reader accepts nothing else).
+pub fn onednn_bool_required(node: &Node, name: &'static str) -> Result<bool, OpError> {
+    let a = node.attr(name).ok_or(OpError::MissingAttribute { name })?;
+    int_bool(name, a).unwrap_or_else(|| {
+        let why = format!("expected a bool (the int 0 or 1), found {}", a.kind());
+        Err(bad_attr(name, a, &why))
+    })
 }
 
 /// An integer attribute, if present.

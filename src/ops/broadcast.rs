@@ -38,6 +38,20 @@ pub enum AutoBroadcast {
     },
 }
 
+impl AutoBroadcast {
+    /// Read an `auto_broadcast` name in any case: `numpy`, `none`, or `pdpd` (with
+    /// the default axis -1; OpenVINO reads its `axis` attribute); `None` for
+    /// anything else. Each front end says which modes its spec allows.
+    pub fn parse(s: &str) -> Option<AutoBroadcast> {
+        match s.to_ascii_lowercase().as_str() {
+            "numpy" => Some(AutoBroadcast::Numpy),
+            "none" => Some(AutoBroadcast::None),
+            "pdpd" => Some(AutoBroadcast::Pdpd { axis: -1 }),
+            _ => None,
+        }
+    }
+}
+
 /// The output shape of an elementwise op on shapes `a` and `b` under `mode`.
 pub fn auto_broadcast_shapes(
     ctx: &mut ShapesContext,

@@ -38,7 +38,7 @@
 
 use super::attrs::dst_dtype;
 use super::attrs::ov_i64;
-use super::values::{fact_with_value, value_shape};
+use super::values::{fact_with_value, small_const_shape};
 use super::{attr_int, attr_int_required, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
@@ -185,15 +185,15 @@ pub fn concat_dims(
 /// a small constant shape: for each index of the axes before `axis`, each input's
 /// block in turn (row-major).
 pub fn concat_values(alg: &Algebra, inputs: &[TensorFact], axis: usize) -> Option<Vec<Dim>> {
-    let shapes: Vec<Vec<i64>> = inputs
+    let shapes: Vec<Vec<usize>> = inputs
         .iter()
-        .map(|f| value_shape(alg, f.shape.as_deref()?))
+        .map(|f| small_const_shape(alg, f.shape.as_deref()?))
         .collect::<Option<_>>()?;
-    let outer: usize = shapes[0][..axis].iter().map(|&d| d as usize).product();
+    let outer: usize = shapes[0][..axis].iter().product();
     let mut v = Vec::new();
     for o in 0..outer {
         for (f, s) in inputs.iter().zip(&shapes) {
-            let chunk: usize = s[axis..].iter().map(|&d| d as usize).product();
+            let chunk: usize = s[axis..].iter().product();
             let fv = f.value.as_ref()?;
             v.extend_from_slice(fv.get(o * chunk..(o + 1) * chunk)?);
         }

@@ -98,10 +98,7 @@ fn range_fact(
             }
         }
     }
-    let scalar = |f: &TensorFact| match f.value.as_deref() {
-        Some([v]) => Some(*v),
-        _ => None,
-    };
+    let scalar = super::values::scalar_value;
     let [(s, _), (l, _), (d, delta)] = ops;
     let (Some(s), Some(l), Some(d)) = (scalar(s), scalar(l), scalar(d)) else {
         let n = ctx.unknown_dim(node, 0, 0);

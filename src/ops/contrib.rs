@@ -200,11 +200,10 @@ fn ranked(f: &TensorFact, what: &str, rank: usize) -> Result<Option<Vec<Dim>>, O
 }
 
 /// The first element of a scalar (or one-element) integer input's contents.
-fn scalar_value(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Option<Dim>, OpError> {
+fn scalar_input(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Option<Dim>, OpError> {
     Ok(ctx
         .optional_input(node, index)?
-        .and_then(|f| f.value)
-        .and_then(|v| (v.len() == 1).then(|| v[0])))
+        .and_then(|f| super::values::scalar_value(&f)))
 }
 
 // ----- activations --------------------------------------------------------------------
@@ -274,7 +273,7 @@ fn bias_dropout(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
 fn simplified_layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 2)?;
     let x = ctx.input(node, 0, "X")?;
-    let stash = super::nn_util::attr_dtype(node, "stash_type", DType::Float)?;
+    let stash = super::attrs::attr_dtype(node, "stash_type", DType::Float)?;
     let Some(xs) = x.shape.clone() else {
         return Ok(vec![like(&x), TensorFact::unknown(stash)]);
     };
@@ -677,7 +676,7 @@ fn group_query_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Ten
         (ctx.alg.mul(nd, head), head)
     };
     let output = TensorFact::new(dtype, vec![qs[0], qs[1], out_h]);
-    let total = match scalar_value(ctx, node, total_index)? {
+    let total = match scalar_input(ctx, node, total_index)? {
         Some(t) => t,
         None => ctx.unknown_dim(node, 1, 2),
     };
@@ -858,11 +857,11 @@ fn relative_position_bias(
         Some(t) => t[1],
         None => ctx.unknown_dim(node, 0, 1),
     };
-    let ql = match scalar_value(ctx, node, 1)? {
+    let ql = match scalar_input(ctx, node, 1)? {
         Some(v) => v,
         None => ctx.unknown_dim(node, 0, 2),
     };
-    let kl = match scalar_value(ctx, node, 2)? {
+    let kl = match scalar_input(ctx, node, 2)? {
         Some(v) => v,
         None => ctx.unknown_dim(node, 0, 3),
     };

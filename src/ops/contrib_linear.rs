@@ -212,7 +212,7 @@ fn plain_matmul(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
 /// GemmFloat8: Gemm's shape, of the type `dtype`.
 fn gemm_float8(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 2, 6)?;
-    let dtype = super::nn_util::attr_dtype(node, "dtype", DType::Float)?;
+    let dtype = super::attrs::attr_dtype(node, "dtype", DType::Float)?;
     let a = ctx.input(node, 0, "A")?;
     let b = ctx.input(node, 1, "B")?;
     let out = gemm_dims(ctx, node, &a, &b)?;

@@ -90,10 +90,7 @@ fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             }
         }
     }
-    let scalar = |f: &TensorFact| match f.value.as_deref() {
-        Some([v]) => Some(*v),
-        _ => None,
-    };
+    let scalar = super::values::scalar_value;
     let (Some(s), Some(l)) = (scalar(&start), scalar(&limit)) else {
         let n = ctx.unknown_dim(node, 0, 0);
         return Ok(vec![TensorFact::new(start.dtype, vec![n])]);
@@ -116,10 +113,7 @@ fn expand_dims(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     let r = xs.len() as i64;
-    let a = match axis.value.as_deref() {
-        Some([v]) => ctx.alg.as_i64(*v),
-        _ => None,
-    };
+    let a = super::values::scalar_int(&ctx.alg, &axis);
     let Some(a) = a else {
         let d = fresh_dims(ctx, node, 0, xs.len() + 1);
         return Ok(vec![TensorFact::new(x.dtype, d)]);

@@ -64,6 +64,7 @@
 //!   times (floor), `start` and `end` counting from the end when negative. Back
 //!   edges and concatenated outputs are as in Loop.
 
+use super::values::scalar_int;
 use super::{attr_int, attr_ints, norm_axis, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
 use crate::context::{
@@ -497,10 +498,7 @@ fn carried(
 
 /// True when a boolean scalar (or one-element tensor) is known to be true.
 fn is_true(ctx: &ShapesContext, f: &TensorFact) -> bool {
-    match f.value.as_deref() {
-        Some([v]) => ctx.alg.as_i64(*v).is_some_and(|x| x != 0),
-        _ => false,
-    }
+    scalar_int(&ctx.alg, f).is_some_and(|x| x != 0)
 }
 
 /// How many times a Loop body is inferred at most while looking for the facts of its
@@ -1191,14 +1189,6 @@ fn ov_if(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     Ok(emit_values(ctx, node, outs))
 }
 
-/// The value of a one-element tensor, when known.
-fn scalar_value(ctx: &ShapesContext, f: &TensorFact) -> Option<i64> {
-    match f.value.as_deref() {
-        Some([v]) => ctx.alg.as_i64(*v),
-        _ => None,
-    }
-}
-
 /// How a sliced input of a TensorIterator (or Loop) is cut: the body's dim and
 /// the number of iterations, `(|end - start| + 1) / part_size` (floor) with
 /// negative `start`/`end` counted from the end of the axis.
@@ -1292,7 +1282,7 @@ fn ov_iterate(
         state = next;
     }
     let runs_to_trip = match cond_out.and_then(|k| outs.get(k)) {
-        Some(c) => scalar_value(ctx, c).is_some_and(|v| v != 0),
+        Some(c) => scalar_int(&ctx.alg, c).is_some_and(|v| v != 0),
         None => true,
     };
     let count = match (trip.filter(|_| runs_to_trip), sliced_count) {
@@ -1348,7 +1338,7 @@ fn ov_loop(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         .iter()
         .find(|e| !e.input && e.purpose == 2)
         .and_then(|e| e.internal);
-    let trip = match (scalar_value(ctx, &trip), scalar_value(ctx, &exec)) {
+    let trip = match (scalar_int(&ctx.alg, &trip), scalar_int(&ctx.alg, &exec)) {
         (_, Some(0)) => {
             let zero = ctx.alg.constant(0);
             return ov_iterate(ctx, node, 2, Some(zero), None);

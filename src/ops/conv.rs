@@ -86,9 +86,9 @@
 //! their `weights_shape` or the channels and a fresh kernel. oneDNN writes unset
 //! list attributes as `DNNL_MAX_NDIMS` zeros; those count as not given.
 
-use super::attrs::{dst_dtype, ov_str, require_positive, spatial_list};
+use super::attrs::{attr_list, dst_dtype, ov_str, require_positive, spatial_list};
 use super::nn_util::{
-    attr_list, check_vector, merge_dim, merge_dims, rank_error, shaped, unify, Equate, Layout,
+    check_vector, merge_dim, merge_dims, rank_error, shaped, unify, Equate, Layout,
 };
 use super::{attr_int, attr_ints, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};

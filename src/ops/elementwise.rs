@@ -116,8 +116,7 @@
 //! `BiasAddBackward` `[C]` by `data_format` (from a `diff_dst` of rank 4 or more,
 //! as oneDNN's shape inference takes). Every oneDNN op has one version, 1.
 
-use super::attrs::dst_dtype;
-use super::attrs::{ov_bool, ov_i64, ov_str};
+use super::attrs::{dst_dtype, ov_bool, ov_i64, ov_str};
 use super::broadcast::{
     auto_broadcast_shapes, broadcast_all, broadcast_shapes, check_broadcasts_to, same_shapes,
     AutoBroadcast,
@@ -1209,18 +1208,16 @@ fn legacy_equal(ctx: &mut ShapesContext, a: &[Dim], b: &[Dim]) -> Result<Vec<Dim
 /// `auto_broadcast` of an OpenVINO op: `numpy` (the default), `none`, or `pdpd`
 /// with `axis` (default -1).
 fn openvino_auto_broadcast(node: &Node) -> Result<AutoBroadcast, OpError> {
-    let mode = ov_str(node, "auto_broadcast")?
-        .unwrap_or("numpy")
-        .to_ascii_lowercase();
-    match mode.as_str() {
-        "numpy" | "" => Ok(AutoBroadcast::Numpy),
-        "none" => Ok(AutoBroadcast::None),
-        "pdpd" => Ok(AutoBroadcast::Pdpd {
+    let text = ov_str(node, "auto_broadcast")?.unwrap_or("numpy");
+    match AutoBroadcast::parse(text) {
+        _ if text.is_empty() => Ok(AutoBroadcast::Numpy),
+        Some(AutoBroadcast::Pdpd { .. }) => Ok(AutoBroadcast::Pdpd {
             axis: ov_i64(node, "axis")?.unwrap_or(-1),
         }),
-        _ => Err(OpError::BadAttribute {
+        Some(mode) => Ok(mode),
+        None => Err(OpError::BadAttribute {
             name: "auto_broadcast",
-            value: mode,
+            value: text.to_ascii_lowercase(),
             why: "expected numpy, none or pdpd".to_string(),
         }),
     }
@@ -1442,16 +1439,13 @@ fn onednn_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     check_inputs(node, 2, 2)?;
     let a = ctx.input(node, 0, "src_0")?;
     let b = ctx.input(node, 1, "src_1")?;
-    let mode = attr_str(node, "auto_broadcast")?
-        .unwrap_or("numpy")
-        .to_ascii_lowercase();
-    let mode = match mode.as_str() {
-        "numpy" => AutoBroadcast::Numpy,
-        "none" => AutoBroadcast::None,
+    let text = attr_str(node, "auto_broadcast")?.unwrap_or("numpy");
+    let mode = match AutoBroadcast::parse(text) {
+        Some(mode @ (AutoBroadcast::Numpy | AutoBroadcast::None)) => mode,
         _ => {
             return Err(OpError::BadAttribute {
                 name: "auto_broadcast",
-                value: mode,
+                value: text.to_ascii_lowercase(),
                 why: "expected numpy or none".to_string(),
             })
         }

@@ -42,7 +42,8 @@
 //! * ONNX **Multinomial**: 7; 22 bf16 input.
 //! * OpenVINO **Eye**: 9. **RandomUniform**: 8. **Multinomial**: 13.
 
-use super::nn_util::{attr_dtype, rank_error, shaped};
+use super::attrs::attr_dtype;
+use super::nn_util::{rank_error, shaped};
 use super::values::{consts, fact_with_value, small_const_shape};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Algebra, Dim};
@@ -264,10 +265,7 @@ fn ov_eye(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     };
     out.extend([rows, cols]);
     let k = match node.input(2) {
-        Some(_) => match ctx.input(node, 2, "diagonal_index")?.value.as_deref() {
-            Some([v]) => ctx.alg.as_i64(*v),
-            _ => None,
-        },
+        Some(_) => super::values::scalar_int(&ctx.alg, &ctx.input(node, 2, "diagonal_index")?),
         None => Some(0),
     };
     let value = (|| {

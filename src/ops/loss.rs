@@ -16,7 +16,8 @@
 //!   types); 22 (types).
 //! * ONNX **SoftmaxCrossEntropyLoss**: 12; 13 (bf16 and the rest of the float types).
 
-use super::nn_util::{attr_str_or, check_vector, rank_error, unify, Equate};
+use super::attrs::attr_str_or;
+use super::nn_util::{check_vector, rank_error, unify, Equate};
 use super::{check_inputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};

@@ -45,8 +45,7 @@
 //! - OpenVINO Einsum-7: `equation`; the only version.
 //! - oneDNN MatMul: `transpose_a`, `transpose_b`, optional `bias`.
 
-use super::attrs::dst_dtype;
-use super::attrs::ov_bool;
+use super::attrs::{dst_dtype, ov_bool};
 use super::broadcast::{broadcast_dim, broadcast_shapes, check_broadcasts_to};
 use super::nn_util::{expect_rank, unify, Equate};
 use super::{attr_int, attr_str, check_inputs, RuleEntry};

@@ -36,8 +36,8 @@
 //!   attributes); 5 (deprecated). **TreeEnsemble**: 5.
 //! * Every other op: 1.
 
-use super::attrs::require_positive;
-use super::nn_util::{attr_str_or, rank_error, shaped};
+use super::attrs::{attr_str_or, require_positive};
+use super::nn_util::{rank_error, shaped};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, SequenceFact, ShapesContext, TensorFact};

@@ -53,38 +53,6 @@ pub fn mismatch(ctx: &ShapesContext, what: &str, a: Dim, b: Dim) -> OpError {
     }
 }
 
-/// An integer-list attribute of exactly `len` entries, or `default` repeated.
-/// Entries must satisfy `ok` (for example "positive").
-pub fn attr_list(
-    node: &Node,
-    name: &'static str,
-    len: usize,
-    default: i64,
-    ok: fn(i64) -> bool,
-    expect: &str,
-) -> Result<Vec<i64>, OpError> {
-    match super::attr_ints(node, name)? {
-        None => Ok(vec![default; len]),
-        Some(v) => {
-            if v.len() != len {
-                return Err(OpError::BadAttribute {
-                    name,
-                    value: format!("{v:?}"),
-                    why: format!("expected {len} entries"),
-                });
-            }
-            if let Some(bad) = v.iter().find(|x| !ok(**x)) {
-                return Err(OpError::BadAttribute {
-                    name,
-                    value: format!("{v:?}"),
-                    why: format!("entry {bad} is not {expect}"),
-                });
-            }
-            Ok(v.to_vec())
-        }
-    }
-}
-
 /// An [`OpError::Rank`] for an input.
 pub fn rank_error(what: &str, expected: impl ToString, found: usize) -> OpError {
     OpError::Rank {
@@ -106,38 +74,6 @@ pub fn expect_rank(what: &str, shape: &[Dim], expected: usize) -> Result<(), OpE
 /// A fact of known dtype and shape.
 pub fn fact(dtype: DType, shape: Vec<Dim>) -> TensorFact {
     TensorFact::new(dtype, shape)
-}
-
-/// A string attribute, or `default` when absent.
-pub fn attr_str_or<'n>(
-    node: &'n Node,
-    name: &'static str,
-    default: &'n str,
-) -> Result<&'n str, OpError> {
-    Ok(super::attr_str(node, name)?.unwrap_or(default))
-}
-
-/// The dtype named by an integer attribute (`stash_type`, `output_dtype`, ...),
-/// or `default` when absent or 0.
-pub fn attr_dtype(node: &Node, name: &'static str, default: DType) -> Result<DType, OpError> {
-    let v = super::attr_int(node, name, 0)?;
-    if v == 0 {
-        return Ok(default);
-    }
-    let code = i32::try_from(v).map_err(|_| OpError::BadAttribute {
-        name,
-        value: v.to_string(),
-        why: "not an element type".to_string(),
-    })?;
-    let t = DType::from_i32(code);
-    if t == DType::Undefined {
-        return Err(OpError::BadAttribute {
-            name,
-            value: v.to_string(),
-            why: "not an element type".to_string(),
-        });
-    }
-    Ok(t)
 }
 
 /// Check that a 1-D per-channel tensor (scale, bias, mean, ...) has `len` entries

@@ -69,11 +69,11 @@
 //! keep the shape `diff_dst` and `dst` share. Dropout(src, seed, offset,
 //! probability) gives `dst` like `src` and a u8 `mask` of its shape.
 
-use super::attrs::{dst_dtype, ov_i64, require_positive};
+use super::attrs::{attr_dtype, dst_dtype, ov_i64, require_positive};
 use super::broadcast::check_broadcasts_to;
 use super::elementwise::{onednn_same_shape, openvino_same_shape};
 use super::nn_util::{
-    attr_dtype, channel_axis, check_vector, expect_rank, merge_shapes, rank_error, shaped, Equate,
+    channel_axis, check_vector, expect_rank, merge_shapes, rank_error, shaped, Equate,
 };
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;

@@ -23,7 +23,8 @@
 //!   -24, -25. DynamicQuantizeLinear-11.
 //! - GridSample-16 (4-D), -20 (N-D), -22. OpenVINO GridSample-9 (4-D).
 
-use super::nn_util::{attr_dtype, expect_rank, rank_error, unify, Equate};
+use super::attrs::attr_dtype;
+use super::nn_util::{expect_rank, rank_error, unify, Equate};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};

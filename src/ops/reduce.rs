@@ -44,8 +44,7 @@
 //! oneDNN: `ReduceL1`, `ReduceL2`, `ReduceMax`, `ReduceMean`, `ReduceMin`,
 //! `ReduceProd`, `ReduceSum`: `axes` and `keep_dims` attributes.
 
-use super::attrs::dst_dtype;
-use super::attrs::ov_bool;
+use super::attrs::{dst_dtype, ov_bool};
 use super::nn_util::shaped;
 use super::values::{attr_axes, norm_axes};
 use super::values::{check_int_range, fact_with_value, ints_input, small_value, IntsArg};

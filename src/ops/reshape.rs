@@ -54,11 +54,12 @@
 //! rank.
 //!
 //! # OpenVINO and oneDNN
-//! * Attributes are read one way per front end (see the *attributes* section
-//!   below): OpenVINO's with the IR parsers [`ov_bool`] and [`ov_i64_list`], since
-//!   the IR conversion keeps every `<data>` attribute as its string
-//!   (`special_zero="True"`, `shape="0, -1"`); oneDNN's typed (`special_zero` the int
-//!   0 or 1, `shape` an int list), as its conversion produces them.
+//! * Attributes arrive typed from every reader (see the *attributes* section
+//!   below): the IR reader decodes `special_zero="True"` to the int 1 and
+//!   `shape="0, -1"` to an int list, read with [`ov_bool_required`] and
+//!   [`ov_i64_list`], which word a text the reader could not decode as the IR
+//!   does; oneDNN's `special_zero` is the int 0 or 1 ([`onednn_bool_required`]),
+//!   its `shape` an int list.
 //! * OpenVINO `Reshape-1` (domain `openvino`): inputs data and pattern (1-D, any
 //!   integer type), attribute `special_zero` (required). Data of any numeric type.
 //!   A copying 0 past the input rank is an error. When the input rank is unknown,
@@ -75,11 +76,11 @@
 //!   condition is an error diagnostic naming the entry to rewrite, in place of the
 //!   unproven-volume or `-1` warning, and the output is still the attribute's shape.
 
-use super::attrs::{ov_bool, ov_i64_list};
+use super::attrs::{onednn_bool_required, ov_bool_required, ov_i64_list};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::{Dim, FreshKey, MinusOne, Rat, Truth};
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
-use crate::graph::{Attr, DType, Node};
+use crate::graph::{DType, Node};
 
 /// The Reshape rules: ONNX, OpenVINO (`Reshape`, `StaticReshape`) and oneDNN.
 pub const RULES: &[RuleEntry] = &[
@@ -181,44 +182,17 @@ fn check_type(dtype: DType, allowed: &[DType], what: &'static str) -> Result<(),
 
 // ----- attributes ---------------------------------------------------------------
 //
-// One way per front end. OpenVINO attributes are read with the `openvino` parsers
-// (`ov_bool`, `ov_i64_list`): the IR conversion keeps every `<data>` attribute as
-// the string written in the file, so `special_zero` is `true`/`True`/`false`/
-// `False`/`1`/`0` and StaticReshape's `shape` is a comma-separated list (`"0, -1"`);
-// typed values (an int, an int list) are accepted too. oneDNN attributes arrive
-// typed from its conversion: `special_zero` is the int 0 or 1 and `shape` an int
+// The readers give typed attributes. The IR reader decodes `special_zero`
+// (`true`/`True`/`false`/`False`/`1`/`0`) to the int 1 or 0 and StaticReshape's
+// `shape` (`"0, -1"`) to an int list; a text it could not decode stays a string,
+// which `ov_bool_required` and `ov_i64_list` reject with the IR's wording. oneDNN's
+// `special_zero` is the int 0 or 1 (`onednn_bool_required`) and its `shape` an int
 // list. ONNX `shape` (Reshape-1) is an int list.
-
-/// A required OpenVINO bool attribute, parsed by [`ov_bool`].
-fn ov_bool_required(node: &Node, name: &'static str) -> Result<bool, OpError> {
-    if node.attr(name).is_none() {
-        return Err(OpError::MissingAttribute { name });
-    }
-    ov_bool(node, name, false)
-}
 
 /// A required OpenVINO `shape` list attribute (parsed by [`ov_i64_list`]), as dims.
 fn ov_attr_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Dim>, OpError> {
     let values = ov_i64_list(node, "shape")?.ok_or(OpError::MissingAttribute { name: "shape" })?;
     Ok(values.iter().map(|&v| ctx.alg.constant(v)).collect())
-}
-
-/// A required oneDNN bool attribute: the int 0 or 1 (how oneDNN writes a bool; its
-/// reader accepts nothing else).
-fn onednn_bool_required(node: &Node, name: &'static str) -> Result<bool, OpError> {
-    match node.attr(name) {
-        None => Err(OpError::MissingAttribute { name }),
-        Some(Attr::Int(0)) => Ok(false),
-        Some(Attr::Int(1)) => Ok(true),
-        Some(other) => Err(OpError::BadAttribute {
-            name,
-            value: other.to_string(),
-            why: match other {
-                Attr::Int(_) => "a bool must be 0 or 1".to_string(),
-                _ => format!("expected a bool (the int 0 or 1), found {}", other.kind()),
-            },
-        }),
-    }
 }
 
 /// A required int-list `shape` attribute (ONNX Reshape-1, oneDNN), as integers.

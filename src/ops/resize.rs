@@ -54,8 +54,7 @@
 //! `data_format`); InterpolateBackward(src, diff_dst, sizes?) gives `src`'s shape,
 //! `diff_dst` checked against the interpolated `src` when an attribute gives it.
 
-use super::attrs::dst_dtype;
-use super::attrs::{ov_i64_list, ov_str};
+use super::attrs::{dst_dtype, ov_i64_list, ov_str};
 use super::nn_util::{merge_dims, onednn_src_and_diff_dst, Layout, SrcAndDiffDst};
 use super::values::{attr_axes, const_ints, const_len, norm_axes};
 use super::{attr_ints, attr_str, check_inputs, RuleEntry};

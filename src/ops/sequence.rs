@@ -195,10 +195,7 @@ fn position(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Option<i64
             return Err(rank_error("position", "0 (a scalar)", s.len()));
         }
     }
-    Ok(match p.value.as_deref() {
-        Some([v]) => ctx.alg.as_i64(*v),
-        _ => None,
-    })
+    Ok(super::values::scalar_int(&ctx.alg, &p))
 }
 
 /// A position in `[-n, n + extra)` normalised to `[0, n + extra)`, or an error.
@@ -235,7 +232,7 @@ fn same_type(seq: &SequenceFact, t: &TensorFact) -> Result<(), OpError> {
 /// ONNX `SequenceEmpty` (11).
 fn sequence_empty(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 0, 0)?;
-    let dtype = super::nn_util::attr_dtype(node, "dtype", DType::Float)?;
+    let dtype = super::attrs::attr_dtype(node, "dtype", DType::Float)?;
     let seq = known(ctx, node, 0, Vec::new());
     let seq = SequenceFact {
         elem: TensorFact::unknown(dtype),

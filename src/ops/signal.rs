@@ -19,7 +19,8 @@
 //!   **MelWeightMatrix**: 17.
 //! * ONNX **ImageDecoder**: 20.
 
-use super::nn_util::{attr_dtype, attr_str_or, expect_rank, rank_error};
+use super::attrs::{attr_dtype, attr_str_or};
+use super::nn_util::{expect_rank, rank_error};
 use super::{check_inputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -49,10 +50,7 @@ pub(super) fn scalar_input(
             return Err(rank_error(what, "0 (a scalar)", s.len()));
         }
     }
-    Ok(match f.value.as_deref() {
-        Some([v]) => Some(*v),
-        _ => None,
-    })
+    Ok(super::values::scalar_value(&f))
 }
 
 /// A size that must not be negative (a constant one is checked).

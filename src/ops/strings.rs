@@ -25,8 +25,9 @@
 //!   **StringSplit**, **RegexFullMatch**: 20.
 //! * OpenVINO **StringTensorUnpack**, **StringTensorPack**: 15.
 
+use super::attrs::attr_str_or;
 use super::broadcast::broadcast_shapes;
-use super::nn_util::{attr_str_or, rank_error, shaped};
+use super::nn_util::{rank_error, shaped};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};

@@ -17,7 +17,7 @@
 //!   many leading elements along `time_axis` each batch entry reverses. The axes are
 //!   0 and 1 (one each); the lengths' size is equated with the batch dim. The
 //!   contents of a small known input with known lengths are computed
-//!   ([`reverse_sequence_values`]). OpenVINO `ReverseSequence` runs the same
+//!   (`reverse_sequence_values`). OpenVINO `ReverseSequence` runs the same
 //!   kernel: `data` and `seq_lengths` (any numeric type), `batch_axis` (default 0)
 //!   and `seq_axis` (default 1) anywhere in `[-rank, rank - 1]`; an undecided
 //!   batch size is recorded without a warning, as the OpenVINO rules do.
@@ -40,7 +40,7 @@
 
 use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_shape};
 use super::nn_util::{merge_dim, rank_error, shaped, Equate};
-use super::values::{check_int_range, fact_with_value, small_value};
+use super::values::{check_int_range, fact_with_value, scalar_int, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -58,13 +58,6 @@ pub const RULES: &[RuleEntry] = &[
     ("openvino", "ReadValue", ov_read_value),
     ("openvino", "Assign", ov_assign),
 ];
-
-fn scalar_value(f: &TensorFact) -> Option<Dim> {
-    match f.value.as_deref() {
-        Some([v]) => Some(*v),
-        _ => None,
-    }
-}
 
 /// A running sum or product along one axis: what the CumSum kernel computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,7 +116,7 @@ fn cumulative_axis(
     axis: &TensorFact,
     rank: usize,
 ) -> Result<Option<usize>, OpError> {
-    match scalar_value(axis).and_then(|d| ctx.alg.as_i64(d)) {
+    match scalar_int(&ctx.alg, axis) {
         Some(a) => Ok(Some(norm_axis(a, rank)?)),
         None => Ok(None),
     }

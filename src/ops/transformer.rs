@@ -20,7 +20,8 @@
 //!   **Swish**: 24. **CausalConvWithState**: 27. **SwiGLU**: 28.
 
 use super::attention::{heads, per_head};
-use super::nn_util::{attr_dtype, expect_rank, rank_error, shaped, unify};
+use super::attrs::attr_dtype;
+use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Truth;
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -112,7 +113,7 @@ fn tensor_scatter(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     check_inputs(node, 2, 3)?;
     let past = ctx.input(node, 0, "past_cache")?;
     let update = ctx.input(node, 1, "update")?;
-    let mode = super::nn_util::attr_str_or(node, "mode", "linear")?;
+    let mode = super::attrs::attr_str_or(node, "mode", "linear")?;
     if !matches!(mode, "linear" | "circular") {
         return Err(OpError::BadAttribute {
             name: "mode",
@@ -209,7 +210,7 @@ fn causal_conv_with_state(
     check_inputs(node, 2, 4)?;
     let x = ctx.input(node, 0, "input")?;
     let w = ctx.input(node, 1, "weight")?;
-    let act = super::nn_util::attr_str_or(node, "activation", "none")?;
+    let act = super::attrs::attr_str_or(node, "activation", "none")?;
     if !matches!(act, "none" | "silu" | "swish") {
         return Err(OpError::BadAttribute {
             name: "activation",

@@ -76,10 +76,7 @@ fn trilu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
                     });
                 }
             }
-            match kf.value.as_deref() {
-                Some([v]) => ctx.alg.as_i64(*v),
-                _ => None,
-            }
+            super::values::scalar_int(&ctx.alg, &kf)
         }
     };
     let Some(shape) = x.shape.clone() else {

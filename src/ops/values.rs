@@ -259,6 +259,19 @@ pub fn check_int_range(
     Ok(())
 }
 
+/// The element of a one-element tensor (a scalar or a `[1]`) whose value is known.
+pub fn scalar_value(f: &TensorFact) -> Option<Dim> {
+    match f.value.as_deref() {
+        Some([v]) => Some(*v),
+        _ => None,
+    }
+}
+
+/// [`scalar_value`] when it is an integer constant.
+pub fn scalar_int(alg: &Algebra, f: &TensorFact) -> Option<i64> {
+    scalar_value(f).and_then(|v| alg.as_i64(v))
+}
+
 /// A `Vec<Dim>` of constants.
 pub fn consts(alg: &mut Algebra, v: &[i64]) -> Vec<Dim> {
     v.iter().map(|x| alg.constant(*x)).collect()
@@ -278,59 +291,4 @@ pub fn const_len(alg: &Algebra, fact: &TensorFact) -> Option<i64> {
         n = n.checked_mul(alg.as_i64(*d)?)?;
     }
     Some(n)
-}
-
-/// A shape small enough for value tracking with every dim bounded too: every dim a
-/// constant in `[0, VALUE_FACT_LIMIT]` and at most [`VALUE_FACT_LIMIT`] elements.
-pub fn value_shape(alg: &Algebra, dims: &[Dim]) -> Option<Vec<i64>> {
-    let c = const_dims(alg, dims)?;
-    let limit = VALUE_FACT_LIMIT as i64;
-    let mut n: i64 = 1;
-    for &d in &c {
-        if !(0..=limit).contains(&d) {
-            return None;
-        }
-        n = n.saturating_mul(d);
-    }
-    (n <= limit).then_some(c)
-}
-
-/// The element count of a shape when every dim is a constant.
-pub fn const_count(alg: &Algebra, dims: &[Dim]) -> Option<usize> {
-    let c = const_dims(alg, dims)?;
-    c.iter().try_fold(1usize, |acc, &d| {
-        usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))
-    })
-}
-
-/// A fact with a value kept only when the shape is constant, the count matches and
-/// it is small ([`VALUE_FACT_LIMIT`]).
-pub fn fact_with_counted_value(
-    alg: &Algebra,
-    dtype: DType,
-    shape: Vec<Dim>,
-    value: Option<Vec<Dim>>,
-) -> TensorFact {
-    let value =
-        value.filter(|v| v.len() <= VALUE_FACT_LIMIT && const_count(alg, &shape) == Some(v.len()));
-    TensorFact {
-        dtype,
-        shape: Some(shape),
-        value,
-    }
-}
-
-/// The values of a tensor of constant shape `from` broadcast (numpy, right-aligned)
-/// to the constant shape `to`; `None` past [`VALUE_FACT_LIMIT`] elements or when
-/// `values` is short.
-pub fn broadcast_value_to(values: &[Dim], from: &[i64], to: &[i64]) -> Option<Vec<Dim>> {
-    let n: usize = to.iter().map(|&d| d.max(0) as usize).product();
-    if n > VALUE_FACT_LIMIT || from.len() > to.len() {
-        return None;
-    }
-    let dims = |s: &[i64]| -> Vec<usize> { s.iter().map(|&d| d.max(0) as usize).collect() };
-    broadcast_map(&dims(to), &dims(from))
-        .into_iter()
-        .map(|i| values.get(i).copied())
-        .collect()
 }
