@@ -63,6 +63,16 @@
 //!   `part_size` along it and the loop runs `(|end - start| + 1) / part_size`
 //!   times (floor), `start` and `end` counting from the end when negative. Back
 //!   edges and concatenated outputs are as in Loop.
+//!
+//! ONNX Loop and OpenVINO Loop and TensorIterator share one loop kernel,
+//! `carried_fixpoint`: the body is inferred with the carried values' facts until
+//! they stay (at most three passes). What the specs define differently stays in
+//! each adapter: the trip count (ONNX's optional `M` and `cond`; OpenVINO's
+//! `trip_count` of -1 for "until the condition", its `execution_condition`, or the
+//! count of a sliced input), the body's inputs (ONNX's iteration number and
+//! condition; OpenVINO's port map), sequences and optionals (ONNX only) and the
+//! outputs (ONNX stacks scan outputs on a new axis 0; OpenVINO concatenates along
+//! a port map's `axis`).
 
 use super::values::scalar_int;
 use super::{attr_int, attr_ints, norm_axis, RuleEntry};
@@ -505,6 +515,49 @@ fn is_true(ctx: &ShapesContext, f: &TensorFact) -> bool {
 /// carried values that hold in every iteration.
 const LOOP_PASSES: usize = 3;
 
+/// What [`carried_fixpoint`] leaves: the carried state after the last pass, the
+/// body's outputs in that pass, and whether the state stayed (it then holds in
+/// every iteration).
+struct Fixpoint<S, O> {
+    state: Vec<S>,
+    outs: O,
+    converged: bool,
+}
+
+/// The loop kernel of ONNX Loop and OpenVINO Loop and TensorIterator: the body sees
+/// the carried values with the facts that hold in every iteration. `step` infers the
+/// body once with a state and gives its outputs and the next state; the passes
+/// repeat until the state stays or `passes` have run (`more` may raise the count for
+/// a next state, never past [`LOOP_PASSES`]). The trip count and the outputs are
+/// each spec's own (ONNX stacks scan outputs on a new axis; OpenVINO slices inputs
+/// and concatenates outputs along a port map's axis), so they stay in the adapters.
+fn carried_fixpoint<S: PartialEq, O: Default>(
+    mut state: Vec<S>,
+    mut passes: usize,
+    mut step: impl FnMut(&[S]) -> Result<(O, Vec<S>), OpError>,
+    more: impl Fn(&[S]) -> usize,
+) -> Result<Fixpoint<S, O>, OpError> {
+    let mut outs = O::default();
+    let mut converged = false;
+    let mut pass = 0;
+    while pass < passes.min(LOOP_PASSES) {
+        pass += 1;
+        let (o, next) = step(&state)?;
+        outs = o;
+        if next == state {
+            converged = true;
+            break;
+        }
+        passes = passes.max(more(&next));
+        state = next;
+    }
+    Ok(Fixpoint {
+        state,
+        outs,
+        converged,
+    })
+}
+
 /// The axis key of the fresh dim that stands for a carried sequence's length at the
 /// start of an iteration (inside the body only).
 const LEN_AXIS: usize = usize::MAX - 1;
@@ -813,7 +866,7 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     ];
     // The body sees carried values with their loop-invariant facts only: first infer
     // with the initial facts, then again with those that survived, until they stay.
-    let mut state: Vec<CarriedState> = init
+    let start: Vec<CarriedState> = init
         .iter()
         .enumerate()
         .map(|(i, v)| carried_start(ctx, node, i, v))
@@ -821,22 +874,16 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     // The body's own node names, for what an empty carried sequence or optional
     // takes in (only when there is one).
     let mut body_nodes = rustc_hash::FxHashSet::default();
-    if state.iter().any(|c| c.open) {
+    if start.iter().any(|c| c.open) {
         node_names(body, &mut body_nodes);
     }
-    let mut outs = Vec::new();
-    let mut converged = false;
     // Tensors alone are inferred twice (the initial facts, then those that survived);
     // a carried sequence or optional may take one more pass (an empty one's first
     // pass only finds what its elements are).
-    let mut passes = 2;
-    for pass in 0..LOOP_PASSES {
-        if pass >= passes {
-            break;
-        }
+    let step = |state: &[CarriedState]| -> Result<_, OpError> {
         let mut inputs: Vec<SubgraphValue> = head.to_vec();
         inputs.extend(state.iter().map(|c| c.value.clone()));
-        outs = subgraph_values(ctx, body, &inputs, "body")?;
+        let outs = subgraph_values(ctx, body, &inputs, "body")?;
         let next: Vec<CarriedState> = (0..n_carried)
             .map(|i| match outs.get(i + 1) {
                 Some(b) => carried_next(ctx, node, i, &init[i], &state[i], b, &body_nodes),
@@ -846,15 +893,20 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
                 },
             })
             .collect();
-        if next == state {
-            converged = true;
-            break;
-        }
+        Ok((outs, next))
+    };
+    let more = |next: &[CarriedState]| {
         if next.iter().any(|c| c.value.composite.is_some()) {
-            passes = LOOP_PASSES;
+            LOOP_PASSES
+        } else {
+            2
         }
-        state = next;
-    }
+    };
+    let Fixpoint {
+        state,
+        outs,
+        converged,
+    } = carried_fixpoint(start, 2, step, more)?;
     // The loop runs `M` times when it has no condition, or when the condition is
     // true on entry and the body provably returns true (a constant, or the
     // condition input passed through).
@@ -1261,26 +1313,23 @@ fn ov_iterate(
     }
     // Carried values keep only the dims the body provably keeps, and no contents;
     // the other inputs are the same in every iteration.
-    let mut state = init.clone();
+    let mut start = init.clone();
     for &(_, to) in &back {
-        if let Some(f) = state.get_mut(to) {
+        if let Some(f) = start.get_mut(to) {
             f.value = None;
         }
     }
-    let mut outs = Vec::new();
-    for _pass in 0..2 {
-        outs = subgraph(ctx, body, &state, "body")?;
-        let mut next = state.clone();
+    let step = |state: &[TensorFact]| -> Result<_, OpError> {
+        let outs = subgraph(ctx, body, state, "body")?;
+        let mut next = state.to_vec();
         for &(from, to) in &back {
             if let (Some(b), Some(i)) = (outs.get(from), init.get(to)) {
                 next[to] = carried(ctx, node, to, i, b);
             }
         }
-        if next == state {
-            break;
-        }
-        state = next;
-    }
+        Ok((outs, next))
+    };
+    let Fixpoint { state, outs, .. } = carried_fixpoint(start, 2, step, |_| 2)?;
     let runs_to_trip = match cond_out.and_then(|k| outs.get(k)) {
         Some(c) => scalar_int(&ctx.alg, c).is_some_and(|v| v != 0),
         None => true,
