@@ -248,6 +248,73 @@ fn matmul_integer_types() {
 
 // ----- Conv and pools -----------------------------------------------------
 
+#[test]
+fn conv_kernel_shared_by_the_formats() {
+    // The forward convolution kernel: channels C against groups * C/G (equated as
+    // the format says: ONNX warns, OpenVINO and oneDNN record), then the window.
+    use symdim::ops::conv::{
+        conv_forward, ConvChecks, ConvForward, Fit, PadMode, Rounding, Window,
+    };
+    use symdim::ops::nn_util::Equate;
+    let mut ctx = ShapesContext::default();
+    let d: Vec<_> = ["C", "H", "W", "2", "3"]
+        .iter()
+        .map(|e| ctx.alg.parse(e).unwrap())
+        .collect();
+    let window = Window {
+        kernel: vec![d[4], d[4]],
+        strides: vec![2, 1],
+        dilations: vec![1, 1],
+        pads_begin: vec![1, 0],
+        pads_end: vec![1, 0],
+        mode: PadMode::Explicit,
+        rounding: Rounding::Floor,
+    };
+    let n = node("Conv", 11, &["x", "w"], &["y"], &[]);
+    // H: floor((H + 2 - 3) / 2) + 1; W: W - 2.
+    let k = ctx.alg.parse("K").unwrap();
+    let conv = ConvForward {
+        channels: d[0],
+        spatial: &d[1..3],
+        in_per_group: k,
+        groups: Some(d[3]),
+    };
+    let checks = ConvChecks {
+        channels: &|| "channels".to_string(),
+        equate: Equate::Record,
+        fit: Fit::Kernel { first_axis: 2 },
+    };
+    let out = conv_forward(&mut ctx, &n, &conv, &window, &checks).unwrap();
+    assert_eq!(ctx.render_dims(&out), "[floordiv(H - 1, 2) + 1, W - 2]");
+    // C == 2*K is recorded, without a warning.
+    assert_eq!(ctx.alg.relations().len(), 1);
+    assert!(ctx.diagnostics.is_empty());
+    let c = ctx.alg.parse("C").unwrap();
+    let k2 = ctx.alg.parse("2*K").unwrap();
+    assert_eq!(ctx.alg.equal(c, k2), Truth::True);
+    // ONNX's mode warns; a provable mismatch is an error either way.
+    let m = ctx.alg.parse("M").unwrap();
+    let conv = ConvForward {
+        channels: m,
+        groups: None,
+        ..conv
+    };
+    let warn = ConvChecks {
+        equate: Equate::Warn,
+        ..checks
+    };
+    conv_forward(&mut ctx, &n, &conv, &window, &warn).unwrap();
+    assert_eq!(ctx.diagnostics.len(), 1);
+    let five = ctx.alg.constant(5);
+    let conv = ConvForward {
+        channels: five,
+        in_per_group: ctx.alg.constant(3),
+        ..conv
+    };
+    let e = conv_forward(&mut ctx, &n, &conv, &window, &warn).unwrap_err();
+    assert_eq!(e.to_string(), "channels: 5 != 3");
+}
+
 fn conv_attrs(k: i64, s: i64, p: i64) -> Vec<(&'static str, Attr)> {
     vec![
         ("kernel_shape", ints(&[k, k])),

@@ -50,7 +50,13 @@
 //! and `[G, C/G, O/G, k...]`; oneDNN's weights `OIX` (`[O, I, k...]`) or `XIO`
 //! (`[k..., I, O]`, the default) with `C = groups * I`, its data `NCX` or `NXC`
 //! (the default). Channels a valid model needs equal are unified (ONNX also
-//! warns).
+//! warns). One kernel, [`conv_forward`], does what every format's forward
+//! convolution shares: the data's channels against `groups` times the weights'
+//! per-group input channels ([`conv_channels`], also the transposed ops' check),
+//! then the window over the spatial dims; [`ConvForward`] holds the dims,
+//! [`ConvChecks`] what a format's spec asks (how the channels are named and
+//! equated, [`Fit`]). The adapters read their own attributes and weights layouts
+//! and check what only their spec asks (ONNX: `group` divides `M`, the bias).
 //!
 //! Special values: `group` must be positive; strides and dilations positive (ONNX:
 //! a bad attribute; OpenVINO and oneDNN: checked per axis); pads of ONNX Conv and
@@ -445,6 +451,80 @@ impl Window {
     }
 }
 
+// ----- the convolution kernel ----------------------------------------------------------
+
+/// A forward convolution, format-neutral: the data's channels and spatial dims, and
+/// what the weights say of its input channels.
+#[derive(Clone, Copy, Debug)]
+pub struct ConvForward<'a> {
+    /// The data's channel dim.
+    pub channels: Dim,
+    /// The data's spatial dims.
+    pub spatial: &'a [Dim],
+    /// The weights' input channels per group.
+    pub in_per_group: Dim,
+    /// The number of groups, when the op splits its channels into groups (`None`:
+    /// the weights' input channels are the data's).
+    pub groups: Option<Dim>,
+}
+
+/// How a format's spec checks a convolution: the name of the channel pair in
+/// messages, how an undecided equality is equated (ONNX warns; OpenVINO and
+/// oneDNN record), and what the window must satisfy.
+#[derive(Clone, Copy)]
+pub struct ConvChecks<'a> {
+    /// Names the data's channels and the weights' side they meet.
+    pub channels: &'a dyn Fn() -> String,
+    /// How the channels are equated.
+    pub equate: Equate,
+    /// What each spatial output must satisfy.
+    pub fit: Fit,
+}
+
+/// The convolution kernel of every format (ONNX Conv, ConvInteger, QLinearConv,
+/// DeformConv; OpenVINO Convolution, GroupConvolution, DeformableConvolution,
+/// BinaryConvolution; oneDNN Convolution and its backward checks): the channel
+/// check ([`conv_channels`]), then the window's output length over each spatial
+/// dim ([`Window::outputs`]). Each format's adapter reads its attributes and
+/// weights layout, checks what only its spec asks (ONNX: `group` divides the output
+/// channels, the bias), and places the output channels.
+pub fn conv_forward(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    conv: &ConvForward,
+    window: &Window,
+    checks: &ConvChecks,
+) -> Result<Vec<Dim>, OpError> {
+    conv_channels(
+        ctx,
+        node,
+        conv.channels,
+        conv.groups,
+        conv.in_per_group,
+        checks,
+    )?;
+    window.outputs(ctx, node, conv.spatial, checks.fit)
+}
+
+/// A convolution's channel check: the data's `channels` equal `groups *
+/// per_group` (`per_group` without groups), equated and named as `checks` says.
+pub fn conv_channels(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    channels: Dim,
+    groups: Option<Dim>,
+    per_group: Dim,
+    checks: &ConvChecks,
+) -> Result<Dim, OpError> {
+    let need = match groups {
+        Some(g) => ctx.alg.mul(g, per_group),
+        None => per_group,
+    };
+    checks
+        .equate
+        .dims(ctx, node, checks.channels, channels, need)
+}
+
 // ----- reading windows ---------------------------------------------------------------
 
 fn positive(x: i64) -> bool {
@@ -635,8 +715,11 @@ fn check_group_divides(
     Ok(())
 }
 
-/// The shape of a forward convolution of `x` by `w` (`None` when both ranks are
-/// unknown). Checks channels, group and bias.
+/// The ONNX adapter of the convolution kernel: the shape of a forward convolution
+/// of `x` by `w = [M, C/group, k...]` (`None` when both ranks are unknown), from the
+/// node's `group`, `kernel_shape`, `auto_pad`, `pads`, `strides` and `dilations`.
+/// Checks what ONNX asks besides [`conv_forward`]: `group` divides `M`, a bias of
+/// `[M]`.
 pub fn conv_shape(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -679,10 +762,19 @@ pub fn conv_shape(
             xs.len(),
         ));
     }
-    let c = ctx.alg.mul(gd, ws[1]);
-    unify(ctx, node, "input channels X[1] and group * W[1]", xs[1], c)?;
+    let conv = ConvForward {
+        channels: xs[1],
+        spatial: &xs[2..],
+        in_per_group: ws[1],
+        groups: Some(gd),
+    };
+    let checks = ConvChecks {
+        channels: &|| "input channels X[1] and group * W[1]".to_string(),
+        equate: Equate::Warn,
+        fit: Fit::Output(1),
+    };
     let mut out = vec![xs[0], ws[0]];
-    out.extend(window.outputs(ctx, node, &xs[2..], Fit::Output(1))?);
+    out.extend(conv_forward(ctx, node, &conv, &window, &checks)?);
     Ok(Some(out))
 }
 
@@ -783,7 +875,12 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
             xs.len(),
         ));
     }
-    unify(ctx, node, "input channels X[1] and W[0]", xs[1], ws[0])?;
+    let checks = ConvChecks {
+        channels: &|| "input channels X[1] and W[0]".to_string(),
+        equate: Equate::Warn,
+        fit: Fit::Output(1),
+    };
+    conv_channels(ctx, node, xs[1], None, ws[0], &checks)?;
     let mut out = vec![xs[0], m];
     if let Some(os) = attr_ints(node, "output_shape")? {
         let spatial = match os.len() {
@@ -850,28 +947,32 @@ fn openvino_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     };
     let group = node.op_type == "GroupConvolution";
     let window = openvino_window(node, openvino_filters(xs, ws, group)?, Rounding::Floor)?;
-    let out_c = if group {
-        let cin = ctx.alg.mul(ws[0], ws[2]);
-        merge_dim(
-            ctx,
-            node,
-            &|| "input channels: data C and groups * filters C/G".to_string(),
-            xs[1],
-            cin,
-        )?;
-        ctx.alg.mul(ws[0], ws[1])
+    // filters [O, C, k...] or [G, O/G, C/G, k...]
+    let (in_per_group, groups, out_c) = if group {
+        (ws[2], Some(ws[0]), ctx.alg.mul(ws[0], ws[1]))
     } else {
-        merge_dim(
-            ctx,
-            node,
-            &|| "input channels: data C and filters C".to_string(),
-            xs[1],
-            ws[1],
-        )?;
-        ws[0]
+        (ws[1], None, ws[0])
+    };
+    let conv = ConvForward {
+        channels: xs[1],
+        spatial: &xs[2..],
+        in_per_group,
+        groups,
+    };
+    let checks = ConvChecks {
+        channels: &|| {
+            let filters = if group {
+                "groups * filters C/G"
+            } else {
+                "filters C"
+            };
+            format!("input channels: data C and {filters}")
+        },
+        equate: Equate::Record,
+        fit: Fit::Kernel { first_axis: 2 },
     };
     let mut out = vec![xs[0], out_c];
-    out.extend(window.outputs(ctx, node, &xs[2..], Fit::Kernel { first_axis: 2 })?);
+    out.extend(conv_forward(ctx, node, &conv, &window, &checks)?);
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
@@ -892,12 +993,17 @@ fn openvino_conv_backprop(
     let window = openvino_window(node, openvino_filters(xs, ws, group)?, Rounding::Floor)?;
     let n = xs.len() - 2;
     let output_padding = spatial_list(node, "output_padding", n, 0)?;
+    // filters [C, O, k...] or [G, C/G, O/G, k...]
+    let checks = ConvChecks {
+        channels: &|| "input channels".to_string(),
+        equate: Equate::Record,
+        fit: Fit::Kernel { first_axis: 2 },
+    };
     let out_c = if group {
-        let cin = ctx.alg.mul(ws[0], ws[1]);
-        merge_dim(ctx, node, &|| "input channels".to_string(), xs[1], cin)?;
+        conv_channels(ctx, node, xs[1], Some(ws[0]), ws[1], &checks)?;
         ctx.alg.mul(ws[0], ws[2])
     } else {
-        merge_dim(ctx, node, &|| "input channels".to_string(), xs[1], ws[0])?;
+        conv_channels(ctx, node, xs[1], None, ws[0], &checks)?;
         ws[1]
     };
     let mut out = vec![xs[0], out_c];
@@ -1184,19 +1290,18 @@ impl ConvInputs {
         } else {
             ("output", "O", o)
         };
-        let (times, meets) = if is_src != transposed {
-            ("groups * ", ctx.alg.mul(groups, meets))
-        } else {
-            ("", meets)
-        };
+        let grouped = is_src != transposed;
+        let times = if grouped { "groups * " } else { "" };
         let what = self.what;
-        merge_dim(
-            ctx,
-            node,
-            &|| format!("{side} channels: {what} C and {times}weights {letter}"),
-            data.channels,
-            meets,
-        )?;
+        let checks = ConvChecks {
+            channels: &|| format!("{side} channels: {what} C and {times}weights {letter}"),
+            equate: Equate::Record,
+            fit: Fit::Kernel {
+                first_axis: data.first_spatial_axis(),
+            },
+        };
+        let groups_of = grouped.then_some(groups);
+        conv_channels(ctx, node, data.channels, groups_of, meets, &checks)?;
         Ok(Some(ConvParts {
             data,
             o,
@@ -1465,16 +1570,18 @@ fn openvino_deformable_convolution(
             why: "must be at least 1".to_string(),
         });
     }
-    let g = ctx.alg.constant(group);
-    let cin = ctx.alg.mul(g, ws[1]);
-    merge_dim(
-        ctx,
-        node,
-        &|| "input channels: data C and group * filters C".to_string(),
-        xs[1],
-        cin,
-    )?;
+    let conv = ConvForward {
+        channels: xs[1],
+        spatial: &xs[2..],
+        in_per_group: ws[1],
+        groups: Some(ctx.alg.constant(group)),
+    };
+    let checks = ConvChecks {
+        channels: &|| "input channels: data C and group * filters C".to_string(),
+        equate: Equate::Record,
+        fit: Fit::Kernel { first_axis: 2 },
+    };
     let mut out = vec![xs[0], ws[0]];
-    out.extend(window.outputs(ctx, node, &xs[2..], Fit::Kernel { first_axis: 2 })?);
+    out.extend(conv_forward(ctx, node, &conv, &window, &checks)?);
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
