@@ -21,9 +21,10 @@ pub mod report;
 pub mod shapes;
 pub mod shapes_api;
 
+pub use algebra::{DimExpr, EvalError, SymbolValues};
 pub use facts::{Facts, InputDim};
 pub use graph::{DType, Model};
 pub use load::{load, load_bytes, LoadError};
 pub use oprules::OpRules;
 pub use report::Report;
-pub use shapes::{infer, DimExpr, EvalError, Shapes, SymbolInfo, SymbolValues, TensorShape};
+pub use shapes::{infer, Shapes, SymbolInfo, TensorShape};

@@ -142,14 +142,60 @@ fn dim_expressions_compute_and_evaluate() {
             symbol: "B".to_string()
         })
     );
-    let half = s.floordiv(&(b.clone() - 5));
-    assert!(matches!(half.eval(&at), Err(EvalError::Undefined { .. })));
-    let third = DimExpr::parse("S / 3").unwrap();
-    assert!(matches!(
-        third.eval(&SymbolValues::new().with("S", 4)),
-        Err(EvalError::NotAnInteger { .. })
-    ));
     assert!(DimExpr::parse("S +").is_err());
+}
+
+#[test]
+fn evaluation_errors_carry_the_expression_and_the_exact_value() {
+    let s = DimExpr::symbol("S");
+    let b = DimExpr::symbol("B");
+    let at = SymbolValues::new().with("S", 3).with("B", 5);
+    // floordiv(S, B - 5) at B = 5 divides by zero.
+    let half = s.floordiv(&(b - 5));
+    let err = half.eval(&at).unwrap_err();
+    assert_eq!(err, EvalError::Undefined { expr: half.clone() });
+    assert_eq!(
+        err.to_string(),
+        "floordiv(S, B - 5) is undefined at these values"
+    );
+    // A broadcast of 2 and 3 (neither is 1, they differ) is undefined too.
+    // (Built as written: the algebra's rules make `broadcast(S, T)` of two input
+    // symbols, which are at least 1, `max(S, T)`.)
+    let (sp, tp) = (DimExpr::symbol("S"), DimExpr::symbol("T"));
+    let bc = DimExpr::from_poly(symdim::algebra::Poly::op(
+        symdim::algebra::OpKind::Broadcast,
+        sp.poly().clone(),
+        tp.poly().clone(),
+    ));
+    assert_eq!(bc.to_string(), "broadcast(S, T)");
+    let err = bc.eval(&SymbolValues::new().with("S", 2).with("T", 3));
+    assert_eq!(err, Err(EvalError::Undefined { expr: bc.clone() }));
+    assert_eq!(
+        bc.eval(&SymbolValues::new().with("S", 1).with("T", 3)),
+        Ok(3)
+    );
+    // S/3 at S = 4 is 4/3: the value is the exact rational, not a rounding.
+    let third = DimExpr::parse("S / 3").unwrap();
+    let err = third.eval(&SymbolValues::new().with("S", 4)).unwrap_err();
+    let four_thirds = symdim::algebra::Rat::frac(4, 3).unwrap();
+    assert_eq!(
+        err,
+        EvalError::NotAnInteger {
+            expr: third.clone(),
+            value: four_thirds
+        }
+    );
+    assert_eq!(err.to_string(), "S/3 is 4/3 at these values, not an i64");
+    // 2^62 * S at S = 4 is 2^64: an integer, but not an i64.
+    let big = DimExpr::constant(1 << 62) * s;
+    match big.eval(&SymbolValues::new().with("S", 4)) {
+        Err(EvalError::NotAnInteger { expr, value }) => {
+            assert_eq!(expr, big);
+            assert!(value.is_integer());
+            assert_eq!(value.to_string(), "18446744073709551616");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 /// A random expression over `A`, `B`, `C` and small constants, with its value at an

@@ -28,6 +28,7 @@
 //! ```
 
 pub mod analysis;
+pub mod expr;
 pub mod interval;
 pub mod lang;
 pub mod parse;
@@ -36,6 +37,7 @@ pub mod rational;
 pub mod rules;
 
 pub use analysis::{Contradiction, SymbolEntry, SymbolKind};
+pub use expr::{DimExpr, DimList, EvalError, SymbolValues};
 pub use interval::{Bound, Interval};
 pub use lang::DimLang;
 pub use parse::{Expr, Fact, ParseError, Rel};
