@@ -126,10 +126,7 @@ pub fn check(model: &Model, options: &Facts) -> Verdict {
         failures.push(Failure {
             node: String::new(),
             op: String::new(),
-            reason: format!(
-                "contradiction: {} == {} is impossible: {}",
-                c.left, c.right, c.reason
-            ),
+            reason: c.to_string(),
         });
     }
     let status = if !failures.is_empty() {

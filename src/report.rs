@@ -182,10 +182,7 @@ impl Report {
                 severity: crate::context::Severity::Error,
                 node: String::new(),
                 op: String::new(),
-                message: format!(
-                    "contradiction: {} == {} is impossible: {}",
-                    c.left, c.right, c.reason
-                ),
+                message: c.to_string(),
             });
         }
         for w in ctx.alg.warnings() {

@@ -4,7 +4,8 @@
 mod common;
 
 use symdim::algebra::{
-    Algebra, AlgebraError, Config, FreshKey, Limits, MinusOne, Rat, SymbolKind, Truth,
+    Algebra, AlgebraError, Bound, Config, Contradiction, DimExpr, FreshKey, Interval, Limits,
+    MinusOne, Operand, Poly, Rat, Refutation, SymbolKind, Truth,
 };
 
 fn key(node: &str, axis: usize) -> FreshKey {
@@ -158,11 +159,15 @@ fn minus_one_with_concrete_remainder_is_an_error() {
     assert_eq!(
         err,
         AlgebraError::NotDivisible {
-            dividend: "24".into(),
-            divisor: "5".into(),
-            residual: "24/5".into(),
+            dividend: DimExpr::constant(24),
+            divisor: DimExpr::constant(5),
+            residual: DimExpr::from_poly(Poly::constant(Rat::frac(24, 5).unwrap())),
             proven: true
         }
+    );
+    assert_eq!(
+        err.to_string(),
+        "need 5 | 24; residual 24/5 (proven not to divide)"
     );
     // [2*S + 1] to [2, -1]: (2*S + 1)/2 = S + 1/2 is never an integer.
     let input = dims(&mut alg, &["2*S + 1"]);
@@ -242,6 +247,96 @@ fn facts_bounds_and_bind() {
         alg.assume("N <= 3"),
         Err(AlgebraError::Contradiction { .. })
     ));
+}
+
+/// A contradiction carries its sides and the reason as values, and prints as it
+/// always did (`contradiction: L == R is impossible: why`).
+#[test]
+fn contradictions_carry_their_operands() {
+    let iv =
+        |lo: i64, hi: i64| Interval::new(Bound::Finite(Rat::int(lo)), Bound::Finite(Rat::int(hi)));
+    let sym = |n: &str| Operand::Symbol(n.to_string());
+    let contradiction = |r: Result<(), AlgebraError>| match r {
+        Err(AlgebraError::Contradiction(c)) => *c,
+        other => panic!("{other:?}"),
+    };
+    // A fact against a symbol's bounds: the fact as given, the symbol, its bounds.
+    let mut alg = Algebra::default();
+    alg.assume("N <= 3").unwrap();
+    let c = contradiction(alg.assume("N>=5"));
+    assert_eq!(c.left, Operand::Fact("N>=5".to_string()));
+    assert_eq!(c.right, sym("N"));
+    let n_bounds = Refutation::Bounds {
+        of: sym("N"),
+        bounds: iv(1, 3),
+    };
+    assert_eq!(c.reason, n_bounds);
+    assert_eq!(
+        c.to_string(),
+        "contradiction: N>=5 == N is impossible: N lies in [1, 3]"
+    );
+    // A binding outside the bounds.
+    let c = contradiction(alg.bind("N", 5));
+    assert_eq!(c.left, sym("N"));
+    assert_eq!(c.right, Operand::Dim(DimExpr::constant(5)));
+    assert_eq!(c.reason, n_bounds);
+    assert_eq!(
+        c.to_string(),
+        "contradiction: N == 5 is impossible: N lies in [1, 3]"
+    );
+    // A disequality of two forms of one dim.
+    let c = contradiction(alg.assume("2*A != A + A"));
+    let two_a = Operand::Dim(DimExpr::symbol("A") * 2);
+    assert_eq!((&c.left, &c.right), (&two_a, &two_a));
+    assert_eq!(c.reason, Refutation::ProvenEqual);
+    assert_eq!(
+        c.to_string(),
+        "contradiction: 2*A == 2*A is impossible: they are proven equal"
+    );
+    // Two constants: their difference.
+    let (three, four) = (alg.constant(3), alg.constant(4));
+    let r = alg.union(three, four, "test").map(|_| ());
+    let c = contradiction(r);
+    assert_eq!(
+        c.reason,
+        Refutation::Difference {
+            diff: DimExpr::constant(-1),
+            bounds: iv(-1, -1)
+        }
+    );
+    assert_eq!(
+        c.to_string(),
+        "contradiction: 3 == 4 is impossible: their difference -1 lies in [-1, -1]"
+    );
+    // The forms the e-graph analysis reports when a merge propagates.
+    let (a, b) = (DimExpr::symbol("A"), DimExpr::symbol("B"));
+    let bounded = Contradiction {
+        left: Operand::Bounded(a.clone(), iv(1, 4)),
+        right: Operand::Bounded(b.clone(), iv(6, 9)),
+        reason: Refutation::BoundsDisjoint,
+    };
+    assert_eq!(
+        bounded.to_string(),
+        "contradiction: A in [1, 4] == B in [6, 9] is impossible: their bounds do not overlap"
+    );
+    let constant = Contradiction {
+        left: Operand::Dim(a.clone() + 2),
+        right: Operand::Dim(a.clone()),
+        reason: Refutation::ConstantDifference(Rat::int(2)),
+    };
+    assert_eq!(
+        constant.to_string(),
+        "contradiction: A + 2 == A is impossible: they differ by the constant 2"
+    );
+    let excluded = Contradiction {
+        left: Operand::Dim(a + b),
+        right: Operand::Dim(DimExpr::constant(1)),
+        reason: Refutation::DifferenceExcludesZero(iv(1, 7)),
+    };
+    assert_eq!(
+        excluded.to_string(),
+        "contradiction: A + B == 1 is impossible: their difference lies in [1, 7], which excludes 0"
+    );
 }
 
 #[test]
@@ -751,8 +846,30 @@ fn regression_failed_union_leaves_nothing_behind() {
     let before = show(&mut alg);
     assert_eq!(alg.equal(a, b), Truth::False);
     match alg.union(a, b, "test") {
-        Err(AlgebraError::Contradiction { reason, .. }) => {
-            assert!(reason.contains("difference -1"), "{reason}")
+        Err(AlgebraError::Contradiction(c)) => {
+            let Contradiction {
+                left,
+                right,
+                reason,
+            } = *c;
+            assert_eq!(left, Operand::Dim(DimExpr::symbol("A")));
+            assert_eq!(right, Operand::Dim(DimExpr::symbol("B")));
+            // The class of B also holds A + 1, and A - (A + 1) is -1.
+            let a = DimExpr::symbol("A");
+            let minus_one = Interval::point(Rat::int(-1));
+            assert_eq!(
+                reason,
+                Refutation::OtherForms {
+                    left: a.clone(),
+                    right: a + 1,
+                    diff: DimExpr::constant(-1),
+                    bounds: minus_one,
+                }
+            );
+            assert_eq!(
+                reason.to_string(),
+                "they are also A and A + 1, whose difference -1 lies in [-1, -1]"
+            );
         }
         other => panic!("{other:?}"),
     }

@@ -15,6 +15,7 @@
 //! forms are equal are unioned (reason `canonical-form`), so `A*B` and `B*A` share
 //! one class and equality is a union-find lookup.
 
+use super::expr::DimExpr;
 use super::interval::{Bound, Interval};
 use super::lang::DimLang;
 use super::poly::{OpKind, Poly, SymbolInfo};
@@ -92,15 +93,113 @@ impl SymbolInfo for SymbolTable {
     }
 }
 
-/// A contradiction found while merging classes.
+/// A contradiction: two sides asserted equal that cannot be. It prints
+/// `contradiction: {left} == {right} is impossible: {reason}`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Contradiction {
-    /// One side, rendered.
-    pub left: String,
-    /// The other side, rendered.
-    pub right: String,
+    /// One side.
+    pub left: Operand,
+    /// The other side.
+    pub right: Operand,
     /// Why they cannot be equal.
-    pub reason: String,
+    pub reason: Refutation,
+}
+
+impl std::fmt::Display for Contradiction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "contradiction: {} == {} is impossible: {}",
+            self.left, self.right, self.reason
+        )
+    }
+}
+
+/// One side of a [`Contradiction`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// A dim, in canonical form: `A + 1`.
+    Dim(DimExpr),
+    /// A symbol as the caller named it (`--bind`): `N`.
+    Symbol(String),
+    /// A fact as the caller gave it (`--assume`): `N >= 5`.
+    Fact(String),
+    /// A dim with the bounds its class holds: `A in [1, 4]`.
+    Bounded(DimExpr, Interval),
+}
+
+impl std::fmt::Display for Operand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Operand::Dim(d) => write!(f, "{d}"),
+            Operand::Symbol(s) | Operand::Fact(s) => f.write_str(s),
+            Operand::Bounded(d, bounds) => write!(f, "{d} in {bounds}"),
+        }
+    }
+}
+
+/// Why the two sides of a [`Contradiction`] cannot be equal.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Refutation {
+    /// Their canonical forms differ by a non-zero constant.
+    ConstantDifference(Rat),
+    /// The bounds of their difference exclude 0.
+    DifferenceExcludesZero(Interval),
+    /// Their difference has bounds that exclude 0.
+    Difference {
+        /// The difference, left minus right.
+        diff: DimExpr,
+        /// Its bounds.
+        bounds: Interval,
+    },
+    /// Other forms of the two classes differ by something that is never 0.
+    OtherForms {
+        /// A form of the left side.
+        left: DimExpr,
+        /// A form of the right side.
+        right: DimExpr,
+        /// Their difference.
+        diff: DimExpr,
+        /// Its bounds.
+        bounds: Interval,
+    },
+    /// A side lies in bounds the other side is outside of.
+    Bounds {
+        /// The side whose bounds refute it.
+        of: Operand,
+        /// Its bounds.
+        bounds: Interval,
+    },
+    /// The sides of a disequality are proven equal.
+    ProvenEqual,
+    /// The bounds of the two classes do not overlap.
+    BoundsDisjoint,
+}
+
+impl std::fmt::Display for Refutation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refutation::ConstantDifference(c) => write!(f, "they differ by the constant {c}"),
+            Refutation::DifferenceExcludesZero(b) => {
+                write!(f, "their difference lies in {b}, which excludes 0")
+            }
+            Refutation::Difference { diff, bounds } => {
+                write!(f, "their difference {diff} lies in {bounds}")
+            }
+            Refutation::OtherForms {
+                left,
+                right,
+                diff,
+                bounds,
+            } => write!(
+                f,
+                "they are also {left} and {right}, whose difference {diff} lies in {bounds}"
+            ),
+            Refutation::Bounds { of, bounds } => write!(f, "{of} lies in {bounds}"),
+            Refutation::ProvenEqual => f.write_str("they are proven equal"),
+            Refutation::BoundsDisjoint => f.write_str("their bounds do not overlap"),
+        }
+    }
 }
 
 /// The analysis state shared by all classes.
@@ -160,16 +259,16 @@ impl DimAnalysis {
             let diff_bounds = diff.bounds(&self.symbols);
             let contradiction = if let Some(c) = diff.as_const() {
                 found.push(Contradiction {
-                    left: a.canon.render(),
-                    right: b.canon.render(),
-                    reason: format!("they differ by the constant {c}"),
+                    left: Operand::Dim(DimExpr::from_poly(a.canon.clone())),
+                    right: Operand::Dim(DimExpr::from_poly(b.canon.clone())),
+                    reason: Refutation::ConstantDifference(c),
                 });
                 true
             } else if !diff_bounds.contains(&Rat::zero()) {
                 found.push(Contradiction {
-                    left: a.canon.render(),
-                    right: b.canon.render(),
-                    reason: format!("their difference lies in {diff_bounds}, which excludes 0"),
+                    left: Operand::Dim(DimExpr::from_poly(a.canon.clone())),
+                    right: Operand::Dim(DimExpr::from_poly(b.canon.clone())),
+                    reason: Refutation::DifferenceExcludesZero(diff_bounds),
                 });
                 true
             } else {
@@ -192,9 +291,9 @@ impl DimAnalysis {
             let meet = a.bounds.intersect(&b.bounds);
             if meet.is_empty() {
                 found.push(Contradiction {
-                    left: format!("{} in {}", a.canon.render(), a.bounds),
-                    right: format!("{} in {}", b.canon.render(), b.bounds),
-                    reason: "their bounds do not overlap".to_string(),
+                    left: Operand::Bounded(DimExpr::from_poly(a.canon.clone()), a.bounds.clone()),
+                    right: Operand::Bounded(DimExpr::from_poly(b.canon.clone()), b.bounds.clone()),
+                    reason: Refutation::BoundsDisjoint,
                 });
                 b_changed = true;
             } else if a.refinements < MAX_REFINEMENTS {

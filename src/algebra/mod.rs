@@ -36,7 +36,7 @@ pub mod poly;
 pub mod rational;
 pub mod rules;
 
-pub use analysis::{Contradiction, SymbolEntry, SymbolKind};
+pub use analysis::{Contradiction, Operand, Refutation, SymbolEntry, SymbolKind};
 pub use expr::{DimExpr, DimList, EvalError, SymbolValues};
 pub use interval::{Bound, Interval};
 pub use lang::DimLang;
@@ -153,7 +153,7 @@ impl Default for Config {
     }
 }
 
-/// Errors of algebra operations. Each carries the rendered operands.
+/// Errors of algebra operations. Each carries its operands as values.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AlgebraError {
     /// Text did not parse.
@@ -163,30 +163,23 @@ pub enum AlgebraError {
     #[error("division of {dividend} by zero")]
     DivisionByZero {
         /// The dividend.
-        dividend: String,
+        dividend: DimExpr,
     },
     /// An exact division that does not provably divide.
     #[error("need {divisor} | {dividend}; residual {residual}{}", if *.proven { " (proven not to divide)" } else { "" })]
     NotDivisible {
         /// The dividend.
-        dividend: String,
+        dividend: DimExpr,
         /// The divisor.
-        divisor: String,
+        divisor: DimExpr,
         /// The quotient that could not be proven to be an integer.
-        residual: String,
+        residual: DimExpr,
         /// True when it provably never divides (for example a constant remainder).
         proven: bool,
     },
-    /// Two sides asserted equal are provably different.
-    #[error("contradiction: {left} == {right} is impossible: {reason}")]
-    Contradiction {
-        /// One side.
-        left: String,
-        /// The other side.
-        right: String,
-        /// Why.
-        reason: String,
-    },
+    /// Two sides asserted equal are provably different: the sides and why.
+    #[error("{0}")]
+    Contradiction(Box<Contradiction>),
     /// A fact the algebra cannot use.
     #[error("unsupported fact `{fact}`: {why}")]
     UnsupportedFact {
@@ -195,6 +188,13 @@ pub enum AlgebraError {
         /// Why it cannot be used.
         why: &'static str,
     },
+}
+
+impl AlgebraError {
+    /// A [`AlgebraError::Contradiction`].
+    pub fn contradiction(c: Contradiction) -> AlgebraError {
+        AlgebraError::Contradiction(Box::new(c))
+    }
 }
 
 /// A warning from the algebra (saturation limits).
@@ -708,7 +708,7 @@ impl Algebra {
                 );
                 if check && divides && self.as_const(y).is_some_and(|c| c.is_zero()) {
                     return Err(AlgebraError::DivisionByZero {
-                        dividend: self.render(x),
+                        dividend: self.expr(x),
                     });
                 }
                 Ok(self.add(match e {
@@ -969,35 +969,30 @@ impl Algebra {
 
     /// Why `a == b` is impossible, for messages: the canonical difference and its
     /// bounds, or the pair of forms (see [`Algebra::forms`]) whose difference is.
-    fn refutation(&self, a: Dim, b: Dim) -> String {
+    fn refutation(&self, a: Dim, b: Dim) -> Refutation {
         let info = &self.egraph.analysis.symbols;
         let diff = self.canon(a).sub(self.canon(b));
+        let difference = |diff: Poly| Refutation::Difference {
+            bounds: diff.bounds(info),
+            diff: DimExpr::from_poly(diff),
+        };
         if self.decide_zero(&diff) == Truth::False {
-            return format!(
-                "their difference {} lies in {}",
-                diff.render(),
-                diff.bounds(info)
-            );
+            return difference(diff);
         }
         for x in self.forms(a.0) {
             for y in self.forms(b.0) {
                 let d = x.sub(&y);
                 if self.decide_zero(&d) == Truth::False {
-                    return format!(
-                        "they are also {} and {}, whose difference {} lies in {}",
-                        x.render(),
-                        y.render(),
-                        d.render(),
-                        d.bounds(info)
-                    );
+                    return Refutation::OtherForms {
+                        bounds: d.bounds(info),
+                        left: DimExpr::from_poly(x),
+                        right: DimExpr::from_poly(y),
+                        diff: DimExpr::from_poly(d),
+                    };
                 }
             }
         }
-        format!(
-            "their difference {} lies in {}",
-            diff.render(),
-            diff.bounds(info)
-        )
+        difference(diff)
     }
 
     /// A class's canonical form and the forms of (at most 8 of) its e-nodes, built
@@ -1178,7 +1173,7 @@ impl Algebra {
         let (truth, q) = self.quotient(p, d);
         let Some(q) = q else {
             return Err(AlgebraError::DivisionByZero {
-                dividend: self.render(p),
+                dividend: self.expr(p),
             });
         };
         let truth = if self.nonzero(d) {
@@ -1189,9 +1184,9 @@ impl Algebra {
         match truth {
             Truth::True => Ok(self.from_poly(&q)),
             t => Err(AlgebraError::NotDivisible {
-                dividend: self.render(p),
-                divisor: self.render(d),
-                residual: q.render(),
+                dividend: self.expr(p),
+                divisor: self.expr(d),
+                residual: DimExpr::from_poly(q),
                 proven: t == Truth::False,
             }),
         }
@@ -1235,7 +1230,7 @@ impl Algebra {
         let (truth, q) = self.quotient(p, k);
         let Some(q) = q else {
             return Err(AlgebraError::DivisionByZero {
-                dividend: self.render(p),
+                dividend: self.expr(p),
             });
         };
         match truth {
@@ -1247,9 +1242,9 @@ impl Algebra {
                 Ok(MinusOne::Exact(self.from_poly(&q)))
             }
             Truth::False => Err(AlgebraError::NotDivisible {
-                dividend: self.render(p),
-                divisor: self.render(k),
-                residual: q.render(),
+                dividend: self.expr(p),
+                divisor: self.expr(k),
+                residual: DimExpr::from_poly(q),
                 proven: true,
             }),
             Truth::Unknown => {
@@ -1302,11 +1297,11 @@ impl Algebra {
     /// Inside a speculative scope the equality is only recorded.
     pub fn union(&mut self, a: Dim, b: Dim, reason: &str) -> Result<Dim, AlgebraError> {
         if self.equal(a, b) == Truth::False {
-            return Err(AlgebraError::Contradiction {
-                left: self.render(a),
-                right: self.render(b),
+            return Err(AlgebraError::contradiction(Contradiction {
+                left: Operand::Dim(self.expr(a)),
+                right: Operand::Dim(self.expr(b)),
                 reason: self.refutation(a, b),
-            });
+            }));
         }
         if self.speculative > 0 {
             // Inside a branch that may not run: the equality holds only when it
@@ -1348,11 +1343,7 @@ impl Algebra {
         }
         // Propagating the merge may reveal a contradiction (A == B with B == A + 1).
         if let Some(c) = self.egraph.analysis.contradictions.get_index(before) {
-            return Err(AlgebraError::Contradiction {
-                left: c.left.clone(),
-                right: c.right.clone(),
-                reason: c.reason.clone(),
-            });
+            return Err(AlgebraError::contradiction(c.clone()));
         }
         Ok(Dim(self.egraph.find(a.0)))
     }
@@ -1371,11 +1362,14 @@ impl Algebra {
             if let Some(e) = entry {
                 let meet = e.bounds.intersect(&Interval::point(Rat::int(value)));
                 if meet.is_empty() {
-                    return Err(AlgebraError::Contradiction {
-                        left: name.to_string(),
-                        right: value.to_string(),
-                        reason: format!("{name} lies in {}", e.bounds),
-                    });
+                    return Err(AlgebraError::contradiction(Contradiction {
+                        left: Operand::Symbol(name.to_string()),
+                        right: Operand::Dim(DimExpr::constant(value)),
+                        reason: Refutation::Bounds {
+                            of: Operand::Symbol(name.to_string()),
+                            bounds: e.bounds.clone(),
+                        },
+                    }));
                 }
                 e.bounds = meet;
             }
@@ -1418,11 +1412,11 @@ impl Algebra {
             Rel::Eq => self.union(a, b, "assume").map(|_| ()),
             Rel::Ne => {
                 if self.equal(a, b) == Truth::True {
-                    return Err(AlgebraError::Contradiction {
-                        left: self.render(a),
-                        right: self.render(b),
-                        reason: "they are proven equal".to_string(),
-                    });
+                    return Err(AlgebraError::contradiction(Contradiction {
+                        left: Operand::Dim(self.expr(a)),
+                        right: Operand::Dim(self.expr(b)),
+                        reason: Refutation::ProvenEqual,
+                    }));
                 }
                 self.disequalities.push((a, b));
                 Ok(())
@@ -1469,11 +1463,14 @@ impl Algebra {
                     if let Some(entry) = self.egraph.analysis.symbols.entries.get_mut(&sym) {
                         let meet = entry.bounds.intersect(&iv).to_integers();
                         if meet.is_empty() {
-                            return Err(AlgebraError::Contradiction {
-                                left: text(),
-                                right: name.clone(),
-                                reason: format!("{name} lies in {}", entry.bounds),
-                            });
+                            return Err(AlgebraError::contradiction(Contradiction {
+                                left: Operand::Fact(text()),
+                                right: Operand::Symbol(name.clone()),
+                                reason: Refutation::Bounds {
+                                    of: Operand::Symbol(name.clone()),
+                                    bounds: entry.bounds.clone(),
+                                },
+                            }));
                         }
                         entry.bounds = meet;
                     }
@@ -1494,11 +1491,15 @@ impl Algebra {
                 };
                 let meet = data.bounds.intersect(&Interval::at_least(lower));
                 if meet.is_empty() {
-                    return Err(AlgebraError::Contradiction {
-                        left: text(),
-                        right: data.canon.render(),
-                        reason: format!("{} lies in {}", data.canon.render(), data.bounds),
-                    });
+                    let canon = DimExpr::from_poly(data.canon.clone());
+                    return Err(AlgebraError::contradiction(Contradiction {
+                        left: Operand::Fact(text()),
+                        right: Operand::Dim(canon.clone()),
+                        reason: Refutation::Bounds {
+                            of: Operand::Dim(canon),
+                            bounds: data.bounds.clone(),
+                        },
+                    }));
                 }
                 let new = analysis::ClassData {
                     canon: data.canon.clone(),

@@ -581,7 +581,7 @@ fn build(
     );
     if divides && ctx.alg.as_const(b).is_some_and(|c| c.is_zero()) {
         return Err(AlgebraError::DivisionByZero {
-            dividend: ctx.alg.render(a),
+            dividend: ctx.alg.expr(a),
         }
         .into());
     }
