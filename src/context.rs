@@ -10,9 +10,10 @@
 //! the spec map to [`OpError::is_out_of_range`] (a missing input) and every other
 //! variant (an invalid argument).
 
-use crate::algebra::{Algebra, AlgebraError, Dim, FreshKey, Rat, SymbolKind};
+use crate::algebra::{Algebra, AlgebraError, Dim, DimExpr, FreshKey, Rat, SymbolKind};
 use crate::graph::{ConstData, ConstTensor, DType, Graph, Node, VALUE_FACT_LIMIT};
 use indexmap::IndexMap;
+use std::borrow::Cow;
 use std::fmt;
 
 /// What is known about one tensor.
@@ -107,7 +108,7 @@ pub struct Diagnostic {
 }
 
 /// Why an op rule could not produce its outputs. Every variant carries the values
-/// involved, rendered in the expression grammar.
+/// involved; dims are [`DimExpr`]s, which print in the expression grammar.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {
     /// The node is not of the op type the function handles.
@@ -122,7 +123,7 @@ pub enum OpError {
     #[error("takes {expected} inputs, found {found}")]
     InputCount {
         /// Accepted counts, such as `2` or `1 to 3`.
-        expected: String,
+        expected: Expected,
         /// The node's count.
         found: usize,
     },
@@ -168,22 +169,22 @@ pub enum OpError {
         dtype: DType,
         /// Which input.
         what: &'static str,
-        /// The allowed types, rendered.
-        allowed: String,
+        /// The allowed types.
+        allowed: Allowed,
     },
     /// Inputs whose types must match do not.
-    #[error("element types differ: {what}")]
+    #[error("element types differ: {conflict}")]
     TypeMismatch {
         /// Which inputs and types.
-        what: String,
+        conflict: TypeConflict,
     },
     /// An input's rank is wrong.
     #[error("{what} has rank {found}, expected {expected}")]
     Rank {
         /// Which input.
         what: String,
-        /// The rank expected, rendered.
-        expected: String,
+        /// The ranks accepted.
+        expected: Expected,
         /// The rank found.
         found: usize,
     },
@@ -207,29 +208,29 @@ pub enum OpError {
         /// Where (for example `axis 1 of inputs 0 and 2`).
         what: String,
         /// One dim.
-        left: String,
+        left: DimExpr,
         /// The other dim.
-        right: String,
+        right: DimExpr,
     },
     /// The element counts of input and output differ.
     #[error("volume mismatch: input has {input} elements, output has {output}{}", if *.proven { "" } else { " (not provably equal)" })]
     VolumeMismatch {
         /// Input element count.
-        input: String,
+        input: DimExpr,
         /// Output element count.
-        output: String,
+        output: DimExpr,
         /// True when provably different.
         proven: bool,
     },
     /// Reshape's `-1` cannot be inferred: the algebra proved the division fails.
-    #[error("cannot infer the -1 at axis {axis} of target {target} from input {input}: {source}")]
+    #[error("cannot infer the -1 at axis {axis} of target {} from input {}: {source}", DimExpr::list(.target), DimExpr::list(.input))]
     MinusOne {
         /// The axis of the `-1` in the target.
         axis: usize,
-        /// The target shape, rendered.
-        target: String,
-        /// The input shape, rendered.
-        input: String,
+        /// The target shape.
+        target: Vec<DimExpr>,
+        /// The input shape.
+        input: Vec<DimExpr>,
         /// Why the quotient does not exist (a division proven not to be exact).
         source: Box<AlgebraError>,
     },
@@ -288,6 +289,222 @@ impl OpError {
                 proven: false,
             } => Some(format!("valid when {input} == {output}")),
             _ => None,
+        }
+    }
+}
+
+/// A number of dims (a rank) or of inputs that an op accepts, as its errors state
+/// it: `3`, `1 to 3`, `at least 2`, `3, 4 or 5`, `4 (the rank of W)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expected {
+    /// Exactly this many: `4`.
+    Exactly(usize),
+    /// From the first to the second, both included: `1 to 3`.
+    Between(usize, usize),
+    /// At least this many: `at least 3`.
+    AtLeast(usize),
+    /// This many or more: `1 or more`.
+    OrMore(usize),
+    /// At most this many: `at most 2`.
+    AtMost(usize),
+    /// Any of these: `2 or 3`, `3, 4 or 5`, `0 or at least 2`.
+    Either(Vec<Expected>),
+    /// Rank 0: `a scalar`.
+    Scalar,
+    /// A fixed part and a repeating group of inputs: `2 + 3*n (n >= 1)`.
+    Repeating {
+        /// The inputs before the groups.
+        fixed: usize,
+        /// The inputs of one group.
+        per: usize,
+    },
+    /// A count of something plus more: `data rank 4 + 1`.
+    Plus {
+        /// What is counted.
+        of: &'static str,
+        /// Its count.
+        count: usize,
+        /// How many more.
+        more: usize,
+    },
+    /// A count with where it comes from: `4 (the rank of W)`.
+    Noted(Box<Expected>, Cow<'static, str>),
+    /// A count of a named kind: `at least 2 scan inputs`.
+    Counting(Box<Expected>, &'static str),
+    /// A form a fixed text states: `[1]` (a 1-D tensor of one element),
+    /// `both 3 or both 4 (or a 5-D packed key)`.
+    Described(&'static str),
+}
+
+impl Expected {
+    /// Any of these counts: `2 or 3`.
+    pub fn either(counts: &[usize]) -> Expected {
+        Expected::Either(counts.iter().map(|n| Expected::Exactly(*n)).collect())
+    }
+
+    /// This count with where it comes from: `4 (the rank of W)`.
+    pub fn noted(self, note: impl Into<Cow<'static, str>>) -> Expected {
+        Expected::Noted(Box::new(self), note.into())
+    }
+}
+
+impl From<usize> for Expected {
+    fn from(n: usize) -> Expected {
+        Expected::Exactly(n)
+    }
+}
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expected::Exactly(n) => write!(f, "{n}"),
+            Expected::Between(lo, hi) => write!(f, "{lo} to {hi}"),
+            Expected::AtLeast(n) => write!(f, "at least {n}"),
+            Expected::OrMore(n) => write!(f, "{n} or more"),
+            Expected::AtMost(n) => write!(f, "at most {n}"),
+            Expected::Either(all) => {
+                for (i, e) in all.iter().enumerate() {
+                    if i + 1 == all.len() && i > 0 {
+                        f.write_str(" or ")?;
+                    } else if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                Ok(())
+            }
+            Expected::Scalar => f.write_str("a scalar"),
+            Expected::Repeating { fixed, per } => write!(f, "{fixed} + {per}*n (n >= 1)"),
+            Expected::Plus { of, count, more } => write!(f, "{of} {count} + {more}"),
+            Expected::Noted(e, note) => write!(f, "{e} ({note})"),
+            Expected::Counting(e, kind) => write!(f, "{e} {kind}"),
+            Expected::Described(text) => f.write_str(text),
+        }
+    }
+}
+
+/// The element types an op version allows for an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Allowed {
+    /// These types, printed by their short names: `i32, i64`.
+    Types(Vec<DType>),
+    /// These types, printed as the ONNX spec's type constraints name them:
+    /// `int32, int64`.
+    OnnxTypes(Vec<DType>),
+    /// Any numeric type.
+    Numeric,
+    /// Any integer type.
+    Integer,
+}
+
+impl fmt::Display for Allowed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Allowed::Types(types) | Allowed::OnnxTypes(types) => {
+                for (i, t) in types.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    match (self, t.onnx_name()) {
+                        (Allowed::OnnxTypes(_), Some(name)) => {
+                            for c in name.chars() {
+                                write!(f, "{}", c.to_ascii_lowercase())?;
+                            }
+                        }
+                        _ => f.write_str(t.short_name())?,
+                    }
+                }
+                Ok(())
+            }
+            Allowed::Numeric => f.write_str("any numeric type"),
+            Allowed::Integer => f.write_str("any integer type"),
+        }
+    }
+}
+
+/// Element types that must agree and do not, or a type change an op cannot make.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeConflict {
+    /// Two inputs of different types: `data is f32, updates is i64`.
+    Inputs {
+        /// The first input.
+        first: String,
+        /// Its type.
+        first_type: DType,
+        /// The second input.
+        second: String,
+        /// Its type.
+        second_type: DType,
+    },
+    /// A sequence and a tensor to put in it: `the sequence holds f32, the tensor is
+    /// i64`.
+    SequenceElement {
+        /// The sequence's element type.
+        sequence: DType,
+        /// The tensor's type.
+        tensor: DType,
+    },
+    /// A `BitCast` from or to strings, which have no bit pattern.
+    BitCastString {
+        /// The input's type.
+        from: DType,
+        /// The target type.
+        to: DType,
+    },
+    /// A `BitCast` between types of different bit widths.
+    BitCastWidth {
+        /// The input's type.
+        from: DType,
+        /// Its width.
+        from_bits: u32,
+        /// The target type.
+        to: DType,
+        /// Its width.
+        to_bits: u32,
+    },
+}
+
+impl TypeConflict {
+    /// Two inputs of different types.
+    pub fn inputs(
+        first: impl Into<String>,
+        first_type: DType,
+        second: impl Into<String>,
+        second_type: DType,
+    ) -> TypeConflict {
+        TypeConflict::Inputs {
+            first: first.into(),
+            first_type,
+            second: second.into(),
+            second_type,
+        }
+    }
+}
+
+impl fmt::Display for TypeConflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TypeConflict::Inputs {
+                first,
+                first_type,
+                second,
+                second_type,
+            } => write!(f, "{first} is {first_type}, {second} is {second_type}"),
+            TypeConflict::SequenceElement { sequence, tensor } => {
+                write!(f, "the sequence holds {sequence}, the tensor is {tensor}")
+            }
+            TypeConflict::BitCastString { from, to } => {
+                write!(f, "BitCast of {from} to {to}: strings have no bit pattern")
+            }
+            TypeConflict::BitCastWidth {
+                from,
+                from_bits,
+                to,
+                to_bits,
+            } => write!(
+                f,
+                "BitCast of {from} ({from_bits} bits) to {to} ({to_bits} bits): the widths must match"
+            ),
         }
     }
 }

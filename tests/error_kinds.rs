@@ -517,3 +517,169 @@ fn error_kinds_cli() {
     println!("{text}");
     common::snapshots().bind(|| insta::assert_snapshot!("error_kinds_cli", text));
 }
+
+/// The typed operands of op errors print the text the op's spec and this crate's
+/// messages state: ranks and input counts, allowed and conflicting element types,
+/// dims and shapes. Each expected text is written out by hand.
+#[test]
+fn typed_operands_print_their_text() {
+    use symdim::context::{Allowed, Expected, TypeConflict};
+    use symdim::DimExpr;
+    use DType::{Float, Float16, Int32, Int64, String as Str};
+    let s = DimExpr::symbol("S");
+    let rank = |what: &str, expected: Expected, found: usize| OpError::Rank {
+        what: what.to_string(),
+        expected,
+        found,
+    };
+    let count = |expected: Expected, found: usize| OpError::InputCount { expected, found };
+    let cases: Vec<(OpError, &str)> = vec![
+        (rank("X", Expected::Exactly(3), 2), "X has rank 2, expected 3"),
+        (rank("X", Expected::AtLeast(1), 0), "X has rank 0, expected at least 1"),
+        (rank("C", Expected::AtMost(2), 3), "C has rank 3, expected at most 2"),
+        (rank("x", Expected::Scalar, 1), "x has rank 1, expected a scalar"),
+        (
+            rank("data", Expected::either(&[3, 4, 5]), 2),
+            "data has rank 2, expected 3, 4 or 5",
+        ),
+        (
+            rank(
+                "mask",
+                Expected::Either(vec![Expected::Exactly(0), Expected::AtLeast(2)]),
+                1,
+            ),
+            "mask has rank 1, expected 0 or at least 2",
+        ),
+        (
+            rank("input X", Expected::Exactly(4).noted("the rank of W"), 3),
+            "input X has rank 3, expected 4 (the rank of W)",
+        ),
+        (
+            rank(
+                "filters",
+                Expected::Plus {
+                    of: "data rank",
+                    count: 4,
+                    more: 1,
+                },
+                4,
+            ),
+            "filters has rank 4, expected data rank 4 + 1",
+        ),
+        (
+            rank("K", Expected::Described("[1]"), 2),
+            "K has rank 2, expected [1]",
+        ),
+        (count(Expected::Exactly(2), 3), "takes 2 inputs, found 3"),
+        (count(Expected::Between(1, 3), 5), "takes 1 to 3 inputs, found 5"),
+        (count(Expected::OrMore(1), 0), "takes 1 or more inputs, found 0"),
+        (
+            count(Expected::Repeating { fixed: 2, per: 3 }, 4),
+            "takes 2 + 3*n (n >= 1) inputs, found 4",
+        ),
+        (
+            count(
+                Expected::Counting(Box::new(Expected::AtLeast(2)), "scan inputs"),
+                1,
+            ),
+            "takes at least 2 scan inputs inputs, found 1",
+        ),
+        (
+            OpError::UnsupportedType {
+                dtype: Float,
+                what: "indices",
+                allowed: Allowed::Types(vec![Int32, Int64]),
+            },
+            "element type f32 of indices is not allowed in this version (allowed: i32, i64)",
+        ),
+        (
+            OpError::UnsupportedType {
+                dtype: Float,
+                what: "X",
+                allowed: Allowed::OnnxTypes(vec![Str, Int64]),
+            },
+            "element type f32 of X is not allowed in this version (allowed: string, int64)",
+        ),
+        (
+            OpError::UnsupportedType {
+                dtype: Str,
+                what: "data",
+                allowed: Allowed::Numeric,
+            },
+            "element type string of data is not allowed in this version (allowed: any numeric type)",
+        ),
+        (
+            OpError::TypeMismatch {
+                conflict: TypeConflict::inputs("input 0", Float, "input 2", Int64),
+            },
+            "element types differ: input 0 is f32, input 2 is i64",
+        ),
+        (
+            OpError::TypeMismatch {
+                conflict: TypeConflict::SequenceElement {
+                    sequence: Float,
+                    tensor: Int64,
+                },
+            },
+            "element types differ: the sequence holds f32, the tensor is i64",
+        ),
+        (
+            OpError::TypeMismatch {
+                conflict: TypeConflict::BitCastString { from: Str, to: Float },
+            },
+            "element types differ: BitCast of string to f32: strings have no bit pattern",
+        ),
+        (
+            OpError::TypeMismatch {
+                conflict: TypeConflict::BitCastWidth {
+                    from: Float,
+                    from_bits: 32,
+                    to: Float16,
+                    to_bits: 16,
+                },
+            },
+            "element types differ: BitCast of f32 (32 bits) to f16 (16 bits): the widths must match",
+        ),
+        (
+            OpError::DimMismatch {
+                what: "axis 1 of A and B".to_string(),
+                left: s.clone() + 1,
+                right: s.clone(),
+            },
+            "axis 1 of A and B: S + 1 != S",
+        ),
+        (
+            OpError::VolumeMismatch {
+                input: s.clone() * 2,
+                output: s.clone() * 3,
+                proven: true,
+            },
+            "volume mismatch: input has 2*S elements, output has 3*S",
+        ),
+        (
+            OpError::VolumeMismatch {
+                input: s.clone() * 2,
+                output: s.clone() * 3,
+                proven: false,
+            },
+            "volume mismatch: input has 2*S elements, output has 3*S (not provably equal)",
+        ),
+        (
+            OpError::MinusOne {
+                axis: 1,
+                target: vec![DimExpr::constant(5), DimExpr::constant(-1)],
+                input: vec![2.into(), 3.into(), 4.into()],
+                source: Box::new(AlgebraError::NotDivisible {
+                    dividend: DimExpr::constant(24),
+                    divisor: DimExpr::constant(5),
+                    residual: DimExpr::parse("24/5").unwrap(),
+                    proven: true,
+                }),
+            },
+            "cannot infer the -1 at axis 1 of target [5, -1] from input [2, 3, 4]: need 5 | 24; residual 24/5 (proven not to divide)",
+        ),
+    ];
+    for (e, want) in cases {
+        assert_eq!(e.to_string(), want, "{e:?}");
+    }
+}

@@ -47,7 +47,7 @@ use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::split::split_equal;
 use super::{attr_int, check_inputs, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
@@ -67,7 +67,7 @@ pub const RULES: &[RuleEntry] = &[
 fn split_last_two<'s>(what: &str, shape: &'s [Dim]) -> Result<(&'s [Dim], Dim, Dim), OpError> {
     match shape {
         [batch @ .., a, b] if !batch.is_empty() => Ok((batch, *a, *b)),
-        _ => Err(rank_error(what, "at least 3", shape.len())),
+        _ => Err(rank_error(what, Expected::AtLeast(3), shape.len())),
     }
 }
 
@@ -118,7 +118,13 @@ pub fn sdpa_shape(
     if let Some(mask) = mask.filter(|m| !m.is_empty()) {
         let (mb, ml, ms) = match mask {
             [mb @ .., ml, ms] => (mb, *ml, *ms),
-            _ => return Err(rank_error("attention_mask", "0 or at least 2", mask.len())),
+            _ => {
+                return Err(rank_error(
+                    "attention_mask",
+                    Expected::Either(vec![Expected::Exactly(0), Expected::AtLeast(2)]),
+                    mask.len(),
+                ))
+            }
         };
         l = broadcast_named(ctx, node, "L of query and attention_mask", l, ml)?;
         broadcast_named(ctx, node, "S of key and attention_mask", s, ms)?;
@@ -211,7 +217,7 @@ fn as_heads(
             let e = per_head(ctx, node, *hidden, h)?;
             Ok([*b, ctx.alg.constant(h), *s, e])
         }
-        _ => Err(rank_error(what, "3 or 4", shape.len())),
+        _ => Err(rank_error(what, Expected::either(&[3, 4]), shape.len())),
     }
 }
 
@@ -335,7 +341,7 @@ fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     {
         // the mask broadcasts to [B, Hq, L, T] (its last dim may be shorter)
         if m.len() > 4 {
-            return Err(rank_error("attn_mask", "at most 4", m.len()));
+            return Err(rank_error("attn_mask", Expected::AtMost(4), m.len()));
         }
         let off = 4 - m.len();
         for (i, &d) in m.iter().enumerate() {

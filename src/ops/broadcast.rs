@@ -19,7 +19,7 @@
 
 use super::nn_util::merge_dim;
 use crate::algebra::{Dim, Rat, Truth};
-use crate::context::{OpError, ShapesContext};
+use crate::context::{Expected, OpError, ShapesContext};
 use crate::graph::Node;
 
 /// How the two inputs of an elementwise op broadcast (OpenVINO's and oneDNN's
@@ -67,7 +67,7 @@ pub fn auto_broadcast_shapes(
             if b.len() > a.len() {
                 return Err(OpError::Rank {
                     what: "input 1 (pdpd broadcast)".to_string(),
-                    expected: format!("at most {}", a.len()),
+                    expected: Expected::AtMost(a.len()),
                     found: b.len(),
                 });
             }
@@ -111,7 +111,7 @@ pub fn check_broadcasts_to(
     if out.len() != target.len() {
         return Err(OpError::Rank {
             what: what.to_string(),
-            expected: format!("at most {}", target.len()),
+            expected: Expected::AtMost(target.len()),
             found: shape.len(),
         });
     }
@@ -161,8 +161,8 @@ pub fn broadcast_dim(
                     what: format!(
                         "broadcasting axis {axis} (counted from the left of the broadcast shape)"
                     ),
-                    left: ctx.alg.render(x),
-                    right: ctx.alg.render(y),
+                    left: ctx.alg.expr(x),
+                    right: ctx.alg.expr(y),
                 })
             }
             Truth::True => return Ok(x),
@@ -200,7 +200,7 @@ pub fn same_shapes(
     if a.len() != b.len() {
         return Err(OpError::Rank {
             what: "input 1 (auto_broadcast none needs equal shapes)".to_string(),
-            expected: a.len().to_string(),
+            expected: Expected::Exactly(a.len()),
             found: b.len(),
         });
     }

@@ -37,7 +37,7 @@ use super::attrs::ov_dtype;
 use super::values::int_range;
 use super::{check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{OpError, ShapesContext, TensorFact, TypeConflict};
 use crate::graph::{Attr, DType, Node};
 
 /// The rules of this family.
@@ -85,19 +85,18 @@ fn bit_cast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     let to = cast_target(node)?;
     if to == DType::String || x.dtype == DType::String {
         return Err(OpError::TypeMismatch {
-            what: format!(
-                "BitCast of {} to {to}: strings have no bit pattern",
-                x.dtype
-            ),
+            conflict: TypeConflict::BitCastString { from: x.dtype, to },
         });
     }
     if let (Some(a), Some(b)) = (x.dtype.bit_width(), to.bit_width()) {
         if a != b {
             return Err(OpError::TypeMismatch {
-                what: format!(
-                    "BitCast of {} ({a} bits) to {to} ({b} bits): the widths must match",
-                    x.dtype
-                ),
+                conflict: TypeConflict::BitCastWidth {
+                    from: x.dtype,
+                    from_bits: a,
+                    to,
+                    to_bits: b,
+                },
             });
         }
     }

@@ -41,7 +41,9 @@ use super::attrs::ov_i64;
 use super::values::{fact_with_value, small_const_shape};
 use super::{attr_int, attr_int_required, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
-use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
+use crate::context::{
+    node_context, Expected, OpError, Severity, ShapesContext, TensorFact, TypeConflict,
+};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -65,7 +67,12 @@ pub fn concat_dtype(inputs: &[TensorFact]) -> Result<DType, OpError> {
             dtype_from = i;
         } else if f.dtype != dtype {
             return Err(OpError::TypeMismatch {
-                what: format!("input {dtype_from} is {dtype}, input {i} is {}", f.dtype),
+                conflict: TypeConflict::inputs(
+                    format!("input {dtype_from}"),
+                    dtype,
+                    format!("input {i}"),
+                    f.dtype,
+                ),
             });
         }
     }
@@ -89,7 +96,7 @@ pub fn concat_rank(
                         "input {i} {}",
                         ctx.render_dims(f.shape.as_deref().unwrap_or_default())
                     ),
-                    expected: format!("{r0} (the rank of input {i0})"),
+                    expected: Expected::Exactly(r0).noted(format!("the rank of input {i0}")),
                     found: r,
                 });
             }
@@ -153,8 +160,8 @@ pub fn concat_dims(
                         what: format!(
                             "dim {j} of input {cur_from} and input {i} (Concat on axis {axis} needs every other dim equal)"
                         ),
-                        left: ctx.alg.render(cur),
-                        right: ctx.alg.render(d),
+                        left: ctx.alg.expr(cur),
+                        right: ctx.alg.expr(d),
                     });
                 }
                 Truth::Unknown => {
@@ -210,7 +217,7 @@ fn inputs(
     let n = node.input_count();
     if n == 0 {
         return Err(OpError::InputCount {
-            expected: "1 or more".to_string(),
+            expected: Expected::OrMore(1),
             found: 0,
         });
     }
@@ -243,7 +250,7 @@ pub fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
     if rank == 0 {
         return Err(OpError::Rank {
             what: format!("input {first} []"),
-            expected: "at least 1".to_string(),
+            expected: Expected::AtLeast(1),
             found: 0,
         });
     }

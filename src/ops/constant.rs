@@ -32,7 +32,7 @@ use super::values::{
 };
 use super::{check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Dim, Truth};
-use crate::context::{const_fact, float_rat};
+use crate::context::{const_fact, float_rat, Expected};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::VALUE_FACT_LIMIT;
 use crate::graph::{Attr, ConstData, DType, Node};
@@ -92,7 +92,7 @@ fn range_fact(
             if s.len() > 1 || ctx.alg.equal(p, n) == Truth::False {
                 return Err(OpError::Rank {
                     what: what.to_string(),
-                    expected: "a scalar".to_string(),
+                    expected: Expected::Scalar,
                     found: s.len(),
                 });
             }
@@ -255,7 +255,7 @@ fn constant_of_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         if sh.len() != 1 {
             return Err(OpError::Rank {
                 what: "input (the shape)".to_string(),
-                expected: "1".to_string(),
+                expected: Expected::Exactly(1),
                 found: sh.len(),
             });
         }

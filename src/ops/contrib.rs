@@ -94,7 +94,7 @@ use super::norm::layer_norm_stats;
 use super::split::split_equal;
 use super::{attr_int, attr_int_required, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// onnxruntime's contrib domain.
@@ -222,7 +222,7 @@ fn bias_activation(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     let x = ctx.input(node, 0, "input")?;
     if let (Some(xs), Some(bias)) = (&x.shape, ctx.optional_input(node, 1)?) {
         let Some(h) = xs.last() else {
-            return Err(rank_error("input", "at least 1", 0));
+            return Err(rank_error("input", Expected::AtLeast(1), 0));
         };
         check_vector(ctx, node, &bias, "bias", *h, Equate::Warn)?;
     }
@@ -298,7 +298,7 @@ fn skip_layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         ]);
     };
     if !(2..=3).contains(&xs.len()) {
-        return Err(rank_error("input", "2 or 3", xs.len()));
+        return Err(rank_error("input", Expected::either(&[2, 3]), xs.len()));
     }
     let h = xs[xs.len() - 1];
     let vectors: &[(usize, &str)] = if simplified {
@@ -317,7 +317,7 @@ fn skip_layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         if !ok_rank {
             return Err(rank_error(
                 "skip",
-                format!("{} (or 2 for a 3-D input)", xs.len()),
+                Expected::Exactly(xs.len()).noted("or 2 for a 3-D input"),
                 ss.len(),
             ));
         }
@@ -408,7 +408,7 @@ fn group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
     let groups = positive_attr(node, "groups")?;
     if let Some(xs) = &x.shape {
         if xs.len() < 3 {
-            return Err(rank_error("input X", "at least 3", xs.len()));
+            return Err(rank_error("input X", Expected::AtLeast(3), xs.len()));
         }
         let c = if attr_int(node, "channels_last", 1)? != 0 {
             xs[xs.len() - 1]
@@ -568,7 +568,7 @@ fn multi_head_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     let nd = ctx.alg.constant(n);
     let (b, s) = match qs.len() {
         3 | 5 => (qs[0], qs[1]),
-        r => return Err(rank_error("query", "3 or 5", r)),
+        r => return Err(rank_error("query", Expected::either(&[3, 5]), r)),
     };
     // output hidden size, kv length, key and value head sizes, and the cached
     // key/value of cross attention.
@@ -597,7 +597,7 @@ fn multi_head_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
             (Some(k), Some(v)) => {
                 return Err(OpError::Rank {
                     what: format!("key and value (ranks {} and {})", k.len(), v.len()),
-                    expected: "both 3 or both 4 (or a 5-D packed key)".to_string(),
+                    expected: Expected::Described("both 3 or both 4 (or a 5-D packed key)"),
                     found: v.len(),
                 })
             }
@@ -759,7 +759,7 @@ fn packed_multi_head_attention(
             }
             None => qs,
         },
-        r => return Err(rank_error("query", "2 or 4", r)),
+        r => return Err(rank_error("query", Expected::either(&[2, 4]), r)),
     };
     Ok(vec![TensorFact::new(q.dtype, out)])
 }
@@ -821,7 +821,7 @@ fn hyper_connection_mix(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     };
     let pre = if branches > 0 {
         let Some((w, rest)) = xs.split_last() else {
-            return Err(rank_error("streams", "at least 1", 0));
+            return Err(rank_error("streams", Expected::AtLeast(1), 0));
         };
         let h = exact_div(ctx, node, *w, branches)?;
         let mut out = rest.to_vec();
@@ -829,7 +829,11 @@ fn hyper_connection_mix(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         out
     } else {
         if xs.len() < 2 {
-            return Err(rank_error("streams (grouped)", "at least 2", xs.len()));
+            return Err(rank_error(
+                "streams (grouped)",
+                Expected::AtLeast(2),
+                xs.len(),
+            ));
         }
         let mut out = xs[..xs.len() - 2].to_vec();
         out.push(xs[xs.len() - 1]);

@@ -62,7 +62,7 @@ use super::reduce::reduce_shape;
 use super::values::attr_axes;
 use super::{attr_int, attr_int_required, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 use super::contrib::MS;
@@ -124,7 +124,7 @@ fn to_channels_last(s: &[Dim]) -> Vec<Dim> {
 /// `f` with its channels moved first (a channels-last input of rank at least 3).
 fn channels_first_fact(f: &TensorFact, what: &str) -> Result<TensorFact, OpError> {
     Ok(match &f.shape {
-        Some(s) if s.len() < 3 => return Err(rank_error(what, "at least 3", s.len())),
+        Some(s) if s.len() < 3 => return Err(rank_error(what, Expected::AtLeast(3), s.len())),
         Some(s) => TensorFact::new(f.dtype, to_channels_first(s)),
         None => TensorFact::unknown(f.dtype),
     })
@@ -284,7 +284,7 @@ fn matmul_nbits(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
         return Ok(vec![TensorFact::unknown(a.dtype)]);
     };
     let Some((last, rest)) = sa.split_last() else {
-        return Err(rank_error("input A", "at least 1", 0));
+        return Err(rank_error("input A", Expected::AtLeast(1), 0));
     };
     let kd = ctx.alg.constant(k);
     unify(
@@ -379,8 +379,9 @@ fn qlinear_concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     let n = node.input_count();
     if n < 5 || (n - 2) % 3 != 0 {
         return Err(OpError::InputCount {
-            expected: "2 + 3k (Y_scale, Y_zero_point, then X, scale, zero point per input)"
-                .to_string(),
+            expected: Expected::Described(
+                "2 + 3k (Y_scale, Y_zero_point, then X, scale, zero point per input)",
+            ),
             found: n,
         });
     }
@@ -483,7 +484,7 @@ fn pool_variant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
     if xs.len() != ks.len() + 2 {
         return Err(rank_error(
             "input X",
-            format!("{} (kernel_shape's length + 2)", ks.len() + 2),
+            Expected::Exactly(ks.len() + 2).noted("kernel_shape's length + 2"),
             xs.len(),
         ));
     }
@@ -512,7 +513,7 @@ fn qlinear_global_average_pool(
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if xs.len() < 3 {
-        return Err(rank_error("input X", "at least 3", xs.len()));
+        return Err(rank_error("input X", Expected::AtLeast(3), xs.len()));
     }
     let one = ctx.alg.constant(1);
     let mut out: Vec<Dim> = vec![one; xs.len()];
@@ -549,7 +550,7 @@ fn gather_block_quantized(
     let mut logical = ds.clone();
     if data.dtype == DType::Uint8 && bits < 8 {
         let Some(last) = logical.last_mut() else {
-            return Err(rank_error("data", "at least 1", 0));
+            return Err(rank_error("data", Expected::AtLeast(1), 0));
         };
         let per_byte = ctx.alg.constant(8 / bits);
         *last = ctx.alg.mul(*last, per_byte);

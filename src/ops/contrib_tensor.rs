@@ -32,7 +32,7 @@ use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::squeeze::unsqueeze_dims;
 use super::{attr_int, attr_int_required, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 use super::contrib::MS;
@@ -86,7 +86,11 @@ fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     for (f, what) in [(&start, "start"), (&limit, "limit")] {
         if let Some(s) = &f.shape {
             if s.len() > 1 {
-                return Err(rank_error(what, "0 (a scalar)", s.len()));
+                return Err(rank_error(
+                    what,
+                    Expected::Exactly(0).noted("a scalar"),
+                    s.len(),
+                ));
             }
         }
     }
@@ -135,7 +139,7 @@ fn inverse(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     let x = ctx.input(node, 0, "X")?;
     if let Some(xs) = &x.shape {
         if xs.len() < 2 {
-            return Err(rank_error("input X", "at least 2", xs.len()));
+            return Err(rank_error("input X", Expected::AtLeast(2), xs.len()));
         }
         let r = xs.len();
         unify(
@@ -212,7 +216,7 @@ fn dynamic_time_warping(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
             3 => {
                 unify(ctx, node, "the leading dim of a 3-D input", xs[0], one)?;
             }
-            r => return Err(rank_error("input", "2 or 3", r)),
+            r => return Err(rank_error("input", Expected::either(&[2, 3]), r)),
         }
     }
     let two = ctx.alg.constant(2);

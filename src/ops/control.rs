@@ -78,8 +78,8 @@ use super::values::scalar_int;
 use super::{attr_int, attr_ints, norm_axis, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
 use crate::context::{
-    Composite, OpError, OptionalElement, OptionalFact, SequenceFact, ShapesContext, SubgraphValue,
-    TensorFact,
+    Composite, Expected, OpError, OptionalElement, OptionalFact, SequenceFact, ShapesContext,
+    SubgraphValue, TensorFact,
 };
 use crate::graph::{Attr, ConstData, DType, DeclDim, Graph, Node};
 use crate::graph::{PortMapColumn as Col, PORT_MAP_COLUMNS};
@@ -979,7 +979,7 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let n_inputs = node.inputs.len().saturating_sub(first);
     if n_scan_in > n_inputs {
         return Err(OpError::InputCount {
-            expected: format!("at least {n_scan_in} scan inputs"),
+            expected: Expected::Counting(Box::new(Expected::AtLeast(n_scan_in)), "scan inputs"),
             found: n_inputs,
         });
     }
@@ -1000,7 +1000,7 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
             (Some(s), true) if s.is_empty() => {
                 return Err(OpError::Rank {
                     what: "scan state".into(),
-                    expected: "at least 1 (batch)".into(),
+                    expected: Expected::AtLeast(1).noted("batch"),
                     found: 0,
                 })
             }
@@ -1027,7 +1027,7 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
             if shape.len() < 2 {
                 return Err(OpError::Rank {
                     what: "scan input".into(),
-                    expected: "at least 2 (batch, sequence)".into(),
+                    expected: Expected::AtLeast(2).noted("batch, sequence"),
                     found: shape.len(),
                 });
             }

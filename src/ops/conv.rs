@@ -98,7 +98,7 @@ use super::nn_util::{
 };
 use super::{attr_int, attr_ints, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -644,7 +644,7 @@ pub fn data_shape(
     match &fact.shape {
         None => Ok(None),
         Some(s) if s.len() < min_rank => {
-            Err(rank_error(what, format!("at least {min_rank}"), s.len()))
+            Err(rank_error(what, Expected::AtLeast(min_rank), s.len()))
         }
         Some(s) => Ok(Some(s.clone())),
     }
@@ -758,7 +758,7 @@ pub fn conv_shape(
     if xs.len() != ws.len() {
         return Err(rank_error(
             "input X",
-            format!("{} (the rank of W)", ws.len()),
+            Expected::Exactly(ws.len()).noted("the rank of W"),
             xs.len(),
         ));
     }
@@ -871,7 +871,7 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     if xs.len() != ws.len() {
         return Err(rank_error(
             "input X",
-            format!("{} (the rank of W)", ws.len()),
+            Expected::Exactly(ws.len()).noted("the rank of W"),
             xs.len(),
         ));
     }
@@ -929,7 +929,11 @@ fn openvino_filters(xs: &[Dim], ws: &[Dim], group: bool) -> Result<Vec<Dim>, OpE
     if xs.len() < 3 || ws.len() != xs.len() + usize::from(group) {
         return Err(OpError::Rank {
             what: "filters".to_string(),
-            expected: format!("data rank {} + {}", xs.len(), usize::from(group)),
+            expected: Expected::Plus {
+                of: "data rank",
+                count: xs.len(),
+                more: usize::from(group),
+            },
             found: ws.len(),
         });
     }
@@ -1079,7 +1083,7 @@ impl WeightsFormat {
         if ws.len() != k + 2 {
             return Err(OpError::Rank {
                 what: "weights".to_string(),
-                expected: (k + 2).to_string(),
+                expected: Expected::Exactly(k + 2),
                 found: ws.len(),
             });
         }
@@ -1378,7 +1382,7 @@ fn onednn_conv_backward_data(
         if src.spatial.len() != dd.spatial.len() {
             return Err(rank_error(
                 "dst_shape",
-                format!("{} (the rank of diff_dst)", dd.spatial.len() + 2),
+                Expected::Exactly(dd.spatial.len() + 2).noted("the rank of diff_dst"),
                 shape.len(),
             ));
         }
@@ -1460,7 +1464,7 @@ fn onednn_backward_weights(
     if src.spatial.len() != dd.spatial.len() {
         return Err(rank_error(
             "diff_dst",
-            format!("{} (the rank of src)", xs.len()),
+            Expected::Exactly(xs.len()).noted("the rank of src"),
             ds.len(),
         ));
     }

@@ -34,7 +34,7 @@ use super::attrs::{ov_i64, require_positive};
 use super::nn_util::expect_rank;
 use super::{attr_int_required, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
@@ -140,7 +140,7 @@ fn ov_depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     if xs.len() < 3 {
         return Err(OpError::Rank {
             what: "data".to_string(),
-            expected: "at least 3".to_string(),
+            expected: Expected::AtLeast(3),
             found: xs.len(),
         });
     }

@@ -65,7 +65,7 @@ use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::values::const_ints;
 use super::{attr_int, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
 
 /// The rules of this family.
@@ -175,7 +175,11 @@ fn non_max_suppression(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tenso
                 let one = ctx.alg.constant(1);
                 let ok = s.is_empty() || (s.len() == 1 && ctx.alg.equal(s[0], one) != Truth::False);
                 if !ok {
-                    return Err(rank_error(what, "0 or 1 (one element)", s.len()));
+                    return Err(rank_error(
+                        what,
+                        Expected::either(&[0, 1]).noted("one element"),
+                        s.len(),
+                    ));
                 }
             }
         }
@@ -609,7 +613,7 @@ fn ov_detectron_roi_features(
 ) -> Result<Vec<TensorFact>, OpError> {
     if node.input_count() < 2 {
         return Err(OpError::InputCount {
-            expected: "at least 2".to_string(),
+            expected: Expected::AtLeast(2),
             found: node.input_count(),
         });
     }

@@ -126,7 +126,7 @@ use super::values::{broadcast_values, check_int_range, fact_with_value};
 use super::{attr_float, attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
 use crate::context::float_rat;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact, TypeConflict};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -353,7 +353,7 @@ fn first_defined(a: DType, b: DType) -> DType {
 fn check_same_type(a: &TensorFact, b: &TensorFact, names: (&str, &str)) -> Result<(), OpError> {
     if a.dtype != b.dtype && a.dtype != DType::Undefined && b.dtype != DType::Undefined {
         return Err(OpError::TypeMismatch {
-            what: format!("{} is {}, {} is {}", names.0, a.dtype, names.1, b.dtype),
+            conflict: TypeConflict::inputs(names.0, a.dtype, names.1, b.dtype),
         });
     }
     Ok(())
@@ -903,7 +903,7 @@ fn clip(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
                     if !s.is_empty() {
                         return Err(OpError::Rank {
                             what: (if i == 0 { "min" } else { "max" }).to_string(),
-                            expected: "0 (a scalar)".to_string(),
+                            expected: Expected::Exactly(0).noted("a scalar"),
                             found: s.len(),
                         });
                     }
@@ -1031,7 +1031,7 @@ fn legacy_broadcast(
         if sb.len() > sa.len() {
             return Err(OpError::Rank {
                 what: "B (broadcast to A)".to_string(),
-                expected: format!("at most {}", sa.len()),
+                expected: Expected::AtMost(sa.len()),
                 found: sb.len(),
             });
         }
@@ -1040,7 +1040,7 @@ fn legacy_broadcast(
     if sa.len() != sb.len() {
         return Err(OpError::Rank {
             what: "B (broadcast = 0: the same shape as A)".to_string(),
-            expected: sa.len().to_string(),
+            expected: Expected::Exactly(sa.len()),
             found: sb.len(),
         });
     }
@@ -1048,8 +1048,8 @@ fn legacy_broadcast(
         if ctx.alg.equal(*x, *y) == Truth::False {
             return Err(OpError::DimMismatch {
                 what: format!("axis {axis} of A and B (broadcast = 0)"),
-                left: ctx.alg.render(*x),
-                right: ctx.alg.render(*y),
+                left: ctx.alg.expr(*x),
+                right: ctx.alg.expr(*y),
             });
         }
     }
@@ -1105,12 +1105,12 @@ fn where_op(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         return Err(OpError::UnsupportedType {
             dtype: c.dtype,
             what: "condition",
-            allowed: "bool".to_string(),
+            allowed: Allowed::Types(vec![DType::Bool]),
         });
     }
     if x.dtype != y.dtype && x.dtype != DType::Undefined && y.dtype != DType::Undefined {
         return Err(OpError::TypeMismatch {
-            what: format!("X is {}, Y is {}", x.dtype, y.dtype),
+            conflict: TypeConflict::inputs("X", x.dtype, "Y", y.dtype),
         });
     }
     let dtype = first_defined(x.dtype, y.dtype);
@@ -1187,7 +1187,7 @@ fn legacy_equal(ctx: &mut ShapesContext, a: &[Dim], b: &[Dim]) -> Result<Vec<Dim
     if a.len() != b.len() {
         return Err(OpError::Rank {
             what: "an input (opset < 8: all inputs have one shape)".to_string(),
-            expected: a.len().to_string(),
+            expected: Expected::Exactly(a.len()),
             found: b.len(),
         });
     }
@@ -1195,8 +1195,8 @@ fn legacy_equal(ctx: &mut ShapesContext, a: &[Dim], b: &[Dim]) -> Result<Vec<Dim
         if ctx.alg.equal(*x, *y) == Truth::False {
             return Err(OpError::DimMismatch {
                 what: format!("axis {axis} of the inputs (opset < 8: no broadcasting)"),
-                left: ctx.alg.render(*x),
-                right: ctx.alg.render(*y),
+                left: ctx.alg.expr(*x),
+                right: ctx.alg.expr(*y),
             });
         }
     }
@@ -1544,7 +1544,7 @@ fn onednn_bias_add_backward(
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     if ds.len() < 4 {
-        return Err(rank_error("diff_dst", "at least 4", ds.len()));
+        return Err(rank_error("diff_dst", Expected::AtLeast(4), ds.len()));
     }
     let c = ds[channel_axis(node, ds.len())?];
     Ok(vec![TensorFact::new(dtype, vec![c])])

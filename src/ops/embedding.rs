@@ -19,7 +19,7 @@
 use super::nn_util::{expect_rank, rank_error};
 use super::{check_inputs, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
@@ -34,7 +34,7 @@ pub const RULES: &[RuleEntry] = &[
 /// The output of an embedding bag: `[bags, table[1..]...]`.
 pub fn embedding_shape(table: &[Dim], bags: Dim) -> Result<Vec<Dim>, OpError> {
     if table.is_empty() {
-        return Err(rank_error("emb_table", "at least 1", 0));
+        return Err(rank_error("emb_table", Expected::AtLeast(1), 0));
     }
     let mut out = vec![bags];
     out.extend_from_slice(&table[1..]);

@@ -41,7 +41,7 @@ use super::values::{
 };
 use super::{check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
@@ -109,7 +109,7 @@ pub fn broadcast_to(
     if dims.len() > target.len() {
         return Err(OpError::Rank {
             what: "data (numpy broadcast to the target shape)".to_string(),
-            expected: format!("at most {}", target.len()),
+            expected: Expected::AtMost(target.len()),
             found: dims.len(),
         });
     }
@@ -213,7 +213,7 @@ fn tile(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
         if k != r {
             return Err(OpError::Rank {
                 what: "repeats (its length)".to_string(),
-                expected: format!("{r} (the input rank)"),
+                expected: Expected::Exactly(r).noted("the input rank"),
                 found: k,
             });
         }

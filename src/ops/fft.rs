@@ -54,7 +54,7 @@ use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::values::const_ints;
 use super::{attr_int, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
@@ -94,7 +94,7 @@ pub fn dft_shape(
     if complex && data.len() < 2 {
         return Err(rank_error(
             "data",
-            "at least 2 (a last axis of 2)",
+            Expected::AtLeast(2).noted("a last axis of 2"),
             data.len(),
         ));
     }
@@ -226,7 +226,7 @@ fn ov_stft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if !(1..=2).contains(&xs.len()) {
-        return Err(rank_error("signal", "1 or 2", xs.len()));
+        return Err(rank_error("signal", Expected::either(&[1, 2]), xs.len()));
     }
     let two = ctx.alg.constant(2);
     let len = xs[xs.len() - 1];
@@ -252,7 +252,7 @@ fn ov_istft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if !(3..=4).contains(&xs.len()) {
-        return Err(rank_error("data", "3 or 4", xs.len()));
+        return Err(rank_error("data", Expected::either(&[3, 4]), xs.len()));
     }
     let len = match node.input(4) {
         Some(_) => scalar(ctx, node, 4, "length")?,
@@ -391,7 +391,7 @@ fn onnx_dft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if xs.len() < 2 {
-        return Err(rank_error("input", "at least 2", xs.len()));
+        return Err(rank_error("input", Expected::AtLeast(2), xs.len()));
     }
     let r = xs.len() as i64;
     let axis = match axis {

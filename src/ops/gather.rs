@@ -52,7 +52,7 @@ use super::values::{
 };
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -128,7 +128,7 @@ pub fn element_indices_check(
     if indices.len() != data.len() {
         return Err(rank_error(
             "indices",
-            format!("{} (the rank of data)", data.len()),
+            Expected::Exactly(data.len()).noted("the rank of data"),
             indices.len(),
         ));
     }
@@ -229,7 +229,7 @@ pub fn check_index_type(f: &TensorFact, what: &'static str) -> Result<(), OpErro
         Err(OpError::UnsupportedType {
             dtype: f.dtype,
             what,
-            allowed: "i32, i64".to_string(),
+            allowed: Allowed::Types(vec![DType::Int32, DType::Int64]),
         })
     }
 }
@@ -246,7 +246,7 @@ fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     if dshape.is_empty() {
         return Err(OpError::Rank {
             what: "data".to_string(),
-            expected: "at least 1".to_string(),
+            expected: Expected::AtLeast(1),
             found: 0,
         });
     }
@@ -276,7 +276,7 @@ fn gather_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         None => ("indices", ishape.len()),
     };
     if rank == 0 {
-        return Err(rank_error(what, "at least 1", 0));
+        return Err(rank_error(what, Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(attr_int(node, "axis", 0)?, rank)?;
     let idx = const_ints(&ctx.alg, &indices);
@@ -392,8 +392,8 @@ pub fn gather_nd_shape(
                 if ctx.alg.equal(data[axis], indices[axis]) == Truth::False {
                     return Err(OpError::DimMismatch {
                         what: what(),
-                        left: ctx.alg.render(data[axis]),
-                        right: ctx.alg.render(indices[axis]),
+                        left: ctx.alg.expr(data[axis]),
+                        right: ctx.alg.expr(indices[axis]),
                     });
                 }
                 indices[axis]
@@ -422,7 +422,7 @@ fn gather_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         return Err(OpError::UnsupportedType {
             dtype: indices.dtype,
             what: "indices",
-            allowed: "i64".to_string(),
+            allowed: Allowed::Types(vec![DType::Int64]),
         });
     }
     let b = if node.version >= 12 {
@@ -468,14 +468,14 @@ fn ov_gather_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
     };
     let rank = data.shape.as_ref().map_or(ishape.len(), Vec::len);
     if rank == 0 {
-        return Err(rank_error("data", "at least 1", 0));
+        return Err(rank_error("data", Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(ov_i64(node, "axis")?.unwrap_or(0), rank)?;
     if let Some(dshape) = &data.shape {
         if ishape.len() != dshape.len() {
             return Err(rank_error(
                 "indices",
-                format!("{} (the rank of data)", dshape.len()),
+                Expected::Exactly(dshape.len()).noted("the rank of data"),
                 ishape.len(),
             ));
         }

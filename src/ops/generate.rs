@@ -47,7 +47,7 @@ use super::nn_util::{rank_error, shaped};
 use super::values::{consts, fact_with_value, small_const_shape};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Algebra, Dim};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Allowed, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -93,14 +93,14 @@ fn check_type(
     if dtype == DType::Undefined || allowed.contains(&dtype) || (bf16 && dtype == DType::Bfloat16) {
         return Ok(());
     }
-    let mut names: Vec<&str> = allowed.iter().map(|t| t.short_name()).collect();
+    let mut types = allowed.to_vec();
     if bf16 {
-        names.push(DType::Bfloat16.short_name());
+        types.push(DType::Bfloat16);
     }
     Err(OpError::UnsupportedType {
         dtype,
         what,
-        allowed: names.join(", "),
+        allowed: Allowed::Types(types),
     })
 }
 

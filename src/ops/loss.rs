@@ -20,7 +20,7 @@ use super::attrs::attr_str_or;
 use super::nn_util::{check_vector, rank_error, unify, Equate};
 use super::{check_inputs, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -68,7 +68,7 @@ pub fn loss_shape(
 ) -> Result<Option<Vec<Dim>>, OpError> {
     if let Some(s) = scores {
         if s.len() < 2 {
-            return Err(rank_error("scores", "at least 2", s.len()));
+            return Err(rank_error("scores", Expected::AtLeast(2), s.len()));
         }
     }
     let elems = match (scores, target) {
@@ -76,7 +76,7 @@ pub fn loss_shape(
             if t.len() + 1 != s.len() {
                 return Err(rank_error(
                     "target",
-                    format!("{} (the scores' rank less one)", s.len() - 1),
+                    Expected::Exactly(s.len() - 1).noted("the scores' rank less one"),
                     t.len(),
                 ));
             }
@@ -115,7 +115,7 @@ fn loss(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
         return Err(OpError::UnsupportedType {
             dtype: target.dtype,
             what: "target",
-            allowed: "int32, int64".to_string(),
+            allowed: Allowed::OnnxTypes(vec![DType::Int32, DType::Int64]),
         });
     }
     let elems = loss_shape(ctx, node, scores.shape.as_deref(), target.shape.as_deref())?;

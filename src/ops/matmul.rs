@@ -50,7 +50,7 @@ use super::broadcast::{broadcast_dim, broadcast_shapes, check_broadcasts_to};
 use super::nn_util::{expect_rank, unify, Equate};
 use super::{attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 use std::collections::BTreeMap;
 
@@ -80,10 +80,18 @@ pub fn matmul_shape(
     equate: Equate,
 ) -> Result<Vec<Dim>, OpError> {
     if a.is_empty() {
-        return Err(super::nn_util::rank_error("input A", "at least 1", 0));
+        return Err(super::nn_util::rank_error(
+            "input A",
+            Expected::AtLeast(1),
+            0,
+        ));
     }
     if b.is_empty() {
-        return Err(super::nn_util::rank_error("input B", "at least 1", 0));
+        return Err(super::nn_util::rank_error(
+            "input B",
+            Expected::AtLeast(1),
+            0,
+        ));
     }
     let one = ctx.alg.constant(1);
     let (a_vec, b_vec) = (a.len() == 1, b.len() == 1);
@@ -164,7 +172,11 @@ fn check_per_axis(
         }
         (1, None) => Ok(()),
         (r, _) if r > 1 => Ok(()), // N-D zero points of batched inputs: not checked
-        (r, _) => Err(super::nn_util::rank_error(what, "0 or 1", r)),
+        (r, _) => Err(super::nn_util::rank_error(
+            what,
+            Expected::either(&[0, 1]),
+            r,
+        )),
     }
 }
 
@@ -239,7 +251,11 @@ fn gemm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
     unify(ctx, node, "Gemm contracted dim K of A and B", ka, kb)?;
     if let Some(sc) = c.and_then(|c| c.shape) {
         if sc.len() > 2 {
-            return Err(super::nn_util::rank_error("input C", "at most 2", sc.len()));
+            return Err(super::nn_util::rank_error(
+                "input C",
+                Expected::AtMost(2),
+                sc.len(),
+            ));
         }
         // C broadcasts unidirectionally to [M, N]: each dim is 1 or the output's.
         // A dim that cannot be 1 must equal the output's (unified when undecided).
@@ -322,7 +338,7 @@ pub fn einsum_fact(
     let n_inputs = node.input_count();
     if terms.len() != n_inputs || n_inputs == 0 {
         return Err(OpError::InputCount {
-            expected: format!("{} (one per term of the equation)", terms.len()),
+            expected: Expected::Exactly(terms.len()).noted("one per term of the equation"),
             found: n_inputs,
         });
     }
@@ -350,9 +366,9 @@ pub fn einsum_fact(
             return Err(super::nn_util::rank_error(
                 &format!("input {i} (term {:?})", render_term(term)),
                 if has_ell {
-                    format!("at least {n_labels}")
+                    Expected::AtLeast(n_labels)
                 } else {
-                    n_labels.to_string()
+                    Expected::Exactly(n_labels)
                 },
                 shape.len(),
             ));
@@ -479,7 +495,11 @@ fn det(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     let [batch @ .., m, n] = xs.as_slice() else {
-        return Err(super::nn_util::rank_error("X", "at least 2", xs.len()));
+        return Err(super::nn_util::rank_error(
+            "X",
+            Expected::AtLeast(2),
+            xs.len(),
+        ));
     };
     unify(ctx, node, "rows and columns of X", *m, *n)?;
     Ok(vec![TensorFact::new(x.dtype, batch.to_vec())])

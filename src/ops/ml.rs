@@ -40,7 +40,7 @@ use super::attrs::{attr_str_or, require_positive};
 use super::nn_util::{rank_error, shaped};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, SequenceFact, ShapesContext, TensorFact};
+use crate::context::{Allowed, Expected, OpError, SequenceFact, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
 
 /// The domain of these ops.
@@ -110,7 +110,7 @@ fn batch(ctx: &mut ShapesContext, node: &Node, x: &TensorFact) -> Result<Option<
         Some([_]) if !trees => Ok(Some(ctx.alg.constant(1))),
         Some([n, _]) => Ok(Some(*n)),
         Some(s) if trees => Err(rank_error("X", 2, s.len())),
-        Some(s) => Err(rank_error("X", "1 or 2", s.len())),
+        Some(s) => Err(rank_error("X", Expected::either(&[1, 2]), s.len())),
     }
 }
 
@@ -149,7 +149,7 @@ fn array_feature_extractor(
     let k = y.shape.as_ref().map(|s| ctx.alg.product(s));
     let out = match (x.shape.as_deref(), k) {
         (None, _) => None,
-        (Some([]), _) => return Err(rank_error("X", "at least 1", 0)),
+        (Some([]), _) => return Err(rank_error("X", Expected::AtLeast(1), 0)),
         (Some([_]), Some(k)) => Some(vec![ctx.alg.constant(1), k]),
         (Some(s), Some(k)) => {
             let mut out = s.to_vec();
@@ -215,7 +215,7 @@ fn swapped(t: DType, what: &'static str, fallback: DType) -> Result<DType, OpErr
         other => Err(OpError::UnsupportedType {
             dtype: other,
             what,
-            allowed: "string, int64".to_string(),
+            allowed: Allowed::OnnxTypes(vec![DType::String, DType::Int64]),
         }),
     }
 }
@@ -264,7 +264,7 @@ fn feature_vectorizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
     let count = node.input_count();
     if count == 0 {
         return Err(OpError::InputCount {
-            expected: "1 or more".to_string(),
+            expected: Expected::OrMore(1),
             found: 0,
         });
     }
@@ -289,7 +289,7 @@ fn feature_vectorizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
     }
     let n = match x.shape.as_deref() {
         None => ctx.unknown_dim(node, 0, 0),
-        Some([]) => return Err(rank_error("X", "at least 1", 0)),
+        Some([]) => return Err(rank_error("X", Expected::AtLeast(1), 0)),
         Some([_]) => ctx.alg.constant(1),
         Some(s) => s[0],
     };
@@ -438,7 +438,7 @@ fn zip_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
             super::nn_util::unify(ctx, node, "columns of X and the keys", *c, k)?;
             Some(ctx.alg.constant(1))
         }
-        Some(s) => return Err(rank_error("X", "1 or 2", s.len())),
+        Some(s) => return Err(rank_error("X", Expected::either(&[1, 2]), s.len())),
         None => None,
     };
     let seq = SequenceFact::uniform(TensorFact::unknown(DType::Float), len);

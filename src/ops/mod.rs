@@ -62,7 +62,7 @@ pub mod trilu;
 pub mod values;
 
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 pub use attrs::{attr_float, attr_int, attr_int_required, attr_ints, attr_str};
 use std::sync::OnceLock;
@@ -191,9 +191,9 @@ pub fn check_inputs(node: &Node, min: usize, max: usize) -> Result<(), OpError> 
     let n = node.input_count();
     if n < min || n > max {
         let expected = if min == max {
-            min.to_string()
+            Expected::Exactly(min)
         } else {
-            format!("{min} to {max}")
+            Expected::Between(min, max)
         };
         return Err(OpError::InputCount { expected, found: n });
     }

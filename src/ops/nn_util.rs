@@ -6,7 +6,7 @@
 //! through the context's algebra.
 
 use crate::algebra::{Dim, Truth};
-use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
+use crate::context::{node_context, Expected, OpError, Severity, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// Assert `a == b`, which a valid model needs: provably equal gives `a`; provably
@@ -24,7 +24,7 @@ pub fn unify(
         Truth::True => Ok(a),
         Truth::False => Err(mismatch(ctx, what, a, b)),
         Truth::Unknown => {
-            let (l, r) = (ctx.alg.render(a), ctx.alg.render(b));
+            let (l, r) = (ctx.alg.expr(a), ctx.alg.expr(b));
             let merged = ctx
                 .alg
                 .union(a, b, &node.name)
@@ -48,16 +48,16 @@ pub fn unify(
 pub fn mismatch(ctx: &ShapesContext, what: &str, a: Dim, b: Dim) -> OpError {
     OpError::DimMismatch {
         what: what.to_string(),
-        left: ctx.alg.render(a),
-        right: ctx.alg.render(b),
+        left: ctx.alg.expr(a),
+        right: ctx.alg.expr(b),
     }
 }
 
 /// An [`OpError::Rank`] for an input.
-pub fn rank_error(what: &str, expected: impl ToString, found: usize) -> OpError {
+pub fn rank_error(what: &str, expected: impl Into<Expected>, found: usize) -> OpError {
     OpError::Rank {
         what: what.to_string(),
-        expected: expected.to_string(),
+        expected: expected.into(),
         found,
     }
 }
@@ -110,8 +110,8 @@ pub fn merge_dim(
         Truth::True => Ok(a),
         Truth::False => Err(OpError::DimMismatch {
             what: what(),
-            left: ctx.alg.render(a),
-            right: ctx.alg.render(b),
+            left: ctx.alg.expr(a),
+            right: ctx.alg.expr(b),
         }),
         Truth::Unknown => {
             ctx.alg.record_relation(a, b, &node.name);
@@ -187,7 +187,7 @@ impl Layout {
     /// [`Layout::split`] of the input named `what` (`diff_dst`, ...).
     pub fn split_named(node: &Node, shape: &[Dim], what: &str) -> Result<Layout, OpError> {
         if shape.len() < 3 {
-            return Err(rank_error(what, "at least 3", shape.len()));
+            return Err(rank_error(what, Expected::AtLeast(3), shape.len()));
         }
         let channels_last = channel_axis(node, shape.len())? != 1;
         let (channels, spatial) = if channels_last {
@@ -260,7 +260,7 @@ pub fn merge_shapes(
     if xs.len() != ys.len() {
         return Err(rank_error(
             b_what,
-            format!("{} (the rank of {a_what})", xs.len()),
+            Expected::Exactly(xs.len()).noted(format!("the rank of {a_what}")),
             ys.len(),
         ));
     }
@@ -292,7 +292,7 @@ pub fn merge_batch_channels(
     if a.spatial.len() != b.spatial.len() {
         return Err(rank_error(
             b_what,
-            format!("{} (the rank of {a_what})", a.spatial.len() + 2),
+            Expected::Exactly(a.spatial.len() + 2).noted(format!("the rank of {a_what}")),
             b.spatial.len() + 2,
         ));
     }

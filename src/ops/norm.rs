@@ -77,7 +77,7 @@ use super::nn_util::{
 };
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -137,7 +137,11 @@ fn like(x: &TensorFact) -> TensorFact {
 fn channels(x: &TensorFact, what: &str) -> Result<Option<Dim>, OpError> {
     match &x.shape {
         None => Ok(None),
-        Some(s) if s.len() < 2 => Err(super::nn_util::rank_error(what, "at least 2", s.len())),
+        Some(s) if s.len() < 2 => Err(super::nn_util::rank_error(
+            what,
+            Expected::AtLeast(2),
+            s.len(),
+        )),
         Some(s) => Ok(Some(s[1])),
     }
 }
@@ -330,7 +334,7 @@ fn dropout(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
             if s.len() > 1 {
                 return Err(super::nn_util::rank_error(
                     if i == 1 { "ratio" } else { "training_mode" },
-                    "0",
+                    0,
                     s.len(),
                 ));
             }
@@ -596,7 +600,7 @@ fn onednn_bn_channels(
         return Ok(None);
     };
     if s.len() < min_rank {
-        return Err(rank_error("src", format!("at least {min_rank}"), s.len()));
+        return Err(rank_error("src", Expected::AtLeast(min_rank), s.len()));
     }
     let c = s[channel_axis(node, s.len())?];
     for (k, name) in names.iter().enumerate() {

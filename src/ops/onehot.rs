@@ -37,7 +37,7 @@ use super::nn_util::rank_error;
 use super::values::{const_ints, fact_with_value, small_const_shape, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -119,14 +119,14 @@ fn one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
                 });
             }
         }
-        Some(s) => return Err(rank_error("depth", "0 or 1", s.len())),
+        Some(s) => return Err(rank_error("depth", Expected::either(&[0, 1]), s.len())),
     }
     let dtype = values.dtype;
     let Some(ishape) = indices.shape.clone() else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     if ishape.is_empty() {
-        return Err(rank_error("indices", "at least 1", 0));
+        return Err(rank_error("indices", Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(attr_int(node, "axis", -1)?, ishape.len() + 1)?;
     let d = depth_dim(&mut ctx.alg, &depth);
@@ -177,7 +177,11 @@ fn ov_one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         if let Some(s) = &f.shape {
             let one = s.len() == 1 && matches!(ctx.alg.as_i64(s[0]), None | Some(1));
             if !s.is_empty() && !one {
-                return Err(rank_error(what, "0 (a scalar)", s.len()));
+                return Err(rank_error(
+                    what,
+                    Expected::Exactly(0).noted("a scalar"),
+                    s.len(),
+                ));
             }
         }
     }

@@ -32,7 +32,7 @@ use super::conv::{onnx_window, PadMode, Rounding, Window};
 use super::nn_util::{expect_rank, rank_error, shaped, Equate};
 use super::{check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
@@ -108,7 +108,7 @@ fn ov_col2im(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if !(2..=3).contains(&xs.len()) {
-        return Err(rank_error("data", "2 or 3", xs.len()));
+        return Err(rank_error("data", Expected::either(&[2, 3]), xs.len()));
     }
     let batch = &xs[..xs.len() - 2];
     let (cols, l) = (xs[xs.len() - 2], xs[xs.len() - 1]);

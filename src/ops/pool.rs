@@ -71,7 +71,7 @@ use super::nn_util::{
 };
 use super::{attr_int, attr_ints, attr_str, check_inputs, unknown_outputs, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -352,7 +352,7 @@ fn openvino_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
         return Ok(v);
     };
     if xs.len() < 3 {
-        return Err(rank_error("data", "at least 3", xs.len()));
+        return Err(rank_error("data", Expected::AtLeast(3), xs.len()));
     }
     let kernel = kernel_attr(ctx, ov_i64_list(node, "kernel")?, xs.len() - 2)?;
     let mut window = openvino_window(node, kernel, Rounding::Floor)?;
@@ -627,7 +627,7 @@ fn openvino_adaptive_pool(
         None => None,
         Some(xs) => {
             if !(3..=5).contains(&xs.len()) {
-                return Err(rank_error("data", "3, 4 or 5", xs.len()));
+                return Err(rank_error("data", Expected::either(&[3, 4, 5]), xs.len()));
             }
             let spatial = xs.len() - 2;
             let mut out = xs[..2].to_vec();

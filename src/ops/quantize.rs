@@ -27,7 +27,7 @@ use super::attrs::attr_dtype;
 use super::nn_util::{expect_rank, rank_error, unify, Equate};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -75,7 +75,11 @@ fn check_quant_params(
             if !single(ctx, zs) {
                 return Err(rank_error(
                     "zero point",
-                    "0 or a single element (as the scale)",
+                    Expected::Either(vec![
+                        Expected::Exactly(0),
+                        Expected::Described("a single element"),
+                    ])
+                    .noted("as the scale"),
                     zs.len(),
                 ));
             }
@@ -115,9 +119,9 @@ fn check_quant_params(
             return Err(rank_error(
                 "scale",
                 if block > 0 {
-                    format!("{} (blocked)", xs.len())
+                    Expected::Exactly(xs.len()).noted("blocked")
                 } else {
-                    "0 or 1".to_string()
+                    Expected::either(&[0, 1])
                 },
                 r,
             ))
@@ -127,7 +131,7 @@ fn check_quant_params(
         if zs.len() != ss.len() {
             return Err(rank_error(
                 "zero point",
-                format!("{} (the rank of the scale)", ss.len()),
+                Expected::Exactly(ss.len()).noted("the rank of the scale"),
                 zs.len(),
             ));
         }
@@ -223,7 +227,7 @@ pub fn grid_sample_shape(
     equate: Equate,
 ) -> Result<Vec<Dim>, OpError> {
     if xs.len() < 3 {
-        return Err(rank_error("input X", "at least 3", xs.len()));
+        return Err(rank_error("input X", Expected::AtLeast(3), xs.len()));
     }
     let r = xs.len() - 2;
     expect_rank("grid", gs, r + 2)?;

@@ -79,7 +79,9 @@
 use super::attrs::{onednn_bool_required, ov_bool_required, ov_i64_list};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::{Dim, FreshKey, MinusOne, Rat, Truth};
-use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact};
+use crate::context::{
+    node_context, Allowed, Expected, OpError, Severity, ShapesContext, TensorFact,
+};
 use crate::graph::{DType, Node};
 
 /// The Reshape rules: ONNX, OpenVINO (`Reshape`, `StaticReshape`) and oneDNN.
@@ -159,14 +161,6 @@ pub fn onnx_allowed_types(version: i64) -> Vec<DType> {
     t
 }
 
-fn render_types(types: &[DType]) -> String {
-    types
-        .iter()
-        .map(|t| t.short_name())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// An error unless `dtype` is in `allowed` (an undefined type passes).
 fn check_type(dtype: DType, allowed: &[DType], what: &'static str) -> Result<(), OpError> {
     if dtype == DType::Undefined || allowed.contains(&dtype) {
@@ -175,7 +169,7 @@ fn check_type(dtype: DType, allowed: &[DType], what: &'static str) -> Result<(),
         Err(OpError::UnsupportedType {
             dtype,
             what,
-            allowed: render_types(allowed),
+            allowed: Allowed::Types(allowed.to_vec()),
         })
     }
 }
@@ -472,8 +466,8 @@ fn reshape_dims(
             Err(source) => {
                 return Err(OpError::MinusOne {
                     axis: k,
-                    target: shown(ctx),
-                    input: shown_input(ctx),
+                    target: ctx.alg.exprs(target),
+                    input: ctx.alg.exprs(input),
                     source: Box::new(source),
                 })
             }
@@ -488,8 +482,8 @@ fn reshape_dims(
         Truth::True => {}
         Truth::False => {
             return Err(OpError::VolumeMismatch {
-                input: ctx.alg.render(pin),
-                output: ctx.alg.render(pout),
+                input: ctx.alg.expr(pin),
+                output: ctx.alg.expr(pout),
                 proven: true,
             })
         }
@@ -544,7 +538,7 @@ fn read_target_input(
         if shape.len() != 1 {
             return Err(OpError::Rank {
                 what: format!("{what} input {}", ctx.render_dims(shape)),
-                expected: "1".to_string(),
+                expected: Expected::Exactly(1),
                 found: shape.len(),
             });
         }
@@ -644,7 +638,7 @@ pub fn openvino_reshape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         return Err(OpError::UnsupportedType {
             dtype: data.dtype,
             what: "data",
-            allowed: "any numeric type".to_string(),
+            allowed: Allowed::Numeric,
         });
     }
     let pattern = ctx.input(node, 1, "pattern")?;
@@ -654,7 +648,7 @@ pub fn openvino_reshape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         return Err(OpError::UnsupportedType {
             dtype: pattern.dtype,
             what: "pattern",
-            allowed: "any integer type".to_string(),
+            allowed: Allowed::Integer,
         });
     }
     let target = read_target_input(ctx, &pattern, "pattern")?;

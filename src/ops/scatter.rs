@@ -61,7 +61,7 @@ use super::nn_util::{merge_dims, rank_error, shaped, Equate};
 use super::values::{check_int_range, const_ints, fact_with_value, small_const_shape, small_value};
 use super::{attr_int, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact, TypeConflict};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -207,7 +207,7 @@ fn common_type(data: &TensorFact, updates: &TensorFact) -> Result<DType, OpError
         (d, DType::Undefined) => Ok(d),
         (d, u) if d == u => Ok(d),
         (d, u) => Err(OpError::TypeMismatch {
-            what: format!("data is {d}, updates is {u}"),
+            conflict: TypeConflict::inputs("data", d, "updates", u),
         }),
     }
 }
@@ -251,7 +251,7 @@ pub fn scatter_elements_fact(
             if i.len() != u.len() {
                 return Err(rank_error(
                     "updates",
-                    format!("{} (the rank of indices)", i.len()),
+                    Expected::Exactly(i.len()).noted("the rank of indices"),
                     u.len(),
                 ));
             }
@@ -273,7 +273,7 @@ pub fn scatter_elements_fact(
         return Ok(TensorFact::unknown(dtype));
     };
     if dshape.is_empty() {
-        return Err(rank_error("data", "at least 1", 0));
+        return Err(rank_error("data", Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(axis, dshape.len())?;
     let idx = const_ints(&ctx.alg, indices);
@@ -329,7 +329,7 @@ fn scatter_nd(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         return Err(OpError::UnsupportedType {
             dtype: indices.dtype,
             what: "indices",
-            allowed: "i64".to_string(),
+            allowed: Allowed::Types(vec![DType::Int64]),
         });
     }
     let reduction = reduction(node)?;
@@ -359,14 +359,14 @@ pub fn scatter_nd_fact(
         return Ok(TensorFact::unknown(dtype));
     };
     if dshape.is_empty() {
-        return Err(rank_error("data", "at least 1", 0));
+        return Err(rank_error("data", Expected::AtLeast(1), 0));
     }
     let idx = const_ints(&ctx.alg, indices);
     let mut targets = None;
     if let Some(is) = &indices.shape {
         let q = is.len();
         if q == 0 {
-            return Err(rank_error("indices", "at least 1", 0));
+            return Err(rank_error("indices", Expected::AtLeast(1), 0));
         }
         if let Some(k) = ctx.alg.as_i64(is[q - 1]) {
             let want = scatter_nd_updates_shape(&dshape, is, k)?;
@@ -375,7 +375,7 @@ pub fn scatter_nd_fact(
                 if us.len() != want.len() {
                     return Err(rank_error(
                         "updates",
-                        format!("{} (rank(indices) - 1 + rank(data) - k)", want.len()),
+                        Expected::Exactly(want.len()).noted("rank(indices) - 1 + rank(data) - k"),
                         us.len(),
                     ));
                 }
@@ -514,7 +514,7 @@ fn ov_scatter_update(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         if us.len() != want.len() {
             return Err(rank_error(
                 "updates",
-                format!("{} (rank(data) - 1 + rank(indices))", want.len()),
+                Expected::Exactly(want.len()).noted("rank(data) - 1 + rank(indices)"),
                 us.len(),
             ));
         }

@@ -61,7 +61,8 @@ use super::split::{split_sizes, split_values};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
 use crate::context::{
-    OpError, OptionalElement, OptionalFact, SequenceFact, ShapesContext, TensorFact,
+    Allowed, Expected, OpError, OptionalElement, OptionalFact, SequenceFact, ShapesContext,
+    TensorFact, TypeConflict,
 };
 use crate::graph::{Attr, DType, Node};
 
@@ -186,13 +187,17 @@ fn position(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Option<i64
         return Err(OpError::UnsupportedType {
             dtype: p.dtype,
             what: "position",
-            allowed: "int32, int64".to_string(),
+            allowed: Allowed::OnnxTypes(vec![DType::Int32, DType::Int64]),
         });
     }
     if let Some(s) = &p.shape {
         let one = s.len() == 1 && ctx.alg.as_i64(s[0]).map_or(true, |d| d == 1);
         if !s.is_empty() && !one {
-            return Err(rank_error("position", "0 (a scalar)", s.len()));
+            return Err(rank_error(
+                "position",
+                Expected::Exactly(0).noted("a scalar"),
+                s.len(),
+            ));
         }
     }
     Ok(super::values::scalar_int(&ctx.alg, &p))
@@ -223,7 +228,10 @@ fn same_type(seq: &SequenceFact, t: &TensorFact) -> Result<(), OpError> {
     let (a, b) = (seq.elem.dtype, t.dtype);
     if a != DType::Undefined && b != DType::Undefined && a != b {
         return Err(OpError::TypeMismatch {
-            what: format!("the sequence holds {a}, the tensor is {b}"),
+            conflict: TypeConflict::SequenceElement {
+                sequence: a,
+                tensor: b,
+            },
         });
     }
     Ok(())
@@ -246,7 +254,7 @@ fn sequence_construct(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
     let n = node.input_count();
     if n == 0 {
         return Err(OpError::InputCount {
-            expected: "1 or more".to_string(),
+            expected: Expected::OrMore(1),
             found: 0,
         });
     }
@@ -404,7 +412,7 @@ fn split_to_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         return Ok(vec![emit(ctx, node, 0, out)]);
     };
     if dims.is_empty() {
-        return Err(rank_error("input", "at least 1", 0));
+        return Err(rank_error("input", Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(attr_int(node, "axis", 0)?, dims.len())?;
     let d = dims[axis];
@@ -473,7 +481,7 @@ fn split_to_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
                     SequenceFact::uniform(TensorFact::new(x.dtype, elem), None)
                 }
             },
-            Some(other) => return Err(rank_error("split", "0 or 1", other.len())),
+            Some(other) => return Err(rank_error("split", Expected::either(&[0, 1]), other.len())),
             None => {
                 let mut elem = dims.clone();
                 elem[axis] = ctx.unknown_dim(node, 0, axis);
@@ -545,7 +553,7 @@ fn concat_from_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         };
         let out_rank = rank + usize::from(stack);
         if out_rank == 0 {
-            return Err(rank_error("the elements", "at least 1", 0));
+            return Err(rank_error("the elements", Expected::AtLeast(1), 0));
         }
         let axis = norm_axis(axis, out_rank)?;
         let one = ctx.alg.constant(1);
@@ -580,7 +588,7 @@ fn concat_from_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     };
     let out_rank = shape.len() + usize::from(stack);
     if out_rank == 0 {
-        return Err(rank_error("the elements", "at least 1", 0));
+        return Err(rank_error("the elements", Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(axis, out_rank)?;
     let mut out = shape;
@@ -602,7 +610,7 @@ fn sequence_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
     let n = node.input_count();
     if n == 0 {
         return Err(OpError::InputCount {
-            expected: "1 or more".to_string(),
+            expected: Expected::OrMore(1),
             found: 0,
         });
     }

@@ -23,7 +23,7 @@ use super::attrs::{attr_dtype, attr_str_or};
 use super::nn_util::{expect_rank, rank_error};
 use super::{check_inputs, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -47,7 +47,11 @@ pub(super) fn scalar_input(
     if let Some(s) = &f.shape {
         let one = s.len() == 1 && ctx.alg.as_i64(s[0]).map_or(true, |d| d == 1);
         if !s.is_empty() && !one {
-            return Err(rank_error(what, "0 (a scalar)", s.len()));
+            return Err(rank_error(
+                what,
+                Expected::Exactly(0).noted("a scalar"),
+                s.len(),
+            ));
         }
     }
     Ok(super::values::scalar_value(&f))

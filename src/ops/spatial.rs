@@ -16,7 +16,7 @@ use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::values::{attr_axes, dims_value};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
 /// The rules of this family.
@@ -88,7 +88,7 @@ fn affine_grid(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         Some(v) => {
             return Err(rank_error(
                 "the image of size",
-                "2 or 3 (size of 4 or 5)",
+                Expected::either(&[2, 3]).noted("size of 4 or 5"),
                 v.len().saturating_sub(2),
             ))
         }

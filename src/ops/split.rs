@@ -84,8 +84,8 @@ pub fn split_sizes(
         Truth::False => {
             return Err(OpError::DimMismatch {
                 what: format!("the split sizes must add up to axis {axis}"),
-                left: ctx.alg.render(total),
-                right: ctx.alg.render(d),
+                left: ctx.alg.expr(total),
+                right: ctx.alg.expr(d),
             })
         }
         Truth::Unknown => {

@@ -35,7 +35,7 @@
 use super::attrs::ov_bool;
 use super::values::{attr_axes, const_ints, fact_with_value, ints_input, norm_axes, IntsArg};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, norm_axis, RuleEntry};
-use crate::algebra::{Algebra, Dim, Truth};
+use crate::algebra::{Algebra, Dim, DimExpr, Truth};
 use crate::context::{OpError, Severity, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -104,8 +104,8 @@ pub fn squeeze_dims(
                     Truth::False => {
                         return Err(OpError::DimMismatch {
                             what: format!("squeezed axis {a} must be 1"),
-                            left: ctx.alg.render(d),
-                            right: "1".to_string(),
+                            left: ctx.alg.expr(d),
+                            right: DimExpr::constant(1),
                         })
                     }
                     Truth::Unknown if skip => return Ok(Squeezed::Undecided(a)),

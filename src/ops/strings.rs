@@ -29,7 +29,7 @@ use super::attrs::attr_str_or;
 use super::broadcast::broadcast_shapes;
 use super::nn_util::{rank_error, shaped};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
 
 /// The rules of this family.
@@ -74,7 +74,7 @@ fn strings(
         return Err(OpError::UnsupportedType {
             dtype: f.dtype,
             what,
-            allowed: "string".to_string(),
+            allowed: Allowed::Types(vec![DType::String]),
         });
     }
     Ok(f)
@@ -112,7 +112,7 @@ fn string_normalizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
                 ),
             })
         }
-        _ => return Err(rank_error("X", "1 or 2", xs.len())),
+        _ => return Err(rank_error("X", Expected::either(&[1, 2]), xs.len())),
     }
     if stopwords {
         let last = out.len() - 1;
@@ -204,7 +204,7 @@ fn tf_idf_vectorizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     let out = match xs.as_slice() {
         [_] => vec![width],
         [n, _] => vec![*n, width],
-        _ => return Err(rank_error("X", "1 or 2", xs.len())),
+        _ => return Err(rank_error("X", Expected::either(&[1, 2]), xs.len())),
     };
     Ok(vec![TensorFact::new(DType::Float, out)])
 }

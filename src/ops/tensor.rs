@@ -43,7 +43,7 @@ use super::nn_util::{merge_dim, rank_error, shaped, Equate};
 use super::values::{check_int_range, fact_with_value, scalar_int, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, DeclDim, Node};
 
 /// The rules of this family.
@@ -196,14 +196,14 @@ fn reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         return Err(OpError::UnsupportedType {
             dtype: lens.dtype,
             what: "sequence_lens",
-            allowed: "int64".to_string(),
+            allowed: Allowed::OnnxTypes(vec![DType::Int64]),
         });
     }
     let Some(dims) = x.shape.clone() else {
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if dims.len() < 2 {
-        return Err(rank_error("input", "at least 2", dims.len()));
+        return Err(rank_error("input", Expected::AtLeast(2), dims.len()));
     }
     let seq = Sequences {
         time: time as usize,
@@ -230,7 +230,7 @@ fn ov_reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tenso
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if dims.len() < 2 {
-        return Err(rank_error("data", "at least 2", dims.len()));
+        return Err(rank_error("data", Expected::AtLeast(2), dims.len()));
     }
     let seq = Sequences {
         time: norm_axis(time, dims.len())?,
@@ -330,7 +330,7 @@ fn ov_search_sorted(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         if s.len() > 1 && s.len() != v.len() {
             return Err(rank_error(
                 "values",
-                format!("{} (the rank of sorted_sequence)", s.len()),
+                Expected::Exactly(s.len()).noted("the rank of sorted_sequence"),
                 v.len(),
             ));
         }

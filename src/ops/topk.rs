@@ -60,7 +60,7 @@ use super::nn_util::{expect_rank, rank_error, shaped};
 use super::values::small_value;
 use super::{attr_int, attr_int_required, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat, SymbolKind, Truth};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -151,7 +151,7 @@ fn top_k(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             if !ok {
                 return Err(rank_error(
                     "K (a 1-D tensor of one element)",
-                    "[1]",
+                    Expected::Described("[1]"),
                     s.len(),
                 ));
             }
@@ -296,7 +296,7 @@ fn compress(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         return Err(OpError::UnsupportedType {
             dtype: cond.dtype,
             what: "condition",
-            allowed: "bool".to_string(),
+            allowed: Allowed::Types(vec![DType::Bool]),
         });
     }
     let axis = match node.attr("axis") {

@@ -19,7 +19,7 @@
 
 use super::nn_util::{rank_error, shaped, unify};
 use super::RuleEntry;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
 
 /// The domain of these ops.
@@ -44,7 +44,11 @@ fn scalar(
     if let Some(s) = &f.shape {
         let one = s.len() == 1 && ctx.alg.as_i64(s[0]).map_or(true, |d| d == 1);
         if !s.is_empty() && !one {
-            return Err(rank_error(what, "0 (a scalar)", s.len()));
+            return Err(rank_error(
+                what,
+                Expected::Exactly(0).noted("a scalar"),
+                s.len(),
+            ));
         }
     }
     Ok(())
@@ -56,7 +60,7 @@ fn optimizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let count = node.input_count();
     if count < 2 + per || (count - 2) % per != 0 {
         return Err(OpError::InputCount {
-            expected: format!("2 + {per}*n (n >= 1)"),
+            expected: Expected::Repeating { fixed: 2, per },
             found: count,
         });
     }
@@ -130,7 +134,7 @@ fn gradient(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     };
     if node.input_count() != xs + zs {
         return Err(OpError::InputCount {
-            expected: format!("{} (xs and zs)", xs + zs),
+            expected: Expected::Exactly(xs + zs).noted("xs and zs"),
             found: node.input_count(),
         });
     }

@@ -24,7 +24,7 @@ use super::attrs::attr_dtype;
 use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Truth;
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -45,7 +45,7 @@ fn rotary_embedding(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     for (i, what) in [(1, "cos_cache"), (2, "sin_cache")] {
         if let Some(s) = ctx.input(node, i, what)?.shape {
             if !(2..=3).contains(&s.len()) {
-                return Err(rank_error(what, "2 or 3", s.len()));
+                return Err(rank_error(what, Expected::either(&[2, 3]), s.len()));
             }
         }
     }
@@ -59,7 +59,7 @@ fn rotary_embedding(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
             per_head(ctx, node, *hidden, h)?;
             (*b, *l)
         }
-        _ => return Err(rank_error("X", "3 or 4", xs.len())),
+        _ => return Err(rank_error("X", Expected::either(&[3, 4]), xs.len())),
     };
     if let Some(p) = ctx.optional_input(node, 3)? {
         if let Some(ps) = &p.shape {
@@ -87,7 +87,7 @@ fn rms_normalization(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         if ss.len() > normalised.len() {
             return Err(rank_error(
                 "scale",
-                format!("at most {} (the normalised dims)", normalised.len()),
+                Expected::AtMost(normalised.len()).noted("the normalised dims"),
                 ss.len(),
             ));
         }

@@ -19,7 +19,7 @@ use super::nn_util::rank_error;
 use super::values::{fact_with_value, small_value};
 use super::{attr_int, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -65,7 +65,7 @@ fn trilu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
                 return Err(OpError::UnsupportedType {
                     dtype: kf.dtype,
                     what: "k",
-                    allowed: "i64".to_string(),
+                    allowed: Allowed::Types(vec![DType::Int64]),
                 });
             }
             if let Some(shape) = &kf.shape {
@@ -83,7 +83,7 @@ fn trilu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if shape.len() < 2 {
-        return Err(rank_error("input", "at least 2", shape.len()));
+        return Err(rank_error("input", Expected::AtLeast(2), shape.len()));
     }
     let upper = attr_int(node, "upper", 1)? != 0;
     let value = match (k, small_value(&ctx.alg, &x)) {
