@@ -105,6 +105,89 @@ pub struct Diagnostic {
     /// The full message: op, version and attributes, the problem with its
     /// symbolic operands, and the assumption that would make the model valid.
     pub message: String,
+    /// What the message is about, as values, for the kinds callers act on (the
+    /// model's contract reads an error's hint from it); `None` for the others.
+    pub cause: Option<Cause>,
+}
+
+/// What a [`Diagnostic`] is about, as values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// A built-in op rule failed (a declared rule's failure has no cause).
+    Op {
+        /// The rule's error.
+        error: OpError,
+        /// The assumption the message states would make the model valid.
+        hint: Option<Hint>,
+    },
+    /// The op has no shape rule: its outputs get their declared shapes or none.
+    NoRule {
+        /// The op's domain (empty for ONNX's default domain).
+        domain: String,
+        /// The op's version.
+        version: i64,
+    },
+    /// An input dim the caller set does not fit the graph.
+    InputDim(InputDimError),
+}
+
+/// The assumption that would make a model valid where an op error leaves one
+/// ([`OpError::hint`]): the dims of a condition, which the model's contract states.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hint {
+    /// `divisor` divides `dividend`: `valid when 8 divides 12*B*S`.
+    Divides {
+        /// The divisor.
+        divisor: DimExpr,
+        /// The dividend.
+        dividend: DimExpr,
+    },
+    /// The two dims are equal: `valid when 2*S == T`.
+    Equal(DimExpr, DimExpr),
+}
+
+impl fmt::Display for Hint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Hint::Divides { divisor, dividend } => {
+                write!(f, "valid when {divisor} divides {dividend}")
+            }
+            Hint::Equal(a, b) => write!(f, "valid when {a} == {b}"),
+        }
+    }
+}
+
+/// Why an input dim the caller set (`Facts::input_dim`) cannot be applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InputDimError {
+    /// The graph has no input of that name.
+    #[error("input dim {tensor}[{axis}]: the graph has no input `{tensor}` (inputs: {})", .inputs.join(", "))]
+    NoSuchInput {
+        /// The input named.
+        tensor: String,
+        /// The axis.
+        axis: usize,
+        /// The graph's inputs, in order.
+        inputs: Vec<String>,
+    },
+    /// The input's rank is not known.
+    #[error("input dim {tensor}[{axis}]: the input's rank is unknown")]
+    UnknownRank {
+        /// The input.
+        tensor: String,
+        /// The axis.
+        axis: usize,
+    },
+    /// The axis is not below the input's rank.
+    #[error("input dim {tensor}[{axis}]: the input has rank {rank}")]
+    AxisPastRank {
+        /// The input.
+        tensor: String,
+        /// The axis.
+        axis: usize,
+        /// The input's rank.
+        rank: usize,
+    },
 }
 
 /// Why an op rule could not produce its outputs. Every variant carries the values
@@ -274,20 +357,25 @@ impl OpError {
         }
     }
 
-    /// The assumption that would make the model valid, where one exists.
-    pub fn hint(&self) -> Option<String> {
+    /// The assumption that would make the model valid, where one exists: a
+    /// division not proven exact is valid when the divisor divides the dividend, a
+    /// volume not proven equal when the two counts are equal.
+    pub fn hint(&self) -> Option<Hint> {
         match self {
             OpError::Algebra(AlgebraError::NotDivisible {
                 dividend,
                 divisor,
                 proven: false,
                 ..
-            }) => Some(format!("valid when {divisor} divides {dividend}")),
+            }) => Some(Hint::Divides {
+                divisor: divisor.clone(),
+                dividend: dividend.clone(),
+            }),
             OpError::VolumeMismatch {
                 input,
                 output,
                 proven: false,
-            } => Some(format!("valid when {input} == {output}")),
+            } => Some(Hint::Equal(input.clone(), output.clone())),
             _ => None,
         }
     }
@@ -956,11 +1044,23 @@ impl ShapesContext {
 
     /// Record a diagnostic about a node.
     pub fn diagnose(&mut self, severity: Severity, node: &Node, message: String) {
+        self.diagnose_cause(severity, node, message, None);
+    }
+
+    /// Record a diagnostic about a node with what it is about.
+    pub fn diagnose_cause(
+        &mut self,
+        severity: Severity,
+        node: &Node,
+        message: String,
+        cause: Option<Cause>,
+    ) {
         self.diagnostics.push(Diagnostic {
             severity,
             node: node.name.clone(),
             op: node.op_type.to_string(),
             message,
+            cause,
         });
     }
 
@@ -978,6 +1078,25 @@ impl ShapesContext {
             self.proven.push(self.diagnostics.len());
         }
         self.diagnose(Severity::Error, node, message);
+    }
+
+    /// Record an op rule's error about a node (proven when the error is, see
+    /// [`OpError::is_proven`]); `message` states `hint` when there is one.
+    pub fn diagnose_op_error(
+        &mut self,
+        node: &Node,
+        message: String,
+        error: &OpError,
+        hint: Option<Hint>,
+    ) {
+        if error.is_proven() {
+            self.proven.push(self.diagnostics.len());
+        }
+        let cause = Cause::Op {
+            error: error.clone(),
+            hint,
+        };
+        self.diagnose_cause(Severity::Error, node, message, Some(cause));
     }
 
     /// True when diagnostic `index` is an error that proves the model invalid.

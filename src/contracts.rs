@@ -32,10 +32,12 @@
 //! >= 0`) is solved for the symbol by evaluation: when the condition changes truth
 //! value exactly once over `1..=65536`, it is printed as `S >= 240` (or `<=`).
 
-use crate::algebra::parse::{parse_expr, parse_fact};
+use crate::algebra::parse::parse_fact;
 use crate::algebra::poly::{render_symbol, Atom, Mono};
-use crate::algebra::{Algebra, Dim, Expr, Fact, OpKind, Poly, Rat, Rel, SymbolKind, Truth};
-use crate::context::{Severity, ShapesContext};
+use crate::algebra::{
+    Algebra, Dim, DimExpr, Expr, Fact, OpKind, Poly, Rat, Rel, SymbolKind, Truth,
+};
+use crate::context::{Cause, Hint, Severity, ShapesContext};
 use crate::facts::Facts;
 use crate::graph::{Attr, Model, Node};
 use egg::{Id, RecExpr};
@@ -822,7 +824,7 @@ fn collect_dims(model: &Model, ctx: &ShapesContext, out: &mut Vec<Candidate>) {
 fn collect_diagnostics(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
     for d in &ctx.diagnostics {
         if d.severity == Severity::Warning {
-            if d.message.starts_with("no shape rule for") {
+            if matches!(d.cause, Some(Cause::NoRule { .. })) {
                 out.push(Candidate {
                     cond: Cond::Unknown,
                     node: d.node.clone(),
@@ -833,20 +835,17 @@ fn collect_diagnostics(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
             }
             continue;
         }
-        // The hint's sides are rendered dims; one that does not parse is no hint.
-        let hint = d.message.rsplit_once("; valid when ").map(|(_, h)| h);
-        let sides = |a: &str, b: &str| {
-            let side = |t: &str| parse_expr(t).ok().map(Side::Term);
-            Some((side(a)?, side(b)?))
+        // The hint's dims, each the term its canonical form writes.
+        let side = |e: &DimExpr| Side::Term(e.poly().to_expr());
+        let cond = match &d.cause {
+            Some(Cause::Op {
+                hint: Some(hint), ..
+            }) => Some(match hint {
+                Hint::Divides { divisor, dividend } => Cond::Div(side(divisor), side(dividend)),
+                Hint::Equal(a, b) => Cond::Eq(side(a), side(b)),
+            }),
+            _ => None,
         };
-        let cond = hint.and_then(|h| {
-            if let Some((a, b)) = h.split_once(" divides ") {
-                sides(a, b).map(|(a, b)| Cond::Div(a, b))
-            } else {
-                let (a, b) = h.split_once(" == ")?;
-                sides(a, b).map(|(a, b)| Cond::Eq(a, b))
-            }
-        });
         match cond {
             Some(c) => out.push(Candidate {
                 cond: c,
@@ -1611,7 +1610,7 @@ mod tests {
     #[test]
     fn solve_floordiv_bound() {
         let mut s = Scratch::new(&[], None);
-        let f = parse_expr("floordiv(S - 192, 128) + 1").unwrap();
+        let f = crate::algebra::parse::parse_expr("floordiv(S - 192, 128) + 1").unwrap();
         let c = Cond::Le(Side::num(0), Side::Term(f));
         match s.normalise(&c) {
             Normal::Cond(k, n) => {

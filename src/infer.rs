@@ -21,7 +21,8 @@
 
 use crate::algebra::{Algebra, Dim, SymbolKind, Truth};
 use crate::context::{
-    const_fact, node_context, OpError, Severity, ShapesContext, SubgraphValue, TensorFact, MAX_RANK,
+    const_fact, node_context, Cause, InputDimError, OpError, Severity, ShapesContext,
+    SubgraphValue, TensorFact, MAX_RANK,
 };
 use crate::facts::Facts;
 use crate::graph::{ConstData, DeclDim, Graph, Model, Name, Node, ValueDecl};
@@ -77,11 +78,22 @@ fn prepare(options: &Facts, room: usize) -> ShapesContext {
 }
 
 fn model_diagnostic(ctx: &mut ShapesContext, severity: Severity, message: String) {
+    model_diagnostic_cause(ctx, severity, message, None);
+}
+
+/// [`model_diagnostic`] with what it is about.
+fn model_diagnostic_cause(
+    ctx: &mut ShapesContext,
+    severity: Severity,
+    message: String,
+    cause: Option<crate::context::Cause>,
+) {
     ctx.diagnostics.push(crate::context::Diagnostic {
         severity,
         node: String::new(),
         op: String::new(),
         message,
+        cause,
     });
 }
 
@@ -219,39 +231,35 @@ fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
     }
 }
 
+/// Record why an input dim the caller set cannot be applied (an error).
+fn input_dim_error(ctx: &mut ShapesContext, e: InputDimError) {
+    let msg = e.to_string();
+    model_diagnostic_cause(ctx, Severity::Error, msg, Some(Cause::InputDim(e)));
+}
+
 /// Replace the declared dims of graph inputs by the caller's ([`crate::facts::InputDim`]);
 /// one naming no input, an axis past the rank or an input of unknown rank is an
 /// error diagnostic.
 fn override_inputs(ctx: &mut ShapesContext, g: &Graph, inputs: &[crate::facts::InputDim]) {
     for o in inputs {
+        let (tensor, axis) = (o.tensor.clone(), o.axis);
         let Some(v) = g.inputs.iter().find(|v| *v.name == *o.tensor) else {
-            let names: Vec<&str> = g.inputs.iter().map(|v| &*v.name).collect();
-            let msg = format!(
-                "input dim {}[{}]: the graph has no input `{}` (inputs: {})",
-                o.tensor,
-                o.axis,
-                o.tensor,
-                names.join(", ")
-            );
-            model_diagnostic(ctx, Severity::Error, msg);
+            let inputs = g.inputs.iter().map(|v| v.name.to_string()).collect();
+            let e = InputDimError::NoSuchInput {
+                tensor,
+                axis,
+                inputs,
+            };
+            input_dim_error(ctx, e);
             continue;
         };
         let Some(mut shape) = ctx.get(&v.name).and_then(|f| f.shape.clone()) else {
-            let msg = format!(
-                "input dim {}[{}]: the input's rank is unknown",
-                o.tensor, o.axis
-            );
-            model_diagnostic(ctx, Severity::Error, msg);
+            input_dim_error(ctx, InputDimError::UnknownRank { tensor, axis });
             continue;
         };
         if o.axis >= shape.len() {
-            let msg = format!(
-                "input dim {}[{}]: the input has rank {}",
-                o.tensor,
-                o.axis,
-                shape.len()
-            );
-            model_diagnostic(ctx, Severity::Error, msg);
+            let rank = shape.len();
+            input_dim_error(ctx, InputDimError::AxisPastRank { tensor, axis, rank });
             continue;
         }
         shape[o.axis] = decl_dims(ctx, &v.name, std::slice::from_ref(&o.dim))[0];
@@ -566,6 +574,7 @@ fn split_if(
             node: node.name.clone(),
             op: node.op_type.to_string(),
             message: msg,
+            cause: None,
         },
     );
     Ok(ctx)
@@ -749,7 +758,11 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
                 "no shape rule for {domain}{}-{}; its outputs get their declared shapes or none",
                 node.op_type, node.version
             );
-            ctx.diagnose(Severity::Warning, node, msg);
+            let cause = Cause::NoRule {
+                domain: node.domain.clone(),
+                version: node.version,
+            };
+            ctx.diagnose_cause(Severity::Warning, node, msg, Some(cause));
             fallback(ctx, node, declared, false)
         }
         (None, Some(rule)) => match run_rule(ctx, node, rule) {
@@ -884,12 +897,12 @@ fn with_site<T>(
 
 /// Turn an op error into a diagnostic naming the node, op, version and attributes.
 pub fn report_error(ctx: &mut ShapesContext, node: &Node, e: &OpError) {
-    let mut msg = format!("{}: {e}", node_context(node));
-    if let Some(h) = e.hint() {
-        msg.push_str("; ");
-        msg.push_str(&h);
-    }
-    ctx.diagnose_error(node, msg, e.is_proven());
+    let hint = e.hint();
+    let msg = match &hint {
+        Some(h) => format!("{}: {e}; {h}", node_context(node)),
+        None => format!("{}: {e}", node_context(node)),
+    };
+    ctx.diagnose_op_error(node, msg, e, hint);
 }
 
 /// Outputs of a node that could not be inferred: the declared shape, or none.

@@ -183,6 +183,7 @@ impl Report {
                 node: String::new(),
                 op: String::new(),
                 message: c.to_string(),
+                cause: None,
             });
         }
         for w in ctx.alg.warnings() {
@@ -191,6 +192,7 @@ impl Report {
                 node: String::new(),
                 op: String::new(),
                 message: w.to_string(),
+                cause: None,
             });
         }
         Report {
@@ -1638,6 +1640,7 @@ mod tests {
                 node: node.into(),
                 op: "Relu".into(),
                 message: "m".into(),
+                cause: None,
             });
         }
         let pad = " ".repeat(48 - 2);

@@ -289,6 +289,7 @@ fn direct_json_escapes_as_serde_json() {
         node: nasty.clone(),
         op: String::new(),
         message: nasty.clone(),
+        cause: None,
     });
     report.path = nasty.clone();
     report.opsets.clear();

@@ -352,3 +352,85 @@ fn a_pool_output_may_be_empty() {
     let m = model(vec![input("x", &["N", "1", "L"])], vec![], vec![pool]);
     assert_eq!(conditions(&contract(&m)), vec![]);
 }
+
+/// An op error whose hint names an assumption gives that assumption as a condition,
+/// built from the hint's dims (not from the message's text). An ONNX LSTM without
+/// `hidden_size` and with R of unknown rank takes the hidden size from W:
+/// `[num_directions, 4*hidden_size, input_size]`, so W `[1, A, 16]` has the hidden
+/// size `A/4`, an integer only when 4 divides A.
+#[test]
+fn an_error_hint_is_a_condition_from_its_dims() {
+    use symdim::algebra::AlgebraError;
+    use symdim::context::{Cause, Hint, OpError};
+    use symdim::DimExpr;
+    let r = ValueDecl {
+        name: "r".into(),
+        dtype: DType::Float,
+        shape: None,
+    };
+    let m = model(
+        vec![
+            input("x", &["S", "B", "16"]),
+            input("w", &["1", "A", "16"]),
+            r,
+        ],
+        vec![],
+        vec![node("lstm", "LSTM", &["x", "w", "r"], &["y"], vec![])],
+    );
+    let ctx = infer_context(&m, &Facts::default());
+    let errors: Vec<_> = ctx
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == symdim::context::Severity::Error)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let (a, four) = (DimExpr::symbol("A"), DimExpr::constant(4));
+    let hint = Hint::Divides {
+        divisor: four.clone(),
+        dividend: a.clone(),
+    };
+    let quarter = DimExpr::parse("A/4").unwrap();
+    assert_eq!(
+        errors[0].cause,
+        Some(Cause::Op {
+            error: OpError::Algebra(AlgebraError::NotDivisible {
+                dividend: a,
+                divisor: four,
+                residual: quarter,
+                proven: false,
+            }),
+            hint: Some(hint.clone()),
+        })
+    );
+    assert!(errors[0].message.ends_with("; valid when 4 divides A"));
+    assert_eq!(hint.to_string(), "valid when 4 divides A");
+    let c = derive(&m, &ctx, &Facts::default());
+    assert_eq!(
+        conditions(&c),
+        vec![(Kind::Divides, "A % 4 == 0".to_string(), "lstm".to_string())]
+    );
+    assert_eq!(c.conditions[0].sources, ["error"]);
+
+    // The contract reads the typed hint alone: an equality hint on a diagnostic
+    // whose message says nothing gives the condition `2*S == T` (B stays free).
+    let mut ctx = infer_context(&m, &Facts::default());
+    let (s, t) = (DimExpr::symbol("S"), DimExpr::symbol("T"));
+    let d = &mut ctx.diagnostics[0];
+    d.message = "m".to_string();
+    if let Some(Cause::Op { hint, .. }) = &mut d.cause {
+        *hint = Some(Hint::Equal(s * 2, t));
+    }
+    let c = derive(&m, &ctx, &Facts::default());
+    assert_eq!(
+        conditions(&c),
+        vec![(Kind::Equal, "2*S == T".to_string(), "lstm".to_string())]
+    );
+    // Without a hint the error can never be satisfied: `false`, with the message.
+    ctx.diagnostics[0].cause = None;
+    let c = derive(&m, &ctx, &Facts::default());
+    assert_eq!(
+        conditions(&c),
+        vec![(Kind::Impossible, "false".to_string(), "lstm".to_string())]
+    );
+    assert_eq!(c.conditions[0].note.as_deref(), Some("m"));
+}

@@ -2,6 +2,7 @@
 
 use proptest::prelude::*;
 use std::path::Path;
+use symdim::context::{Cause, InputDimError};
 use symdim::{DimExpr, EvalError, Facts, SymbolValues};
 
 fn example() -> symdim::Model {
@@ -50,24 +51,31 @@ fn input_dims_are_overridden_without_touching_the_model() {
     let shapes = symdim::infer(&model, &Facts::new().input_dim("x", 0, "3"));
     assert_eq!(texts(&shapes.shape("y").unwrap()), ["3", "sequence", "64"]);
     // A wrong input or axis is an error diagnostic; the rest is still inferred.
-    for (facts, want) in [
+    for (facts, want, text) in [
         (
             Facts::new().input_dim("nope", 0, "N"),
+            InputDimError::NoSuchInput {
+                tensor: "nope".to_string(),
+                axis: 0,
+                inputs: vec!["x".to_string()],
+            },
             "input dim nope[0]: the graph has no input `nope` (inputs: x)",
         ),
         (
             Facts::new().input_dim("x", 3, "N"),
+            InputDimError::AxisPastRank {
+                tensor: "x".to_string(),
+                axis: 3,
+                rank: 3,
+            },
             "input dim x[3]: the input has rank 3",
         ),
     ] {
         let shapes = symdim::infer(&model, &facts);
         assert!(shapes.has_errors());
-        let messages: Vec<&str> = shapes
-            .diagnostics()
-            .iter()
-            .map(|d| d.message.as_str())
-            .collect();
-        assert_eq!(messages, [want]);
+        let causes: Vec<_> = shapes.diagnostics().iter().map(|d| &d.cause).collect();
+        assert_eq!(causes, [&Some(Cause::InputDim(want))]);
+        assert_eq!(shapes.diagnostics()[0].message, text);
         assert_eq!(
             texts(&shapes.shape("y").unwrap()),
             ["batch", "sequence", "64"]

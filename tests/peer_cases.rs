@@ -26,7 +26,7 @@ mod common;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use symdim::algebra::{Algebra, Dim, Rat, SymbolKind};
-use symdim::context::{Severity, ShapesContext};
+use symdim::context::{Cause, Severity, ShapesContext};
 use symdim::infer::infer_context;
 use symdim::Facts;
 
@@ -343,7 +343,7 @@ fn peer_cases() {
             missing_rule += usize::from(
                 ctx.diagnostics
                     .iter()
-                    .any(|d| d.message.starts_with("no shape rule for")),
+                    .any(|d| matches!(d.cause, Some(Cause::NoRule { .. }))),
             );
         }
         let diags: Vec<String> = ctx
