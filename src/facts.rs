@@ -105,7 +105,7 @@ pub enum FactsError {
         /// The argument as given.
         text: String,
         /// What is wrong with it.
-        why: String,
+        why: BindProblem,
     },
     /// A `--bind` of a symbol that the model's declarations do not name.
     #[error("--bind {name}={value}: the model has no symbol {shown} ({known})", shown = render_symbol(name), known = KnownSymbols(known))]
@@ -137,6 +137,31 @@ pub enum FactsError {
     },
 }
 
+/// What is wrong with a `--bind` argument ([`FactsError::BadBind`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BindProblem {
+    /// There is no `=`.
+    #[error("expected NAME=INT")]
+    NoEquals,
+    /// The value is not an `i64`.
+    #[error("`{value}` is not an integer (i64)")]
+    NotAnInteger {
+        /// The value as given (trimmed).
+        value: String,
+    },
+    /// The name is empty.
+    #[error("the symbol name is empty")]
+    EmptyName,
+    /// The name is an expression of the grammar, not a symbol.
+    #[error("`{name}` is an expression, not a symbol name")]
+    Expression {
+        /// The name as given (trimmed).
+        name: String,
+        /// The expression it parses as.
+        expr: Expr,
+    },
+}
+
 /// The known symbols of a [`FactsError`], for its message: the first few, quoted as
 /// the grammar writes them.
 struct KnownSymbols<'a>(&'a [String]);
@@ -162,25 +187,32 @@ impl std::fmt::Display for KnownSymbols<'_> {
 /// (`` `input_ids.1` ``); the value an `i64`. An empty name, an expression (`batch+1`)
 /// or a value that is not an integer is an error.
 pub fn parse_bind(text: &str) -> Result<(String, i64), FactsError> {
-    let bad = |why: String| FactsError::BadBind {
+    let bad = |why: BindProblem| FactsError::BadBind {
         text: text.to_string(),
         why,
     };
     let (name, value) = text
         .rsplit_once('=')
-        .ok_or_else(|| bad("expected NAME=INT".to_string()))?;
+        .ok_or_else(|| bad(BindProblem::NoEquals))?;
     let (name, value) = (name.trim(), value.trim());
-    let value: i64 = value
-        .parse()
-        .map_err(|_| bad(format!("`{value}` is not an integer (i64)")))?;
+    let value: i64 = value.parse().map_err(|_| {
+        bad(BindProblem::NotAnInteger {
+            value: value.to_string(),
+        })
+    })?;
     if name.is_empty() {
-        return Err(bad("the symbol name is empty".to_string()));
+        return Err(bad(BindProblem::EmptyName));
     }
     // A name that parses is a plain or backquoted symbol, or an expression (refused);
     // one that does not parse (`input_ids.1`) is a symbol of that exact spelling.
     let name = match parse_expr(name) {
         Ok(Expr::Sym(s)) => s,
-        Ok(_) => return Err(bad(format!("`{name}` is an expression, not a symbol name"))),
+        Ok(expr) => {
+            return Err(bad(BindProblem::Expression {
+                name: name.to_string(),
+                expr,
+            }))
+        }
         Err(_) => name.to_string(),
     };
     Ok((name, value))

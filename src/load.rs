@@ -271,7 +271,7 @@ fn convert(
                 check_name: Some(|name| {
                     crate::algebra::parse::parse_expr(name)
                         .map(|_| ())
-                        .map_err(|e| e.to_string())
+                        .map_err(|e| std::sync::Arc::new(e) as crate::onednn::to_graph::NameError)
                 }),
             };
             crate::onednn::to_graph::to_model(&g, &shown, &opts).map_err(|source| {

@@ -256,3 +256,55 @@ proptest! {
         prop_assert_eq!(again.eval(&values).map(i128::from), Ok(want));
     }
 }
+
+/// A `--bind` argument that cannot be used says why as a value: no `=`, a value
+/// that is not an `i64`, an empty name, or a name that is an expression (with the
+/// expression it parses as).
+#[test]
+fn bind_arguments_say_what_is_wrong_as_values() {
+    use symdim::algebra::{Expr, Rat};
+    use symdim::facts::{parse_bind, BindProblem, FactsError};
+    let bad = |text: &str, why: BindProblem| FactsError::BadBind {
+        text: text.to_string(),
+        why,
+    };
+    let sum = Expr::Add(
+        Box::new(Expr::Sym("batch".to_string())),
+        Box::new(Expr::Num(Rat::int(1))),
+    );
+    for (text, why, message) in [
+        (
+            "batch",
+            BindProblem::NoEquals,
+            "--bind batch: expected NAME=INT",
+        ),
+        (
+            "batch=1.5",
+            BindProblem::NotAnInteger {
+                value: "1.5".to_string(),
+            },
+            "--bind batch=1.5: `1.5` is not an integer (i64)",
+        ),
+        (
+            " =3",
+            BindProblem::EmptyName,
+            "--bind  =3: the symbol name is empty",
+        ),
+        (
+            "batch+1=3",
+            BindProblem::Expression {
+                name: "batch+1".to_string(),
+                expr: sum,
+            },
+            "--bind batch+1=3: `batch+1` is an expression, not a symbol name",
+        ),
+    ] {
+        let err = parse_bind(text).unwrap_err();
+        assert_eq!(err, bad(text, why));
+        assert_eq!(err.to_string(), message);
+    }
+    assert_eq!(parse_bind("batch = 4"), Ok(("batch".to_string(), 4)));
+    let dotted = Ok(("input_ids.1".to_string(), 4));
+    assert_eq!(parse_bind("input_ids.1=4"), dotted);
+    assert_eq!(parse_bind("`input_ids.1`=4"), dotted);
+}

@@ -6,20 +6,21 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use symdim::algebra::ParseError;
 use symdim::context::{Severity, ShapesContext};
 use symdim::graph::{Attr, DType, DeclDim, Model};
 use symdim::infer::infer_context;
 use symdim::load::{load, load_with, LoadError, LoadOptions};
-use symdim::onednn::to_graph::{to_model, ConvertOptions, Symbolize, SymbolizeError};
+use symdim::onednn::to_graph::{to_model, ConvertOptions, NameError, Symbolize, SymbolizeError};
 use symdim::onednn::OnednnGraph;
 use symdim::ops::reshape::{check_shape_attr, ShapeAttrCheck};
 use symdim::Facts;
 
 /// The loader's check of a symbol name: the expression grammar's parser.
-fn check_name(name: &str) -> Result<(), String> {
+fn check_name(name: &str) -> Result<(), NameError> {
     symdim::algebra::parse::parse_expr(name)
         .map(|_| ())
-        .map_err(|e| e.to_string())
+        .map_err(|e| std::sync::Arc::new(e) as NameError)
 }
 
 fn fixture(name: &str) -> PathBuf {
@@ -174,10 +175,31 @@ fn symbolize_requests_are_checked() {
     };
     let input = g.graph_inputs()[0];
     let produced = g.ops[0].outputs[0].id;
-    assert!(matches!(
-        conv(&[&format!("{produced}:0=N")]),
-        Err(SymbolizeError::NotAnInput { .. })
-    ));
+    match conv(&[&format!("{produced}:0=N")]) {
+        Err(e @ SymbolizeError::NotAnInput { .. }) => {
+            let SymbolizeError::NotAnInput {
+                tensor,
+                axis,
+                producer,
+                inputs,
+            } = &e
+            else {
+                unreachable!()
+            };
+            assert_eq!((*tensor, *axis), (produced, 0));
+            assert_eq!(producer, &g.ops[0].name);
+            assert_eq!(inputs, g.graph_inputs());
+            let ids: Vec<String> = inputs.iter().map(u64::to_string).collect();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "--symbol {produced}:0: tensor {produced} is produced by op `{producer}`, not a graph input (inputs: {})",
+                    ids.join(", ")
+                )
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     assert!(matches!(
         conv(&["999:0=N"]),
         Err(SymbolizeError::UnknownTensor { tensor: 999, .. })
@@ -186,10 +208,22 @@ fn symbolize_requests_are_checked() {
         conv(&[&format!("{input}:4=N")]),
         Err(SymbolizeError::AxisOutOfRange { axis: 4, .. })
     ));
-    assert!(matches!(
-        conv(&[&format!("{input}:0=N+")]),
-        Err(SymbolizeError::BadName { .. })
-    ));
+    match conv(&[&format!("{input}:0=N+")]) {
+        Err(e @ SymbolizeError::BadName { .. }) => {
+            let SymbolizeError::BadName { name, error, .. } = &e else {
+                unreachable!()
+            };
+            assert_eq!(name, "N+");
+            // The parser's own error, carried as a value.
+            let parsed = symdim::algebra::parse::parse_expr("N+").unwrap_err();
+            assert_eq!(error.downcast_ref::<ParseError>(), Some(&parsed));
+            assert_eq!(
+                e.to_string(),
+                format!("--symbol {input}:0=N+: `N+` is not a symbol or expression: {parsed}")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     let m = conv(&[&format!("{input}:0=N")]).unwrap();
     assert_eq!(
         m.graph.inputs[0].shape.as_ref().unwrap()[0],

@@ -85,16 +85,21 @@ pub struct ConvertOptions {
     pub symbols: Vec<Symbolize>,
     /// Checks that a [`Symbolize`] name is a symbol or an expression of the grammar
     /// (the reader does not know the grammar; the loader passes the algebra's parser):
-    /// the parser's message when it is not. Without it, every name is taken.
+    /// the parser's error when it is not. Without it, every name is taken.
     pub check_name: Option<NameCheck>,
 }
 
-/// Checks a symbol name: the parser's message when it is not a symbol or an
+/// Checks a symbol name: the parser's error when it is not a symbol or an
 /// expression of the grammar.
-pub type NameCheck = fn(&str) -> Result<(), String>;
+pub type NameCheck = fn(&str) -> Result<(), NameError>;
+
+/// The error of a [`NameCheck`]: the loader's check gives the grammar's
+/// `ParseError` (`symdim::algebra::ParseError`, which `downcast_ref` recovers); the
+/// reader, below the algebra, knows it only as an error.
+pub type NameError = std::sync::Arc<dyn std::error::Error + Send + Sync>;
 
 /// Why a [`Symbolize`] request cannot be applied.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum SymbolizeError {
     /// No logical tensor has this id.
     #[error("--symbol {tensor}:{axis}: the graph has no logical tensor {tensor}")]
@@ -105,7 +110,7 @@ pub enum SymbolizeError {
         axis: usize,
     },
     /// The tensor is produced by an op (only graph inputs can be symbolic).
-    #[error("--symbol {tensor}:{axis}: tensor {tensor} is produced by op `{producer}`, not a graph input (inputs: {inputs})")]
+    #[error("--symbol {tensor}:{axis}: tensor {tensor} is produced by op `{producer}`, not a graph input (inputs: {})", .inputs.iter().map(u64::to_string).collect::<Vec<_>>().join(", "))]
     NotAnInput {
         /// The id.
         tensor: u64,
@@ -113,8 +118,8 @@ pub enum SymbolizeError {
         axis: usize,
         /// The producing op's name.
         producer: String,
-        /// The graph inputs, rendered.
-        inputs: String,
+        /// The ids of the graph inputs, in order.
+        inputs: Vec<u64>,
     },
     /// The tensor's shape is unknown (`[INT64_MIN]`), so it has no axes to name.
     #[error("--symbol {tensor}:{axis}: tensor {tensor} has an unknown shape")]
@@ -135,7 +140,7 @@ pub enum SymbolizeError {
         shape: Vec<i64>,
     },
     /// The name is not a symbol or expression of the grammar.
-    #[error("--symbol {tensor}:{axis}={name}: `{name}` is not a symbol or expression: {why}")]
+    #[error("--symbol {tensor}:{axis}={name}: `{name}` is not a symbol or expression: {error}")]
     BadName {
         /// The id.
         tensor: u64,
@@ -143,8 +148,8 @@ pub enum SymbolizeError {
         axis: usize,
         /// The name given.
         name: String,
-        /// The parser's message.
-        why: String,
+        /// The check's error (the grammar's parse error).
+        error: NameError,
     },
 }
 
@@ -292,22 +297,17 @@ fn apply_symbol(
                 tensor,
                 axis,
                 producer: g.ops[p.op].name.clone(),
-                inputs: g
-                    .graph_inputs()
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                inputs: g.graph_inputs().to_vec(),
             },
             None => SymbolizeError::UnknownTensor { tensor, axis },
         });
     };
-    if let Some(Err(why)) = check_name.map(|check| check(&s.name)) {
+    if let Some(Err(error)) = check_name.map(|check| check(&s.name)) {
         return Err(SymbolizeError::BadName {
             tensor,
             axis,
             name: s.name.clone(),
-            why,
+            error,
         });
     }
     let Some(dims) = decl.shape.as_mut() else {
