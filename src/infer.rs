@@ -19,7 +19,7 @@
 //! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
 //!    are reported with both shapes.
 
-use crate::algebra::{Algebra, Dim, SymbolKind, Truth};
+use crate::algebra::{Algebra, Dim, Expr, Fact, Rat, Rel, SymbolKind, Truth};
 use crate::context::{
     const_fact, node_context, Cause, InputDimError, OpError, Severity, ShapesContext,
     SubgraphValue, TensorFact, MAX_RANK,
@@ -202,15 +202,25 @@ fn decl_dims(ctx: &mut ShapesContext, tensor: &str, dims: &[DeclDim]) -> Vec<Dim
             DeclDim::Interval { lo, hi } => {
                 let name = format!("{tensor}.{axis}");
                 let s = ctx.alg.input(&name);
-                let sym = crate::algebra::poly::render_symbol(&name);
-                let _ = ctx.alg.assume(&format!("{sym} >= {lo}"));
+                // A declared bound that contradicts another is left out (the symbol
+                // keeps the bounds it had).
+                let _ = ctx.alg.assume_fact(&symbol_bound(&name, Rel::Ge, *lo));
                 if let Some(hi) = hi {
-                    let _ = ctx.alg.assume(&format!("{sym} <= {hi}"));
+                    let _ = ctx.alg.assume_fact(&symbol_bound(&name, Rel::Le, *hi));
                 }
                 s
             }
         })
         .collect()
+}
+
+/// The fact `name rel value` about a symbol.
+fn symbol_bound(name: &str, rel: Rel, value: i64) -> Fact {
+    Fact {
+        lhs: Expr::Sym(name.to_string()),
+        rel,
+        rhs: Expr::Num(Rat::int(value)),
+    }
 }
 
 fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {

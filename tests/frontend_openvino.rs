@@ -189,6 +189,33 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/openvino/tiny_reshape/model.xml")
 }
 
+/// A declared interval dim `[lo, hi]` is a symbol `<tensor>.<axis>` bounded by
+/// both ends, whatever characters the tensor's name holds.
+#[test]
+fn a_declared_interval_bounds_its_symbol() {
+    use symdim::algebra::{Bound, Interval};
+    let bounds = |m: &Model, symbol: &str| {
+        let ctx = infer_context(m, &Facts::new());
+        let found = ctx.alg.symbols().find(|(n, _)| *n == symbol);
+        found.map(|(_, e)| e.bounds.clone())
+    };
+    let iv = |lo: i64, hi: Option<i64>| {
+        Interval::new(
+            Bound::Finite(Rat::int(lo)),
+            hi.map_or(Bound::PosInf, |h| Bound::Finite(Rat::int(h))),
+        )
+    };
+    // The fixture's input x is [?, 3, 2..8].
+    let m = load(&fixture()).unwrap();
+    assert_eq!(bounds(&m, "x.2"), Some(iv(2, Some(8))));
+    // A name the grammar backquotes, with a backquote in it; no upper end.
+    let mut m = m;
+    let odd = "in`put 1";
+    m.graph.inputs[0].name = odd.into();
+    m.graph.inputs[0].shape = Some(vec![DeclDim::Interval { lo: 4, hi: None }]);
+    assert_eq!(bounds(&m, "in`put 1.0"), Some(iv(4, None)));
+}
+
 #[test]
 fn fixture_converts() {
     let m = load(&fixture()).unwrap();
