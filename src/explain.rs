@@ -15,7 +15,11 @@
 //!    model's symbol table, and `explain_equivalence` gives each step from the
 //!    term to the canonical form, named by its rule (`canonical-form` is the
 //!    analysis' hash-consing by canonical form; other names are the rules of
-//!    `docs/rules.md`).
+//!    `docs/rules.md`). The replay stops at counted limits, never at a clock, so
+//!    an explanation is the same on every run: [`REWRITE_ITERATIONS`] rounds of
+//!    the rules and [`REWRITE_ENODES`] e-nodes (or the algebra's configured
+//!    e-node limit, when lower). Past them the canonical form is said to come
+//!    from the merges recorded while inferring.
 
 use crate::algebra::analysis::DimAnalysis;
 use crate::algebra::poly::render_symbol;
@@ -28,6 +32,14 @@ use std::fmt::Write as _;
 
 /// Most steps of the chain of ops printed.
 pub const MAX_STEPS: usize = 40;
+
+/// Most rounds of the rules in the replay of the rewrites (each round applies
+/// every rule to what the previous one built).
+pub const REWRITE_ITERATIONS: usize = 16;
+
+/// Most e-nodes of the replay's e-graph (it holds one term and what the rules
+/// make of it, with explanations, so it stays far below the algebra's own limit).
+pub const REWRITE_ENODES: usize = 20_000;
 
 /// Why `explain` cannot answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -448,11 +460,14 @@ fn rewrites(ctx: &ShapesContext, d: Dim) -> Vec<String> {
     let _ = target_id;
     let t = eg.add_expr(&target);
     eg.rebuild();
+    // egg's runner also stops at a time limit: it is set beyond reach, so only the
+    // counted limits apply.
+    let enodes = REWRITE_ENODES.min(alg.config().limits.enodes);
     let runner = Runner::default()
         .with_egraph(eg)
-        .with_iter_limit(16)
-        .with_node_limit(20_000)
-        .with_time_limit(std::time::Duration::from_secs(3600))
+        .with_iter_limit(REWRITE_ITERATIONS)
+        .with_node_limit(enodes)
+        .with_time_limit(std::time::Duration::MAX)
         .run(rules::compiled());
     let mut eg = runner.egraph;
     if eg.find(root) != eg.find(t) {
