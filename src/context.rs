@@ -317,9 +317,34 @@ pub enum OpError {
         /// Why the quotient does not exist (a division proven not to be exact).
         source: Box<AlgebraError>,
     },
+    /// A subgraph (an If branch, a Loop or Scan body) could not be inferred.
+    #[error("attribute `{name}` = <graph {graph}>: {source}")]
+    Subgraph {
+        /// The attribute holding the subgraph.
+        name: &'static str,
+        /// The subgraph's name.
+        graph: String,
+        /// Why it could not be inferred.
+        source: SubgraphError,
+    },
     /// A failure of the dim algebra (non-exact division, contradiction, ...).
     #[error(transparent)]
     Algebra(#[from] AlgebraError),
+}
+
+/// Why a subgraph could not be inferred ([`ShapesContext::run_subgraph`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SubgraphError {
+    /// The context has no subgraph runner: the inference driver sets one, a
+    /// context made by hand has none.
+    #[error("no subgraph runner is set (the inference driver sets one)")]
+    NoRunner,
+    /// Subgraphs nest deeper than the limit ([`MAX_SUBGRAPH_DEPTH`]).
+    #[error("subgraphs nest deeper than {limit}")]
+    TooDeep {
+        /// The limit.
+        limit: usize,
+    },
 }
 
 impl OpError {
@@ -353,7 +378,8 @@ impl OpError {
             | OpError::MissingInput { .. }
             | OpError::UnknownTensor { .. }
             | OpError::MissingAttribute { .. }
-            | OpError::BadAttribute { .. } => false,
+            | OpError::BadAttribute { .. }
+            | OpError::Subgraph { .. } => false,
         }
     }
 
@@ -733,11 +759,11 @@ impl SubgraphValue {
 }
 
 /// Infers a subgraph (an If branch, a Loop or Scan body) in a context: the facts of
-/// its outputs, given those of its formal inputs; `None` when it cannot be inferred
+/// its outputs, given those of its formal inputs, or why it cannot be inferred
 /// (nested too deep). The driver provides it, so that op rules can run subgraphs
 /// without depending on the driver.
 pub type SubgraphRunner =
-    fn(&mut ShapesContext, &Graph, &[SubgraphValue]) -> Option<Vec<SubgraphValue>>;
+    fn(&mut ShapesContext, &Graph, &[SubgraphValue]) -> Result<Vec<SubgraphValue>, SubgraphError>;
 
 impl Default for ShapesContext {
     fn default() -> Self {
@@ -787,13 +813,17 @@ impl ShapesContext {
     }
 
     /// Infer subgraph `g` with the facts of its formal inputs: the facts of its
-    /// outputs, or `None` when it cannot be inferred (no runner was set, or nested
-    /// too deep).
-    pub fn run_subgraph(&mut self, g: &Graph, inputs: &[TensorFact]) -> Option<Vec<TensorFact>> {
+    /// outputs, or why it cannot be inferred (no runner was set, or nested too
+    /// deep).
+    pub fn run_subgraph(
+        &mut self,
+        g: &Graph,
+        inputs: &[TensorFact],
+    ) -> Result<Vec<TensorFact>, SubgraphError> {
         let inputs: Vec<SubgraphValue> =
             inputs.iter().cloned().map(SubgraphValue::tensor).collect();
         let outs = self.run_subgraph_values(g, &inputs)?;
-        Some(outs.into_iter().map(|v| v.fact).collect())
+        Ok(outs.into_iter().map(|v| v.fact).collect())
     }
 
     /// [`ShapesContext::run_subgraph`] with the sequence and optional facts of the
@@ -802,8 +832,9 @@ impl ShapesContext {
         &mut self,
         g: &Graph,
         inputs: &[SubgraphValue],
-    ) -> Option<Vec<SubgraphValue>> {
-        (self.subgraphs?)(self, g, inputs)
+    ) -> Result<Vec<SubgraphValue>, SubgraphError> {
+        let runner = self.subgraphs.ok_or(SubgraphError::NoRunner)?;
+        runner(self, g, inputs)
     }
 
     /// The facts of a tensor.

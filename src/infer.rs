@@ -22,7 +22,7 @@
 use crate::algebra::{Algebra, Dim, Expr, Fact, Rat, Rel, SymbolKind, Truth};
 use crate::context::{
     const_fact, node_context, Cause, InputDimError, OpError, Severity, ShapesContext,
-    SubgraphValue, TensorFact, MAX_RANK,
+    SubgraphError, SubgraphValue, TensorFact, MAX_RANK,
 };
 use crate::facts::Facts;
 use crate::graph::{ConstData, DeclDim, Graph, Model, Name, Node, ValueDecl};
@@ -292,15 +292,17 @@ fn override_inputs(ctx: &mut ShapesContext, g: &Graph, inputs: &[crate::facts::I
 /// sequence and optional facts too); its own values are removed from the context
 /// afterwards (outer values it shadowed are restored, with their sequence and
 /// optional facts), so branches do not leak into each other. Returns the facts of its
-/// outputs, in order; `None` past [`crate::context::MAX_SUBGRAPH_DEPTH`] nested
+/// outputs, in order; an error past [`crate::context::MAX_SUBGRAPH_DEPTH`] nested
 /// subgraphs.
 fn run_subgraph(
     ctx: &mut ShapesContext,
     g: &Graph,
     inputs: &[SubgraphValue],
-) -> Option<Vec<SubgraphValue>> {
+) -> Result<Vec<SubgraphValue>, SubgraphError> {
     if ctx.depth >= crate::context::MAX_SUBGRAPH_DEPTH {
-        return None;
+        return Err(SubgraphError::TooDeep {
+            limit: crate::context::MAX_SUBGRAPH_DEPTH,
+        });
     }
     ctx.depth += 1;
     let mut names: Vec<&str> = Vec::new();
@@ -350,7 +352,7 @@ fn run_subgraph(
         ctx.insert_value(&n, v);
     }
     ctx.depth -= 1;
-    Some(outs)
+    Ok(outs)
 }
 
 /// Run the nodes of a graph whose inputs are already in the context.

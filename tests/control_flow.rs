@@ -753,3 +753,97 @@ fn a_loop_carries_an_optional() {
     assert_eq!(r.tensors["h"].value, Some(vec![ReportDim::Int(1)]));
     assert_eq!(shape(&r, "y"), Some("[N, 3]".into()));
 }
+
+/// `levels` Ifs, each in the then-branch of the one before: the main graph holds
+/// `if{levels}`, whose then-branch `level{levels-1}` holds `if{levels-1}`, and so
+/// on down to `if1`, whose then-branch `level0` is an Identity. Every else-branch is an Identity. The
+/// condition `c` is a graph input, so no branch is decided and each is inferred.
+fn nested_ifs(levels: usize) -> Model {
+    let mut inner = graph(
+        "level0",
+        vec![],
+        vec![],
+        vec![node("id0", "Identity", &["x"], &["o0"], vec![])],
+        &["o0"],
+    );
+    for k in 1..=levels {
+        let (out, e_out) = (format!("o{k}"), format!("e{k}"));
+        let else_g = graph(
+            &format!("else{k}"),
+            vec![],
+            vec![],
+            vec![node(
+                &format!("eid{k}"),
+                "Identity",
+                &["x"],
+                &[&e_out],
+                vec![],
+            )],
+            &[&e_out],
+        );
+        let if_node = node(
+            &format!("if{k}"),
+            "If",
+            &["c"],
+            &[&out],
+            vec![
+                ("then_branch", Attr::Graph(Box::new(inner))),
+                ("else_branch", Attr::Graph(Box::new(else_g))),
+            ],
+        );
+        inner = graph(&format!("level{k}"), vec![], vec![], vec![if_node], &[&out]);
+    }
+    inner.inputs = vec![
+        decl("x", DType::Float, Some(vec![DeclDim::Param("N".into())])),
+        decl("c", DType::Bool, Some(vec![])),
+    ];
+    model(inner)
+}
+
+/// Subgraphs nest at most `MAX_SUBGRAPH_DEPTH` (32) deep: 32 nested Ifs infer, the
+/// 33rd cannot run its branch, and says so as a value. A context without a
+/// subgraph runner (made by hand, not by the driver) says that instead.
+#[test]
+fn a_subgraph_that_cannot_be_inferred_says_why() {
+    use symdim::context::{
+        Cause, OpError, ShapesContext, SubgraphError, TensorFact, MAX_SUBGRAPH_DEPTH,
+    };
+    use symdim::infer::infer_context;
+    assert_eq!(MAX_SUBGRAPH_DEPTH, 32);
+    let ctx = infer_context(&nested_ifs(32), &Facts::default());
+    assert!(ctx.diagnostics.is_empty(), "{:?}", ctx.diagnostics);
+    let ctx = infer_context(&nested_ifs(33), &Facts::default());
+    let causes: Vec<_> = ctx.diagnostics.iter().map(|d| &d.cause).collect();
+    let too_deep = OpError::Subgraph {
+        name: "then_branch",
+        graph: "level0".to_string(),
+        source: SubgraphError::TooDeep { limit: 32 },
+    };
+    assert_eq!(
+        causes,
+        [&Some(Cause::Op {
+            error: too_deep,
+            hint: None
+        })]
+    );
+    assert_eq!(ctx.diagnostics[0].node, "if1");
+    assert!(ctx.diagnostics[0]
+        .message
+        .ends_with(": attribute `then_branch` = <graph level0>: subgraphs nest deeper than 32"));
+
+    let mut ctx = ShapesContext::default();
+    ctx.insert("c", TensorFact::new(DType::Bool, vec![]));
+    ctx.insert("x", TensorFact::unknown(DType::Float));
+    let m = nested_ifs(1);
+    let e = ops_support::apply(&mut ctx, &m.graph.nodes[0]).unwrap_err();
+    let no_runner = OpError::Subgraph {
+        name: "then_branch",
+        graph: "level0".to_string(),
+        source: SubgraphError::NoRunner,
+    };
+    assert_eq!(e, no_runner);
+    assert_eq!(
+        e.to_string(),
+        "attribute `then_branch` = <graph level0>: no subgraph runner is set (the inference driver sets one)"
+    );
+}

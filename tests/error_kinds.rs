@@ -44,6 +44,7 @@ fn variant(e: &OpError) -> &'static str {
         OpError::VolumeMismatch { proven: true, .. } => "VolumeMismatch (proven)",
         OpError::VolumeMismatch { proven: false, .. } => "VolumeMismatch (not proven)",
         OpError::MinusOne { .. } => "MinusOne",
+        OpError::Subgraph { .. } => "Subgraph",
         OpError::Algebra(a) => match a {
             AlgebraError::Parse(_) => "Algebra::Parse",
             AlgebraError::DivisionByZero { .. } => "Algebra::DivisionByZero",

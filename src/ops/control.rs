@@ -131,13 +131,10 @@ fn subgraph_values(
     name: &'static str,
 ) -> Result<Vec<SubgraphValue>, OpError> {
     ctx.run_subgraph_values(g, inputs)
-        .ok_or(OpError::BadAttribute {
+        .map_err(|source| OpError::Subgraph {
             name,
-            value: format!("<graph {}>", g.name),
-            why: format!(
-                "subgraphs nest deeper than {}",
-                crate::context::MAX_SUBGRAPH_DEPTH
-            ),
+            graph: g.name.clone(),
+            source,
         })
 }
 

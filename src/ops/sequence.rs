@@ -684,14 +684,12 @@ fn run_body(
     body: &crate::graph::Graph,
     inputs: &[TensorFact],
 ) -> Result<Vec<TensorFact>, OpError> {
-    ctx.run_subgraph(body, inputs).ok_or(OpError::BadAttribute {
-        name: "body",
-        value: format!("<graph {}>", body.name),
-        why: format!(
-            "subgraphs nest deeper than {}",
-            crate::context::MAX_SUBGRAPH_DEPTH
-        ),
-    })
+    ctx.run_subgraph(body, inputs)
+        .map_err(|source| OpError::Subgraph {
+            name: "body",
+            graph: body.name.clone(),
+            source,
+        })
 }
 
 /// What input `index` holds when it is an optional, a sequence or a tensor (18+).
