@@ -53,8 +53,15 @@ fn main() {
         }
     }
 
-    // Binding N infers again; `shapes` keeps its symbolic answer.
-    let four = shapes.concretize(&[("N", 4)]);
+    // Binding N infers again; `shapes` keeps its symbolic answer. A name the model
+    // does not have is refused.
+    let four = match shapes.concretize(&[("N", 4)]) {
+        Ok(four) => four,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
     if let Some(out) = shapes.outputs().first() {
         let show = |d: Option<Vec<DimExpr>>| {
             d.map(|d| {

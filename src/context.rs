@@ -11,6 +11,7 @@
 //! variant (an invalid argument).
 
 use crate::algebra::{Algebra, AlgebraError, Dim, DimExpr, FreshKey, Rat, SymbolKind};
+use crate::facts::FactsError;
 use crate::graph::{ConstData, ConstTensor, DType, Graph, Node, VALUE_FACT_LIMIT};
 use indexmap::IndexMap;
 use std::borrow::Cow;
@@ -69,10 +70,7 @@ impl TensorFact {
 /// How deep subgraphs (If branches, Loop and Scan bodies) are inferred.
 pub const MAX_SUBGRAPH_DEPTH: usize = 32;
 
-/// The largest rank symdim builds: from a shape tensor's length, a declared input or
-/// output shape, or a constant's dims (ONNX sets no limit; real models stay far below
-/// it). A larger rank is taken as unknown, with a diagnostic naming the limit.
-pub const MAX_RANK: usize = 1024;
+pub use crate::graph::MAX_RANK;
 
 /// How bad a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -127,8 +125,10 @@ pub enum Cause {
         /// The op's version.
         version: i64,
     },
-    /// An input dim the caller set does not fit the graph.
-    InputDim(InputDimError),
+    /// A fact of the caller ([`crate::facts::Facts`]) that names no symbol of the
+    /// model, does not parse, or sets an input dim that does not fit the graph: it
+    /// is left out.
+    Facts(FactsError),
 }
 
 /// The assumption that would make a model valid where an op error leaves one
@@ -155,39 +155,6 @@ impl fmt::Display for Hint {
             Hint::Equal(a, b) => write!(f, "valid when {a} == {b}"),
         }
     }
-}
-
-/// Why an input dim the caller set (`Facts::input_dim`) cannot be applied.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum InputDimError {
-    /// The graph has no input of that name.
-    #[error("input dim {tensor}[{axis}]: the graph has no input `{tensor}` (inputs: {})", .inputs.join(", "))]
-    NoSuchInput {
-        /// The input named.
-        tensor: String,
-        /// The axis.
-        axis: usize,
-        /// The graph's inputs, in order.
-        inputs: Vec<String>,
-    },
-    /// The input's rank is not known.
-    #[error("input dim {tensor}[{axis}]: the input's rank is unknown")]
-    UnknownRank {
-        /// The input.
-        tensor: String,
-        /// The axis.
-        axis: usize,
-    },
-    /// The axis is not below the input's rank.
-    #[error("input dim {tensor}[{axis}]: the input has rank {rank}")]
-    AxisPastRank {
-        /// The input.
-        tensor: String,
-        /// The axis.
-        axis: usize,
-        /// The input's rank.
-        rank: usize,
-    },
 }
 
 /// Why an op rule could not produce its outputs. Every variant carries the values

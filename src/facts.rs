@@ -13,7 +13,7 @@
 use crate::algebra::parse::{parse_expr, parse_fact, Expr, ParseError};
 use crate::algebra::poly::render_symbol;
 use crate::algebra::Config;
-use crate::graph::{DeclDim, Model};
+use crate::graph::{DeclDim, Graph, Model, MAX_RANK};
 use crate::oprules::OpRules;
 use indexmap::IndexSet;
 
@@ -95,8 +95,13 @@ impl Facts {
     }
 }
 
-/// Why a `--bind` or `--assume` cannot be used with a model: a usage error, found
-/// before inference ([`parse_bind`], [`Facts::check_names`]).
+/// Why a fact cannot be used with a model: a `--bind` or `--assume` that does not
+/// read or names a symbol the model does not have, or an input dim that does not fit
+/// the graph.
+///
+/// [`Facts::validate`] returns the first one, before inference; inference itself
+/// ([`fn@crate::infer`]) reports each as an error diagnostic whose cause
+/// ([`crate::context::Cause::Facts`]) is this value, and leaves the fact out.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FactsError {
     /// A `--bind` that is not `NAME=INT` with a symbol name and an `i64`.
@@ -135,6 +140,64 @@ pub enum FactsError {
         /// The symbols the model names, in order.
         known: Vec<String>,
     },
+    /// An input dim ([`Facts::input_dim`]) that does not fit the graph.
+    #[error(transparent)]
+    InputDim(#[from] InputDimError),
+}
+
+/// Why an input dim the caller set ([`Facts::input_dim`]) cannot be applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InputDimError {
+    /// The graph has no input of that name.
+    #[error("input dim {tensor}[{axis}]: the graph has no input `{tensor}` (inputs: {})", .inputs.join(", "))]
+    NoSuchInput {
+        /// The input named.
+        tensor: String,
+        /// The axis.
+        axis: usize,
+        /// The graph's inputs, in order.
+        inputs: Vec<String>,
+    },
+    /// The input's rank is not known: it declares none, or one above
+    /// [`MAX_RANK`], which inference takes as unknown.
+    #[error("input dim {tensor}[{axis}]: the input's rank is unknown")]
+    UnknownRank {
+        /// The input.
+        tensor: String,
+        /// The axis.
+        axis: usize,
+    },
+    /// The axis is not below the input's rank.
+    #[error("input dim {tensor}[{axis}]: the input has rank {rank}")]
+    AxisPastRank {
+        /// The input.
+        tensor: String,
+        /// The axis.
+        axis: usize,
+        /// The input's rank.
+        rank: usize,
+    },
+}
+
+impl InputDim {
+    /// Check that the input dim fits graph `g`: `g` has an input of that name (the
+    /// first of the name), of a declared rank (at most [`MAX_RANK`]) above the axis.
+    pub fn check(&self, g: &Graph) -> Result<(), InputDimError> {
+        let (tensor, axis) = (self.tensor.clone(), self.axis);
+        let Some(v) = g.inputs.iter().find(|v| *v.name == *self.tensor) else {
+            let inputs = g.inputs.iter().map(|v| v.name.to_string()).collect();
+            return Err(InputDimError::NoSuchInput {
+                tensor,
+                axis,
+                inputs,
+            });
+        };
+        match v.shape.as_ref().map(Vec::len).filter(|&r| r <= MAX_RANK) {
+            None => Err(InputDimError::UnknownRank { tensor, axis }),
+            Some(rank) if axis >= rank => Err(InputDimError::AxisPastRank { tensor, axis, rank }),
+            Some(_) => Ok(()),
+        }
+    }
 }
 
 /// What is wrong with a `--bind` argument ([`FactsError::BadBind`]).
@@ -224,7 +287,11 @@ pub fn parse_bind(text: &str) -> Result<(String, i64), FactsError> {
 /// the ones inference makes up on the way (`unk0`, `r0`) stand for values of the data
 /// and are not among them.
 pub fn model_symbols(model: &Model) -> IndexSet<String> {
-    let g = &model.graph;
+    graph_symbols(&model.graph)
+}
+
+/// [`model_symbols`] of a model's main graph.
+fn graph_symbols(g: &Graph) -> IndexSet<String> {
     let mut out = IndexSet::new();
     for v in &g.inputs {
         for (axis, d) in v.shape.iter().flatten().enumerate() {
@@ -264,53 +331,82 @@ fn expr_symbols(e: &Expr, out: &mut IndexSet<String>) {
 }
 
 impl Facts {
-    /// Check the facts against `model` before inference: every `--bind` names a symbol
-    /// of the model ([`model_symbols`], with the symbols of [`Facts::inputs`]), and
-    /// every `--assume` parses and mentions only such symbols. A bind of a symbol the
-    /// model does not have would change nothing, so `symdim check` would call the model
-    /// valid for a value never applied; the CLI makes it a usage error.
-    pub fn check_names(&self, model: &Model) -> Result<(), FactsError> {
-        if self.binds.is_empty() && self.assumes.is_empty() {
-            return Ok(());
+    /// Check the facts against `model` before inference, for a caller who wants to
+    /// fail fast: every bind names a symbol of the model ([`model_symbols`], with the
+    /// symbols of [`Facts::inputs`]), every assumed fact parses and mentions only
+    /// such symbols, and every input dim fits the graph ([`InputDim::check`]).
+    /// Returns the first problem, in that order.
+    ///
+    /// A bind of a symbol the model does not have would change nothing, so `symdim
+    /// check` would call the model valid for a value never applied; the CLI makes it
+    /// a usage error. Inference without this check reports the same problems as
+    /// error diagnostics ([`FactsError`]) and goes on without those facts.
+    pub fn validate(&self, model: &Model) -> Result<(), FactsError> {
+        if !self.binds.is_empty() || !self.assumes.is_empty() {
+            let known = self.known_symbols(&model.graph);
+            for (name, value) in &self.binds {
+                check_bind(name, *value, &known)?;
+            }
+            for text in &self.assumes {
+                check_assume(text, &known)?;
+            }
         }
-        let mut known = model_symbols(model);
+        for i in &self.inputs {
+            i.check(&model.graph)?;
+        }
+        Ok(())
+    }
+
+    /// The symbols these facts may bind or assume facts about with graph `g`: those
+    /// its declarations name ([`model_symbols`]) and those of the input dims set.
+    pub(crate) fn known_symbols(&self, g: &Graph) -> IndexSet<String> {
+        let mut known = graph_symbols(g);
         for i in &self.inputs {
             if let DeclDim::Param(p) = &i.dim {
                 param_symbols(p, &mut known);
             }
         }
-        let list = || known.iter().cloned().collect::<Vec<_>>();
-        for (name, value) in &self.binds {
-            if !known.contains(name) {
-                return Err(FactsError::UnknownBind {
-                    name: name.clone(),
-                    value: *value,
-                    known: list(),
-                });
-            }
-        }
-        for text in &self.assumes {
-            let fact = parse_fact(text).map_err(|error| FactsError::BadAssume {
-                text: text.clone(),
-                error,
-            })?;
-            let mut used = IndexSet::new();
-            expr_symbols(&fact.lhs, &mut used);
-            expr_symbols(&fact.rhs, &mut used);
-            if let Some(name) = used.into_iter().find(|s| !known.contains(s)) {
-                return Err(FactsError::UnknownAssume {
-                    text: text.clone(),
-                    name,
-                    known: list(),
-                });
-            }
-        }
-        Ok(())
+        known
+    }
+}
+
+/// Check that a bind `name = value` names one of the `known` symbols.
+pub(crate) fn check_bind(
+    name: &str,
+    value: i64,
+    known: &IndexSet<String>,
+) -> Result<(), FactsError> {
+    if known.contains(name) {
+        return Ok(());
+    }
+    Err(FactsError::UnknownBind {
+        name: name.to_string(),
+        value,
+        known: known.iter().cloned().collect(),
+    })
+}
+
+/// Check that an assumed fact parses and mentions only `known` symbols.
+pub(crate) fn check_assume(text: &str, known: &IndexSet<String>) -> Result<(), FactsError> {
+    let fact = parse_fact(text).map_err(|error| FactsError::BadAssume {
+        text: text.to_string(),
+        error,
+    })?;
+    let mut used = IndexSet::new();
+    expr_symbols(&fact.lhs, &mut used);
+    expr_symbols(&fact.rhs, &mut used);
+    match used.into_iter().find(|s| !known.contains(s)) {
+        Some(name) => Err(FactsError::UnknownAssume {
+            text: text.to_string(),
+            name,
+            known: known.iter().cloned().collect(),
+        }),
+        None => Ok(()),
     }
 }
 
 /// Check that every `--assume` parses, before a model is read (the symbols are checked
-/// against the model by [`Facts::check_names`]).
+/// against the model by [`Facts::validate`]).
 pub fn check_assumes(assumes: &[String]) -> Result<(), FactsError> {
     for text in assumes {
         parse_fact(text).map_err(|error| FactsError::BadAssume {

@@ -1,6 +1,8 @@
 //! The inference driver: runs every node's shape rule over a graph.
 //!
-//! 1. Facts (`--bind`, `--assume`) go into the algebra first.
+//! 1. Facts (`--bind`, `--assume`) go into the algebra first. One that names no
+//!    symbol of the model or does not parse is an error diagnostic
+//!    ([`Cause::Facts`]) and is left out, as is an input dim that does not fit.
 //! 2. Constants become tensors with known values (small ones) and graph inputs get
 //!    their dims: a `dim_value` is a constant, a `dim_param` an expression (or a
 //!    symbol when it does not parse), and an unnamed dynamic dim the input symbol
@@ -21,10 +23,10 @@
 
 use crate::algebra::{Algebra, Dim, Expr, Fact, Rat, Rel, SymbolKind, Truth};
 use crate::context::{
-    const_fact, node_context, Cause, InputDimError, OpError, Severity, ShapesContext,
-    SubgraphError, SubgraphValue, TensorFact, MAX_RANK,
+    const_fact, node_context, Cause, OpError, Severity, ShapesContext, SubgraphError,
+    SubgraphValue, TensorFact, MAX_RANK,
 };
-use crate::facts::Facts;
+use crate::facts::{check_assume, check_bind, Facts, FactsError, InputDimError};
 use crate::graph::{ConstData, DeclDim, Graph, Model, Name, Node, ValueDecl};
 use crate::ops;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
@@ -45,7 +47,7 @@ pub fn infer_context(model: &Model, options: &Facts) -> ShapesContext {
 /// assumptions, then `g`'s initializers and inputs; with room for `outputs` node
 /// outputs besides.
 fn start(g: &Graph, options: &Facts, outputs: usize) -> ShapesContext {
-    let mut ctx = prepare(options, g.inputs.len() + g.initializers.len() + outputs);
+    let mut ctx = prepare(g, options, g.inputs.len() + g.initializers.len() + outputs);
     declare_inputs(&mut ctx, g);
     if !options.inputs.is_empty() {
         override_inputs(&mut ctx, g, &options.inputs);
@@ -53,14 +55,22 @@ fn start(g: &Graph, options: &Facts, outputs: usize) -> ShapesContext {
     ctx
 }
 
-/// A context holding the options' bindings and assumptions, with room for `room`
-/// tensors.
-fn prepare(options: &Facts, room: usize) -> ShapesContext {
+/// A context holding the options' bindings and assumptions about the symbols of
+/// the main graph `g`, with room for `room` tensors.
+fn prepare(g: &Graph, options: &Facts, room: usize) -> ShapesContext {
     let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
     ctx.set_subgraph_runner(run_subgraph);
     ctx.set_op_rules(options.op_rules.clone());
     ctx.reserve(room);
+    if options.binds.is_empty() && options.assumes.is_empty() {
+        return ctx;
+    }
+    let known = options.known_symbols(g);
     for (name, value) in &options.binds {
+        if let Err(e) = check_bind(name, *value, &known) {
+            facts_error(&mut ctx, e);
+            continue;
+        }
         if let Err(e) = ctx.alg.bind(name, *value) {
             model_diagnostic(
                 &mut ctx,
@@ -70,6 +80,10 @@ fn prepare(options: &Facts, room: usize) -> ShapesContext {
         }
     }
     for fact in &options.assumes {
+        if let Err(e) = check_assume(fact, &known) {
+            facts_error(&mut ctx, e);
+            continue;
+        }
         if let Err(e) = ctx.alg.assume(fact) {
             model_diagnostic(&mut ctx, Severity::Error, format!("--assume {fact}: {e}"));
         }
@@ -241,28 +255,32 @@ fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
     }
 }
 
+/// Record why a fact of the caller cannot be used (an error; the fact is left out).
+fn facts_error(ctx: &mut ShapesContext, e: FactsError) {
+    let msg = e.to_string();
+    model_diagnostic_cause(ctx, Severity::Error, msg, Some(Cause::Facts(e)));
+}
+
 /// Record why an input dim the caller set cannot be applied (an error).
 fn input_dim_error(ctx: &mut ShapesContext, e: InputDimError) {
-    let msg = e.to_string();
-    model_diagnostic_cause(ctx, Severity::Error, msg, Some(Cause::InputDim(e)));
+    facts_error(ctx, FactsError::InputDim(e));
 }
 
 /// Replace the declared dims of graph inputs by the caller's ([`crate::facts::InputDim`]);
-/// one naming no input, an axis past the rank or an input of unknown rank is an
-/// error diagnostic.
+/// one naming no input, an axis past the rank or an input of unknown rank
+/// ([`crate::facts::InputDim::check`]) is an error diagnostic.
 fn override_inputs(ctx: &mut ShapesContext, g: &Graph, inputs: &[crate::facts::InputDim]) {
     for o in inputs {
-        let (tensor, axis) = (o.tensor.clone(), o.axis);
-        let Some(v) = g.inputs.iter().find(|v| *v.name == *o.tensor) else {
-            let inputs = g.inputs.iter().map(|v| v.name.to_string()).collect();
-            let e = InputDimError::NoSuchInput {
-                tensor,
-                axis,
-                inputs,
-            };
+        if let Err(e) = o.check(g) {
             input_dim_error(ctx, e);
             continue;
+        }
+        let (tensor, axis) = (o.tensor.clone(), o.axis);
+        let Some(v) = g.inputs.iter().find(|v| *v.name == *o.tensor) else {
+            continue;
         };
+        // The checks again, against the input's facts: of a graph that declares the
+        // name twice, the context holds the last declaration.
         let Some(mut shape) = ctx.get(&v.name).and_then(|f| f.shape.clone()) else {
             input_dim_error(ctx, InputDimError::UnknownRank { tensor, axis });
             continue;

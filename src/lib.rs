@@ -22,7 +22,7 @@ pub mod shapes;
 pub mod shapes_api;
 
 pub use algebra::{DimExpr, EvalError, SymbolValues};
-pub use facts::{Facts, InputDim};
+pub use facts::{Facts, FactsError, InputDim};
 pub use graph::{DType, Model};
 pub use load::{load, load_bytes, LoadError};
 pub use oprules::OpRules;

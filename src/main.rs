@@ -177,7 +177,7 @@ fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> O
 /// exit status 2).
 fn facts_fit(facts: &Facts, model: &symdim::graph::Model) -> bool {
     facts
-        .check_names(model)
+        .validate(model)
         .map_err(|e| eprintln!("symdim: {e}"))
         .is_ok()
 }

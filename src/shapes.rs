@@ -19,12 +19,17 @@ pub use crate::algebra::{DimExpr, EvalError, SymbolValues};
 
 use crate::algebra::SymbolKind;
 use crate::context::{Diagnostic, ShapesContext, TensorFact};
-use crate::facts::Facts;
+use crate::facts::{check_bind, Facts, FactsError};
 use crate::graph::{DType, Model};
 use crate::report::{Format, Report};
 use indexmap::IndexMap;
 
 /// Infer every tensor of `model` under `facts`: single-threaded, no side effects.
+///
+/// Never fails: what cannot be inferred, and a fact that cannot be used (a bind or
+/// assumed fact naming no symbol of the model, an input dim that does not fit), is
+/// an error diagnostic of the result ([`Shapes::diagnostics`],
+/// [`Shapes::has_errors`]). [`Facts::validate`] finds the latter before inference.
 pub fn infer<'m>(model: &'m Model, facts: &Facts) -> Shapes<'m> {
     Shapes {
         model,
@@ -170,12 +175,19 @@ impl<'m> Shapes<'m> {
     /// The shapes with some symbols given values: inferred again under the facts
     /// plus these bindings, so that what the values decide (an `If` condition, a
     /// division) is decided. `self` keeps its symbolic answer.
-    pub fn concretize(&self, values: &[(&str, i64)]) -> Shapes<'m> {
+    ///
+    /// A name that is not a symbol of the model (nor of an input dim of the facts)
+    /// is refused with [`FactsError::UnknownBind`]: binding it would change nothing.
+    pub fn concretize(&self, values: &[(&str, i64)]) -> Result<Shapes<'m>, FactsError> {
+        let known = self.facts.known_symbols(&self.model.graph);
+        for (name, value) in values {
+            check_bind(name, *value, &known)?;
+        }
         let mut facts = self.facts.clone();
         facts
             .binds
             .extend(values.iter().map(|(n, v)| (n.to_string(), *v)));
-        infer(self.model, &facts)
+        Ok(infer(self.model, &facts))
     }
 
     /// The inference context itself: the algebra and every tensor's facts, for

@@ -2,7 +2,8 @@
 
 use proptest::prelude::*;
 use std::path::Path;
-use symdim::context::{Cause, InputDimError};
+use symdim::context::Cause;
+use symdim::facts::{FactsError, InputDimError};
 use symdim::{DimExpr, EvalError, Facts, SymbolValues};
 
 fn example() -> symdim::Model {
@@ -74,7 +75,11 @@ fn input_dims_are_overridden_without_touching_the_model() {
         let shapes = symdim::infer(&model, &facts);
         assert!(shapes.has_errors());
         let causes: Vec<_> = shapes.diagnostics().iter().map(|d| &d.cause).collect();
-        assert_eq!(causes, [&Some(Cause::InputDim(want))]);
+        assert_eq!(
+            causes,
+            [&Some(Cause::Facts(FactsError::InputDim(want.clone())))]
+        );
+        assert_eq!(facts.validate(&model), Err(FactsError::InputDim(want)));
         assert_eq!(shapes.diagnostics()[0].message, text);
         assert_eq!(
             texts(&shapes.shape("y").unwrap()),
@@ -87,7 +92,7 @@ fn input_dims_are_overridden_without_touching_the_model() {
 fn concretize_keeps_the_symbolic_answer() {
     let model = example();
     let shapes = symdim::infer(&model, &Facts::new());
-    let four = shapes.concretize(&[("batch", 4)]);
+    let four = shapes.concretize(&[("batch", 4)]).unwrap();
     assert_eq!(texts(&four.shape("y").unwrap()), ["4", "sequence", "64"]);
     assert_eq!(
         texts(&shapes.shape("y").unwrap()),
@@ -96,6 +101,94 @@ fn concretize_keeps_the_symbolic_answer() {
     // The same as inferring with the binding from the start.
     let bound = symdim::infer(&model, &Facts::new().bind("batch", 4));
     assert_eq!(four.report(), bound.report());
+    // A name the model does not have is refused: binding it would change nothing.
+    assert_eq!(
+        shapes
+            .concretize(&[("batch", 2), ("btach", 4)])
+            .unwrap_err(),
+        FactsError::UnknownBind {
+            name: "btach".to_string(),
+            value: 4,
+            known: vec!["batch".to_string(), "sequence".to_string()],
+        }
+    );
+    // A symbol an input dim of the facts introduces can be bound.
+    let n = symdim::infer(&model, &Facts::new().input_dim("x", 0, "N"));
+    let n4 = n.concretize(&[("N", 4)]).unwrap();
+    assert_eq!(texts(&n4.shape("y").unwrap()), ["4", "sequence", "64"]);
+    assert_eq!(texts(&n.shape("y").unwrap()), ["N", "sequence", "64"]);
+}
+
+/// A bind or assumed fact that names no symbol of the model, or a fact that does not
+/// parse, is an error diagnostic whose cause is the `FactsError` that
+/// `Facts::validate` returns; the fact is left out and the rest is inferred.
+#[test]
+fn facts_that_name_nothing_are_errors() {
+    let model = example();
+    let known = || vec!["batch".to_string(), "sequence".to_string()];
+    let cases = [
+        (
+            Facts::new().bind("btach", 4),
+            FactsError::UnknownBind {
+                name: "btach".to_string(),
+                value: 4,
+                known: known(),
+            },
+            "--bind btach=4: the model has no symbol btach (its symbols: batch, sequence)",
+        ),
+        (
+            Facts::new().bind("sequence", 8).assume("2*seq >= 4"),
+            FactsError::UnknownAssume {
+                text: "2*seq >= 4".to_string(),
+                name: "seq".to_string(),
+                known: known(),
+            },
+            "--assume 2*seq >= 4: the model has no symbol seq (its symbols: batch, sequence)",
+        ),
+        (
+            Facts::new().assume("batch >="),
+            FactsError::BadAssume {
+                text: "batch >=".to_string(),
+                error: symdim::algebra::parse::parse_fact("batch >=").unwrap_err(),
+            },
+            "",
+        ),
+    ];
+    for (facts, want, text) in cases {
+        assert_eq!(facts.validate(&model), Err(want.clone()));
+        let shapes = symdim::infer(&model, &facts);
+        assert!(shapes.has_errors());
+        let errors: Vec<_> = shapes
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity == symdim::context::Severity::Error)
+            .collect();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].cause, Some(Cause::Facts(want.clone())));
+        assert_eq!(errors[0].message, want.to_string());
+        if !text.is_empty() {
+            assert_eq!(errors[0].message, text);
+        }
+        // Left out: no symbol is made up for it, and the dims are the model's.
+        assert!(!shapes.symbols().contains_key("btach"));
+        assert!(!shapes.symbols().contains_key("seq"));
+        let y = texts(&shapes.shape("y").unwrap());
+        assert_eq!(y[0], "batch");
+        assert_eq!(y[2], "64");
+    }
+    // The bind beside the unknown assumption still applies.
+    let shapes = symdim::infer(&model, &Facts::new().bind("sequence", 8).assume("seq >= 2"));
+    assert_eq!(texts(&shapes.shape("y").unwrap()), ["batch", "8", "64"]);
+    // Facts that fit the model: no error, and `validate` agrees.
+    let good = Facts::new()
+        .bind("sequence", 8)
+        .assume("batch <= 64")
+        .input_dim("x", 0, "N")
+        .bind("N", 2);
+    assert_eq!(good.validate(&model), Ok(()));
+    let shapes = symdim::infer(&model, &good);
+    assert!(!shapes.has_errors(), "{:?}", shapes.diagnostics());
+    assert_eq!(texts(&shapes.shape("y").unwrap()), ["2", "8", "64"]);
 }
 
 #[test]

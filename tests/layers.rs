@@ -24,8 +24,8 @@ use syn::visit::Visit;
 
 /// Each top-level module and the modules its code may name. The order is the
 /// pipeline, and a module may name only modules listed before it:
-/// files, algebra ← graph ← readers (onnx, openvino, onednn) ← oprules ← context,
-/// facts ← ops ← shapes_api, infer ← contracts ← check, explain ← report ← annotate,
+/// files, algebra ← graph ← readers (onnx, openvino, onednn) ← oprules ← facts ←
+/// context ← ops ← shapes_api, infer ← contracts ← check, explain ← report ← annotate,
 /// load ← shapes (the facade).
 const LAYERS: &[(&str, &[&str])] = &[
     ("files", &[]),
@@ -35,8 +35,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("openvino", &["graph", "files"]),
     ("onednn", &["graph", "files"]),
     ("oprules", &["algebra", "graph", "files"]),
-    ("context", &["algebra", "graph", "oprules"]),
     ("facts", &["algebra", "graph", "oprules"]),
+    ("context", &["algebra", "graph", "oprules", "facts"]),
     ("ops", &["algebra", "graph", "context", "oprules"]),
     ("shapes_api", &["algebra", "graph", "context", "ops"]),
     (

@@ -1,6 +1,6 @@
 //! `--bind` and `--assume` arguments against a fixed model: reading them never
 //! panics; a bind that reads has a non-empty name, and one that passes
-//! `Facts::check_names` names a symbol the model declares.
+//! `Facts::validate` names a symbol the model declares.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use symdim::graph::{DType, DeclDim, Format, Graph, Model, ValueDecl};
@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok((name, value)) = symdim::facts::parse_bind(text) {
         assert!(!name.is_empty());
         let facts = symdim::Facts::new().bind(&name, value);
-        if facts.check_names(&model).is_ok() {
+        if facts.validate(&model).is_ok() {
             assert!(known.contains(&name), "{name:?} passed but is not a symbol");
         }
     }
@@ -40,6 +40,6 @@ fuzz_target!(|data: &[u8]| {
             assumes,
             ..Default::default()
         };
-        let _ = facts.check_names(&model);
+        let _ = facts.validate(&model);
     }
 });

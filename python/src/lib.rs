@@ -201,7 +201,7 @@ fn facts(
 /// message.
 fn fit(facts: &Facts, m: &symdim::Model) -> PyResult<()> {
     facts
-        .check_names(m)
+        .validate(m)
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 

@@ -35,6 +35,11 @@ const _: () = assert!(MAX_FLOAT_VALUE_ELEMENTS >= VALUE_FACT_LIMIT);
 /// (shape tensors, small constants); larger ones carry only their shape.
 pub const VALUE_FACT_LIMIT: usize = 64;
 
+/// The largest rank symdim builds: from a shape tensor's length, a declared input or
+/// output shape, or a constant's dims (ONNX sets no limit; real models stay far below
+/// it). A larger rank is taken as unknown, with a diagnostic naming the limit.
+pub const MAX_RANK: usize = 1024;
+
 /// The default ONNX domain's one spelling: `"ai.onnx"` and `""` name the same domain,
 /// and symdim keys it as `""`.
 pub fn canonical_domain(domain: &str) -> &str {
