@@ -18,7 +18,7 @@
 pub use crate::algebra::{DimExpr, EvalError, SymbolValues};
 
 use crate::algebra::SymbolKind;
-use crate::context::{Diagnostic, ShapesContext, TensorFact};
+use crate::context::{Diagnostic, Severity, ShapesContext, TensorFact};
 use crate::facts::{check_bind, Facts, FactsError};
 use crate::graph::{DType, Model};
 use crate::report::{Format, Report};
@@ -146,9 +146,14 @@ impl<'m> Shapes<'m> {
     }
 
     /// True when the report holds an error: the model is invalid, or some node could
-    /// not be inferred.
+    /// not be inferred. Read from the diagnostics and the algebra's contradictions
+    /// (the report's error diagnostics) without building the report.
     pub fn has_errors(&self) -> bool {
-        self.report().has_errors()
+        self.ctx
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+            || self.ctx.alg.contradictions().next().is_some()
     }
 
     /// The report `symdim infer` prints: tensors, symbols with the conditions of the
@@ -209,5 +214,32 @@ impl<'m> Shapes<'m> {
                 .filter(|_| f.dtype.is_integer())
                 .map(exprs),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error the algebra alone records (a contradiction, with the diagnostic that
+    /// reported it removed) still makes [`Shapes::has_errors`] true, as it makes the
+    /// report's.
+    #[test]
+    fn has_errors_reads_the_algebras_contradictions() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/attention.onnx");
+        let model = crate::load::load(std::path::Path::new(path)).unwrap();
+        // 2*sequence == 6 with sequence == 4 is found only as the merge propagates.
+        let facts = Facts::new()
+            .assume("batch * sequence == 6")
+            .assume("batch == 2")
+            .assume("sequence == 4");
+        let mut shapes = infer(&model, &facts);
+        assert!(shapes.ctx.alg.contradictions().next().is_some());
+        shapes.ctx.diagnostics.clear();
+        assert!(shapes.report().has_errors());
+        assert!(shapes.has_errors());
+        shapes.ctx = crate::infer::infer_context(&model, &Facts::new());
+        assert!(!shapes.report().has_errors());
+        assert!(!shapes.has_errors());
     }
 }

@@ -401,3 +401,64 @@ fn bind_arguments_say_what_is_wrong_as_values() {
     assert_eq!(parse_bind("input_ids.1=4"), dotted);
     assert_eq!(parse_bind("`input_ids.1`=4"), dotted);
 }
+
+/// Every model file under `dir`, recursively, in name order: `.onnx`, OpenVINO IR
+/// `.xml` and oneDNN Graph `.json`.
+fn model_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for p in paths {
+        let name = p.to_string_lossy();
+        if p.is_dir() {
+            model_files(&p, out);
+        } else if name.ends_with(".onnx")
+            || name.ends_with(".xml")
+            || (name.ends_with(".json") && name.contains("onednn"))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// `Shapes::has_errors` answers from the diagnostics and the algebra without building
+/// the report; it agrees with the report on every fixture, some of which hold errors
+/// and some not. (A contradiction the algebra alone records is tested inside the
+/// crate, in `shapes.rs`.)
+#[test]
+fn has_errors_agrees_with_the_report() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    model_files(&root.join("tests/fixtures"), &mut files);
+    model_files(&root.join("examples"), &mut files);
+    let (mut with, mut without) = (0, 0);
+    for path in &files {
+        let Ok(model) = symdim::load(path) else {
+            continue;
+        };
+        let shapes = symdim::infer(&model, &Facts::new());
+        let report = shapes.report();
+        assert_eq!(
+            shapes.has_errors(),
+            report.has_errors(),
+            "{}",
+            path.display()
+        );
+        if report.has_errors() {
+            with += 1;
+        } else {
+            without += 1;
+        }
+    }
+    assert!(
+        with > 10 && without > 10,
+        "{with} with errors, {without} without"
+    );
+    // Facts that contradict each other: an error diagnostic and a contradiction.
+    let model = example();
+    let shapes = symdim::infer(&model, &Facts::new().assume("batch == 2").bind("batch", 3));
+    assert!(shapes.report().has_errors());
+    assert!(shapes.has_errors());
+}
