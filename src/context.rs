@@ -1097,6 +1097,18 @@ impl ShapesContext {
         self.diagnose_cause(Severity::Error, node, message, Some(cause));
     }
 
+    /// Record an op rule's error about a node as inference does: the message names
+    /// the node's op, version and attributes, the problem with its operands, and the
+    /// assumption that would make the model valid ([`OpError::hint`]), if any.
+    pub fn report_op_error(&mut self, node: &Node, e: &OpError) {
+        let hint = e.hint();
+        let msg = match &hint {
+            Some(h) => format!("{}: {e}; {h}", node_context(node)),
+            None => format!("{}: {e}", node_context(node)),
+        };
+        self.diagnose_op_error(node, msg, e, hint);
+    }
+
     /// True when diagnostic `index` is an error that proves the model invalid.
     pub fn is_proven(&self, index: usize) -> bool {
         self.proven.contains(&index)

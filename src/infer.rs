@@ -33,7 +33,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 /// Infer every node of `model` under `facts`: the context holding every tensor's
 /// facts, the algebra and the diagnostics.
-pub fn infer_context(model: &Model, options: &Facts) -> ShapesContext {
+pub(crate) fn infer_context(model: &Model, options: &Facts) -> ShapesContext {
     let g = &model.graph;
     let outputs = g.nodes.iter().map(|n| n.outputs.len()).sum::<usize>();
     let mut ctx = start(g, options, outputs);
@@ -429,15 +429,15 @@ fn split_budget(ctx: &ShapesContext) -> bool {
 
 /// How many undecided `If` nodes one inference may case-split in all. Each split
 /// infers the rest of its graph once per branch.
-pub const MAX_SPLITS: usize = 16;
+pub(crate) const MAX_SPLITS: usize = 16;
 
 /// How deeply case splits may nest (a split inside a branch of a split).
-pub const MAX_SPLIT_NESTING: usize = 3;
+pub(crate) const MAX_SPLIT_NESTING: usize = 3;
 
 /// How many undecided `If` nodes one inference may probe for a split. A probe copies
 /// the context (the whole e-graph) before the `If` runs, whether or not it then
 /// splits, so a model of many undecided Ifs with same-rank branches stays linear.
-pub const MAX_SPLIT_PROBES: usize = 64;
+pub(crate) const MAX_SPLIT_PROBES: usize = 64;
 
 /// Run nodes in order. An undecided `If` whose branches give
 /// an output of different ranks is case-split: the rest of the graph is inferred
@@ -798,7 +798,7 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
         (None, Some(rule)) => match run_rule(ctx, node, rule) {
             Ok(facts) => facts,
             Err(e) => {
-                report_error(ctx, node, &e);
+                ctx.report_op_error(node, &e);
                 fallback(ctx, node, declared, true)
             }
         },
@@ -923,16 +923,6 @@ fn with_site<T>(
     let result = f(ctx);
     ctx.alg.set_site(&outer);
     result
-}
-
-/// Turn an op error into a diagnostic naming the node, op, version and attributes.
-pub fn report_error(ctx: &mut ShapesContext, node: &Node, e: &OpError) {
-    let hint = e.hint();
-    let msg = match &hint {
-        Some(h) => format!("{}: {e}; {h}", node_context(node)),
-        None => format!("{}: {e}", node_context(node)),
-    };
-    ctx.diagnose_op_error(node, msg, e, hint);
 }
 
 /// Outputs of a node that could not be inferred: the declared shape, or none.

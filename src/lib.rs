@@ -10,7 +10,7 @@ pub mod explain;
 pub mod facts;
 pub mod files;
 pub mod graph;
-pub mod infer;
+mod infer;
 pub mod load;
 pub mod onednn;
 pub mod onnx;

@@ -195,40 +195,24 @@ fn load_with_facts(
     facts_fit(&facts, &m).then_some((m, facts))
 }
 
-/// [`load_with_facts`], then infer.
-fn load_and_infer(
-    model: &std::path::Path,
-    binds: &[String],
-    assumes: Vec<String>,
-    op_rules: &[PathBuf],
-) -> Option<(symdim::graph::Model, symdim::context::ShapesContext, Facts)> {
-    let (m, facts) = load_with_facts(model, binds, assumes, op_rules)?;
-    let ctx = symdim::infer::infer_context(&m, &facts);
-    Some((m, ctx, facts))
-}
-
 /// Write a report to stdout. A reader that went away (`symdim infer m.onnx | head`)
 /// is not an error worth a message; any other write error is reported. Either way the
 /// exit status is 2 when the report could not be written whole.
 fn emit(text: &str) -> Result<(), u8> {
-    emit_with(|out| ((), out.write_all(text.as_bytes()))).1
+    emit_with(|out| out.write_all(text.as_bytes()))
 }
 
-/// [`emit`] for a report that writes itself to stdout (and returns something too).
-fn emit_with<T>(
-    write: impl FnOnce(&mut dyn std::io::Write) -> (T, std::io::Result<()>),
-) -> (T, Result<(), u8>) {
+/// [`emit`] for a report that writes itself to stdout.
+fn emit_with(write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<(), u8> {
     let mut out = std::io::stdout().lock();
-    let (value, written) = write(&mut out);
-    let status = match written.and_then(|()| out.flush()) {
+    match write(&mut out).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(2),
         Err(e) => {
             eprintln!("symdim: cannot write the report: {e}");
             Err(2)
         }
-    };
-    (value, status)
+    }
 }
 
 fn main() {
@@ -265,22 +249,28 @@ fn infer_annotated(
             return 2;
         }
     };
-    let ctx = symdim::infer::infer_context(&m, options);
-    let report = symdim::report::Report::build_with_constraints(&m, &ctx, options);
-    let written = symdim::annotate::annotated_bytes(&m, &bytes, &report)
+    let shapes = symdim::infer(&m, options);
+    let written = shapes
+        .annotated_bytes(&bytes)
         .and_then(|annotated| target.commit(&annotated));
     if let Err(e) = written {
         eprintln!("symdim: {e}");
         return 2;
     }
-    let text = match format {
-        OutFormat::Text => report.to_text(),
-        OutFormat::Json => report.to_json(),
+    print_report(&shapes, format)
+}
+
+/// Print the report of `shapes` (what `symdim infer` prints) to stdout; the exit
+/// status: 1 when it holds an error, 2 when it could not be written whole.
+fn print_report(shapes: &symdim::Shapes<'_>, format: OutFormat) -> u8 {
+    let format = match format {
+        OutFormat::Text => symdim::report::Format::Text,
+        OutFormat::Json => symdim::report::Format::Json,
     };
-    if let Err(code) = emit(&text) {
+    if let Err(code) = emit_with(|out| shapes.write_report(format, out)) {
         return code;
     }
-    if report.has_errors() {
+    if shapes.has_errors() {
         1
     } else {
         0
@@ -298,10 +288,10 @@ fn run() -> u8 {
             assumes,
             op_rules,
         } => {
-            let Some((m, ctx, options)) = load_and_infer(&model, &binds, assumes, &op_rules) else {
+            let Some((m, options)) = load_with_facts(&model, &binds, assumes, &op_rules) else {
                 return 2;
             };
-            let c = symdim::contracts::derive(&m, &ctx, &options);
+            let c = symdim::infer(&m, &options).contract();
             if let Err(code) = emit(&match format {
                 OutFormat::Text => c.to_text(),
                 OutFormat::Json => c.to_json(),
@@ -336,10 +326,10 @@ fn run() -> u8 {
             assumes,
             op_rules,
         } => {
-            let Some((m, ctx, _)) = load_and_infer(&model, &binds, assumes, &op_rules) else {
+            let Some((m, facts)) = load_with_facts(&model, &binds, assumes, &op_rules) else {
                 return 2;
             };
-            match symdim::explain::explain(&m, &ctx, &target) {
+            match symdim::infer(&m, &facts).explain(&target) {
                 Ok(text) => {
                     if let Err(code) = emit(&text) {
                         return code;
@@ -376,22 +366,7 @@ fn run() -> u8 {
             if !facts_fit(&options, &m) {
                 return 2;
             }
-            let ctx = symdim::infer::infer_context(&m, &options);
-            let format = match format {
-                OutFormat::Text => symdim::report::Format::Text,
-                OutFormat::Json => symdim::report::Format::Json,
-            };
-            let (report, written) = emit_with(|out| {
-                symdim::report::Report::write_inferred(&m, &ctx, &options, format, out)
-            });
-            if let Err(code) = written {
-                return code;
-            }
-            if report.has_errors() {
-                1
-            } else {
-                0
-            }
+            print_report(&symdim::infer(&m, &options), format)
         }
         Command::Simplify { exprs, assumes } => {
             let mut alg = symdim::algebra::Algebra::default();

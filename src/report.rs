@@ -109,6 +109,31 @@ pub struct ReportElement {
     pub shape: Option<Vec<ReportDim>>,
 }
 
+/// Every diagnostic of an inferred context, as a report lists them: inference's, then
+/// the algebra's contradictions (errors) and warnings.
+pub(crate) fn all_diagnostics(ctx: &ShapesContext) -> Vec<Diagnostic> {
+    let mut diagnostics = ctx.diagnostics.clone();
+    for c in ctx.alg.contradictions() {
+        diagnostics.push(Diagnostic {
+            severity: crate::context::Severity::Error,
+            node: String::new(),
+            op: String::new(),
+            message: c.to_string(),
+            cause: None,
+        });
+    }
+    for w in ctx.alg.warnings() {
+        diagnostics.push(Diagnostic {
+            severity: crate::context::Severity::Warning,
+            node: String::new(),
+            op: String::new(),
+            message: w.to_string(),
+            cause: None,
+        });
+    }
+    diagnostics
+}
+
 /// The result of inference on one model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {
@@ -176,25 +201,7 @@ impl Report {
             };
             symbols.insert(name.to_string(), s);
         }
-        let mut diagnostics = ctx.diagnostics.clone();
-        for c in ctx.alg.contradictions() {
-            diagnostics.push(Diagnostic {
-                severity: crate::context::Severity::Error,
-                node: String::new(),
-                op: String::new(),
-                message: c.to_string(),
-                cause: None,
-            });
-        }
-        for w in ctx.alg.warnings() {
-            diagnostics.push(Diagnostic {
-                severity: crate::context::Severity::Warning,
-                node: String::new(),
-                op: String::new(),
-                message: w.to_string(),
-                cause: None,
-            });
-        }
+        let diagnostics = all_diagnostics(ctx);
         Report {
             path: model.path.clone(),
             format: model.format.name().to_string(),

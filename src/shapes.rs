@@ -18,7 +18,9 @@
 pub use crate::algebra::{DimExpr, EvalError, SymbolValues};
 
 use crate::algebra::SymbolKind;
+use crate::annotate::AnnotateError;
 use crate::context::{Diagnostic, Severity, ShapesContext, TensorFact};
+use crate::explain::ExplainError;
 use crate::facts::{check_bind, Facts, FactsError};
 use crate::graph::{DType, Model};
 use crate::report::{Format, Report};
@@ -38,9 +40,46 @@ pub fn infer<'m>(model: &'m Model, facts: &Facts) -> Shapes<'m> {
     }
 }
 
+/// How many undecided `If` nodes one inference may case-split in all (each split
+/// infers the rest of its graph once per branch; `docs/ops/control-flow.md`). Past
+/// it, an `If` whose branches give outputs of different ranks gets an unknown rank.
+pub const MAX_SPLITS: usize = crate::infer::MAX_SPLITS;
+
+/// How deeply case splits of undecided `If` nodes may nest (a split inside a branch
+/// of a split).
+pub const MAX_SPLIT_NESTING: usize = crate::infer::MAX_SPLIT_NESTING;
+
+/// How many undecided `If` nodes one inference may probe for a case split (a probe
+/// copies the inference state before the `If` runs).
+pub const MAX_SPLIT_PROBES: usize = crate::infer::MAX_SPLIT_PROBES;
+
 /// What inference found for one model: every tensor's element type and shape.
 ///
 /// Reading it never changes it; [`Shapes::concretize`] makes a new one.
+///
+/// It borrows the model it was inferred from (`'m`), so a struct cannot hold both a
+/// model and its `Shapes`. Keep the model (owned, or shared as an `Arc<Model>`:
+/// it is `Send + Sync`) with its facts, and infer where the shapes are needed:
+/// inference is deterministic, the same model and facts give the same shapes. What
+/// outlives the model on its own: the owned values read from it ([`DimExpr`],
+/// [`TensorShape`], [`Report`]) and [`Shapes::into_context`].
+///
+/// ```
+/// struct Compiled {
+///     model: symdim::Model,
+///     facts: symdim::Facts,
+/// }
+///
+/// impl Compiled {
+///     fn shapes(&self) -> symdim::Shapes<'_> {
+///         symdim::infer(&self.model, &self.facts)
+///     }
+/// }
+///
+/// let model = symdim::load(std::path::Path::new("examples/attention.onnx")).unwrap();
+/// let c = Compiled { model, facts: symdim::Facts::new() };
+/// assert_eq!(c.shapes().shape("y").unwrap()[2].as_i64(), Some(64));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Shapes<'m> {
     model: &'m Model,
@@ -140,9 +179,16 @@ impl<'m> Shapes<'m> {
     }
 
     /// The diagnostics of inference, in the order they were found (the report adds
-    /// the algebra's contradictions and warnings after them).
+    /// the algebra's contradictions and warnings after them: [`Shapes::all_diagnostics`]).
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.ctx.diagnostics
+    }
+
+    /// Every diagnostic the report lists: [`Shapes::diagnostics`], then the algebra's
+    /// contradictions (errors) and warnings (saturation limits reached), without
+    /// building the report.
+    pub fn all_diagnostics(&self) -> Vec<Diagnostic> {
+        crate::report::all_diagnostics(&self.ctx)
     }
 
     /// True when the report holds an error: the model is invalid, or some node could
@@ -195,10 +241,33 @@ impl<'m> Shapes<'m> {
         Ok(infer(self.model, &facts))
     }
 
+    /// Why a dim is what the report says, step by step from the inputs: what
+    /// `symdim explain` prints (`docs/explain.md`). `target` is `NAME[AXIS]` (a
+    /// negative axis counts from the end) or a tensor name (every axis).
+    pub fn explain(&self, target: &str) -> Result<String, ExplainError> {
+        crate::explain::explain(self.model, &self.ctx, target)
+    }
+
+    /// The ONNX model with every inferred shape written into its `value_info` (what
+    /// `symdim infer -o` writes; `crate::annotate` says what is written and that a
+    /// declaration is never weakened). `bytes` is the serialized model to write into:
+    /// the file the model was read from, or a copy of it with fewer fields.
+    /// Refused for a model that is not ONNX, or bytes that do not decode.
+    pub fn annotated_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>, AnnotateError> {
+        let report = Report::build(self.model, &self.ctx);
+        crate::annotate::annotated_bytes(self.model, bytes, &report)
+    }
+
     /// The inference context itself: the algebra and every tensor's facts, for
     /// callers that work with e-graph handles ([`crate::algebra::Dim`]).
     pub fn context(&self) -> &ShapesContext {
         &self.ctx
+    }
+
+    /// The inference context, owned ([`Shapes::context`]): it does not borrow the
+    /// model.
+    pub fn into_context(self) -> ShapesContext {
+        self.ctx
     }
 
     fn tensor_shape(&self, f: &TensorFact) -> TensorShape {

@@ -235,7 +235,7 @@ fn direct_json_equals_serde_json_pretty() {
             continue;
         };
         let options = symdim::Facts::default();
-        let ctx = symdim::infer::infer_context(&model, &options);
+        let ctx = symdim::infer(&model, &options).into_context();
         let report = symdim::report::Report::build_with_constraints(&model, &ctx, &options);
         let mut reference = serde_json::to_string_pretty(&report).unwrap();
         reference.push('\n');
@@ -435,7 +435,7 @@ fn direct_writer_on_a_large_report() {
     }
     let model = b.build();
     let options = symdim::Facts::default();
-    let ctx = symdim::infer::infer_context(&model, &options);
+    let ctx = symdim::infer(&model, &options).into_context();
     let report = Report::build_with_constraints(&model, &ctx, &options);
     for (format, reference) in [
         (Format::Json, report.to_json()),

@@ -11,7 +11,6 @@ use symdim::contracts::{derive, fact_values, Contract, Kind};
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
-use symdim::infer::infer_context;
 use symdim::Facts;
 
 fn input(name: &str, dims: &[&str]) -> ValueDecl {
@@ -82,7 +81,7 @@ fn model(inputs: Vec<ValueDecl>, inits: Vec<(&str, ConstTensor)>, nodes: Vec<Nod
 
 fn contract(m: &Model) -> Contract {
     let options = Facts::default();
-    let ctx = infer_context(m, &options);
+    let ctx = symdim::infer(m, &options).into_context();
     derive(m, &ctx, &options)
 }
 
@@ -377,7 +376,7 @@ fn an_error_hint_is_a_condition_from_its_dims() {
         vec![],
         vec![node("lstm", "LSTM", &["x", "w", "r"], &["y"], vec![])],
     );
-    let ctx = infer_context(&m, &Facts::default());
+    let ctx = symdim::infer(&m, &Facts::default()).into_context();
     let errors: Vec<_> = ctx
         .diagnostics
         .iter()
@@ -413,7 +412,7 @@ fn an_error_hint_is_a_condition_from_its_dims() {
 
     // The contract reads the typed hint alone: an equality hint on a diagnostic
     // whose message says nothing gives the condition `2*S == T` (B stays free).
-    let mut ctx = infer_context(&m, &Facts::default());
+    let mut ctx = symdim::infer(&m, &Facts::default()).into_context();
     let (s, t) = (DimExpr::symbol("S"), DimExpr::symbol("T"));
     let d = &mut ctx.diagnostics[0];
     d.message = "m".to_string();

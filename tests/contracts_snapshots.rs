@@ -5,7 +5,6 @@
 
 mod common;
 
-use symdim::infer::infer_context;
 use symdim::Facts;
 
 fn models() -> Vec<std::path::PathBuf> {
@@ -48,7 +47,7 @@ fn constraints_of_the_real_models() {
     for path in models {
         let m = load(&path);
         let options = Facts::default();
-        let ctx = infer_context(&m, &options);
+        let ctx = symdim::infer(&m, &options).into_context();
         let c = symdim::contracts::derive(&m, &ctx, &options);
         all.push_str(&c.to_text());
         all.push('\n');
@@ -80,7 +79,7 @@ fn explanations_of_real_model_dims() {
     for (file, target) in cases {
         let path = corpus.join("real-models").join(file);
         let m = load(&path);
-        let ctx = infer_context(&m, &Facts::default());
+        let ctx = symdim::infer(&m, &Facts::default()).into_context();
         all.push_str(&format!("$ symdim explain {file} '{target}'\n"));
         all.push_str(&symdim::explain::explain(&m, &ctx, target).expect("explain"));
         all.push('\n');

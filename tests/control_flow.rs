@@ -138,7 +138,7 @@ fn an_undecided_branch_does_not_leak_its_equalities() {
     assert!(!r.has_errors(), "{:?}", r.diagnostics);
     // The Squeeze's T == 1 is recorded once, marked conditional (it holds only when
     // the then branch runs).
-    let ctx = symdim::infer::infer_context(&squeeze_if(vec![]), &Facts::default());
+    let ctx = symdim::infer(&squeeze_if(vec![]), &Facts::default()).into_context();
     let rel: Vec<(String, String)> = ctx
         .alg
         .relations()
@@ -206,7 +206,7 @@ fn the_surviving_branch_records_its_condition() {
     );
     let mut m = m;
     m.graph.initializers.insert("axis1".into(), ints(&[1]));
-    let ctx = symdim::infer::infer_context(&m, &Facts::default());
+    let ctx = symdim::infer(&m, &Facts::default()).into_context();
     let r = Report::build(&m, &ctx);
     assert_eq!(shape(&r, "y"), Some("[N]".into()));
     assert_eq!(shape(&r, "u"), Some("[N, 1]".into()));
@@ -808,11 +808,10 @@ fn a_subgraph_that_cannot_be_inferred_says_why() {
     use symdim::context::{
         Cause, OpError, ShapesContext, SubgraphError, TensorFact, MAX_SUBGRAPH_DEPTH,
     };
-    use symdim::infer::infer_context;
     assert_eq!(MAX_SUBGRAPH_DEPTH, 32);
-    let ctx = infer_context(&nested_ifs(32), &Facts::default());
+    let ctx = symdim::infer(&nested_ifs(32), &Facts::default()).into_context();
     assert!(ctx.diagnostics.is_empty(), "{:?}", ctx.diagnostics);
-    let ctx = infer_context(&nested_ifs(33), &Facts::default());
+    let ctx = symdim::infer(&nested_ifs(33), &Facts::default()).into_context();
     let causes: Vec<_> = ctx.diagnostics.iter().map(|d| &d.cause).collect();
     let too_deep = OpError::Subgraph {
         name: "then_branch",

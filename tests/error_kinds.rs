@@ -1,9 +1,9 @@
 //! One snapshot per error kind: the message text is part of the interface.
 //!
 //! - `error_kinds_op`: every [`OpError`] variant (and every [`AlgebraError`] an op can
-//!   return), each reached through a real op rule on a small graph and rendered as the
-//!   driver renders it (`report_error`). An exhaustive `match` names each variant, so
-//!   a new variant fails to compile here until it has a case.
+//!   return), each reached through a real op rule on a small graph and rendered as
+//!   inference renders it (`ShapesContext::report_op_error`). An exhaustive `match`
+//!   names each variant, so a new variant fails to compile here until it has a case.
 //! - `error_kinds_driver`: the diagnostics the driver itself writes (cycles, undefined
 //!   and duplicate tensors, ops without a rule, lying `value_info`, bad `--bind` and
 //!   `--assume`, the If case split, unreadable constant data, declared ranks above
@@ -22,7 +22,6 @@ use std::process::Command;
 use symdim::algebra::AlgebraError;
 use symdim::context::{OpError, ShapesContext};
 use symdim::graph::{Attr, DType, Node};
-use symdim::infer::{infer_context, report_error};
 use symdim::Facts;
 
 /// The variant's name; exhaustive, so a new variant needs a case below.
@@ -79,7 +78,7 @@ fn case(tensors: &[Put<'_>], node: Node) -> (&'static str, String) {
         ),
         Err(e) => e,
     };
-    report_error(&mut ctx, &node, &e);
+    ctx.report_op_error(&node, &e);
     (variant(&e), ctx.diagnostics.last().unwrap().to_string())
 }
 
@@ -310,7 +309,7 @@ fn error_kinds_driver() {
             dtype: Float,
             shape: Some(vec![ops_support::decl("N"), ops_support::decl("4")]),
         });
-        let ctx = infer_context(&m, &Facts::default());
+        let ctx = symdim::infer(&m, &Facts::default()).into_context();
         show(
             "value_info that contradicts inference (rank, then a dim)",
             ops_support::Run { ctx, model: m },
@@ -330,7 +329,7 @@ fn error_kinds_driver() {
             ],
             ..Facts::default()
         };
-        let ctx = infer_context(&m, &options);
+        let ctx = symdim::infer(&m, &options).into_context();
         show(
             "--bind and --assume that cannot hold or do not parse",
             ops_support::Run { ctx, model: m },
@@ -403,7 +402,7 @@ fn error_kinds_driver() {
             dtype: Float,
             shape: Some(vec![symdim::graph::DeclDim::Value(1); 1025]),
         });
-        let ctx = infer_context(&m, &Facts::default());
+        let ctx = symdim::infer(&m, &Facts::default()).into_context();
         show(
             "unreadable constant data, a declared rank above the limit",
             ops_support::Run { ctx, model: m },

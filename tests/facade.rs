@@ -425,7 +425,7 @@ fn model_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// `Shapes::has_errors` answers from the diagnostics and the algebra without building
 /// the report; it agrees with the report on every fixture, some of which hold errors
-/// and some not. (A contradiction the algebra alone records is tested inside the
+/// and some not, and `Shapes::all_diagnostics` lists the report's diagnostics. (A contradiction the algebra alone records is tested inside the
 /// crate, in `shapes.rs`.)
 #[test]
 fn has_errors_agrees_with_the_report() {
@@ -446,6 +446,7 @@ fn has_errors_agrees_with_the_report() {
             "{}",
             path.display()
         );
+        assert_eq!(shapes.all_diagnostics(), report.diagnostics);
         if report.has_errors() {
             with += 1;
         } else {
@@ -461,4 +462,73 @@ fn has_errors_agrees_with_the_report() {
     let shapes = symdim::infer(&model, &Facts::new().assume("batch == 2").bind("batch", 3));
     assert!(shapes.report().has_errors());
     assert!(shapes.has_errors());
+}
+
+/// `Shapes::explain` and `Shapes::annotated_bytes` give what `symdim explain` prints
+/// and what `symdim infer -o` writes.
+#[test]
+fn explain_and_annotate_are_the_commands() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/attention.onnx");
+    let model = symdim::load(&path).unwrap();
+    let shapes = symdim::infer(&model, &Facts::new().bind("sequence", 7));
+    let cli = |args: &[&std::ffi::OsStr]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_symdim"))
+            .args(args)
+            .output()
+            .unwrap();
+        (out.status.code(), out.stdout)
+    };
+    let (code, stdout) = cli(&[
+        "explain".as_ref(),
+        path.as_os_str(),
+        "y[-2]".as_ref(),
+        "--bind".as_ref(),
+        "sequence=7".as_ref(),
+    ]);
+    assert_eq!(code, Some(0));
+    let text = shapes.explain("y[-2]").unwrap();
+    assert_eq!(String::from_utf8(stdout).unwrap(), text);
+    assert!(text.contains('7'), "{text}");
+    assert_eq!(
+        shapes.explain("y[3]").unwrap_err(),
+        symdim::explain::ExplainError::Axis {
+            tensor: "y".to_string(),
+            axis: 3,
+            rank: 3
+        }
+    );
+
+    let dir = std::env::temp_dir().join(format!("symdim-facade-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("annotated.onnx");
+    let (code, _) = cli(&[
+        "infer".as_ref(),
+        path.as_os_str(),
+        "--bind".as_ref(),
+        "sequence=7".as_ref(),
+        "-o".as_ref(),
+        target.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0));
+    let written = std::fs::read(&target).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(shapes.annotated_bytes(&bytes).unwrap(), written);
+    assert_ne!(written, bytes);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The owned context is the one `Shapes::context` lends.
+#[test]
+fn the_context_can_be_owned() {
+    let model = example();
+    let shapes = symdim::infer(&model, &Facts::new());
+    let y = shapes.context().get("y").unwrap().clone();
+    let text = shapes.context().render_dims(y.shape.as_ref().unwrap());
+    let ctx = shapes.into_context();
+    drop(model);
+    assert_eq!(
+        ctx.render_dims(ctx.get("y").unwrap().shape.as_ref().unwrap()),
+        text
+    );
+    assert_eq!(text, "[batch, sequence, 64]");
 }

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use symdim::algebra::ParseError;
 use symdim::context::{Severity, ShapesContext};
 use symdim::graph::{Attr, DType, DeclDim, Model};
-use symdim::infer::infer_context;
 use symdim::load::{load, load_with, LoadError, LoadOptions};
 use symdim::onednn::to_graph::{to_model, ConvertOptions, NameError, Symbolize, SymbolizeError};
 use symdim::onednn::OnednnGraph;
@@ -63,7 +62,7 @@ fn infer_file(path: &Path, syms: &[&str]) -> (Model, ShapesContext) {
         onednn_symbols: symbols(syms),
     };
     let m = load_with(path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let ctx = infer_context(&m, &Facts::default());
+    let ctx = symdim::infer(&m, &Facts::default()).into_context();
     (m, ctx)
 }
 
@@ -418,7 +417,7 @@ fn static_reshape_symbolic_checks() {
             },
         )
         .unwrap();
-        let ctx = infer_context(&m, &Facts::default());
+        let ctx = symdim::infer(&m, &Facts::default()).into_context();
         let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
         (shape(&ctx, "1"), d)
     };
@@ -716,7 +715,7 @@ fn nn_rules() {
             &[lt(16, "f32", &[1, 12, 3, 5])],
         ),
     ]);
-    let ctx = infer_context(&m, &Facts::default());
+    let ctx = symdim::infer(&m, &Facts::default()).into_context();
     let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
     assert!(d.is_empty(), "{d:#?}");
     assert_eq!(shape(&ctx, "7"), "[1, 16]");
@@ -818,7 +817,7 @@ fn invalid_graphs_are_errors() {
     ];
     for (o, want) in cases {
         let m = graph(&[o]);
-        let ctx = infer_context(&m, &Facts::default());
+        let ctx = symdim::infer(&m, &Facts::default()).into_context();
         let e = errors(&ctx);
         assert!(
             e.first().is_some_and(|m| m.contains(want)),
@@ -962,7 +961,7 @@ mod hostile {
                 opsets: Default::default(),
                 graph: g,
             };
-            let _ = infer_context(&m, &Facts::default());
+            let _ = symdim::infer(&m, &Facts::default()).into_context();
         }
     }
 }

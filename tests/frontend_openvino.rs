@@ -13,7 +13,6 @@ use serde_json::Value;
 use symdim::algebra::{Dim, Rat, SymbolKind, Truth};
 use symdim::context::{Cause, OpError, Severity, ShapesContext};
 use symdim::graph::{ConstData, DType, DeclDim, Model};
-use symdim::infer::infer_context;
 use symdim::load::{load, LoadError};
 use symdim::openvino::{to_graph, IrModel, Weights};
 use symdim::Facts;
@@ -151,7 +150,7 @@ fn t(p: (u64, u64)) -> String {
 }
 
 fn run(m: &Model) -> ShapesContext {
-    infer_context(m, &Facts::default())
+    symdim::infer(m, &Facts::default()).into_context()
 }
 
 fn shape(ctx: &ShapesContext, name: &str) -> String {
@@ -195,7 +194,7 @@ fn fixture() -> PathBuf {
 fn a_declared_interval_bounds_its_symbol() {
     use symdim::algebra::{Bound, Interval};
     let bounds = |m: &Model, symbol: &str| {
-        let ctx = infer_context(m, &Facts::new());
+        let ctx = symdim::infer(m, &Facts::new()).into_context();
         let found = ctx.alg.symbols().find(|(n, _)| *n == symbol);
         found.map(|(_, e)| e.bounds.clone())
     };
@@ -415,13 +414,14 @@ fn pixel_shuffle_with_hard_coded_batch() {
     );
     assert_eq!(shape(&ctx, &t(r2)), "[1, 2, 8, 8]");
     let bound = |n: i64| {
-        infer_context(
+        symdim::infer(
             &m,
             &Facts {
                 binds: vec![("x.0".to_string(), n)],
                 ..Facts::default()
             },
         )
+        .into_context()
     };
     let ctx = bound(1);
     no_diagnostics(&ctx);
@@ -1772,13 +1772,14 @@ fn corpus_matches_openvino_baselines() {
             };
             // OpenVINO rejects these input values; symdim, given them, must too.
             let binds = env.iter().map(|(k, v)| (k.clone(), *v)).collect();
-            let bound = infer_context(
+            let bound = symdim::infer(
                 &cm.model,
                 &Facts {
                     binds,
                     ..Facts::default()
                 },
-            );
+            )
+            .into_context();
             let e: Vec<_> = bound
                 .diagnostics
                 .iter()

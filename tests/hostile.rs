@@ -571,7 +571,7 @@ fn algebra_fuzz_find_cyclic_ceildiv_stays_within_the_limits() {
 /// in all, at most `MAX_SPLIT_NESTING` nested, so the work is bounded.
 #[test]
 fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
-    use symdim::infer::{infer_context, MAX_SPLITS};
+    use symdim::shapes::MAX_SPLITS;
     use symdim::Facts;
     let n = 40;
     let (inputs, nodes) = if_chain(n, |i, x| {
@@ -594,7 +594,7 @@ fn a_chain_of_undecided_rank_changing_ifs_stays_within_the_split_budget() {
     });
     let last = format!("x{n}");
     let m = model(inputs, vec![ints("axis0", &[0])], nodes, &[&last]);
-    let ctx = infer_context(&m, &Facts::default());
+    let ctx = symdim::infer(&m, &Facts::default()).into_context();
     let (splits, _) = ctx.case_splits();
     assert!(splits <= MAX_SPLITS, "{splits} splits");
     assert!(splits > 0, "the first If is split");
@@ -652,7 +652,7 @@ fn algebra_fuzz_find_cyclic_floordiv_stays_within_the_limits() {
 /// many undecided Ifs whose branches agree on rank must not copy it for every one.
 #[test]
 fn undecided_ifs_are_probed_for_a_split_a_bounded_number_of_times() {
-    use symdim::infer::{infer_context, MAX_SPLIT_PROBES};
+    use symdim::shapes::MAX_SPLIT_PROBES;
     use symdim::Facts;
     let n = 200;
     let (inputs, nodes) = if_chain(n, |i, x| {
@@ -669,7 +669,7 @@ fn undecided_ifs_are_probed_for_a_split_a_bounded_number_of_times() {
     });
     let last = format!("x{n}");
     let m = model(inputs, vec![], nodes, &[&last]);
-    let ctx = infer_context(&m, &Facts::default());
+    let ctx = symdim::infer(&m, &Facts::default()).into_context();
     assert_eq!(ctx.case_splits().1, MAX_SPLIT_PROBES);
     assert_eq!(ctx.case_splits().0, 0, "same ranks: nothing to split");
     // Both branches are Identity: every If keeps [N].

@@ -8,7 +8,6 @@ mod common;
 
 use symdim::context::{OpError, Severity, ShapesContext};
 use symdim::graph::{DType, Model};
-use symdim::infer::infer_context;
 use symdim::onednn::to_graph::{to_model, ConvertOptions, Symbolize};
 use symdim::onednn::OnednnGraph;
 use symdim::ops::rule_for;
@@ -81,7 +80,7 @@ fn infer(op: &str) -> ShapesContext {
 /// [`infer`] with symbolic input dims (`ID:AXIS=NAME`).
 fn infer_sym(op: &str, symbols: &[&str]) -> ShapesContext {
     let m = model(op, symbols);
-    let ctx = infer_context(&m, &Facts::default());
+    let ctx = symdim::infer(&m, &Facts::default()).into_context();
     let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
     assert!(d.is_empty(), "{op}\n{d:#?}");
     ctx
@@ -97,7 +96,7 @@ fn shape(ctx: &ShapesContext, id: u64) -> String {
 /// The rule's typed error on a one-op graph, and the driver's error diagnostic.
 fn error(op: &str) -> (OpError, String) {
     let m = model(op, &[]);
-    let ctx = infer_context(&m, &Facts::default());
+    let ctx = symdim::infer(&m, &Facts::default()).into_context();
     let diag = ctx
         .diagnostics
         .iter()
@@ -558,7 +557,7 @@ fn avg_pool_backward() {
         ),
         &[],
     );
-    let ctx = infer_context(&m, &Facts::default());
+    let ctx = symdim::infer(&m, &Facts::default()).into_context();
     let s = ctx.get("2").unwrap().shape.clone().unwrap();
     assert_eq!(s.len(), 4);
     assert_eq!(ctx.alg.as_i64(s[0]), Some(1));
@@ -751,7 +750,7 @@ fn conv_backward_data() {
 /// The weights gradient inferred without `weights_shape`: each dim's constant,
 /// `None` for a fresh one.
 fn fresh_weights(op: &str) -> Vec<Option<i64>> {
-    let ctx = infer_context(&model(op, &[]), &Facts::default());
+    let ctx = symdim::infer(&model(op, &[]), &Facts::default()).into_context();
     let s = ctx.get("2").unwrap().shape.clone().unwrap();
     s.iter().map(|d| ctx.alg.as_i64(*d)).collect()
 }
@@ -862,7 +861,7 @@ fn files_without_attrs_or_ports_infer() {
     let m = symdim::load::load(&path).expect("a file without attrs or ports");
     let _ = std::fs::remove_dir_all(&dir);
     assert!(m.graph.nodes.iter().all(|n| n.attrs.is_empty()));
-    let ctx = infer_context(&m, &Facts::default());
+    let ctx = symdim::infer(&m, &Facts::default()).into_context();
     assert!(ctx.diagnostics.is_empty(), "{:?}", ctx.diagnostics);
     assert_eq!(shape(&ctx, 1), "[2, 3]");
     assert_eq!(shape(&ctx, 3), "[2, 3]");
@@ -975,7 +974,7 @@ fn benchdnn_op_graphs_reinfer_their_shapes() {
         }
         let g = OnednnGraph::parse(&doc.to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let m = to_model(&g, &name, &ConvertOptions::default()).unwrap();
-        let ctx = infer_context(&m, &Facts::default());
+        let ctx = symdim::infer(&m, &Facts::default()).into_context();
         let d: Vec<String> = ctx.diagnostics.iter().map(|d| d.to_string()).collect();
         assert!(d.is_empty(), "{name}: {d:#?}");
         for (id, dims) in recorded {

@@ -621,7 +621,7 @@ fn undecided_inequalities_go_into_the_contract() {
     .unwrap();
     let facts = Facts::new().with_op_rules(rules);
     let m = pool_model(&["N", "W"], &[A::Int("stride", 2)], "com.example");
-    let ctx = symdim::infer::infer_context(&m, &facts);
+    let ctx = symdim::infer(&m, &facts).into_context();
     let text = symdim::contracts::derive(&m, &ctx, &facts).to_text();
     assert!(
         text.contains("range       W >= 8  [op rule at pool]"),

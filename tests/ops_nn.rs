@@ -1273,7 +1273,7 @@ fn backend_node_cases() {
         cases += 1;
         let data = dir.join("test_data_set_0");
         let outputs = prepare_case(&mut model, &data, true);
-        let ctx = symdim::infer::infer_context(&model, &symdim::Facts::default());
+        let ctx = symdim::infer(&model, &symdim::Facts::default()).into_context();
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let mut is_exact = true;
         let mut is_wrong = false;

@@ -18,7 +18,6 @@ use serde_json::Value;
 use symdim::algebra::Rat;
 use symdim::context::{Cause, Severity, ShapesContext};
 use symdim::graph::{DType, DeclDim};
-use symdim::infer::infer_context;
 use symdim::openvino::{to_graph, ElementType, IrModel, Weights};
 use symdim::Facts;
 
@@ -52,7 +51,7 @@ fn infer_case(case: &Value) -> ShapesContext {
                 .collect(),
         );
     }
-    infer_context(&m, &Facts::default())
+    symdim::infer(&m, &Facts::default()).into_context()
 }
 
 fn ov_dtype(name: &str) -> DType {

@@ -20,7 +20,6 @@ use std::collections::BTreeMap;
 use symdim::algebra::Rat;
 use symdim::context::ShapesContext;
 use symdim::graph::DType;
-use symdim::infer::infer_context;
 use symdim::load::LoadOptions;
 use symdim::Facts;
 
@@ -105,7 +104,7 @@ fn rules_match_onnxruntime() {
         let bytes = hex(case["model"].as_str().unwrap());
         let model = symdim::load_bytes(&bytes, name, &LoadOptions::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let ctx = infer_context(&model, &Facts::default());
+        let ctx = symdim::infer(&model, &Facts::default()).into_context();
         for d in &ctx.diagnostics {
             if d.severity == symdim::context::Severity::Error {
                 wrong.push(format!("{name}: error diagnostic: {d}"));

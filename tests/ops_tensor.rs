@@ -47,7 +47,7 @@ fn score_case(dir: &std::path::Path, with_values: bool, score: &mut Score) {
     let mut model = symdim::load::load(&dir.join("model.onnx")).expect("load");
     let data = dir.join("test_data_set_0");
     let outputs = prepare_case(&mut model, &data, with_values);
-    let ctx = symdim::infer::infer_context(&model, &symdim::Facts::default());
+    let ctx = symdim::infer(&model, &symdim::Facts::default()).into_context();
     let name = dir.file_name().unwrap().to_string_lossy().to_string();
     let errors: Vec<String> = ctx
         .diagnostics

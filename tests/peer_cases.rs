@@ -27,7 +27,6 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use symdim::algebra::{Algebra, Dim, Rat, SymbolKind};
 use symdim::context::{Cause, Severity, ShapesContext};
-use symdim::infer::infer_context;
 use symdim::Facts;
 
 const PEERS: &[&str] = &["onnx", "onnx_strict", "ort", "openvino", "openvino_sym"];
@@ -307,7 +306,7 @@ fn peer_cases() {
         n += 1;
         n_shape += ops.contains(&"Shape") as usize;
         let model = symdim::load::load(&model_path).unwrap();
-        let ctx = infer_context(&model, &Facts::default());
+        let ctx = symdim::infer(&model, &Facts::default()).into_context();
         let syms = input_syms(&model);
         let raised = ctx
             .diagnostics
@@ -466,7 +465,7 @@ fn backend_node_tests() {
     for case in &cases {
         let name = case.file_name().unwrap().to_string_lossy().to_string();
         let model = symdim::load::load(&case.join("model.onnx")).unwrap();
-        let ctx = infer_context(&model, &Facts::default());
+        let ctx = symdim::infer(&model, &Facts::default()).into_context();
         if ctx
             .diagnostics
             .iter()

@@ -26,7 +26,6 @@ use std::path::{Path, PathBuf};
 use symdim::algebra::{Rat, SymbolKind};
 use symdim::context::ShapesContext;
 use symdim::graph::Model;
-use symdim::infer::infer_context;
 use symdim::report::Report;
 use symdim::Facts;
 
@@ -120,7 +119,7 @@ fn infer_model(corpus: &Path, f: &Fixture) -> Option<(Model, ShapesContext)> {
     let mut model = symdim::load::load(&path).unwrap();
     // The path as shown in the report: the same on every machine.
     model.path = f.model.clone();
-    let ctx = infer_context(&model, &Facts::default());
+    let ctx = symdim::infer(&model, &Facts::default()).into_context();
     Some((model, ctx))
 }
 

@@ -18,7 +18,6 @@ use std::path::Path;
 use symdim::algebra::SymbolKind;
 use symdim::context::ShapesContext;
 use symdim::graph::Model;
-use symdim::infer::infer_context;
 use symdim::Facts;
 
 /// Tensor counts in the peers' classification, over the named node outputs of the main graph.
@@ -109,7 +108,7 @@ fn real_models_ground_at_least_what_onnxruntime_does() {
             let key = format!("{sub}/{}", path.file_name().unwrap().to_string_lossy());
             let mut model = symdim::load::load(Path::new(&path)).unwrap();
             strip(&mut model);
-            let ctx = infer_context(&model, &Facts::default());
+            let ctx = symdim::infer(&model, &Facts::default()).into_context();
             let c = classify(&model, &ctx);
             let (ok, og, oerr) = peer(&results, &key, "ort").unwrap_or((0, 0, None));
             let ours = c.known + c.grounded;
@@ -146,7 +145,7 @@ fn silero_vad_keeps_the_if_branch_that_onnxruntime_can_run() {
     let path = corpus.join("real-models/pypi/silero-vad__silero_vad_16k_op15.onnx");
     let mut model = symdim::load::load(&path).unwrap();
     strip(&mut model);
-    let ctx = infer_context(&model, &Facts::default());
+    let ctx = symdim::infer(&model, &Facts::default()).into_context();
     let split: Vec<&str> = ctx
         .diagnostics
         .iter()

@@ -20,7 +20,6 @@ use serde_json::Value;
 use std::collections::HashMap;
 use symdim::algebra::{Dim, Rat};
 use symdim::context::{OptionalElement, ShapesContext, TensorFact};
-use symdim::infer::infer_context;
 use symdim::load::LoadOptions;
 use symdim::onnx::{Dim as OnnxDim, ModelProto, TypeProto};
 use symdim::Facts;
@@ -92,7 +91,7 @@ fn sequences_and_optionals_through_control_flow_match_onnxruntime() {
             &LoadOptions::default(),
         )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let ctx = infer_context(&model, &Facts::default());
+        let ctx = symdim::infer(&model, &Facts::default()).into_context();
         for d in &ctx.diagnostics {
             wrong.push(format!("{name}: diagnostic: {d}"));
         }
@@ -235,7 +234,7 @@ fn annotated_sequences_and_optionals_get_their_own_types() {
     for (name, types) in expect {
         let bytes = case_model(&doc, name);
         let model = symdim::load_bytes(&bytes, name, &LoadOptions::default()).unwrap();
-        let ctx = infer_context(&model, &Facts::default());
+        let ctx = symdim::infer(&model, &Facts::default()).into_context();
         let report = symdim::Report::build(&model, &ctx);
         let out = symdim::annotate::annotated_bytes(&model, &bytes, &report).unwrap();
         let m = ModelProto::parse(&out).unwrap();
@@ -302,7 +301,7 @@ fn annotated_models_pass_onnx_checker_and_onnxruntime() {
         let name = case["name"].as_str().unwrap();
         let bytes = hex(case["model"].as_str().unwrap());
         let model = symdim::load_bytes(&bytes, name, &LoadOptions::default()).unwrap();
-        let ctx = infer_context(&model, &Facts::default());
+        let ctx = symdim::infer(&model, &Facts::default()).into_context();
         let report = symdim::Report::build(&model, &ctx);
         let out = symdim::annotate::annotated_bytes(&model, &bytes, &report).unwrap();
         let (a, b) = (
@@ -349,7 +348,7 @@ fn unknown_rank_values_get_a_type_only_when_they_are_tensors() {
     ]
     .concat();
     let model = symdim::load_bytes(&bytes, "m.onnx", &LoadOptions::default()).unwrap();
-    let ctx = infer_context(&model, &Facts::default());
+    let ctx = symdim::infer(&model, &Facts::default()).into_context();
     let report = symdim::Report::build(&model, &ctx);
     assert!(report.tensors["y"].shape.is_none() && report.tensors["z"].shape.is_none());
     let out = symdim::annotate::annotated_bytes(&model, &bytes, &report).unwrap();

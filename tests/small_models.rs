@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use symdim::algebra::Truth;
 use symdim::context::Severity;
-use symdim::infer::infer_context;
 use symdim::Facts;
 
 /// Cases whose source expectation symdim does not meet, with the reason.
@@ -63,7 +62,7 @@ fn small_models_table() {
             assumes,
             ..Facts::default()
         };
-        let mut ctx = infer_context(&model, &options);
+        let mut ctx = symdim::infer(&model, &options).into_context();
         let out = case["output_name"].as_str().unwrap_or("y");
         let errors = ctx
             .diagnostics

@@ -12,9 +12,9 @@ fuzz_target!(|data: &[u8]| {
     if model.format != symdim::graph::Format::Onnx {
         return;
     }
-    let ctx = symdim::infer::infer_context(&model, &symdim::Facts::default());
-    let report = symdim::Report::build(&model, &ctx);
-    let Ok(out) = symdim::annotate::annotated_bytes(&model, data, &report) else {
+    let shapes = symdim::infer(&model, &symdim::Facts::default());
+    let report = shapes.report();
+    let Ok(out) = shapes.annotated_bytes(data) else {
         return;
     };
     let before = symdim::onnx::parse(data).expect("loaded, so it parses");

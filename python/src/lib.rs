@@ -1,9 +1,9 @@
 //! `symdim._native`: the Python extension module of symdim.
 //!
 //! Every function here wraps the library's facade: models are read with
-//! [`fn@symdim::load`] and [`symdim::load_bytes`], inferred with [`fn@symdim::infer`] (or
-//! [`symdim::infer::infer_context`] where only the report is needed), written back
-//! with [`symdim::annotate::annotated_bytes`], and checked with [`symdim::check::check`].
+//! [`fn@symdim::load`] and [`symdim::load_bytes`], checked against the caller's facts
+//! with [`symdim::Facts::validate`], inferred with [`fn@symdim::infer`], written back
+//! with [`symdim::Shapes::annotated_bytes`], and checked with [`symdim::check::check`].
 //! The Python package `symdim` (`python/symdim/__init__.py`) re-exports these and adds
 //! what needs the `onnx` package: `infer_shapes` returning a `ModelProto`, and the
 //! drop-in `SymbolicShapeInference`.
@@ -1164,9 +1164,9 @@ fn annotate_model(source: &Source, skeleton: Option<&[u8]>, facts: &Facts) -> Py
         }
     };
     fit(facts, &m)?;
-    let ctx = symdim::infer::infer_context(&m, facts);
-    let report = symdim::Report::build(&m, &ctx);
-    let annotated = symdim::annotate::annotated_bytes(&m, skeleton.unwrap_or(bytes), &report)
+    let shapes = symdim::infer(&m, facts);
+    let annotated = shapes
+        .annotated_bytes(skeleton.unwrap_or(bytes))
         .map_err(|e| match e {
             symdim::annotate::AnnotateError::NotOnnx(path, format) => ModelError::new_err(format!(
                 "infer_shapes writes ONNX models only; {path} is a {format} model"
@@ -1184,12 +1184,12 @@ fn annotate_model(source: &Source, skeleton: Option<&[u8]>, facts: &Facts) -> Py
         .flat_map(|n| n.outputs.iter())
         .filter(|name| !name.is_empty())
         .filter(|name| {
-            let t = report.tensors.get(&***name);
-            t.map_or(true, |t| t.shape.is_none() || t.dtype.is_none())
+            let t = shapes.tensor(name);
+            t.map_or(true, |t| t.dims.is_none() || t.dtype.is_none())
         })
         .map(|name| name.to_string())
         .collect::<Vec<_>>();
-    Ok((annotated, incomplete, report.diagnostics))
+    Ok((annotated, incomplete, shapes.all_diagnostics()))
 }
 
 /// The graph of a `ModelProto` whose only field is its graph: the bytes after the
@@ -1316,8 +1316,8 @@ fn explain(
     detached(py, move || {
         let m = source.load().map_err(model_error)?;
         fit(&facts, &m)?;
-        let shapes = symdim::infer(&m, &facts);
-        symdim::explain::explain(&m, shapes.context(), &target)
+        symdim::infer(&m, &facts)
+            .explain(&target)
             .map_err(|e| PyValueError::new_err(e.to_string()))
     })
 }

@@ -862,7 +862,8 @@ impl Algebra {
         &self.warnings
     }
 
-    /// Relations recorded by [`Algebra::solve_minus_one`] and [`Algebra::record_relation`].
+    /// Relations recorded by [`Algebra::solve_minus_one`] and by inference (equalities
+    /// that hold only when a branch runs, an `If` condition a case split keeps).
     pub fn relations(&self) -> &[Relation] {
         &self.relations
     }
@@ -877,14 +878,20 @@ impl Algebra {
         }
     }
 
-    /// Inequalities recorded by [`Algebra::record_requirement`].
+    /// Inequalities inference recorded as needed by the model (for contracts).
     pub fn requirements(&self) -> &[Requirement] {
         &self.requirements
     }
 
     /// Record that the model needs `lhs <= rhs` at `node` (for contracts). Inside a
     /// speculative scope the node is marked ` (conditional)`. Nothing is assumed.
-    pub fn record_requirement(&mut self, lhs: Dim, rhs: Dim, node: &str, kind: &'static str) {
+    pub(crate) fn record_requirement(
+        &mut self,
+        lhs: Dim,
+        rhs: Dim,
+        node: &str,
+        kind: &'static str,
+    ) {
         let text = format!("{} <= {}", self.render(lhs), self.render(rhs));
         let node = self.scoped(node);
         self.requirements.push(Requirement {
@@ -899,7 +906,7 @@ impl Algebra {
     /// Record a relation the model needs (for reports and contracts). Inside a
     /// speculative scope its node is marked ` (conditional)`: it holds only when
     /// the branch runs.
-    pub fn record_relation(&mut self, lhs: Dim, rhs: Dim, node: &str) {
+    pub(crate) fn record_relation(&mut self, lhs: Dim, rhs: Dim, node: &str) {
         let text = format!("{} == {}", self.render(lhs), self.render(rhs));
         let node = self.scoped(node);
         self.relations.push(Relation {
@@ -1271,7 +1278,7 @@ impl Algebra {
     /// If whose condition is not decided: there, [`Algebra::union`] records the
     /// equality as a relation instead of merging, because it holds only when the
     /// branch runs. Scopes nest.
-    pub fn speculate(&mut self, on: bool) {
+    pub(crate) fn speculate(&mut self, on: bool) {
         if on {
             self.speculative += 1;
         } else {
@@ -1284,11 +1291,12 @@ impl Algebra {
     /// the previous name, for the caller to restore (rules nest through subgraphs).
     /// The name is read only inside a speculative scope: the driver names each node
     /// there, and a rule that opens a scope names its own node before it does.
-    pub fn set_site(&mut self, node: &str) -> String {
+    pub(crate) fn set_site(&mut self, node: &str) -> String {
         std::mem::replace(&mut self.site, node.to_string())
     }
 
-    /// True inside a speculative scope (see [`Algebra::speculate`]).
+    /// True inside a speculative scope: while inference runs a branch that may not
+    /// run, where an equality is recorded as a relation instead of merged.
     pub fn is_speculative(&self) -> bool {
         self.speculative > 0
     }

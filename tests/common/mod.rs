@@ -36,5 +36,5 @@ pub fn requirements(alg: &symdim::algebra::Algebra) -> Vec<(&str, &'static str, 
 /// The report of `model` inferred under `options`, without the contract's
 /// constraints (`symdim infer` adds them).
 pub fn report(model: &symdim::Model, options: &symdim::Facts) -> symdim::Report {
-    symdim::Report::build(model, &symdim::infer::infer_context(model, options))
+    symdim::Report::build(model, &symdim::infer(model, options).into_context())
 }

@@ -198,7 +198,7 @@ pub fn infer_model_case(case: &Value) -> ShapesContext {
     let bytes = hex(case["model"].as_str().unwrap());
     let model = symdim::load_bytes(&bytes, name, &symdim::load::LoadOptions::default())
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    symdim::infer::infer_context(&model, &symdim::Facts::default())
+    symdim::infer(&model, &symdim::Facts::default()).into_context()
 }
 
 /// How one output of one run compares with the runtime.

@@ -7,7 +7,6 @@ use symdim::context::{OpError, ShapesContext, TensorFact};
 use symdim::graph::{
     Attr, AttrMap, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,
 };
-use symdim::infer::infer_context;
 use symdim::Facts;
 
 /// A model under construction.
@@ -110,7 +109,7 @@ impl Builder {
     /// Run inference.
     pub fn run(self) -> Run {
         let model = self.model;
-        let ctx = infer_context(&model, &Facts::default());
+        let ctx = symdim::infer(&model, &Facts::default()).into_context();
         Run { ctx, model }
     }
 }
