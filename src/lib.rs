@@ -21,7 +21,7 @@ pub mod report;
 pub mod shapes;
 pub mod shapes_api;
 
-pub use algebra::{DimExpr, EvalError, SymbolValues};
+pub use algebra::{DimExpr, EvalError, Interval, SymbolValues, Truth};
 pub use facts::{Facts, FactsError, InputDim};
 pub use graph::{DType, Model};
 pub use load::{load, load_bytes, LoadError};

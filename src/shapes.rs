@@ -17,7 +17,7 @@
 
 pub use crate::algebra::{DimExpr, EvalError, SymbolValues};
 
-use crate::algebra::SymbolKind;
+use crate::algebra::{Algebra, Dim, Interval, SymbolKind, Truth};
 use crate::annotate::AnnotateError;
 use crate::context::{Diagnostic, Severity, ShapesContext, TensorFact};
 use crate::explain::ExplainError;
@@ -268,6 +268,64 @@ impl<'m> Shapes<'m> {
     /// model.
     pub fn into_context(self) -> ShapesContext {
         self.ctx
+    }
+
+    /// Are `a` and `b` equal for every value of the symbols the model allows, under
+    /// its facts (the caller's binds and assumptions and what inference learned: dims
+    /// it merged, dims that are never negative)? `True` and `False` are proven,
+    /// `Unknown` when neither could be. Nothing changes ([`Shapes::simplify`] says how
+    /// an expression is brought in).
+    pub fn equal(&self, a: &DimExpr, b: &DimExpr) -> Truth {
+        self.query(&[a, b], |alg, d| alg.equal(d[0], d[1]))
+    }
+
+    /// Is `a <= b` for every value of the symbols the model allows, under its facts
+    /// (as [`Shapes::equal`])?
+    pub fn le(&self, a: &DimExpr, b: &DimExpr) -> Truth {
+        self.query(&[a, b], |alg, d| alg.le(d[0], d[1]))
+    }
+
+    /// The bounds of `a` under the model's facts (as [`Shapes::equal`]): every value
+    /// it takes lies within them. An empty interval (`lo > hi`) means the facts
+    /// contradict each other.
+    pub fn bounds(&self, a: &DimExpr) -> Interval {
+        self.query(&[a], |alg, d| alg.bounds(d[0]))
+    }
+
+    /// `a` in its simplest form under the model's facts: the algebra's rules applied
+    /// where the symbols take the values the model allows (input symbols at least 1
+    /// by default, bound symbols at their values, merged dims as one), which
+    /// [`DimExpr`]'s own arithmetic does not know. With `batch` bound to 4,
+    /// `batch*sequence` is `4*sequence`.
+    ///
+    /// The queries of `Shapes` never change it: an expression the model's algebra
+    /// already holds is answered read-only; any other is built in a copy of the
+    /// algebra (a copy of the whole e-graph, proportional to the model's size), which
+    /// is then dropped. A name that is not a symbol of the model is a fresh input
+    /// symbol there.
+    pub fn simplify(&self, a: &DimExpr) -> DimExpr {
+        self.query(&[a], |alg, d| alg.expr(d[0]))
+    }
+
+    /// Answer `f` about the classes of `exprs` in the model's algebra: read-only when
+    /// it holds each already ([`Algebra::find_expr`]), else in a copy that builds and
+    /// simplifies them.
+    fn query<T>(&self, exprs: &[&DimExpr], f: impl FnOnce(&Algebra, &[Dim]) -> T) -> T {
+        let alg = &self.ctx.alg;
+        let found: Option<Vec<Dim>> = exprs.iter().map(|e| alg.find_expr(e)).collect();
+        if let Some(dims) = found {
+            return f(alg, &dims);
+        }
+        let mut copy = alg.clone();
+        let dims: Vec<Dim> = exprs
+            .iter()
+            .map(|e| {
+                let d = copy.import(e.poly(), Some(alg));
+                copy.simplify(d);
+                d
+            })
+            .collect();
+        f(&copy, &dims)
     }
 
     fn tensor_shape(&self, f: &TensorFact) -> TensorShape {

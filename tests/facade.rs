@@ -233,8 +233,8 @@ fn dim_expressions_compute_and_evaluate() {
         DimExpr::parse("(S*768) / (12*64)").unwrap().to_string(),
         "S"
     );
-    assert_eq!(DimExpr::constant(7).floordiv(&2.into()).as_i64(), Some(3));
-    assert_eq!(DimExpr::constant(7).ceildiv(&2.into()).as_i64(), Some(4));
+    assert_eq!(DimExpr::constant(7).floordiv(2).as_i64(), Some(3));
+    assert_eq!(DimExpr::constant(7).ceildiv(2).as_i64(), Some(4));
     assert_eq!(s.min(&b).eval(&at).unwrap(), 3);
     assert_eq!(s.max(&b).eval(&at).unwrap(), 5);
     assert_eq!(
@@ -322,15 +322,15 @@ fn expr() -> impl Strategy<Value = (DimExpr, [i64; 3], i128)> {
                 };
                 match op {
                     0 => {
-                        e = e + t;
+                        e += t;
                         v += tv;
                     }
                     1 => {
-                        e = e - t;
+                        e -= t;
                         v -= tv;
                     }
                     _ => {
-                        e = e * t;
+                        e *= t;
                         v *= tv;
                     }
                 }
@@ -531,4 +531,61 @@ fn the_context_can_be_owned() {
         text
     );
     assert_eq!(text, "[batch, sequence, 64]");
+}
+
+/// `Shapes::equal`, `le`, `bounds` and `simplify` answer under the model's facts
+/// (here `batch` bound to 4, `sequence <= 512`, input symbols at least 1), which
+/// `DimExpr`'s own arithmetic does not know, and change nothing.
+#[test]
+fn queries_answer_under_the_models_facts() {
+    use symdim::algebra::interval::Bound;
+    use symdim::algebra::Rat;
+    use symdim::{Interval, Truth};
+    let model = example();
+    let facts = Facts::new().bind("batch", 4).assume("sequence <= 512");
+    let shapes = symdim::infer(&model, &facts);
+    let before = shapes.report();
+    let classes = shapes.context().alg.egraph().number_of_classes();
+    let (b, s) = (DimExpr::symbol("batch"), DimExpr::symbol("sequence"));
+    let c = DimExpr::constant;
+    let product = &b * &s;
+    assert_eq!(product.to_string(), "batch*sequence");
+    assert_eq!(shapes.simplify(&product).to_string(), "4*sequence");
+    assert_eq!(
+        shapes.simplify(&(&s * 2).floordiv(&b)).to_string(),
+        "floordiv(sequence, 2)"
+    );
+    assert_eq!(shapes.equal(&b, &c(4)), Truth::True);
+    assert_eq!(shapes.equal(&product, &(&s * 4)), Truth::True);
+    assert_eq!(shapes.equal(&b, &c(5)), Truth::False);
+    assert_eq!(shapes.equal(&s, &c(5)), Truth::Unknown);
+    assert_eq!(shapes.le(&s, &c(512)), Truth::True);
+    assert_eq!(shapes.le(&c(1), &s), Truth::True);
+    assert_eq!(shapes.le(&c(513), &s), Truth::False);
+    assert_eq!(shapes.le(&s, &c(100)), Truth::Unknown);
+    let finite = |lo: i64, hi: i64| Interval {
+        lo: Bound::Finite(Rat::int(lo)),
+        hi: Bound::Finite(Rat::int(hi)),
+    };
+    assert_eq!(shapes.bounds(&s), finite(1, 512));
+    assert_eq!(shapes.bounds(&(&s * 2 + 1)), finite(3, 1025));
+    assert_eq!(shapes.bounds(&product), finite(4, 2048));
+    // A dim read from the shapes is one the algebra holds.
+    let y = shapes.shape("y").unwrap();
+    assert_eq!(shapes.equal(&y[0], &c(4)), Truth::True);
+    assert_eq!(shapes.equal(&y[1], &s), Truth::True);
+    // Nothing changed.
+    assert_eq!(shapes.context().alg.egraph().number_of_classes(), classes);
+    assert_eq!(shapes.report(), before);
+    // Without facts, the same questions are open.
+    let free = symdim::infer(&model, &Facts::new());
+    assert_eq!(free.equal(&b, &c(4)), Truth::Unknown);
+    assert_eq!(free.simplify(&product).to_string(), "batch*sequence");
+    assert_eq!(
+        free.bounds(&s),
+        Interval {
+            lo: Bound::Finite(Rat::int(1)),
+            hi: Bound::PosInf
+        }
+    );
 }

@@ -7,26 +7,49 @@
 //! reads the values (and a contract builds conditions from them) without parsing
 //! message text.
 
-use super::{Algebra, AlgebraError, Dim, OpKind, Poly, Rat};
+use super::{Algebra, AlgebraError, Config, Dim, OpKind, Poly, Rat};
 use indexmap::IndexMap;
 use std::fmt;
 
 /// A dim as an owned value: an expression of symbols in canonical form, printed in
-/// the expression grammar (`docs/grammar.md`).
+/// the expression grammar (`docs/grammar.md`). It needs no [`Algebra`] to print,
+/// compare, compute with or evaluate, and is `Send + Sync`.
 ///
-/// Arithmetic (`+`, `-`, `*` with other dims and integers) keeps the canonical
-/// polynomial form; [`DimExpr::floordiv`], [`DimExpr::ceildiv`], [`DimExpr::min`]
-/// and [`DimExpr::max`] fold constants and otherwise stay as written. Two dims
-/// compare equal when their canonical forms are the same; [`DimExpr::parse`] and
-/// inference simplify with the algebra's rules.
+/// **Arithmetic.** `+`, `-` and `*` between dims and `i64`s, owned or borrowed, on
+/// either side, their assigning forms (`+=`, `-=`, `*=`), negation, and
+/// [`Sum`](std::iter::Sum) and [`Product`](std::iter::Product) over dims work on the
+/// canonical polynomial form: like terms are collected and products of sums expanded,
+/// exactly and for every value of the symbols (`(S + 1)*2 - S` is `S + 2`, `S - S`
+/// is `0`). They rewrite nothing else: `min(A, B) + 1` keeps its `min`.
+///
+/// **Simplifying operations.** [`DimExpr::floordiv`], [`DimExpr::ceildiv`],
+/// [`DimExpr::modulo`], [`DimExpr::min`], [`DimExpr::max`] and
+/// [`DimExpr::broadcast`] fold constants (`floordiv(7, 2)` is `3`) and otherwise
+/// simplify the result with the algebra's rules in a scratch algebra where every
+/// symbol is at least 0 (dims are never negative): `floordiv(4*S, 2)` is `2*S`,
+/// `max(S, 0)` is `S`, `min(S, S + 2)` is `S`. What they find holds for every value
+/// of the symbols from 0 up at which the expression is defined (a negative value may
+/// break it: `max(S, 0)` is not `S` at `S = -1`). A division by a constant 0 stays as
+/// written, undefined. Nothing here uses a model's facts: [`crate::Shapes::simplify`]
+/// simplifies under them (input symbols at least 1, bound values, merged dims).
+///
+/// **Equality.** `==` and `Hash` compare canonical forms, not values: two dims are
+/// equal when they are written the same after the rewriting above (`S*2 == S + S`),
+/// and two dims that agree at every value but were brought to different forms
+/// compare unequal (`min(A, B)` and `A + B - max(A, B)`). [`crate::Shapes::equal`]
+/// decides equality of values under a model's facts, [`DimExpr::parse`] simplifies
+/// text with the algebra's rules (names at least 1).
 ///
 /// ```
-/// use symdim::DimExpr;
-/// let s = DimExpr::parse("S").unwrap();
-/// let d = (s.clone() * 12 + 4) - s * 2;
+/// use symdim::{DimExpr, SymbolValues};
+/// let s = DimExpr::symbol("S");
+/// let d = (&s * 12 + 4) - 2 * &s;
 /// assert_eq!(d.to_string(), "10*S + 4");
-/// let v = d.eval(&symdim::SymbolValues::new().with("S", 3)).unwrap();
-/// assert_eq!(v, 34);
+/// assert_eq!(d.eval(&SymbolValues::new().with("S", 3)).unwrap(), 34);
+/// assert_eq!((4 * &s).floordiv(2), 2 * &s);
+/// assert_eq!(s.max(0), s);
+/// let total: DimExpr = [s.clone(), DimExpr::constant(3), s.clone()].iter().sum();
+/// assert_eq!(total.to_string(), "2*S + 3");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DimExpr(Poly);
@@ -89,28 +112,48 @@ impl DimExpr {
         }))
     }
 
-    /// `floor(self / d)`.
-    pub fn floordiv(&self, d: &DimExpr) -> DimExpr {
-        self.op(OpKind::FloorDiv, d)
+    /// `floor(self / d)`, simplified (see [`DimExpr`]): `floordiv(4*S, 2)` is `2*S`.
+    pub fn floordiv(&self, d: impl Into<DimExpr>) -> DimExpr {
+        self.op(OpKind::FloorDiv, d.into())
     }
 
-    /// `ceil(self / d)`.
-    pub fn ceildiv(&self, d: &DimExpr) -> DimExpr {
-        self.op(OpKind::CeilDiv, d)
+    /// `ceil(self / d)`, simplified (see [`DimExpr`]).
+    pub fn ceildiv(&self, d: impl Into<DimExpr>) -> DimExpr {
+        self.op(OpKind::CeilDiv, d.into())
     }
 
-    /// The smaller of two dims.
-    pub fn min(&self, d: &DimExpr) -> DimExpr {
-        self.op(OpKind::Min, d)
+    /// `self mod d`: `self - d*floordiv(self, d)`, of the sign of `d` (as Python's
+    /// `%` and ONNX `Mod` with `fmod=0`), simplified (see [`DimExpr`]).
+    pub fn modulo(&self, d: impl Into<DimExpr>) -> DimExpr {
+        self.op(OpKind::Mod, d.into())
     }
 
-    /// The larger of two dims.
-    pub fn max(&self, d: &DimExpr) -> DimExpr {
-        self.op(OpKind::Max, d)
+    /// The smaller of two dims, simplified (see [`DimExpr`]).
+    pub fn min(&self, d: impl Into<DimExpr>) -> DimExpr {
+        self.op(OpKind::Min, d.into())
     }
 
-    fn op(&self, kind: OpKind, d: &DimExpr) -> DimExpr {
-        DimExpr(Poly::op(kind, self.0.clone(), d.0.clone()))
+    /// The larger of two dims, simplified (see [`DimExpr`]).
+    pub fn max(&self, d: impl Into<DimExpr>) -> DimExpr {
+        self.op(OpKind::Max, d.into())
+    }
+
+    /// The numpy broadcast of two dims: `d` where `self` is 1, `self` where `d` is 1
+    /// or both are equal, undefined otherwise; simplified (see [`DimExpr`]).
+    pub fn broadcast(&self, d: impl Into<DimExpr>) -> DimExpr {
+        self.op(OpKind::Broadcast, d.into())
+    }
+
+    /// `kind(self, d)`: folded when both are constants, else simplified in a scratch
+    /// algebra whose symbols are at least 0 ([`simplified`]).
+    fn op(&self, kind: OpKind, d: DimExpr) -> DimExpr {
+        let by_zero = matches!(kind, OpKind::FloorDiv | OpKind::CeilDiv | OpKind::Mod)
+            && d.0.as_const().is_some_and(|c| c.is_zero());
+        let raw = Poly::op(kind, self.0.clone(), d.0);
+        if by_zero || raw.as_const().is_some() {
+            return DimExpr(raw);
+        }
+        DimExpr(simplified(&raw).unwrap_or(raw))
     }
 
     /// The canonical form.
@@ -147,6 +190,13 @@ impl fmt::Display for DimList<'_> {
 }
 
 impl Algebra {
+    /// The dim whose canonical form is `e`, when the algebra holds one, found without
+    /// adding anything (`None` otherwise: [`Algebra::import`] adds it).
+    pub fn find_expr(&self, e: &DimExpr) -> Option<Dim> {
+        let id = self.egraph.analysis.by_canon.get(&e.0)?;
+        Some(Dim(self.egraph.find(*id)))
+    }
+
     /// The canonical form of a dim as an owned value.
     pub fn expr(&self, d: Dim) -> DimExpr {
         DimExpr(self.canon(d).clone())
@@ -170,17 +220,38 @@ impl From<i64> for DimExpr {
     }
 }
 
+impl From<&DimExpr> for DimExpr {
+    fn from(d: &DimExpr) -> DimExpr {
+        d.clone()
+    }
+}
+
+/// `+`, `-` and `*` for every pairing of owned and borrowed dims and `i64`s, and the
+/// assigning forms: all on the canonical polynomial form ([`Poly::add`],
+/// [`Poly::sub`], [`Poly::mul`]).
 macro_rules! arith {
-    ($trait:ident, $method:ident, $poly:ident) => {
+    ($trait:ident, $method:ident, $assign_trait:ident, $assign:ident, $poly:ident) => {
+        impl std::ops::$trait<&DimExpr> for &DimExpr {
+            type Output = DimExpr;
+            fn $method(self, o: &DimExpr) -> DimExpr {
+                DimExpr(self.0.$poly(&o.0))
+            }
+        }
         impl std::ops::$trait<DimExpr> for DimExpr {
             type Output = DimExpr;
             fn $method(self, o: DimExpr) -> DimExpr {
                 DimExpr(self.0.$poly(&o.0))
             }
         }
-        impl std::ops::$trait<&DimExpr> for &DimExpr {
+        impl std::ops::$trait<&DimExpr> for DimExpr {
             type Output = DimExpr;
             fn $method(self, o: &DimExpr) -> DimExpr {
+                DimExpr(self.0.$poly(&o.0))
+            }
+        }
+        impl std::ops::$trait<DimExpr> for &DimExpr {
+            type Output = DimExpr;
+            fn $method(self, o: DimExpr) -> DimExpr {
                 DimExpr(self.0.$poly(&o.0))
             }
         }
@@ -190,17 +261,81 @@ macro_rules! arith {
                 DimExpr(self.0.$poly(&Poly::constant(Rat::int(o))))
             }
         }
+        impl std::ops::$trait<i64> for &DimExpr {
+            type Output = DimExpr;
+            fn $method(self, o: i64) -> DimExpr {
+                DimExpr(self.0.$poly(&Poly::constant(Rat::int(o))))
+            }
+        }
+        impl std::ops::$trait<DimExpr> for i64 {
+            type Output = DimExpr;
+            fn $method(self, o: DimExpr) -> DimExpr {
+                DimExpr(Poly::constant(Rat::int(self)).$poly(&o.0))
+            }
+        }
+        impl std::ops::$trait<&DimExpr> for i64 {
+            type Output = DimExpr;
+            fn $method(self, o: &DimExpr) -> DimExpr {
+                DimExpr(Poly::constant(Rat::int(self)).$poly(&o.0))
+            }
+        }
+        impl std::ops::$assign_trait<DimExpr> for DimExpr {
+            fn $assign(&mut self, o: DimExpr) {
+                self.0 = self.0.$poly(&o.0);
+            }
+        }
+        impl std::ops::$assign_trait<&DimExpr> for DimExpr {
+            fn $assign(&mut self, o: &DimExpr) {
+                self.0 = self.0.$poly(&o.0);
+            }
+        }
+        impl std::ops::$assign_trait<i64> for DimExpr {
+            fn $assign(&mut self, o: i64) {
+                self.0 = self.0.$poly(&Poly::constant(Rat::int(o)));
+            }
+        }
     };
 }
 
-arith!(Add, add, add);
-arith!(Sub, sub, sub);
-arith!(Mul, mul, mul);
+arith!(Add, add, AddAssign, add_assign, add);
+arith!(Sub, sub, SubAssign, sub_assign, sub);
+arith!(Mul, mul, MulAssign, mul_assign, mul);
 
 impl std::ops::Neg for DimExpr {
     type Output = DimExpr;
     fn neg(self) -> DimExpr {
         DimExpr(self.0.neg())
+    }
+}
+
+impl std::ops::Neg for &DimExpr {
+    type Output = DimExpr;
+    fn neg(self) -> DimExpr {
+        DimExpr(self.0.neg())
+    }
+}
+
+impl std::iter::Sum for DimExpr {
+    fn sum<I: Iterator<Item = DimExpr>>(iter: I) -> DimExpr {
+        iter.fold(DimExpr::constant(0), |acc, d| acc + d)
+    }
+}
+
+impl<'a> std::iter::Sum<&'a DimExpr> for DimExpr {
+    fn sum<I: Iterator<Item = &'a DimExpr>>(iter: I) -> DimExpr {
+        iter.fold(DimExpr::constant(0), |acc, d| acc + d)
+    }
+}
+
+impl std::iter::Product for DimExpr {
+    fn product<I: Iterator<Item = DimExpr>>(iter: I) -> DimExpr {
+        iter.fold(DimExpr::constant(1), |acc, d| acc * d)
+    }
+}
+
+impl<'a> std::iter::Product<&'a DimExpr> for DimExpr {
+    fn product<I: Iterator<Item = &'a DimExpr>>(iter: I) -> DimExpr {
+        iter.fold(DimExpr::constant(1), |acc, d| acc * d)
     }
 }
 
@@ -261,4 +396,20 @@ pub enum EvalError {
         /// Its exact value.
         value: Rat,
     },
+}
+
+/// `p` simplified by the algebra's rules where every symbol is at least 0 (dims are
+/// never negative), so that what is found holds for every such value at which `p` is
+/// defined: a scratch algebra with `input_lower` 0 ([`Config`]) builds `p`, its
+/// symbols as inputs, and saturates. `None` when the scratch algebra reached a limit
+/// (its answer would name a made-up symbol).
+fn simplified(p: &Poly) -> Option<Poly> {
+    let mut alg = Algebra::new(Config {
+        input_lower: Rat::zero(),
+        dim_lower: Rat::zero(),
+        ..Config::default()
+    });
+    let d = alg.import(p, None);
+    alg.simplify(d);
+    alg.warnings().is_empty().then(|| alg.canon(d).clone())
 }

@@ -1,0 +1,256 @@
+//! Property tests of `DimExpr` as a value type: its arithmetic (`+ - *`, negation,
+//! sums and products) and its simplifying operations (`floordiv`, `ceildiv`,
+//! `modulo`, `min`, `max`, `broadcast`), and `Shapes::simplify`, against the
+//! independent reference evaluator `parse_expr(text).eval(env)`.
+//!
+//! Expressions are generated as a small tree, built once with `DimExpr`'s operations
+//! (each call simplifies as it goes) and printed once as text for the reference.
+//! Every case samples assignments of the symbols from 0 (the edge dims take: 0 and 1
+//! among them) and compares values wherever the reference is defined: a
+//! simplification may only make an undefined expression (a division by zero)
+//! defined, never change a value.
+
+use proptest::prelude::*;
+use symdim::algebra::parse::parse_expr;
+use symdim::algebra::Rat;
+use symdim::{DimExpr, Facts, SymbolValues};
+
+/// A generated expression.
+#[derive(Clone, Debug)]
+enum E {
+    Sym(&'static str),
+    Num(i64),
+    Add(Box<E>, Box<E>),
+    Sub(Box<E>, Box<E>),
+    Mul(Box<E>, Box<E>),
+    Neg(Box<E>),
+    Call(&'static str, Box<E>, Box<E>),
+}
+
+impl E {
+    /// The text the reference evaluator reads.
+    fn text(&self) -> String {
+        match self {
+            E::Sym(s) => (*s).to_string(),
+            E::Num(n) if *n < 0 => format!("({n})"),
+            E::Num(n) => n.to_string(),
+            E::Add(a, b) => format!("({} + {})", a.text(), b.text()),
+            E::Sub(a, b) => format!("({} - {})", a.text(), b.text()),
+            E::Mul(a, b) => format!("({} * {})", a.text(), b.text()),
+            E::Neg(a) => format!("(-{})", a.text()),
+            E::Call(f, a, b) => format!("{f}({}, {})", a.text(), b.text()),
+        }
+    }
+
+    /// The dim, built with `DimExpr`'s operations; `mode` picks owned, borrowed or
+    /// mixed operands and the assigning forms, which must all agree.
+    fn dim(&self, mode: u8) -> DimExpr {
+        match self {
+            E::Sym(s) => DimExpr::symbol(s),
+            E::Num(n) => DimExpr::constant(*n),
+            E::Add(a, b) => match (mode % 4, &**b) {
+                (0, _) => a.dim(mode) + b.dim(mode),
+                (1, E::Num(n)) => *n + a.dim(mode),
+                (1, _) => &a.dim(mode) + &b.dim(mode),
+                (2, E::Num(n)) => &a.dim(mode) + *n,
+                (2, _) => a.dim(mode) + &b.dim(mode),
+                _ => {
+                    let mut d = a.dim(mode);
+                    d += b.dim(mode);
+                    d
+                }
+            },
+            E::Sub(a, b) => match (mode % 4, &**b) {
+                (0, _) => a.dim(mode) - b.dim(mode),
+                (1, E::Num(n)) => a.dim(mode) - *n,
+                (1, _) => &a.dim(mode) - b.dim(mode),
+                (2, _) => {
+                    let mut d = a.dim(mode);
+                    d -= &b.dim(mode);
+                    d
+                }
+                _ => -(b.dim(mode) - a.dim(mode)),
+            },
+            E::Mul(a, b) => match (mode % 4, &**a) {
+                (0, _) => a.dim(mode) * b.dim(mode),
+                (1, E::Num(n)) => *n * &b.dim(mode),
+                (1, _) => &a.dim(mode) * &b.dim(mode),
+                (2, _) => [a.dim(mode), b.dim(mode)].into_iter().product(),
+                _ => {
+                    let mut d = a.dim(mode);
+                    d *= b.dim(mode);
+                    d
+                }
+            },
+            E::Neg(a) => {
+                if mode % 2 == 0 {
+                    -a.dim(mode)
+                } else {
+                    -&a.dim(mode)
+                }
+            }
+            E::Call(f, a, b) => {
+                let (x, y) = (a.dim(mode), b.dim(mode));
+                match *f {
+                    "floordiv" => x.floordiv(&y),
+                    "ceildiv" => x.ceildiv(y),
+                    "mod" => x.modulo(&y),
+                    "min" => x.min(y),
+                    "max" => x.max(&y),
+                    _ => x.broadcast(y),
+                }
+            }
+        }
+    }
+}
+
+fn bx(e: E) -> Box<E> {
+    Box::new(e)
+}
+
+const SYMS: [&str; 3] = ["A", "B", "C"];
+
+/// Expressions over `A`, `B`, `C` and small constants, with every operation.
+fn expr() -> impl Strategy<Value = E> {
+    let leaf = prop_oneof![
+        3 => (0usize..3).prop_map(|i| E::Sym(SYMS[i])),
+        2 => (-3i64..7).prop_map(E::Num),
+    ];
+    leaf.prop_recursive(4, 24, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Add(bx(a), bx(b))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Sub(bx(a), bx(b))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Mul(bx(a), bx(b))),
+            inner.clone().prop_map(|a| E::Neg(bx(a))),
+            (
+                prop::sample::select(vec![
+                    "floordiv",
+                    "ceildiv",
+                    "mod",
+                    "min",
+                    "max",
+                    "broadcast"
+                ]),
+                inner.clone(),
+                inner,
+            )
+                .prop_map(|(f, a, b)| E::Call(f, bx(a), bx(b))),
+        ]
+    })
+}
+
+/// Assignments of `A`, `B`, `C` from 0, the edges 0, 1 and 2 among them.
+fn assignments() -> impl Strategy<Value = Vec<[i64; 3]>> {
+    let value = prop_oneof![Just(0i64), Just(1), Just(2), 0i64..30];
+    prop::collection::vec(prop::array::uniform3(value), 12)
+}
+
+/// The reference value of `e` at `at`, or `None` where it is undefined.
+fn reference(e: &E, at: &[i64; 3]) -> Option<Rat> {
+    let env = |s: &str| SYMS.iter().position(|n| *n == s).map(|i| Rat::int(at[i]));
+    parse_expr(&e.text()).unwrap().eval(&env)
+}
+
+fn values(at: &[i64; 3]) -> SymbolValues {
+    SymbolValues::new()
+        .with("A", at[0])
+        .with("B", at[1])
+        .with("C", at[2])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Every way of writing the arithmetic gives the same canonical form, and the
+    /// dim (simplified as it was built) has the reference's value wherever that is
+    /// defined, for symbol values from 0.
+    #[test]
+    fn operations_keep_values(e in expr(), ats in assignments()) {
+        let d = e.dim(0);
+        for mode in 1..4 {
+            prop_assert_eq!(&e.dim(mode), &d, "mode {}: {}", mode, e.text());
+        }
+        for at in &ats {
+            let Some(want) = reference(&e, at) else { continue };
+            let got = d.eval(&values(at));
+            match want.to_i64() {
+                Some(v) => prop_assert_eq!(got, Ok(v), "{} -> {} at {:?}", e.text(), d, at),
+                None => prop_assert!(got.is_err(), "{} -> {} at {:?}", e.text(), d, at),
+            }
+        }
+    }
+
+    /// `Shapes::simplify` under a model's facts keeps the value at every assignment
+    /// the facts allow (here: input symbols at least 1), and its answer is a fixed
+    /// point.
+    #[test]
+    fn shapes_simplify_keeps_values(e in expr(), ats in assignments()) {
+        let model = symdim::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/attention.onnx"
+        )))
+        .unwrap();
+        let shapes = symdim::infer(&model, &Facts::new());
+        let s = shapes.simplify(&e.dim(0));
+        prop_assert_eq!(shapes.simplify(&s), s.clone());
+        for at in &ats {
+            let at = at.map(|v| v.max(1));
+            let Some(want) = reference(&e, &at) else { continue };
+            let got = s.eval(&values(&at));
+            match want.to_i64() {
+                Some(v) => prop_assert_eq!(got, Ok(v), "{} -> {} at {:?}", e.text(), s, at),
+                None => prop_assert!(got.is_err(), "{} -> {} at {:?}", e.text(), s, at),
+            }
+        }
+    }
+}
+
+/// What the documentation of `DimExpr` promises, each checked by hand: the
+/// arithmetic collects and expands, the simplifying operations fold constants and
+/// use that symbols are at least 0, and `==` compares forms.
+#[test]
+fn documented_simplifications() {
+    let s = DimExpr::symbol("S");
+    let (a, b) = (DimExpr::symbol("A"), DimExpr::symbol("B"));
+    let text = |d: &DimExpr| d.to_string();
+    assert_eq!(text(&((&s + 1) * 2 - &s)), "S + 2");
+    assert_eq!(&s - &s, DimExpr::constant(0));
+    assert_eq!(text(&(a.min(&b) + 1)), "min(A, B) + 1");
+    assert_eq!(DimExpr::constant(7).floordiv(2), DimExpr::constant(3));
+    assert_eq!(DimExpr::constant(7).ceildiv(2), DimExpr::constant(4));
+    assert_eq!(DimExpr::constant(-7).modulo(3), DimExpr::constant(2));
+    assert_eq!((4 * &s).floordiv(2), 2 * &s);
+    assert_eq!(s.max(0), s);
+    assert_eq!(s.min(&s + 2), s);
+    // At S = -1, max(S, 0) is 0, not S: the rewrite is for dims, never negative.
+    let raw = DimExpr::from_poly(symdim::algebra::Poly::op(
+        symdim::algebra::OpKind::Max,
+        s.poly().clone(),
+        DimExpr::constant(0).poly().clone(),
+    ));
+    assert_eq!(raw.eval(&SymbolValues::new().with("S", -1)), Ok(0));
+    // A division by a constant 0 stays as written, undefined.
+    let by_zero = s.floordiv(0);
+    assert_eq!(text(&by_zero), "floordiv(S, 0)");
+    assert!(by_zero.eval(&SymbolValues::new().with("S", 3)).is_err());
+    // Without a rule that relates them, equal values can have different forms.
+    let other = &a + &b - a.max(&b);
+    assert_ne!(a.min(&b), other);
+    for (x, y) in [(0, 0), (0, 3), (5, 2), (4, 4)] {
+        let at = SymbolValues::new().with("A", x).with("B", y);
+        assert_eq!(a.min(&b).eval(&at), other.eval(&at));
+    }
+    // Sums and products over owned and borrowed dims.
+    let dims = [s.clone(), DimExpr::constant(3), s.clone()];
+    assert_eq!(text(&dims.iter().sum::<DimExpr>()), "2*S + 3");
+    assert_eq!(text(&dims.iter().product::<DimExpr>()), "3*S*S");
+    assert_eq!(dims.clone().into_iter().sum::<DimExpr>(), dims.iter().sum());
+    assert_eq!(
+        dims.clone().into_iter().product::<DimExpr>(),
+        dims.iter().product()
+    );
+    assert_eq!(
+        std::iter::empty::<DimExpr>().product::<DimExpr>(),
+        DimExpr::constant(1)
+    );
+}
