@@ -589,3 +589,39 @@ fn queries_answer_under_the_models_facts() {
         }
     );
 }
+
+// The facade's values cross threads: this file does not compile if one of them
+// stops being `Send + Sync`.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<symdim::Model>();
+    send_sync::<symdim::Shapes<'static>>();
+    send_sync::<symdim::DimExpr>();
+    send_sync::<symdim::Facts>();
+};
+
+/// One model shared by threads that each infer it under their own facts, and shapes
+/// read on another thread than the one that made them.
+#[test]
+fn models_and_shapes_cross_threads() {
+    let model = std::sync::Arc::new(example());
+    let shapes = symdim::infer(&model, &Facts::new());
+    let (y, bound) = std::thread::scope(|scope| {
+        let y = scope.spawn(|| texts(&shapes.shape("y").unwrap()));
+        let bound: Vec<_> = (1..=4)
+            .map(|n| {
+                let model = std::sync::Arc::clone(&model);
+                scope.spawn(move || {
+                    let shapes = symdim::infer(&model, &Facts::new().bind("batch", n));
+                    texts(&shapes.shape("y").unwrap())
+                })
+            })
+            .collect();
+        let bound: Vec<_> = bound.into_iter().map(|h| h.join().unwrap()).collect();
+        (y.join().unwrap(), bound)
+    });
+    assert_eq!(y, ["batch", "sequence", "64"]);
+    for (n, y) in (1..=4).zip(bound) {
+        assert_eq!(y, [n.to_string().as_str(), "sequence", "64"]);
+    }
+}
