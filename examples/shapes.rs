@@ -42,9 +42,7 @@ fn main() {
         let Some(dims) = shapes.shape(&out) else {
             continue;
         };
-        let elements = dims
-            .iter()
-            .fold(DimExpr::constant(1), |acc, d| acc * d.clone());
+        let elements: DimExpr = dims.iter().product();
         println!("{out} has {elements} elements");
         let at = SymbolValues::new().with("N", 4).with("sequence", 10);
         match elements.eval(&at) {
