@@ -10,6 +10,13 @@
 //! the spec map to [`OpError::is_out_of_range`] (a missing input) and every other
 //! variant (an invalid argument).
 
+mod problems;
+
+pub use problems::{
+    AttrFloat, AttrProblem, AttrValue, Choices, EquationProblem, LengthForm, NeverValid,
+    ShapeValueProblem, TargetProblem,
+};
+
 use crate::algebra::{Algebra, AlgebraError, Dim, DimExpr, FreshKey, Rat, SymbolKind};
 use crate::facts::FactsError;
 use crate::graph::{ConstData, ConstTensor, DType, Graph, Node, VALUE_FACT_LIMIT};
@@ -207,10 +214,10 @@ pub enum OpError {
     BadAttribute {
         /// Attribute name.
         name: &'static str,
-        /// The value, rendered.
-        value: String,
+        /// The value.
+        value: AttrValue,
         /// What is wrong.
-        why: String,
+        why: Box<AttrProblem>,
     },
     /// An element type the op version does not allow.
     #[error("element type {dtype} of {what} is not allowed in this version (allowed: {allowed})")]
@@ -246,12 +253,9 @@ pub enum OpError {
         /// The rank.
         rank: usize,
     },
-    /// A shape input holds a value the op forbids.
-    #[error("{what}")]
-    BadShapeValue {
-        /// What is wrong, with the values.
-        what: String,
-    },
+    /// A shape input holds a value the op forbids (or has a shape it forbids).
+    #[error("{0}")]
+    BadShapeValue(Box<ShapeValueProblem>),
     /// Two dims that must be equal are provably different.
     #[error("{what}: {left} != {right}")]
     DimMismatch {

@@ -6,7 +6,7 @@
 //! `ops_nn_ort.rs`.
 
 use symdim::algebra::{DimExpr, Rat, SymbolKind, Truth};
-use symdim::context::{OpError, ShapesContext, TensorFact};
+use symdim::context::{AttrProblem, AttrValue, OpError, ShapesContext, TensorFact};
 use symdim::graph::{Attr, DType, Node};
 use symdim::ops::rule_for;
 
@@ -1344,14 +1344,19 @@ fn roi_align_output_sizes_must_be_positive() {
     };
     assert_eq!(out(&mut ctx, &roi(2, 3), 0), "[R, C, 2, 3]");
     for (oh, ow, name, value) in [
-        (0, 3, "output_height", "0"),
-        (2, -1, "output_width", "-1"),
-        (0, -5, "output_height", "0"),
+        (0, 3, "output_height", 0),
+        (2, -1, "output_width", -1),
+        (0, -5, "output_height", 0),
     ] {
         match run(&mut ctx, &roi(oh, ow)) {
             Err(OpError::BadAttribute {
-                name: n, value: v, ..
-            }) => assert_eq!((n, v.as_str()), (name, value), "{oh} x {ow}"),
+                name: n,
+                value: v,
+                why,
+            }) => {
+                assert_eq!((n, v), (name, AttrValue::Int(value)), "{oh} x {ow}");
+                assert_eq!(*why, AttrProblem::NotPositive);
+            }
             other => panic!("{oh} x {ow}: expected a bad attribute, got {other:?}"),
         }
     }

@@ -6,7 +6,7 @@
 mod common;
 
 use symdim::algebra::Dim;
-use symdim::context::{OpError, ShapesContext, TensorFact};
+use symdim::context::{AttrProblem, AttrValue, OpError, ShapesContext, TensorFact};
 use symdim::graph::{Attr, DType, Node};
 use symdim::ops::rule_for;
 
@@ -371,13 +371,25 @@ fn onnx_inputs_and_attributes() {
         })
     ));
     n.version = 13;
-    assert!(matches!(
-        apply(&mut ctx, &n),
+    match apply(&mut ctx, &n) {
         Err(OpError::BadAttribute {
             name: "allowzero",
-            ..
-        })
-    ));
+            value,
+            why,
+        }) => {
+            assert_eq!(value, AttrValue::Int(2));
+            assert_eq!(
+                *why,
+                AttrProblem::NotInVersion {
+                    op: "Reshape",
+                    version: 13,
+                    attribute: "allowzero",
+                    since: 14,
+                }
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     // Two inputs from 5 on; one (with the attribute) in 1; consumed_inputs is ignored.
     n.version = 5;
     n.attrs.clear();

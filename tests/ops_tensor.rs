@@ -6,7 +6,7 @@ mod common;
 mod ops_support;
 
 use ops_support::*;
-use symdim::context::{OpError, ShapesContext};
+use symdim::context::{AttrValue, OpError, ShapesContext};
 use symdim::graph::{Attr, DType};
 
 // ----- backend-node corpus ---------------------------------------------------------
@@ -813,7 +813,10 @@ fn constant_attributes() {
     match err(&mut ctx, &n) {
         OpError::BadAttribute { name, value, .. } => {
             assert_eq!(name, "value");
-            assert_eq!(value, "value_int, value_float, value_strings");
+            assert_eq!(
+                value,
+                AttrValue::Names(vec!["value_int", "value_float", "value_strings"])
+            );
         }
         other => panic!("{other:?}"),
     }

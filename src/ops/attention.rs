@@ -47,6 +47,7 @@ use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::split::split_equal;
 use super::{attr_int, check_inputs, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -153,12 +154,9 @@ fn ov_scaled_dot_product_attention(
         if let Some(s) = &scale.shape {
             let one = s.iter().all(|d| ctx.alg.as_i64(*d) == Some(1));
             if s.len() > 1 || !one && s.iter().all(|d| ctx.alg.as_i64(*d).is_some()) {
-                return Err(OpError::BadShapeValue {
-                    what: format!(
-                        "scale must be a scalar or have one element, found shape {}",
-                        ctx.render_dims(s)
-                    ),
-                });
+                return Err(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::ScaleShape(ctx.alg.exprs(s)),
+                )));
             }
         }
     }
@@ -245,9 +243,9 @@ pub fn attention_shapes(
     let s = unify(ctx, node, "sequence of K and V", s, vs)?;
     if let (Some(a), Some(c)) = (ctx.alg.as_i64(hq), ctx.alg.as_i64(hkv)) {
         if c == 0 || a % c != 0 {
-            return Err(OpError::BadShapeValue {
-                what: format!("q_num_heads {a} is not a multiple of kv_num_heads {c}"),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::HeadsNotMultiple { q: a, kv: c },
+            )));
         }
     }
     let total = match past {
@@ -305,8 +303,8 @@ fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     if !(0..=3).contains(&mode) {
         return Err(OpError::BadAttribute {
             name: "qk_matmul_output_mode",
-            value: mode.to_string(),
-            why: "expected 0, 1, 2 or 3".to_string(),
+            value: AttrValue::Int(mode),
+            why: Box::new(AttrProblem::one_of_ints(&[0, 1, 2, 3])),
         });
     }
     let shapes = match (&q.shape, &k.shape, &v.shape) {
@@ -401,16 +399,24 @@ fn linear_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     if hq % hkv != 0 {
         return Err(OpError::BadAttribute {
             name: "q_num_heads",
-            value: hq.to_string(),
-            why: format!("not a multiple of kv_num_heads {hkv}"),
+            value: AttrValue::Int(hq),
+            why: Box::new(AttrProblem::NotMultipleOf {
+                of: "kv_num_heads",
+                value: hkv,
+            }),
         });
     }
     let rule = super::attrs::attr_str_or(node, "update_rule", "gated_delta")?;
     if !matches!(rule, "linear" | "gated" | "delta" | "gated_delta") {
         return Err(OpError::BadAttribute {
             name: "update_rule",
-            value: rule.to_string(),
-            why: "expected linear, gated, delta or gated_delta".to_string(),
+            value: AttrValue::Word(rule.to_string()),
+            why: Box::new(AttrProblem::one_of(&[
+                "linear",
+                "gated",
+                "delta",
+                "gated_delta",
+            ])),
         });
     }
     let past = ctx.optional_input(node, 3)?;

@@ -8,7 +8,7 @@
 //! wording. Element types and partial shapes arrive decoded ([`Attr::Type`],
 //! [`Attr::Shape`]): no getter here parses attribute text.
 
-use crate::context::OpError;
+use crate::context::{AttrProblem, AttrValue, LengthForm, OpError};
 use crate::graph::{Attr, DType, DeclDim, Node};
 
 /// An integer attribute, or `default` when absent.
@@ -64,7 +64,7 @@ pub fn attr_list(
     len: usize,
     default: i64,
     ok: fn(i64) -> bool,
-    expect: &str,
+    expect: &'static str,
 ) -> Result<Vec<i64>, OpError> {
     match attr_ints(node, name)? {
         None => Ok(vec![default; len]),
@@ -72,15 +72,21 @@ pub fn attr_list(
             if v.len() != len {
                 return Err(OpError::BadAttribute {
                     name,
-                    value: format!("{v:?}"),
-                    why: format!("expected {len} entries"),
+                    value: AttrValue::Ints(v.to_vec()),
+                    why: Box::new(AttrProblem::Length {
+                        expected: len,
+                        form: LengthForm::Entries,
+                    }),
                 });
             }
             if let Some(bad) = v.iter().find(|x| !ok(**x)) {
                 return Err(OpError::BadAttribute {
                     name,
-                    value: format!("{v:?}"),
-                    why: format!("entry {bad} is not {expect}"),
+                    value: AttrValue::Ints(v.to_vec()),
+                    why: Box::new(AttrProblem::EntryNot {
+                        entry: *bad,
+                        expected: expect,
+                    }),
                 });
             }
             Ok(v.to_vec())
@@ -104,35 +110,37 @@ pub fn attr_dtype(node: &Node, name: &'static str, default: DType) -> Result<DTy
     if v == 0 {
         return Ok(default);
     }
-    let code = i32::try_from(v).map_err(|_| OpError::BadAttribute {
+    let not_a_type = || OpError::BadAttribute {
         name,
-        value: v.to_string(),
-        why: "not an element type".to_string(),
-    })?;
+        value: AttrValue::Int(v),
+        why: Box::new(AttrProblem::Fixed("not an element type")),
+    };
+    let code = i32::try_from(v).map_err(|_| not_a_type())?;
     let t = DType::from_i32(code);
     if t == DType::Undefined {
-        return Err(OpError::BadAttribute {
-            name,
-            value: v.to_string(),
-            why: "not an element type".to_string(),
-        });
+        return Err(not_a_type());
     }
     Ok(t)
 }
 
-fn bad_kind(name: &'static str, value: &Attr, expected: &str) -> OpError {
-    OpError::BadAttribute {
+/// The error of an attribute of another kind than `expected` (`an int`).
+pub fn bad_kind(name: &'static str, value: &Attr, expected: &'static str) -> OpError {
+    bad_attr(
         name,
-        value: value.to_string(),
-        why: format!("expected {expected}, found {}", value.kind()),
-    }
+        value,
+        AttrProblem::WrongKind {
+            expected,
+            found: value.kind(),
+        },
+    )
 }
 
-fn bad_attr(name: &'static str, value: &Attr, why: &str) -> OpError {
+/// The error of the attribute `name` of value `value`, for the reason `why`.
+pub fn bad_attr(name: &'static str, value: &Attr, why: AttrProblem) -> OpError {
     OpError::BadAttribute {
         name,
-        value: value.to_string(),
-        why: why.to_string(),
+        value: AttrValue::from(value),
+        why: Box::new(why),
     }
 }
 
@@ -141,7 +149,7 @@ pub fn ov_str<'n>(node: &'n Node, name: &'static str) -> Result<Option<&'n str>,
     match node.attr(name) {
         None => Ok(None),
         Some(Attr::Str(s)) => Ok(Some(s.trim())),
-        Some(other) => Err(bad_attr(name, other, "expected a string")),
+        Some(other) => Err(bad_attr(name, other, AttrProblem::ExpectedKind("a string"))),
     }
 }
 
@@ -153,8 +161,12 @@ pub fn ov_bool(node: &Node, name: &'static str, default: bool) -> Result<bool, O
         return Ok(default);
     };
     int_bool(name, a).unwrap_or_else(|| match a {
-        Attr::Str(_) => Err(bad_attr(name, a, "expected true or false")),
-        _ => Err(bad_attr(name, a, "expected a boolean")),
+        Attr::Str(_) => Err(bad_attr(
+            name,
+            a,
+            AttrProblem::ExpectedKind("true or false"),
+        )),
+        _ => Err(bad_attr(name, a, AttrProblem::ExpectedKind("a boolean"))),
     })
 }
 
@@ -165,7 +177,11 @@ fn int_bool(name: &'static str, a: &Attr) -> Option<Result<bool, OpError>> {
     match a {
         Attr::Int(0) => Some(Ok(false)),
         Attr::Int(1) => Some(Ok(true)),
-        Attr::Int(_) => Some(Err(bad_attr(name, a, "a bool must be 0 or 1"))),
+        Attr::Int(_) => Some(Err(bad_attr(
+            name,
+            a,
+            AttrProblem::Fixed("a bool must be 0 or 1"),
+        ))),
         _ => None,
     }
 }
@@ -182,10 +198,7 @@ pub fn ov_bool_required(node: &Node, name: &'static str) -> Result<bool, OpError
 /// reader accepts nothing else).
 pub fn onednn_bool_required(node: &Node, name: &'static str) -> Result<bool, OpError> {
     let a = node.attr(name).ok_or(OpError::MissingAttribute { name })?;
-    int_bool(name, a).unwrap_or_else(|| {
-        let why = format!("expected a bool (the int 0 or 1), found {}", a.kind());
-        Err(bad_attr(name, a, &why))
-    })
+    int_bool(name, a).unwrap_or_else(|| Err(bad_kind(name, a, "a bool (the int 0 or 1)")))
 }
 
 /// An integer attribute, if present.
@@ -193,7 +206,11 @@ pub fn ov_i64(node: &Node, name: &'static str) -> Result<Option<i64>, OpError> {
     match node.attr(name) {
         None => Ok(None),
         Some(Attr::Int(v)) => Ok(Some(*v)),
-        Some(other) => Err(bad_attr(name, other, "expected an integer")),
+        Some(other) => Err(bad_attr(
+            name,
+            other,
+            AttrProblem::ExpectedKind("an integer"),
+        )),
     }
 }
 
@@ -206,9 +223,13 @@ pub fn ov_i64_list(node: &Node, name: &'static str) -> Result<Option<Vec<i64>>, 
         Some(a @ Attr::Str(_)) => Err(bad_attr(
             name,
             a,
-            "expected a comma-separated list of integers",
+            AttrProblem::ExpectedKind("a comma-separated list of integers"),
         )),
-        Some(other) => Err(bad_attr(name, other, "expected a list of integers")),
+        Some(other) => Err(bad_attr(
+            name,
+            other,
+            AttrProblem::ExpectedKind("a list of integers"),
+        )),
     }
 }
 
@@ -217,8 +238,12 @@ pub fn ov_dtype(node: &Node, name: &'static str) -> Result<Option<DType>, OpErro
     match node.attr(name) {
         None => Ok(None),
         Some(Attr::Type(t)) => Ok(Some(*t)),
-        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, "not an element type")),
-        Some(other) => Err(bad_attr(name, other, "expected an element type name")),
+        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, AttrProblem::Fixed("not an element type"))),
+        Some(other) => Err(bad_attr(
+            name,
+            other,
+            AttrProblem::ExpectedKind("an element type name"),
+        )),
     }
 }
 
@@ -232,8 +257,12 @@ pub fn ov_shape<'n>(
     match node.attr(name) {
         None => Ok(None),
         Some(Attr::Shape(dims)) => Ok(Some(dims.as_deref())),
-        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, "not a partial shape")),
-        Some(other) => Err(bad_attr(name, other, "expected a partial shape")),
+        Some(a @ Attr::Str(_)) => Err(bad_attr(name, a, AttrProblem::Fixed("not a partial shape"))),
+        Some(other) => Err(bad_attr(
+            name,
+            other,
+            AttrProblem::ExpectedKind("a partial shape"),
+        )),
     }
 }
 
@@ -251,8 +280,11 @@ pub fn spatial_list(
         Some(v) if v.len() == n => Ok(v),
         Some(v) => Err(OpError::BadAttribute {
             name,
-            value: format!("{v:?}"),
-            why: format!("expected {n} values, one per spatial axis"),
+            value: AttrValue::Ints(v),
+            why: Box::new(AttrProblem::Length {
+                expected: n,
+                form: LengthForm::ValuesPerSpatialAxis,
+            }),
         }),
     }
 }
@@ -274,8 +306,8 @@ pub fn require_positive(name: &'static str, v: i64) -> Result<i64, OpError> {
     if v <= 0 {
         return Err(OpError::BadAttribute {
             name,
-            value: v.to_string(),
-            why: "must be positive".to_string(),
+            value: AttrValue::Int(v),
+            why: Box::new(AttrProblem::NotPositive),
         });
     }
     Ok(v)

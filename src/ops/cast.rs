@@ -33,10 +33,11 @@
 //!   width as the input's; no contents).
 //! * OpenVINO **Convert**, **ConvertLike**: 1. **Identity**: 16.
 
-use super::attrs::ov_dtype;
+use super::attrs::{bad_attr, bad_kind, ov_dtype};
 use super::values::int_range;
 use super::{check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
+use crate::context::AttrProblem;
 use crate::context::{OpError, ShapesContext, TensorFact, TypeConflict};
 use crate::graph::{Attr, DType, Node};
 
@@ -112,28 +113,32 @@ fn bit_cast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
 /// reader decodes attributes by their protobuf type, so the name is read here, as
 /// an enumeration of the op's own spec).
 pub fn cast_target(node: &Node) -> Result<DType, OpError> {
-    let bad = |value: String, why: &str| OpError::BadAttribute {
-        name: "to",
-        value,
-        why: why.to_string(),
-    };
     match node.attr("to") {
         None => Err(OpError::MissingAttribute { name: "to" }),
-        Some(Attr::Int(n)) => {
+        Some(a @ Attr::Int(n)) => {
             let known = i32::try_from(*n)
                 .ok()
                 .map(DType::from_i32)
                 .filter(|t| !matches!(t, DType::Unknown(_) | DType::Undefined));
-            known.ok_or_else(|| bad(n.to_string(), "not a known TensorProto.DataType"))
+            known.ok_or_else(|| {
+                bad_attr(
+                    "to",
+                    a,
+                    AttrProblem::Fixed("not a known TensorProto.DataType"),
+                )
+            })
         }
-        Some(Attr::Str(s)) => (0..=28)
+        Some(a @ Attr::Str(s)) => (0..=28)
             .map(DType::from_i32)
             .find(|t| *t != DType::Undefined && t.onnx_name() == Some(s.as_str()))
-            .ok_or_else(|| bad(format!("{s:?}"), "not a known TensorProto.DataType name")),
-        Some(other) => Err(bad(
-            other.to_string(),
-            &format!("expected an int, found {}", other.kind()),
-        )),
+            .ok_or_else(|| {
+                bad_attr(
+                    "to",
+                    a,
+                    AttrProblem::Fixed("not a known TensorProto.DataType name"),
+                )
+            }),
+        Some(other) => Err(bad_kind("to", other, "an int")),
     }
 }
 

@@ -33,6 +33,7 @@ use super::values::{
 use super::{check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Dim, Truth};
 use crate::context::{const_fact, float_rat, Expected};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::VALUE_FACT_LIMIT;
 use crate::graph::{Attr, ConstData, DType, Node};
@@ -51,13 +52,13 @@ pub const RULES: &[RuleEntry] = &[
 pub fn range_dims(
     ctx: &mut ShapesContext,
     (start, limit, delta): (Dim, Dim, Dim),
-    what: &str,
+    what: &'static str,
 ) -> Result<(Dim, Option<Vec<Dim>>), OpError> {
     let zero = ctx.alg.constant(0);
     if ctx.alg.equal(delta, zero) == Truth::True {
-        return Err(OpError::BadShapeValue {
-            what: format!("{what} is 0"),
-        });
+        return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Zero(
+            what,
+        ))));
     }
     let span = ctx.alg.sub(limit, start);
     let q = ctx.alg.ceildiv(span, delta);
@@ -82,7 +83,7 @@ pub fn range_dims(
 fn range_fact(
     ctx: &mut ShapesContext,
     node: &Node,
-    ops: [(&TensorFact, &str); 3],
+    ops: [(&TensorFact, &'static str); 3],
     dtype: DType,
 ) -> Result<TensorFact, OpError> {
     for (f, what) in ops {
@@ -165,14 +166,14 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         }),
         Some(one) if given.count_ones() == 1 => one,
         Some(_) => {
-            let many: Vec<&str> = (0..KEYS.len())
+            let many: Vec<&'static str> = (0..KEYS.len())
                 .filter(|i| given & (1 << i) != 0)
                 .map(|i| KEYS[i])
                 .collect();
             return Err(OpError::BadAttribute {
                 name: "value",
-                value: many.join(", "),
-                why: "exactly one value attribute is allowed".to_string(),
+                value: AttrValue::Names(many),
+                why: Box::new(AttrProblem::Fixed("exactly one value attribute is allowed")),
             });
         }
     };
@@ -218,8 +219,8 @@ fn constant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
             let name = KEYS.iter().find(|k| **k == key).copied().unwrap_or("value");
             return Err(OpError::BadAttribute {
                 name,
-                value: other.to_string(),
-                why: format!("unexpected attribute kind {}", other.kind()),
+                value: AttrValue::from(other),
+                why: Box::new(AttrProblem::UnexpectedKind(other.kind())),
             });
         }
     };
@@ -236,8 +237,11 @@ fn constant_of_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
             if t.dims.iter().product::<i64>() != 1 {
                 return Err(OpError::BadAttribute {
                     name: "value",
-                    value: format!("<tensor {} {:?}>", t.dtype, t.dims),
-                    why: "must hold exactly one element".to_string(),
+                    value: AttrValue::Tensor {
+                        dtype: t.dtype,
+                        dims: t.dims.clone(),
+                    },
+                    why: Box::new(AttrProblem::Fixed("must hold exactly one element")),
                 });
             }
             let f = const_fact(&mut ctx.alg, t);
@@ -246,8 +250,8 @@ fn constant_of_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         Some(other) => {
             return Err(OpError::BadAttribute {
                 name: "value",
-                value: other.to_string(),
-                why: "expected a one-element tensor".to_string(),
+                value: AttrValue::from(other),
+                why: Box::new(AttrProblem::ExpectedKind("a one-element tensor")),
             })
         }
     };
@@ -265,9 +269,12 @@ fn constant_of_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         (Some(v), _) => {
             for d in &v {
                 if ctx.alg.bounds(*d).is_negative() {
-                    return Err(OpError::BadShapeValue {
-                        what: format!("shape {} has a negative dim", ctx.render_dims(&v)),
-                    });
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::NegativeDim {
+                            what: "shape",
+                            dims: ctx.alg.exprs(&v),
+                        },
+                    )));
                 }
             }
             v

@@ -94,6 +94,7 @@ use super::norm::layer_norm_stats;
 use super::split::split_equal;
 use super::{attr_int, attr_int_required, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -417,12 +418,13 @@ fn group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         };
         let g = ctx.alg.constant(groups);
         if ctx.alg.divides(g, c) == Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "channels {} are not a multiple of groups {groups}",
-                    ctx.alg.render(c)
-                ),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::ChannelsNotMultiple {
+                    channels: ctx.alg.expr(c),
+                    of: "groups",
+                    groups,
+                },
+            )));
         }
         for (i, what) in [(1, "gamma"), (2, "beta")] {
             let v = ctx.input(node, i, what)?;
@@ -471,8 +473,8 @@ fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
             if sizes.len() != 3 || sizes.iter().any(|s| *s <= 0) {
                 return Err(OpError::BadAttribute {
                     name: "qkv_hidden_sizes",
-                    value: format!("{sizes:?}"),
-                    why: "expected 3 positive sizes".to_string(),
+                    value: AttrValue::Ints(sizes.to_vec()),
+                    why: Box::new(AttrProblem::Fixed("expected 3 positive sizes")),
                 });
             }
             if let Some(t) = total {
@@ -719,8 +721,8 @@ fn packed_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         Some(other) => {
             return Err(OpError::BadAttribute {
                 name: "qkv_hidden_sizes",
-                value: format!("{other:?}"),
-                why: "expected 3 sizes".to_string(),
+                value: AttrValue::Ints(other.to_vec()),
+                why: Box::new(AttrProblem::Fixed("expected 3 sizes")),
             })
         }
         None => match ranked(&bias, "bias", 1)? {

@@ -62,6 +62,7 @@ use super::reduce::reduce_shape;
 use super::values::attr_axes;
 use super::{attr_int, attr_int_required, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -308,9 +309,13 @@ fn matmul_fpq4(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         return Ok(vec![TensorFact::unknown(a.dtype)]);
     };
     if kn.len() != 2 {
-        return Err(OpError::BadShapeValue {
-            what: format!("B_shape has {} entries, expected 2 ([K, N])", kn.len()),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::Entries {
+                what: "B_shape",
+                found: kn.len(),
+                expected: Expected::Exactly(2).noted("[K, N]"),
+            },
+        )));
     }
     let out = matmul_shape(ctx, node, sa, kn, false, false, Equate::Warn)?;
     Ok(vec![TensorFact::new(a.dtype, out)])
@@ -472,8 +477,8 @@ fn pool_variant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
     if ks.iter().any(|k| *k <= 0) {
         return Err(OpError::BadAttribute {
             name: "kernel_shape",
-            value: format!("{ks:?}"),
-            why: "entries must be positive".to_string(),
+            value: AttrValue::Ints(ks.to_vec()),
+            why: Box::new(AttrProblem::EntriesNotPositive),
         });
     }
     let kernel: Vec<Dim> = ks.iter().map(|k| ctx.alg.constant(*k)).collect();
@@ -540,8 +545,8 @@ fn gather_block_quantized(
     if !(1..=8).contains(&bits) || 8 % bits != 0 {
         return Err(OpError::BadAttribute {
             name: "bits",
-            value: bits.to_string(),
-            why: "expected 2, 4 or 8".to_string(),
+            value: AttrValue::Int(bits),
+            why: Box::new(AttrProblem::one_of_ints(&[2, 4, 8])),
         });
     }
     let (Some(ds), Some(is)) = (&data.shape, &indices.shape) else {

@@ -32,6 +32,7 @@ use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::squeeze::unsqueeze_dims;
 use super::{attr_int, attr_int_required, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::ShapeValueProblem;
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -181,9 +182,13 @@ fn crop_and_resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     let (h, w) = match crop.value.as_deref() {
         Some([h, w]) => (*h, *w),
         Some(v) => {
-            return Err(OpError::BadShapeValue {
-                what: format!("crop_size has {} entries, expected 2", v.len()),
-            })
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::Entries {
+                    what: "crop_size",
+                    found: v.len(),
+                    expected: Expected::Exactly(2),
+                },
+            )))
         }
         None => (ctx.unknown_dim(node, 0, 2), ctx.unknown_dim(node, 0, 3)),
     };
@@ -240,13 +245,13 @@ fn unfold_tensor(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     let axis = norm_axis(attr_int(node, "dim", -1)?, xs.len())?;
     let size = ctx.alg.constant(size);
     if ctx.alg.le(size, xs[axis]) == crate::algebra::Truth::False {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "size {} exceeds dim {axis} ({})",
-                ctx.alg.render(size),
-                ctx.alg.render(xs[axis])
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::SizeExceedsDim {
+                size: ctx.alg.expr(size),
+                axis,
+                dim: ctx.alg.expr(xs[axis]),
+            },
+        )));
     }
     let step = ctx.alg.constant(step);
     let one = ctx.alg.constant(1);

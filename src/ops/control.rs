@@ -77,6 +77,7 @@
 use super::values::scalar_int;
 use super::{attr_int, attr_ints, norm_axis, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
+use crate::context::{AttrProblem, AttrValue};
 use crate::context::{
     Composite, Expected, OpError, OptionalElement, OptionalFact, SequenceFact, ShapesContext,
     SubgraphValue, TensorFact,
@@ -103,11 +104,7 @@ fn end(_: &mut ShapesContext, _: &Node) -> Result<Vec<TensorFact>, OpError> {
 fn graph_attr<'n>(node: &'n Node, name: &'static str) -> Result<&'n Graph, OpError> {
     match node.attr(name) {
         Some(Attr::Graph(g)) => Ok(g),
-        Some(other) => Err(OpError::BadAttribute {
-            name,
-            value: other.to_string(),
-            why: format!("expected a graph, found {}", other.kind()),
-        }),
+        Some(other) => Err(super::attrs::bad_kind(name, other, "a graph")),
         None => Err(OpError::MissingAttribute { name }),
     }
 }
@@ -283,12 +280,11 @@ fn run_if(
             .map(|o| match o {
                 Some(i) => outs.get(*i).cloned().ok_or_else(|| OpError::BadAttribute {
                     name: b.name,
-                    value: format!("<graph {}>", b.graph.name),
-                    why: format!(
-                        "the branch has {} outputs; the node has {}",
-                        outs.len(),
-                        node.outputs.len()
-                    ),
+                    value: AttrValue::Graph(b.graph.name.clone()),
+                    why: Box::new(AttrProblem::BranchOutputs {
+                        branch: outs.len(),
+                        node: node.outputs.len(),
+                    }),
                 }),
                 None => Ok(SubgraphValue::tensor(TensorFact::unknown(DType::Undefined))),
             })
@@ -328,13 +324,12 @@ fn run_if(
     if same_outputs && (then_out.len() != else_out.len() || then_out.len() < node.outputs.len()) {
         return Err(OpError::BadAttribute {
             name: "else_branch",
-            value: format!("<graph {}>", else_b.graph.name),
-            why: format!(
-                "the branches have {} and {} outputs; the node has {}",
-                then_out.len(),
-                else_out.len(),
-                node.outputs.len()
-            ),
+            value: AttrValue::Graph(else_b.graph.name.clone()),
+            why: Box::new(AttrProblem::BranchesOutputs {
+                then_branch: then_out.len(),
+                else_branch: else_out.len(),
+                node: node.outputs.len(),
+            }),
         });
     }
     let (a, b) = (pick(&then_b, &then_out)?, pick(&else_b, &else_out)?);
@@ -1116,18 +1111,15 @@ fn port_map(node: &Node, name: &'static str) -> Result<Vec<PortEntry>, OpError> 
             _ => {
                 return Err(OpError::BadAttribute {
                     name,
-                    value: Attr::Tensor(t.clone()).to_string(),
-                    why: "expected an integer port map".to_string(),
+                    value: AttrValue::Tensor {
+                        dtype: t.dtype,
+                        dims: t.dims.clone(),
+                    },
+                    why: Box::new(AttrProblem::ExpectedKind("an integer port map")),
                 })
             }
         },
-        Some(other) => {
-            return Err(OpError::BadAttribute {
-                name,
-                value: other.to_string(),
-                why: format!("expected a port map, found {}", other.kind()),
-            })
-        }
+        Some(other) => return Err(super::attrs::bad_kind(name, other, "a port map")),
     };
     let index = |v: i64| usize::try_from(v).ok();
     Ok(rows
@@ -1245,8 +1237,8 @@ fn slice_count(ctx: &mut ShapesContext, len: Dim, e: &PortEntry) -> Result<(Dim,
     if e.part_size < 1 {
         return Err(OpError::BadAttribute {
             name: "port_map",
-            value: e.part_size.to_string(),
-            why: "part_size must be at least 1".to_string(),
+            value: AttrValue::Int(e.part_size),
+            why: Box::new(AttrProblem::Fixed("part_size must be at least 1")),
         });
     }
     let at = |ctx: &mut ShapesContext, v: i64| {

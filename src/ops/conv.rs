@@ -98,6 +98,7 @@ use super::nn_util::{
 };
 use super::{attr_int, attr_ints, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
+use crate::context::{AttrProblem, AttrValue, LengthForm, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -324,15 +325,15 @@ impl Window {
                     ctx.alg.record_requirement(least, o, &node.name, "window");
                 }
                 if fits == Truth::False {
-                    return Err(OpError::BadShapeValue {
-                        what: format!(
-                            "spatial axis {i}: output length {} is below {} (input {}, kernel {})",
-                            ctx.alg.render(o),
-                            ctx.alg.render(least),
-                            ctx.alg.render(*d),
-                            ctx.alg.render(self.kernel[i]),
-                        ),
-                    });
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::OutputBelow {
+                            axis: i,
+                            output: ctx.alg.expr(o),
+                            least: ctx.alg.expr(least),
+                            input: ctx.alg.expr(*d),
+                            kernel: ctx.alg.expr(self.kernel[i]),
+                        },
+                    )));
                 }
             }
             out.push(o);
@@ -361,24 +362,26 @@ impl Window {
         let pads = ctx.alg.rational(Rat::int(pb).add(&Rat::int(pe)));
         let padded = ctx.alg.add_dims(input, pads);
         let ek = ctx.alg.sub(padded, span);
-        Err(OpError::BadShapeValue {
-            what: format!(
-                "axis {axis}: the kernel after dilation has size {} larger than the data after padding {}",
-                ctx.alg.render(ek),
-                ctx.alg.render(padded)
-            ),
-        })
+        Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::KernelExceedsData {
+                axis,
+                kernel: ctx.alg.expr(ek),
+                padded: ctx.alg.expr(padded),
+            },
+        )))
     }
 
     /// Positive stride and dilation on spatial axis `i` (data axis `axis`).
     fn check_steps(&self, i: usize, axis: usize) -> Result<(), OpError> {
         let (stride, dilation) = (self.strides[i], self.dilations[i]);
         if stride < 1 || dilation < 1 {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "axis {axis}: stride {stride} and dilation {dilation} must be at least 1"
-                ),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::StepBelowOne {
+                    axis,
+                    stride,
+                    dilation,
+                },
+            )));
         }
         Ok(())
     }
@@ -544,8 +547,13 @@ fn onnx_pad_mode(node: &Node) -> Result<PadMode, OpError> {
         "VALID" => Ok(PadMode::Valid),
         other => Err(OpError::BadAttribute {
             name: "auto_pad",
-            value: format!("{other:?}"),
-            why: "expected NOTSET, SAME_UPPER, SAME_LOWER or VALID".to_string(),
+            value: AttrValue::Str(other.to_string()),
+            why: Box::new(AttrProblem::one_of(&[
+                "NOTSET",
+                "SAME_UPPER",
+                "SAME_LOWER",
+                "VALID",
+            ])),
         }),
     }
 }
@@ -614,8 +622,13 @@ pub fn openvino_window(
         let s = ov_str(node, "auto_pad")?.unwrap_or("explicit");
         PadMode::parse(s).ok_or_else(|| OpError::BadAttribute {
             name: "auto_pad",
-            value: s.to_string(),
-            why: "expected explicit, same_upper, same_lower or valid".to_string(),
+            value: AttrValue::Word(s.to_string()),
+            why: Box::new(AttrProblem::one_of(&[
+                "explicit",
+                "same_upper",
+                "same_lower",
+                "valid",
+            ])),
         })
     })
 }
@@ -626,8 +639,13 @@ pub fn onednn_window(node: &Node, kernel: Vec<Dim>, rounding: Rounding) -> Resul
         let s = attr_str(node, "auto_pad")?.unwrap_or("None");
         PadMode::parse(s).ok_or_else(|| OpError::BadAttribute {
             name: "auto_pad",
-            value: s.to_string(),
-            why: "expected None, SAME_UPPER, SAME_LOWER or VALID".to_string(),
+            value: AttrValue::Word(s.to_string()),
+            why: Box::new(AttrProblem::one_of(&[
+                "None",
+                "SAME_UPPER",
+                "SAME_LOWER",
+                "VALID",
+            ])),
         })
     })
 }
@@ -665,8 +683,11 @@ fn conv_kernel(
             if ks.len() != n {
                 return Err(OpError::BadAttribute {
                     name: "kernel_shape",
-                    value: format!("{ks:?}"),
-                    why: format!("expected {n} entries (one per spatial axis)"),
+                    value: AttrValue::Ints(ks.to_vec()),
+                    why: Box::new(AttrProblem::Length {
+                        expected: n,
+                        form: LengthForm::EntriesPerSpatialAxis,
+                    }),
                 });
             }
             let mut out = Vec::with_capacity(n);
@@ -674,8 +695,8 @@ fn conv_kernel(
                 if *k <= 0 {
                     return Err(OpError::BadAttribute {
                         name: "kernel_shape",
-                        value: format!("{ks:?}"),
-                        why: "entries must be positive".to_string(),
+                        value: AttrValue::Ints(ks.to_vec()),
+                        why: Box::new(AttrProblem::EntriesNotPositive),
                     });
                 }
                 let kd = ctx.alg.constant(*k);
@@ -699,18 +720,18 @@ fn group_of(node: &Node) -> Result<i64, OpError> {
 /// Check that `group` divides `dim` (the output channels of Conv).
 fn check_group_divides(
     ctx: &mut ShapesContext,
-    what: &str,
+    what: &'static str,
     g: Dim,
     dim: Dim,
 ) -> Result<(), OpError> {
     if ctx.alg.divides(g, dim) == Truth::False {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "{what} {} is not a multiple of group {}",
-                ctx.alg.render(dim),
-                ctx.alg.render(g)
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::NotMultipleOfGroup {
+                what,
+                dim: ctx.alg.expr(dim),
+                group: ctx.alg.expr(g),
+            },
+        )));
     }
     Ok(())
 }
@@ -823,12 +844,12 @@ fn deform_conv(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
 /// constant 1, which it must not be provably below.
 fn at_least_one(ctx: &ShapesContext, one: Dim, i: usize, o: Dim) -> Result<Dim, OpError> {
     if ctx.alg.le(one, o) == Truth::False {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "spatial axis {i}: output length {} is below 1",
-                ctx.alg.render(o)
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::OutputBelowOne {
+                axis: i,
+                output: ctx.alg.expr(o),
+            },
+        )));
     }
     Ok(o)
 }
@@ -889,16 +910,22 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
             _ => {
                 return Err(OpError::BadAttribute {
                     name: "output_shape",
-                    value: format!("{os:?}"),
-                    why: format!("expected {n} entries (one per spatial axis)"),
+                    value: AttrValue::Ints(os.to_vec()),
+                    why: Box::new(AttrProblem::Length {
+                        expected: n,
+                        form: LengthForm::EntriesPerSpatialAxis,
+                    }),
                 })
             }
         };
         if let Some(bad) = spatial.iter().find(|v| **v <= 0) {
             return Err(OpError::BadAttribute {
                 name: "output_shape",
-                value: format!("{os:?}"),
-                why: format!("entry {bad} is not positive"),
+                value: AttrValue::Ints(os.to_vec()),
+                why: Box::new(AttrProblem::EntryNot {
+                    entry: *bad,
+                    expected: "positive",
+                }),
             });
         }
         for v in spatial {
@@ -1015,9 +1042,14 @@ fn openvino_conv_backprop(
         Some(f) => match f.value {
             Some(v) if v.len() == n => out.extend(v),
             Some(v) => {
-                return Err(OpError::BadShapeValue {
-                    what: format!("output_shape has {} entries for {n} spatial axes", v.len()),
-                })
+                return Err(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::EntriesFor {
+                        what: "output_shape",
+                        found: v.len(),
+                        count: n,
+                        of: "spatial axes",
+                    },
+                )))
             }
             None => out.extend((0..n).map(|i| ctx.unknown_dim(node, 0, i))),
         },
@@ -1067,12 +1099,12 @@ impl WeightsFormat {
             ("XOI", true) => Ok(WeightsFormat::Xoi),
             (other, _) => Err(OpError::BadAttribute {
                 name: "weights_format",
-                value: other.to_string(),
-                why: if transposed {
-                    "expected IOX or XOI".to_string()
+                value: AttrValue::Word(other.to_string()),
+                why: Box::new(if transposed {
+                    AttrProblem::one_of(&["IOX", "XOI"])
                 } else {
-                    "expected OIX or XIO".to_string()
-                },
+                    AttrProblem::one_of(&["OIX", "XIO"])
+                }),
             }),
         }
     }
@@ -1131,8 +1163,8 @@ fn onednn_groups(ctx: &mut ShapesContext, node: &Node) -> Result<Dim, OpError> {
     if groups < 1 {
         return Err(OpError::BadAttribute {
             name: "groups",
-            value: groups.to_string(),
-            why: "must be at least 1".to_string(),
+            value: AttrValue::Int(groups),
+            why: Box::new(AttrProblem::Below(1)),
         });
     }
     Ok(ctx.alg.constant(groups))
@@ -1180,7 +1212,7 @@ fn onednn_transposed_spatial(
 fn per_group(
     ctx: &mut ShapesContext,
     node: &Node,
-    what: &str,
+    what: &'static str,
     c: Dim,
     g: Dim,
     axis: usize,
@@ -1216,15 +1248,18 @@ fn onednn_output_padding(node: &Node, n: usize) -> Result<Vec<i64>, OpError> {
     if v.len() < n {
         return Err(OpError::BadAttribute {
             name: "output_padding",
-            value: format!("{v:?}"),
-            why: format!("expected {n} values, one per spatial axis"),
+            value: AttrValue::Ints(v.to_vec()),
+            why: Box::new(AttrProblem::Length {
+                expected: n,
+                form: LengthForm::ValuesPerSpatialAxis,
+            }),
         });
     }
     if let Some(bad) = v[..n].iter().find(|x| **x < 0) {
         return Err(OpError::BadAttribute {
             name: "output_padding",
-            value: format!("{v:?}"),
-            why: format!("entry {bad} is negative"),
+            value: AttrValue::Ints(v.to_vec()),
+            why: Box::new(AttrProblem::EntryNegative(*bad)),
         });
     }
     Ok(v[..n].to_vec())
@@ -1570,8 +1605,8 @@ fn openvino_deformable_convolution(
     if group < 1 {
         return Err(OpError::BadAttribute {
             name: "group",
-            value: group.to_string(),
-            why: "must be at least 1".to_string(),
+            value: AttrValue::Int(group),
+            why: Box::new(AttrProblem::Below(1)),
         });
     }
     let conv = ConvForward {

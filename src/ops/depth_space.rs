@@ -34,6 +34,7 @@ use super::attrs::{ov_i64, require_positive};
 use super::nn_util::expect_rank;
 use super::{attr_int_required, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -59,13 +60,12 @@ pub fn quotient(ctx: &mut ShapesContext, p: Dim, d: Dim) -> Result<Dim, OpError>
                 .div(p, d)
                 .map_err(OpError::from)
                 .err()
-                .unwrap_or(OpError::BadShapeValue {
-                    what: format!(
-                        "{} is not a multiple of {}",
-                        ctx.alg.render(p),
-                        ctx.alg.render(d)
-                    ),
-                }))
+                .unwrap_or(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::NotMultiple {
+                        dim: ctx.alg.expr(p),
+                        of: ctx.alg.expr(d),
+                    },
+                ))))
         }
         Truth::Unknown => Ok(ctx.alg.div_rational(p, d)),
     }
@@ -114,8 +114,8 @@ fn onnx_depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     if let Some(m) = mode.filter(|m| *m != "DCR" && *m != "CRD") {
         return Err(OpError::BadAttribute {
             name: "mode",
-            value: format!("{m:?}"),
-            why: "expected DCR or CRD".to_string(),
+            value: AttrValue::Str(m.to_string()),
+            why: Box::new(AttrProblem::one_of(&["DCR", "CRD"])),
         });
     }
     let Some(xs) = &x.shape else {
@@ -148,8 +148,8 @@ fn ov_depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     if b < 1 {
         return Err(OpError::BadAttribute {
             name: "block_size",
-            value: b.to_string(),
-            why: "must be at least 1".to_string(),
+            value: AttrValue::Int(b),
+            why: Box::new(AttrProblem::Below(1)),
         });
     }
     let out = if node.op_type == "DepthToSpace" {
@@ -170,18 +170,19 @@ fn ov_shuffle_channels(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tenso
         if group < 1 {
             return Err(OpError::BadAttribute {
                 name: "group",
-                value: group.to_string(),
-                why: "must be at least 1".to_string(),
+                value: AttrValue::Int(group),
+                why: Box::new(AttrProblem::Below(1)),
             });
         }
         let g = ctx.alg.constant(group);
         if ctx.alg.divides(g, shape[axis]) == Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "group {group} does not divide the axis {axis} dim {}",
-                    ctx.alg.render(shape[axis])
-                ),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::GroupNotDividing {
+                    group,
+                    axis,
+                    dim: ctx.alg.expr(shape[axis]),
+                },
+            )));
         }
     }
     Ok(vec![TensorFact {
@@ -203,14 +204,14 @@ pub fn space_batch_shape(
 ) -> Result<Vec<Dim>, OpError> {
     let r = data.len();
     if block.len() != r || begin.len() != r || end.len() != r {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "block_shape, begins and ends must have {r} entries (the data's rank), found {}, {} and {}",
-                block.len(),
-                begin.len(),
-                end.len()
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::BlockLengths {
+                rank: r,
+                block: block.len(),
+                begins: begin.len(),
+                ends: end.len(),
+            },
+        )));
     }
     let prod = ctx.alg.product(&block[1..]);
     let mut out = Vec::with_capacity(r);

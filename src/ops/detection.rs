@@ -65,6 +65,7 @@ use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::values::const_ints;
 use super::{attr_int, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
 
@@ -128,12 +129,12 @@ pub fn nms_inputs(
     if let Some(b) = boxes {
         expect_rank("boxes", b, 3)?;
         if ctx.alg.as_i64(b[2]).is_some_and(|d| d != box_len) {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "boxes must have {box_len} coordinates, found {}",
-                    ctx.alg.render(b[2])
-                ),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::BoxCoordinates {
+                    expected: box_len,
+                    found: ctx.alg.expr(b[2]),
+                },
+            )));
         }
     }
     if let Some(s) = scores {
@@ -156,8 +157,8 @@ fn non_max_suppression(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tenso
     if !(0..=1).contains(&center) {
         return Err(OpError::BadAttribute {
             name: "center_point_box",
-            value: center.to_string(),
-            why: "expected 0 or 1".to_string(),
+            value: AttrValue::Int(center),
+            why: Box::new(AttrProblem::one_of_ints(&[0, 1])),
         });
     }
     nms_inputs(ctx, boxes.shape.as_deref(), scores.shape.as_deref(), 4)?;
@@ -356,11 +357,11 @@ fn floats(node: &Node, name: &'static str) -> Result<Vec<f64>, OpError> {
         Some(Attr::Float(v)) => Ok(vec![*v]),
         Some(Attr::Ints(v)) => Ok(v.iter().map(|x| *x as f64).collect()),
         Some(Attr::Int(v)) => Ok(vec![*v as f64]),
-        Some(other) => Err(OpError::BadAttribute {
+        Some(other) => Err(super::attrs::bad_attr(
             name,
-            value: other.to_string(),
-            why: "expected a comma-separated list of numbers".to_string(),
-        }),
+            other,
+            AttrProblem::ExpectedKind("a comma-separated list of numbers"),
+        )),
     }
 }
 

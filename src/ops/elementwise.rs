@@ -127,6 +127,7 @@ use super::{attr_float, attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
 use crate::context::float_rat;
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact, TypeConflict};
+use crate::context::{AttrProblem, AttrValue};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -980,8 +981,8 @@ fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         if f == 0 && is_float(in_type) && node.version < 28 {
             return Err(OpError::BadAttribute {
                 name: "fmod",
-                value: "0".to_string(),
-                why: format!("must be 1 for the float type {in_type}"),
+                value: AttrValue::Int(0),
+                why: Box::new(AttrProblem::FmodOnFloat(in_type)),
             });
         }
         f != 0
@@ -994,8 +995,10 @@ fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             other => {
                 return Err(OpError::BadAttribute {
                     name: "direction",
-                    value: format!("{other:?}"),
-                    why: "must be \"LEFT\" or \"RIGHT\"".to_string(),
+                    value: AttrValue::Optional(
+                        other.map(|s| Box::new(AttrValue::Str(s.to_string()))),
+                    ),
+                    why: Box::new(AttrProblem::Fixed("must be \"LEFT\" or \"RIGHT\"")),
                 })
             }
         }
@@ -1217,8 +1220,8 @@ fn openvino_auto_broadcast(node: &Node) -> Result<AutoBroadcast, OpError> {
         Some(mode) => Ok(mode),
         None => Err(OpError::BadAttribute {
             name: "auto_broadcast",
-            value: text.to_ascii_lowercase(),
-            why: "expected numpy, none or pdpd".to_string(),
+            value: AttrValue::Word(text.to_ascii_lowercase()),
+            why: Box::new(AttrProblem::one_of(&["numpy", "none", "pdpd"])),
         }),
     }
 }
@@ -1445,8 +1448,8 @@ fn onednn_binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
         _ => {
             return Err(OpError::BadAttribute {
                 name: "auto_broadcast",
-                value: text.to_ascii_lowercase(),
-                why: "expected numpy or none".to_string(),
+                value: AttrValue::Word(text.to_ascii_lowercase()),
+                why: Box::new(AttrProblem::one_of(&["numpy", "none"])),
             })
         }
     };

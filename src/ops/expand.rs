@@ -41,6 +41,7 @@ use super::values::{
 };
 use super::{check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -53,11 +54,14 @@ pub const RULES: &[RuleEntry] = &[
 ];
 
 /// A negative entry of a shape-like operand is an error.
-fn check_nonneg(ctx: &ShapesContext, what: &str, dims: &[Dim]) -> Result<(), OpError> {
+fn check_nonneg(ctx: &ShapesContext, what: &'static str, dims: &[Dim]) -> Result<(), OpError> {
     if dims.iter().any(|d| ctx.alg.bounds(*d).is_negative()) {
-        return Err(OpError::BadShapeValue {
-            what: format!("{what} {} has a negative entry", ctx.render_dims(dims)),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::NegativeListEntry {
+                what,
+                dims: ctx.alg.exprs(dims),
+            },
+        )));
     }
     Ok(())
 }
@@ -73,9 +77,12 @@ pub fn expand_dims(
 ) -> Result<Option<Vec<Dim>>, OpError> {
     if let Some(v) = target {
         if v.iter().any(|d| ctx.alg.bounds(*d).is_negative()) {
-            return Err(OpError::BadShapeValue {
-                what: format!("shape {} has a negative dim", ctx.render_dims(v)),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::NegativeDim {
+                    what: "shape",
+                    dims: ctx.alg.exprs(v),
+                },
+            )));
         }
         return broadcast_shapes(ctx, &node.name, dims, v).map(Some);
     }
@@ -265,8 +272,13 @@ fn ov_broadcast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
         other => {
             return Err(OpError::BadAttribute {
                 name: "mode",
-                value: other.to_string(),
-                why: "expected numpy, explicit, bidirectional or pdpd".to_string(),
+                value: AttrValue::Word(other.to_string()),
+                why: Box::new(AttrProblem::one_of(&[
+                    "numpy",
+                    "explicit",
+                    "bidirectional",
+                    "pdpd",
+                ])),
             })
         }
     };
@@ -287,13 +299,12 @@ fn explicit_mapping(
         return Ok(());
     };
     if map.len() != xs.len() {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "axes_mapping {map:?} has {} entries for data of rank {}",
-                map.len(),
-                xs.len()
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::AxesMappingLength {
+                mapping: map,
+                rank: xs.len(),
+            },
+        )));
     }
     let one = ctx.alg.constant(1);
     for (d, &a) in xs.iter().zip(&map) {

@@ -54,6 +54,7 @@ use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::values::const_ints;
 use super::{attr_int, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
+use crate::context::ShapeValueProblem;
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -99,12 +100,9 @@ pub fn dft_shape(
         ));
     }
     if complex && ctx.alg.as_i64(data[data.len() - 1]).is_some_and(|d| d != 2) {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "the last axis of complex data must be 2, found {}",
-                ctx.alg.render(data[data.len() - 1])
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::ComplexLastAxis(ctx.alg.expr(data[data.len() - 1])),
+        )));
     }
     let signal = if complex { data.len() - 1 } else { data.len() };
     let mut out = data[..signal].to_vec();
@@ -114,13 +112,14 @@ pub fn dft_shape(
         .collect::<Result<_, _>>()?;
     if let Some(s) = sizes {
         if s.len() != axes.len() {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "signal_size has {} entries for {} axes",
-                    s.len(),
-                    axes.len()
-                ),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::EntriesFor {
+                    what: "signal_size",
+                    found: s.len(),
+                    count: axes.len(),
+                    of: "axes",
+                },
+            )));
         }
     }
     let mut last_given = false;
@@ -302,25 +301,25 @@ pub fn onnx_dft_shape(
         Some(1) => Some(false),
         Some(2) => Some(true),
         Some(_) => {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "the last axis holds the real and imaginary parts: 1 or 2, found {}",
-                    ctx.alg.render(x[r - 1])
-                ),
-            })
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::PartsAxis {
+                    of: None,
+                    found: ctx.alg.expr(x[r - 1]),
+                },
+            )))
         }
         None => None,
     };
     match (mode, complex) {
         (DftMode::Rfft, Some(true)) => {
-            return Err(OpError::BadShapeValue {
-                what: "a one-sided forward DFT takes a real input (last axis 1)".to_string(),
-            })
+            return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Fixed(
+                "a one-sided forward DFT takes a real input (last axis 1)",
+            ))))
         }
         (DftMode::Irfft, Some(false)) => {
-            return Err(OpError::BadShapeValue {
-                what: "a one-sided inverse DFT takes a complex input (last axis 2)".to_string(),
-            })
+            return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Fixed(
+                "a one-sided inverse DFT takes a complex input (last axis 2)",
+            ))))
         }
         _ => {}
     }
@@ -398,12 +397,9 @@ fn onnx_dft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         Some(a) if (-r..=-2).contains(&a) => Some((a + r) as usize),
         Some(a) if (0..=r - 2).contains(&a) => Some(a as usize),
         Some(a) => {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                "axis {a} is outside [-{r}, -2] and [0, {}]: the last axis holds the complex parts",
-                r - 2
-            ),
-            })
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::ComplexAxis { axis: a, rank: r },
+            )))
         }
         None => None,
     };
@@ -450,17 +446,17 @@ fn onnx_stft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     };
     expect_rank("signal", &xs, 3)?;
     if ctx.alg.as_i64(xs[2]).is_some_and(|c| c != 1 && c != 2) {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "the last axis of signal holds the real and imaginary parts: 1 or 2, found {}",
-                ctx.alg.render(xs[2])
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::PartsAxis {
+                of: Some("signal"),
+                found: ctx.alg.expr(xs[2]),
+            },
+        )));
     }
     if onesided && ctx.alg.as_i64(xs[2]) == Some(2) {
-        return Err(OpError::BadShapeValue {
-            what: "a one-sided STFT takes a real signal (last axis 1)".to_string(),
-        });
+        return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Fixed(
+            "a one-sided STFT takes a real signal (last axis 1)",
+        ))));
     }
     let len = xs[1];
     // the frame length: the input, the window's length, the signal's length
@@ -478,20 +474,22 @@ fn onnx_stft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     };
     let frame = super::signal::non_negative(ctx, "frame_length", frame)?;
     if ctx.alg.le(frame, len) == Truth::False {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "frame_length {} is longer than the signal {}",
-                ctx.alg.render(frame),
-                ctx.alg.render(len)
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::FrameExceedsSignal {
+                frame: ctx.alg.expr(frame),
+                signal: ctx.alg.expr(len),
+            },
+        )));
     }
     let frames = match step {
         Some(t) => {
             if ctx.alg.as_i64(t).is_some_and(|v| v <= 0) {
-                return Err(OpError::BadShapeValue {
-                    what: format!("frame_step {} is not positive", ctx.alg.render(t)),
-                });
+                return Err(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::NotPositive {
+                        what: "frame_step",
+                        value: ctx.alg.expr(t),
+                    },
+                )));
             }
             stft_frames(ctx, len, frame, t)
         }

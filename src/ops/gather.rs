@@ -53,6 +53,7 @@ use super::values::{
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -139,13 +140,14 @@ pub fn element_indices_check(
         match ctx.alg.le(n, d) {
             Truth::True => {}
             Truth::False => {
-                return Err(OpError::BadShapeValue {
-                    what: format!(
-                        "indices dim {i} ({}) exceeds data dim {i} ({}) off the axis {axis}",
-                        ctx.alg.render(n),
-                        ctx.alg.render(d)
-                    ),
-                })
+                return Err(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::IndicesDimExceeds {
+                        index: i,
+                        indices: ctx.alg.expr(n),
+                        data: ctx.alg.expr(d),
+                        axis,
+                    },
+                )))
             }
             Truth::Unknown => ctx.alg.record_requirement(n, d, &node.name, "indices"),
         }
@@ -210,12 +212,13 @@ pub fn check_const_indices(
             ctx.alg.le(m, dim) == Truth::False
         };
         if bad {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "index {i} is out of range for axis {axis} of size {}",
-                    ctx.alg.render(dim)
-                ),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::IndexOutOfRange {
+                    index: i,
+                    axis,
+                    size: ctx.alg.expr(dim),
+                },
+            )));
         }
     }
     Ok(())
@@ -317,17 +320,17 @@ fn ov_gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let bd = if bd < 0 { bd + is.len() as i64 } else { bd };
     let bd = usize::try_from(bd).map_err(|_| OpError::BadAttribute {
         name: "batch_dims",
-        value: bd.to_string(),
-        why: format!("out of range for indices of rank {}", is.len()),
+        value: AttrValue::Int(bd),
+        why: Box::new(AttrProblem::BeyondIndicesRank(is.len())),
     })?;
     if bd > is.len() || bd > axis {
         return Err(OpError::BadAttribute {
             name: "batch_dims",
-            value: bd.to_string(),
-            why: format!(
-                "must be at most the indices rank {} and the axis {axis}",
-                is.len()
-            ),
+            value: AttrValue::Int(bd as i64),
+            why: Box::new(AttrProblem::AboveRankOrAxis {
+                rank: is.len(),
+                axis,
+            }),
         });
     }
     let out = gather_shape(ctx, node, ds, is, axis, bd)?;
@@ -365,11 +368,8 @@ pub fn gather_nd_shape(
     if b < 0 || b as usize >= r.min(q) {
         return Err(OpError::BadAttribute {
             name: "batch_dims",
-            value: b.to_string(),
-            why: format!(
-                "must be in [0, min(rank(data), rank(indices))) = [0, {})",
-                r.min(q)
-            ),
+            value: AttrValue::Int(b),
+            why: Box::new(AttrProblem::BatchDimsRange(r.min(q))),
         });
     }
     let b = b as usize;
@@ -377,12 +377,12 @@ pub fn gather_nd_shape(
         return Ok(None);
     };
     if k < 1 || k as usize > r - b {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "indices.shape[-1] = {k} must be in [1, rank(data) - batch_dims] = [1, {}]",
-                r - b
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::GatherIndexDepth {
+                depth: k,
+                max: r - b,
+            },
+        )));
     }
     let mut lead = Vec::with_capacity(b);
     for axis in 0..b {

@@ -48,6 +48,7 @@ use super::values::{consts, fact_with_value, small_const_shape};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Algebra, Dim};
 use crate::context::{Allowed, OpError, ShapesContext, TensorFact};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -141,8 +142,8 @@ fn random(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     if let Some(bad) = shape.iter().find(|d| **d < 0) {
         return Err(OpError::BadAttribute {
             name: "shape",
-            value: format!("{shape:?}"),
-            why: format!("entry {bad} is negative"),
+            value: AttrValue::Ints(shape.to_vec()),
+            why: Box::new(AttrProblem::EntryNegative(*bad)),
         });
     }
     let dtype = attr_dtype(node, "dtype", DType::Float)?;
@@ -189,8 +190,8 @@ fn multinomial(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     if samples < 1 {
         return Err(OpError::BadAttribute {
             name: "sample_size",
-            value: samples.to_string(),
-            why: "must be at least 1".to_string(),
+            value: AttrValue::Int(samples),
+            why: Box::new(AttrProblem::Below(1)),
         });
     }
     let batch = match x.shape.as_deref() {
@@ -216,12 +217,12 @@ pub fn shape_input(
     if let Some(v) = &f.value {
         for d in v {
             if ctx.alg.as_i64(*d).is_some_and(|x| x < 0) {
-                return Err(OpError::BadShapeValue {
-                    what: format!(
-                        "shape input {index} holds a negative dim {}",
-                        ctx.render_dims(v)
-                    ),
-                });
+                return Err(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::NegativeShapeInput {
+                        index,
+                        dims: ctx.alg.exprs(v),
+                    },
+                )));
             }
         }
         return Ok(Some(v.clone()));

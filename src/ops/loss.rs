@@ -21,6 +21,7 @@ use super::nn_util::{check_vector, rank_error, unify, Equate};
 use super::{check_inputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
+use crate::context::{AttrProblem, AttrValue};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -49,8 +50,8 @@ impl Reduction {
             "sum" => Ok(Reduction::Sum),
             other => Err(OpError::BadAttribute {
                 name: "reduction",
-                value: other.to_string(),
-                why: "expected none, mean or sum".to_string(),
+                value: AttrValue::Word(other.to_string()),
+                why: Box::new(AttrProblem::one_of(&["none", "mean", "sum"])),
             }),
         }
     }

@@ -50,6 +50,7 @@ use super::broadcast::{broadcast_dim, broadcast_shapes, check_broadcasts_to};
 use super::nn_util::{expect_rank, unify, Equate};
 use super::{attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat};
+use crate::context::{AttrProblem, AttrValue, EquationProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 use std::collections::BTreeMap;
@@ -273,11 +274,11 @@ fn gemm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
 /// One term of an Einsum equation: its labels, with `None` for the ellipsis.
 type Term = Vec<Option<char>>;
 
-fn bad_equation(eq: &str, why: impl Into<String>) -> OpError {
+fn bad_equation(eq: &str, why: EquationProblem) -> OpError {
     OpError::BadAttribute {
         name: "equation",
-        value: format!("{eq:?}"),
-        why: why.into(),
+        value: AttrValue::Str(eq.to_string()),
+        why: Box::new(AttrProblem::Equation(why)),
     }
 }
 
@@ -287,7 +288,10 @@ fn parse_term(eq: &str, t: &str) -> Result<Term, OpError> {
     while let Some(c) = rest.chars().next() {
         if rest.starts_with("...") {
             if out.contains(&None) {
-                return Err(bad_equation(eq, format!("term `{t}` has two ellipses")));
+                return Err(bad_equation(
+                    eq,
+                    EquationProblem::TwoEllipses(t.to_string()),
+                ));
             }
             out.push(None);
             rest = &rest[3..];
@@ -297,7 +301,10 @@ fn parse_term(eq: &str, t: &str) -> Result<Term, OpError> {
         } else {
             return Err(bad_equation(
                 eq,
-                format!("unexpected character {c:?} in term `{t}`"),
+                EquationProblem::UnexpectedCharacter {
+                    found: c,
+                    term: t.to_string(),
+                },
             ));
         }
     }
@@ -401,16 +408,10 @@ pub fn einsum_fact(
             for (j, l) in t.iter().enumerate() {
                 if let Some(c) = l {
                     if !labels.contains_key(c) {
-                        return Err(bad_equation(
-                            eq_attr,
-                            format!("output label {c:?} is not in any input term"),
-                        ));
+                        return Err(bad_equation(eq_attr, EquationProblem::UnknownLabel(*c)));
                     }
                     if t[..j].contains(l) {
-                        return Err(bad_equation(
-                            eq_attr,
-                            format!("output label {c:?} appears twice"),
-                        ));
+                        return Err(bad_equation(eq_attr, EquationProblem::RepeatedLabel(*c)));
                     }
                 }
             }

@@ -41,6 +41,7 @@ use super::nn_util::{rank_error, shaped};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{Allowed, Expected, OpError, SequenceFact, ShapesContext, TensorFact};
+use crate::context::{AttrProblem, AttrValue, LengthForm};
 use crate::graph::{Attr, DType, Node};
 
 /// The domain of these ops.
@@ -92,8 +93,8 @@ pub fn class_labels(node: &Node) -> Result<(DType, usize), OpError> {
         (None, Some(n)) => Ok((DType::Int64, n)),
         (Some(_), Some(_)) => Err(OpError::BadAttribute {
             name: "classlabels_strings",
-            value: "both label lists".to_string(),
-            why: format!("only one of classlabels_strings and {ints} may be set"),
+            value: AttrValue::Described("both label lists"),
+            why: Box::new(AttrProblem::OnlyOneOf("classlabels_strings", ints)),
         }),
         (None, None) => Err(OpError::MissingAttribute {
             name: "classlabels_strings",
@@ -130,8 +131,8 @@ fn same_float(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         if !matches!(norm, "MAX" | "L1" | "L2") {
             return Err(OpError::BadAttribute {
                 name: "norm",
-                value: norm.to_string(),
-                why: "expected MAX, L1 or L2".to_string(),
+                value: AttrValue::Word(norm.to_string()),
+                why: Box::new(AttrProblem::one_of(&["MAX", "L1", "L2"])),
             });
         }
     }
@@ -182,8 +183,8 @@ fn cast_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         other => {
             return Err(OpError::BadAttribute {
                 name: "cast_to",
-                value: other.to_string(),
-                why: "expected TO_FLOAT, TO_STRING or TO_INT64".to_string(),
+                value: AttrValue::Word(other.to_string()),
+                why: Box::new(AttrProblem::one_of(&["TO_FLOAT", "TO_STRING", "TO_INT64"])),
             })
         }
     };
@@ -197,8 +198,8 @@ fn cast_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         other => {
             return Err(OpError::BadAttribute {
                 name: "map_form",
-                value: other.to_string(),
-                why: "expected DENSE or SPARSE".to_string(),
+                value: AttrValue::Word(other.to_string()),
+                why: Box::new(AttrProblem::one_of(&["DENSE", "SPARSE"])),
             })
         }
     };
@@ -244,8 +245,11 @@ fn dict_vectorizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         (Some(_), Some(_)) => {
             return Err(OpError::BadAttribute {
                 name: "string_vocabulary",
-                value: "both vocabularies".to_string(),
-                why: "only one of string_vocabulary and int64_vocabulary may be set".to_string(),
+                value: AttrValue::Described("both vocabularies"),
+                why: Box::new(AttrProblem::OnlyOneOf(
+                    "string_vocabulary",
+                    "int64_vocabulary",
+                )),
             })
         }
         (None, None) => {
@@ -272,15 +276,18 @@ fn feature_vectorizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
     if dims.len() != count {
         return Err(OpError::BadAttribute {
             name: "inputdimensions",
-            value: format!("{dims:?}"),
-            why: format!("expected one entry per input ({count})"),
+            value: AttrValue::Ints(dims.to_vec()),
+            why: Box::new(AttrProblem::Length {
+                expected: count,
+                form: LengthForm::OnePerInput,
+            }),
         });
     }
     if let Some(bad) = dims.iter().find(|d| **d < 0) {
         return Err(OpError::BadAttribute {
             name: "inputdimensions",
-            value: format!("{dims:?}"),
-            why: format!("entry {bad} is negative"),
+            value: AttrValue::Ints(dims.to_vec()),
+            why: Box::new(AttrProblem::EntryNegative(*bad)),
         });
     }
     let x = ctx.input(node, 0, "X")?;
@@ -330,8 +337,8 @@ fn label_encoder(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
             _ => {
                 return Err(OpError::BadAttribute {
                     name: "values_*",
-                    value: format!("{} value lists", found.len()),
-                    why: "only one values_* attribute may be set".to_string(),
+                    value: AttrValue::ValueLists(found.len()),
+                    why: Box::new(AttrProblem::Fixed("only one values_* attribute may be set")),
                 })
             }
         }
@@ -391,8 +398,8 @@ fn one_hot_encoder(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         (Some(_), Some(_)) => {
             return Err(OpError::BadAttribute {
                 name: "cats_strings",
-                value: "both category lists".to_string(),
-                why: "only one of cats_strings and cats_int64s may be set".to_string(),
+                value: AttrValue::Described("both category lists"),
+                why: Box::new(AttrProblem::OnlyOneOf("cats_strings", "cats_int64s")),
             })
         }
         (None, None) => {
@@ -421,9 +428,10 @@ fn zip_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         _ => {
             return Err(OpError::BadAttribute {
                 name: "classlabels_strings",
-                value: "the key lists".to_string(),
-                why: "exactly one of classlabels_strings and classlabels_int64s must be set"
-                    .to_string(),
+                value: AttrValue::Described("the key lists"),
+                why: Box::new(AttrProblem::Fixed(
+                    "exactly one of classlabels_strings and classlabels_int64s must be set",
+                )),
             })
         }
     };

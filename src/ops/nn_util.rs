@@ -7,6 +7,7 @@
 
 use crate::algebra::{Dim, Truth};
 use crate::context::{node_context, Expected, OpError, Severity, ShapesContext, TensorFact};
+use crate::context::{AttrProblem, AttrValue};
 use crate::graph::{DType, Node};
 
 /// Assert `a == b`, which a valid model needs: provably equal gives `a`; provably
@@ -158,8 +159,8 @@ pub fn channel_axis(node: &Node, rank: usize) -> Result<usize, OpError> {
         "NCX" => Ok(1.min(rank.saturating_sub(1))),
         other => Err(OpError::BadAttribute {
             name: "data_format",
-            value: other.to_string(),
-            why: "expected NXC or NCX".to_string(),
+            value: AttrValue::Word(other.to_string()),
+            why: Box::new(AttrProblem::one_of(&["NXC", "NCX"])),
         }),
     }
 }

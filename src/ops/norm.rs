@@ -77,6 +77,7 @@ use super::nn_util::{
 };
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -276,12 +277,13 @@ pub fn group_norm_check(
     let gd = ctx.alg.constant(groups);
     if let Some(c) = channels(x, "input X")? {
         if ctx.alg.divides(gd, c) == crate::algebra::Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "channels {} are not a multiple of num_groups {groups}",
-                    ctx.alg.render(c)
-                ),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::ChannelsNotMultiple {
+                    channels: ctx.alg.expr(c),
+                    of: "num_groups",
+                    groups,
+                },
+            )));
         }
         let len = if per_channel { c } else { gd };
         check_vector(ctx, node, scale, "scale", len, equate)?;
@@ -308,8 +310,8 @@ fn lp_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     if p != 1 && p != 2 {
         return Err(OpError::BadAttribute {
             name: "p",
-            value: p.to_string(),
-            why: "only 1 and 2 are supported".to_string(),
+            value: AttrValue::Int(p),
+            why: Box::new(AttrProblem::Fixed("only 1 and 2 are supported")),
         });
     }
     if let Some(r) = x.rank() {
@@ -546,11 +548,8 @@ fn onednn_layer_norm_backward(
     if use_affine && node.outputs.len() != 3 {
         return Err(OpError::BadAttribute {
             name: "use_affine",
-            value: "true".to_string(),
-            why: format!(
-                "needs 3 outputs (diff_src, diff_gamma, diff_beta), found {}",
-                node.outputs.len()
-            ),
+            value: AttrValue::Bool(true),
+            why: Box::new(AttrProblem::AffineOutputs(node.outputs.len())),
         });
     }
     let gamma = ctx.optional_input(node, 4)?;

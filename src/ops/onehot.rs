@@ -37,6 +37,7 @@ use super::nn_util::rank_error;
 use super::values::{const_ints, fact_with_value, small_const_shape, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
+use crate::context::{AttrProblem, AttrValue, Choices, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -105,18 +106,21 @@ fn one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
             return Err(rank_error("values", 1, vs.len()));
         }
         if let Some(n) = ctx.alg.as_i64(vs[0]).filter(|n| *n != 2) {
-            return Err(OpError::BadShapeValue {
-                what: format!("values must hold two elements [off_value, on_value], found {n}"),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::OnOffValues(n),
+            )));
         }
     }
     match depth.shape.as_deref() {
         None | Some([]) => {}
         Some([n]) => {
             if let Some(n) = ctx.alg.as_i64(*n).filter(|n| *n != 1) {
-                return Err(OpError::BadShapeValue {
-                    what: format!("depth must hold one element, found {n}"),
-                });
+                return Err(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::NotOneElement {
+                        what: "depth",
+                        found: n,
+                    },
+                )));
             }
         }
         Some(s) => return Err(rank_error("depth", Expected::either(&[0, 1]), s.len())),
@@ -135,9 +139,9 @@ fn one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         match ctx.alg.le(one, d) {
             Truth::True => {}
             Truth::False => {
-                return Err(OpError::BadShapeValue {
-                    what: format!("depth {} must be at least 1", ctx.alg.render(d)),
-                })
+                return Err(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::DepthBelowOne(ctx.alg.expr(d)),
+                )))
             }
             Truth::Unknown => ctx.alg.record_requirement(one, d, &node.name, "depth"),
         }
@@ -145,9 +149,9 @@ fn one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     let idx = const_ints(&ctx.alg, &indices);
     if node.version < 11 {
         if let Some(bad) = idx.iter().flatten().find(|i| **i < 0) {
-            return Err(OpError::BadShapeValue {
-                what: format!("index {bad} is negative (allowed from opset 11)"),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::NegativeIndex(*bad),
+            )));
         }
     }
     let d = match d {
@@ -191,8 +195,11 @@ fn ov_one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         Some(other) => {
             return Err(OpError::BadAttribute {
                 name: "negative_indices_mode",
-                value: format!("{other:?}"),
-                why: "expected ignore_negative or normalize (from version 16)".to_string(),
+                value: AttrValue::Str(other.to_string()),
+                why: Box::new(AttrProblem::NotOneOf {
+                    accepted: Choices::Names(vec!["ignore_negative", "normalize"]),
+                    note: Some("from version 16"),
+                }),
             })
         }
     };
@@ -207,9 +214,9 @@ fn ov_one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
     if let Some(d) = d {
         let zero = ctx.alg.constant(0);
         if ctx.alg.le(zero, d) == Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!("depth {} must not be negative", ctx.alg.render(d)),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::NegativeDepth(ctx.alg.expr(d)),
+            )));
         }
     }
     let d = match d {

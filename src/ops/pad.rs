@@ -29,6 +29,7 @@ use super::attrs::ov_str;
 use super::values::{const_ints, norm_axes};
 use super::{attr_ints, attr_str, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -53,18 +54,21 @@ pub enum Fill {
 impl Fill {
     /// The mode named by `s` among `allowed`, or a [`OpError::BadAttribute`] for
     /// the attribute `name`.
-    fn parse(s: &str, name: &'static str, allowed: &[(&str, Fill)]) -> Result<Fill, OpError> {
+    fn parse(
+        s: &str,
+        name: &'static str,
+        allowed: &[(&'static str, Fill)],
+    ) -> Result<Fill, OpError> {
         allowed
             .iter()
             .find(|(n, _)| *n == s)
             .map(|(_, f)| *f)
             .ok_or_else(|| {
-                let names: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
-                let (last, rest) = names.split_last().expect("modes");
+                let names: Vec<&'static str> = allowed.iter().map(|(n, _)| *n).collect();
                 OpError::BadAttribute {
                     name,
-                    value: format!("{s:?}"),
-                    why: format!("expected {} or {last}", rest.join(", ")),
+                    value: AttrValue::Str(s.to_string()),
+                    why: Box::new(AttrProblem::one_of(&names)),
                 }
             })
     }
@@ -95,14 +99,12 @@ pub fn pad_dims(
             match ctx.alg.le(p, most) {
                 Truth::True => {}
                 Truth::False => {
-                    let (p, d) = (ctx.alg.render(p), ctx.alg.render(dims[a]));
-                    return Err(OpError::BadShapeValue {
-                        what: if fill == Fill::Reflect {
-                            format!("axis {a}: reflect pad {p} exceeds the input length {d} - 1")
-                        } else {
-                            format!("axis {a}: symmetric pad {p} exceeds the input length {d}")
-                        },
-                    });
+                    let (pad, len) = (ctx.alg.expr(p), ctx.alg.expr(dims[a]));
+                    return Err(OpError::BadShapeValue(Box::new(if fill == Fill::Reflect {
+                        ShapeValueProblem::ReflectPadExceeds { axis: a, pad, len }
+                    } else {
+                        ShapeValueProblem::SymmetricPadExceeds { axis: a, pad, len }
+                    })));
                 }
                 Truth::Unknown => ctx.alg.record_requirement(p, most, &node.name, "pad"),
             }
@@ -113,15 +115,15 @@ pub fn pad_dims(
         let grown = ctx.alg.add_dims(dims[a], begin[j]);
         let d = ctx.alg.add_dims(grown, end[j]);
         if ctx.alg.le(zero, d) == Truth::False {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "axis {a}: padded length {} is negative (input {}, pads {} and {})",
-                    ctx.alg.render(d),
-                    ctx.alg.render(dims[a]),
-                    ctx.alg.render(begin[j]),
-                    ctx.alg.render(end[j])
-                ),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::PaddedNegative {
+                    axis: a,
+                    length: ctx.alg.expr(d),
+                    input: ctx.alg.expr(dims[a]),
+                    begin: ctx.alg.expr(begin[j]),
+                    end: ctx.alg.expr(end[j]),
+                },
+            )));
         }
         out[a] = d;
     }
@@ -186,14 +188,12 @@ fn pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
         return Ok(vec![TensorFact::new(x.dtype, out)]);
     };
     if pads.len() != 2 * axes.len() {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "pads has {} entries, expected {} (begin and end of {} axes)",
-                pads.len(),
-                2 * axes.len(),
-                axes.len()
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::PadsEntries {
+                found: pads.len(),
+                axes: axes.len(),
+            },
+        )));
     }
     let (begin, end) = pads.split_at(axes.len());
     let out = pad_dims(ctx, node, &xs, &axes, (begin, end), fill)?;
@@ -224,25 +224,25 @@ fn ov_pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         return Ok(vec![TensorFact::new(x.dtype, d)]);
     };
     if b.len() != shape.len() || e.len() != shape.len() {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "pads_begin has {} and pads_end {} entries for data of rank {}",
-                b.len(),
-                e.len(),
-                shape.len()
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::PadLengths {
+                begin: b.len(),
+                end: e.len(),
+                rank: shape.len(),
+            },
+        )));
     }
     if node.version < 12 {
         for i in 0..shape.len() {
             for (what, p) in [("pads_begin", b[i]), ("pads_end", e[i])] {
                 if ctx.alg.bounds(p).is_negative() {
-                    return Err(OpError::BadShapeValue {
-                        what: format!(
-                            "{what}[{i}] = {} is negative (Pad-1 takes non-negative pads)",
-                            ctx.alg.render(p)
-                        ),
-                    });
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::NegativePad {
+                            what,
+                            axis: i,
+                            value: ctx.alg.expr(p),
+                        },
+                    )));
                 }
             }
         }

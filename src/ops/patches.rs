@@ -32,6 +32,7 @@ use super::conv::{onnx_window, PadMode, Rounding, Window};
 use super::nn_util::{expect_rank, rank_error, shaped, Equate};
 use super::{check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -49,8 +50,8 @@ fn pair(node: &Node, name: &'static str) -> Result<[i64; 2], OpError> {
         [a, b] if *a > 0 && *b > 0 => Ok([*a, *b]),
         _ => Err(OpError::BadAttribute {
             name,
-            value: format!("{v:?}"),
-            why: "expected two positive entries".to_string(),
+            value: AttrValue::Ints(v),
+            why: Box::new(AttrProblem::Fixed("expected two positive entries")),
         }),
     }
 }
@@ -72,8 +73,8 @@ fn ov_extract_image_patches(
         _ => {
             return Err(OpError::BadAttribute {
                 name: "auto_pad",
-                value: format!("{text:?}"),
-                why: "expected valid, same_upper or same_lower".to_string(),
+                value: AttrValue::Str(text.to_string()),
+                why: Box::new(AttrProblem::one_of(&["valid", "same_upper", "same_lower"])),
             })
         }
     };
@@ -118,9 +119,9 @@ fn ov_col2im(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         return Ok(vec![shaped(x.dtype, Some(out))]);
     };
     if size.len() != 2 || kernel.len() != 2 {
-        return Err(OpError::BadShapeValue {
-            what: "output_size and kernel_size must hold two values".to_string(),
-        });
+        return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Fixed(
+            "output_size and kernel_size must hold two values",
+        ))));
     }
     let window = Window {
         kernel: kernel.clone(),
@@ -152,13 +153,12 @@ pub fn col2im_shape(
     equate: Equate,
 ) -> Result<Vec<Dim>, OpError> {
     if image.len() != window.kernel.len() || image.len() < 2 {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "the image ({}) and block ({}) sizes need one entry per spatial axis, at least 2",
-                image.len(),
-                window.kernel.len()
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::PatchSizes {
+                image: image.len(),
+                block: window.kernel.len(),
+            },
+        )));
     }
     let size = ctx.alg.product(&window.kernel);
     let c = super::depth_space::quotient(ctx, cols, size)?;

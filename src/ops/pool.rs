@@ -71,6 +71,7 @@ use super::nn_util::{
 };
 use super::{attr_int, attr_ints, attr_str, check_inputs, unknown_outputs, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::{AttrProblem, AttrValue, LengthForm, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -119,16 +120,19 @@ fn pool_kernel(
         if ks.len() != n {
             return Err(OpError::BadAttribute {
                 name: "kernel_shape",
-                value: format!("{ks:?}"),
-                why: format!("expected {n} entries (one per spatial axis)"),
+                value: AttrValue::Ints(ks.to_vec()),
+                why: Box::new(AttrProblem::Length {
+                    expected: n,
+                    form: LengthForm::EntriesPerSpatialAxis,
+                }),
             });
         }
     }
     if ks.iter().any(|k| *k <= 0) {
         return Err(OpError::BadAttribute {
             name: "kernel_shape",
-            value: format!("{ks:?}"),
-            why: "entries must be positive".to_string(),
+            value: AttrValue::Ints(ks.to_vec()),
+            why: Box::new(AttrProblem::EntriesNotPositive),
         });
     }
     Ok(ks.iter().map(|k| ctx.alg.constant(*k)).collect())
@@ -211,8 +215,11 @@ fn max_unpool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
             .and_then(|s| s.first())
             .and_then(|d| ctx.alg.as_i64(*d))
         {
-            let n = usize::try_from(n).map_err(|_| OpError::BadShapeValue {
-                what: format!("output_shape has {n} entries"),
+            let n = usize::try_from(n).map_err(|_| {
+                OpError::BadShapeValue(Box::new(ShapeValueProblem::NegativeLength {
+                    what: "output_shape",
+                    count: n,
+                }))
             })?;
             if x.shape.as_ref().is_some_and(|s| s.len() != n) {
                 return Err(rank_error(
@@ -287,8 +294,8 @@ fn max_roi_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
     if ps.len() != 2 || ps.iter().any(|v| *v <= 0) {
         return Err(OpError::BadAttribute {
             name: "pooled_shape",
-            value: format!("{ps:?}"),
-            why: "expected two positive entries".to_string(),
+            value: AttrValue::Ints(ps.to_vec()),
+            why: Box::new(AttrProblem::Fixed("expected two positive entries")),
         });
     }
     Ok(vec![roi_output(
@@ -329,8 +336,11 @@ fn kernel_attr(
     if kernel.len() != n {
         return Err(OpError::BadAttribute {
             name: "kernel",
-            value: format!("{kernel:?}"),
-            why: format!("expected {n} values, one per spatial axis"),
+            value: AttrValue::Ints(kernel),
+            why: Box::new(AttrProblem::Length {
+                expected: n,
+                form: LengthForm::ValuesPerSpatialAxis,
+            }),
         });
     }
     Ok(kernel.iter().map(|k| ctx.alg.constant(*k)).collect())
@@ -367,8 +377,8 @@ fn openvino_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
         other => {
             return Err(OpError::BadAttribute {
                 name: "rounding_type",
-                value: other.to_string(),
-                why: "expected floor, ceil or ceil_torch".to_string(),
+                value: AttrValue::Word(other.to_string()),
+                why: Box::new(AttrProblem::one_of(&["floor", "ceil", "ceil_torch"])),
             })
         }
     };
@@ -401,8 +411,8 @@ fn onednn_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         other => {
             return Err(OpError::BadAttribute {
                 name: "rounding_type",
-                value: other.to_string(),
-                why: "expected floor or ceil".to_string(),
+                value: AttrValue::Word(other.to_string()),
+                why: Box::new(AttrProblem::one_of(&["floor", "ceil"])),
             })
         }
     };
@@ -507,8 +517,8 @@ pub fn onednn_shape_attr(
     if let Some(bad) = v.iter().find(|x| **x < 0) {
         return Err(OpError::BadAttribute {
             name,
-            value: format!("{v:?}"),
-            why: format!("entry {bad} is negative"),
+            value: AttrValue::Ints(v.to_vec()),
+            why: Box::new(AttrProblem::EntryNegative(*bad)),
         });
     }
     Ok(Some(v.iter().map(|x| ctx.alg.constant(*x)).collect()))
@@ -565,8 +575,8 @@ fn openvino_roi_pooling(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     if size.len() != 2 || size.iter().any(|v| *v <= 0) {
         return Err(OpError::BadAttribute {
             name: "output_size",
-            value: format!("{size:?}"),
-            why: "expected two positive entries".to_string(),
+            value: AttrValue::Ints(size.to_vec()),
+            why: Box::new(AttrProblem::Fixed("expected two positive entries")),
         });
     }
     let out = roi_output(
@@ -634,12 +644,14 @@ fn openvino_adaptive_pool(
             match ctx.input(node, 1, "output_shape")?.value {
                 Some(d) if d.len() == spatial => out.extend(d),
                 Some(d) => {
-                    return Err(OpError::BadShapeValue {
-                        what: format!(
-                            "output_shape has {} entries for {spatial} spatial axes",
-                            d.len()
-                        ),
-                    })
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::EntriesFor {
+                            what: "output_shape",
+                            found: d.len(),
+                            count: spatial,
+                            of: "spatial axes",
+                        },
+                    )))
                 }
                 _ => {
                     for a in 0..spatial {

@@ -27,6 +27,7 @@ use super::attrs::attr_dtype;
 use super::nn_util::{expect_rank, rank_error, unify, Equate};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::{AttrProblem, AttrValue};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -59,8 +60,8 @@ fn check_quant_params(
     if block < 0 {
         return Err(OpError::BadAttribute {
             name: "block_size",
-            value: block.to_string(),
-            why: "must be non-negative".to_string(),
+            value: AttrValue::Int(block),
+            why: Box::new(AttrProblem::Negative),
         });
     }
     let axis_attr = attr_int(node, "axis", 1)?;

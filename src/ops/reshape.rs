@@ -78,10 +78,11 @@
 
 use super::attrs::{onednn_bool_required, ov_bool_required, ov_i64_list};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
-use crate::algebra::{Dim, FreshKey, MinusOne, Rat, Truth};
+use crate::algebra::{Dim, DimExpr, FreshKey, MinusOne, Rat, Truth};
 use crate::context::{
     node_context, Allowed, Expected, OpError, Severity, ShapesContext, TensorFact,
 };
+use crate::context::{AttrProblem, AttrValue, NeverValid, ShapeValueProblem, TargetProblem};
 use crate::graph::{DType, Node};
 
 /// The Reshape rules: ONNX, OpenVINO (`Reshape`, `StaticReshape`) and oneDNN.
@@ -223,15 +224,15 @@ enum Source {
 }
 
 impl Source {
-    fn error(self, target: &str, why: String) -> OpError {
+    fn error(self, target: Vec<DimExpr>, problem: TargetProblem) -> OpError {
         match self {
-            Source::Input => OpError::BadShapeValue {
-                what: format!("target {target}: {why}"),
-            },
+            Source::Input => {
+                OpError::BadShapeValue(Box::new(ShapeValueProblem::Target { target, problem }))
+            }
             Source::Attribute => OpError::BadAttribute {
                 name: "shape",
-                value: target.to_string(),
-                why,
+                value: AttrValue::Dims(target),
+                why: Box::new(AttrProblem::Target(problem)),
             },
         }
     }
@@ -297,7 +298,8 @@ fn reshape_dims(
         Some(dims) => ctx.render_dims(dims),
         None => "[...]".to_string(),
     };
-    let err = |ctx: &ShapesContext, why: String| mode.source.error(&shown(ctx), why);
+    let err =
+        |ctx: &ShapesContext, why: TargetProblem| mode.source.error(ctx.alg.exprs(target), why);
 
     // Classify left to right, in the order every spec checks.
     let mut entries = Vec::with_capacity(target.len());
@@ -310,29 +312,31 @@ fn reshape_dims(
             continue;
         };
         if !c.is_integer() {
-            return Err(err(ctx, format!("{c} at axis {i} is not an integer")));
+            return Err(err(ctx, TargetProblem::NotInteger { value: c, axis: i }));
         }
         if c == Rat::int(-1) {
             if let Some(j) = minus_one {
-                return Err(err(ctx, format!("more than one -1 (axes {j} and {i})")));
+                return Err(err(
+                    ctx,
+                    TargetProblem::TwoMinusOnes {
+                        first: j,
+                        second: i,
+                    },
+                ));
             }
             minus_one = Some(i);
             entries.push(Entry::MinusOne);
         } else if c < Rat::int(-1) {
-            return Err(err(
-                ctx,
-                format!("{c} at axis {i} is below -1 (values must be >= -1)"),
-            ));
+            return Err(err(ctx, TargetProblem::BelowMinusOne { value: c, axis: i }));
         } else if c.is_zero() && mode.zero_copies {
             if let Some(dims) = input {
                 if i >= dims.len() {
                     return Err(err(
                         ctx,
-                        format!(
-                            "the 0 at axis {i} copies input dim {i}, but the input {} has rank {}",
-                            shown_input(ctx),
-                            dims.len()
-                        ),
+                        TargetProblem::ZeroPastRank {
+                            axis: i,
+                            input: ctx.alg.exprs(dims),
+                        },
                     ));
                 }
             }
@@ -346,10 +350,14 @@ fn reshape_dims(
     }
     if mode.forbids_zero_with_minus_one() {
         if let (Some(z), Some(k)) = (literal_zero, minus_one) {
-            return Err(err(ctx, format!(
-                "with {} the target may not hold both 0 (axis {z}) and -1 (axis {k}): the -1 cannot be determined",
-                mode.literal_zero_flag()
-            )));
+            return Err(err(
+                ctx,
+                TargetProblem::ZeroWithMinusOne {
+                    flag: mode.literal_zero_flag(),
+                    zero: z,
+                    minus_one: k,
+                },
+            ));
         }
     }
 
@@ -428,15 +436,23 @@ fn reshape_dims(
                     return Ok(out);
                 }
                 (Flavor::OpenVino, Truth::False) => {
-                    return Err(err(ctx, format!(
-                        "cannot infer the -1 at axis {k}: the other output dims {shown_known} multiply to 0 and the input {} is not zero-size",
-                        shown_input(ctx)
-                    )));
+                    return Err(err(
+                        ctx,
+                        TargetProblem::ZeroProductNonEmptyInput {
+                            axis: k,
+                            others: ctx.alg.exprs(&known),
+                            input: ctx.alg.exprs(input),
+                        },
+                    ));
                 }
                 _ => {
-                    return Err(err(ctx, format!(
-                        "cannot infer the -1 at axis {k}: the other output dims {shown_known} multiply to 0"
-                    )));
+                    return Err(err(
+                        ctx,
+                        TargetProblem::ZeroProduct {
+                            axis: k,
+                            others: ctx.alg.exprs(&known),
+                        },
+                    ));
                 }
             }
         }
@@ -604,18 +620,23 @@ pub fn onnx_reshape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
             v => {
                 return Err(OpError::BadAttribute {
                     name: "allowzero",
-                    value: v.to_string(),
-                    why: "must be 0 or 1".to_string(),
+                    value: AttrValue::Int(v),
+                    why: Box::new(AttrProblem::Fixed("must be 0 or 1")),
                 })
             }
         }
     } else {
         if let Some(a) = node.attr("allowzero") {
-            return Err(OpError::BadAttribute {
-                name: "allowzero",
-                value: a.to_string(),
-                why: format!("Reshape-{version} has no allowzero attribute (added in 14)"),
-            });
+            return Err(super::attrs::bad_attr(
+                "allowzero",
+                a,
+                AttrProblem::NotInVersion {
+                    op: "Reshape",
+                    version,
+                    attribute: "allowzero",
+                    since: 14,
+                },
+            ));
         }
         false
     };
@@ -710,11 +731,14 @@ pub fn onednn_static_reshape(
         let input_text = ctx.render_dims(input);
         match check {
             ShapeAttrCheck::NotSymbolic | ShapeAttrCheck::ValidForAll => {}
-            check @ ShapeAttrCheck::NeverValid { .. } => {
+            ShapeAttrCheck::NeverValid { why } => {
                 return Err(OpError::BadAttribute {
                     name: "shape",
-                    value: ctx.render_dims(&target),
-                    why: check.explain(&input_text, special_zero),
+                    value: AttrValue::Dims(ctx.alg.exprs(&target)),
+                    why: Box::new(AttrProblem::NeverValid {
+                        input: ctx.alg.exprs(input),
+                        why,
+                    }),
                 })
             }
             check @ ShapeAttrCheck::ValidOnlyWhen { .. } => {
@@ -750,7 +774,7 @@ pub enum ShapeAttrCheck {
     /// Valid for no value of the symbols.
     NeverValid {
         /// Why, with the element counts.
-        why: String,
+        why: NeverValid,
     },
 }
 
@@ -827,9 +851,10 @@ pub fn check_shape_attr(
         return match ctx.alg.divides(out_vol, in_vol) {
             Truth::True => ShapeAttrCheck::ValidForAll,
             Truth::False => ShapeAttrCheck::NeverValid {
-                why: format!(
-                    "the other entries' product {ov} never divides the input's {iv} elements"
-                ),
+                why: NeverValid::NeverDivides {
+                    input: ctx.alg.expr(in_vol),
+                    shape: ctx.alg.expr(out_vol),
+                },
             },
             Truth::Unknown => ShapeAttrCheck::ValidOnlyWhen {
                 condition: format!("{ov} divides {iv}"),
@@ -842,7 +867,10 @@ pub fn check_shape_attr(
         Truth::True => return ShapeAttrCheck::ValidForAll,
         Truth::False => {
             return ShapeAttrCheck::NeverValid {
-                why: format!("the input has {iv} elements and the shape {ov}"),
+                why: NeverValid::Counts {
+                    input: ctx.alg.expr(in_vol),
+                    shape: ctx.alg.expr(out_vol),
+                },
             }
         }
         Truth::Unknown => {}
@@ -879,9 +907,13 @@ pub fn check_shape_attr(
     let need_text = ctx.alg.render(need);
     match solve_linear(ctx, need, a) {
         Solved::Never => ShapeAttrCheck::NeverValid {
-            why: format!(
-                "the input has {iv} elements and the shape {ov}; shape[{i}] = {a} would need {need_text} == {a}, which no value satisfies"
-            ),
+            why: NeverValid::EntryNeverFits {
+                input: ctx.alg.expr(in_vol),
+                shape: ctx.alg.expr(out_vol),
+                index: i,
+                value: a,
+                need: ctx.alg.expr(need),
+            },
         },
         Solved::When(cond) => ShapeAttrCheck::ValidOnlyWhen {
             condition: cond,

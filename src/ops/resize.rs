@@ -54,12 +54,13 @@
 //! `data_format`); InterpolateBackward(src, diff_dst, sizes?) gives `src`'s shape,
 //! `diff_dst` checked against the interpolated `src` when an attribute gives it.
 
-use super::attrs::{dst_dtype, ov_i64_list, ov_str};
+use super::attrs::{bad_attr, dst_dtype, ov_i64_list, ov_str};
 use super::nn_util::{merge_dims, onednn_src_and_diff_dst, Layout, SrcAndDiffDst};
 use super::values::{attr_axes, const_ints, const_len, norm_axes};
 use super::{attr_ints, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat};
-use crate::context::{OpError, ShapesContext, TensorFact};
+use crate::context::{AttrFloat, AttrProblem, AttrValue, LengthForm, ShapeValueProblem};
+use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
 
 /// The rules of this family.
@@ -150,11 +151,16 @@ pub fn resize_dims(
     out
 }
 
-/// The scales of an ONNX node, each positive ([`bad_value`] naming the axis).
+/// The scales of an ONNX node, each positive (an error names the axis).
 fn positive_scales(axes: &[usize], scales: &[Option<Rat>]) -> Result<(), OpError> {
     for (s, a) in scales.iter().zip(axes) {
         if let Some(s) = s.as_ref().filter(|s| !s.is_positive()) {
-            return Err(bad_value(format!("scale {s} of axis {a} is not positive")));
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::ScaleNotPositive {
+                    scale: s.clone(),
+                    axis: *a,
+                },
+            )));
         }
     }
     Ok(())
@@ -174,10 +180,6 @@ fn vec_len(ctx: &ShapesContext, f: &TensorFact) -> Option<usize> {
     const_len(&ctx.alg, f).and_then(|n| usize::try_from(n).ok())
 }
 
-fn bad_value(what: String) -> OpError {
-    OpError::BadShapeValue { what }
-}
-
 /// How the resized axes get their sizes.
 enum Target {
     Scales(TensorFact),
@@ -195,14 +197,16 @@ fn resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         let sizes = ctx.optional_input(node, 3)?;
         match (given(ctx, scales), given(ctx, sizes)) {
             (Some(_), Some(_)) => {
-                return Err(bad_value(
-                    "only one of scales and sizes may be given".to_string(),
-                ))
+                return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Fixed(
+                    "only one of scales and sizes may be given",
+                ))))
             }
             (Some(s), None) => Target::Scales(s),
             (None, Some(s)) => Target::Sizes(s),
             (None, None) => {
-                return Err(bad_value("one of scales and sizes is required".to_string()))
+                return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Fixed(
+                    "one of scales and sizes is required",
+                ))))
             }
         }
     };
@@ -219,8 +223,12 @@ fn resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     if !matches!(policy, "stretch" | "not_larger" | "not_smaller") {
         return Err(OpError::BadAttribute {
             name: "keep_aspect_ratio_policy",
-            value: format!("{policy:?}"),
-            why: "expected stretch, not_larger or not_smaller".to_string(),
+            value: AttrValue::Str(policy.to_string()),
+            why: Box::new(AttrProblem::one_of(&[
+                "stretch",
+                "not_larger",
+                "not_smaller",
+            ])),
         });
     }
     let tensor = match &target {
@@ -246,9 +254,12 @@ fn resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             } else {
                 "sizes"
             };
-            return Err(bad_value(format!(
-                "{what} has {n} entries, expected {} (one per resized axis)",
-                axes.len()
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::Entries {
+                    what,
+                    found: n,
+                    expected: Expected::Exactly(axes.len()).noted("one per resized axis"),
+                },
             )));
         }
     }
@@ -277,10 +288,11 @@ fn resize(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
             };
             for (j, s) in sizes.iter().enumerate() {
                 if ctx.alg.as_i64(*s).is_some_and(|v| v <= 0) {
-                    return Err(bad_value(format!(
-                        "size {} of axis {} is not positive",
-                        ctx.alg.render(*s),
-                        axes[j]
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::SizeNotPositive {
+                            size: ctx.alg.expr(*s),
+                            axis: axes[j],
+                        },
                     )));
                 }
             }
@@ -364,15 +376,11 @@ fn scale_attr(node: &Node, name: &'static str) -> Result<Rat, OpError> {
                 .filter(Rat::is_positive)
                 .ok_or_else(|| OpError::BadAttribute {
                     name,
-                    value: v.to_string(),
-                    why: "must be finite and positive".to_string(),
+                    value: AttrValue::Float(AttrFloat(*v)),
+                    why: Box::new(AttrProblem::Fixed("must be finite and positive")),
                 })
         }
-        Some(other) => Err(OpError::BadAttribute {
-            name,
-            value: other.to_string(),
-            why: "expected a float".to_string(),
-        }),
+        Some(other) => Err(bad_attr(name, other, AttrProblem::ExpectedKind("a float"))),
         None => Err(OpError::MissingAttribute { name }),
     }
 }
@@ -410,16 +418,16 @@ fn upsample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
                     .collect::<Option<Vec<Rat>>>()
                     .ok_or_else(|| OpError::BadAttribute {
                         name: "scales",
-                        value: format!("{v:?}"),
-                        why: "not finite".to_string(),
+                        value: AttrValue::pointed_floats(v),
+                        why: Box::new(AttrProblem::Fixed("not finite")),
                     })?,
             ),
             Some(other) => {
-                return Err(OpError::BadAttribute {
-                    name: "scales",
-                    value: other.to_string(),
-                    why: "expected a list of floats".to_string(),
-                })
+                return Err(bad_attr(
+                    "scales",
+                    other,
+                    AttrProblem::ExpectedKind("a list of floats"),
+                ))
             }
             None => return Err(OpError::MissingAttribute { name: "scales" }),
         }
@@ -442,10 +450,12 @@ fn upsample(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     let scales: Vec<Option<Rat>> = match scales {
         None => vec![None; xs.len()],
         Some(s) if s.len() != xs.len() => {
-            return Err(bad_value(format!(
-                "scales has {} entries, expected {} (the rank of X)",
-                s.len(),
-                xs.len()
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::Entries {
+                    what: "scales",
+                    found: s.len(),
+                    expected: Expected::Exactly(xs.len()).noted("the rank of X"),
+                },
             )))
         }
         Some(s) => s.into_iter().map(Some).collect(),
@@ -563,8 +573,11 @@ fn onednn_interpolate_spatial(
         if sizes.len() != k {
             return Err(OpError::BadAttribute {
                 name: "sizes",
-                value: format!("{sizes:?}"),
-                why: format!("expected {k} values"),
+                value: AttrValue::Ints(sizes.to_vec()),
+                why: Box::new(AttrProblem::Length {
+                    expected: k,
+                    form: LengthForm::Values,
+                }),
             });
         }
         AxisSizes::Sizes(sizes.iter().map(|s| Some(ctx.alg.constant(*s))).collect())
@@ -572,8 +585,11 @@ fn onednn_interpolate_spatial(
         if scales.len() != k {
             return Err(OpError::BadAttribute {
                 name: "scales",
-                value: format!("{scales:?}"),
-                why: format!("expected {k} values"),
+                value: AttrValue::pointed_floats(scales),
+                why: Box::new(AttrProblem::Length {
+                    expected: k,
+                    form: LengthForm::Values,
+                }),
             });
         }
         AxisSizes::Scales(

@@ -43,6 +43,7 @@ use super::attrs::{ov_i64, ov_str, require_positive};
 use super::nn_util::{expect_rank, merge_dim, rank_error, unify};
 use super::{attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::{AttrProblem, AttrValue};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -153,15 +154,19 @@ fn recurrent(ctx: &mut ShapesContext, node: &Node, gates: i64) -> Result<Vec<Ten
     if layout != 0 && layout != 1 {
         return Err(OpError::BadAttribute {
             name: "layout",
-            value: layout.to_string(),
-            why: "expected 0 or 1".to_string(),
+            value: AttrValue::Int(layout),
+            why: Box::new(AttrProblem::one_of_ints(&[0, 1])),
         });
     }
     let direction = attr_str(node, "direction")?.unwrap_or("forward");
     let dirs = directions(direction).ok_or_else(|| OpError::BadAttribute {
         name: "direction",
-        value: format!("{direction:?}"),
-        why: "expected forward, reverse or bidirectional".to_string(),
+        value: AttrValue::Str(direction.to_string()),
+        why: Box::new(AttrProblem::one_of(&[
+            "forward",
+            "reverse",
+            "bidirectional",
+        ])),
     })?;
     let dirs = ctx.alg.constant(dirs);
     let g = ctx.alg.constant(gates);

@@ -62,6 +62,7 @@ use super::values::{check_int_range, const_ints, fact_with_value, small_const_sh
 use super::{attr_int, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim};
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact, TypeConflict};
+use crate::context::{AttrProblem, AttrValue, Choices, ShapeValueProblem};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -110,12 +111,15 @@ pub fn reduction(node: &Node) -> Result<Reduction, OpError> {
         "min" if node.version >= 18 => Ok(Reduction::Min),
         other => Err(OpError::BadAttribute {
             name: "reduction",
-            value: format!("{other:?}"),
-            why: if node.version >= 18 {
-                "expected none, add, mul, max or min".to_string()
+            value: AttrValue::Str(other.to_string()),
+            why: Box::new(if node.version >= 18 {
+                AttrProblem::one_of(&["none", "add", "mul", "max", "min"])
             } else {
-                "expected none, add or mul (max and min from opset 18)".to_string()
-            },
+                AttrProblem::NotOneOf {
+                    accepted: Choices::Names(vec!["none", "add", "mul"]),
+                    note: Some("max and min from opset 18"),
+                }
+            }),
         }),
     }
 }
@@ -160,9 +164,9 @@ pub fn scatter_nd_updates_shape(
 ) -> Result<Vec<Dim>, OpError> {
     let r = data.len();
     let Some(k) = usize::try_from(k).ok().filter(|k| *k <= r) else {
-        return Err(OpError::BadShapeValue {
-            what: format!("indices.shape[-1] = {k} must be in [0, rank(data)] = [0, {r}]"),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::ScatterIndexDepth { depth: k, rank: r },
+        )));
     };
     let mut out = indices[..indices.len().saturating_sub(1)].to_vec();
     out.extend_from_slice(&data[k..]);
@@ -409,14 +413,14 @@ pub fn scatter_nd_fact(
 /// OpenVINO's `reduction` attribute of `ScatterElementsUpdate-12` and
 /// `ScatterNDUpdate-15` (`none` before): the [`Reduction`] symdim computes, `None`
 /// for `mean`, whose contents it leaves unknown.
-fn ov_reduction(node: &Node, allowed: &[&str]) -> Result<Option<Reduction>, OpError> {
+fn ov_reduction(node: &Node, allowed: &[&'static str]) -> Result<Option<Reduction>, OpError> {
     let name = ov_str(node, "reduction")?.unwrap_or("none");
     let r = match name {
         _ if !allowed.contains(&name) => {
             return Err(OpError::BadAttribute {
                 name: "reduction",
-                value: format!("{name:?}"),
-                why: format!("expected one of {}", allowed.join(", ")),
+                value: AttrValue::Str(name.to_string()),
+                why: Box::new(AttrProblem::NotListed(allowed.to_vec())),
             })
         }
         "none" => Some(Reduction::None),

@@ -59,7 +59,8 @@ use super::concat::{concat_dims, concat_values};
 use super::nn_util::rank_error;
 use super::split::{split_sizes, split_values};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
-use crate::algebra::{Dim, SymbolKind, Truth};
+use crate::algebra::{Dim, DimExpr, SymbolKind, Truth};
+use crate::context::ShapeValueProblem;
 use crate::context::{
     Allowed, Expected, OpError, OptionalElement, OptionalFact, SequenceFact, ShapesContext,
     TensorFact, TypeConflict,
@@ -208,13 +209,14 @@ fn place(pos: i64, n: usize, extra: usize) -> Result<usize, OpError> {
     let n = n as i64;
     let hi = n + extra as i64;
     if pos < -n || pos >= hi {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "position {pos} is outside [{}, {}] for a sequence of {n} elements",
-                -n,
-                hi - 1
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::PositionOutside {
+                position: pos,
+                lo: -n,
+                hi: hi - 1,
+                len: n,
+            },
+        )));
     }
     Ok(if pos < 0 {
         (pos + n) as usize
@@ -313,9 +315,9 @@ fn sequence_erase(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     let pos = position(ctx, node, 1)?;
     let at_end = node.input(1).is_none();
     if seq.len.is_some_and(|l| ctx.alg.as_i64(l) == Some(0)) {
-        return Err(OpError::BadShapeValue {
-            what: "the sequence is empty: there is nothing to erase".to_string(),
-        });
+        return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Fixed(
+            "the sequence is empty: there is nothing to erase",
+        ))));
     }
     let out = match &seq.elems {
         Some(elems) if at_end || pos.is_some() => {
@@ -346,9 +348,9 @@ fn sequence_at(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         return Ok(vec![elems[at].clone()]);
     }
     if seq.len.is_some_and(|l| ctx.alg.as_i64(l) == Some(0)) {
-        return Err(OpError::BadShapeValue {
-            what: "the sequence is empty: there is no element to read".to_string(),
-        });
+        return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Fixed(
+            "the sequence is empty: there is no element to read",
+        ))));
     }
     Ok(vec![seq.elem])
 }
@@ -447,9 +449,12 @@ fn split_to_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
                 };
                 if let Some(sz) = size.and_then(|v| ctx.alg.as_i64(v)) {
                     if sz <= 0 {
-                        return Err(OpError::BadShapeValue {
-                            what: format!("split {sz} is not positive"),
-                        });
+                        return Err(OpError::BadShapeValue(Box::new(
+                            ShapeValueProblem::NotPositive {
+                                what: "split",
+                                value: DimExpr::constant(sz),
+                            },
+                        )));
                     }
                 }
                 match size {
@@ -616,13 +621,7 @@ fn sequence_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
     }
     let body = match node.attr("body") {
         Some(Attr::Graph(g)) => g.as_ref().clone(),
-        Some(other) => {
-            return Err(OpError::BadAttribute {
-                name: "body",
-                value: other.to_string(),
-                why: format!("expected a graph, found {}", other.kind()),
-            })
-        }
+        Some(other) => return Err(super::attrs::bad_kind("body", other, "a graph")),
         None => return Err(OpError::MissingAttribute { name: "body" }),
     };
     let first = sequence_input(ctx, node, 0, "input_sequence")?;
@@ -765,9 +764,9 @@ fn optional_get_element(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         });
     };
     if opt.present == Some(false) {
-        return Err(OpError::BadShapeValue {
-            what: "the optional is empty: it has no element to get".to_string(),
-        });
+        return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Fixed(
+            "the optional is empty: it has no element to get",
+        ))));
     }
     Ok(vec![match opt.elem {
         OptionalElement::Tensor(t) => t,

@@ -23,6 +23,7 @@ use super::attrs::{attr_dtype, attr_str_or};
 use super::nn_util::{expect_rank, rank_error};
 use super::{check_inputs, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -58,12 +59,19 @@ pub(super) fn scalar_input(
 }
 
 /// A size that must not be negative (a constant one is checked).
-pub(super) fn non_negative(ctx: &ShapesContext, what: &str, d: Dim) -> Result<Dim, OpError> {
+pub(super) fn non_negative(
+    ctx: &ShapesContext,
+    what: &'static str,
+    d: Dim,
+) -> Result<Dim, OpError> {
     let zero_or_more = ctx.alg.as_i64(d).map_or(true, |v| v >= 0);
     if !zero_or_more {
-        return Err(OpError::BadShapeValue {
-            what: format!("{what} is negative: {}", ctx.alg.render(d)),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::Negative {
+                what,
+                value: ctx.alg.expr(d),
+            },
+        )));
     }
     Ok(d)
 }
@@ -119,8 +127,8 @@ fn image_decoder(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
         other => {
             return Err(OpError::BadAttribute {
                 name: "pixel_format",
-                value: other.to_string(),
-                why: "expected RGB, BGR or Grayscale".to_string(),
+                value: AttrValue::Word(other.to_string()),
+                why: Box::new(AttrProblem::one_of(&["RGB", "BGR", "Grayscale"])),
             })
         }
     };

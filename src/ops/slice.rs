@@ -41,6 +41,7 @@ use super::values::{
 };
 use super::{attr_ints, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
+use crate::context::ShapeValueProblem;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -457,9 +458,9 @@ fn sliced(
 fn check_steps(ctx: &mut ShapesContext, steps: &[Dim]) -> Result<(), OpError> {
     let zero = ctx.alg.constant(0);
     if steps.iter().any(|t| ctx.alg.equal(*t, zero) == Truth::True) {
-        return Err(OpError::BadShapeValue {
-            what: format!("steps {} contain 0", ctx.render_dims(steps)),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::ZeroStep(ctx.alg.exprs(steps)),
+        )));
     }
     Ok(())
 }
@@ -474,7 +475,7 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     let r = dims.len();
     let args = slice_args(ctx, node)?;
     // Lengths must agree.
-    let lens: Vec<(&str, usize)> = [
+    let lens: Vec<(&'static str, usize)> = [
         ("starts", args.starts.as_ref().map(Vec::len)),
         ("ends", args.ends.as_ref().map(Vec::len)),
         ("axes", args.axes.as_ref().map(Vec::len)),
@@ -485,9 +486,14 @@ fn slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     .filter_map(|(k, n)| n.map(|n| (k, n)))
     .collect();
     if let Some((k, n)) = lens.iter().find(|(_, n)| *n != lens[0].1) {
-        return Err(OpError::BadShapeValue {
-            what: format!("{} has {} entries but {k} has {n}", lens[0].0, lens[0].1),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::LengthsDiffer {
+                first: lens[0].0,
+                first_len: lens[0].1,
+                other: k,
+                other_len: *n,
+            },
+        )));
     }
     let Some(axes) = args.axes else {
         // Which axes are sliced is unknown: every dim is data-dependent.
@@ -547,14 +553,12 @@ fn ov_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         return Ok(vec![TensorFact::new(x.dtype, out)]);
     };
     if sv.len() != ev.len() || sv.len() != tv.len() {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "start, stop and step have {}, {} and {} entries",
-                sv.len(),
-                ev.len(),
-                tv.len()
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::BoundLengths {
+                names: ["start", "stop", "step"],
+                lens: [sv.len(), ev.len(), tv.len()],
+            },
+        )));
     }
     let axes: Vec<usize> = match &axes_t {
         Some(a) => match const_ints(&ctx.alg, a) {
@@ -567,12 +571,13 @@ fn ov_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         None => (0..sv.len()).collect(),
     };
     if axes.len() != sv.len() || axes.iter().any(|&a| a >= r) {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "{} slice entries for axes {axes:?} of a rank-{r} input",
-                sv.len()
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::SliceAxes {
+                entries: sv.len(),
+                axes,
+                rank: r,
+            },
+        )));
     }
     check_steps(ctx, tv)?;
     let bounds = |k: usize| Some((sv[k], ev[k], tv[k]));
@@ -625,14 +630,12 @@ fn ov_strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         None => vec![1; n],
     };
     if ev.len() != n || steps.len() != n {
-        return Err(OpError::BadShapeValue {
-            what: format!(
-                "begin, end and stride have {}, {} and {} entries",
-                n,
-                ev.len(),
-                steps.len()
-            ),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::BoundLengths {
+                names: ["begin", "end", "stride"],
+                lens: [n, ev.len(), steps.len()],
+            },
+        )));
     }
     let at = |m: &[bool], i: usize| m.get(i).copied().unwrap_or(false);
     let consumed = (0..n).filter(|&i| !at(&nm, i) && !at(&elm, i)).count();
@@ -660,19 +663,19 @@ fn ov_strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
             continue;
         }
         if axis >= shape.len() {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "{n} slice entries consume more than the {} input axes",
-                    shape.len()
-                ),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::SliceEntriesPastRank {
+                    entries: n,
+                    rank: shape.len(),
+                },
+            )));
         }
         let d = shape[axis];
         let step = steps[i];
         if step == 0 {
-            return Err(OpError::BadShapeValue {
-                what: format!("stride {i} is 0"),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::ZeroStride(i),
+            )));
         }
         if at(&sm, i) {
             // One element: begin (or 0 when masked).

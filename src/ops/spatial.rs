@@ -16,6 +16,7 @@ use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::values::{attr_axes, dims_value};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -58,8 +59,8 @@ fn affine_grid(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     if !(0..=1).contains(&align) {
         return Err(OpError::BadAttribute {
             name: "align_corners",
-            value: align.to_string(),
-            why: "expected 0 or 1".to_string(),
+            value: AttrValue::Int(align),
+            why: Box::new(AttrProblem::one_of_ints(&[0, 1])),
         });
     }
     // the spatial rank: 2 or 3, from theta's [N, r, r + 1] or size's length
@@ -70,12 +71,9 @@ fn affine_grid(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
                 (Some(2), Some(3)) => Some(2),
                 (Some(3), Some(4)) => Some(3),
                 (Some(_), Some(_)) => {
-                    return Err(OpError::BadShapeValue {
-                        what: format!(
-                            "theta must be [N, 2, 3] or [N, 3, 4], found {}",
-                            ctx.render_dims(ts)
-                        ),
-                    })
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::ThetaShape(ctx.alg.exprs(ts)),
+                    )))
                 }
                 _ => None,
             }
@@ -96,9 +94,9 @@ fn affine_grid(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     };
     let r = match (from_theta, from_size) {
         (Some(a), Some(b)) if a != b => {
-            return Err(OpError::BadShapeValue {
-                what: format!("theta is for {a}-D grids, size for {b}-D ones"),
-            })
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::GridRanks { theta: a, size: b },
+            )))
         }
         (Some(a), _) | (None, Some(a)) => a,
         (None, None) => return Ok(vec![shaped(theta.dtype, None)]),
@@ -136,9 +134,14 @@ fn center_crop_pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     let (value, len) = dims_value(&ctx.alg, &target);
     if let Some(n) = len {
         if n != axes.len() {
-            return Err(OpError::BadShapeValue {
-                what: format!("shape has {n} entries for {} axes", axes.len()),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::EntriesFor {
+                    what: "shape",
+                    found: n,
+                    count: axes.len(),
+                    of: "axes",
+                },
+            )));
         }
     }
     let mut out = xs;
@@ -146,9 +149,12 @@ fn center_crop_pad(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         out[a] = match &value {
             Some(v) => {
                 if ctx.alg.as_i64(v[k]).is_some_and(|d| d < 0) {
-                    return Err(OpError::BadShapeValue {
-                        what: format!("shape entry {} is negative", ctx.alg.render(v[k])),
-                    });
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::NegativeEntry {
+                            what: "shape",
+                            value: ctx.alg.expr(v[k]),
+                        },
+                    )));
                 }
                 v[k]
             }

@@ -28,6 +28,7 @@ use super::attrs::ov_i64;
 use super::values::{const_ints, consts, dims_value, fact_with_value, small_value, take_values};
 use super::{attr_int, attr_ints, check_inputs, norm_axis, unknown_outputs, RuleEntry};
 use crate::algebra::{AlgebraError, Dim, Truth};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -53,28 +54,30 @@ pub fn split_sizes(
         .filter(|&i| is_fill(ctx, &sizes[i]))
         .collect();
     if fills.len() > 1 {
-        return Err(OpError::BadShapeValue {
-            what: "split_lengths has more than one -1".to_string(),
-        });
+        return Err(OpError::BadShapeValue(Box::new(ShapeValueProblem::Fixed(
+            "split_lengths has more than one -1",
+        ))));
     }
     let known: Vec<Dim> = sizes.iter().filter(|s| !is_fill(ctx, s)).copied().collect();
     if known.iter().any(|s| ctx.alg.bounds(*s).is_negative()) {
-        return Err(OpError::BadShapeValue {
-            what: format!("split {} has a negative entry", ctx.render_dims(sizes)),
-        });
+        return Err(OpError::BadShapeValue(Box::new(
+            ShapeValueProblem::NegativeListEntry {
+                what: "split",
+                dims: ctx.alg.exprs(sizes),
+            },
+        )));
     }
     let total = ctx.alg.sum(&known);
     let mut out = sizes.to_vec();
     if let Some(&p) = fills.first() {
         let rest = ctx.alg.sub(d, total);
         if ctx.alg.bounds(rest).is_negative() {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "split_lengths add up to {}, more than the axis dim {}",
-                    ctx.alg.render(total),
-                    ctx.alg.render(d)
-                ),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::SplitLengthsExceed {
+                    total: ctx.alg.expr(total),
+                    dim: ctx.alg.expr(d),
+                },
+            )));
         }
         out[p] = rest;
         return Ok(out);
@@ -188,9 +191,14 @@ fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             let (v, len) = dims_value(&ctx.alg, &f);
             if let Some(k) = len {
                 if k != n_out {
-                    return Err(OpError::BadShapeValue {
-                        what: format!("split has {k} entries for {n_out} outputs"),
-                    });
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::EntriesFor {
+                            what: "split",
+                            found: k,
+                            count: n_out,
+                            of: "outputs",
+                        },
+                    )));
                 }
             }
             sizes = Some(v);
@@ -201,15 +209,18 @@ fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             if sizes.is_some() {
                 return Err(OpError::BadAttribute {
                     name: "split",
-                    value: format!("{v:?}"),
-                    why: "given both as attribute and input".to_string(),
+                    value: AttrValue::Ints(v.to_vec()),
+                    why: Box::new(AttrProblem::Fixed("given both as attribute and input")),
                 });
             }
             if v.len() != n_out {
                 return Err(OpError::BadAttribute {
                     name: "split",
-                    value: format!("{v:?}"),
-                    why: format!("{} entries for {n_out} outputs", v.len()),
+                    value: AttrValue::Ints(v.to_vec()),
+                    why: Box::new(AttrProblem::EntriesForOutputs {
+                        entries: v.len(),
+                        outputs: n_out,
+                    }),
                 });
             }
             sizes = Some(Some(consts(&mut ctx.alg, v)));
@@ -227,15 +238,15 @@ fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
         if sizes.is_some() {
             return Err(OpError::BadAttribute {
                 name: "num_outputs",
-                value: n.to_string(),
-                why: "given together with the split input".to_string(),
+                value: AttrValue::Int(n),
+                why: Box::new(AttrProblem::Fixed("given together with the split input")),
             });
         }
         if n < 1 || n as usize != n_out {
             return Err(OpError::BadAttribute {
                 name: "num_outputs",
-                value: n.to_string(),
-                why: format!("the node has {n_out} outputs"),
+                value: AttrValue::Int(n),
+                why: Box::new(AttrProblem::NodeOutputs(n_out)),
             });
         }
     }
@@ -259,13 +270,14 @@ fn split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             let used = ctx.alg.mul(chunk, before);
             let last = ctx.alg.sub(d, used);
             if ctx.alg.bounds(last).is_negative() {
-                return Err(OpError::BadShapeValue {
-                    what: format!(
-                        "axis {axis} of size {} cannot be split into {n_out} chunks of {}",
-                        ctx.alg.render(d),
-                        ctx.alg.render(chunk)
-                    ),
-                });
+                return Err(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::ChunksExceed {
+                        axis,
+                        dim: ctx.alg.expr(d),
+                        chunks: n_out,
+                        chunk: ctx.alg.expr(chunk),
+                    },
+                )));
             }
             let mut v = vec![chunk; n_out - 1];
             v.push(last);
@@ -311,8 +323,8 @@ fn ov_split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     if k < 1 {
         return Err(OpError::BadAttribute {
             name: "num_splits",
-            value: k.to_string(),
-            why: "must be at least 1".to_string(),
+            value: AttrValue::Int(k),
+            why: Box::new(AttrProblem::Below(1)),
         });
     }
     let Some((dims, axis)) = ov_axis(ctx, &x, &axis_t)? else {

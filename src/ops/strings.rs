@@ -30,6 +30,7 @@ use super::broadcast::broadcast_shapes;
 use super::nn_util::{rank_error, shaped};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::graph::{Attr, DType, Node};
 
 /// The rules of this family.
@@ -88,8 +89,8 @@ fn string_normalizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     if !matches!(action, "NONE" | "LOWER" | "UPPER") {
         return Err(OpError::BadAttribute {
             name: "case_change_action",
-            value: action.to_string(),
-            why: "expected NONE, LOWER or UPPER".to_string(),
+            value: AttrValue::Word(action.to_string()),
+            why: Box::new(AttrProblem::one_of(&["NONE", "LOWER", "UPPER"])),
         });
     }
     let stopwords = match node.attr("stopwords") {
@@ -105,12 +106,9 @@ fn string_normalizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         [_] => {}
         [one, _] if ctx.alg.as_i64(*one).map_or(true, |d| d == 1) => {}
         [first, _] => {
-            return Err(OpError::BadShapeValue {
-                what: format!(
-                    "X must be [C] or [1, C], found a first dim {}",
-                    ctx.alg.render(*first)
-                ),
-            })
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::StringsFirstDim(ctx.alg.expr(*first)),
+            )))
         }
         _ => return Err(rank_error("X", Expected::either(&[1, 2]), xs.len())),
     }
@@ -141,8 +139,8 @@ fn string_split(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
         if *m < 0 {
             return Err(OpError::BadAttribute {
                 name: "maxsplit",
-                value: m.to_string(),
-                why: "must not be negative".to_string(),
+                value: AttrValue::Int(*m),
+                why: Box::new(AttrProblem::Fixed("must not be negative")),
             });
         }
     }
@@ -180,16 +178,16 @@ fn tf_idf_vectorizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     if let Some(bad) = indexes.iter().find(|i| **i < 0) {
         return Err(OpError::BadAttribute {
             name: "ngram_indexes",
-            value: format!("{indexes:?}"),
-            why: format!("entry {bad} is negative"),
+            value: AttrValue::Ints(indexes.to_vec()),
+            why: Box::new(AttrProblem::EntryNegative(*bad)),
         });
     }
     let mode = super::attr_str(node, "mode")?.ok_or(OpError::MissingAttribute { name: "mode" })?;
     if !matches!(mode, "TF" | "IDF" | "TFIDF") {
         return Err(OpError::BadAttribute {
             name: "mode",
-            value: mode.to_string(),
-            why: "expected TF, IDF or TFIDF".to_string(),
+            value: AttrValue::Word(mode.to_string()),
+            why: Box::new(AttrProblem::one_of(&["TF", "IDF", "TFIDF"])),
         });
     }
     for name in ["min_gram_length", "max_gram_length", "max_skip_count"] {

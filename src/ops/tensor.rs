@@ -44,6 +44,7 @@ use super::values::{check_int_range, fact_with_value, scalar_int, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
+use crate::context::{AttrProblem, AttrValue};
 use crate::graph::{DType, DeclDim, Node};
 
 /// The rules of this family.
@@ -180,16 +181,16 @@ fn reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         if !(0..=1).contains(&v) {
             return Err(OpError::BadAttribute {
                 name,
-                value: v.to_string(),
-                why: "expected 0 or 1".to_string(),
+                value: AttrValue::Int(v),
+                why: Box::new(AttrProblem::one_of_ints(&[0, 1])),
             });
         }
     }
     if time == batch {
         return Err(OpError::BadAttribute {
             name: "batch_axis",
-            value: batch.to_string(),
-            why: "time_axis and batch_axis must differ".to_string(),
+            value: AttrValue::Int(batch),
+            why: Box::new(AttrProblem::Fixed("time_axis and batch_axis must differ")),
         });
     }
     if lens.dtype != DType::Int64 && lens.dtype != DType::Undefined {

@@ -60,6 +60,7 @@ use super::nn_util::{expect_rank, rank_error, shaped};
 use super::values::small_value;
 use super::{attr_int, attr_int_required, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat, SymbolKind, Truth};
+use crate::context::ShapeValueProblem;
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -102,20 +103,20 @@ pub fn topk_dims(
         Some(k) => {
             let zero = ctx.alg.constant(0);
             if ctx.alg.le(zero, k) == Truth::False {
-                return Err(OpError::BadShapeValue {
-                    what: format!("k = {} is negative", ctx.alg.render(k)),
-                });
+                return Err(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::NegativeK(ctx.alg.expr(k)),
+                )));
             }
             match beyond {
                 KBeyondAxis::Clamp => ctx.alg.min(k, d),
                 KBeyondAxis::Error if ctx.alg.le(k, d) == Truth::False => {
-                    return Err(OpError::BadShapeValue {
-                        what: format!(
-                            "k = {} exceeds axis {axis} of length {}",
-                            ctx.alg.render(k),
-                            ctx.alg.render(d)
-                        ),
-                    });
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::KExceedsAxis {
+                            k: ctx.alg.expr(k),
+                            axis,
+                            len: ctx.alg.expr(d),
+                        },
+                    )));
                 }
                 KBeyondAxis::Error => k,
             }

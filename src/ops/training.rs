@@ -116,13 +116,7 @@ fn optimizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
 fn gradient(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let xs = match node.attr("xs") {
         Some(Attr::Strs(v)) => v.len(),
-        Some(other) => {
-            return Err(OpError::BadAttribute {
-                name: "xs",
-                value: other.to_string(),
-                why: format!("expected a list of strings, found {}", other.kind()),
-            })
-        }
+        Some(other) => return Err(super::attrs::bad_kind("xs", other, "a list of strings")),
         None => return Err(OpError::MissingAttribute { name: "xs" }),
     };
     if node.attr("y").is_none() {

@@ -24,6 +24,7 @@ use super::attrs::attr_dtype;
 use super::nn_util::{expect_rank, rank_error, shaped, unify};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Truth;
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -117,8 +118,8 @@ fn tensor_scatter(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     if !matches!(mode, "linear" | "circular") {
         return Err(OpError::BadAttribute {
             name: "mode",
-            value: mode.to_string(),
-            why: "expected linear or circular".to_string(),
+            value: AttrValue::Word(mode.to_string()),
+            why: Box::new(AttrProblem::one_of(&["linear", "circular"])),
         });
     }
     let Some(ps) = &past.shape else {
@@ -128,8 +129,10 @@ fn tensor_scatter(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     if axis == 0 {
         return Err(OpError::BadAttribute {
             name: "axis",
-            value: attr_int(node, "axis", -2)?.to_string(),
-            why: "the sequence axis cannot be the batch axis 0".to_string(),
+            value: AttrValue::Int(attr_int(node, "axis", -2)?),
+            why: Box::new(AttrProblem::Fixed(
+                "the sequence axis cannot be the batch axis 0",
+            )),
         });
     }
     if let Some(us) = &update.shape {
@@ -139,13 +142,12 @@ fn tensor_scatter(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
         for (i, (&u, &p)) in us.iter().zip(ps).enumerate() {
             if i == axis {
                 if ctx.alg.le(u, p) == Truth::False {
-                    return Err(OpError::BadShapeValue {
-                        what: format!(
-                            "update's sequence length {} exceeds the cache's {}",
-                            ctx.alg.render(u),
-                            ctx.alg.render(p)
-                        ),
-                    });
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::UpdateExceedsCache {
+                            update: ctx.alg.expr(u),
+                            cache: ctx.alg.expr(p),
+                        },
+                    )));
                 }
             } else {
                 unify(
@@ -214,8 +216,8 @@ fn causal_conv_with_state(
     if !matches!(act, "none" | "silu" | "swish") {
         return Err(OpError::BadAttribute {
             name: "activation",
-            value: act.to_string(),
-            why: "expected silu, swish or none".to_string(),
+            value: AttrValue::Word(act.to_string()),
+            why: Box::new(AttrProblem::one_of(&["silu", "swish", "none"])),
         });
     }
     if let Some(xs) = &x.shape {

@@ -23,6 +23,7 @@ use super::attrs::dst_dtype;
 use super::values::{const_ints, fact_with_value, small_value};
 use super::{attr_ints, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{Node, VALUE_FACT_LIMIT};
 
@@ -110,8 +111,8 @@ fn transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         None => (0..r).rev().collect(),
         Some(p) => permutation(p, r, false).ok_or_else(|| OpError::BadAttribute {
             name: "perm",
-            value: format!("{p:?}"),
-            why: format!("must be a permutation of 0..{r}"),
+            value: AttrValue::Ints(p.to_vec()),
+            why: Box::new(AttrProblem::NotPermutation(r)),
         })?,
     };
     Ok(vec![transposed(&ctx.alg, &x, dims, &perm)])
@@ -119,9 +120,10 @@ fn transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
 
 /// The error of an OpenVINO or oneDNN `order` that is not a permutation.
 fn bad_order(order: &[i64], rank: usize) -> OpError {
-    OpError::BadShapeValue {
-        what: format!("transpose order {order:?} is not a permutation of {rank} axes"),
-    }
+    OpError::BadShapeValue(Box::new(ShapeValueProblem::NotPermutation {
+        order: order.to_vec(),
+        rank,
+    }))
 }
 
 /// OpenVINO `Transpose` (`order` input; empty reverses the axes).

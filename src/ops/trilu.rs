@@ -19,6 +19,7 @@ use super::nn_util::rank_error;
 use super::values::{fact_with_value, small_value};
 use super::{attr_int, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim};
+use crate::context::ShapeValueProblem;
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -71,9 +72,12 @@ fn trilu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             if let Some(shape) = &kf.shape {
                 let count: Option<Vec<i64>> = shape.iter().map(|d| ctx.alg.as_i64(*d)).collect();
                 if let Some(n) = count.map(|c| c.iter().product::<i64>()).filter(|n| *n != 1) {
-                    return Err(OpError::BadShapeValue {
-                        what: format!("k must hold one element, found {n}"),
-                    });
+                    return Err(OpError::BadShapeValue(Box::new(
+                        ShapeValueProblem::NotOneElement {
+                            what: "k",
+                            found: n,
+                        },
+                    )));
                 }
             }
             super::values::scalar_int(&ctx.alg, &kf)

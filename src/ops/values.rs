@@ -5,6 +5,7 @@
 //! helper here keeps to that bound.
 
 use crate::algebra::{Algebra, Dim, Rat};
+use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node, VALUE_FACT_LIMIT};
 
@@ -44,9 +45,12 @@ pub fn norm_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
         .collect::<Result<_, _>>()?;
     for (i, a) in out.iter().enumerate() {
         if out[..i].contains(a) {
-            return Err(OpError::BadShapeValue {
-                what: format!("axes {axes:?} repeat axis {a}"),
-            });
+            return Err(OpError::BadShapeValue(Box::new(
+                ShapeValueProblem::RepeatedAxis {
+                    axes: axes.to_vec(),
+                    axis: *a,
+                },
+            )));
         }
     }
     Ok(out)
@@ -67,8 +71,8 @@ pub fn attr_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, OpError> {
     norm_axes(axes, rank).map_err(|e| match e {
         OpError::BadShapeValue { .. } => OpError::BadAttribute {
             name: "axes",
-            value: format!("{axes:?}"),
-            why: "an axis is repeated".to_string(),
+            value: AttrValue::Ints(axes.to_vec()),
+            why: Box::new(AttrProblem::Fixed("an axis is repeated")),
         },
         e => e,
     })
@@ -250,9 +254,15 @@ pub fn check_int_range(
     for d in value {
         if let Some(c) = alg.as_const(*d) {
             if c < lo || c > hi {
-                return Err(OpError::BadShapeValue {
-                    what: format!("{op} overflows {dtype}: the result {c} is outside [{lo}, {hi}]"),
-                });
+                return Err(OpError::BadShapeValue(Box::new(
+                    ShapeValueProblem::Overflow {
+                        op: op.to_string(),
+                        dtype,
+                        result: c,
+                        lo,
+                        hi,
+                    },
+                )));
             }
         }
     }
