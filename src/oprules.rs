@@ -372,16 +372,10 @@ pub enum Problem {
         /// The whole expression.
         expr: String,
     },
-    /// An expression that does not parse.
-    #[error("`{expr}` does not parse: expected {expected} at byte {pos}")]
-    BadExpr {
-        /// The expression as written.
-        expr: String,
-        /// Byte offset of the problem in it.
-        pos: usize,
-        /// What the grammar expected there.
-        expected: &'static str,
-    },
+    /// An expression that does not parse: the grammar's error, on the expression
+    /// as written (its position counted in that text).
+    #[error("`{}` does not parse: expected {} at byte {}", .0.text, .0.expected, .0.pos)]
+    BadExpr(ParseError),
 }
 
 impl OpRules {
@@ -916,11 +910,11 @@ fn parse_item(text: &str) -> Result<Item, Problem> {
         }
     }
     if text.is_empty() {
-        return Err(Problem::BadExpr {
-            expr: String::new(),
+        return Err(Problem::BadExpr(ParseError {
+            text: String::new(),
             pos: 0,
             expected: "an expression",
-        });
+        }));
     }
     Ok(Item::Dim(parse_rule_expr(text)?))
 }
@@ -1034,11 +1028,11 @@ pub fn parse_rule_expr(text: &str) -> Result<RuleExpr, Problem> {
             .find(|(o, _)| *o <= e.pos)
             .map_or(e.pos, |(o, t)| t + (e.pos - o))
             .min(text.len());
-        Problem::BadExpr {
-            expr: text.to_string(),
+        Problem::BadExpr(ParseError {
+            text: text.to_string(),
             pos,
             expected: e.expected,
-        }
+        })
     })?;
     // Every name must be a placeholder; the message names the rightmost that is not.
     let not_a_ref = expr.symbols().into_iter().rev().find(|s| {

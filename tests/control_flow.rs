@@ -143,7 +143,7 @@ fn an_undecided_branch_does_not_leak_its_equalities() {
         .alg
         .relations()
         .iter()
-        .map(|r| (r.text.clone(), r.node.clone()))
+        .map(|r| (common::relation(r), r.node.clone()))
         .collect();
     assert_eq!(
         rel,
@@ -223,12 +223,12 @@ fn the_surviving_branch_records_its_condition() {
         w[0]
     );
     assert!(w[0].contains("that is when `T == 1`"), "{}", w[0]);
-    let rel: Vec<&str> = ctx
+    let rel: Vec<String> = ctx
         .alg
         .relations()
         .iter()
         .filter(|r| r.node == "if")
-        .map(|r| r.text.as_str())
+        .map(common::relation)
         .collect();
     assert_eq!(rel, ["T == 1"]);
 }

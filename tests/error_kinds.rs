@@ -52,7 +52,6 @@ fn variant(e: &OpError) -> &'static str {
                 "Algebra::NotDivisible (not proven)"
             }
             AlgebraError::Contradiction { .. } => "Algebra::Contradiction",
-            AlgebraError::UnsupportedFact { .. } => "Algebra::UnsupportedFact",
         },
     }
 }
@@ -223,7 +222,7 @@ fn error_kinds_op() {
         text.push_str(&format!("{kind:<36} {msg}\n"));
     }
     println!("{text}");
-    // Parse and UnsupportedFact come from text the user gives, and an op's equality
+    // Parse comes from text the user gives, and an op's equality
     // is checked with `equal` before it is merged (a provable difference is a
     // DimMismatch), so Contradiction shows up through `--assume` (the driver
     // snapshot), not from an op rule.

@@ -1113,3 +1113,166 @@ fn bad_attribute_prints_name_value_and_reason() {
         )
     );
 }
+
+#[test]
+fn declared_rule_failures_print_the_rules_texts() {
+    use symdim::algebra::Rel;
+    use symdim::ops::declared::RuleFailure;
+    let (text, l, r) = ("in0[1] == in1[0]", "N", "2*N");
+    let unmet = RuleFailure::Unmet {
+        text: text.into(),
+        left: dim(l),
+        rel: Rel::Eq,
+        right: dim(r),
+    };
+    assert_eq!(
+        unmet.to_string(),
+        format!("require {text} does not hold: {l} {} {r} is false", Rel::Eq)
+    );
+    let shape = ["N", "3"];
+    let (output, len) = (1usize, 2usize);
+    let value = RuleFailure::ValueLength {
+        output,
+        len,
+        shape: dims(&shape),
+    };
+    assert_eq!(
+        value.to_string(),
+        format!(
+            "output {output}: value= has {len} elements but the shape is {}",
+            shown(&shape)
+        )
+    );
+}
+
+#[test]
+fn rule_file_parse_errors_print_the_rules_texts() {
+    use symdim::algebra::ParseError;
+    use symdim::oprules::Problem;
+    let (expr, pos, expected) = ("in0[0] * (", 10usize, "an expression");
+    let p = Problem::BadExpr(ParseError {
+        text: expr.into(),
+        pos,
+        expected,
+    });
+    assert_eq!(
+        p.to_string(),
+        format!("`{expr}` does not parse: expected {expected} at byte {pos}")
+    );
+}
+
+#[test]
+fn algebra_warnings_print_the_rules_texts() {
+    use symdim::algebra::{poly::MAX_TERMS, rules::GROWTH_FACTOR, AlgebraWarning};
+    let (limit, expr, fresh) = (512usize, "S + floordiv(N, 2)", "big0");
+    let cases = [
+        (
+            AlgebraWarning::RuleLimit {
+                limit,
+                expr: dim(expr),
+            },
+            format!("saturation stopped after {limit} rule applications while simplifying {expr}"),
+        ),
+        (
+            AlgebraWarning::ProductTooLarge { expr: dim(expr) },
+            format!(
+                "a product too large to expand (over {} terms) stays unexpanded: {expr}",
+                MAX_TERMS
+            ),
+        ),
+        (
+            AlgebraWarning::GrowthLimit { expr: dim(expr) },
+            format!(
+                "a rewrite of {expr} to a form over {} times its size was refused",
+                GROWTH_FACTOR
+            ),
+        ),
+        (
+            AlgebraWarning::FormLimit {
+                limit,
+                fresh: DimExpr::symbol(fresh),
+            },
+            format!("an expression grew past {limit} nodes; it became the fresh dim {fresh}"),
+        ),
+        (
+            AlgebraWarning::NodeLimit {
+                limit,
+                fresh: DimExpr::symbol(fresh),
+            },
+            format!(
+                "the e-graph reached {limit} e-nodes; the expression became the fresh dim {fresh}"
+            ),
+        ),
+    ];
+    for (w, text) in cases {
+        assert_eq!(w.to_string(), text, "{w:?}");
+    }
+}
+
+#[test]
+fn onednn_reader_errors_name_the_json_found() {
+    use serde_json::{json, Value};
+    use symdim::onednn::{JsonKind, OnednnError};
+    // The kinds as the reader named them.
+    let kinds = [
+        (json!(null), "null".to_string()),
+        (json!(true), format!("boolean {}", true)),
+        (
+            json!(1.5),
+            format!("number {}", serde_json::Number::from_f64(1.5).unwrap()),
+        ),
+        (json!(-3), format!("number {}", -3)),
+        (json!("x"), "string".into()),
+        (json!([1]), "array".into()),
+        (json!({"a": 1}), "object".into()),
+    ];
+    for (v, text) in &kinds {
+        assert_eq!(JsonKind::from(v).to_string(), *text, "{v}");
+    }
+    // A value quoted whole up to 80 bytes, else cut to 77 and `...`.
+    let short = |v: &Value| {
+        let mut s = v.to_string();
+        if s.len() > 80 {
+            let mut cut = 77;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            s.truncate(cut);
+            s.push_str("...");
+        }
+        s
+    };
+    let long = json!(["é".repeat(50), "x"]);
+    for found in [json!(true), json!("0"), long] {
+        let e = OnednnError::InvalidBool {
+            op: 3,
+            attr: "special_zero".into(),
+            found: Box::new(found.clone()),
+        };
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "op {}, attribute `{}`: bool value must be 0 or 1, found {}",
+                3,
+                "special_zero",
+                short(&found)
+            )
+        );
+        let e = OnednnError::InvalidAttrValue {
+            op: 3,
+            attr: "a".into(),
+            attr_type: "s64",
+            found: Box::new(found.clone()),
+        };
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "op {}, attribute `{}`: value {} is not a valid {}",
+                3,
+                "a",
+                short(&found),
+                "s64"
+            )
+        );
+    }
+}

@@ -841,10 +841,10 @@ fn divide_by_a_divisor_that_may_be_zero() {
     assert_eq!(
         common::requirements(&ctx.alg),
         [
-            ("1 <= `x.0` - 1", "divisor", "py"),
-            ("1 <= `x.1` - 1", "divisor", "py"),
-            ("1 <= `x.0` - 1", "divisor", "tr"),
-            ("1 <= `x.1` - 1", "divisor", "tr"),
+            ("1 <= `x.0` - 1".to_string(), "divisor", "py"),
+            ("1 <= `x.1` - 1".to_string(), "divisor", "py"),
+            ("1 <= `x.0` - 1".to_string(), "divisor", "tr"),
+            ("1 <= `x.1` - 1".to_string(), "divisor", "tr"),
         ]
     );
 }

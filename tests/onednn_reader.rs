@@ -349,7 +349,7 @@ fn attribute_rules() {
     );
     assert!(matches!(
         OnednnGraph::parse(&t),
-        Err(OnednnError::InvalidBool { op: 0, ref attr, ref found }) if attr == "special_zero" && found == "true"
+        Err(OnednnError::InvalidBool { op: 0, ref attr, ref found }) if attr == "special_zero" && **found == Value::Bool(true)
     ));
     for bad in ["2", "0.0", "\"0\"", "-1"] {
         let t = doc(

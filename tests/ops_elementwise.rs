@@ -184,7 +184,7 @@ fn arithmetic_values() {
     assert_eq!(one(&mut ctx, &bin("Div", "e", "z")).1, "[9, S]");
     assert_eq!(
         common::requirements(&ctx.alg),
-        [("1 <= N - 1", "divisor", "Div_t")]
+        [("1 <= N - 1".to_string(), "divisor", "Div_t")]
     );
     // a divisor that may be negative as well: 9 is still the quotient wherever it is
     // defined, but `1 <= S - N` would be wrong to require, so no value

@@ -72,11 +72,11 @@ fn gather_elements_shapes() {
         // axis 0 is the default: off axis 0, T <= S is a requirement of the model
         let n = node("GatherElements", v, &["x", "i"], &["y"], vec![]);
         assert_eq!(shape_of(&mut ctx, &n), "[N, T, 4]");
-        let req: Vec<&str> = ctx
+        let req: Vec<String> = ctx
             .alg
             .requirements()
             .iter()
-            .map(|r| r.text.as_str())
+            .map(common::requirement)
             .collect();
         assert_eq!(req, ["T <= S"]);
         // data of unknown rank: still the indices' shape

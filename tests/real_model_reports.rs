@@ -264,7 +264,10 @@ fn check(f: &Fixture, model: &Model, ctx: &ShapesContext) -> Row {
             if l != rv {
                 row.mismatches.push((
                     format!("relation of {}", r.node),
-                    format!("`{}` does not hold at the binding: {l} != {rv}", r.text),
+                    format!(
+                        "`{}` does not hold at the binding: {l} != {rv}",
+                        common::relation(r)
+                    ),
                 ));
             }
         }

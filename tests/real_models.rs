@@ -166,12 +166,12 @@ fn silero_vad_keeps_the_if_branch_that_onnxruntime_can_run() {
         "{}",
         split[0]
     );
-    let rel: Vec<&str> = ctx
+    let rel: Vec<String> = ctx
         .alg
         .relations()
         .iter()
         .filter(|r| r.node == "/model/decoder/If")
-        .map(|r| r.text.as_str())
+        .map(common::relation)
         .collect();
     assert_eq!(rel, ["floordiv(sequence - 192, 512) + 1 == 1"]);
     let out = ctx.get("output").unwrap();

@@ -219,8 +219,8 @@ pub struct DimAnalysis {
     /// A union happened since the last rebuild.
     pub dirty: bool,
     /// The first rule result refused by the growth limit since the last
-    /// saturation ([`crate::algebra::rules::MAX_GROWTH`]), rendered.
-    pub refused_growth: Option<String>,
+    /// saturation ([`crate::algebra::rules::MAX_GROWTH`]): the form kept.
+    pub refused_growth: Option<Poly>,
 }
 
 impl DimAnalysis {

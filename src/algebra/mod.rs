@@ -180,14 +180,6 @@ pub enum AlgebraError {
     /// Two sides asserted equal are provably different: the sides and why.
     #[error("{0}")]
     Contradiction(Box<Contradiction>),
-    /// A fact the algebra cannot use.
-    #[error("unsupported fact `{fact}`: {why}")]
-    UnsupportedFact {
-        /// The fact.
-        fact: String,
-        /// Why it cannot be used.
-        why: &'static str,
-    },
 }
 
 impl AlgebraError {
@@ -204,36 +196,36 @@ pub enum AlgebraWarning {
     RuleLimit {
         /// The limit that was reached.
         limit: usize,
-        /// The expression being simplified, rendered.
-        expr: String,
+        /// The expression being simplified.
+        expr: DimExpr,
     },
     /// A product too large to expand was kept as an opaque product: the result is
     /// sound but no longer in canonical form (equal expressions may print differently).
     ProductTooLarge {
-        /// The expression, rendered.
-        expr: String,
+        /// The expression.
+        expr: DimExpr,
     },
     /// A rule result much larger than the form it would replace was refused
     /// (`rules::GROWTH_FACTOR`, `rules::MAX_GROWTH`): the expression stays in the
     /// smaller, equally sound form.
     GrowthLimit {
-        /// The expression whose rewrite was refused, rendered.
-        expr: String,
+        /// The expression whose rewrite was refused.
+        expr: DimExpr,
     },
     /// A canonical form grew past `Limits::form_nodes`; the expression became a
     /// fresh dim.
     FormLimit {
         /// The limit that was reached.
         limit: usize,
-        /// The fresh dim's name.
-        fresh: String,
+        /// The fresh dim (a data-dependent symbol).
+        fresh: DimExpr,
     },
     /// The e-node limit was reached; the expression became a fresh dim.
     NodeLimit {
         /// The limit that was reached.
         limit: usize,
-        /// The fresh dim's name.
-        fresh: String,
+        /// The fresh dim (a data-dependent symbol).
+        fresh: DimExpr,
     },
 }
 
@@ -283,8 +275,8 @@ pub enum MinusOne {
     Fresh {
         /// The fresh dim.
         dim: Dim,
-        /// The quotient that could not be proven to be an integer, rendered.
-        residual: String,
+        /// The quotient that could not be proven to be an integer.
+        residual: DimExpr,
     },
 }
 
@@ -308,9 +300,9 @@ pub struct Relation {
     pub rhs: Dim,
     /// The node that needs it.
     pub node: String,
-    /// `lhs == rhs` rendered when it was recorded (later merges may make the
-    /// dims themselves render alike).
-    pub text: String,
+    /// The two sides' canonical forms when it was recorded (later merges may make
+    /// the dims themselves render alike).
+    pub recorded: (DimExpr, DimExpr),
 }
 
 /// An inequality an op needs, `lhs <= rhs` (for example a reflect Pad's `pad <= dim - 1`),
@@ -325,8 +317,8 @@ pub struct Requirement {
     pub node: String,
     /// What kind of condition it is, for reports (`pad`).
     pub kind: &'static str,
-    /// `lhs <= rhs` rendered when it was recorded.
-    pub text: String,
+    /// The two sides' canonical forms when it was recorded.
+    pub recorded: (DimExpr, DimExpr),
 }
 
 /// A symbolic dimension algebra over an e-graph.
@@ -399,11 +391,11 @@ impl Algebra {
 
     /// A fresh `big` dim standing for a value past a limit, with the warning
     /// `warning` makes of its name.
-    fn big(&mut self, warning: impl FnOnce(String) -> AlgebraWarning) -> Dim {
+    fn big(&mut self, warning: impl FnOnce(DimExpr) -> AlgebraWarning) -> Dim {
         let n = self.fresh_counters.entry("big".to_string()).or_insert(0);
         let name = format!("big{n}");
         *n += 1;
-        self.warnings.push(warning(name.clone()));
+        self.warnings.push(warning(DimExpr::symbol(&name)));
         self.symbol(
             &name,
             SymbolKind::DataDependent {
@@ -431,7 +423,7 @@ impl Algebra {
         }
         if is_mul && self.egraph[id].data.canon.has_opaque_product() && !self.warned_product {
             self.warned_product = true;
-            let expr = self.egraph[id].data.canon.render();
+            let expr = DimExpr::from_poly(self.egraph[id].data.canon.clone());
             self.warnings.push(AlgebraWarning::ProductTooLarge { expr });
         }
         if is_op || !self.egraph.analysis.pending_rules.is_empty() {
@@ -772,14 +764,16 @@ impl Algebra {
                     }
                 }
             }
-            if let Some(expr) = self.egraph.analysis.refused_growth.take() {
-                let w = AlgebraWarning::GrowthLimit { expr };
+            if let Some(form) = self.egraph.analysis.refused_growth.take() {
+                let w = AlgebraWarning::GrowthLimit {
+                    expr: DimExpr::from_poly(form),
+                };
                 if !self.warnings.contains(&w) {
                     self.warnings.push(w);
                 }
             }
             if seen_limit {
-                let expr = self.egraph[id].data.canon.render();
+                let expr = DimExpr::from_poly(self.egraph[id].data.canon.clone());
                 self.warnings
                     .push(AlgebraWarning::RuleLimit { limit, expr });
                 self.egraph.analysis.pending_rules.clear();
@@ -892,14 +886,14 @@ impl Algebra {
         node: &str,
         kind: &'static str,
     ) {
-        let text = format!("{} <= {}", self.render(lhs), self.render(rhs));
         let node = self.scoped(node);
+        let recorded = (self.expr(lhs), self.expr(rhs));
         self.requirements.push(Requirement {
             lhs,
             rhs,
             node,
             kind,
-            text,
+            recorded,
         });
     }
 
@@ -907,13 +901,13 @@ impl Algebra {
     /// speculative scope its node is marked ` (conditional)`: it holds only when
     /// the branch runs.
     pub(crate) fn record_relation(&mut self, lhs: Dim, rhs: Dim, node: &str) {
-        let text = format!("{} == {}", self.render(lhs), self.render(rhs));
         let node = self.scoped(node);
+        let recorded = (self.expr(lhs), self.expr(rhs));
         self.relations.push(Relation {
             lhs,
             rhs,
             node,
-            text,
+            recorded,
         });
     }
 
@@ -1266,7 +1260,7 @@ impl Algebra {
                 self.record_relation(lhs, p, &node);
                 Ok(MinusOne::Fresh {
                     dim,
-                    residual: q.render(),
+                    residual: DimExpr::from_poly(q),
                 })
             }
         }
@@ -1319,17 +1313,17 @@ impl Algebra {
             if last.is_some_and(|r| (r.lhs, r.rhs) == (a, b) || (r.lhs, r.rhs) == (b, a)) {
                 return Ok(a);
             }
-            let text = format!("{} == {}", self.render(a), self.render(b));
             let at = if self.site.is_empty() {
                 reason
             } else {
                 &self.site
             };
+            let recorded = (self.expr(a), self.expr(b));
             self.relations.push(Relation {
                 lhs: a,
                 rhs: b,
                 node: format!("{at} (conditional)"),
-                text,
+                recorded,
             });
             return Ok(a);
         }

@@ -636,7 +636,7 @@ fn apply_match(
     }
     if rhs.cost() > canon.cost().saturating_mul(GROWTH_FACTOR) + MAX_GROWTH {
         if egraph.analysis.refused_growth.is_none() {
-            egraph.analysis.refused_growth = Some(canon.render());
+            egraph.analysis.refused_growth = Some(canon.clone());
         }
         return false;
     }

@@ -3,7 +3,68 @@
 //! `path` fields are JSON paths into the document, such as `graph[3].inputs[0].shape`
 //! (the empty string is the top-level object).
 
+use serde_json::{Number, Value};
+use std::fmt;
 use std::path::PathBuf;
+
+/// The kind of a JSON value the schema did not expect, as a message names it:
+/// `null`, `boolean true`, `number 1.5`, `string`, `array`, `object`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JsonKind {
+    /// `null`.
+    Null,
+    /// A boolean, with its value.
+    Boolean(bool),
+    /// A number, with its value.
+    Number(Number),
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+impl From<&Value> for JsonKind {
+    fn from(v: &Value) -> JsonKind {
+        match v {
+            Value::Null => JsonKind::Null,
+            Value::Bool(b) => JsonKind::Boolean(*b),
+            Value::Number(n) => JsonKind::Number(n.clone()),
+            Value::String(_) => JsonKind::String,
+            Value::Array(_) => JsonKind::Array,
+            Value::Object(_) => JsonKind::Object,
+        }
+    }
+}
+
+impl fmt::Display for JsonKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JsonKind::Null => f.write_str("null"),
+            JsonKind::Boolean(b) => write!(f, "boolean {b}"),
+            JsonKind::Number(n) => write!(f, "number {n}"),
+            JsonKind::String => f.write_str("string"),
+            JsonKind::Array => f.write_str("array"),
+            JsonKind::Object => f.write_str("object"),
+        }
+    }
+}
+
+/// A JSON value as a message quotes it: its JSON text, cut to 77 bytes and `...`
+/// past 80.
+fn quoted(v: &Value) -> String {
+    let mut s = v.to_string();
+    if s.len() > 80 {
+        let mut cut = 77;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push_str("...");
+    }
+    s
+}
 
 /// Everything that can go wrong while reading a oneDNN Graph JSON file.
 #[derive(Debug, thiserror::Error)]
@@ -51,8 +112,8 @@ pub enum OnednnError {
         path: String,
         /// What the schema wants.
         expected: &'static str,
-        /// The JSON type found (or the offending number).
-        found: String,
+        /// The kind of JSON value found (with the value of a number or boolean).
+        found: JsonKind,
     },
     /// A required key is missing.
     #[error("{path}: missing key `{key}`")]
@@ -103,17 +164,17 @@ pub enum OnednnError {
     },
     /// A `bool` attribute's value is not the number 0 or 1 (JSON `true`/`false` included,
     /// as oneDNN's `istream >> bool` reader rejects them).
-    #[error("op {op}, attribute `{attr}`: bool value must be 0 or 1, found {found}")]
+    #[error("op {op}, attribute `{attr}`: bool value must be 0 or 1, found {}", quoted(.found))]
     InvalidBool {
         /// Op id.
         op: u64,
         /// Attribute name.
         attr: String,
-        /// The offending JSON text.
-        found: String,
+        /// The value found.
+        found: Box<Value>,
     },
     /// An attribute value does not fit its declared type.
-    #[error("op {op}, attribute `{attr}`: value {found} is not a valid {attr_type}")]
+    #[error("op {op}, attribute `{attr}`: value {} is not a valid {attr_type}", quoted(.found))]
     InvalidAttrValue {
         /// Op id.
         op: u64,
@@ -121,8 +182,8 @@ pub enum OnednnError {
         attr: String,
         /// Declared type.
         attr_type: &'static str,
-        /// The offending JSON text (shortened).
-        found: String,
+        /// The value found.
+        found: Box<Value>,
     },
     /// `graph` is an empty list.
     #[error("the graph has no ops")]

@@ -72,7 +72,7 @@ pub mod to_graph;
 
 use std::path::Path;
 
-pub use error::OnednnError;
+pub use error::{JsonKind, OnednnError};
 pub use graph::TensorUse;
 pub use model::{
     AttrValue, DataType, Dims, EngineKind, FpmathMode, LayoutType, LogicalTensor, OnednnGraph,

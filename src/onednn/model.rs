@@ -3,7 +3,7 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::error::OnednnError;
+use super::error::{JsonKind, OnednnError};
 use super::graph::GraphIndex;
 
 /// `DNNL_GRAPH_UNKNOWN_DIM`: the value oneDNN writes, alone in a one-element list, for a
@@ -336,35 +336,11 @@ impl OnednnGraph {
     }
 }
 
-fn json_type(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("boolean {b}"),
-        Value::Number(n) => format!("number {n}"),
-        Value::String(_) => "string".into(),
-        Value::Array(_) => "array".into(),
-        Value::Object(_) => "object".into(),
-    }
-}
-
-fn short_text(v: &Value) -> String {
-    let mut s = v.to_string();
-    if s.len() > 80 {
-        let mut cut = 77;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-        s.push_str("...");
-    }
-    s
-}
-
 fn wrong(path: &str, expected: &'static str, v: &Value) -> OnednnError {
     OnednnError::WrongType {
         path: path.to_string(),
         expected,
-        found: json_type(v),
+        found: JsonKind::from(v),
     }
 }
 
@@ -597,7 +573,7 @@ fn parse_attr(op: u64, name: &str, v: &Value, path: &str) -> Result<AttrValue, O
         op,
         attr: name.to_string(),
         attr_type,
-        found: short_text(val),
+        found: Box::new(val.clone()),
     };
     let f32_of = |x: &Value| -> Option<f32> {
         let f = x.as_f64()? as f32;
@@ -612,7 +588,7 @@ fn parse_attr(op: u64, name: &str, v: &Value, path: &str) -> Result<AttrValue, O
                 return Err(OnednnError::InvalidBool {
                     op,
                     attr: name.to_string(),
-                    found: short_text(val),
+                    found: Box::new(val.clone()),
                 })
             }
         },

@@ -143,11 +143,11 @@ fn bad_expressions_say_what_is_wrong() {
     assert!(matches!(bad("@k[z]"), Problem::BadReference { .. }));
     // The position is the one in the text as written, past the references.
     match bad("in0[0] + in0[1] +") {
-        Problem::BadExpr { pos, .. } => assert_eq!(pos, 17),
+        Problem::BadExpr(e) => assert_eq!(e.pos, 17),
         p => panic!("{p:?}"),
     }
     match bad("in0[0] * (") {
-        Problem::BadExpr { expr, .. } => assert_eq!(expr, "in0[0] * ("),
+        Problem::BadExpr(e) => assert_eq!(e.text, "in0[0] * ("),
         p => panic!("{p:?}"),
     }
 }

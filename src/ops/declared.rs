@@ -19,7 +19,7 @@
 //!   attribute (without a default) or one of the wrong kind is a typed
 //!   [`RuleFailure`]: the driver reports it for the node and goes on.
 
-use crate::algebra::{AlgebraError, Dim, Expr, OpKind, Rel, Truth};
+use crate::algebra::{AlgebraError, Dim, DimExpr, Expr, OpKind, Rel, Truth};
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact, MAX_RANK};
 use crate::graph::{Attr, DType, Node};
 use crate::oprules::{
@@ -127,11 +127,11 @@ pub enum RuleFailure {
         /// The condition as written.
         text: String,
         /// The left side, evaluated.
-        left: String,
+        left: DimExpr,
         /// The comparison.
         rel: Rel,
         /// The right side, evaluated.
-        right: String,
+        right: DimExpr,
     },
     /// An output of a rank above the limit.
     #[error("output {output} would have rank {rank}, above the rank limit of {MAX_RANK}")]
@@ -142,14 +142,14 @@ pub enum RuleFailure {
         rank: usize,
     },
     /// A `value=` list whose length is not the output's element count.
-    #[error("output {output}: value= has {len} elements but the shape is {shape}")]
+    #[error("output {output}: value= has {len} elements but the shape is {}", DimExpr::list(.shape))]
     ValueLength {
         /// The output.
         output: usize,
         /// The list's length.
         len: usize,
-        /// The output's shape, rendered.
-        shape: String,
+        /// The output's shape.
+        shape: Vec<DimExpr>,
     },
     /// A failure of the dim algebra (a division by 0, a contradiction) or of an
     /// assumed equality.
@@ -225,9 +225,9 @@ fn require(
     };
     let unmet = |ctx: &ShapesContext| RuleFailure::Unmet {
         text: req.text.clone(),
-        left: ctx.alg.render(l),
+        left: ctx.alg.expr(l),
         rel: req.rel,
-        right: ctx.alg.render(r),
+        right: ctx.alg.expr(r),
     };
     match req.rel {
         Rel::Eq => {
@@ -307,7 +307,7 @@ fn output(
                     return Err(RuleFailure::ValueLength {
                         output: index,
                         len: v.len(),
-                        shape: ctx.render_dims(shape),
+                        shape: ctx.alg.exprs(shape),
                     });
                 }
             }

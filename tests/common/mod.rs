@@ -25,12 +25,22 @@ pub fn corpus() -> Option<std::path::PathBuf> {
     }
 }
 
-/// The requirements an algebra recorded, as `(text, kind, node)`.
-pub fn requirements(alg: &symdim::algebra::Algebra) -> Vec<(&str, &'static str, &str)> {
+/// The requirements an algebra recorded, as `(lhs <= rhs, kind, node)`.
+pub fn requirements(alg: &symdim::algebra::Algebra) -> Vec<(String, &'static str, &str)> {
     alg.requirements()
         .iter()
-        .map(|r| (r.text.as_str(), r.kind, r.node.as_str()))
+        .map(|r| (requirement(r), r.kind, r.node.as_str()))
         .collect()
+}
+
+/// A requirement as it was recorded: `lhs <= rhs`.
+pub fn requirement(r: &symdim::algebra::Requirement) -> String {
+    format!("{} <= {}", r.recorded.0, r.recorded.1)
+}
+
+/// A relation as it was recorded: `lhs == rhs`.
+pub fn relation(r: &symdim::algebra::Relation) -> String {
+    format!("{} == {}", r.recorded.0, r.recorded.1)
 }
 
 /// The report of `model` inferred under `options`, without the contract's
