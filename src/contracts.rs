@@ -163,6 +163,24 @@ impl Side {
         }
     }
 
+    /// True when the side is one symbol: it prints as a name.
+    fn is_symbol(&self) -> bool {
+        match self {
+            Side::Term(e) => matches!(e, Expr::Sym(_)),
+            Side::Form(p) => p.as_sym().is_some(),
+        }
+    }
+
+    /// True when the text reads back whole as the right operand of `%` (which binds
+    /// as `*` does): a name, a call, an integer, or a term (whose text is
+    /// parenthesised).
+    fn is_factor(&self) -> bool {
+        match self {
+            Side::Term(_) => true,
+            Side::Form(p) => p.as_atom().is_some() || p.as_const().is_some_and(|c| c.is_integer()),
+        }
+    }
+
     /// True when the text is an integer literal (a constant reads better on the
     /// right). A term never is: its text is parenthesised.
     fn is_integer(&self) -> bool {
@@ -1426,12 +1444,18 @@ fn render_cond(c: &Cond) -> String {
             }
         }
         Cond::Div(k, p) => {
-            let (k, p) = (k.render(), p.render());
-            if crate::algebra::poly::is_plain_identifier(&p) || p.starts_with('`') {
-                format!("{p} % {k} == 0")
+            // `p % k == 0`, each side in parentheses unless it reads back whole.
+            let p = if p.is_symbol() {
+                p.render()
             } else {
-                format!("({p}) % {k} == 0")
-            }
+                format!("({})", p.render())
+            };
+            let k = if k.is_factor() {
+                k.render()
+            } else {
+                format!("({})", k.render())
+            };
+            format!("{p} % {k} == 0")
         }
         Cond::Or(cs) => cs.iter().map(render_cond).collect::<Vec<_>>().join(" or "),
         Cond::And(cs) => cs.iter().map(render_cond).collect::<Vec<_>>().join(" and "),
@@ -1605,6 +1629,91 @@ mod tests {
             dropped > 100,
             "the lists imply too little to test: {dropped} dropped"
         );
+    }
+
+    /// Every condition `render_cond` prints reads back (`docs/grammar.md`) as the
+    /// same condition: `a == b` with the same sides (either way round), `a <= b` as
+    /// itself or as `b >= a`, `p % k == 0` as `mod(p, k) == 0`, and `or`/`and` joins
+    /// of those. The sides are names (plain and quoted), sums and products starting
+    /// with a quoted name (`` (`a.1` + 1) % 4 == 0 ``, not `` `a.1` + 1 % 4 == 0 ``),
+    /// constants, calls and kept quotients, as forms and as terms.
+    #[test]
+    fn printed_conditions_read_back_as_themselves() {
+        use crate::algebra::parse::parse_expr;
+        let mut alg = Algebra::default();
+        let mut sides: Vec<Side> = Vec::new();
+        for text in [
+            "N",
+            "`a.1`",
+            "`a.1` + 1",
+            "`a.1`*N",
+            "2*N",
+            "N - 1",
+            "-N",
+            "4",
+            "0",
+            "-3",
+            "floordiv(N, 2)",
+            "min(S, 4)",
+            "N/(N + 1)",
+        ] {
+            let d = alg.parse(text).unwrap();
+            sides.push(Side::Form(alg.canon(d).clone()));
+        }
+        for text in ["`a.1`", "`a.1` + 1", "2*N", "-3", "floordiv(N, 2)"] {
+            sides.push(Side::Term(parse_expr(text).unwrap()));
+        }
+        let form = |alg: &mut Algebra, e: &Expr| {
+            let d = alg.from_expr(e);
+            alg.canon(d).clone()
+        };
+        // Whether `fact` states `c` (a single fact's condition).
+        let states = |alg: &mut Algebra, c: &Cond, f: &Fact| -> bool {
+            let (l, r) = (form(alg, &f.lhs), form(alg, &f.rhs));
+            match c {
+                Cond::Eq(a, b) => {
+                    let (a, b) = (form(alg, &a.expr()), form(alg, &b.expr()));
+                    f.rel == Rel::Eq && ((l == a && r == b) || (l == b && r == a))
+                }
+                Cond::Le(a, b) => {
+                    let (a, b) = (form(alg, &a.expr()), form(alg, &b.expr()));
+                    (f.rel == Rel::Le && l == a && r == b) || (f.rel == Rel::Ge && l == b && r == a)
+                }
+                Cond::Div(k, p) => match &f.lhs {
+                    Expr::Call(OpKind::Mod, fp, fk) => {
+                        let (k, p) = (form(alg, &k.expr()), form(alg, &p.expr()));
+                        f.rel == Rel::Eq && r.is_zero() && form(alg, fp) == p && form(alg, fk) == k
+                    }
+                    _ => false,
+                },
+                _ => false,
+            }
+        };
+        let mut checked = 0;
+        for a in &sides {
+            for b in &sides {
+                let eq = Cond::Eq(a.clone(), b.clone());
+                let le = Cond::Le(a.clone(), b.clone());
+                let div = Cond::Div(a.clone(), b.clone());
+                let or = Cond::Or(vec![div.clone(), eq.clone()]);
+                let and = Cond::And(vec![le.clone(), div.clone()]);
+                for c in [eq, le, div, or, and] {
+                    let text = render_cond(&c);
+                    let (parts, joined) = match &c {
+                        Cond::Or(cs) => (cs.clone(), text.split(" or ").collect::<Vec<_>>()),
+                        Cond::And(cs) => (cs.clone(), text.split(" and ").collect()),
+                        c => (vec![c.clone()], vec![text.as_str()]),
+                    };
+                    assert_eq!(parts.len(), joined.len(), "`{text}`");
+                    for (c, t) in parts.iter().zip(joined) {
+                        let f = parse_fact(t).unwrap_or_else(|e| panic!("`{t}`: {e}"));
+                        assert!(states(&mut alg, c, &f), "`{t}` reads back as `{f}`");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     #[test]

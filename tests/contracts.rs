@@ -433,3 +433,21 @@ fn an_error_hint_is_a_condition_from_its_dims() {
     );
     assert_eq!(c.conditions[0].note.as_deref(), Some("m"));
 }
+
+#[test]
+fn a_divisibility_of_a_sum_reads_back_as_one() {
+    // [`a.1` + 1] -> [-1, 4]: 4 must divide the whole sum; printed without the
+    // parentheses it would read back as `a.1` + (1 % 4) == 0.
+    let m = model(
+        vec![input("x", &["`a.1` + 1"])],
+        vec![("t", ints(&[-1, 4]))],
+        vec![reshape("r", "x", "t", "y")],
+    );
+    let text = "(`a.1` + 1) % 4 == 0";
+    assert_eq!(
+        conditions(&contract(&m)),
+        vec![(Kind::Divides, text.to_string(), "r".to_string())]
+    );
+    let f = symdim::algebra::parse::parse_fact(text).unwrap();
+    assert_eq!(f.to_string(), "mod((`a.1` + 1), 4) == 0");
+}

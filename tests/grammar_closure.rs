@@ -1,12 +1,13 @@
 //! The report grammar is closed: every dim, symbol definition and contract condition
 //! the engine prints for every bundled and corpus model parses with the grammar of
-//! `docs/grammar.md`, and printing what was parsed gives the same text back.
+//! `docs/grammar.md`, printing what was parsed gives the same text back, and a
+//! divisibility condition reads back as a divisibility of its whole sides.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use symdim::algebra::parse::{parse_expr, parse_fact};
-use symdim::algebra::Algebra;
+use symdim::algebra::{Algebra, Expr, OpKind, Rat, Rel};
 use symdim::report::ReportDim;
 
 fn models(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -55,8 +56,19 @@ fn condition_parses(text: &str, what: &str, bad: &mut Vec<String>) {
         text.split(" and ").collect()
     };
     for f in facts {
-        if let Err(err) = parse_fact(f) {
-            bad.push(format!("{what}: `{f}` of `{text}`: {err}"));
+        match parse_fact(f) {
+            Err(err) => bad.push(format!("{what}: `{f}` of `{text}`: {err}")),
+            // A divisibility reads back as one: `mod(p, k) == 0`, the whole of `p`
+            // and `k` on either side of the `%`.
+            Ok(fact) if f.contains(" % ") => {
+                let whole = matches!(fact.lhs, Expr::Call(OpKind::Mod, ..))
+                    && fact.rel == Rel::Eq
+                    && fact.rhs == Expr::Num(Rat::zero());
+                if !whole {
+                    bad.push(format!("{what}: `{f}` of `{text}` reads back as `{fact}`"));
+                }
+            }
+            Ok(_) => {}
         }
     }
 }
