@@ -523,7 +523,7 @@ fn collect_relations(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
                 "relation",
             )
         });
-        let (node, note) = recorded_at(alg, &r.node, &[r.lhs, r.rhs]);
+        let (node, note) = recorded_at(alg, &r.node, r.conditional, &[r.lhs, r.rhs]);
         out.push(Candidate {
             cond,
             node,
@@ -766,14 +766,15 @@ fn gather_cand(node: &Node, cond: Cond) -> Candidate {
     }
 }
 
-/// The node of something the algebra recorded (without its ` (conditional)` mark),
-/// and why it is undecidable: it holds only when an undecided If branch runs, or it
-/// involves data-dependent dims.
-fn recorded_at(alg: &Algebra, node: &str, dims: &[Dim]) -> (String, Option<String>) {
-    let (node, conditional) = match node.strip_suffix(" (conditional)") {
-        Some(n) => (n, true),
-        None => (node, false),
-    };
+/// The node of something the algebra recorded, and why it is undecidable: it holds
+/// only when an undecided If branch runs (`conditional`), or it involves
+/// data-dependent dims.
+fn recorded_at(
+    alg: &Algebra,
+    node: &str,
+    conditional: bool,
+    dims: &[Dim],
+) -> (String, Option<String>) {
     let dd = data_dependent(alg, dims);
     let note = if conditional {
         Some("holds only when the branch runs".to_string())
@@ -795,7 +796,7 @@ fn collect_requirements(ctx: &ShapesContext, out: &mut Vec<Candidate>) {
         if r.kind == "dims" && !data_dependent(alg, &[r.rhs]).is_empty() {
             continue;
         }
-        let (node, note) = recorded_at(alg, &r.node, &[r.lhs, r.rhs]);
+        let (node, note) = recorded_at(alg, &r.node, r.conditional, &[r.lhs, r.rhs]);
         out.push(Candidate {
             cond: Cond::Le(term(alg, r.lhs.id()), term(alg, r.rhs.id())),
             node,

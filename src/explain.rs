@@ -280,10 +280,11 @@ fn explain_dim(
         };
         if touches {
             let text = format!(
-                "  {} == {} at {}",
+                "  {} == {} at {}{}",
                 built_term(ctx, r.lhs),
                 built_term(ctx, r.rhs),
-                r.node
+                r.node,
+                if r.conditional { " (conditional)" } else { "" }
             );
             if !merges.contains(&text) {
                 merges.push(text);

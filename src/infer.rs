@@ -569,7 +569,7 @@ fn split_if(
         .alg
         .relations()
         .iter()
-        .filter(|r| r.node == node.name)
+        .filter(|r| !r.conditional && r.node == node.name)
         .map(|r| (r.lhs, r.rhs))
         .collect();
     for (a, b) in own {

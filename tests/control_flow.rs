@@ -139,16 +139,13 @@ fn an_undecided_branch_does_not_leak_its_equalities() {
     // The Squeeze's T == 1 is recorded once, marked conditional (it holds only when
     // the then branch runs).
     let ctx = symdim::infer(&squeeze_if(vec![]), &Facts::default()).into_context();
-    let rel: Vec<(String, String)> = ctx
+    let rel: Vec<(String, String, bool)> = ctx
         .alg
         .relations()
         .iter()
-        .map(|r| (common::relation(r), r.node.clone()))
+        .map(|r| (common::relation(r), r.node.clone(), r.conditional))
         .collect();
-    assert_eq!(
-        rel,
-        [("T == 1".to_string(), "sq (conditional)".to_string())]
-    );
+    assert_eq!(rel, [("T == 1".to_string(), "sq".to_string(), true)]);
 }
 
 /// `squeeze_if` whose model also has the input `w` of shape `dims`.

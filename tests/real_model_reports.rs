@@ -8,9 +8,9 @@
 //! inferred as shipped (declared `value_info` included); each dim symdim reports is
 //! evaluated at the binding and must equal the runtime dim, and each rank must match.
 //! A dim holding a data-dependent symbol has no value at a binding; such tensors are
-//! counted apart. The relations symdim records as conditions of validity (not
-//! marked `(conditional)`) must hold at the binding too, since onnxruntime ran the
-//! model there. Every mismatch is collected and printed before the test fails;
+//! counted apart. The relations symdim records as conditions of validity (but those
+//! found in a branch that may not run) must hold at the binding too, since
+//! onnxruntime ran the model there. Every mismatch is collected and printed before the test fails;
 //! [`ALLOWED`] lists known, explained mismatches (none today).
 //!
 //! The two large models (7k and 4k tensors) get a compact snapshot (symbols, every
@@ -250,10 +250,10 @@ fn check(f: &Fixture, model: &Model, ctx: &ShapesContext) -> Row {
     }
     // The conditions symdim says the model needs (`Relation`s: a squeezed dim is 1,
     // the branch a case-split If keeps, ...) must hold at a binding onnxruntime runs.
-    // A relation found inside a branch that may not run is marked `(conditional)`
+    // A relation found inside a branch that may not run is marked conditional
     // and holds only when that branch runs: those are counted, not checked.
     for r in ctx.alg.relations() {
-        if r.node.ends_with(" (conditional)") {
+        if r.conditional {
             row.conditional += 1;
             continue;
         }

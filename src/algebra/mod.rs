@@ -300,6 +300,9 @@ pub struct Relation {
     pub rhs: Dim,
     /// The node that needs it.
     pub node: String,
+    /// Recorded inside a branch that may not run (a speculative scope): it holds
+    /// only when the branch runs.
+    pub conditional: bool,
     /// The two sides' canonical forms when it was recorded (later merges may make
     /// the dims themselves render alike).
     pub recorded: (DimExpr, DimExpr),
@@ -313,8 +316,10 @@ pub struct Requirement {
     pub lhs: Dim,
     /// The larger side.
     pub rhs: Dim,
-    /// The node that needs it; ` (conditional)` inside a branch that may not run.
+    /// The node that needs it.
     pub node: String,
+    /// Recorded inside a branch that may not run (a speculative scope).
+    pub conditional: bool,
     /// What kind of condition it is, for reports (`pad`).
     pub kind: &'static str,
     /// The two sides' canonical forms when it was recorded.
@@ -862,23 +867,13 @@ impl Algebra {
         &self.relations
     }
 
-    /// `node`, marked ` (conditional)` inside a speculative scope: what is recorded
-    /// there holds only when the branch runs.
-    fn scoped(&self, node: &str) -> String {
-        if self.speculative > 0 && !node.ends_with(" (conditional)") {
-            format!("{node} (conditional)")
-        } else {
-            node.to_string()
-        }
-    }
-
-    /// Inequalities inference recorded as needed by the model (for contracts).
+    /// Inequalities recorded by [`Algebra::record_requirement`].
     pub fn requirements(&self) -> &[Requirement] {
         &self.requirements
     }
 
     /// Record that the model needs `lhs <= rhs` at `node` (for contracts). Inside a
-    /// speculative scope the node is marked ` (conditional)`. Nothing is assumed.
+    /// speculative scope it is marked conditional. Nothing is assumed.
     pub(crate) fn record_requirement(
         &mut self,
         lhs: Dim,
@@ -886,27 +881,27 @@ impl Algebra {
         node: &str,
         kind: &'static str,
     ) {
-        let node = self.scoped(node);
         let recorded = (self.expr(lhs), self.expr(rhs));
         self.requirements.push(Requirement {
             lhs,
             rhs,
-            node,
+            node: node.to_string(),
+            conditional: self.speculative > 0,
             kind,
             recorded,
         });
     }
 
     /// Record a relation the model needs (for reports and contracts). Inside a
-    /// speculative scope its node is marked ` (conditional)`: it holds only when
-    /// the branch runs.
+    /// speculative scope it is marked conditional: it holds only when the branch
+    /// runs.
     pub(crate) fn record_relation(&mut self, lhs: Dim, rhs: Dim, node: &str) {
-        let node = self.scoped(node);
         let recorded = (self.expr(lhs), self.expr(rhs));
         self.relations.push(Relation {
             lhs,
             rhs,
-            node,
+            node: node.to_string(),
+            conditional: self.speculative > 0,
             recorded,
         });
     }
@@ -1322,7 +1317,8 @@ impl Algebra {
             self.relations.push(Relation {
                 lhs: a,
                 rhs: b,
-                node: format!("{at} (conditional)"),
+                node: at.to_string(),
+                conditional: true,
                 recorded,
             });
             return Ok(a);
