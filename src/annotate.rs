@@ -19,7 +19,7 @@
 
 use crate::graph::{DeclDim, Format, Model, ValueDecl};
 use crate::onnx::{Container, InferredDim, InferredValueInfo};
-use crate::report::{Report, ReportComposite, ReportDim, ReportHeld, ReportSymbol};
+use crate::report::{Report, ReportComposite, ReportDim, ReportHeld};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write as _;
@@ -338,7 +338,6 @@ pub fn annotations(model: &Model, report: &Report) -> Vec<InferredValueInfo> {
             unsure.extend(n.outputs.iter().map(|o| &**o));
         }
     }
-    let of_data = |e: &str| mentions_data_symbol(e, report);
     report
         .tensors
         .iter()
@@ -346,7 +345,7 @@ pub fn annotations(model: &Model, report: &Report) -> Vec<InferredValueInfo> {
         .filter_map(|(name, t)| {
             let decl = declared.get(name.as_str());
             if let Some(c) = &t.composite {
-                return composite_info(name, t, c, &of_data);
+                return composite_info(name, t, c);
             }
             if t.shape.is_none() && unsure.contains(name.as_str()) {
                 return None;
@@ -356,11 +355,7 @@ pub fn annotations(model: &Model, report: &Report) -> Vec<InferredValueInfo> {
                 (_, Some(v)) => v.dtype,
                 _ => crate::graph::DType::Undefined,
             };
-            let shape = merge_dims(
-                decl.and_then(|v| v.shape.as_deref()),
-                t.shape.as_deref(),
-                &of_data,
-            );
+            let shape = merge_dims(decl.and_then(|v| v.shape.as_deref()), t.shape.as_deref());
             Some(InferredValueInfo {
                 name: name.clone(),
                 elem_type,
@@ -378,7 +373,6 @@ fn composite_info(
     name: &str,
     t: &crate::report::ReportTensor,
     c: &ReportComposite,
-    of_data: &dyn Fn(&str) -> bool,
 ) -> Option<InferredValueInfo> {
     let (containers, elem) = match c {
         ReportComposite::Sequence(q) => (vec![Container::Sequence], &q.element),
@@ -401,7 +395,7 @@ fn composite_info(
         .iter()
         .map(|d| match d {
             ReportDim::Int(v) if *v >= 0 => InferredDim::Value(*v),
-            ReportDim::Expr(e) if !of_data(e) => InferredDim::Param(e.to_string()),
+            ReportDim::Expr(e) if !e.mentions_data() => InferredDim::Param(e.to_string()),
             _ => InferredDim::Unknown,
         })
         .collect();
@@ -413,41 +407,6 @@ fn composite_info(
     })
 }
 
-/// Whether the expression `e` mentions a symbol that stands for a value of the data
-/// (`unk0`, a symbol of a node without a closed form): such a dim says less than any
-/// name the model gives it.
-fn mentions_data_symbol(e: &str, report: &Report) -> bool {
-    let data = |s: &str| {
-        matches!(
-            report.symbols.get(s),
-            Some(ReportSymbol::DataDependent { .. })
-        )
-    };
-    match crate::algebra::parse::parse_expr(e) {
-        Ok(expr) => {
-            let mut todo = vec![&expr];
-            while let Some(x) = todo.pop() {
-                use crate::algebra::Expr as E;
-                match x {
-                    E::Num(_) => {}
-                    E::Sym(s) => {
-                        if data(s) {
-                            return true;
-                        }
-                    }
-                    E::Neg(a) => todo.push(a),
-                    E::Add(a, b) | E::Sub(a, b) | E::Mul(a, b) | E::Div(a, b) => {
-                        todo.extend([&**a, &**b]);
-                    }
-                    E::Call(_, a, b) => todo.extend([&**a, &**b]),
-                }
-            }
-            false
-        }
-        Err(_) => data(e),
-    }
-}
-
 /// The shape to write for a tensor the model declares as `declared` and inference
 /// finds `inferred`, never weaker than the declaration:
 ///
@@ -456,12 +415,14 @@ fn mentions_data_symbol(e: &str, report: &Report) -> bool {
 ///   shape;
 /// - per dim, a declared `dim_value` stays (an inferred constant equals it, or the
 ///   report has the contradiction); a declared `dim_param` stays where the inferred
-///   dim is a value of the data (`of_data`), and gives way to an inferred constant or
-///   expression of the inputs; an unnamed declared dim takes the inferred one.
+///   dim mentions a value of the data
+///   ([`ReportExpr::mentions_data`](crate::report::ReportExpr::mentions_data): such
+///   a dim says less than any name the model gives it), and gives way to an inferred
+///   constant or expression of the inputs; an unnamed declared dim takes the
+///   inferred one.
 pub fn merge_dims(
     declared: Option<&[DeclDim]>,
     inferred: Option<&[ReportDim]>,
-    of_data: &dyn Fn(&str) -> bool,
 ) -> Option<Vec<InferredDim>> {
     let from_decl = |d: &DeclDim| match d {
         DeclDim::Value(v) => InferredDim::Value(*v),
@@ -483,7 +444,7 @@ pub fn merge_dims(
                 .zip(i)
                 .map(|(d, i)| match (d, i) {
                     (DeclDim::Value(v), _) => InferredDim::Value(*v),
-                    (DeclDim::Param(p), ReportDim::Expr(e)) if of_data(e) => {
+                    (DeclDim::Param(p), ReportDim::Expr(e)) if e.mentions_data() => {
                         InferredDim::Param(p.clone())
                     }
                     (DeclDim::Param(p), ReportDim::Int(v)) if *v < 0 => {

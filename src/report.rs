@@ -30,10 +30,64 @@ use std::sync::Arc;
 pub enum ReportDim {
     /// An integer constant.
     Int(i64),
-    /// An expression in the grammar of `docs/grammar.md`. Shared: every tensor dim of
-    /// one e-class holds the same text (a large model has hundreds of thousands of
-    /// dims and a few thousand distinct expressions).
-    Expr(Arc<str>),
+    /// An expression in the grammar of `docs/grammar.md`.
+    Expr(ReportExpr),
+}
+
+/// A report dim that is an expression: its text in the grammar of
+/// `docs/grammar.md` (it derefs to the text), and whether it mentions a
+/// data-dependent symbol. Shared: every tensor dim of one e-class holds the same
+/// one (a large model has hundreds of thousands of dims and a few thousand
+/// distinct expressions), and a dim stays two words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportExpr(Arc<ExprInfo>);
+
+#[derive(Debug, PartialEq, Eq)]
+struct ExprInfo {
+    text: Box<str>,
+    data_dependent: bool,
+}
+
+impl ReportExpr {
+    /// An expression of `text` that mentions a data-dependent symbol or not.
+    pub fn new(text: impl Into<Box<str>>, data_dependent: bool) -> ReportExpr {
+        ReportExpr(Arc::new(ExprInfo {
+            text: text.into(),
+            data_dependent,
+        }))
+    }
+
+    /// The text.
+    pub fn text(&self) -> &str {
+        &self.0.text
+    }
+
+    /// True when it mentions a symbol that stands for a value of the data (`unk0`,
+    /// a symbol of a node without a closed form, [`ReportSymbol::DataDependent`]).
+    pub fn mentions_data(&self) -> bool {
+        self.0.data_dependent
+    }
+}
+
+impl std::ops::Deref for ReportExpr {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0.text
+    }
+}
+
+impl std::fmt::Display for ReportExpr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+impl From<&str> for ReportExpr {
+    /// An expression of input and derived symbols only.
+    fn from(text: &str) -> ReportExpr {
+        ReportExpr::new(text, false)
+    }
 }
 
 /// A symbol in a report.
@@ -891,8 +945,14 @@ fn report_dim(ctx: &ShapesContext, d: Dim, used: &mut IndexSet<Symbol>) -> Repor
     }
     let mut found = Vec::new();
     canon.symbols(&mut found);
+    let data_dependent = found.iter().any(|s| {
+        matches!(
+            ctx.alg.symbol_entry(s.as_str()).map(|e| &e.kind),
+            Some(SymbolKind::DataDependent { .. })
+        )
+    });
     used.extend(found);
-    ReportDim::Expr(canon.render().into())
+    ReportDim::Expr(ReportExpr::new(canon.render(), data_dependent))
 }
 
 impl Serialize for ReportDim {
@@ -1451,6 +1511,40 @@ mod json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A dim mentions data when one of its symbols is data-dependent in the algebra,
+    /// wherever it stands in the expression: not an input or a derived symbol.
+    #[test]
+    fn report_dims_know_whether_they_mention_data() {
+        let mut ctx = ShapesContext::default();
+        ctx.alg.symbol(
+            "nz0",
+            SymbolKind::DataDependent {
+                node: "nz".to_string(),
+            },
+        );
+        let p = ctx.alg.parse("A*B").unwrap();
+        let definition = ctx.alg.canon(p).clone();
+        ctx.alg.symbol("r0", SymbolKind::Derived { definition });
+        let mut used = IndexSet::new();
+        for (text, data) in [
+            ("N", false),
+            ("N + 1", false),
+            ("r0", false),
+            ("N + floordiv(r0, 2)", false),
+            ("nz0", true),
+            ("N + 2*nz0", true),
+            ("N*floordiv(nz0, 4)", true),
+        ] {
+            let d = ctx.alg.parse(text).unwrap();
+            match report_dim(&ctx, d, &mut used) {
+                ReportDim::Expr(e) => {
+                    assert_eq!((e.text(), e.mentions_data()), (text, data), "{text}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+    }
 
     /// The word-at-a-time test finds every byte that needs escaping, at every place in
     /// a word and in the tail, and nothing else: against the byte-by-byte test on
