@@ -867,7 +867,8 @@ impl Algebra {
         &self.relations
     }
 
-    /// Inequalities recorded by [`Algebra::record_requirement`].
+    /// Inequalities the model needs (`lhs <= rhs` at a node), recorded by op rules
+    /// for contracts.
     pub fn requirements(&self) -> &[Requirement] {
         &self.requirements
     }
