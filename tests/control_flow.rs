@@ -843,3 +843,121 @@ fn a_subgraph_that_cannot_be_inferred_says_why() {
         "attribute `then_branch` = <graph level0>: no subgraph runner is set (the inference driver sets one)"
     );
 }
+
+/// The body of a loop that rotates its carried values: `a = b`, `b = c`, `c = d`,
+/// `d = d`, after the leading inputs and before the trailing outputs given.
+fn rotate_body(
+    head_in: Vec<ValueDecl>,
+    head_out: &[&str],
+    tail: Vec<Node>,
+    tail_out: &[&str],
+) -> Graph {
+    let mut inputs = head_in;
+    for v in ["a", "b", "c", "d"] {
+        inputs.push(decl(v, DType::Float, None));
+    }
+    let mut nodes = vec![
+        node("ra", "Identity", &["b"], &["a_out"], vec![]),
+        node("rb", "Identity", &["c"], &["b_out"], vec![]),
+        node("rc", "Identity", &["d"], &["c_out"], vec![]),
+        node("rd", "Identity", &["d"], &["d_out"], vec![]),
+    ];
+    nodes.extend(tail);
+    let mut outs: Vec<&str> = head_out.to_vec();
+    outs.extend(["a_out", "b_out", "c_out", "d_out"]);
+    outs.extend(tail_out);
+    graph("body", inputs, vec![], nodes, &outs)
+}
+
+fn n_or_k(name: &str, dim: &str) -> ValueDecl {
+    decl(name, DType::Float, Some(vec![DeclDim::Param(dim.into())]))
+}
+
+#[test]
+fn carried_values_that_rotate_settle_over_more_passes() {
+    // for i in 0..7: (a, b, c, d) = (b, c, d, d), with a, b, c: [N] and d: [K] on
+    // entry: from the third iteration on a is [K], so after 7 iterations a, b and c
+    // are not [N]; d stays [K].
+    let body = rotate_body(
+        vec![
+            decl("i", DType::Int64, Some(vec![])),
+            decl("cond_in", DType::Bool, Some(vec![])),
+        ],
+        &["cond_out"],
+        vec![node("id", "Identity", &["cond_in"], &["cond_out"], vec![])],
+        &[],
+    );
+    let g = graph(
+        "g",
+        vec![
+            n_or_k("a0", "N"),
+            n_or_k("b0", "N"),
+            n_or_k("c0", "N"),
+            n_or_k("d0", "K"),
+        ],
+        vec![("m", scalar_i64(7))],
+        vec![node(
+            "loop",
+            "Loop",
+            &["m", "", "a0", "b0", "c0", "d0"],
+            &["af", "bf", "cf", "df"],
+            vec![("body", Attr::Graph(Box::new(body)))],
+        )],
+        &["af", "bf", "cf", "df"],
+    );
+    let r = common::report(&model(g), &Facts::default());
+    for t in ["af", "bf", "cf"] {
+        let s = shape(&r, t).expect("rank known");
+        assert!(s.starts_with("[unk"), "{t}: {s}");
+    }
+    assert_eq!(shape(&r, "df"), Some("[K]".into()));
+    assert!(!r.has_errors(), "{:?}", r.diagnostics);
+}
+
+#[test]
+fn scan_states_that_rotate_settle_over_more_passes() {
+    // Scan over x: [T, 2] with states (a, b, c, d) = (b, c, d, d); emit x's rows.
+    let body = rotate_body(
+        vec![],
+        &[],
+        vec![node("emit", "Identity", &["xi"], &["y"], vec![])],
+        &["y"],
+    );
+    let mut body = body;
+    body.inputs.push(decl("xi", DType::Float, None));
+    let x = decl(
+        "x",
+        DType::Float,
+        Some(vec![DeclDim::Param("T".into()), DeclDim::Value(2)]),
+    );
+    let g = graph(
+        "g",
+        vec![
+            n_or_k("a0", "N"),
+            n_or_k("b0", "N"),
+            n_or_k("c0", "N"),
+            n_or_k("d0", "K"),
+            x,
+        ],
+        vec![],
+        vec![node(
+            "scan",
+            "Scan",
+            &["a0", "b0", "c0", "d0", "x"],
+            &["af", "bf", "cf", "df", "ys"],
+            vec![
+                ("body", Attr::Graph(Box::new(body))),
+                ("num_scan_inputs", Attr::Int(1)),
+            ],
+        )],
+        &["af", "bf", "cf", "df", "ys"],
+    );
+    let r = common::report(&model(g), &Facts::default());
+    for t in ["af", "bf", "cf"] {
+        let s = shape(&r, t).expect("rank known");
+        assert!(s.starts_with("[unk"), "{t}: {s}");
+    }
+    assert_eq!(shape(&r, "df"), Some("[K]".into()));
+    assert_eq!(shape(&r, "ys"), Some("[T, 2]".into()));
+    assert!(!r.has_errors(), "{:?}", r.diagnostics);
+}

@@ -2286,3 +2286,85 @@ mod hostile {
         }
     }
 }
+
+/// TensorIterator over `x: [T, 2]` (axis 0, parts of 1) carrying `(a, b, c, d) =
+/// (b, c, d, d)` with `a, b, c: [3]` and `d: [5]` on entry: from the third iteration
+/// on `a` is `[5]`, so the last values of `a`, `b` and `c` are not `[3]`.
+#[test]
+fn tensor_iterator_carried_values_that_rotate_settle() {
+    let param = |id: u64, name: &str, shape: &str| {
+        format!(
+            r#"<layer id="{id}" name="{name}" type="Parameter" version="opset1"><data shape="{shape}" element_type="f32"/><output><port id="0" precision="FP32" names="{name}"/></output></layer>"#
+        )
+    };
+    let result = |id: u64| {
+        format!(
+            r#"<layer id="{id}" name="r{id}" type="Result" version="opset1"><input><port id="0"/></input></layer>"#
+        )
+    };
+    let edge = |from: u64, fp: u64, to: u64, tp: u64| {
+        format!(r#"<edge from-layer="{from}" from-port="{fp}" to-layer="{to}" to-port="{tp}"/>"#)
+    };
+    // body: parameters a, b, c, d, xi (0..4); results 5..9 of b, c, d, d, xi
+    let mut body_layers = String::new();
+    for (id, name) in ["a", "b", "c", "d"].iter().enumerate() {
+        body_layers += &param(id as u64, name, "?");
+    }
+    body_layers += &param(4, "xi", "1,2");
+    let mut body_edges = String::new();
+    for (res, src) in [(5, 1), (6, 2), (7, 3), (8, 3), (9, 4)] {
+        body_layers += &result(res);
+        body_edges += &edge(src, 0, res, 0);
+    }
+    let mut port_map = String::new();
+    for k in 0..4 {
+        port_map += &format!(r#"<input external_port_id="{k}" internal_layer_id="{k}"/>"#);
+    }
+    port_map += r#"<input axis="0" external_port_id="4" internal_layer_id="4" start="0" end="-1" stride="1" part_size="1"/>"#;
+    for k in 5..9 {
+        port_map += &format!(r#"<output external_port_id="{k}" internal_layer_id="{k}"/>"#);
+    }
+    port_map += r#"<output axis="0" external_port_id="9" internal_layer_id="9" start="0" end="-1" stride="1" part_size="1"/>"#;
+    let back: String = (0..4)
+        .map(|k| format!(r#"<edge from-layer="{}" to-layer="{k}"/>"#, k + 5))
+        .collect();
+    let ins: String = (0..5).map(|i| format!(r#"<port id="{i}"/>"#)).collect();
+    let outs: String = (5..10)
+        .map(|i| format!(r#"<port id="{i}" precision="FP32"/>"#))
+        .collect();
+    let ti = format!(
+        r#"<layer id="5" name="ti" type="TensorIterator" version="opset1"><input>{ins}</input><output>{outs}</output><port_map>{port_map}</port_map><back_edges>{back}</back_edges><body><layers>{body_layers}</layers><edges>{body_edges}</edges></body></layer>"#
+    );
+    let mut layers = String::new();
+    for (id, (name, shape)) in [
+        ("a0", "3"),
+        ("b0", "3"),
+        ("c0", "3"),
+        ("d0", "5"),
+        ("x", "?,2"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        layers += &param(id as u64, name, shape);
+    }
+    layers += &ti;
+    let mut edges: String = (0..5).map(|k| edge(k, 0, 5, k)).collect();
+    for k in 0..5 {
+        layers += &result(6 + k);
+        edges += &edge(5, 5 + k, 6 + k, 0);
+    }
+    let xml = format!(
+        r#"<?xml version="1.0"?><net name="t" version="11"><layers>{layers}</layers><edges>{edges}</edges></net>"#
+    );
+    let ir = IrModel::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let m = to_graph::to_model(&ir, &Weights::from_bytes(Vec::new()), "t.xml").unwrap();
+    let ctx = run(&m);
+    no_diagnostics(&ctx);
+    let out = |port: u64| shape(&ctx, &t((5, port)));
+    for port in 5..8 {
+        assert!(out(port).starts_with("[unk"), "port {port}: {}", out(port));
+    }
+    assert_eq!(out(8), "[5]");
+    assert_eq!(out(9), "[`x.0`, 2]");
+}

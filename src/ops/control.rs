@@ -29,7 +29,7 @@
 //!   merges tensors (element dims, length, elements one by one when they agree; an
 //!   empty sequence's elements do not count) and its optionals' (present when both
 //!   are); a Loop's carried sequence gets the element facts that hold in every
-//!   iteration (a fixpoint over at most three passes, what an empty initial
+//!   iteration (a fixpoint of the loop kernel, what an empty initial
 //!   sequence takes in counted without the body's own data-dependent symbols) and
 //!   the length `L0 + M*c` when every iteration adds the constant `c` and the loop
 //!   runs `M` times (`L0` when `c` is 0), else a fresh dim. A Loop's scan output must
@@ -64,9 +64,11 @@
 //!   times (floor), `start` and `end` counting from the end when negative. Back
 //!   edges and concatenated outputs are as in Loop.
 //!
-//! ONNX Loop and OpenVINO Loop and TensorIterator share one loop kernel,
-//! `carried_fixpoint`: the body is inferred with the carried values' facts until
-//! they stay (at most three passes). What the specs define differently stays in
+//! ONNX Loop and Scan and OpenVINO Loop and TensorIterator share one loop kernel,
+//! `carried_fixpoint`: the body is inferred with the carried values' facts, each
+//! pass keeping of them only what the body provably keeps, until they stay; a state
+//! that does not settle within its pass limit leaves the outputs unknown, with a
+//! warning. What the specs define differently stays in
 //! each adapter: the trip count (ONNX's optional `M` and `cond`; OpenVINO's
 //! `trip_count` of -1 for "until the condition", its `execution_condition`, or the
 //! count of a sliced input), the body's inputs (ONNX's iteration number and
@@ -503,51 +505,74 @@ fn is_true(ctx: &ShapesContext, f: &TensorFact) -> bool {
     scalar_int(&ctx.alg, f).is_some_and(|x| x != 0)
 }
 
-/// How many times a Loop body is inferred at most while looking for the facts of its
-/// carried values that hold in every iteration.
-const LOOP_PASSES: usize = 3;
+/// The most passes over a loop body while its carried facts settle. Each pass that
+/// changes the state makes a dim fresh, a rank unknown or an empty sequence or
+/// optional take what the body puts in, so [`pass_limit`] passes always settle; this
+/// bounds the work on a huge state.
+const MAX_LOOP_PASSES: usize = 64;
+
+/// Passes enough for a state of these facts to settle: one per dim that can become
+/// fresh, two per carried value (its rank, what an empty sequence or optional takes
+/// in), one to see that nothing changes; at most [`MAX_LOOP_PASSES`].
+fn pass_limit<'f>(facts: impl Iterator<Item = &'f TensorFact>) -> usize {
+    let mut n = 1usize;
+    for f in facts {
+        n = n.saturating_add(2 + f.rank().unwrap_or(0));
+    }
+    n.min(MAX_LOOP_PASSES)
+}
 
 /// What [`carried_fixpoint`] leaves: the carried state after the last pass, the
-/// body's outputs in that pass, and whether the state stayed (it then holds in
-/// every iteration).
+/// body's outputs in that pass, and whether the state settled. A settled state holds
+/// in every iteration; one that did not settle within the limit says nothing.
 struct Fixpoint<S, O> {
     state: Vec<S>,
     outs: O,
     converged: bool,
 }
 
-/// The loop kernel of ONNX Loop and OpenVINO Loop and TensorIterator: the body sees
-/// the carried values with the facts that hold in every iteration. `step` infers the
-/// body once with a state and gives its outputs and the next state; the passes
-/// repeat until the state stays or `passes` have run (`more` may raise the count for
-/// a next state, never past [`LOOP_PASSES`]). The trip count and the outputs are
-/// each spec's own (ONNX stacks scan outputs on a new axis; OpenVINO slices inputs
-/// and concatenates outputs along a port map's axis), so they stay in the adapters.
+/// The loop kernel of ONNX Loop and Scan and OpenVINO Loop and TensorIterator: the
+/// body sees the carried values with the facts that hold in every iteration. `step`
+/// infers the body once with a state and gives its outputs and the next state, which
+/// keeps of the state only what the body provably keeps (so a state only loses
+/// facts, pass after pass); the passes repeat until the state stays or `limit` have
+/// run. A settled state holds in every iteration by induction: the first iteration
+/// sees the initial values, which it describes, and the body turns any values it
+/// describes into values it describes. The trip count and the outputs are each
+/// spec's own (ONNX stacks scan outputs on a new axis; OpenVINO slices inputs and
+/// concatenates outputs along a port map's axis), so they stay in the adapters.
 fn carried_fixpoint<S: PartialEq, O: Default>(
     mut state: Vec<S>,
-    mut passes: usize,
+    limit: usize,
     mut step: impl FnMut(&[S]) -> Result<(O, Vec<S>), OpError>,
-    more: impl Fn(&[S]) -> usize,
 ) -> Result<Fixpoint<S, O>, OpError> {
     let mut outs = O::default();
-    let mut converged = false;
-    let mut pass = 0;
-    while pass < passes.min(LOOP_PASSES) {
-        pass += 1;
+    for _ in 0..limit {
         let (o, next) = step(&state)?;
         outs = o;
         if next == state {
-            converged = true;
-            break;
+            return Ok(Fixpoint {
+                state,
+                outs,
+                converged: true,
+            });
         }
-        passes = passes.max(more(&next));
         state = next;
     }
     Ok(Fixpoint {
         state,
         outs,
-        converged,
+        converged: false,
     })
+}
+
+/// The warning for a loop whose carried facts did not settle within `limit` passes:
+/// its outputs are then unknown.
+fn unsettled(ctx: &mut ShapesContext, node: &Node, limit: usize) {
+    let msg = format!(
+        "the loop-carried facts did not settle within {limit} passes over the body; the outputs are unknown"
+    );
+    ctx.warn(node, &msg);
 }
 
 /// The axis key of the fresh dim that stands for a carried sequence's length at the
@@ -683,7 +708,7 @@ fn carried_start(
 }
 
 /// The next pass's view of carried value `i` after the body turned `state` into
-/// `out`: tensors keep the dims the body provably keeps ([`carried`]); a sequence's
+/// `out`: tensors keep the state's dims the body provably keeps ([`carried`]); a sequence's
 /// elements share what the elements seen so far and the body's elements share, with
 /// the iteration's own length; an optional is present when it stays so, and holds
 /// what both hold. What an open state's body puts in counts with only the dims that
@@ -692,12 +717,11 @@ fn carried_next(
     ctx: &mut ShapesContext,
     node: &Node,
     i: usize,
-    init: &SubgraphValue,
     state: &CarriedState,
     out: &SubgraphValue,
     body: &rustc_hash::FxHashSet<String>,
 ) -> CarriedState {
-    let fact = carried(ctx, node, i, &init.fact, &out.fact);
+    let fact = carried(ctx, node, i, &state.value.fact, &out.fact);
     let dtype = fact.dtype;
     let composite = match (&state.value.composite, &out.composite) {
         (None, None) => None,
@@ -869,16 +893,24 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     if start.iter().any(|c| c.open) {
         node_names(body, &mut body_nodes);
     }
-    // Tensors alone are inferred twice (the initial facts, then those that survived);
-    // a carried sequence or optional may take one more pass (an empty one's first
-    // pass only finds what its elements are).
+    let limit = pass_limit(init.iter().flat_map(|v| {
+        let elem = match &v.composite {
+            Some(Composite::Sequence(s)) => Some(&s.elem),
+            Some(Composite::Optional(o)) => match &o.elem {
+                OptionalElement::Tensor(t) => Some(t),
+                OptionalElement::Sequence(s) => Some(&s.elem),
+            },
+            None => None,
+        };
+        std::iter::once(&v.fact).chain(elem)
+    }));
     let step = |state: &[CarriedState]| -> Result<_, OpError> {
         let mut inputs: Vec<SubgraphValue> = head.to_vec();
         inputs.extend(state.iter().map(|c| c.value.clone()));
         let outs = subgraph_values(ctx, body, &inputs, "body")?;
         let next: Vec<CarriedState> = (0..n_carried)
             .map(|i| match outs.get(i + 1) {
-                Some(b) => carried_next(ctx, node, i, &init[i], &state[i], b, &body_nodes),
+                Some(b) => carried_next(ctx, node, i, &state[i], b, &body_nodes),
                 None => CarriedState {
                     value: SubgraphValue::tensor(TensorFact::unknown(init[i].fact.dtype)),
                     open: false,
@@ -887,18 +919,14 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
             .collect();
         Ok((outs, next))
     };
-    let more = |next: &[CarriedState]| {
-        if next.iter().any(|c| c.value.composite.is_some()) {
-            LOOP_PASSES
-        } else {
-            2
-        }
-    };
     let Fixpoint {
         state,
         outs,
         converged,
-    } = carried_fixpoint(start, 2, step, more)?;
+    } = carried_fixpoint(start, limit, step)?;
+    if !converged {
+        unsettled(ctx, node, limit);
+    }
     // The loop runs `M` times when it has no condition, or when the condition is
     // true on entry and the body provably returns true (a constant, or the
     // condition input passed through).
@@ -917,10 +945,18 @@ fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         let last = outs.get(i + 1);
         let c = carried_result(ctx, node, i, &init[i], st, last, converged, iterations);
         set_output_composite(ctx, node, i, c);
-        result.push(st.value.fact.clone());
+        result.push(if converged {
+            st.value.fact.clone()
+        } else {
+            TensorFact::unknown(st.value.fact.dtype)
+        });
     }
     for (k, scan) in outs.iter().skip(1 + n_carried).enumerate() {
         let out = n_carried + k;
+        if !converged {
+            result.push(TensorFact::unknown(scan.fact.dtype));
+            continue;
+        }
         if scan.composite.is_some() {
             // ONNX: a scan output is a tensor (the body's per-iteration values are
             // stacked); a sequence or an optional cannot be.
@@ -1033,29 +1069,77 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         }
         body_inputs.push(TensorFact::new(x.dtype, shape));
     }
-    let outs = subgraph(ctx, body, &body_inputs, "body")?;
+    // The states as the Scan sees them (with the batch axis in opset 8), which the
+    // body keeps or changes from one iteration to the next: the loop kernel finds the
+    // facts that hold in every iteration. A state's shape is known only when the
+    // batch is (opset 8 takes the batch from every known shape).
+    let with_batch = |shape: &Option<Vec<Dim>>| -> Option<Vec<Dim>> {
+        let shape = shape.as_ref()?;
+        match (batched, batch) {
+            (false, _) => Some(shape.clone()),
+            (true, Some(b)) => Some(std::iter::once(b).chain(shape.iter().copied()).collect()),
+            (true, None) => None,
+        }
+    };
+    let start: Vec<TensorFact> = states
+        .iter()
+        .map(|f| TensorFact {
+            value: None,
+            ..f.clone()
+        })
+        .collect();
+    let scan_inputs = body_inputs.split_off(n_state);
+    let limit = pass_limit(start.iter());
+    let step = |st: &[TensorFact]| -> Result<_, OpError> {
+        let inputs: Vec<TensorFact> = st
+            .iter()
+            .map(|f| TensorFact {
+                dtype: f.dtype,
+                shape: match (&f.shape, batched) {
+                    (Some(s), true) => Some(s[1..].to_vec()),
+                    (shape, _) => shape.clone(),
+                },
+                value: None,
+            })
+            .chain(scan_inputs.iter().cloned())
+            .collect();
+        let outs = subgraph(ctx, body, &inputs, "body")?;
+        let next = st
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match outs.get(i) {
+                Some(o) => {
+                    let b = TensorFact {
+                        dtype: o.dtype,
+                        shape: with_batch(&o.shape),
+                        value: None,
+                    };
+                    carried(ctx, node, i, f, &b)
+                }
+                None => TensorFact::unknown(f.dtype),
+            })
+            .collect();
+        Ok((outs, next))
+    };
+    let Fixpoint {
+        state,
+        outs,
+        converged,
+    } = carried_fixpoint(start, limit, step)?;
+    if !converged {
+        unsettled(ctx, node, limit);
+        let dtypes = state
+            .iter()
+            .map(|f| f.dtype)
+            .chain(outs.iter().skip(n_state).map(|o| o.dtype));
+        return Ok(dtypes.map(TensorFact::unknown).collect());
+    }
     let batch = match (batched, batch) {
         (true, Some(b)) => Some(b),
         (true, None) => Some(ctx.unknown_dim(node, 0, 0)),
         (false, _) => None,
     };
-    // A body output of one batch element, as the Scan outputs it.
-    let batched_shape = |shape: &Option<Vec<Dim>>| -> Option<Vec<Dim>> {
-        let shape = shape.as_ref()?;
-        Some(batch.iter().copied().chain(shape.iter().copied()).collect())
-    };
-    let mut result = Vec::new();
-    for (i, state) in states.iter().enumerate() {
-        let b = match outs.get(i) {
-            Some(o) => TensorFact {
-                dtype: o.dtype,
-                shape: batched_shape(&o.shape),
-                value: None,
-            },
-            None => TensorFact::unknown(state.dtype),
-        };
-        result.push(carried(ctx, node, i, state, &b));
-    }
+    let mut result = state;
     let out_axes = attr_ints(node, "scan_output_axes")?.map(<[i64]>::to_vec);
     for (k, o) in outs.iter().skip(n_state).enumerate() {
         let out = n_state + k;
@@ -1262,7 +1346,8 @@ fn slice_count(ctx: &mut ShapesContext, len: Dim, e: &PortEntry) -> Result<(Dim,
 }
 
 /// The shared part of OpenVINO Loop and TensorIterator: the body's inputs (sliced
-/// and carried ones included), two passes for the carried values, and the outputs.
+/// and carried ones included), the loop kernel for the carried values, and the
+/// outputs.
 /// `trip` is the Loop's trip count when it runs to it as long as the body's
 /// condition output `cond_out` is true (the count is `trip` when that output is
 /// provably true); a sliced input gives the count otherwise.
@@ -1308,17 +1393,35 @@ fn ov_iterate(
             f.value = None;
         }
     }
+    let limit = pass_limit(back.iter().filter_map(|&(_, to)| start.get(to)));
     let step = |state: &[TensorFact]| -> Result<_, OpError> {
         let outs = subgraph(ctx, body, state, "body")?;
         let mut next = state.to_vec();
         for &(from, to) in &back {
-            if let (Some(b), Some(i)) = (outs.get(from), init.get(to)) {
-                next[to] = carried(ctx, node, to, i, b);
+            if let (Some(b), Some(s)) = (outs.get(from), state.get(to)) {
+                next[to] = carried(ctx, node, to, s, b);
             }
         }
         Ok((outs, next))
     };
-    let Fixpoint { state, outs, .. } = carried_fixpoint(start, 2, step, |_| 2)?;
+    let Fixpoint {
+        state,
+        outs,
+        converged,
+    } = carried_fixpoint(start, limit, step)?;
+    if !converged {
+        unsettled(ctx, node, limit);
+        let dtype = |i: usize| {
+            let internal = map.iter().find(|e| !e.input && e.external == Some(i));
+            internal
+                .and_then(|e| e.internal)
+                .and_then(|k| outs.get(k))
+                .map_or(DType::Undefined, |b| b.dtype)
+        };
+        return Ok((0..node.outputs.len())
+            .map(|i| TensorFact::unknown(dtype(i)))
+            .collect());
+    }
     let runs_to_trip = match cond_out.and_then(|k| outs.get(k)) {
         Some(c) => scalar_int(&ctx.alg, c).is_some_and(|v| v != 0),
         None => true,
@@ -1390,4 +1493,44 @@ fn ov_loop(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
 /// OpenVINO TensorIterator-1.
 fn ov_tensor_iterator(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     ov_iterate(ctx, node, 0, None, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loop_kernel_stops_when_the_state_stays_or_at_the_limit() {
+        // a state that loses one fact per pass until none is left: settles after
+        // as many passes as it had facts, plus one that sees nothing change
+        let mut calls = 0;
+        let step = |s: &[u32]| -> Result<(u32, Vec<u32>), OpError> {
+            calls += 1;
+            Ok((s[0], vec![s[0].saturating_sub(1)]))
+        };
+        let f = carried_fixpoint(vec![3], 10, step).unwrap();
+        assert_eq!((f.state, f.outs, f.converged, calls), (vec![0], 0, true, 4));
+        // one pass short of that: not settled, and the state says so
+        let mut calls = 0;
+        let step = |s: &[u32]| -> Result<(u32, Vec<u32>), OpError> {
+            calls += 1;
+            Ok((s[0], vec![s[0].saturating_sub(1)]))
+        };
+        let f = carried_fixpoint(vec![3], 3, step).unwrap();
+        assert_eq!((f.converged, calls), (false, 3));
+    }
+
+    #[test]
+    fn the_pass_limit_counts_dims_and_values() {
+        let mut alg = crate::algebra::Algebra::default();
+        let one = alg.constant(1);
+        let f = |rank: Option<usize>| match rank {
+            Some(r) => TensorFact::new(DType::Float, vec![one; r]),
+            None => TensorFact::unknown(DType::Float),
+        };
+        let facts = [f(Some(3)), f(None), f(Some(0))];
+        assert_eq!(pass_limit(facts.iter()), 1 + (2 + 3) + 2 + 2);
+        let many = vec![f(Some(8)); 100];
+        assert_eq!(pass_limit(many.iter()), MAX_LOOP_PASSES);
+    }
 }
