@@ -1070,6 +1070,40 @@ fn extract_image_patches_window() {
         shape(&ctx, &t(f)),
         "[1, 27, floordiv(`s.2` - 1, 5) + 1, floordiv(`s.3` - 1, 2) + 1]"
     );
+    // The model needs each patch to fit where that is not decided: valid needs
+    // in >= rate*(size - 1) + 1 (5 rows, 3 columns here); same needs in >= 1, which
+    // input symbols are by default.
+    let mut reqs: Vec<String> = ctx
+        .alg
+        .requirements()
+        .iter()
+        .map(common::requirement)
+        .collect();
+    reqs.sort();
+    reqs.dedup();
+    assert_eq!(reqs, ["3 <= `s.3`", "5 <= `s.2`"]);
+
+    // Patches that do not fit, as OpenVINO's shape inference counts them:
+    // (in - eff) / stride + 1 with C's truncating division, clamped at 0; an image
+    // with no rows gives its own shape back.
+    let mut ir = Ir::default();
+    let short = ir.param("short", "1,3,2,7", "f32");
+    let h = eip(&mut ir, "h", "5,5", "1,2", "1,1", "valid", short);
+    let four = ir.param("four", "1,3,4,10", "f32");
+    let i = eip(&mut ir, "i", "5,1", "2,1", "1,1", "valid", four);
+    let empty = ir.param("empty", "1,3,0,10", "f32");
+    let j = eip(&mut ir, "j", "3,3", "1,1", "1,1", "valid", empty);
+    for p in [h, i, j] {
+        ir.result(p);
+    }
+    let ctx = run(&ir.model());
+    assert!(errors(&ctx).is_empty(), "{:?}", errors(&ctx));
+    // rows (2 - 4 - 1)/1 + 1 = -2 -> 0; columns (7 - 4 - 1)/2 + 1 = 2
+    assert_eq!(shape(&ctx, &t(h)), "[1, 75, 0, 2]");
+    // rows (4 - 4 - 1)/2 + 1 = 0 + 1 = 1 (truncated); columns 10
+    assert_eq!(shape(&ctx, &t(i)), "[1, 15, 1, 10]");
+    assert_eq!(shape(&ctx, &t(j)), "[1, 3, 0, 10]");
+
     let mut ir = Ir::default();
     let x = ir.param("x", "1,3,10,10", "f32");
     let g = eip(&mut ir, "g", "3,3", "5,5", "1,1", "explicit", x);

@@ -183,7 +183,8 @@ impl PadMode {
         }
     }
 
-    fn is_same(self) -> bool {
+    /// True for `SAME_UPPER` and `SAME_LOWER`.
+    pub fn is_same(self) -> bool {
         matches!(self, PadMode::SameUpper | PadMode::SameLower)
     }
 }
@@ -255,7 +256,7 @@ impl Window {
     }
 
     /// The effective kernel `d*(k - 1) + 1` of axis `i`.
-    fn effective_kernel(&self, ctx: &mut ShapesContext, i: usize) -> Dim {
+    pub fn effective_kernel(&self, ctx: &mut ShapesContext, i: usize) -> Dim {
         let one = ctx.alg.constant(1);
         let d = ctx.alg.constant(self.dilations[i]);
         let k1 = ctx.alg.sub(self.kernel[i], one);

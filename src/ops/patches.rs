@@ -8,7 +8,11 @@
 //!   `out = (in - rate * (size - 1) - 1) / stride + 1` (floor) for
 //!   `auto_pad = valid` and `ceil(in / stride)` for `same_upper` and `same_lower`
 //!   (in any case): the sliding window of [`super::conv::Window`] with the patch
-//!   as kernel, the rates as dilations and no pads.
+//!   as kernel, the rates as dilations and no pads. Where a patch does not fit,
+//!   OpenVINO's shape inference (the spec gives no formula) truncates the division
+//!   toward zero and clamps at 0, and an image without rows or columns keeps its
+//!   shape; a fit that is not decided is recorded as a requirement of the model
+//!   (`patch_count`).
 //! * `Col2Im` folds `data [N?, C * kh * kw, L]` back into `[N?, C, H, W]`, with
 //!   `output_size = [H, W]` and `kernel_size = [kh, kw]` inputs (their contents may
 //!   be symbolic). `L` must be the number of blocks,
@@ -31,7 +35,7 @@ use super::attrs::{ov_str, spatial_list};
 use super::conv::{onnx_window, PadMode, Rounding, Window};
 use super::nn_util::{expect_rank, rank_error, shaped, Equate};
 use super::{check_inputs, fresh_dims, RuleEntry};
-use crate::algebra::Dim;
+use crate::algebra::{Dim, Truth};
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
@@ -91,12 +95,54 @@ fn ov_extract_image_patches(
         mode,
         rounding: Rounding::Floor,
     };
+    // OpenVINO's shape inference gives an image without rows or columns its own
+    // shape back.
+    let zero = ctx.alg.constant(0);
+    if xs[2..]
+        .iter()
+        .any(|d| ctx.alg.equal(*d, zero) == Truth::True)
+    {
+        return Ok(vec![TensorFact::new(x.dtype, xs.clone())]);
+    }
     let k = ctx.alg.constant(sizes[0].saturating_mul(sizes[1]));
     let mut out = vec![xs[0], ctx.alg.mul(xs[1], k)];
     for i in 0..2 {
-        out.push(window.output(ctx, i, xs[2 + i]));
+        out.push(patch_count(ctx, node, &window, i, xs[2 + i]));
     }
     Ok(vec![TensorFact::new(x.dtype, out)])
+}
+
+/// The number of patches along spatial axis `i` of length `input` (not 0), as
+/// OpenVINO's shape inference counts them: `ceil(in / stride)` for the same modes;
+/// for `valid`, `(in - eff) / stride + 1` with C's division, which truncates toward
+/// zero, clamped at 0 (`eff = rate * (size - 1) + 1`). A patch that provably fits
+/// gives `floor((in - eff) / stride) + 1`, one that provably does not
+/// `max(ceil((in - eff) / stride) + 1, 0)`; when it is not decided the model is
+/// taken to need `in >= eff` (recorded), under which the first form holds.
+fn patch_count(ctx: &mut ShapesContext, node: &Node, window: &Window, i: usize, input: Dim) -> Dim {
+    let one = ctx.alg.constant(1);
+    if ctx.alg.le(one, input) == Truth::Unknown {
+        ctx.alg.record_requirement(one, input, &node.name, "window");
+    }
+    if window.mode.is_same() {
+        return window.output(ctx, i, input);
+    }
+    let eff = window.effective_kernel(ctx, i);
+    match ctx.alg.le(eff, input) {
+        Truth::True => window.output(ctx, i, input),
+        Truth::Unknown => {
+            ctx.alg.record_requirement(eff, input, &node.name, "window");
+            window.output(ctx, i, input)
+        }
+        Truth::False => {
+            let n = ctx.alg.sub(input, eff);
+            let s = ctx.alg.constant(window.strides[i]);
+            let q = ctx.alg.ceildiv(n, s);
+            let q = ctx.alg.add_dims(q, one);
+            let zero = ctx.alg.constant(0);
+            ctx.alg.max(q, zero)
+        }
+    }
 }
 
 /// OpenVINO `Col2Im-15`.
