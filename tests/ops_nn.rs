@@ -282,9 +282,9 @@ fn conv_kernel_shared_by_the_formats() {
     let checks = ConvChecks {
         channels: &|| "channels".to_string(),
         equate: Equate::Record,
-        fit: Fit::Kernel { first_axis: 2 },
     };
-    let out = conv_forward(&mut ctx, &n, &conv, &window, &checks).unwrap();
+    let fit = Fit::Kernel { first_axis: 2 };
+    let out = conv_forward(&mut ctx, &n, &conv, &window, &checks, fit).unwrap();
     assert_eq!(ctx.render_dims(&out), "[floordiv(H - 1, 2) + 1, W - 2]");
     // C == 2*K is recorded, without a warning.
     assert_eq!(ctx.alg.relations().len(), 1);
@@ -303,7 +303,7 @@ fn conv_kernel_shared_by_the_formats() {
         equate: Equate::Warn,
         ..checks
     };
-    conv_forward(&mut ctx, &n, &conv, &window, &warn).unwrap();
+    conv_forward(&mut ctx, &n, &conv, &window, &warn, fit).unwrap();
     assert_eq!(ctx.diagnostics.len(), 1);
     let five = ctx.alg.constant(5);
     let conv = ConvForward {
@@ -311,7 +311,7 @@ fn conv_kernel_shared_by_the_formats() {
         in_per_group: ctx.alg.constant(3),
         ..conv
     };
-    let e = conv_forward(&mut ctx, &n, &conv, &window, &warn).unwrap_err();
+    let e = conv_forward(&mut ctx, &n, &conv, &window, &warn, fit).unwrap_err();
     assert_eq!(e.to_string(), "channels: 5 != 3");
 }
 

@@ -105,8 +105,9 @@ impl fmt::Display for Truth {
 
 /// [`Algebra::sum`] and [`Algebra::product`] of more dims than this pair them as a
 /// balanced tree: each partial result is a class holding its canonical form, so a
-/// left fold over `n` distinct dims would hold `n²/2` terms (2.2 GB for a Concat of
-/// 5,000 symbolic inputs); the tree holds `n log n`. The result is the same form.
+/// left fold over `n` distinct dims would hold `n²/2` terms (a Concat of thousands of
+/// symbolic inputs would take gigabytes); the tree holds `n log n`. The result is the
+/// same form.
 const BALANCED_ABOVE: usize = 16;
 
 /// Deterministic limits on saturation. Past a limit the algebra stops simplifying

@@ -50,13 +50,15 @@
 //! and `[G, C/G, O/G, k...]`; oneDNN's weights `OIX` (`[O, I, k...]`) or `XIO`
 //! (`[k..., I, O]`, the default) with `C = groups * I`, its data `NCX` or `NXC`
 //! (the default). Channels a valid model needs equal are unified (ONNX also
-//! warns). One kernel, [`conv_forward`], does what every format's forward
-//! convolution shares: the data's channels against `groups` times the weights'
-//! per-group input channels ([`conv_channels`], also the transposed ops' check),
-//! then the window over the spatial dims; [`ConvForward`] holds the dims,
-//! [`ConvChecks`] what a format's spec asks (how the channels are named and
-//! equated, [`Fit`]). The adapters read their own attributes and weights layouts
-//! and check what only their spec asks (ONNX: `group` divides `M`, the bias).
+//! warns). Two kernels serve every format: [`conv_channels`] checks the data's
+//! channels against `groups` times the weights' per-group channels (how the pair
+//! is named and equated is the format's, [`ConvChecks`]), and [`Window::outputs`]
+//! gives the spatial dims (what each must satisfy is the format's, [`Fit`]).
+//! [`conv_forward`] runs the two for the ONNX and OpenVINO forward convolutions
+//! ([`ConvForward`] holds the dims); oneDNN's adapter calls them apart, because its
+//! forward and backward ops share one channel check over its weights layouts. The
+//! adapters read their own attributes and weights layouts and check what only
+//! their spec asks (ONNX: `group` divides `M`, the bias).
 //!
 //! Special values: `group` must be positive; strides and dilations positive (ONNX:
 //! a bad attribute; OpenVINO and oneDNN: checked per axis); pads of ONNX Conv and
@@ -472,25 +474,23 @@ pub struct ConvForward<'a> {
     pub groups: Option<Dim>,
 }
 
-/// How a format's spec checks a convolution: the name of the channel pair in
-/// messages, how an undecided equality is equated (ONNX warns; OpenVINO and
-/// oneDNN record), and what the window must satisfy.
+/// How a format's spec checks a convolution's channels: the name of the channel
+/// pair in messages and how an undecided equality is equated (ONNX warns; OpenVINO
+/// and oneDNN record).
 #[derive(Clone, Copy)]
 pub struct ConvChecks<'a> {
     /// Names the data's channels and the weights' side they meet.
     pub channels: &'a dyn Fn() -> String,
     /// How the channels are equated.
     pub equate: Equate,
-    /// What each spatial output must satisfy.
-    pub fit: Fit,
 }
 
-/// The convolution kernel of every format (ONNX Conv, ConvInteger, QLinearConv,
-/// DeformConv; OpenVINO Convolution, GroupConvolution, DeformableConvolution,
-/// BinaryConvolution; oneDNN Convolution and its backward checks): the channel
-/// check ([`conv_channels`]), then the window's output length over each spatial
-/// dim ([`Window::outputs`]). Each format's adapter reads its attributes and
-/// weights layout, checks what only its spec asks (ONNX: `group` divides the output
+/// A forward convolution (ONNX Conv, ConvInteger, QLinearConv, DeformConv;
+/// OpenVINO Convolution, GroupConvolution, DeformableConvolution,
+/// BinaryConvolution): the channel check ([`conv_channels`]), then the window's
+/// output length over each spatial dim, each satisfying `fit`
+/// ([`Window::outputs`]). Each format's adapter reads its attributes and weights
+/// layout, checks what only its spec asks (ONNX: `group` divides the output
 /// channels, the bias), and places the output channels.
 pub fn conv_forward(
     ctx: &mut ShapesContext,
@@ -498,6 +498,7 @@ pub fn conv_forward(
     conv: &ConvForward,
     window: &Window,
     checks: &ConvChecks,
+    fit: Fit,
 ) -> Result<Vec<Dim>, OpError> {
     conv_channels(
         ctx,
@@ -507,7 +508,7 @@ pub fn conv_forward(
         conv.in_per_group,
         checks,
     )?;
-    window.outputs(ctx, node, conv.spatial, checks.fit)
+    window.outputs(ctx, node, conv.spatial, fit)
 }
 
 /// A convolution's channel check: the data's `channels` equal `groups *
@@ -793,10 +794,16 @@ pub fn conv_shape(
     let checks = ConvChecks {
         channels: &|| "input channels X[1] and group * W[1]".to_string(),
         equate: Equate::Warn,
-        fit: Fit::Output(1),
     };
     let mut out = vec![xs[0], ws[0]];
-    out.extend(conv_forward(ctx, node, &conv, &window, &checks)?);
+    out.extend(conv_forward(
+        ctx,
+        node,
+        &conv,
+        &window,
+        &checks,
+        Fit::Output(1),
+    )?);
     Ok(Some(out))
 }
 
@@ -900,7 +907,6 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     let checks = ConvChecks {
         channels: &|| "input channels X[1] and W[0]".to_string(),
         equate: Equate::Warn,
-        fit: Fit::Output(1),
     };
     conv_channels(ctx, node, xs[1], None, ws[0], &checks)?;
     let mut out = vec![xs[0], m];
@@ -1001,10 +1007,16 @@ fn openvino_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
             format!("input channels: data C and {filters}")
         },
         equate: Equate::Record,
-        fit: Fit::Kernel { first_axis: 2 },
     };
     let mut out = vec![xs[0], out_c];
-    out.extend(conv_forward(ctx, node, &conv, &window, &checks)?);
+    out.extend(conv_forward(
+        ctx,
+        node,
+        &conv,
+        &window,
+        &checks,
+        Fit::Kernel { first_axis: 2 },
+    )?);
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
 
@@ -1029,7 +1041,6 @@ fn openvino_conv_backprop(
     let checks = ConvChecks {
         channels: &|| "input channels".to_string(),
         equate: Equate::Record,
-        fit: Fit::Kernel { first_axis: 2 },
     };
     let out_c = if group {
         conv_channels(ctx, node, xs[1], Some(ws[0]), ws[1], &checks)?;
@@ -1336,9 +1347,6 @@ impl ConvInputs {
         let checks = ConvChecks {
             channels: &|| format!("{side} channels: {what} C and {times}weights {letter}"),
             equate: Equate::Record,
-            fit: Fit::Kernel {
-                first_axis: data.first_spatial_axis(),
-            },
         };
         let groups_of = grouped.then_some(groups);
         conv_channels(ctx, node, data.channels, groups_of, meets, &checks)?;
@@ -1619,9 +1627,15 @@ fn openvino_deformable_convolution(
     let checks = ConvChecks {
         channels: &|| "input channels: data C and group * filters C".to_string(),
         equate: Equate::Record,
-        fit: Fit::Kernel { first_axis: 2 },
     };
     let mut out = vec![xs[0], ws[0]];
-    out.extend(conv_forward(ctx, node, &conv, &window, &checks)?);
+    out.extend(conv_forward(
+        ctx,
+        node,
+        &conv,
+        &window,
+        &checks,
+        Fit::Kernel { first_axis: 2 },
+    )?);
     Ok(vec![TensorFact::new(x.dtype, out)])
 }
