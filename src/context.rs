@@ -599,7 +599,7 @@ fn algebra_error_proven(e: &AlgebraError) -> bool {
     match e {
         AlgebraError::Contradiction { .. } | AlgebraError::DivisionByZero { .. } => true,
         AlgebraError::NotDivisible { proven, .. } => *proven,
-        AlgebraError::Parse(_) => false,
+        AlgebraError::Parse(_) | AlgebraError::TooLarge { .. } => false,
     }
 }
 

@@ -272,17 +272,26 @@ impl<'m> Shapes<'m> {
 
     /// Are `a` and `b` equal for every value of the symbols the model allows, under
     /// its facts (the caller's binds and assumptions and what inference learned: dims
-    /// it merged, dims that are never negative)? `True` and `False` are proven,
-    /// `Unknown` when neither could be. Nothing changes ([`Shapes::simplify`] says how
-    /// an expression is brought in).
+    /// it merged, dims that are never negative)? `True` and `False` are proven for
+    /// every valid model, `Unknown` when neither could be. Nothing changes
+    /// ([`Shapes::simplify`] says how an expression is brought in).
+    ///
+    /// The facts include what inference assumed: where an op needs two dims equal
+    /// and cannot prove them so, it merges them, and they are then equal (a MatMul of
+    /// `[M, K1]` by `[K2, N]` makes `equal(K1, K2)` `True`). Each such assumption is
+    /// a warning diagnostic (`K1 and K2 assumed equal (valid when K1 == K2)`,
+    /// [`Shapes::all_diagnostics`]) and a condition of the model's contract
+    /// ([`Shapes::contract`]): the answers hold where the contract does.
     pub fn equal(&self, a: &DimExpr, b: &DimExpr) -> Truth {
         self.query(&[a, b], |alg, d| alg.equal(d[0], d[1]))
+            .unwrap_or(Truth::Unknown)
     }
 
     /// Is `a <= b` for every value of the symbols the model allows, under its facts
     /// (as [`Shapes::equal`])?
     pub fn le(&self, a: &DimExpr, b: &DimExpr) -> Truth {
         self.query(&[a, b], |alg, d| alg.le(d[0], d[1]))
+            .unwrap_or(Truth::Unknown)
     }
 
     /// The bounds of `a` under the model's facts (as [`Shapes::equal`]): every value
@@ -290,6 +299,7 @@ impl<'m> Shapes<'m> {
     /// contradict each other.
     pub fn bounds(&self, a: &DimExpr) -> Interval {
         self.query(&[a], |alg, d| alg.bounds(d[0]))
+            .unwrap_or_else(Interval::top)
     }
 
     /// `a` in its simplest form under the model's facts: the algebra's rules applied
@@ -305,16 +315,21 @@ impl<'m> Shapes<'m> {
     /// symbol there.
     pub fn simplify(&self, a: &DimExpr) -> DimExpr {
         self.query(&[a], |alg, d| alg.expr(d[0]))
+            .unwrap_or_else(|| a.clone())
     }
 
     /// Answer `f` about the classes of `exprs` in the model's algebra: read-only when
     /// it holds each already ([`Algebra::find_expr`]), else in a copy that builds and
-    /// simplifies them.
-    fn query<T>(&self, exprs: &[&DimExpr], f: impl FnOnce(&Algebra, &[Dim]) -> T) -> T {
+    /// simplifies them. `None` when the copy reached a size limit and put a
+    /// placeholder symbol in place of an expression
+    /// ([`crate::algebra::AlgebraWarning::placeholder`]): a symbol of the copy alone,
+    /// bounded as a dim whatever the expression's values, so nothing said of it
+    /// holds for the expression. The callers then answer as if nothing were known.
+    fn query<T>(&self, exprs: &[&DimExpr], f: impl FnOnce(&Algebra, &[Dim]) -> T) -> Option<T> {
         let alg = &self.ctx.alg;
         let found: Option<Vec<Dim>> = exprs.iter().map(|e| alg.find_expr(e)).collect();
         if let Some(dims) = found {
-            return f(alg, &dims);
+            return Some(f(alg, &dims));
         }
         let mut copy = alg.clone();
         let dims: Vec<Dim> = exprs
@@ -325,7 +340,8 @@ impl<'m> Shapes<'m> {
                 d
             })
             .collect();
-        f(&copy, &dims)
+        copy.placeholder_since(alg.warnings().len()).ok()?;
+        Some(f(&copy, &dims))
     }
 
     fn tensor_shape(&self, f: &TensorFact) -> TensorShape {

@@ -52,6 +52,7 @@ fn variant(e: &OpError) -> &'static str {
                 "Algebra::NotDivisible (not proven)"
             }
             AlgebraError::Contradiction { .. } => "Algebra::Contradiction",
+            AlgebraError::TooLarge { .. } => "Algebra::TooLarge",
         },
     }
 }
@@ -222,10 +223,10 @@ fn error_kinds_op() {
         text.push_str(&format!("{kind:<36} {msg}\n"));
     }
     println!("{text}");
-    // Parse comes from text the user gives, and an op's equality
-    // is checked with `equal` before it is merged (a provable difference is a
-    // DimMismatch), so Contradiction shows up through `--assume` (the driver
-    // snapshot), not from an op rule.
+    // Parse and TooLarge come from text the user gives (`DimExpr::parse`), and an
+    // op's equality is checked with `equal` before it is merged (a provable
+    // difference is a DimMismatch), so Contradiction shows up through `--assume`
+    // (the driver snapshot), not from an op rule.
     let expected: BTreeSet<&str> = [
         "WrongOp",
         "InputCount",

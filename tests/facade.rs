@@ -1,5 +1,7 @@
 //! The library facade: `symdim::load`, `symdim::infer`, `Shapes`, `DimExpr`, `Facts`.
 
+mod common;
+
 use proptest::prelude::*;
 use std::path::Path;
 use symdim::context::Cause;
@@ -587,6 +589,125 @@ fn queries_answer_under_the_models_facts() {
             lo: Bound::Finite(Rat::int(1)),
             hi: Bound::PosInf
         }
+    );
+}
+
+/// An expression past the algebra's size limits could be held only as a placeholder
+/// symbol (`big0`), numbered afresh in every scratch algebra, so two different such
+/// expressions would come back as the same value: `DimExpr::parse` refuses it, and
+/// the queries of `Shapes` answer as if nothing were known (`simplify` gives the
+/// expression back), never naming a symbol of their scratch copy.
+#[test]
+fn expressions_past_the_limits_have_no_placeholder() {
+    use symdim::algebra::AlgebraError;
+    use symdim::{Interval, Truth};
+    for text in ["((A+B+C+D+E+F+1)**64)**4", "((A+B+C+D+E+F+2)**64)**4"] {
+        match DimExpr::parse(text) {
+            Err(AlgebraError::TooLarge { warning }) => {
+                let fresh = warning.placeholder().expect("a size limit's warning");
+                assert!(fresh.to_string().starts_with("big"), "{fresh}");
+                let err = AlgebraError::TooLarge {
+                    warning: warning.clone(),
+                };
+                assert_eq!(
+                    err.to_string(),
+                    format!("too large for the algebra's limits: {warning}")
+                );
+            }
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+    // The same size built with `DimExpr`'s arithmetic, over the model's symbols.
+    let model = example();
+    let shapes = symdim::infer(&model, &Facts::new());
+    let names = ["batch", "B", "C", "D", "E", "sequence"];
+    let s = names
+        .iter()
+        .map(|n| DimExpr::symbol(n))
+        .fold(DimExpr::constant(-1), |acc, d| acc - d);
+    let p64: DimExpr = std::iter::repeat_n(&s, 64).product();
+    let e = &p64 * &p64 * &p64 * &p64 * &s;
+    let e1 = &e + 1;
+    assert_eq!(shapes.simplify(&e), e);
+    assert_eq!(shapes.simplify(&e1), e1);
+    assert_eq!(shapes.equal(&e, &e1), Truth::Unknown);
+    assert_eq!(shapes.le(&DimExpr::constant(0), &e), Truth::Unknown);
+    assert_eq!(shapes.bounds(&e), Interval::top());
+    // An expression within the limits is simplified as before.
+    assert_eq!(shapes.simplify(&(&s - &s + 3)), DimExpr::constant(3));
+}
+
+/// `DimExpr::parse` simplifies where names are at least 0, as the arithmetic does,
+/// so what the arithmetic prints reads back as the same value: `max(S, 1)` is 1 at
+/// `S = 0`, not `S`. "At least 1" is a model's fact: `Shapes::simplify` under it, or
+/// `DimExpr::parse_with` the default `Config`.
+#[test]
+fn parse_reads_back_what_the_arithmetic_prints() {
+    use symdim::algebra::Config;
+    let s = DimExpr::symbol("S");
+    let m = s.max(1);
+    assert_eq!(m.to_string(), "max(S, 1)");
+    let again = DimExpr::parse(&m.to_string()).unwrap();
+    assert_eq!(again, m);
+    let at0 = SymbolValues::new().with("S", 0);
+    assert_eq!(again.eval(&at0), Ok(1));
+    assert_eq!(DimExpr::parse("max(S, 0)").unwrap(), s);
+    assert_eq!(DimExpr::parse("floordiv(4*S, 2)").unwrap(), 2 * &s);
+    // With names at least 1 (an algebra's default), `max(S, 1)` is `S`.
+    assert_eq!(
+        DimExpr::parse_with("max(S, 1)", &Config::default()).unwrap(),
+        s
+    );
+    // Under a model's facts (input symbols at least 1), likewise.
+    let model = example();
+    let shapes = symdim::infer(&model, &Facts::new());
+    let seq = DimExpr::symbol("sequence");
+    assert_eq!(
+        shapes.simplify(&DimExpr::parse("max(sequence, 1)").unwrap()),
+        seq
+    );
+}
+
+/// `Shapes::equal` answers for valid models: an equality inference assumed (a MatMul
+/// of `[M, K1]` by `[K2, N]` needs `K1 == K2`) counts as a fact, and the assumption
+/// is listed as a warning and as a condition of the contract.
+#[test]
+fn equal_counts_what_inference_assumed() {
+    use common::pb;
+    use symdim::context::Severity;
+    use symdim::Truth;
+    let bytes = pb::model(pb::graph(
+        vec![pb::node("mm", "MatMul", &["a", "b"], &["y"])],
+        vec![],
+        vec![
+            pb::value_info("a", 1, Some(&["M", "K1"])),
+            pb::value_info("b", 1, Some(&["K2", "N"])),
+        ],
+        vec![pb::value_info("y", 1, None)],
+        vec![],
+    ));
+    let model = symdim::load_bytes(&bytes, "mm.onnx", &Default::default()).unwrap();
+    let shapes = symdim::infer(&model, &Facts::new());
+    let (k1, k2) = (DimExpr::symbol("K1"), DimExpr::symbol("K2"));
+    assert_eq!(shapes.equal(&k1, &k2), Truth::True);
+    assert_eq!(shapes.equal(&DimExpr::symbol("M"), &k1), Truth::Unknown);
+    let warnings: Vec<String> = shapes
+        .all_diagnostics()
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning at mm: MatMul-17: the contracted dim (K) of inputs 0 and 1: \
+          K1 and K2 assumed equal (valid when K1 == K2)"
+        ]
+    );
+    let contract = shapes.contract().to_text();
+    assert!(
+        contract.contains("equal       K1 == K2  [relation at mm]"),
+        "{contract}"
     );
 }
 

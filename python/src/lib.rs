@@ -24,7 +24,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyString};
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use symdim::algebra::{Algebra, Truth};
+use symdim::algebra::{Algebra, Config, Truth};
 use symdim::load::{LoadError, LoadOptions};
 use symdim::{DimExpr, Facts, SymbolValues, TensorShape};
 
@@ -286,9 +286,15 @@ impl Dim {
     }
 }
 
-/// `d` simplified in a fresh algebra (its names as input symbols).
+/// `text` parsed and simplified in a fresh algebra, its names input symbols of at
+/// least 1 (as `<` and `<=` take them).
+fn parse_dim(text: &str) -> Result<DimExpr, symdim::algebra::AlgebraError> {
+    DimExpr::parse_with(text, &Config::default())
+}
+
+/// `d` simplified in a fresh algebra (its names as input symbols, at least 1).
 fn normalize(d: &DimExpr) -> DimExpr {
-    DimExpr::parse(&d.to_string()).unwrap_or_else(|_| d.clone())
+    parse_dim(&d.to_string()).unwrap_or_else(|_| d.clone())
 }
 
 /// An operand of a dim operation: a `Dim` or an `int`; `None` for anything else.
@@ -339,7 +345,7 @@ impl Dim {
     /// Parse an expression of the grammar and simplify it.
     #[new]
     fn new(expr: &str) -> PyResult<Dim> {
-        DimExpr::parse(expr)
+        parse_dim(expr)
             .map(Dim::from_expr)
             .map_err(|e| ExprError::new_err(e.to_string()))
     }

@@ -38,7 +38,7 @@ use std::fmt;
 /// and two dims that agree at every value but were brought to different forms
 /// compare unequal (`min(A, B)` and `A + B - max(A, B)`). [`crate::Shapes::equal`]
 /// decides equality of values under a model's facts, [`DimExpr::parse`] simplifies
-/// text with the algebra's rules (names at least 1).
+/// text with the algebra's rules as the simplifying operations do (names at least 0).
 ///
 /// ```
 /// use symdim::{DimExpr, SymbolValues};
@@ -66,11 +66,27 @@ impl DimExpr {
     }
 
     /// Parse an expression of the grammar and simplify it with the algebra's rules
-    /// (names are input symbols, at least 1 by default).
+    /// where every name is at least 0, as the simplifying operations do (see
+    /// [`DimExpr`]): `max(S, 1)` stays `max(S, 1)`, `max(S, 0)` is `S`.
+    /// [`crate::Shapes::simplify`] simplifies under a model's facts (its input
+    /// symbols at least 1 by default), [`DimExpr::parse_with`] in an algebra of the
+    /// caller's set-up.
+    ///
+    /// An error says why the text has no value: it does not parse, it divides by a
+    /// constant 0, or it is too large for the algebra's limits
+    /// ([`AlgebraError::TooLarge`]).
     pub fn parse(text: &str) -> Result<DimExpr, AlgebraError> {
-        let mut alg = Algebra::default();
+        DimExpr::parse_with(text, &nonneg_config())
+    }
+
+    /// Parse an expression of the grammar and simplify it in a scratch algebra set up
+    /// by `config`: every name is an input symbol, at least `config.input_lower`
+    /// (with [`Config::default`], at least 1). Errors as [`DimExpr::parse`].
+    pub fn parse_with(text: &str, config: &Config) -> Result<DimExpr, AlgebraError> {
+        let mut alg = Algebra::new(config.clone());
         let d = alg.parse(text)?;
         alg.simplify(d);
+        alg.placeholder_since(0)?;
         Ok(DimExpr(alg.canon(d).clone()))
     }
 
@@ -404,12 +420,17 @@ pub enum EvalError {
 /// symbols as inputs, and saturates. `None` when the scratch algebra reached a limit
 /// (its answer would name a made-up symbol).
 fn simplified(p: &Poly) -> Option<Poly> {
-    let mut alg = Algebra::new(Config {
-        input_lower: Rat::zero(),
-        dim_lower: Rat::zero(),
-        ..Config::default()
-    });
+    let mut alg = Algebra::new(nonneg_config());
     let d = alg.import(p, None);
     alg.simplify(d);
     alg.warnings().is_empty().then(|| alg.canon(d).clone())
+}
+
+/// The set-up of the scratch algebras of [`DimExpr`]: every symbol at least 0.
+fn nonneg_config() -> Config {
+    Config {
+        input_lower: Rat::zero(),
+        dim_lower: Rat::zero(),
+        ..Config::default()
+    }
 }

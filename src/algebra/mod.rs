@@ -181,6 +181,14 @@ pub enum AlgebraError {
     /// Two sides asserted equal are provably different: the sides and why.
     #[error("{0}")]
     Contradiction(Box<Contradiction>),
+    /// An expression past the algebra's size limits ([`Limits`]): the algebra could
+    /// hold it only as a placeholder symbol ([`AlgebraWarning::placeholder`]), which
+    /// names no value, so there is no answer to give.
+    #[error("too large for the algebra's limits: {warning}")]
+    TooLarge {
+        /// The warning that made the placeholder.
+        warning: AlgebraWarning,
+    },
 }
 
 impl AlgebraError {
@@ -228,6 +236,25 @@ pub enum AlgebraWarning {
         /// The fresh dim (a data-dependent symbol).
         fresh: DimExpr,
     },
+}
+
+impl AlgebraWarning {
+    /// The placeholder symbol a size limit put in place of an expression
+    /// ([`AlgebraWarning::FormLimit`], [`AlgebraWarning::NodeLimit`]); `None` for the
+    /// warnings whose result is the expression itself, only less simplified.
+    ///
+    /// A placeholder is a fresh symbol of its algebra, numbered from `big0` in each:
+    /// two algebras can give the same name to different expressions.
+    pub fn placeholder(&self) -> Option<&DimExpr> {
+        match self {
+            AlgebraWarning::FormLimit { fresh, .. } | AlgebraWarning::NodeLimit { fresh, .. } => {
+                Some(fresh)
+            }
+            AlgebraWarning::RuleLimit { .. }
+            | AlgebraWarning::ProductTooLarge { .. }
+            | AlgebraWarning::GrowthLimit { .. } => None,
+        }
+    }
 }
 
 impl fmt::Display for AlgebraWarning {
@@ -860,6 +887,22 @@ impl Algebra {
     /// Warnings (saturation limits), in order.
     pub fn warnings(&self) -> &[AlgebraWarning] {
         &self.warnings
+    }
+
+    /// The first warning past the first `since` ([`Algebra::warnings`]) that put a
+    /// placeholder in place of an expression ([`AlgebraWarning::placeholder`]), as
+    /// an error: what a scratch algebra built after its first `since` warnings
+    /// cannot be answered from.
+    pub(crate) fn placeholder_since(&self, since: usize) -> Result<(), AlgebraError> {
+        match self
+            .warnings
+            .iter()
+            .skip(since)
+            .find(|w| w.placeholder().is_some())
+        {
+            Some(w) => Err(AlgebraError::TooLarge { warning: w.clone() }),
+            None => Ok(()),
+        }
     }
 
     /// Relations recorded by [`Algebra::solve_minus_one`] and by inference (equalities
