@@ -1,7 +1,9 @@
 //! Property tests of `DimExpr` as a value type: its arithmetic (`+ - *`, negation,
 //! sums and products) and its simplifying operations (`floordiv`, `ceildiv`,
-//! `modulo`, `min`, `max`, `broadcast`), and `Shapes::simplify`, against the
-//! independent reference evaluator `parse_expr(text).eval(env)`.
+//! `modulo`, `min`, `max`, `broadcast`), and `Shapes::simplify` under two models'
+//! facts (bound values, an assumed bound, dims a MatMul merged, input symbols from 0
+//! or from 1), against the independent reference evaluator
+//! `parse_expr(text).eval(env)`.
 //!
 //! Expressions are generated as a small tree, built once with `DimExpr`'s operations
 //! (each call simplifies as it goes) and printed once as text for the reference.
@@ -10,10 +12,14 @@
 //! simplification may only make an undefined expression (a division by zero)
 //! defined, never change a value.
 
+mod common;
+
+use common::pb;
 use proptest::prelude::*;
+use std::sync::OnceLock;
 use symdim::algebra::parse::parse_expr;
-use symdim::algebra::Rat;
-use symdim::{DimExpr, Facts, SymbolValues};
+use symdim::algebra::{Config, Rat};
+use symdim::{DimExpr, Facts, Model, Shapes, SymbolValues};
 
 /// A generated expression.
 #[derive(Clone, Debug)]
@@ -112,8 +118,13 @@ const SYMS: [&str; 3] = ["A", "B", "C"];
 
 /// Expressions over `A`, `B`, `C` and small constants, with every operation.
 fn expr() -> impl Strategy<Value = E> {
+    expr_over(&SYMS)
+}
+
+/// Expressions over `syms` and small constants, with every operation.
+fn expr_over(syms: &'static [&'static str]) -> impl Strategy<Value = E> {
     let leaf = prop_oneof![
-        3 => (0usize..3).prop_map(|i| E::Sym(SYMS[i])),
+        3 => prop::sample::select(syms).prop_map(E::Sym),
         2 => (-3i64..7).prop_map(E::Num),
     ];
     leaf.prop_recursive(4, 24, 2, |inner| {
@@ -139,16 +150,26 @@ fn expr() -> impl Strategy<Value = E> {
     })
 }
 
-/// Assignments of `A`, `B`, `C` from 0, the edges 0, 1 and 2 among them.
-fn assignments() -> impl Strategy<Value = Vec<[i64; 3]>> {
-    let value = prop_oneof![Just(0i64), Just(1), Just(2), 0i64..30];
-    prop::collection::vec(prop::array::uniform3(value), 12)
+/// A value of a symbol from 0: the edges 0, 1, 2 and the bound 512 of the models'
+/// facts (and one past it) among them.
+fn value() -> impl Strategy<Value = i64> {
+    prop_oneof![Just(0i64), Just(1), Just(2), Just(512), Just(513), 0i64..30]
 }
 
-/// The reference value of `e` at `at`, or `None` where it is undefined.
-fn reference(e: &E, at: &[i64; 3]) -> Option<Rat> {
-    let env = |s: &str| SYMS.iter().position(|n| *n == s).map(|i| Rat::int(at[i]));
+/// Assignments of `A`, `B`, `C` from 0, the edges 0, 1 and 2 among them.
+fn assignments() -> impl Strategy<Value = Vec<[i64; 3]>> {
+    prop::collection::vec(prop::array::uniform3(value()), 12)
+}
+
+/// The reference value of `e` at `values`, or `None` where it is undefined.
+fn reference_at(e: &E, values: &SymbolValues) -> Option<Rat> {
+    let env = |s: &str| values.get(s).map(Rat::int);
     parse_expr(&e.text()).unwrap().eval(&env)
+}
+
+/// The reference value of `e` at `at` (values of `A`, `B`, `C`).
+fn reference(e: &E, at: &[i64; 3]) -> Option<Rat> {
+    reference_at(e, &values(at))
 }
 
 fn values(at: &[i64; 3]) -> SymbolValues {
@@ -156,6 +177,97 @@ fn values(at: &[i64; 3]) -> SymbolValues {
         .with("A", at[0])
         .with("B", at[1])
         .with("C", at[2])
+}
+
+/// `examples/attention.onnx` (inputs `[batch, sequence, 64]`) with `batch` bound to 4
+/// and `sequence <= 512`; its input symbols are at least 1.
+fn attention() -> &'static Shapes<'static> {
+    static MODEL: OnceLock<Model> = OnceLock::new();
+    static SHAPES: OnceLock<Shapes<'static>> = OnceLock::new();
+    SHAPES.get_or_init(|| {
+        let model = MODEL.get_or_init(|| {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/attention.onnx");
+            symdim::load(std::path::Path::new(path)).unwrap()
+        });
+        let facts = Facts::new().bind("batch", 4).assume("sequence <= 512");
+        let shapes = symdim::infer(model, &facts);
+        assert!(!shapes.has_errors(), "{:?}", shapes.diagnostics());
+        shapes
+    })
+}
+
+/// The symbols of [`attention`], and the symbols of [`matmul`].
+const ATTENTION_SYMS: [&str; 2] = ["batch", "sequence"];
+const MATMUL_SYMS: [&str; 4] = ["M", "K1", "K2", "N"];
+
+/// A MatMul of `a: [M, K1]` by `b: [K2, N]`, whose rule merges `K1` with `K2`, with
+/// input symbols that may be 0 (`input_lower` 0), `N` bound to 3 and `M <= 512`.
+fn matmul() -> &'static Shapes<'static> {
+    static MODEL: OnceLock<Model> = OnceLock::new();
+    static SHAPES: OnceLock<Shapes<'static>> = OnceLock::new();
+    SHAPES.get_or_init(|| {
+        let model = MODEL.get_or_init(|| {
+            let bytes = pb::model(pb::graph(
+                vec![pb::node("mm", "MatMul", &["a", "b"], &["y"])],
+                vec![],
+                vec![
+                    pb::value_info("a", 1, Some(&["M", "K1"])),
+                    pb::value_info("b", 1, Some(&["K2", "N"])),
+                ],
+                vec![pb::value_info("y", 1, None)],
+                vec![],
+            ));
+            symdim::load_bytes(&bytes, "mm.onnx", &Default::default()).unwrap()
+        });
+        let config = Config {
+            input_lower: Rat::zero(),
+            ..Config::default()
+        };
+        let facts = Facts::new()
+            .with_config(config)
+            .bind("N", 3)
+            .assume("M <= 512");
+        let shapes = symdim::infer(model, &facts);
+        assert!(!shapes.has_errors(), "{:?}", shapes.diagnostics());
+        shapes
+    })
+}
+
+/// `Shapes::simplify` of `e` under `shapes`' facts keeps the value at each of
+/// `assignments` (each allowed by the facts), its answer is a fixed point, and
+/// `Shapes::bounds` holds the value.
+fn simplify_keeps_values(
+    shapes: &Shapes<'_>,
+    e: &E,
+    assignments: &[SymbolValues],
+) -> Result<(), TestCaseError> {
+    let s = shapes.simplify(&e.dim(0));
+    prop_assert_eq!(shapes.simplify(&s), s.clone());
+    let known = shapes.symbols();
+    for name in s.symbols() {
+        prop_assert!(known.contains_key(&name), "{} names {}", s, name);
+    }
+    let bounds = shapes.bounds(&s);
+    for at in assignments {
+        let Some(want) = reference_at(e, at) else {
+            continue;
+        };
+        let got = s.eval(at);
+        match want.to_i64() {
+            Some(v) => {
+                prop_assert_eq!(got, Ok(v), "{} -> {} at {:?}", e.text(), s, at);
+                prop_assert!(
+                    bounds.contains(&want),
+                    "{} outside {:?} at {:?}",
+                    s,
+                    bounds,
+                    at
+                );
+            }
+            None => prop_assert!(got.is_err(), "{} -> {} at {:?}", e.text(), s, at),
+        }
+    }
+    Ok(())
 }
 
 proptest! {
@@ -180,29 +292,66 @@ proptest! {
         }
     }
 
-    /// `Shapes::simplify` under a model's facts keeps the value at every assignment
-    /// the facts allow (here: input symbols at least 1), and its answer is a fixed
-    /// point.
+    /// `Shapes::simplify` under a model's facts (`batch` bound to 4, `sequence`
+    /// from 1 to 512) keeps the value at every assignment the facts allow, over the
+    /// model's own symbols, so that the dims its algebra holds, the bound value and
+    /// the assumed bound are used.
     #[test]
-    fn shapes_simplify_keeps_values(e in expr(), ats in assignments()) {
-        let model = symdim::load(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/examples/attention.onnx"
-        )))
-        .unwrap();
-        let shapes = symdim::infer(&model, &Facts::new());
-        let s = shapes.simplify(&e.dim(0));
-        prop_assert_eq!(shapes.simplify(&s), s.clone());
-        for at in &ats {
-            let at = at.map(|v| v.max(1));
-            let Some(want) = reference(&e, &at) else { continue };
-            let got = s.eval(&values(&at));
-            match want.to_i64() {
-                Some(v) => prop_assert_eq!(got, Ok(v), "{} -> {} at {:?}", e.text(), s, at),
-                None => prop_assert!(got.is_err(), "{} -> {} at {:?}", e.text(), s, at),
-            }
-        }
+    fn shapes_simplify_keeps_values(
+        e in expr_over(&ATTENTION_SYMS),
+        seqs in prop::collection::vec(value(), 12),
+    ) {
+        let ats: Vec<SymbolValues> = seqs
+            .iter()
+            .map(|&v| SymbolValues::new().with("batch", 4).with("sequence", v.clamp(1, 512)))
+            .collect();
+        simplify_keeps_values(attention(), &e, &ats)?;
     }
+
+    /// The same under a MatMul's merged dims: `K2` is `K1` (inference assumed it),
+    /// `N` is bound to 3, `M` is at most 512, and input symbols may be 0.
+    #[test]
+    fn shapes_simplify_keeps_values_of_merged_dims(
+        e in expr_over(&MATMUL_SYMS),
+        ats in prop::collection::vec((value(), value()), 12),
+    ) {
+        let ats: Vec<SymbolValues> = ats
+            .iter()
+            .map(|&(m, k)| {
+                SymbolValues::new()
+                    .with("M", m.min(512))
+                    .with("K1", k)
+                    .with("K2", k)
+                    .with("N", 3)
+            })
+            .collect();
+        simplify_keeps_values(matmul(), &e, &ats)?;
+    }
+}
+
+/// The models' facts are what the properties above assume: the bound value, the
+/// assumed bound and the merged dims are known to the queries.
+#[test]
+fn the_models_facts_are_known() {
+    use symdim::Truth;
+    let (a, m) = (attention(), matmul());
+    let sym = DimExpr::symbol;
+    assert_eq!(
+        a.simplify(&(sym("batch") * sym("sequence"))).to_string(),
+        "4*sequence"
+    );
+    assert_eq!(a.le(&sym("sequence"), &DimExpr::constant(512)), Truth::True);
+    assert_eq!(a.le(&DimExpr::constant(1), &sym("sequence")), Truth::True);
+    assert_eq!(m.equal(&sym("K1"), &sym("K2")), Truth::True);
+    assert_eq!(
+        m.simplify(&(sym("K2") - sym("K1") + sym("N"))),
+        DimExpr::constant(3)
+    );
+    assert_eq!(m.le(&sym("M"), &DimExpr::constant(512)), Truth::True);
+    // Input symbols may be 0 here: `max(M, 0)` is `M`, `max(M, 1)` stays.
+    assert_eq!(m.simplify(&sym("M").max(0)), sym("M"));
+    assert_eq!(m.simplify(&sym("M").max(1)).to_string(), "max(M, 1)");
+    assert_eq!(a.simplify(&sym("sequence").max(1)), sym("sequence"));
 }
 
 /// What the documentation of `DimExpr` promises, each checked by hand: the
