@@ -339,6 +339,113 @@ fn contradictions_carry_their_operands() {
     );
 }
 
+/// The e-graph analysis finds contradictions of its own when a union propagates:
+/// two classes that congruence merges (after `B == C`, `A*B` and `A*C` are one
+/// e-node) hold canonical forms that differ by a constant, or whose difference is
+/// bounded away from 0, or bounds that do not overlap. Which class is kept (the
+/// left side) is the e-graph's choice, so each case is checked both ways round.
+#[test]
+fn merges_by_congruence_find_the_analysis_contradictions() {
+    let iv =
+        |lo: i64, hi: i64| Interval::new(Bound::Finite(Rat::int(lo)), Bound::Finite(Rat::int(hi)));
+    let at_least = |lo: i64| Interval::at_least(Rat::int(lo));
+    let at_most = |hi: i64| Interval::new(Bound::NegInf, Bound::Finite(Rat::int(hi)));
+    let k = |v: i64| DimExpr::constant(v);
+    let dim = |text: &str| DimExpr::parse(text).unwrap();
+    let contradiction = |r: Result<(), AlgebraError>| match r {
+        Err(AlgebraError::Contradiction(c)) => *c,
+        other => panic!("{other:?}"),
+    };
+    // `A*B == 6`, `A*C == 8`, then `B == C`: the class {A*B, 6} meets {A*C, 8}, whose
+    // forms differ by the constant 6 - 8 = -2 (8 - 6 = 2 the other way round), and
+    // whose bounds [6, 6] and [8, 8] do not overlap: both are recorded, the first
+    // is the error.
+    let mut alg = Algebra::default();
+    alg.assume("A*B == 6").unwrap();
+    alg.assume("A*C == 8").unwrap();
+    let c = contradiction(alg.assume("B == C"));
+    let (left, right) = match (&c.left, &c.right) {
+        (Operand::Dim(l), Operand::Dim(r)) => (l.clone(), r.clone()),
+        other => panic!("{other:?}"),
+    };
+    let expected = if left == k(6) {
+        assert_eq!(right, k(8));
+        Refutation::ConstantDifference(Rat::int(-2))
+    } else {
+        assert_eq!((&left, &right), (&k(8), &k(6)));
+        Refutation::ConstantDifference(Rat::int(2))
+    };
+    assert_eq!(c.reason, expected);
+    let found: Vec<&Contradiction> = alg.contradictions().collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0], &c);
+    let (six, eight) = (
+        Operand::Bounded(k(6), iv(6, 6)),
+        Operand::Bounded(k(8), iv(8, 8)),
+    );
+    let disjoint = found[1];
+    assert_eq!(disjoint.reason, Refutation::BoundsDisjoint);
+    assert!(
+        (disjoint.left == six && disjoint.right == eight)
+            || (disjoint.left == eight && disjoint.right == six),
+        "{disjoint:?}"
+    );
+
+    // With `A >= 2` and `C >= 4`, `A*C` is at least 8: after `A*B == 6` and
+    // `B == C` the class {A*B, 6} meets the class of `A*C` (made before), and
+    // `A*C - 6` lies in [2, inf) (`6 - A*C` in (-inf, -2]), which excludes 0. The
+    // bounds [8, inf) and [6, 6] do not overlap either.
+    let mut alg = Algebra::default();
+    alg.assume("A >= 2").unwrap();
+    alg.assume("C >= 4").unwrap();
+    alg.assume("A*B == 6").unwrap();
+    alg.parse("A*C").unwrap();
+    let c = contradiction(alg.assume("B == C"));
+    let ac = Operand::Dim(dim("A*C"));
+    let six = Operand::Dim(k(6));
+    let expected = if c.left == ac {
+        assert_eq!(c.right, six);
+        Refutation::DifferenceExcludesZero(at_least(2))
+    } else {
+        assert_eq!((&c.left, &c.right), (&six, &ac));
+        Refutation::DifferenceExcludesZero(at_most(-2))
+    };
+    assert_eq!(c.reason, expected);
+    let found: Vec<&Contradiction> = alg.contradictions().collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    let disjoint = found[1];
+    assert_eq!(disjoint.reason, Refutation::BoundsDisjoint);
+    let (ac, six) = (
+        Operand::Bounded(dim("A*C"), at_least(8)),
+        Operand::Bounded(k(6), iv(6, 6)),
+    );
+    assert!(
+        (disjoint.left == ac && disjoint.right == six)
+            || (disjoint.left == six && disjoint.right == ac),
+        "{disjoint:?}"
+    );
+
+    // Bounds alone: after `A*B == 1` the class of `A*B - 7` is -6, and `A*C >= 7`
+    // bounds the class of `A*C - 7` by [0, inf). `B == C` merges `A*B` with `A*C`
+    // (1 and `A*C` may be equal: `A*C - 1` lies in [0, inf)), and then the two
+    // differences: their forms -6 and `A*C - 7` differ by `1 - A*C`, which may be
+    // 0, but their bounds [-6, -6] and [0, inf) do not overlap.
+    let mut alg = Algebra::default();
+    alg.assume("A*B == 1").unwrap();
+    alg.assume("A*C >= 7").unwrap();
+    alg.parse("A*B - 7").unwrap();
+    let c = contradiction(alg.assume("B == C"));
+    let minus_six = Operand::Bounded(k(-6), iv(-6, -6));
+    let ac_minus_7 = Operand::Bounded(dim("A*C - 7"), at_least(0));
+    assert_eq!(c.reason, Refutation::BoundsDisjoint);
+    assert!(
+        (c.left == minus_six && c.right == ac_minus_7)
+            || (c.left == ac_minus_7 && c.right == minus_six),
+        "{c:?}"
+    );
+    assert_eq!(alg.contradictions().count(), 1);
+}
+
 #[test]
 fn contradictions_are_errors_not_panics() {
     let mut alg = Algebra::default();
