@@ -8,6 +8,17 @@ use symdim::context::Cause;
 use symdim::facts::{FactsError, InputDimError};
 use symdim::{DimExpr, EvalError, Facts, SymbolValues};
 
+/// `examples/attention.onnx` (opset 17). By the ONNX semantics of its ops, its
+/// shapes are: `x` `[batch, sequence, 64]`; MatMul by `[64, 192]` gives
+/// `[batch, sequence, 192]`; Reshape to `Concat(batch, seq, [3, 4, 16])` gives
+/// `[batch, sequence, 3, 4, 16]`; Transpose `(2, 0, 3, 1, 4)` (output axis `i` is
+/// input axis `perm[i]`) gives `[3, batch, 4, sequence, 16]`; Split on axis 0 into
+/// `[1, 1, 1]` gives `q`, `k`, `v` of `[1, batch, 4, sequence, 16]`; `k` transposed
+/// `(0, 1, 2, 4, 3)` is `[1, batch, 4, 16, sequence]`, so the MatMul `scores` is
+/// `[1, batch, 4, sequence, sequence]` and the context `[1, batch, 4, sequence, 16]`;
+/// Squeeze of axis 0 and Transpose `(0, 2, 1, 3)` give `[batch, sequence, 4, 16]`;
+/// Reshape to `[0, 0, -1]` (the 0s copy) and the bias give `y`,
+/// `[batch, sequence, 64]`: `y`'s first two dims are `x`'s.
 fn example() -> symdim::Model {
     symdim::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/attention.onnx"))
         .expect("the bundled example loads")
@@ -25,6 +36,8 @@ fn shapes_read_as_expressions() {
         texts(&shapes.shape("x").unwrap()),
         ["batch", "sequence", "64"]
     );
+    // q @ k^T of `[1, batch, 4, sequence, 16]` by `[1, batch, 4, 16, sequence]`
+    // (see `example`).
     assert_eq!(
         texts(&shapes.shape("scores").unwrap()),
         ["1", "batch", "4", "sequence", "sequence"]
@@ -50,7 +63,7 @@ fn input_dims_are_overridden_without_touching_the_model() {
     );
     assert_eq!(texts(&shapes.shape("y").unwrap()), ["N", "2*T", "64"]);
     assert_eq!(model.graph.inputs, before);
-    // An integer fixes the dim.
+    // `y`'s first two dims are `x`'s (see `example`). An integer fixes the dim.
     let shapes = symdim::infer(&model, &Facts::new().input_dim("x", 0, "3"));
     assert_eq!(texts(&shapes.shape("y").unwrap()), ["3", "sequence", "64"]);
     // A wrong input or axis is an error diagnostic; the rest is still inferred.
@@ -427,8 +440,9 @@ fn model_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// `Shapes::has_errors` answers from the diagnostics and the algebra without building
 /// the report; it agrees with the report on every fixture, some of which hold errors
-/// and some not, and `Shapes::all_diagnostics` lists the report's diagnostics. (A contradiction the algebra alone records is tested inside the
-/// crate, in `shapes.rs`.)
+/// and some not, and `Shapes::all_diagnostics` lists the report's diagnostics. (A
+/// contradiction the algebra alone records is tested inside the crate, in
+/// `shapes.rs`.)
 #[test]
 fn has_errors_agrees_with_the_report() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -490,6 +504,7 @@ fn explain_and_annotate_are_the_commands() {
     assert_eq!(code, Some(0));
     let text = shapes.explain("y[-2]").unwrap();
     assert_eq!(String::from_utf8(stdout).unwrap(), text);
+    // y[-2] is `sequence`, bound to 7.
     assert!(text.contains('7'), "{text}");
     assert_eq!(
         shapes.explain("y[3]").unwrap_err(),
@@ -553,6 +568,7 @@ fn queries_answer_under_the_models_facts() {
     let product = &b * &s;
     assert_eq!(product.to_string(), "batch*sequence");
     assert_eq!(shapes.simplify(&product).to_string(), "4*sequence");
+    // floordiv(2*sequence, 4) is floordiv(sequence, 2).
     assert_eq!(
         shapes.simplify(&(&s * 2).floordiv(&b)).to_string(),
         "floordiv(sequence, 2)"
@@ -569,6 +585,7 @@ fn queries_answer_under_the_models_facts() {
         lo: Bound::Finite(Rat::int(lo)),
         hi: Bound::Finite(Rat::int(hi)),
     };
+    // sequence in [1, 512]: 2*sequence + 1 in [3, 1025], 4*sequence in [4, 2048].
     assert_eq!(shapes.bounds(&s), finite(1, 512));
     assert_eq!(shapes.bounds(&(&s * 2 + 1)), finite(3, 1025));
     assert_eq!(shapes.bounds(&product), finite(4, 2048));
@@ -697,6 +714,8 @@ fn equal_counts_what_inference_assumed() {
         .filter(|d| d.severity == Severity::Warning)
         .map(ToString::to_string)
         .collect();
+    // The op and the model's opset (`pb::model`'s 17), the operands MatMul
+    // contracts, and the assumption with the condition under which it holds.
     assert_eq!(
         warnings,
         [
@@ -704,6 +723,8 @@ fn equal_counts_what_inference_assumed() {
           K1 and K2 assumed equal (valid when K1 == K2)"
         ]
     );
+    // A condition line is the kind padded to 11 columns, a space, the condition
+    // (padded to the longest), two spaces and where it comes from.
     let contract = shapes.contract().to_text();
     assert!(
         contract.contains("equal       K1 == K2  [relation at mm]"),
