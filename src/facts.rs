@@ -21,9 +21,10 @@ use indexmap::IndexSet;
 /// model declares it, and input symbols are at least 1.
 #[derive(Clone, Debug, Default)]
 pub struct Facts {
-    /// `NAME=INT` bindings, applied before inference (`--bind`).
+    /// `NAME=INT` bindings, applied before inference (the CLI's `--bind`).
     pub binds: Vec<(String, i64)>,
-    /// Facts in the expression grammar, such as `N >= 2` or `S % 8 == 0` (`--assume`).
+    /// Facts in the expression grammar, such as `N >= 2` or `S % 8 == 0` (the CLI's
+    /// `--assume`).
     pub assumes: Vec<String>,
     /// The algebra's configuration: the lower bound of input symbols and other dims,
     /// and the saturation limits.
@@ -95,25 +96,30 @@ impl Facts {
     }
 }
 
-/// Why a fact cannot be used with a model: a `--bind` or `--assume` that does not
-/// read or names a symbol the model does not have, or an input dim that does not fit
-/// the graph.
+/// Why a fact cannot be used with a model: a binding or an assumed fact that does
+/// not read or names a symbol the model does not have, or an input dim that does not
+/// fit the graph.
 ///
 /// [`Facts::validate`] returns the first one, before inference; inference itself
 /// ([`fn@crate::infer`]) reports each as an error diagnostic whose cause
 /// ([`crate::context::Cause::Facts`]) is this value, and leaves the fact out.
+///
+/// The message names the fact as the library takes it (`binding btach=4: ...`,
+/// `fact seq >= 2: ...`); [`FactsError::detail`] is what is wrong alone, for a caller
+/// that names the fact its own way (the CLI's `--bind btach=4: ...`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FactsError {
-    /// A `--bind` that is not `NAME=INT` with a symbol name and an `i64`.
-    #[error("--bind {text}: {why}")]
+    /// A binding ([`parse_bind`]) that is not `NAME=INT` with a symbol name and an
+    /// `i64`.
+    #[error("binding {text}: {why}")]
     BadBind {
         /// The argument as given.
         text: String,
         /// What is wrong with it.
         why: BindProblem,
     },
-    /// A `--bind` of a symbol that the model's declarations do not name.
-    #[error("--bind {name}={value}: the model has no symbol {shown} ({known})", shown = render_symbol(name), known = KnownSymbols(known))]
+    /// A binding of a symbol that the model's declarations do not name.
+    #[error("binding {name}={value}: {}", NoSymbol { name, known })]
     UnknownBind {
         /// The symbol.
         name: String,
@@ -122,16 +128,16 @@ pub enum FactsError {
         /// The symbols the model names, in order.
         known: Vec<String>,
     },
-    /// An `--assume` that does not parse as a fact.
-    #[error("--assume {text}: {error}")]
+    /// An assumed fact that does not parse.
+    #[error("fact {text}: {error}")]
     BadAssume {
         /// The fact as given.
         text: String,
         /// The parser's error.
         error: ParseError,
     },
-    /// An `--assume` about a symbol that the model's declarations do not name.
-    #[error("--assume {text}: the model has no symbol {shown} ({known})", shown = render_symbol(name), known = KnownSymbols(known))]
+    /// An assumed fact about a symbol that the model's declarations do not name.
+    #[error("fact {text}: {}", NoSymbol { name, known })]
     UnknownAssume {
         /// The fact as given.
         text: String,
@@ -143,6 +149,32 @@ pub enum FactsError {
     /// An input dim ([`Facts::input_dim`]) that does not fit the graph.
     #[error(transparent)]
     InputDim(#[from] InputDimError),
+}
+
+impl FactsError {
+    /// What is wrong, without naming the fact: the message after its `binding ...: `
+    /// or `fact ...: ` (`the model has no symbol btach (its symbols: batch,
+    /// sequence)`); of an input dim, the whole message, which names the input dim.
+    pub fn detail(&self) -> impl std::fmt::Display + '_ {
+        Detail(self)
+    }
+}
+
+/// [`FactsError::detail`].
+struct Detail<'a>(&'a FactsError);
+
+impl std::fmt::Display for Detail<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            FactsError::BadBind { why, .. } => write!(f, "{why}"),
+            FactsError::UnknownBind { name, known, .. }
+            | FactsError::UnknownAssume { name, known, .. } => {
+                write!(f, "{}", NoSymbol { name, known })
+            }
+            FactsError::BadAssume { error, .. } => write!(f, "{error}"),
+            FactsError::InputDim(e) => write!(f, "{e}"),
+        }
+    }
 }
 
 /// Why an input dim the caller set ([`Facts::input_dim`]) cannot be applied.
@@ -200,7 +232,7 @@ impl InputDim {
     }
 }
 
-/// What is wrong with a `--bind` argument ([`FactsError::BadBind`]).
+/// What is wrong with a binding `NAME=INT` ([`FactsError::BadBind`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BindProblem {
     /// There is no `=`.
@@ -225,6 +257,26 @@ pub enum BindProblem {
     },
 }
 
+/// A symbol the model does not name, for the message of a [`FactsError`]: `the model
+/// has no symbol btach (its symbols: batch, sequence)`.
+struct NoSymbol<'a> {
+    /// The symbol.
+    name: &'a str,
+    /// The symbols the model names.
+    known: &'a [String],
+}
+
+impl std::fmt::Display for NoSymbol<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the model has no symbol {} ({})",
+            render_symbol(self.name),
+            KnownSymbols(self.known)
+        )
+    }
+}
+
 /// The known symbols of a [`FactsError`], for its message: the first few, quoted as
 /// the grammar writes them.
 struct KnownSymbols<'a>(&'a [String]);
@@ -245,7 +297,7 @@ impl std::fmt::Display for KnownSymbols<'_> {
     }
 }
 
-/// Read a `--bind` argument, `NAME=INT`: the name is a symbol as the model spells it
+/// Read a binding `NAME=INT` (the CLI's `--bind` argument): the name is a symbol as the model spells it
 /// (`batch`, `input_ids.1`) or in backquotes as the grammar writes it
 /// (`` `input_ids.1` ``); the value an `i64`. An empty name, an expression (`batch+1`)
 /// or a value that is not an integer is an error.
@@ -405,7 +457,7 @@ pub(crate) fn check_assume(text: &str, known: &IndexSet<String>) -> Result<(), F
     }
 }
 
-/// Check that every `--assume` parses, before a model is read (the symbols are checked
+/// Check that every assumed fact parses, before a model is read (the symbols are checked
 /// against the model by [`Facts::validate`]).
 pub fn check_assumes(assumes: &[String]) -> Result<(), FactsError> {
     for text in assumes {

@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::io::Write as _;
 use std::path::PathBuf;
-use symdim::Facts;
+use symdim::{Facts, FactsError};
 
 #[derive(Parser)]
 #[command(
@@ -149,7 +149,7 @@ fn load_model(
 /// file that cannot be read or has a bad line, is a usage error on stderr (`None`: exit
 /// status 2).
 fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> Option<Facts> {
-    let usage = |e: symdim::facts::FactsError| eprintln!("symdim: {e}");
+    let usage = |e: FactsError| eprintln!("symdim: {}", facts_message(&e));
     let binds = binds
         .iter()
         .map(|b| symdim::facts::parse_bind(b))
@@ -178,8 +178,23 @@ fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> O
 fn facts_fit(facts: &Facts, model: &symdim::graph::Model) -> bool {
     facts
         .validate(model)
-        .map_err(|e| eprintln!("symdim: {e}"))
+        .map_err(|e| eprintln!("symdim: {}", facts_message(&e)))
         .is_ok()
+}
+
+/// A [`FactsError`] as the CLI words it: the fact named by its flag and argument
+/// (`--bind btach=4: the model has no symbol btach (...)`, `--assume N >=: ...`).
+fn facts_message(e: &FactsError) -> String {
+    match e {
+        FactsError::BadBind { text, .. } => format!("--bind {text}: {}", e.detail()),
+        FactsError::UnknownBind { name, value, .. } => {
+            format!("--bind {name}={value}: {}", e.detail())
+        }
+        FactsError::BadAssume { text, .. } | FactsError::UnknownAssume { text, .. } => {
+            format!("--assume {text}: {}", e.detail())
+        }
+        FactsError::InputDim(_) => e.to_string(),
+    }
 }
 
 /// Read the facts, load a model and check the facts against it; `None` (after a message
