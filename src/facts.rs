@@ -12,7 +12,7 @@
 
 use crate::algebra::parse::{parse_expr, parse_fact, Expr, ParseError};
 use crate::algebra::poly::render_symbol;
-use crate::algebra::Config;
+use crate::algebra::{Config, Rat};
 use crate::graph::{DeclDim, Graph, Model, MAX_RANK};
 use crate::oprules::OpRules;
 use indexmap::IndexSet;
@@ -67,11 +67,13 @@ impl Facts {
     }
 
     /// Set axis `axis` of graph input `tensor` to `dim`: an integer, a symbol name or
-    /// an expression of the grammar (`batch`, `2*S`), without changing the model.
+    /// an expression of the grammar (`batch`, `2*S`), without changing the model. A
+    /// negative value is refused when the facts are used
+    /// ([`InputDimError::Negative`]).
     pub fn input_dim(mut self, tensor: &str, axis: usize, dim: &str) -> Facts {
         let dim = match dim.trim().parse::<i64>() {
-            Ok(v) if v >= 0 => DeclDim::Value(v),
-            _ => DeclDim::Param(dim.to_string()),
+            Ok(v) => DeclDim::Value(v),
+            Err(_) => DeclDim::Param(dim.to_string()),
         };
         self.inputs.push(InputDim {
             tensor: tensor.to_string(),
@@ -89,7 +91,8 @@ impl Facts {
     }
 
     /// Use another algebra configuration (for example input symbols that may be 0:
-    /// `input_lower` 0).
+    /// `input_lower` 0). A negative lower bound is refused when the facts are used
+    /// ([`FactsError::NegativeLowerBound`]): dims are at least 0.
     pub fn with_config(mut self, config: Config) -> Facts {
         self.config = config;
         self
@@ -97,8 +100,8 @@ impl Facts {
 }
 
 /// Why a fact cannot be used with a model: a binding or an assumed fact that does
-/// not read or names a symbol the model does not have, or an input dim that does not
-/// fit the graph.
+/// not read or names a symbol the model does not have, an input dim that does not
+/// fit the graph or is negative, or a negative lower bound of the configuration.
 ///
 /// [`Facts::validate`] returns the first one, before inference; inference itself
 /// ([`fn@crate::infer`]) reports each as an error diagnostic whose cause
@@ -149,12 +152,63 @@ pub enum FactsError {
     /// An input dim ([`Facts::input_dim`]) that does not fit the graph.
     #[error(transparent)]
     InputDim(#[from] InputDimError),
+    /// A lower bound of the configuration ([`Facts::with_config`]) below 0: dims are
+    /// at least 0.
+    #[error("{bound} is {value}: dims are at least 0")]
+    NegativeLowerBound {
+        /// Which bound.
+        bound: LowerBound,
+        /// Its value.
+        value: Rat,
+    },
+}
+
+/// A lower bound of the algebra's configuration ([`Config`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LowerBound {
+    /// [`Config::input_lower`], of input symbols.
+    Input,
+    /// [`Config::dim_lower`], of every other dim symbol.
+    Dim,
+}
+
+impl std::fmt::Display for LowerBound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LowerBound::Input => "the lower bound of input symbols (input_lower)",
+            LowerBound::Dim => "the lower bound of other dims (dim_lower)",
+        })
+    }
+}
+
+impl LowerBound {
+    /// The bound's value in `config`.
+    pub fn of(self, config: &Config) -> &Rat {
+        match self {
+            LowerBound::Input => &config.input_lower,
+            LowerBound::Dim => &config.dim_lower,
+        }
+    }
+}
+
+/// The lower bounds of `config` that are negative, as errors, in the order of
+/// [`LowerBound`].
+pub(crate) fn negative_lower_bounds(config: &Config) -> Vec<FactsError> {
+    [LowerBound::Input, LowerBound::Dim]
+        .into_iter()
+        .filter(|b| b.of(config).is_negative())
+        .map(|bound| FactsError::NegativeLowerBound {
+            bound,
+            value: bound.of(config).clone(),
+        })
+        .collect()
 }
 
 impl FactsError {
     /// What is wrong, without naming the fact: the message after its `binding ...: `
     /// or `fact ...: ` (`the model has no symbol btach (its symbols: batch,
-    /// sequence)`); of an input dim, the whole message, which names the input dim.
+    /// sequence)`); of an input dim or a lower bound, the whole message, which names
+    /// it.
     pub fn detail(&self) -> impl std::fmt::Display + '_ {
         Detail(self)
     }
@@ -173,6 +227,7 @@ impl std::fmt::Display for Detail<'_> {
             }
             FactsError::BadAssume { error, .. } => write!(f, "{error}"),
             FactsError::InputDim(e) => write!(f, "{e}"),
+            FactsError::NegativeLowerBound { .. } => write!(f, "{}", self.0),
         }
     }
 }
@@ -209,11 +264,23 @@ pub enum InputDimError {
         /// The input's rank.
         rank: usize,
     },
+    /// The dim is a negative integer (or an expression of a constant negative value):
+    /// dims are at least 0.
+    #[error("input dim {tensor}[{axis}]: {value} is negative, and dims are at least 0")]
+    Negative {
+        /// The input.
+        tensor: String,
+        /// The axis.
+        axis: usize,
+        /// The value.
+        value: Rat,
+    },
 }
 
 impl InputDim {
     /// Check that the input dim fits graph `g`: `g` has an input of that name (the
-    /// first of the name), of a declared rank (at most [`MAX_RANK`]) above the axis.
+    /// first of the name), of a declared rank (at most [`MAX_RANK`]) above the axis,
+    /// and the dim is not a negative constant.
     pub fn check(&self, g: &Graph) -> Result<(), InputDimError> {
         let (tensor, axis) = (self.tensor.clone(), self.axis);
         let Some(v) = g.inputs.iter().find(|v| *v.name == *self.tensor) else {
@@ -227,7 +294,24 @@ impl InputDim {
         match v.shape.as_ref().map(Vec::len).filter(|&r| r <= MAX_RANK) {
             None => Err(InputDimError::UnknownRank { tensor, axis }),
             Some(rank) if axis >= rank => Err(InputDimError::AxisPastRank { tensor, axis, rank }),
-            Some(_) => Ok(()),
+            Some(_) => match self.constant() {
+                Some(value) if value.is_negative() => Err(InputDimError::Negative {
+                    tensor,
+                    axis,
+                    value,
+                }),
+                _ => Ok(()),
+            },
+        }
+    }
+
+    /// The dim's value when it is a constant: an integer, or an expression without
+    /// symbols (`-3`, `2 - 5`).
+    fn constant(&self) -> Option<Rat> {
+        match &self.dim {
+            DeclDim::Value(v) => Some(Rat::int(*v)),
+            DeclDim::Param(p) => parse_expr(p).ok()?.eval(&|_| None),
+            DeclDim::Unknown | DeclDim::Interval { .. } => None,
         }
     }
 }
@@ -384,9 +468,10 @@ fn expr_symbols(e: &Expr, out: &mut IndexSet<String>) {
 
 impl Facts {
     /// Check the facts against `model` before inference, for a caller who wants to
-    /// fail fast: every bind names a symbol of the model ([`model_symbols`], with the
-    /// symbols of [`Facts::inputs`]), every assumed fact parses and mentions only
-    /// such symbols, and every input dim fits the graph ([`InputDim::check`]).
+    /// fail fast: the configuration's lower bounds are at least 0, every bind names a
+    /// symbol of the model ([`model_symbols`], with the symbols of
+    /// [`Facts::inputs`]), every assumed fact parses and mentions only such symbols,
+    /// and every input dim fits the graph and is not negative ([`InputDim::check`]).
     /// Returns the first problem, in that order.
     ///
     /// A bind of a symbol the model does not have would change nothing, so `symdim
@@ -394,6 +479,9 @@ impl Facts {
     /// a usage error. Inference without this check reports the same problems as
     /// error diagnostics ([`FactsError`]) and goes on without those facts.
     pub fn validate(&self, model: &Model) -> Result<(), FactsError> {
+        if let Some(e) = negative_lower_bounds(&self.config).into_iter().next() {
+            return Err(e);
+        }
         if !self.binds.is_empty() || !self.assumes.is_empty() {
             let known = self.known_symbols(&model.graph);
             for (name, value) in &self.binds {

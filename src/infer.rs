@@ -2,7 +2,8 @@
 //!
 //! 1. Facts (`--bind`, `--assume`) go into the algebra first. One that names no
 //!    symbol of the model or does not parse is an error diagnostic
-//!    ([`Cause::Facts`]) and is left out, as is an input dim that does not fit.
+//!    ([`Cause::Facts`]) and is left out, as is an input dim that does not fit or is
+//!    negative, and a negative lower bound of the configuration (the default holds).
 //! 2. Constants become tensors with known values (small ones) and graph inputs get
 //!    their dims: a `dim_value` is a constant, a `dim_param` an expression (or a
 //!    symbol when it does not parse), and an unnamed dynamic dim the input symbol
@@ -21,12 +22,14 @@
 //! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
 //!    are reported with both shapes.
 
-use crate::algebra::{Algebra, Dim, Expr, Fact, Rat, Rel, SymbolKind, Truth};
+use crate::algebra::{Algebra, Config, Dim, Expr, Fact, Rat, Rel, SymbolKind, Truth};
 use crate::context::{
     const_fact, node_context, Cause, OpError, Severity, ShapesContext, SubgraphError,
     SubgraphValue, TensorFact, MAX_RANK,
 };
-use crate::facts::{check_assume, check_bind, Facts, FactsError, InputDimError};
+use crate::facts::{
+    check_assume, check_bind, negative_lower_bounds, Facts, FactsError, InputDimError, LowerBound,
+};
 use crate::graph::{ConstData, DeclDim, Graph, Model, Name, Node, ValueDecl};
 use crate::ops;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet};
@@ -58,7 +61,22 @@ fn start(g: &Graph, options: &Facts, outputs: usize) -> ShapesContext {
 /// A context holding the options' bindings and assumptions about the symbols of
 /// the main graph `g`, with room for `room` tensors.
 fn prepare(g: &Graph, options: &Facts, room: usize) -> ShapesContext {
-    let mut ctx = ShapesContext::new(Algebra::new(options.config.clone()));
+    // A negative lower bound is an error and left out: the default bound holds.
+    let negative = negative_lower_bounds(&options.config);
+    let mut config = options.config.clone();
+    let defaults = Config::default();
+    for e in &negative {
+        if let FactsError::NegativeLowerBound { bound, .. } = e {
+            match bound {
+                LowerBound::Input => config.input_lower = defaults.input_lower.clone(),
+                LowerBound::Dim => config.dim_lower = defaults.dim_lower.clone(),
+            }
+        }
+    }
+    let mut ctx = ShapesContext::new(Algebra::new(config));
+    for e in negative {
+        facts_error(&mut ctx, e);
+    }
     ctx.set_subgraph_runner(run_subgraph);
     ctx.set_op_rules(options.op_rules.clone());
     ctx.reserve(room);

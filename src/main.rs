@@ -193,7 +193,7 @@ fn facts_message(e: &FactsError) -> String {
         FactsError::BadAssume { text, .. } | FactsError::UnknownAssume { text, .. } => {
             format!("--assume {text}: {}", e.detail())
         }
-        FactsError::InputDim(_) => e.to_string(),
+        FactsError::InputDim(_) | FactsError::NegativeLowerBound { .. } => e.to_string(),
     }
 }
 

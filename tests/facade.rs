@@ -773,3 +773,103 @@ fn models_and_shapes_cross_threads() {
         assert_eq!(y, [n.to_string().as_str(), "sequence", "64"]);
     }
 }
+
+/// Dims are at least 0: a negative integer (or constant expression) as an input dim,
+/// and a negative lower bound in the configuration, are refused by
+/// `Facts::validate` with the values, and inference reports them as errors and
+/// leaves them out (the declared dim, the default bound).
+#[test]
+fn negative_dims_and_lower_bounds_are_refused() {
+    use symdim::algebra::{Config, Rat};
+    use symdim::facts::LowerBound;
+    use symdim::Interval;
+    let model = example();
+    let error_causes = |shapes: &symdim::Shapes<'_>| -> Vec<Option<Cause>> {
+        shapes
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity == symdim::context::Severity::Error)
+            .map(|d| d.cause.clone())
+            .collect()
+    };
+    for (dim, axis) in [("-3", 0), ("2 - 5", 1)] {
+        let facts = Facts::new().input_dim("x", axis, dim);
+        let want = FactsError::InputDim(InputDimError::Negative {
+            tensor: "x".to_string(),
+            axis,
+            value: Rat::int(-3),
+        });
+        assert_eq!(facts.validate(&model), Err(want.clone()));
+        assert_eq!(
+            want.to_string(),
+            format!("input dim x[{axis}]: -3 is negative, and dims are at least 0")
+        );
+        let shapes = symdim::infer(&model, &facts);
+        assert_eq!(error_causes(&shapes), [Some(Cause::Facts(want))]);
+        assert_eq!(
+            texts(&shapes.shape("y").unwrap()),
+            ["batch", "sequence", "64"]
+        );
+    }
+    // 0 is a dim. (Then the model's Reshape to `[0, 0, -1]` cannot infer its -1,
+    // an error of the op, not of the facts.)
+    let zero = Facts::new().input_dim("x", 0, "0");
+    assert_eq!(zero.validate(&model), Ok(()));
+    let shapes = symdim::infer(&model, &zero);
+    assert!(
+        !shapes
+            .diagnostics()
+            .iter()
+            .any(|d| matches!(d.cause, Some(Cause::Facts(_)))),
+        "{:?}",
+        shapes.diagnostics()
+    );
+    assert_eq!(texts(&shapes.shape("x").unwrap()), ["0", "sequence", "64"]);
+
+    let config = |input: i64, dim: i64| Config {
+        input_lower: Rat::int(input),
+        dim_lower: Rat::int(dim),
+        ..Config::default()
+    };
+    let negative = |bound: LowerBound, v: i64| FactsError::NegativeLowerBound {
+        bound,
+        value: Rat::int(v),
+    };
+    let (input, dim) = (
+        negative(LowerBound::Input, -1),
+        negative(LowerBound::Dim, -2),
+    );
+    assert_eq!(
+        input.to_string(),
+        "the lower bound of input symbols (input_lower) is -1: dims are at least 0"
+    );
+    assert_eq!(
+        dim.to_string(),
+        "the lower bound of other dims (dim_lower) is -2: dims are at least 0"
+    );
+    for (config, first, all) in [
+        (config(-1, 0), &input, vec![&input]),
+        (config(1, -2), &dim, vec![&dim]),
+        (config(-1, -2), &input, vec![&input, &dim]),
+    ] {
+        let facts = Facts::new().with_config(config);
+        assert_eq!(facts.validate(&model), Err(first.clone()));
+        let shapes = symdim::infer(&model, &facts);
+        let want: Vec<_> = all
+            .into_iter()
+            .map(|e| Some(Cause::Facts(e.clone())))
+            .collect();
+        assert_eq!(error_causes(&shapes), want);
+        // The default holds: input symbols from 1.
+        let s = DimExpr::symbol("sequence");
+        assert_eq!(shapes.bounds(&s), Interval::at_least(Rat::one()));
+    }
+    // Input symbols from 0 are valid.
+    let facts = Facts::new().with_config(config(0, 0));
+    assert_eq!(facts.validate(&model), Ok(()));
+    let shapes = symdim::infer(&model, &facts);
+    assert_eq!(
+        shapes.bounds(&DimExpr::symbol("sequence")),
+        Interval::at_least(Rat::zero())
+    );
+}
