@@ -5,7 +5,7 @@ mod common;
 
 use symdim::algebra::{
     Algebra, AlgebraError, Bound, Config, Contradiction, DimExpr, FreshKey, Interval, Limits,
-    MinusOne, Operand, Poly, Rat, Refutation, SymbolKind, Truth,
+    MinusOne, Operand, Rat, Refutation, SymbolKind, Truth,
 };
 
 fn key(node: &str, axis: usize) -> FreshKey {
@@ -161,7 +161,7 @@ fn minus_one_with_concrete_remainder_is_an_error() {
         AlgebraError::NotDivisible {
             dividend: DimExpr::constant(24),
             divisor: DimExpr::constant(5),
-            residual: DimExpr::from_poly(Poly::constant(Rat::frac(24, 5).unwrap())),
+            residual: DimExpr::parse("24/5").unwrap(),
             proven: true
         }
     );

@@ -372,12 +372,15 @@ fn documented_simplifications() {
     assert_eq!(s.max(0), s);
     assert_eq!(s.min(&s + 2), s);
     // At S = -1, max(S, 0) is 0, not S: the rewrite is for dims, never negative.
-    let raw = DimExpr::from_poly(symdim::algebra::Poly::op(
-        symdim::algebra::OpKind::Max,
-        s.poly().clone(),
-        DimExpr::constant(0).poly().clone(),
-    ));
+    // Where names may be negative, the form stays.
+    let negative = Config {
+        input_lower: Rat::int(-5),
+        ..Config::default()
+    };
+    let raw = DimExpr::parse_with("max(S, 0)", &negative).unwrap();
+    assert_ne!(raw, s);
     assert_eq!(raw.eval(&SymbolValues::new().with("S", -1)), Ok(0));
+    assert_eq!(raw.eval(&SymbolValues::new().with("S", 3)), Ok(3));
     // A division by a constant 0 stays as written, undefined.
     let by_zero = s.floordiv(0);
     assert_eq!(text(&by_zero), "floordiv(S, 0)");

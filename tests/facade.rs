@@ -287,14 +287,10 @@ fn evaluation_errors_carry_the_expression_and_the_exact_value() {
         "floordiv(S, B - 5) is undefined at these values"
     );
     // A broadcast of 2 and 3 (neither is 1, they differ) is undefined too.
-    // (Built as written: the algebra's rules make `broadcast(S, T)` of two input
-    // symbols, which are at least 1, `max(S, T)`.)
+    // (`DimExpr`'s names are at least 0, where `broadcast(S, T)` stays: at S = 0,
+    // T = 1 it is 0, not `max(S, T)`.)
     let (sp, tp) = (DimExpr::symbol("S"), DimExpr::symbol("T"));
-    let bc = DimExpr::from_poly(symdim::algebra::Poly::op(
-        symdim::algebra::OpKind::Broadcast,
-        sp.poly().clone(),
-        tp.poly().clone(),
-    ));
+    let bc = sp.broadcast(&tp);
     assert_eq!(bc.to_string(), "broadcast(S, T)");
     let err = bc.eval(&SymbolValues::new().with("S", 2).with("T", 3));
     assert_eq!(err, Err(EvalError::Undefined { expr: bc.clone() }));

@@ -177,8 +177,12 @@ impl DimExpr {
         &self.0
     }
 
-    /// The dim of a canonical form.
-    pub fn from_poly(p: Poly) -> DimExpr {
+    /// The dim of `p`, which must be a canonical form the algebra made (a class's
+    /// form, or a difference or quotient of such forms): crate-private, so that every
+    /// `DimExpr` a caller holds is in the form the algebra gives it, and `==` of two
+    /// dims compares those forms. Callers build dims with [`DimExpr::parse`],
+    /// [`DimExpr::symbol`], [`DimExpr::constant`] and the arithmetic.
+    pub(crate) fn from_poly(p: Poly) -> DimExpr {
         DimExpr(p)
     }
 
