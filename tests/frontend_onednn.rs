@@ -12,8 +12,8 @@ use symdim::graph::{Attr, DType, DeclDim, Model};
 use symdim::load::{load, load_with, LoadError, LoadOptions};
 use symdim::onednn::to_graph::{to_model, ConvertOptions, NameError, Symbolize, SymbolizeError};
 use symdim::onednn::OnednnGraph;
-use symdim::ops::reshape::{check_shape_attr, ShapeAttrCheck};
-use symdim::Facts;
+use symdim::ops::reshape::{check_shape_attr, AttrEntry, Condition, ShapeAttrCheck};
+use symdim::{DimExpr, Facts};
 
 /// The loader's check of a symbol name: the expression grammar's parser.
 fn check_name(name: &str) -> Result<(), NameError> {
@@ -253,6 +253,23 @@ fn symbolize_requests_are_checked() {
 // The StaticReshape attribute against symbolic inputs
 // ---------------------------------------------------------------------------------
 
+/// `left == right`, both parsed.
+fn equal(left: &str, right: &str) -> Condition {
+    Condition::Equal {
+        left: DimExpr::parse(left).unwrap(),
+        right: DimExpr::parse(right).unwrap(),
+    }
+}
+
+/// Entry `index` of the attribute, `value`, needs `need`.
+fn entry(index: usize, value: i64, need: &str) -> Option<AttrEntry> {
+    Some(AttrEntry {
+        index,
+        value,
+        need: DimExpr::parse(need).unwrap(),
+    })
+}
+
 fn attr_check(input: &[&str], shape: &[i64], special_zero: bool) -> ShapeAttrCheck {
     let mut ctx = ShapesContext::default();
     let dims: Vec<_> = input.iter().map(|d| ctx.alg.parse(d).unwrap()).collect();
@@ -284,16 +301,16 @@ fn shape_attribute_equations() {
     assert_eq!(
         attr_check(&["N", "256", "75", "75"], &[1, 256, 75, 25, 3], false),
         ShapeAttrCheck::ValidOnlyWhen {
-            condition: "N == 1".to_string(),
-            entry: Some((0, 1, "N".to_string())),
+            condition: equal("N", "1"),
+            entry: entry(0, 1, "N"),
             same_as_input: true,
         }
     );
     assert_eq!(
         attr_check(&["N", "16", "384", "64"], &[64, 2, 8, 384, 64], false),
         ShapeAttrCheck::ValidOnlyWhen {
-            condition: "N == 64".to_string(),
-            entry: Some((0, 64, "N".to_string())),
+            condition: equal("N", "64"),
+            entry: entry(0, 64, "N"),
             same_as_input: true,
         }
     );
@@ -301,8 +318,8 @@ fn shape_attribute_equations() {
     assert_eq!(
         attr_check(&["N", "S", "64"], &[1, 128, 64], false),
         ShapeAttrCheck::ValidOnlyWhen {
-            condition: "N*S == 128".to_string(),
-            entry: Some((1, 128, "N*S".to_string())),
+            condition: equal("N*S", "128"),
+            entry: entry(1, 128, "N*S"),
             same_as_input: false,
         }
     );
@@ -315,10 +332,26 @@ fn shape_attribute_equations() {
     assert_eq!(
         attr_check(&["N", "3"], &[-1, 2], false),
         ShapeAttrCheck::ValidOnlyWhen {
-            condition: "2 divides 3*N".to_string(),
+            condition: Condition::Divides {
+                divisor: DimExpr::constant(2),
+                dividend: DimExpr::parse("3*N").unwrap(),
+            },
             entry: None,
             same_as_input: false,
         }
+    );
+    // The conditions print as the diagnostics state them.
+    assert_eq!(equal("N*S", "128").to_string(), "N*S == 128");
+    let divides = Condition::Divides {
+        divisor: DimExpr::constant(2),
+        dividend: DimExpr::parse("3*N").unwrap(),
+    };
+    assert_eq!(divides.to_string(), "2 divides 3*N");
+    let check = attr_check(&["N", "256", "75", "75"], &[1, 256, 75, 25, 3], false);
+    assert_eq!(
+        check.explain("[N, 256, 75, 75]", false),
+        "with input [N, 256, 75, 75], shape[0] = 1 is valid only when N == 1; \
+         use -1, 0 with special_zero=1 or N"
     );
 }
 

@@ -763,10 +763,10 @@ pub enum ShapeAttrCheck {
     /// Valid only under a condition on the symbols.
     ValidOnlyWhen {
         /// The condition, e.g. `N == 1` or `12 divides 7*S`.
-        condition: String,
-        /// The entry to rewrite: its index, the value written and the expression it
-        /// needs (`(0, 64, "N")`), when one entry alone can make it valid for every value.
-        entry: Option<(usize, i64, String)>,
+        condition: Condition,
+        /// The entry to rewrite, when one entry alone can make it valid for every
+        /// value.
+        entry: Option<AttrEntry>,
         /// Whether the needed expression equals the input dim at the same index (so
         /// `0` with `special_zero` would also do).
         same_as_input: bool,
@@ -776,6 +776,50 @@ pub enum ShapeAttrCheck {
         /// Why, with the element counts.
         why: NeverValid,
     },
+}
+
+/// The condition under which a StaticReshape `shape` attribute is valid
+/// ([`ShapeAttrCheck::ValidOnlyWhen`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Condition {
+    /// The two sides are equal: the element counts of input and attribute
+    /// (`64*N*S == 8192`), an entry's need and its value (`N*S == 128`), or a symbol
+    /// and the value it must take (`N == 64`).
+    Equal {
+        /// The left side.
+        left: DimExpr,
+        /// The right side.
+        right: DimExpr,
+    },
+    /// The product of the entries besides the `-1` divides the input's element count
+    /// (`2 divides 3*N`).
+    Divides {
+        /// The product of the other entries.
+        divisor: DimExpr,
+        /// The input's element count.
+        dividend: DimExpr,
+    },
+}
+
+impl std::fmt::Display for Condition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Condition::Equal { left, right } => write!(f, "{left} == {right}"),
+            Condition::Divides { divisor, dividend } => write!(f, "{divisor} divides {dividend}"),
+        }
+    }
+}
+
+/// The entry of a StaticReshape `shape` attribute to rewrite: `shape[index]` is
+/// `value` and needs `need` to be valid for every value of the symbols.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttrEntry {
+    /// The index in the attribute.
+    pub index: usize,
+    /// The value written there.
+    pub value: i64,
+    /// The expression it needs.
+    pub need: DimExpr,
 }
 
 impl ShapeAttrCheck {
@@ -788,7 +832,12 @@ impl ShapeAttrCheck {
             ShapeAttrCheck::NotSymbolic | ShapeAttrCheck::ValidForAll => String::new(),
             ShapeAttrCheck::ValidOnlyWhen {
                 condition,
-                entry: Some((i, a, need)),
+                entry:
+                    Some(AttrEntry {
+                        index: i,
+                        value: a,
+                        need,
+                    }),
                 same_as_input,
             } => {
                 let zero = match (same_as_input, special_zero) {
@@ -843,7 +892,6 @@ pub fn check_shape_attr(
     }
     let in_vol = ctx.alg.product(input);
     let out_vol = ctx.alg.product(&known);
-    let (iv, ov) = (ctx.alg.render(in_vol), ctx.alg.render(out_vol));
     if minus_ones == 1 {
         if ctx.alg.as_i64(out_vol) == Some(0) {
             return ShapeAttrCheck::NotSymbolic;
@@ -857,7 +905,10 @@ pub fn check_shape_attr(
                 },
             },
             Truth::Unknown => ShapeAttrCheck::ValidOnlyWhen {
-                condition: format!("{ov} divides {iv}"),
+                condition: Condition::Divides {
+                    divisor: ctx.alg.expr(out_vol),
+                    dividend: ctx.alg.expr(in_vol),
+                },
                 entry: None,
                 same_as_input: false,
             },
@@ -899,12 +950,15 @@ pub fn check_shape_attr(
     }
     let Some((i, a, need, same)) = best else {
         return ShapeAttrCheck::ValidOnlyWhen {
-            condition: format!("{iv} == {ov}"),
+            condition: Condition::Equal {
+                left: ctx.alg.expr(in_vol),
+                right: ctx.alg.expr(out_vol),
+            },
             entry: None,
             same_as_input: false,
         };
     };
-    let need_text = ctx.alg.render(need);
+    let need_expr = ctx.alg.expr(need);
     match solve_linear(ctx, need, a) {
         Solved::Never => ShapeAttrCheck::NeverValid {
             why: NeverValid::EntryNeverFits {
@@ -915,16 +969,20 @@ pub fn check_shape_attr(
                 need: ctx.alg.expr(need),
             },
         },
-        Solved::When(cond) => ShapeAttrCheck::ValidOnlyWhen {
-            condition: cond,
-            entry: Some((i, a, need_text)),
+        Solved::When(condition) => ShapeAttrCheck::ValidOnlyWhen {
+            condition,
+            entry: Some(AttrEntry {
+                index: i,
+                value: a,
+                need: need_expr,
+            }),
             same_as_input: same,
         },
     }
 }
 
 enum Solved {
-    When(String),
+    When(Condition),
     Never,
 }
 
@@ -935,7 +993,10 @@ fn solve_linear(ctx: &mut ShapesContext, need: Dim, a: i64) -> Solved {
     poly.symbols(&mut syms);
     syms.sort();
     syms.dedup();
-    let generic = Solved::When(format!("{} == {a}", ctx.alg.render(need)));
+    let generic = Solved::When(Condition::Equal {
+        left: ctx.alg.expr(need),
+        right: DimExpr::constant(a),
+    });
     let [s] = syms.as_slice() else {
         return generic;
     };
@@ -951,7 +1012,6 @@ fn solve_linear(ctx: &mut ShapesContext, need: Dim, a: i64) -> Solved {
     let Some(v) = Rat::int(a).sub(&f0).div(&c) else {
         return generic;
     };
-    let name = crate::algebra::poly::render_symbol(s.as_str());
     let sym = ctx
         .alg
         .symbol(s.as_str(), crate::algebra::SymbolKind::Input);
@@ -959,5 +1019,8 @@ fn solve_linear(ctx: &mut ShapesContext, need: Dim, a: i64) -> Solved {
     if !v.is_integer() || !bounds.contains(&v) {
         return Solved::Never;
     }
-    Solved::When(format!("{name} == {v}"))
+    Solved::When(Condition::Equal {
+        left: DimExpr::symbol(s.as_str()),
+        right: DimExpr::from_poly(crate::algebra::Poly::constant(v)),
+    })
 }
