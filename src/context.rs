@@ -11,6 +11,9 @@
 //! variant (an invalid argument).
 
 mod problems;
+mod roles;
+
+pub use roles::{DimRole, Operands, Subject};
 
 pub use problems::{
     AttrFloat, AttrProblem, AttrValue, Choices, EquationProblem, LengthForm, NeverValid,
@@ -235,7 +238,18 @@ pub enum OpError {
         /// Which inputs and types.
         conflict: TypeConflict,
     },
-    /// An input's rank is wrong.
+    /// An operand's rank is wrong.
+    #[error("{of} has rank {found}, expected {expected}")]
+    RankOf {
+        /// Which operand.
+        of: Box<Subject>,
+        /// The ranks accepted.
+        expected: Expected,
+        /// The rank found.
+        found: usize,
+    },
+    /// An input's rank is wrong, the input named as text: [`OpError::RankOf`] as the
+    /// convolution and Scan rules make it.
     #[error("{what} has rank {found}, expected {expected}")]
     Rank {
         /// Which input.
@@ -257,10 +271,10 @@ pub enum OpError {
     #[error("{0}")]
     BadShapeValue(Box<ShapeValueProblem>),
     /// Two dims that must be equal are provably different.
-    #[error("{what}: {left} != {right}")]
+    #[error("{dims}: {left} != {right}")]
     DimMismatch {
-        /// Where (for example `axis 1 of inputs 0 and 2`).
-        what: String,
+        /// Which dims (for example `axis 1 of A and B`).
+        dims: Box<DimRole>,
         /// One dim.
         left: DimExpr,
         /// The other dim.
@@ -335,6 +349,7 @@ impl OpError {
     pub fn is_proven(&self) -> bool {
         match self {
             OpError::Rank { .. }
+            | OpError::RankOf { .. }
             | OpError::AxisOutOfRange { .. }
             | OpError::DimMismatch { .. }
             | OpError::BadShapeValue { .. }

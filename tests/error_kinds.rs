@@ -36,6 +36,7 @@ fn variant(e: &OpError) -> &'static str {
         OpError::BadAttribute { .. } => "BadAttribute",
         OpError::UnsupportedType { .. } => "UnsupportedType",
         OpError::TypeMismatch { .. } => "TypeMismatch",
+        OpError::RankOf { .. } => "RankOf",
         OpError::Rank { .. } => "Rank",
         OpError::AxisOutOfRange { .. } => "AxisOutOfRange",
         OpError::BadShapeValue { .. } => "BadShapeValue",
@@ -237,7 +238,7 @@ fn error_kinds_op() {
         "BadAttribute",
         "UnsupportedType",
         "TypeMismatch",
-        "Rank",
+        "RankOf",
         "AxisOutOfRange",
         "BadShapeValue",
         "DimMismatch",
@@ -523,14 +524,24 @@ fn error_kinds_cli() {
 /// dims and shapes. Each expected text is written out by hand.
 #[test]
 fn typed_operands_print_their_text() {
-    use symdim::context::{Allowed, Expected, TypeConflict};
+    use symdim::context::{Allowed, DimRole, Expected, Subject, TypeConflict};
     use symdim::DimExpr;
     use DType::{Float, Float16, Int32, Int64, String as Str};
     let s = DimExpr::symbol("S");
-    let rank = |what: &str, expected: Expected, found: usize| OpError::Rank {
-        what: what.to_string(),
+    let rank = |of: &'static str, expected: Expected, found: usize| OpError::RankOf {
+        of: Box::new(Subject::Named(of)),
         expected,
         found,
+    };
+    let rank_of = |of: Subject| OpError::RankOf {
+        of: Box::new(of),
+        expected: Expected::Exactly(1),
+        found: 2,
+    };
+    let differ = |dims: DimRole| OpError::DimMismatch {
+        dims: Box::new(dims),
+        left: s.clone() + 1,
+        right: s.clone(),
     };
     let count = |expected: Expected, found: usize| OpError::InputCount { expected, found };
     let cases: Vec<(OpError, &str)> = vec![
@@ -640,13 +651,133 @@ fn typed_operands_print_their_text() {
             },
             "element types differ: BitCast of f32 (32 bits) to f16 (16 bits): the widths must match",
         ),
+        // The operands of a rank error, each as its case prints it.
         (
-            OpError::DimMismatch {
-                what: "axis 1 of A and B".to_string(),
-                left: s.clone() + 1,
-                right: s.clone(),
+            rank_of(Subject::Nth {
+                name: "V or H",
+                index: 1,
+            }),
+            "V or H 1 has rank 2, expected 1",
+        ),
+        (
+            rank_of(Subject::Input {
+                index: 2,
+                shape: vec![s.clone(), 3.into()],
+            }),
+            "input 2 [S, 3] has rank 2, expected 1",
+        ),
+        (
+            rank_of(Subject::ShapeInput {
+                name: "shape",
+                shape: vec![2.into(), 3.into()],
+            }),
+            "shape input [2, 3] has rank 2, expected 1",
+        ),
+        (
+            rank_of(Subject::KeyAndValue { ranks: [3, 4] }),
+            "key and value (ranks 3 and 4) has rank 2, expected 1",
+        ),
+        (
+            rank_of(Subject::EinsumTerm {
+                input: 1,
+                term: "ij".to_string(),
+            }),
+            "input 1 (term \"ij\") has rank 2, expected 1",
+        ),
+        (
+            OpError::Rank {
+                what: "filters".to_string(),
+                expected: Expected::Exactly(4),
+                found: 3,
             },
+            "filters has rank 3, expected 4",
+        ),
+        // The dims of a mismatch, each as its case prints it.
+        (
+            differ(DimRole::axis(1, ("A", "B"))),
             "axis 1 of A and B: S + 1 != S",
+        ),
+        (
+            differ("C must broadcast to [M, N]".into()),
+            "C must broadcast to [M, N]: S + 1 != S",
+        ),
+        (
+            differ(DimRole::of("heads", "past_key")),
+            "heads of past_key: S + 1 != S",
+        ),
+        (
+            differ(DimRole::BatchDim {
+                index: 0,
+                of: ("data", "indices").into(),
+            }),
+            "batch dim 0 of data and indices: S + 1 != S",
+        ),
+        (
+            differ(DimRole::BatchAxis {
+                axis: 1,
+                of: ("data", "indices").into(),
+            }),
+            "batch axis 1 of data and indices: S + 1 != S",
+        ),
+        (
+            differ(DimRole::SpatialAxis {
+                axis: 0,
+                of: ("the interpolated src", "diff_dst").into(),
+            }),
+            "spatial axis 0 of the interpolated src and diff_dst: S + 1 != S",
+        ),
+        (
+            differ(DimRole::Length { of: "bias" }),
+            "length of bias: S + 1 != S",
+        ),
+        (
+            differ(DimRole::AtAxis {
+                what: "blocked scale axis",
+                axis: 2,
+            }),
+            "blocked scale axis 2: S + 1 != S",
+        ),
+        (
+            differ(DimRole::Squeezed { axis: 2 }),
+            "squeezed axis 2 must be 1: S + 1 != S",
+        ),
+        (
+            differ(DimRole::ConcatDim {
+                dim: 1,
+                inputs: [0, 2],
+                axis: 0,
+            }),
+            "dim 1 of input 0 and input 2 (Concat on axis 0 needs every other dim equal): S + 1 != S",
+        ),
+        (
+            differ(DimRole::Broadcasting { axis: 1 }),
+            "broadcasting axis 1 (counted from the left of the broadcast shape): S + 1 != S",
+        ),
+        (
+            differ(DimRole::OptimizerAxis {
+                axis: 0,
+                group: "G",
+                index: 1,
+            }),
+            "axis 0 of X 1 and G 1: S + 1 != S",
+        ),
+        (
+            differ(DimRole::ScatterNdUpdates { axis: 1, k: 2 }),
+            "axis 1 of updates and indices.shape[:-1] + data.shape[2:]: S + 1 != S",
+        ),
+        (
+            differ(DimRole::Requirement {
+                at: Box::new(symdim::oprules::Location {
+                    origin: "rules.txt".to_string(),
+                    line: 3,
+                }),
+                text: "out0 == in0".to_string(),
+            }),
+            "op rule at rules.txt:3: require out0 == in0: S + 1 != S",
+        ),
+        (
+            differ(DimRole::Text("kernel_shape[0] and W spatial dim 0".to_string())),
+            "kernel_shape[0] and W spatial dim 0: S + 1 != S",
         ),
         (
             OpError::VolumeMismatch {
@@ -682,4 +813,86 @@ fn typed_operands_print_their_text() {
     for (e, want) in cases {
         assert_eq!(e.to_string(), want, "{e:?}");
     }
+}
+
+/// Op rules name the operand of a rank error and the dims of a mismatch as values,
+/// with the axes and indices involved: a rank-3 `A` of Gemm, the dim 1 that Concat
+/// on axis 0 of `[N, 3]` and `[N, 4]` needs equal, and the axis 1 of MaxUnpool's `X`
+/// and `I`.
+#[test]
+fn op_errors_name_their_operands_as_values() {
+    use symdim::context::{DimRole, Expected, Operands, Subject};
+    use symdim::DimExpr;
+    use DType::{Float, Int64};
+    let run = |tensors: &[Put<'_>], node: Node| {
+        let mut ctx = ShapesContext::default();
+        for (name, dtype, shape, value) in tensors {
+            put(&mut ctx, name, *dtype, shape.unwrap(), *value);
+        }
+        apply(&mut ctx, &node).unwrap_err()
+    };
+    let gemm = run(
+        &[
+            ("a", Float, Some(&["2", "3", "4"]), None),
+            ("b", Float, Some(&["2", "3"]), None),
+        ],
+        node("Gemm", 13, &["a", "b"], &["y"], vec![]),
+    );
+    assert_eq!(
+        gemm,
+        OpError::RankOf {
+            of: Box::new(Subject::Named("input A")),
+            expected: Expected::Exactly(2),
+            found: 3,
+        }
+    );
+    let concat = run(
+        &[
+            ("a", Float, Some(&["N", "3"]), None),
+            ("b", Float, Some(&["N", "4"]), None),
+        ],
+        node(
+            "Concat",
+            13,
+            &["a", "b"],
+            &["y"],
+            vec![("axis", Attr::Int(0))],
+        ),
+    );
+    assert_eq!(
+        concat,
+        OpError::DimMismatch {
+            dims: Box::new(DimRole::ConcatDim {
+                dim: 1,
+                inputs: [0, 1],
+                axis: 0,
+            }),
+            left: DimExpr::constant(3),
+            right: DimExpr::constant(4),
+        }
+    );
+    let unpool = run(
+        &[
+            ("x", Float, Some(&["1", "2", "3", "3"]), None),
+            ("i", Int64, Some(&["1", "5", "3", "3"]), None),
+        ],
+        node(
+            "MaxUnpool",
+            11,
+            &["x", "i"],
+            &["y"],
+            vec![("kernel_shape", ints(&[2, 2]))],
+        ),
+    );
+    assert_eq!(
+        unpool,
+        OpError::DimMismatch {
+            dims: Box::new(DimRole::Axis {
+                axis: 1,
+                of: Operands::Two("X", "I"),
+            }),
+            left: DimExpr::constant(2),
+            right: DimExpr::constant(5),
+        }
+    );
 }

@@ -135,7 +135,7 @@ fn matmul_vector_promotion_and_broadcast() {
     assert_eq!(out(&mut ctx, &n, 0), "[B, H, S, T]");
     tensor(&mut ctx, "s", &[]);
     let n = node("MatMul", 13, &["s", "m"], &["o5"], &[]);
-    assert!(matches!(run(&mut ctx, &n), Err(OpError::Rank { .. })));
+    assert!(matches!(run(&mut ctx, &n), Err(OpError::RankOf { .. })));
 }
 
 #[test]
@@ -216,7 +216,7 @@ fn einsum_equations() {
         Err(OpError::BadAttribute { .. })
     ));
     let n = node("Einsum", 12, &["m"], &["s9"], &[eq("ijk->i")]);
-    assert!(matches!(run(&mut ctx, &n), Err(OpError::Rank { .. })));
+    assert!(matches!(run(&mut ctx, &n), Err(OpError::RankOf { .. })));
     // broadcast ellipsis of different ranks
     tensor(&mut ctx, "e1", &["7", "1", "3", "4"]);
     tensor(&mut ctx, "e2", &["5", "4", "2"]);

@@ -43,10 +43,11 @@
 
 use super::attrs::{ov_bool, require_positive};
 use super::broadcast::{broadcast_dim, broadcast_shapes};
-use super::nn_util::{expect_rank, rank_error, shaped, unify};
+use super::nn_util::{expect_rank, rank_of, shaped, unify_as};
 use super::split::split_equal;
 use super::{attr_int, check_inputs, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
@@ -65,24 +66,27 @@ pub const RULES: &[RuleEntry] = &[
 
 /// Split `shape` (of rank 3 or more, named `what`) into its batch dims and its
 /// last two.
-fn split_last_two<'s>(what: &str, shape: &'s [Dim]) -> Result<(&'s [Dim], Dim, Dim), OpError> {
+fn split_last_two<'s>(
+    what: &'static str,
+    shape: &'s [Dim],
+) -> Result<(&'s [Dim], Dim, Dim), OpError> {
     match shape {
         [batch @ .., a, b] if !batch.is_empty() => Ok((batch, *a, *b)),
-        _ => Err(rank_error(what, Expected::AtLeast(3), shape.len())),
+        _ => Err(rank_of(what, Expected::AtLeast(3), shape.len())),
     }
 }
 
-/// Broadcast two dims that must match, naming them (`what`) when they cannot.
+/// Broadcast two dims that must match, naming them (`dims`) when they cannot.
 fn broadcast_named(
     ctx: &mut ShapesContext,
     node: &Node,
-    what: &str,
+    dims: DimRole,
     a: Dim,
     b: Dim,
 ) -> Result<Dim, OpError> {
     broadcast_dim(ctx, &node.name, 0, a, b).map_err(|e| match e {
         OpError::DimMismatch { left, right, .. } => OpError::DimMismatch {
-            what: what.to_string(),
+            dims: Box::new(dims),
             left,
             right,
         },
@@ -107,28 +111,40 @@ pub fn sdpa_shape(
     if let Some(key) = key {
         let (kb, ks, ke) = split_last_two("key", key)?;
         n = broadcast_shapes(ctx, &node.name, &n, kb)?;
-        broadcast_named(ctx, node, "E of query and key", e, ke)?;
+        broadcast_named(ctx, node, DimRole::of("E", ("query", "key")), e, ke)?;
         s = Some(ks);
     }
     let (vb, vs, ev) = split_last_two("value", value)?;
     n = broadcast_shapes(ctx, &node.name, &n, vb)?;
     let s = match s {
-        Some(ks) => broadcast_named(ctx, node, "S of key and value", ks, vs)?,
+        Some(ks) => broadcast_named(ctx, node, DimRole::of("S", ("key", "value")), ks, vs)?,
         None => vs,
     };
     if let Some(mask) = mask.filter(|m| !m.is_empty()) {
         let (mb, ml, ms) = match mask {
             [mb @ .., ml, ms] => (mb, *ml, *ms),
             _ => {
-                return Err(rank_error(
+                return Err(rank_of(
                     "attention_mask",
                     Expected::Either(vec![Expected::Exactly(0), Expected::AtLeast(2)]),
                     mask.len(),
                 ))
             }
         };
-        l = broadcast_named(ctx, node, "L of query and attention_mask", l, ml)?;
-        broadcast_named(ctx, node, "S of key and attention_mask", s, ms)?;
+        l = broadcast_named(
+            ctx,
+            node,
+            DimRole::of("L", ("query", "attention_mask")),
+            l,
+            ml,
+        )?;
+        broadcast_named(
+            ctx,
+            node,
+            DimRole::of("S", ("key", "attention_mask")),
+            s,
+            ms,
+        )?;
         n = broadcast_shapes(ctx, &node.name, &n, mb)?;
     }
     n.push(l);
@@ -197,7 +213,7 @@ pub(super) fn per_head(
 fn as_heads(
     ctx: &mut ShapesContext,
     node: &Node,
-    what: &str,
+    what: &'static str,
     shape: &[Dim],
     h: Option<i64>,
     attr: &'static str,
@@ -206,7 +222,7 @@ fn as_heads(
         [b, hh, s, e] => {
             if let Some(h) = h {
                 let hd = ctx.alg.constant(h);
-                unify(ctx, node, &format!("heads of {what} and {attr}"), *hh, hd)?;
+                unify_as(ctx, node, DimRole::of("heads", (what, attr)), *hh, hd)?;
             }
             Ok([*b, *hh, *s, *e])
         }
@@ -215,7 +231,7 @@ fn as_heads(
             let e = per_head(ctx, node, *hidden, h)?;
             Ok([*b, ctx.alg.constant(h), *s, e])
         }
-        _ => Err(rank_error(what, Expected::either(&[3, 4]), shape.len())),
+        _ => Err(rank_of(what, Expected::either(&[3, 4]), shape.len())),
     }
 }
 
@@ -236,11 +252,11 @@ pub fn attention_shapes(
     let [qb, hq, l, e] = as_heads(ctx, node, "Q", q, q_heads, "q_num_heads")?;
     let [kb, hkv, s, ke] = as_heads(ctx, node, "K", k, kv_heads, "kv_num_heads")?;
     let [vb, vh, vs, ev] = as_heads(ctx, node, "V", v, kv_heads, "kv_num_heads")?;
-    let b = unify(ctx, node, "batch of Q and K", qb, kb)?;
-    let b = unify(ctx, node, "batch of Q and V", b, vb)?;
-    unify(ctx, node, "head size of Q and K", e, ke)?;
-    let hkv = unify(ctx, node, "heads of K and V", hkv, vh)?;
-    let s = unify(ctx, node, "sequence of K and V", s, vs)?;
+    let b = unify_as(ctx, node, DimRole::of("batch", ("Q", "K")), qb, kb)?;
+    let b = unify_as(ctx, node, DimRole::of("batch", ("Q", "V")), b, vb)?;
+    unify_as(ctx, node, DimRole::of("head size", ("Q", "K")), e, ke)?;
+    let hkv = unify_as(ctx, node, DimRole::of("heads", ("K", "V")), hkv, vh)?;
+    let s = unify_as(ctx, node, DimRole::of("sequence", ("K", "V")), s, vs)?;
     if let (Some(a), Some(c)) = (ctx.alg.as_i64(hq), ctx.alg.as_i64(hkv)) {
         if c == 0 || a % c != 0 {
             return Err(OpError::BadShapeValue(Box::new(
@@ -252,16 +268,16 @@ pub fn attention_shapes(
         Some((pk, pv)) => {
             expect_rank("past_key", pk, 4)?;
             expect_rank("past_value", pv, 4)?;
-            unify(ctx, node, "batch of past_key", pk[0], b)?;
-            unify(ctx, node, "heads of past_key", pk[1], hkv)?;
-            unify(ctx, node, "head size of past_key", pk[3], e)?;
-            unify(ctx, node, "batch of past_value", pv[0], b)?;
-            unify(ctx, node, "heads of past_value", pv[1], hkv)?;
-            unify(ctx, node, "head size of past_value", pv[3], ev)?;
-            let p = unify(
+            unify_as(ctx, node, DimRole::of("batch", "past_key"), pk[0], b)?;
+            unify_as(ctx, node, DimRole::of("heads", "past_key"), pk[1], hkv)?;
+            unify_as(ctx, node, DimRole::of("head size", "past_key"), pk[3], e)?;
+            unify_as(ctx, node, DimRole::of("batch", "past_value"), pv[0], b)?;
+            unify_as(ctx, node, DimRole::of("heads", "past_value"), pv[1], hkv)?;
+            unify_as(ctx, node, DimRole::of("head size", "past_value"), pv[3], ev)?;
+            let p = unify_as(
                 ctx,
                 node,
-                "past lengths of past_key and past_value",
+                DimRole::of("past lengths", ("past_key", "past_value")),
                 pk[2],
                 pv[2],
             )?;
@@ -339,7 +355,7 @@ fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     {
         // the mask broadcasts to [B, Hq, L, T] (its last dim may be shorter)
         if m.len() > 4 {
-            return Err(rank_error("attn_mask", Expected::AtMost(4), m.len()));
+            return Err(rank_of("attn_mask", Expected::AtMost(4), m.len()));
         }
         let off = 4 - m.len();
         for (i, &d) in m.iter().enumerate() {
@@ -430,20 +446,50 @@ fn linear_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     for (s, what) in [(qs, "query"), (ks, "key"), (vs, "value")] {
         expect_rank(what, s, 3)?;
     }
-    let b = unify(ctx, node, "batch of query and key", qs[0], ks[0])?;
-    let b = unify(ctx, node, "batch of query and value", b, vs[0])?;
-    let t = unify(ctx, node, "sequence of query and key", qs[1], ks[1])?;
-    let t = unify(ctx, node, "sequence of query and value", t, vs[1])?;
+    let b = unify_as(
+        ctx,
+        node,
+        DimRole::of("batch", ("query", "key")),
+        qs[0],
+        ks[0],
+    )?;
+    let b = unify_as(
+        ctx,
+        node,
+        DimRole::of("batch", ("query", "value")),
+        b,
+        vs[0],
+    )?;
+    let t = unify_as(
+        ctx,
+        node,
+        DimRole::of("sequence", ("query", "key")),
+        qs[1],
+        ks[1],
+    )?;
+    let t = unify_as(
+        ctx,
+        node,
+        DimRole::of("sequence", ("query", "value")),
+        t,
+        vs[1],
+    )?;
     let dk = per_head(ctx, node, qs[2], hq)?;
     let kdk = per_head(ctx, node, ks[2], hkv)?;
-    let dk = unify(ctx, node, "head size of query and key", dk, kdk)?;
+    let dk = unify_as(
+        ctx,
+        node,
+        DimRole::of("head size", ("query", "key")),
+        dk,
+        kdk,
+    )?;
     let dv = per_head(ctx, node, vs[2], hkv)?;
     let hkv_d = ctx.alg.constant(hkv);
     let state = vec![b, hkv_d, dk, dv];
     if let Some(ps) = past.as_ref().and_then(|p| p.shape.as_ref()) {
         expect_rank("past_state", ps, 4)?;
         for (i, (&p, &s)) in ps.iter().zip(&state).enumerate() {
-            unify(ctx, node, &format!("axis {i} of past_state"), p, s)?;
+            unify_as(ctx, node, DimRole::axis(i, "past_state"), p, s)?;
         }
     }
     let hq_d = ctx.alg.constant(hq);

@@ -17,9 +17,9 @@
 //! from an axis. Unidirectional broadcasting ([`check_broadcasts_to`]: ONNX PRelu's
 //! slope, oneDNN MatMul's bias) needs the broadcast to keep the target's shape.
 
-use super::nn_util::merge_dim;
+use super::nn_util::merge_dim_as;
 use crate::algebra::{Dim, Rat, Truth};
-use crate::context::{Expected, OpError, ShapesContext};
+use crate::context::{DimRole, Expected, OpError, ShapesContext};
 use crate::graph::Node;
 
 /// How the two inputs of an elementwise op broadcast (OpenVINO's and oneDNN's
@@ -65,8 +65,8 @@ pub fn auto_broadcast_shapes(
         AutoBroadcast::None => same_shapes(ctx, node, a, b),
         AutoBroadcast::Pdpd { axis } => {
             if b.len() > a.len() {
-                return Err(OpError::Rank {
-                    what: "input 1 (pdpd broadcast)".to_string(),
+                return Err(OpError::RankOf {
+                    of: Box::new("input 1 (pdpd broadcast)".into()),
                     expected: Expected::AtMost(a.len()),
                     found: b.len(),
                 });
@@ -84,10 +84,13 @@ pub fn auto_broadcast_shapes(
             }
             for (i, d) in b.iter().enumerate() {
                 if ctx.alg.as_i64(*d) != Some(1) {
-                    merge_dim(
+                    merge_dim_as(
                         ctx,
                         node,
-                        &|| format!("pdpd broadcast axis {}", start + i),
+                        DimRole::AtAxis {
+                            what: "pdpd broadcast axis",
+                            axis: start + i,
+                        },
                         a[start + i],
                         *d,
                     )?;
@@ -105,12 +108,12 @@ pub fn check_broadcasts_to(
     node: &str,
     target: &[Dim],
     shape: &[Dim],
-    what: &str,
+    what: &'static str,
 ) -> Result<(), OpError> {
     let out = broadcast_shapes(ctx, node, target, shape)?;
     if out.len() != target.len() {
-        return Err(OpError::Rank {
-            what: what.to_string(),
+        return Err(OpError::RankOf {
+            of: Box::new(what.into()),
             expected: Expected::AtMost(target.len()),
             found: shape.len(),
         });
@@ -158,9 +161,7 @@ pub fn broadcast_dim(
         match ctx.alg.equal(x, y) {
             Truth::False => {
                 return Err(OpError::DimMismatch {
-                    what: format!(
-                        "broadcasting axis {axis} (counted from the left of the broadcast shape)"
-                    ),
+                    dims: Box::new(DimRole::Broadcasting { axis }),
                     left: ctx.alg.expr(x),
                     right: ctx.alg.expr(y),
                 })
@@ -198,8 +199,8 @@ pub fn same_shapes(
     b: &[Dim],
 ) -> Result<Vec<Dim>, OpError> {
     if a.len() != b.len() {
-        return Err(OpError::Rank {
-            what: "input 1 (auto_broadcast none needs equal shapes)".to_string(),
+        return Err(OpError::RankOf {
+            of: Box::new("input 1 (auto_broadcast none needs equal shapes)".into()),
             expected: Expected::Exactly(a.len()),
             found: b.len(),
         });
@@ -207,7 +208,7 @@ pub fn same_shapes(
     a.iter()
         .zip(b)
         .enumerate()
-        .map(|(i, (x, y))| merge_dim(ctx, node, &|| format!("axis {i} of inputs 0 and 1"), *x, *y))
+        .map(|(i, (x, y))| merge_dim_as(ctx, node, DimRole::axis(i, "inputs 0 and 1"), *x, *y))
         .collect()
 }
 

@@ -12,8 +12,9 @@
 //! # Version history
 //! * OpenVINO **NV12toRGB**, **NV12toBGR**, **I420toRGB**, **I420toBGR**: 8.
 
-use super::nn_util::{expect_rank, merge_dim};
+use super::nn_util::{expect_rank, merge_dim_as};
 use super::{check_inputs, RuleEntry};
+use crate::context::DimRole;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -55,10 +56,10 @@ fn ov_yuv_to_rgb(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
                 expect_rank("uv", s, 4)?;
                 for (axis, what) in [(1, "H"), (2, "W")] {
                     let full = ctx.alg.mul(s[axis], two);
-                    merge_dim(
+                    merge_dim_as(
                         ctx,
                         node,
-                        &|| format!("{what} of the Y plane and twice the chroma plane's"),
+                        DimRole::of(what, ("the Y plane", "twice the chroma plane's")),
                         ys[axis],
                         full,
                     )?;

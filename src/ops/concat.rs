@@ -41,6 +41,8 @@ use super::attrs::ov_i64;
 use super::values::{fact_with_value, small_const_shape};
 use super::{attr_int, attr_int_required, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
+use crate::context::DimRole;
+use crate::context::Subject;
 use crate::context::{
     node_context, Expected, OpError, Severity, ShapesContext, TensorFact, TypeConflict,
 };
@@ -91,11 +93,11 @@ pub fn concat_rank(
         match rank {
             None => rank = Some((r, i)),
             Some((r0, i0)) if r0 != r => {
-                return Err(OpError::Rank {
-                    what: format!(
-                        "input {i} {}",
-                        ctx.render_dims(f.shape.as_deref().unwrap_or_default())
-                    ),
+                return Err(OpError::RankOf {
+                    of: Box::new(Subject::Input {
+                        index: i,
+                        shape: ctx.alg.exprs(f.shape.as_deref().unwrap_or_default()),
+                    }),
                     expected: Expected::Exactly(r0).noted(format!("the rank of input {i0}")),
                     found: r,
                 });
@@ -157,9 +159,11 @@ pub fn concat_dims(
                 Truth::True => {}
                 Truth::False => {
                     return Err(OpError::DimMismatch {
-                        what: format!(
-                            "dim {j} of input {cur_from} and input {i} (Concat on axis {axis} needs every other dim equal)"
-                        ),
+                        dims: Box::new(DimRole::ConcatDim {
+                            dim: j,
+                            inputs: [cur_from, i],
+                            axis,
+                        }),
                         left: ctx.alg.expr(cur),
                         right: ctx.alg.expr(d),
                     });
@@ -248,8 +252,11 @@ pub fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     if rank == 0 {
-        return Err(OpError::Rank {
-            what: format!("input {first} []"),
+        return Err(OpError::RankOf {
+            of: Box::new(Subject::Input {
+                index: first,
+                shape: Vec::new(),
+            }),
             expected: Expected::AtLeast(1),
             found: 0,
         });

@@ -91,8 +91,8 @@ fn range_fact(
             let n = ctx.alg.constant(1);
             let p = ctx.alg.product(s);
             if s.len() > 1 || ctx.alg.equal(p, n) == Truth::False {
-                return Err(OpError::Rank {
-                    what: what.to_string(),
+                return Err(OpError::RankOf {
+                    of: Box::new(what.into()),
                     expected: Expected::Scalar,
                     found: s.len(),
                 });
@@ -257,8 +257,8 @@ fn constant_of_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     };
     if let Some(sh) = &s.shape {
         if sh.len() != 1 {
-            return Err(OpError::Rank {
-                what: "input (the shape)".to_string(),
+            return Err(OpError::RankOf {
+                of: Box::new("input (the shape)".into()),
                 expected: Expected::Exactly(1),
                 found: sh.len(),
             });

@@ -89,11 +89,13 @@
 //! `head_sink`), so older models read the same way.
 
 use super::attrs::require_positive;
-use super::nn_util::{check_vector, expect_rank, rank_error, shaped, unify, Equate};
+use super::nn_util::{check_vector, expect_rank, rank_of, shaped, unify_as, Equate};
 use super::norm::layer_norm_stats;
 use super::split::split_equal;
 use super::{attr_int, attr_int_required, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
+use crate::context::DimRole;
+use crate::context::Subject;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
@@ -190,7 +192,7 @@ fn exact_div(ctx: &mut ShapesContext, node: &Node, d: Dim, n: i64) -> Result<Dim
 
 /// A shape of known rank `rank` (an error naming `what` otherwise); `None` when
 /// the rank is unknown.
-fn ranked(f: &TensorFact, what: &str, rank: usize) -> Result<Option<Vec<Dim>>, OpError> {
+fn ranked(f: &TensorFact, what: &'static str, rank: usize) -> Result<Option<Vec<Dim>>, OpError> {
     match &f.shape {
         None => Ok(None),
         Some(s) => {
@@ -223,7 +225,7 @@ fn bias_activation(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     let x = ctx.input(node, 0, "input")?;
     if let (Some(xs), Some(bias)) = (&x.shape, ctx.optional_input(node, 1)?) {
         let Some(h) = xs.last() else {
-            return Err(rank_error("input", Expected::AtLeast(1), 0));
+            return Err(rank_of("input", Expected::AtLeast(1), 0));
         };
         check_vector(ctx, node, &bias, "bias", *h, Equate::Warn)?;
     }
@@ -240,7 +242,7 @@ fn bias_add(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         check_vector(ctx, node, &bias, "bias", xs[2], Equate::Warn)?;
         if let Some(ss) = ranked(&skip, "skip", 3)? {
             for (a, (d, s)) in xs.iter().zip(&ss).enumerate() {
-                unify(ctx, node, &format!("axis {a} of X and skip"), *d, *s)?;
+                unify_as(ctx, node, DimRole::axis(a, ("X", "skip")), *d, *s)?;
             }
         }
     }
@@ -299,7 +301,7 @@ fn skip_layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         ]);
     };
     if !(2..=3).contains(&xs.len()) {
-        return Err(rank_error("input", Expected::either(&[2, 3]), xs.len()));
+        return Err(rank_of("input", Expected::either(&[2, 3]), xs.len()));
     }
     let h = xs[xs.len() - 1];
     let vectors: &[(usize, &str)] = if simplified {
@@ -316,7 +318,7 @@ fn skip_layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         // The input's shape, or (3-D input) [1, S, H] or [S, H].
         let ok_rank = ss.len() == xs.len() || (xs.len() == 3 && ss.len() == 2);
         if !ok_rank {
-            return Err(rank_error(
+            return Err(rank_of(
                 "skip",
                 Expected::Exactly(xs.len()).noted("or 2 for a 3-D input"),
                 ss.len(),
@@ -329,7 +331,7 @@ fn skip_layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
             if a == 0 && xs.len() == 3 && ctx.alg.equal(*s, one) == Truth::True {
                 continue;
             }
-            unify(ctx, node, &format!("axis {a} of input and skip"), xs[a], *s)?;
+            unify_as(ctx, node, DimRole::axis(a, ("input", "skip")), xs[a], *s)?;
         }
     }
     let one = ctx.alg.constant(1);
@@ -368,7 +370,7 @@ fn embed_layer_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         for (i, what) in [(3, "position_embedding"), (4, "segment_embedding")] {
             if let Some(s) = optional_shape(ctx, node, i)? {
                 expect_rank(what, &s, 2)?;
-                unify(ctx, node, &format!("hidden size of {what}"), s[1], h)?;
+                unify_as(ctx, node, DimRole::of("hidden size", what), s[1], h)?;
             }
         }
         for (i, what) in [(5, "gamma"), (6, "beta")] {
@@ -409,7 +411,7 @@ fn group_norm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
     let groups = positive_attr(node, "groups")?;
     if let Some(xs) = &x.shape {
         if xs.len() < 3 {
-            return Err(rank_error("input X", Expected::AtLeast(3), xs.len()));
+            return Err(rank_of("input X", Expected::AtLeast(3), xs.len()));
         }
         let c = if attr_int(node, "channels_last", 1)? != 0 {
             xs[xs.len() - 1]
@@ -463,7 +465,7 @@ fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         None => None,
     };
     let total = match (&ws, &bs) {
-        (Some(ws), Some(bs)) => Some(unify(ctx, node, "weights[1] and bias", ws[1], bs[0])?),
+        (Some(ws), Some(bs)) => Some(unify_as(ctx, node, "weights[1] and bias", ws[1], bs[0])?),
         (Some(ws), None) => Some(ws[1]),
         (None, Some(bs)) => Some(bs[0]),
         (None, None) => None,
@@ -479,7 +481,7 @@ fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
             }
             if let Some(t) = total {
                 let sum = ctx.alg.constant(sizes.iter().sum());
-                unify(ctx, node, "qkv_hidden_sizes sum and weights[1]", t, sum)?;
+                unify_as(ctx, node, "qkv_hidden_sizes sum and weights[1]", t, sum)?;
             }
             let q = ctx.alg.constant(sizes[0]);
             let v = ctx.alg.constant(sizes[2]);
@@ -497,7 +499,7 @@ fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         return Ok(vec![TensorFact::unknown(dtype), TensorFact::unknown(dtype)]);
     };
     if let Some(ws) = &ws {
-        unify(ctx, node, "input hidden size and weights[0]", xs[2], ws[0])?;
+        unify_as(ctx, node, "input hidden size and weights[0]", xs[2], ws[0])?;
     }
     let v_hidden = match v_hidden {
         Some(v) => v,
@@ -570,7 +572,7 @@ fn multi_head_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     let nd = ctx.alg.constant(n);
     let (b, s) = match qs.len() {
         3 | 5 => (qs[0], qs[1]),
-        r => return Err(rank_error("query", Expected::either(&[3, 5]), r)),
+        r => return Err(rank_of("query", Expected::either(&[3, 5]), r)),
     };
     // output hidden size, kv length, key and value head sizes, and the cached
     // key/value of cross attention.
@@ -597,8 +599,10 @@ fn multi_head_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
                 (out, s, h, h, None)
             }
             (Some(k), Some(v)) => {
-                return Err(OpError::Rank {
-                    what: format!("key and value (ranks {} and {})", k.len(), v.len()),
+                return Err(OpError::RankOf {
+                    of: Box::new(Subject::KeyAndValue {
+                        ranks: [k.len(), v.len()],
+                    }),
                     expected: Expected::Described("both 3 or both 4 (or a 5-D packed key)"),
                     found: v.len(),
                 })
@@ -761,7 +765,7 @@ fn packed_multi_head_attention(
             }
             None => qs,
         },
-        r => return Err(rank_error("query", Expected::either(&[2, 4]), r)),
+        r => return Err(rank_of("query", Expected::either(&[2, 4]), r)),
     };
     Ok(vec![TensorFact::new(q.dtype, out)])
 }
@@ -823,7 +827,7 @@ fn hyper_connection_mix(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     };
     let pre = if branches > 0 {
         let Some((w, rest)) = xs.split_last() else {
-            return Err(rank_error("streams", Expected::AtLeast(1), 0));
+            return Err(rank_of("streams", Expected::AtLeast(1), 0));
         };
         let h = exact_div(ctx, node, *w, branches)?;
         let mut out = rest.to_vec();
@@ -831,11 +835,7 @@ fn hyper_connection_mix(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         out
     } else {
         if xs.len() < 2 {
-            return Err(rank_error(
-                "streams (grouped)",
-                Expected::AtLeast(2),
-                xs.len(),
-            ));
+            return Err(rank_of("streams (grouped)", Expected::AtLeast(2), xs.len()));
         }
         let mut out = xs[..xs.len() - 2].to_vec();
         out.push(xs[xs.len() - 1]);

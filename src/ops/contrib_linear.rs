@@ -57,11 +57,12 @@ use super::concat::{concat_dims, concat_rank};
 use super::conv::{conv_shape, onnx_window, Fit};
 use super::gather::gather_shape;
 use super::matmul::{matmul_shape, onnx_matmul_shape};
-use super::nn_util::{expect_rank, rank_error, shaped, unify, Equate};
+use super::nn_util::{expect_rank, rank_of, shaped, unify_as, Equate};
 use super::reduce::reduce_shape;
 use super::values::attr_axes;
 use super::{attr_int, attr_int_required, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
@@ -123,9 +124,9 @@ fn to_channels_last(s: &[Dim]) -> Vec<Dim> {
 }
 
 /// `f` with its channels moved first (a channels-last input of rank at least 3).
-fn channels_first_fact(f: &TensorFact, what: &str) -> Result<TensorFact, OpError> {
+fn channels_first_fact(f: &TensorFact, what: &'static str) -> Result<TensorFact, OpError> {
     Ok(match &f.shape {
-        Some(s) if s.len() < 3 => return Err(rank_error(what, Expected::AtLeast(3), s.len())),
+        Some(s) if s.len() < 3 => return Err(rank_of(what, Expected::AtLeast(3), s.len())),
         Some(s) => TensorFact::new(f.dtype, to_channels_first(s)),
         None => TensorFact::unknown(f.dtype),
     })
@@ -245,7 +246,13 @@ fn gemm_dims(
         None => None,
     };
     if let (Some((_, ka)), Some((kb, _))) = (m, n) {
-        unify(ctx, node, "the contracted dim K of A and B", ka, kb)?;
+        unify_as(
+            ctx,
+            node,
+            DimRole::of("the contracted dim K", ("A", "B")),
+            ka,
+            kb,
+        )?;
     }
     let m = match m {
         Some((m, _)) => m,
@@ -285,13 +292,13 @@ fn matmul_nbits(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
         return Ok(vec![TensorFact::unknown(a.dtype)]);
     };
     let Some((last, rest)) = sa.split_last() else {
-        return Err(rank_error("input A", Expected::AtLeast(1), 0));
+        return Err(rank_of("input A", Expected::AtLeast(1), 0));
     };
     let kd = ctx.alg.constant(k);
-    unify(
+    unify_as(
         ctx,
         node,
-        "the last dim of A and the attribute K",
+        DimRole::of("the last dim", ("A", "the attribute K")),
         *last,
         kd,
     )?;
@@ -487,7 +494,7 @@ fn pool_variant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if xs.len() != ks.len() + 2 {
-        return Err(rank_error(
+        return Err(rank_of(
             "input X",
             Expected::Exactly(ks.len() + 2).noted("kernel_shape's length + 2"),
             xs.len(),
@@ -518,7 +525,7 @@ fn qlinear_global_average_pool(
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if xs.len() < 3 {
-        return Err(rank_error("input X", Expected::AtLeast(3), xs.len()));
+        return Err(rank_of("input X", Expected::AtLeast(3), xs.len()));
     }
     let one = ctx.alg.constant(1);
     let mut out: Vec<Dim> = vec![one; xs.len()];
@@ -555,7 +562,7 @@ fn gather_block_quantized(
     let mut logical = ds.clone();
     if data.dtype == DType::Uint8 && bits < 8 {
         let Some(last) = logical.last_mut() else {
-            return Err(rank_error("data", Expected::AtLeast(1), 0));
+            return Err(rank_of("data", Expected::AtLeast(1), 0));
         };
         let per_byte = ctx.alg.constant(8 / bits);
         *last = ctx.alg.mul(*last, per_byte);

@@ -28,10 +28,11 @@
 
 use super::attrs::require_positive;
 use super::constant::range_dims;
-use super::nn_util::{expect_rank, rank_error, shaped, unify};
+use super::nn_util::{expect_rank, rank_of, shaped, unify_as};
 use super::squeeze::unsqueeze_dims;
 use super::{attr_int, attr_int_required, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::DimRole;
 use crate::context::ShapeValueProblem;
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
@@ -87,7 +88,7 @@ fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     for (f, what) in [(&start, "start"), (&limit, "limit")] {
         if let Some(s) = &f.shape {
             if s.len() > 1 {
-                return Err(rank_error(
+                return Err(rank_of(
                     what,
                     Expected::Exactly(0).noted("a scalar"),
                     s.len(),
@@ -140,10 +141,10 @@ fn inverse(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     let x = ctx.input(node, 0, "X")?;
     if let Some(xs) = &x.shape {
         if xs.len() < 2 {
-            return Err(rank_error("input X", Expected::AtLeast(2), xs.len()));
+            return Err(rank_of("input X", Expected::AtLeast(2), xs.len()));
         }
         let r = xs.len();
-        unify(
+        unify_as(
             ctx,
             node,
             "the last two dims (a square matrix)",
@@ -164,7 +165,13 @@ fn cdist(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     };
     expect_rank("input A", sa, 2)?;
     expect_rank("input B", sb, 2)?;
-    unify(ctx, node, "the feature dim K of A and B", sa[1], sb[1])?;
+    unify_as(
+        ctx,
+        node,
+        DimRole::of("the feature dim K", ("A", "B")),
+        sa[1],
+        sb[1],
+    )?;
     Ok(vec![TensorFact::new(a.dtype, vec![sa[0], sb[0]])])
 }
 
@@ -219,9 +226,15 @@ fn dynamic_time_warping(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         match xs.len() {
             2 => {}
             3 => {
-                unify(ctx, node, "the leading dim of a 3-D input", xs[0], one)?;
+                unify_as(
+                    ctx,
+                    node,
+                    DimRole::of("the leading dim", "a 3-D input"),
+                    xs[0],
+                    one,
+                )?;
             }
-            r => return Err(rank_error("input", Expected::either(&[2, 3]), r)),
+            r => return Err(rank_of("input", Expected::either(&[2, 3]), r)),
         }
     }
     let two = ctx.alg.constant(2);

@@ -18,8 +18,9 @@
 //!   4.
 
 use super::attrs::ov_dtype;
-use super::nn_util::{expect_rank, fresh_or, merge_dim};
+use super::nn_util::{expect_rank, fresh_or, merge_dim_as};
 use super::{check_inputs, RuleEntry};
+use crate::context::DimRole;
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -47,11 +48,23 @@ fn ov_ctc_greedy_decoder(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Ten
     if let Some(m) = &mask.shape {
         expect_rank("sequence_mask", m, 2)?;
         t = Some(match t {
-            Some(t) => merge_dim(ctx, node, &|| "T of data and sequence_mask".into(), t, m[0])?,
+            Some(t) => merge_dim_as(
+                ctx,
+                node,
+                DimRole::of("T", ("data", "sequence_mask")),
+                t,
+                m[0],
+            )?,
             None => m[0],
         });
         n = Some(match n {
-            Some(n) => merge_dim(ctx, node, &|| "N of data and sequence_mask".into(), n, m[1])?,
+            Some(n) => merge_dim_as(
+                ctx,
+                node,
+                DimRole::of("N", ("data", "sequence_mask")),
+                n,
+                m[1],
+            )?,
             None => m[1],
         });
     }
@@ -79,10 +92,10 @@ fn ov_ctc_greedy_decoder_seq_len(
     if let Some(l) = &len.shape {
         expect_rank("sequence_length", l, 1)?;
         n = Some(match n {
-            Some(n) => merge_dim(
+            Some(n) => merge_dim_as(
                 ctx,
                 node,
-                &|| "N of data and sequence_length".into(),
+                DimRole::of("N", ("data", "sequence_length")),
                 n,
                 l[0],
             )?,

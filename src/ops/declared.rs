@@ -20,6 +20,7 @@
 //!   [`RuleFailure`]: the driver reports it for the node and goes on.
 
 use crate::algebra::{AlgebraError, Dim, DimExpr, Expr, OpKind, Rel, Truth};
+use crate::context::DimRole;
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact, MAX_RANK};
 use crate::graph::{Attr, DType, Node};
 use crate::oprules::{
@@ -231,8 +232,11 @@ fn require(
     };
     match req.rel {
         Rel::Eq => {
-            let what = format!("op rule at {at}: require {}", req.text);
-            super::nn_util::unify(ctx, node, &what, l, r).map_err(|e| match e {
+            let dims = DimRole::Requirement {
+                at: Box::new(at.clone()),
+                text: req.text.clone(),
+            };
+            super::nn_util::unify_as(ctx, node, dims, l, r).map_err(|e| match e {
                 OpError::DimMismatch { .. } => unmet(ctx),
                 e => RuleFailure::Op(e),
             })?;

@@ -138,8 +138,8 @@ fn ov_depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if xs.len() < 3 {
-        return Err(OpError::Rank {
-            what: "data".to_string(),
+        return Err(OpError::RankOf {
+            of: Box::new("data".into()),
             expected: Expected::AtLeast(3),
             found: xs.len(),
         });

@@ -61,10 +61,11 @@
 //!   **ReorgYolo**: 2. **GenerateProposals**: 9. **ExperimentalDetectron***: 6.
 
 use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_i64_list, require_positive};
-use super::nn_util::{expect_rank, rank_error, shaped, unify};
+use super::nn_util::{expect_rank, rank_of, shaped, unify_as};
 use super::values::const_ints;
 use super::{attr_int, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
+use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, DType, Node};
@@ -163,8 +164,20 @@ fn non_max_suppression(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tenso
     }
     nms_inputs(ctx, boxes.shape.as_deref(), scores.shape.as_deref(), 4)?;
     if let (Some(b), Some(s)) = (&boxes.shape, &scores.shape) {
-        unify(ctx, node, "batch of boxes and scores", b[0], s[0])?;
-        unify(ctx, node, "boxes of boxes and scores", b[1], s[2])?;
+        unify_as(
+            ctx,
+            node,
+            DimRole::of("batch", ("boxes", "scores")),
+            b[0],
+            s[0],
+        )?;
+        unify_as(
+            ctx,
+            node,
+            DimRole::of("boxes", ("boxes", "scores")),
+            b[1],
+            s[2],
+        )?;
     }
     for (index, what) in [
         (2, "max_output_boxes_per_class"),
@@ -176,7 +189,7 @@ fn non_max_suppression(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tenso
                 let one = ctx.alg.constant(1);
                 let ok = s.is_empty() || (s.len() == 1 && ctx.alg.equal(s[0], one) != Truth::False);
                 if !ok {
-                    return Err(rank_error(
+                    return Err(rank_of(
                         what,
                         Expected::either(&[0, 1]).noted("one element"),
                         s.len(),
@@ -256,12 +269,12 @@ fn ov_multiclass_nms(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         // MulticlassNms-9 with `roisnum [batch]`
         Some(_) => match ctx.input(node, 2, "roisnum")?.shape.as_deref() {
             Some([b]) => *b,
-            Some(s) => return Err(rank_error("roisnum", 1, s.len())),
+            Some(s) => return Err(rank_of("roisnum", 1, s.len())),
             None => ctx.unknown_dim(node, 2, 0),
         },
         None => match boxes.shape.as_deref() {
             Some([b, _, _]) => *b,
-            Some(s) => return Err(rank_error("boxes", 3, s.len())),
+            Some(s) => return Err(rank_of("boxes", 3, s.len())),
             None => ctx.unknown_dim(node, 2, 0),
         },
     };
@@ -336,7 +349,7 @@ fn ov_proposal(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     let post = required_i64(node, "post_nms_topn")?;
     let batch = match probs.shape.as_deref() {
         Some(s) if s.len() == 4 => s[0],
-        Some(s) => return Err(rank_error("class_probs", 4, s.len())),
+        Some(s) => return Err(rank_of("class_probs", 4, s.len())),
         None => ctx.unknown_dim(node, 0, 0),
     };
     let p = ctx.alg.constant(post);
@@ -509,7 +522,7 @@ fn ov_generate_proposals(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Ten
     let index = ov_dtype(node, "roi_num_type")?.unwrap_or(DType::Int64);
     let batch = match scores.shape.as_deref() {
         Some(s) if s.len() == 4 => s[0],
-        Some(s) => return Err(rank_error("scores", 4, s.len())),
+        Some(s) => return Err(rank_of("scores", 4, s.len())),
         None => ctx.unknown_dim(node, 2, 0),
     };
     let n = selected(ctx, node);
@@ -578,12 +591,12 @@ fn ov_detectron_prior_grid(
     let flatten = ov_bool(node, "flatten", true)?;
     let p = match priors.shape.as_deref() {
         Some([p, _]) => *p,
-        Some(s) => return Err(rank_error("priors", 2, s.len())),
+        Some(s) => return Err(rank_of("priors", 2, s.len())),
         None => ctx.unknown_dim(node, 0, 0),
     };
     let (h, w) = match fmap.shape.as_deref() {
         Some([_, _, h, w]) => (*h, *w),
-        Some(s) => return Err(rank_error("feature_map", 4, s.len())),
+        Some(s) => return Err(rank_of("feature_map", 4, s.len())),
         None => {
             let d = fresh_dims(ctx, node, 0, 2);
             (d[0], d[1])
@@ -627,12 +640,12 @@ fn ov_detectron_roi_features(
         })?;
     let r = match rois.shape.as_deref() {
         Some([r, _]) => *r,
-        Some(s) => return Err(rank_error("rois", 2, s.len())),
+        Some(s) => return Err(rank_of("rois", 2, s.len())),
         None => ctx.unknown_dim(node, 0, 0),
     };
     let c = match fmap.shape.as_deref() {
         Some([_, c, _, _]) => *c,
-        Some(s) => return Err(rank_error("feature_map", 4, s.len())),
+        Some(s) => return Err(rank_of("feature_map", 4, s.len())),
         None => ctx.unknown_dim(node, 0, 1),
     };
     let s = ctx.alg.constant(size);

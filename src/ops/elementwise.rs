@@ -121,11 +121,12 @@ use super::broadcast::{
     auto_broadcast_shapes, broadcast_all, broadcast_shapes, check_broadcasts_to, same_shapes,
     AutoBroadcast,
 };
-use super::nn_util::{channel_axis, merge_dim, merge_shapes, rank_error, shaped};
+use super::nn_util::{channel_axis, merge_dim_as, merge_shapes, rank_of, shaped};
 use super::values::{broadcast_values, check_int_range, fact_with_value};
 use super::{attr_float, attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim, Rat, Truth};
 use crate::context::float_rat;
+use crate::context::DimRole;
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact, TypeConflict};
 use crate::context::{AttrProblem, AttrValue};
 use crate::graph::{DType, Node};
@@ -902,8 +903,8 @@ fn clip(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
                 check_same_type(&x, &f, ("input", if i == 0 { "min" } else { "max" }))?;
                 if let Some(s) = &f.shape {
                     if !s.is_empty() {
-                        return Err(OpError::Rank {
-                            what: (if i == 0 { "min" } else { "max" }).to_string(),
+                        return Err(OpError::RankOf {
+                            of: Box::new((if i == 0 { "min" } else { "max" }).into()),
                             expected: Expected::Exactly(0).noted("a scalar"),
                             found: s.len(),
                         });
@@ -1032,8 +1033,8 @@ fn legacy_broadcast(
     let bcast = attr_int(node, "broadcast", 0)? != 0;
     if bcast {
         if sb.len() > sa.len() {
-            return Err(OpError::Rank {
-                what: "B (broadcast to A)".to_string(),
+            return Err(OpError::RankOf {
+                of: Box::new("B (broadcast to A)".into()),
                 expected: Expected::AtMost(sa.len()),
                 found: sb.len(),
             });
@@ -1041,8 +1042,8 @@ fn legacy_broadcast(
         return Ok(sa.to_vec());
     }
     if sa.len() != sb.len() {
-        return Err(OpError::Rank {
-            what: "B (broadcast = 0: the same shape as A)".to_string(),
+        return Err(OpError::RankOf {
+            of: Box::new("B (broadcast = 0: the same shape as A)".into()),
             expected: Expected::Exactly(sa.len()),
             found: sb.len(),
         });
@@ -1050,7 +1051,7 @@ fn legacy_broadcast(
     for (axis, (x, y)) in sa.iter().zip(sb).enumerate() {
         if ctx.alg.equal(*x, *y) == Truth::False {
             return Err(OpError::DimMismatch {
-                what: format!("axis {axis} of A and B (broadcast = 0)"),
+                dims: Box::new(DimRole::axis(axis, ("A", "B (broadcast = 0)"))),
                 left: ctx.alg.expr(*x),
                 right: ctx.alg.expr(*y),
             });
@@ -1188,8 +1189,8 @@ fn variadic(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
 /// Opsets 1 and 6 of Max/Min/Sum/Mean: every input has the same shape.
 fn legacy_equal(ctx: &mut ShapesContext, a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, OpError> {
     if a.len() != b.len() {
-        return Err(OpError::Rank {
-            what: "an input (opset < 8: all inputs have one shape)".to_string(),
+        return Err(OpError::RankOf {
+            of: Box::new("an input (opset < 8: all inputs have one shape)".into()),
             expected: Expected::Exactly(a.len()),
             found: b.len(),
         });
@@ -1197,7 +1198,10 @@ fn legacy_equal(ctx: &mut ShapesContext, a: &[Dim], b: &[Dim]) -> Result<Vec<Dim
     for (axis, (x, y)) in a.iter().zip(b).enumerate() {
         if ctx.alg.equal(*x, *y) == Truth::False {
             return Err(OpError::DimMismatch {
-                what: format!("axis {axis} of the inputs (opset < 8: no broadcasting)"),
+                dims: Box::new(DimRole::axis(
+                    axis,
+                    "the inputs (opset < 8: no broadcasting)",
+                )),
                 left: ctx.alg.expr(*x),
                 right: ctx.alg.expr(*y),
             });
@@ -1492,13 +1496,7 @@ fn onednn_bias_add(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     if let (Some(xs), Some([c])) = (&x.shape, b.shape.as_deref()) {
         if !xs.is_empty() {
             let ax = channel_axis(node, xs.len())?;
-            merge_dim(
-                ctx,
-                node,
-                &|| "bias length and the channel dim".to_string(),
-                xs[ax],
-                *c,
-            )?;
+            merge_dim_as(ctx, node, "bias length and the channel dim", xs[ax], *c)?;
         }
     }
     onednn_same_shape(ctx, node)
@@ -1547,7 +1545,7 @@ fn onednn_bias_add_backward(
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     if ds.len() < 4 {
-        return Err(rank_error("diff_dst", Expected::AtLeast(4), ds.len()));
+        return Err(rank_of("diff_dst", Expected::AtLeast(4), ds.len()));
     }
     let c = ds[channel_axis(node, ds.len())?];
     Ok(vec![TensorFact::new(dtype, vec![c])])

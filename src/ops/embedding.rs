@@ -16,7 +16,7 @@
 //!   **EmbeddingSegmentsSum**: 3. **EmbeddingBagOffsets**, **EmbeddingBagPacked**:
 //!   15 (`reduction` sum or mean).
 
-use super::nn_util::{expect_rank, rank_error};
+use super::nn_util::{expect_rank, rank_of};
 use super::{check_inputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
@@ -34,7 +34,7 @@ pub const RULES: &[RuleEntry] = &[
 /// The output of an embedding bag: `[bags, table[1..]...]`.
 pub fn embedding_shape(table: &[Dim], bags: Dim) -> Result<Vec<Dim>, OpError> {
     if table.is_empty() {
-        return Err(rank_error("emb_table", Expected::AtLeast(1), 0));
+        return Err(rank_of("emb_table", Expected::AtLeast(1), 0));
     }
     let mut out = vec![bags];
     out.extend_from_slice(&table[1..]);
@@ -69,7 +69,7 @@ fn ov_embedding_bag(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         }
         _ => match ctx.input(node, 2, "offsets")?.shape.as_deref() {
             Some([b]) => Some(*b),
-            Some(s) => return Err(rank_error("offsets", 1, s.len())),
+            Some(s) => return Err(rank_of("offsets", 1, s.len())),
             None => None,
         },
     };

@@ -34,13 +34,14 @@
 
 use super::attrs::ov_str;
 use super::broadcast::broadcast_shapes;
-use super::nn_util::merge_dim;
+use super::nn_util::merge_dim_as;
 use super::values::{
     broadcast_values, const_ints, dims_value, fact_with_value, ints_input, small_const_shape,
     small_value, take_values, IntsArg,
 };
 use super::{check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
+use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
@@ -106,7 +107,7 @@ pub fn expand_dims(
 }
 
 /// The one-way (numpy) broadcast of `dims` to `target`: the target, where each data
-/// dim that cannot be 1 is merged with its target dim (see [`merge_dim`]).
+/// dim that cannot be 1 is merged with its target dim (see [`merge_dim_as`]).
 pub fn broadcast_to(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -114,8 +115,8 @@ pub fn broadcast_to(
     target: &[Dim],
 ) -> Result<Vec<Dim>, OpError> {
     if dims.len() > target.len() {
-        return Err(OpError::Rank {
-            what: "data (numpy broadcast to the target shape)".to_string(),
+        return Err(OpError::RankOf {
+            of: Box::new("data (numpy broadcast to the target shape)".into()),
             expected: Expected::AtMost(target.len()),
             found: dims.len(),
         });
@@ -131,10 +132,10 @@ pub fn broadcast_to(
         // The data dim is 1 or the target dim: when it cannot be 1, the two are
         // equal (and the target keeps its value otherwise).
         if !ctx.alg.bounds(*d).contains(&Rat::one()) {
-            out[j] = merge_dim(
+            out[j] = merge_dim_as(
                 ctx,
                 node,
-                &|| format!("axis {j} of data and target shape (numpy broadcast)"),
+                DimRole::axis(j, ("data", "target shape (numpy broadcast)")),
                 *d,
                 target[j],
             )?;
@@ -218,8 +219,8 @@ fn tile(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
     let (value, len) = dims_value(&ctx.alg, &reps);
     if let Some(k) = len {
         if k != r {
-            return Err(OpError::Rank {
-                what: "repeats (its length)".to_string(),
+            return Err(OpError::RankOf {
+                of: Box::new("repeats (its length)".into()),
                 expected: Expected::Exactly(r).noted("the input rank"),
                 found: k,
             });
@@ -316,10 +317,13 @@ fn explicit_mapping(
                 rank: target.len(),
             })?;
         if ctx.alg.equal(*d, one) != Truth::True {
-            merge_dim(
+            merge_dim_as(
                 ctx,
                 node,
-                &|| format!("data dim mapped to axis {a}"),
+                DimRole::AtAxis {
+                    what: "data dim mapped to axis",
+                    axis: a,
+                },
                 *d,
                 target[a],
             )?;

@@ -50,7 +50,7 @@
 //!   **ISTFT**: 16.
 
 use super::attrs::ov_bool;
-use super::nn_util::{expect_rank, rank_error, shaped, unify};
+use super::nn_util::{expect_rank, rank_of, shaped, unify_as};
 use super::values::const_ints;
 use super::{attr_int, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
@@ -93,7 +93,7 @@ pub fn dft_shape(
 ) -> Result<Vec<Dim>, OpError> {
     let complex = kind != Dft::Real;
     if complex && data.len() < 2 {
-        return Err(rank_error(
+        return Err(rank_of(
             "data",
             Expected::AtLeast(2).noted("a last axis of 2"),
             data.len(),
@@ -225,7 +225,7 @@ fn ov_stft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if !(1..=2).contains(&xs.len()) {
-        return Err(rank_error("signal", Expected::either(&[1, 2]), xs.len()));
+        return Err(rank_of("signal", Expected::either(&[1, 2]), xs.len()));
     }
     let two = ctx.alg.constant(2);
     let len = xs[xs.len() - 1];
@@ -251,7 +251,7 @@ fn ov_istft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if !(3..=4).contains(&xs.len()) {
-        return Err(rank_error("data", Expected::either(&[3, 4]), xs.len()));
+        return Err(rank_of("data", Expected::either(&[3, 4]), xs.len()));
     }
     let len = match node.input(4) {
         Some(_) => scalar(ctx, node, 4, "length")?,
@@ -390,7 +390,7 @@ fn onnx_dft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if xs.len() < 2 {
-        return Err(rank_error("input", Expected::AtLeast(2), xs.len()));
+        return Err(rank_of("input", Expected::AtLeast(2), xs.len()));
     }
     let r = xs.len() as i64;
     let axis = match axis {
@@ -463,7 +463,7 @@ fn onnx_stft(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let frame = match (given, win_len) {
         (Some(Some(f)), w) => {
             if let Some(w) = w {
-                unify(ctx, node, "window length and frame_length", w, f)?;
+                unify_as(ctx, node, "window length and frame_length", w, f)?;
             }
             f
         }

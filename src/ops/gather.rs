@@ -46,12 +46,13 @@
 //! * OpenVINO **GatherElements**: 6.
 
 use super::attrs::ov_i64;
-use super::nn_util::{merge_dim, rank_error, shaped};
+use super::nn_util::{merge_dim_as, rank_of, shaped};
 use super::values::{
     const_dims, const_ints, fact_with_value, small_const_shape, small_value, take_values,
 };
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
+use crate::context::DimRole;
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::graph::{DType, Node};
@@ -68,7 +69,7 @@ pub const RULES: &[RuleEntry] = &[
 
 /// The shape of a gather along `axis` (normalised):
 /// `data[:axis] + indices[batch_dims:] + data[axis+1:]`. The first `batch_dims`
-/// dims of `data` and `indices` must be equal (see [`merge_dim`]).
+/// dims of `data` and `indices` must be equal (see [`merge_dim_as`]).
 pub fn gather_shape(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -78,10 +79,13 @@ pub fn gather_shape(
     batch_dims: usize,
 ) -> Result<Vec<Dim>, OpError> {
     for i in 0..batch_dims {
-        merge_dim(
+        merge_dim_as(
             ctx,
             node,
-            &|| format!("batch dim {i} of data and indices"),
+            DimRole::BatchDim {
+                index: i,
+                of: ("data", "indices").into(),
+            },
             data[i],
             indices[i],
         )?;
@@ -127,7 +131,7 @@ pub fn element_indices_check(
     axis: usize,
 ) -> Result<(), OpError> {
     if indices.len() != data.len() {
-        return Err(rank_error(
+        return Err(rank_of(
             "indices",
             Expected::Exactly(data.len()).noted("the rank of data"),
             indices.len(),
@@ -247,8 +251,8 @@ fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         return Ok(vec![TensorFact::unknown(data.dtype)]);
     };
     if dshape.is_empty() {
-        return Err(OpError::Rank {
-            what: "data".to_string(),
+        return Err(OpError::RankOf {
+            of: Box::new("data".into()),
             expected: Expected::AtLeast(1),
             found: 0,
         });
@@ -279,7 +283,7 @@ fn gather_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
         None => ("indices", ishape.len()),
     };
     if rank == 0 {
-        return Err(rank_error(what, Expected::AtLeast(1), 0));
+        return Err(rank_of(what, Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(attr_int(node, "axis", 0)?, rank)?;
     let idx = const_ints(&ctx.alg, &indices);
@@ -386,12 +390,15 @@ pub fn gather_nd_shape(
     }
     let mut lead = Vec::with_capacity(b);
     for axis in 0..b {
-        let what = || format!("batch axis {axis} of data and indices");
+        let dims = DimRole::BatchAxis {
+            axis,
+            of: ("data", "indices").into(),
+        };
         lead.push(match batch {
             NdBatch::Keep => {
                 if ctx.alg.equal(data[axis], indices[axis]) == Truth::False {
                     return Err(OpError::DimMismatch {
-                        what: what(),
+                        dims: Box::new(dims),
                         left: ctx.alg.expr(data[axis]),
                         right: ctx.alg.expr(indices[axis]),
                     });
@@ -399,7 +406,7 @@ pub fn gather_nd_shape(
                 indices[axis]
             }
             NdBatch::Merge | NdBatch::Flatten => {
-                merge_dim(ctx, node, &what, data[axis], indices[axis])?
+                merge_dim_as(ctx, node, dims, data[axis], indices[axis])?
             }
         });
     }
@@ -468,22 +475,22 @@ fn ov_gather_elements(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
     };
     let rank = data.shape.as_ref().map_or(ishape.len(), Vec::len);
     if rank == 0 {
-        return Err(rank_error("data", Expected::AtLeast(1), 0));
+        return Err(rank_of("data", Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(ov_i64(node, "axis")?.unwrap_or(0), rank)?;
     if let Some(dshape) = &data.shape {
         if ishape.len() != dshape.len() {
-            return Err(rank_error(
+            return Err(rank_of(
                 "indices",
                 Expected::Exactly(dshape.len()).noted("the rank of data"),
                 ishape.len(),
             ));
         }
         for i in (0..rank).filter(|i| *i != axis) {
-            ishape[i] = merge_dim(
+            ishape[i] = merge_dim_as(
                 ctx,
                 node,
-                &|| format!("axis {i} of data and indices"),
+                DimRole::axis(i, ("data", "indices")),
                 dshape[i],
                 ishape[i],
             )?;

@@ -43,7 +43,7 @@
 //! * OpenVINO **Eye**: 9. **RandomUniform**: 8. **Multinomial**: 13.
 
 use super::attrs::attr_dtype;
-use super::nn_util::{rank_error, shaped};
+use super::nn_util::{rank_of, shaped};
 use super::values::{consts, fact_with_value, small_const_shape};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Algebra, Dim};
@@ -125,7 +125,7 @@ fn eye_like(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
     check_type(dtype, NUMERIC, bf16, "output (dtype)")?;
     let shape = match x.shape {
         Some(s) if s.len() == 2 => s,
-        Some(s) => return Err(rank_error("input", 2, s.len())),
+        Some(s) => return Err(rank_of("input", 2, s.len())),
         None => fresh_dims(ctx, node, 0, 2),
     };
     let k = attr_int(node, "k", 0)?;
@@ -196,7 +196,7 @@ fn multinomial(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     }
     let batch = match x.shape.as_deref() {
         Some([b, _]) => *b,
-        Some(s) => return Err(rank_error("input", 2, s.len())),
+        Some(s) => return Err(rank_of("input", 2, s.len())),
         None => ctx.unknown_dim(node, 0, 0),
     };
     let samples = ctx.alg.constant(samples);
@@ -292,7 +292,7 @@ fn ov_multinomial(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     let dtype = super::attrs::ov_dtype(node, "convert_type")?.unwrap_or(DType::Int64);
     let batch = match x.shape.as_deref() {
         Some([b, _]) => *b,
-        Some(s) => return Err(rank_error("probs", 2, s.len())),
+        Some(s) => return Err(rank_of("probs", 2, s.len())),
         None => ctx.unknown_dim(node, 0, 0),
     };
     let n = size_input(ctx, node, 1, 1)?;

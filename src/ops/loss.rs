@@ -17,9 +17,10 @@
 //! * ONNX **SoftmaxCrossEntropyLoss**: 12; 13 (bf16 and the rest of the float types).
 
 use super::attrs::attr_str_or;
-use super::nn_util::{check_vector, rank_error, unify, Equate};
+use super::nn_util::{check_vector, rank_of, unify_as, Equate};
 use super::{check_inputs, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::DimRole;
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::context::{AttrProblem, AttrValue};
 use crate::graph::{DType, Node};
@@ -69,13 +70,13 @@ pub fn loss_shape(
 ) -> Result<Option<Vec<Dim>>, OpError> {
     if let Some(s) = scores {
         if s.len() < 2 {
-            return Err(rank_error("scores", Expected::AtLeast(2), s.len()));
+            return Err(rank_of("scores", Expected::AtLeast(2), s.len()));
         }
     }
     let elems = match (scores, target) {
         (Some(s), Some(t)) => {
             if t.len() + 1 != s.len() {
-                return Err(rank_error(
+                return Err(rank_of(
                     "target",
                     Expected::Exactly(s.len() - 1).noted("the scores' rank less one"),
                     t.len(),
@@ -84,10 +85,10 @@ pub fn loss_shape(
             let mut out = Vec::with_capacity(t.len());
             for (i, &d) in t.iter().enumerate() {
                 let sd = if i == 0 { s[0] } else { s[i + 1] };
-                out.push(unify(
+                out.push(unify_as(
                     ctx,
                     node,
-                    &format!("axis {i} of target and scores"),
+                    DimRole::axis(i, ("target", "scores")),
                     d,
                     sd,
                 )?);

@@ -47,9 +47,11 @@
 
 use super::attrs::{dst_dtype, ov_bool};
 use super::broadcast::{broadcast_dim, broadcast_shapes, check_broadcasts_to};
-use super::nn_util::{expect_rank, unify, Equate};
+use super::nn_util::{expect_rank, unify_as, Equate};
 use super::{attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat};
+use crate::context::DimRole;
+use crate::context::Subject;
 use crate::context::{AttrProblem, AttrValue, EquationProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
@@ -81,18 +83,10 @@ pub fn matmul_shape(
     equate: Equate,
 ) -> Result<Vec<Dim>, OpError> {
     if a.is_empty() {
-        return Err(super::nn_util::rank_error(
-            "input A",
-            Expected::AtLeast(1),
-            0,
-        ));
+        return Err(super::nn_util::rank_of("input A", Expected::AtLeast(1), 0));
     }
     if b.is_empty() {
-        return Err(super::nn_util::rank_error(
-            "input B",
-            Expected::AtLeast(1),
-            0,
-        ));
+        return Err(super::nn_util::rank_of("input B", Expected::AtLeast(1), 0));
     }
     let one = ctx.alg.constant(1);
     let (a_vec, b_vec) = (a.len() == 1, b.len() == 1);
@@ -109,10 +103,10 @@ pub fn matmul_shape(
         pb.swap(b.len() - 1, b.len() - 2);
     }
     let (ra, rb) = (pa.len(), pb.len());
-    equate.dims(
+    equate.dims_as(
         ctx,
         node,
-        &|| "the contracted dim (K) of inputs 0 and 1".to_string(),
+        "the contracted dim (K) of inputs 0 and 1",
         pa[ra - 1],
         pb[rb - 2],
     )?;
@@ -169,15 +163,11 @@ fn check_per_axis(
             if ctx.alg.equal(shape[0], one) == crate::algebra::Truth::True {
                 return Ok(());
             }
-            unify(ctx, node, &format!("length of {what}"), shape[0], n).map(|_| ())
+            unify_as(ctx, node, DimRole::Length { of: what }, shape[0], n).map(|_| ())
         }
         (1, None) => Ok(()),
         (r, _) if r > 1 => Ok(()), // N-D zero points of batched inputs: not checked
-        (r, _) => Err(super::nn_util::rank_error(
-            what,
-            Expected::either(&[0, 1]),
-            r,
-        )),
+        (r, _) => Err(super::nn_util::rank_of(what, Expected::either(&[0, 1]), r)),
     }
 }
 
@@ -249,10 +239,16 @@ fn gemm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
     } else {
         (sb[0], sb[1])
     };
-    unify(ctx, node, "Gemm contracted dim K of A and B", ka, kb)?;
+    unify_as(
+        ctx,
+        node,
+        DimRole::of("Gemm contracted dim K", ("A", "B")),
+        ka,
+        kb,
+    )?;
     if let Some(sc) = c.and_then(|c| c.shape) {
         if sc.len() > 2 {
-            return Err(super::nn_util::rank_error(
+            return Err(super::nn_util::rank_of(
                 "input C",
                 Expected::AtMost(2),
                 sc.len(),
@@ -264,7 +260,7 @@ fn gemm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
         for (i, d) in sc.iter().enumerate() {
             let o = out[2 - sc.len() + i];
             if !ctx.alg.bounds(*d).contains(&Rat::one()) {
-                unify(ctx, node, "C must broadcast to [M, N]", *d, o)?;
+                unify_as(ctx, node, "C must broadcast to [M, N]", *d, o)?;
             }
         }
     }
@@ -370,8 +366,11 @@ pub fn einsum_fact(
             continue;
         };
         if (has_ell && shape.len() < n_labels) || (!has_ell && shape.len() != n_labels) {
-            return Err(super::nn_util::rank_error(
-                &format!("input {i} (term {:?})", render_term(term)),
+            return Err(super::nn_util::rank_of(
+                Subject::EinsumTerm {
+                    input: i,
+                    term: render_term(term),
+                },
                 if has_ell {
                     Expected::AtLeast(n_labels)
                 } else {
@@ -496,12 +495,8 @@ fn det(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError>
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     let [batch @ .., m, n] = xs.as_slice() else {
-        return Err(super::nn_util::rank_error(
-            "X",
-            Expected::AtLeast(2),
-            xs.len(),
-        ));
+        return Err(super::nn_util::rank_of("X", Expected::AtLeast(2), xs.len()));
     };
-    unify(ctx, node, "rows and columns of X", *m, *n)?;
+    unify_as(ctx, node, DimRole::of("rows and columns", "X"), *m, *n)?;
     Ok(vec![TensorFact::new(x.dtype, batch.to_vec())])
 }

@@ -37,9 +37,10 @@
 //! * Every other op: 1.
 
 use super::attrs::{attr_str_or, require_positive};
-use super::nn_util::{rank_error, shaped};
+use super::nn_util::{rank_of, shaped};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::DimRole;
 use crate::context::{Allowed, Expected, OpError, SequenceFact, ShapesContext, TensorFact};
 use crate::context::{AttrProblem, AttrValue, LengthForm};
 use crate::graph::{Attr, DType, Node};
@@ -110,8 +111,8 @@ fn batch(ctx: &mut ShapesContext, node: &Node, x: &TensorFact) -> Result<Option<
         None => Ok(None),
         Some([_]) if !trees => Ok(Some(ctx.alg.constant(1))),
         Some([n, _]) => Ok(Some(*n)),
-        Some(s) if trees => Err(rank_error("X", 2, s.len())),
-        Some(s) => Err(rank_error("X", Expected::either(&[1, 2]), s.len())),
+        Some(s) if trees => Err(rank_of("X", 2, s.len())),
+        Some(s) => Err(rank_of("X", Expected::either(&[1, 2]), s.len())),
     }
 }
 
@@ -150,7 +151,7 @@ fn array_feature_extractor(
     let k = y.shape.as_ref().map(|s| ctx.alg.product(s));
     let out = match (x.shape.as_deref(), k) {
         (None, _) => None,
-        (Some([]), _) => return Err(rank_error("X", Expected::AtLeast(1), 0)),
+        (Some([]), _) => return Err(rank_of("X", Expected::AtLeast(1), 0)),
         (Some([_]), Some(k)) => Some(vec![ctx.alg.constant(1), k]),
         (Some(s), Some(k)) => {
             let mut out = s.to_vec();
@@ -296,7 +297,7 @@ fn feature_vectorizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
     }
     let n = match x.shape.as_deref() {
         None => ctx.unknown_dim(node, 0, 0),
-        Some([]) => return Err(rank_error("X", Expected::AtLeast(1), 0)),
+        Some([]) => return Err(rank_of("X", Expected::AtLeast(1), 0)),
         Some([_]) => ctx.alg.constant(1),
         Some(s) => s[0],
     };
@@ -438,15 +439,15 @@ fn zip_map(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     let len = match x.shape.as_deref() {
         Some([n, c]) => {
             let k = ctx.alg.constant(keys as i64);
-            super::nn_util::unify(ctx, node, "columns of X and the keys", *c, k)?;
+            super::nn_util::unify_as(ctx, node, DimRole::of("columns", ("X", "the keys")), *c, k)?;
             Some(*n)
         }
         Some([c]) => {
             let k = ctx.alg.constant(keys as i64);
-            super::nn_util::unify(ctx, node, "columns of X and the keys", *c, k)?;
+            super::nn_util::unify_as(ctx, node, DimRole::of("columns", ("X", "the keys")), *c, k)?;
             Some(ctx.alg.constant(1))
         }
-        Some(s) => return Err(rank_error("X", Expected::either(&[1, 2]), s.len())),
+        Some(s) => return Err(rank_of("X", Expected::either(&[1, 2]), s.len())),
         None => None,
     };
     let seq = SequenceFact::uniform(TensorFact::unknown(DType::Float), len);

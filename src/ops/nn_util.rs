@@ -6,14 +6,28 @@
 //! through the context's algebra.
 
 use crate::algebra::{Dim, Truth};
-use crate::context::{node_context, Expected, OpError, Severity, ShapesContext, TensorFact};
+use crate::context::{
+    node_context, DimRole, Expected, OpError, Severity, ShapesContext, Subject, TensorFact,
+};
 use crate::context::{AttrProblem, AttrValue};
 use crate::graph::{DType, Node};
 
 /// Assert `a == b`, which a valid model needs: provably equal gives `a`; provably
-/// different is a [`OpError::DimMismatch`] naming `what`; otherwise the two are
-/// unioned in the e-graph, the relation is recorded for the node and a warning
-/// names the assumption (`valid when D == 768`).
+/// different is a [`OpError::DimMismatch`] naming the dims (`dims`); otherwise the
+/// two are unioned in the e-graph, the relation is recorded for the node and a
+/// warning names the assumption (`valid when D == 768`).
+pub fn unify_as(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    dims: impl Into<DimRole>,
+    a: Dim,
+    b: Dim,
+) -> Result<Dim, OpError> {
+    let dims = dims.into();
+    unify_with(ctx, node, &|| dims.clone(), a, b)
+}
+
+/// [`unify_as`] with the dims named as text (the convolution rules).
 pub fn unify(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -21,23 +35,35 @@ pub fn unify(
     a: Dim,
     b: Dim,
 ) -> Result<Dim, OpError> {
+    unify_with(ctx, node, &|| DimRole::Text(what.to_string()), a, b)
+}
+
+/// [`unify_as`], the dims named by `dims` when a message needs them.
+fn unify_with(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    dims: &dyn Fn() -> DimRole,
+    a: Dim,
+    b: Dim,
+) -> Result<Dim, OpError> {
     match ctx.alg.equal(a, b) {
         Truth::True => Ok(a),
-        Truth::False => Err(mismatch(ctx, what, a, b)),
+        Truth::False => Err(mismatch(ctx, dims(), a, b)),
         Truth::Unknown => {
             let (l, r) = (ctx.alg.expr(a), ctx.alg.expr(b));
             let merged = ctx
                 .alg
                 .union(a, b, &node.name)
                 .map_err(|_| OpError::DimMismatch {
-                    what: what.to_string(),
+                    dims: Box::new(dims()),
                     left: l.clone(),
                     right: r.clone(),
                 })?;
             ctx.alg.record_relation(a, b, &node.name);
             let msg = format!(
-                "{}: {what}: {l} and {r} assumed equal (valid when {l} == {r})",
-                node_context(node)
+                "{}: {}: {l} and {r} assumed equal (valid when {l} == {r})",
+                node_context(node),
+                dims()
             );
             ctx.diagnose(Severity::Warning, node, msg);
             Ok(merged)
@@ -45,16 +71,25 @@ pub fn unify(
     }
 }
 
-/// A [`OpError::DimMismatch`] with both dims rendered.
-pub fn mismatch(ctx: &ShapesContext, what: &str, a: Dim, b: Dim) -> OpError {
+/// A [`OpError::DimMismatch`] of `dims` with both dims rendered.
+pub fn mismatch(ctx: &ShapesContext, dims: DimRole, a: Dim, b: Dim) -> OpError {
     OpError::DimMismatch {
-        what: what.to_string(),
+        dims: Box::new(dims),
         left: ctx.alg.expr(a),
         right: ctx.alg.expr(b),
     }
 }
 
-/// An [`OpError::Rank`] for an input.
+/// An [`OpError::RankOf`] for an operand.
+pub fn rank_of(of: impl Into<Subject>, expected: impl Into<Expected>, found: usize) -> OpError {
+    OpError::RankOf {
+        of: Box::new(of.into()),
+        expected: expected.into(),
+        found,
+    }
+}
+
+/// An [`OpError::Rank`] for an input named as text (the convolution rules).
 pub fn rank_error(what: &str, expected: impl Into<Expected>, found: usize) -> OpError {
     OpError::Rank {
         what: what.to_string(),
@@ -64,11 +99,25 @@ pub fn rank_error(what: &str, expected: impl Into<Expected>, found: usize) -> Op
 }
 
 /// Check a known rank against `expected`.
-pub fn expect_rank(what: &str, shape: &[Dim], expected: usize) -> Result<(), OpError> {
+pub fn expect_rank(of: impl Into<Subject>, shape: &[Dim], expected: usize) -> Result<(), OpError> {
     if shape.len() == expected {
         Ok(())
     } else {
-        Err(rank_error(what, expected, shape.len()))
+        Err(rank_of(of, expected, shape.len()))
+    }
+}
+
+/// The data input `X = [N, C, D1..Dn]` (named `of`): an error when the rank is
+/// below `min_rank`.
+pub fn data_shape(
+    fact: &TensorFact,
+    of: &'static str,
+    min_rank: usize,
+) -> Result<Option<Vec<Dim>>, OpError> {
+    match &fact.shape {
+        None => Ok(None),
+        Some(s) if s.len() < min_rank => Err(rank_of(of, Expected::AtLeast(min_rank), s.len())),
+        Some(s) => Ok(Some(s.clone())),
     }
 }
 
@@ -84,7 +133,7 @@ pub fn check_vector(
     ctx: &mut ShapesContext,
     node: &Node,
     fact: &TensorFact,
-    what: &str,
+    what: &'static str,
     len: Dim,
     equate: Equate,
 ) -> Result<(), OpError> {
@@ -92,14 +141,26 @@ pub fn check_vector(
         return Ok(());
     };
     expect_rank(what, shape, 1)?;
-    equate.dims(ctx, node, &|| format!("length of {what}"), shape[0], len)?;
+    equate.dims_as(ctx, node, DimRole::Length { of: what }, shape[0], len)?;
     Ok(())
 }
 
 /// Two dims that a valid model needs equal: the dim when provably equal, an
-/// error when provably different, otherwise they are unioned and the relation is
-/// recorded for the model's contract, without a warning (the OpenVINO and oneDNN
-/// rules; the ONNX ones use [`unify`]).
+/// error naming the dims (`dims`) when provably different, otherwise they are
+/// unioned and the relation is recorded for the model's contract, without a
+/// warning (the OpenVINO and oneDNN rules; the ONNX ones use [`unify_as`]).
+pub fn merge_dim_as(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    dims: impl Into<DimRole>,
+    a: Dim,
+    b: Dim,
+) -> Result<Dim, OpError> {
+    let dims = dims.into();
+    merge_with(ctx, node, &|| dims.clone(), a, b)
+}
+
+/// [`merge_dim_as`] with the dims named as text (the convolution rules).
 pub fn merge_dim(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -107,13 +168,20 @@ pub fn merge_dim(
     a: Dim,
     b: Dim,
 ) -> Result<Dim, OpError> {
+    merge_with(ctx, node, &|| DimRole::Text(what()), a, b)
+}
+
+/// [`merge_dim_as`], the dims named by `dims` when a message needs them.
+fn merge_with(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    dims: &dyn Fn() -> DimRole,
+    a: Dim,
+    b: Dim,
+) -> Result<Dim, OpError> {
     match ctx.alg.equal(a, b) {
         Truth::True => Ok(a),
-        Truth::False => Err(OpError::DimMismatch {
-            what: what(),
-            left: ctx.alg.expr(a),
-            right: ctx.alg.expr(b),
-        }),
+        Truth::False => Err(mismatch(ctx, dims(), a, b)),
         Truth::Unknown => {
             ctx.alg.record_relation(a, b, &node.name);
             ctx.alg.union(a, b, "equal dims").map_err(OpError::from)
@@ -125,16 +193,32 @@ pub fn merge_dim(
 /// relation for the model's contract; the front ends differ in what they report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Equate {
-    /// [`unify`]: an undecided equality is also a warning naming the assumption
+    /// [`unify_as`]: an undecided equality is also a warning naming the assumption
     /// (the ONNX rules).
     Warn,
-    /// [`merge_dim`]: an undecided equality is recorded silently (the OpenVINO and
-    /// oneDNN rules).
+    /// [`merge_dim_as`]: an undecided equality is recorded silently (the OpenVINO
+    /// and oneDNN rules).
     Record,
 }
 
 impl Equate {
-    /// Equate `a` and `b`; `what` names the pair in messages.
+    /// Equate `a` and `b`; `dims` names the pair in messages.
+    pub fn dims_as(
+        self,
+        ctx: &mut ShapesContext,
+        node: &Node,
+        dims: impl Into<DimRole>,
+        a: Dim,
+        b: Dim,
+    ) -> Result<Dim, OpError> {
+        match self {
+            Equate::Warn => unify_as(ctx, node, dims, a, b),
+            Equate::Record => merge_dim_as(ctx, node, dims, a, b),
+        }
+    }
+
+    /// [`Equate::dims_as`] with the pair named as text (the convolution and patch
+    /// rules).
     pub fn dims(
         self,
         ctx: &mut ShapesContext,
@@ -186,9 +270,9 @@ impl Layout {
     }
 
     /// [`Layout::split`] of the input named `what` (`diff_dst`, ...).
-    pub fn split_named(node: &Node, shape: &[Dim], what: &str) -> Result<Layout, OpError> {
+    pub fn split_named(node: &Node, shape: &[Dim], what: &'static str) -> Result<Layout, OpError> {
         if shape.len() < 3 {
-            return Err(rank_error(what, Expected::AtLeast(3), shape.len()));
+            return Err(rank_of(what, Expected::AtLeast(3), shape.len()));
         }
         let channels_last = channel_axis(node, shape.len())? != 1;
         let (channels, spatial) = if channels_last {
@@ -244,14 +328,14 @@ pub fn fresh_or(ctx: &mut ShapesContext, node: &Node, dim: Option<Dim>, axis: us
 }
 
 /// The shape two inputs must share (a backward op's data and its gradient, named
-/// `a_what` and `b_what`): their dims merged axis by axis as [`merge_dim`] does;
+/// `a_what` and `b_what`): their dims merged axis by axis as [`merge_dim_as`] does;
 /// either shape when the other's rank is unknown, `None` when both are. Different
 /// ranks or provably different dims are an error naming both inputs.
 pub fn merge_shapes(
     ctx: &mut ShapesContext,
     node: &Node,
-    (a_what, a): (&str, &TensorFact),
-    (b_what, b): (&str, &TensorFact),
+    (a_what, a): (&'static str, &TensorFact),
+    (b_what, b): (&'static str, &TensorFact),
 ) -> Result<Option<Vec<Dim>>, OpError> {
     let (xs, ys) = match (&a.shape, &b.shape) {
         (Some(x), Some(y)) => (x, y),
@@ -259,7 +343,7 @@ pub fn merge_shapes(
         (None, y) => return Ok(y.clone()),
     };
     if xs.len() != ys.len() {
-        return Err(rank_error(
+        return Err(rank_of(
             b_what,
             Expected::Exactly(xs.len()).noted(format!("the rank of {a_what}")),
             ys.len(),
@@ -268,53 +352,54 @@ pub fn merge_shapes(
     xs.iter()
         .zip(ys)
         .enumerate()
-        .map(|(i, (x, y))| {
-            merge_dim(
-                ctx,
-                node,
-                &|| format!("axis {i} of {a_what} and {b_what}"),
-                *x,
-                *y,
-            )
-        })
+        .map(|(i, (x, y))| merge_dim_as(ctx, node, DimRole::axis(i, (a_what, b_what)), *x, *y))
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
 }
 
 /// Merge the batch and channel dims of two oneDNN tensors of one `data_format`
 /// (`a_what` the reference, `b_what` the checked one): equal ranks, then batch and
-/// channels as [`merge_dim`] does.
+/// channels as [`merge_dim_as`] does.
 pub fn merge_batch_channels(
     ctx: &mut ShapesContext,
     node: &Node,
-    (a_what, a): (&str, &Layout),
-    (b_what, b): (&str, &Layout),
+    (a_what, a): (&'static str, &Layout),
+    (b_what, b): (&'static str, &Layout),
 ) -> Result<(), OpError> {
     if a.spatial.len() != b.spatial.len() {
-        return Err(rank_error(
+        return Err(rank_of(
             b_what,
             Expected::Exactly(a.spatial.len() + 2).noted(format!("the rank of {a_what}")),
             b.spatial.len() + 2,
         ));
     }
-    merge_dim(
+    let of = (a_what, b_what);
+    merge_dim_as(ctx, node, DimRole::of("batch", of), a.batch, b.batch)?;
+    merge_dim_as(
         ctx,
         node,
-        &|| format!("batch of {a_what} and {b_what}"),
-        a.batch,
-        b.batch,
-    )?;
-    merge_dim(
-        ctx,
-        node,
-        &|| format!("channels of {a_what} and {b_what}"),
+        DimRole::of("channels", of),
         a.channels,
         b.channels,
     )?;
     Ok(())
 }
 
-/// [`merge_dim`] of two lists of dims, pair by pair; `what(a)` names pair `a`.
+/// [`merge_dim_as`] of two lists of dims, pair by pair; `dims(a)` names pair `a`.
+pub fn merge_dims_as(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    dims: &dyn Fn(usize) -> DimRole,
+    a: &[Dim],
+    b: &[Dim],
+) -> Result<(), OpError> {
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        merge_with(ctx, node, &|| dims(i), *x, *y)?;
+    }
+    Ok(())
+}
+
+/// [`merge_dims_as`] with the pairs named as text (the convolution rules).
 pub fn merge_dims(
     ctx: &mut ShapesContext,
     node: &Node,

@@ -73,7 +73,7 @@ use super::attrs::{attr_dtype, dst_dtype, ov_i64, require_positive};
 use super::broadcast::check_broadcasts_to;
 use super::elementwise::{onednn_same_shape, openvino_same_shape};
 use super::nn_util::{
-    channel_axis, check_vector, expect_rank, merge_shapes, rank_error, shaped, Equate,
+    channel_axis, check_vector, expect_rank, merge_shapes, rank_of, shaped, Equate,
 };
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
@@ -135,14 +135,10 @@ fn like(x: &TensorFact) -> TensorFact {
 }
 
 /// The channel dim `X[1]` when the rank is known (rank at least 2).
-fn channels(x: &TensorFact, what: &str) -> Result<Option<Dim>, OpError> {
+fn channels(x: &TensorFact, what: &'static str) -> Result<Option<Dim>, OpError> {
     match &x.shape {
         None => Ok(None),
-        Some(s) if s.len() < 2 => Err(super::nn_util::rank_error(
-            what,
-            Expected::AtLeast(2),
-            s.len(),
-        )),
+        Some(s) if s.len() < 2 => Err(super::nn_util::rank_of(what, Expected::AtLeast(2), s.len())),
         Some(s) => Ok(Some(s[1])),
     }
 }
@@ -154,8 +150,8 @@ pub fn channel_count(
     ctx: &mut ShapesContext,
     node: &Node,
     x: &TensorFact,
-    what: &str,
-    vectors: &[(TensorFact, &str)],
+    what: &'static str,
+    vectors: &[(TensorFact, &'static str)],
     equate: Equate,
 ) -> Result<Option<Dim>, OpError> {
     let mut c = channels(x, what)?;
@@ -164,7 +160,7 @@ pub fn channel_count(
             Some(cd) => check_vector(ctx, node, f, name, cd, equate)?,
             None => {
                 if let Some(s) = &f.shape {
-                    expect_rank(name, s, 1)?;
+                    expect_rank(*name, s, 1)?;
                     c = Some(s[0]);
                 }
             }
@@ -334,7 +330,7 @@ fn dropout(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     for i in 1..3 {
         if let Some(s) = ctx.optional_input(node, i)?.and_then(|f| f.shape) {
             if s.len() > 1 {
-                return Err(super::nn_util::rank_error(
+                return Err(super::nn_util::rank_of(
                     if i == 1 { "ratio" } else { "training_mode" },
                     0,
                     s.len(),
@@ -489,7 +485,7 @@ pub fn check_norm_affine(
     shape: &[Dim],
     axis: usize,
     param: &TensorFact,
-    what: &str,
+    what: &'static str,
 ) -> Result<(), OpError> {
     match &param.shape {
         Some(p) => check_broadcasts_to(ctx, &node.name, &shape[axis..], p, what),
@@ -593,13 +589,13 @@ fn onednn_bn_channels(
     x: &TensorFact,
     min_rank: usize,
     first: usize,
-    names: &[&str],
+    names: &[&'static str],
 ) -> Result<Option<Dim>, OpError> {
     let Some(s) = &x.shape else {
         return Ok(None);
     };
     if s.len() < min_rank {
-        return Err(rank_error("src", Expected::AtLeast(min_rank), s.len()));
+        return Err(rank_of("src", Expected::AtLeast(min_rank), s.len()));
     }
     let c = s[channel_axis(node, s.len())?];
     for (k, name) in names.iter().enumerate() {

@@ -33,7 +33,7 @@
 //! * OpenVINO **OneHot**: 1; 16 `negative_indices_mode`.
 
 use super::cast::{cast_value, FloatToInt};
-use super::nn_util::rank_error;
+use super::nn_util::rank_of;
 use super::values::{const_ints, fact_with_value, small_const_shape, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, Truth};
@@ -103,7 +103,7 @@ fn one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
     let values = ctx.input(node, 2, "values")?;
     if let Some(vs) = &values.shape {
         if vs.len() != 1 {
-            return Err(rank_error("values", 1, vs.len()));
+            return Err(rank_of("values", 1, vs.len()));
         }
         if let Some(n) = ctx.alg.as_i64(vs[0]).filter(|n| *n != 2) {
             return Err(OpError::BadShapeValue(Box::new(
@@ -123,14 +123,14 @@ fn one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
                 )));
             }
         }
-        Some(s) => return Err(rank_error("depth", Expected::either(&[0, 1]), s.len())),
+        Some(s) => return Err(rank_of("depth", Expected::either(&[0, 1]), s.len())),
     }
     let dtype = values.dtype;
     let Some(ishape) = indices.shape.clone() else {
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     if ishape.is_empty() {
-        return Err(rank_error("indices", Expected::AtLeast(1), 0));
+        return Err(rank_of("indices", Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(attr_int(node, "axis", -1)?, ishape.len() + 1)?;
     let d = depth_dim(&mut ctx.alg, &depth);
@@ -181,7 +181,7 @@ fn ov_one_hot(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         if let Some(s) = &f.shape {
             let one = s.len() == 1 && matches!(ctx.alg.as_i64(s[0]), None | Some(1));
             if !s.is_empty() && !one {
-                return Err(rank_error(
+                return Err(rank_of(
                     what,
                     Expected::Exactly(0).noted("a scalar"),
                     s.len(),

@@ -64,13 +64,14 @@
 //! dims are not checked.
 
 use super::attrs::{dst_dtype, ov_dtype, ov_i64, ov_i64_list, ov_str, require_positive};
-use super::conv::{data_shape, onednn_window, onnx_window, openvino_window, Fit, Rounding};
+use super::conv::{onednn_window, onnx_window, openvino_window, Fit, Rounding};
 use super::nn_util::{
-    expect_rank, merge_batch_channels, merge_dim, onednn_src_and_diff_dst, rank_error, shaped,
-    unify, Equate, Layout, SrcAndDiffDst,
+    data_shape, expect_rank, merge_batch_channels, merge_dim_as, onednn_src_and_diff_dst, rank_of,
+    shaped, unify_as, Equate, Layout, SrcAndDiffDst,
 };
 use super::{attr_int, attr_ints, attr_str, check_inputs, unknown_outputs, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, LengthForm, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
@@ -199,10 +200,10 @@ fn max_unpool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
     let i = ctx.input(node, 1, "I")?;
     if let (Some(xs), Some(is)) = (&x.shape, &i.shape) {
         if xs.len() != is.len() {
-            return Err(rank_error("indices I", xs.len(), is.len()));
+            return Err(rank_of("indices I", xs.len(), is.len()));
         }
         for (axis, (a, b)) in xs.iter().zip(is).enumerate() {
-            unify(ctx, node, &format!("axis {axis} of X and I"), *a, *b)?;
+            unify_as(ctx, node, DimRole::axis(axis, ("X", "I")), *a, *b)?;
         }
     }
     if let Some(os) = ctx.optional_input(node, 2)? {
@@ -222,7 +223,7 @@ fn max_unpool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
                 }))
             })?;
             if x.shape.as_ref().is_some_and(|s| s.len() != n) {
-                return Err(rank_error(
+                return Err(rank_of(
                     "output_shape (its length)",
                     x.rank().unwrap_or(0),
                     n,
@@ -271,7 +272,7 @@ pub fn roi_output(
         Some(s) => {
             expect_rank("rois", s, 2)?;
             let bl = ctx.alg.constant(box_len);
-            equate.dims(ctx, node, &|| "rois box length".to_string(), s[1], bl)?;
+            equate.dims_as(ctx, node, "rois box length", s[1], bl)?;
             s[0]
         }
         None => ctx.unknown_dim(node, 0, 0),
@@ -320,7 +321,13 @@ fn roi_align(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     let out = roi_output(ctx, node, &x, &rois, 4, (oh, ow), None, Equate::Warn)?;
     if let (Some(b), Some(r)) = (&bi.shape, &rois.shape) {
         expect_rank("batch_indices", b, 1)?;
-        unify(ctx, node, "num_rois of batch_indices and rois", b[0], r[0])?;
+        unify_as(
+            ctx,
+            node,
+            DimRole::of("num_rois", ("batch_indices", "rois")),
+            b[0],
+            r[0],
+        )?;
     }
     Ok(vec![out])
 }
@@ -362,7 +369,7 @@ fn openvino_pool(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
         return Ok(v);
     };
     if xs.len() < 3 {
-        return Err(rank_error("data", Expected::AtLeast(3), xs.len()));
+        return Err(rank_of("data", Expected::AtLeast(3), xs.len()));
     }
     let kernel = kernel_attr(ctx, ov_i64_list(node, "kernel")?, xs.len() - 2)?;
     let mut window = openvino_window(node, kernel, Rounding::Floor)?;
@@ -552,10 +559,10 @@ fn openvino_roi_align(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
         expect_rank("batch_indices", b, 1)?;
         let n = out.shape.as_ref().map(|s| s[0]);
         if let Some(n) = n {
-            merge_dim(
+            merge_dim_as(
                 ctx,
                 node,
-                &|| "num_rois of batch_indices and rois".to_string(),
+                DimRole::of("num_rois", ("batch_indices", "rois")),
                 b[0],
                 n,
             )?;
@@ -637,7 +644,7 @@ fn openvino_adaptive_pool(
         None => None,
         Some(xs) => {
             if !(3..=5).contains(&xs.len()) {
-                return Err(rank_error("data", Expected::either(&[3, 4, 5]), xs.len()));
+                return Err(rank_of("data", Expected::either(&[3, 4, 5]), xs.len()));
             }
             let spatial = xs.len() - 2;
             let mut out = xs[..2].to_vec();

@@ -24,9 +24,10 @@
 //! - GridSample-16 (4-D), -20 (N-D), -22. OpenVINO GridSample-9 (4-D).
 
 use super::attrs::attr_dtype;
-use super::nn_util::{expect_rank, rank_error, unify, Equate};
+use super::nn_util::{expect_rank, rank_of, unify_as, Equate};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
@@ -74,7 +75,7 @@ fn check_quant_params(
     if block == 0 && single(ctx, ss) {
         if let Some(zs) = zero_point.and_then(|z| z.shape.as_ref()) {
             if !single(ctx, zs) {
-                return Err(rank_error(
+                return Err(rank_of(
                     "zero point",
                     Expected::Either(vec![
                         Expected::Exactly(0),
@@ -92,13 +93,16 @@ fn check_quant_params(
         1 if block == 0 => {
             if node.version < 13 {
                 let one = ctx.alg.constant(1);
-                unify(ctx, node, "scale (a scalar before opset 13)", ss[0], one)?;
+                unify_as(ctx, node, "scale (a scalar before opset 13)", ss[0], one)?;
             } else {
                 let axis = norm_axis(axis_attr, xs.len())?;
-                unify(
+                unify_as(
                     ctx,
                     node,
-                    &format!("per-axis scale length and x axis {axis}"),
+                    DimRole::AtAxis {
+                        what: "per-axis scale length and x axis",
+                        axis,
+                    },
                     ss[0],
                     xs[axis],
                 )?;
@@ -113,11 +117,15 @@ fn check_quant_params(
                 } else {
                     xs[a]
                 };
-                unify(ctx, node, &format!("blocked scale axis {a}"), ss[a], want)?;
+                let dims = DimRole::AtAxis {
+                    what: "blocked scale axis",
+                    axis: a,
+                };
+                unify_as(ctx, node, dims, ss[a], want)?;
             }
         }
         r => {
-            return Err(rank_error(
+            return Err(rank_of(
                 "scale",
                 if block > 0 {
                     Expected::Exactly(xs.len()).noted("blocked")
@@ -130,20 +138,14 @@ fn check_quant_params(
     }
     if let Some(zs) = zero_point.and_then(|z| z.shape.as_ref()) {
         if zs.len() != ss.len() {
-            return Err(rank_error(
+            return Err(rank_of(
                 "zero point",
                 Expected::Exactly(ss.len()).noted("the rank of the scale"),
                 zs.len(),
             ));
         }
         for (a, (z, s)) in zs.iter().zip(ss).enumerate() {
-            unify(
-                ctx,
-                node,
-                &format!("axis {a} of zero point and scale"),
-                *z,
-                *s,
-            )?;
+            unify_as(ctx, node, DimRole::axis(a, ("zero point", "scale")), *z, *s)?;
         }
     }
     Ok(())
@@ -228,22 +230,22 @@ pub fn grid_sample_shape(
     equate: Equate,
 ) -> Result<Vec<Dim>, OpError> {
     if xs.len() < 3 {
-        return Err(rank_error("input X", Expected::AtLeast(3), xs.len()));
+        return Err(rank_of("input X", Expected::AtLeast(3), xs.len()));
     }
     let r = xs.len() - 2;
     expect_rank("grid", gs, r + 2)?;
-    let n = equate.dims(
+    let n = equate.dims_as(
         ctx,
         node,
-        &|| "batch N of X and grid".to_string(),
+        DimRole::of("batch N", ("X", "grid")),
         xs[0],
         gs[0],
     )?;
     let rd = ctx.alg.constant(r as i64);
-    equate.dims(
+    equate.dims_as(
         ctx,
         node,
-        &|| "last axis of grid (the spatial rank)".to_string(),
+        DimRole::of("last axis", "grid (the spatial rank)"),
         gs[r + 1],
         rd,
     )?;

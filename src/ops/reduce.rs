@@ -50,6 +50,7 @@ use super::values::{attr_axes, norm_axes};
 use super::values::{check_int_range, fact_with_value, ints_input, small_value, IntsArg};
 use super::{attr_int, attr_ints, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Truth};
+use crate::context::DimRole;
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
@@ -315,14 +316,14 @@ fn ov_segment_max(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if xs.is_empty() {
-        return Err(super::nn_util::rank_error("data", Expected::AtLeast(1), 0));
+        return Err(super::nn_util::rank_of("data", Expected::AtLeast(1), 0));
     }
     if let Some(is) = &ids.shape {
         super::nn_util::expect_rank("segment_ids", is, 1)?;
-        super::nn_util::merge_dim(
+        super::nn_util::merge_dim_as(
             ctx,
             node,
-            &|| "rows of data and segment_ids".to_string(),
+            DimRole::of("rows", ("data", "segment_ids")),
             xs[0],
             is[0],
         )?;

@@ -79,6 +79,7 @@
 use super::attrs::{onednn_bool_required, ov_bool_required, ov_i64_list};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::algebra::{Dim, DimExpr, FreshKey, MinusOne, Rat, Truth};
+use crate::context::Subject;
 use crate::context::{
     node_context, Allowed, Expected, OpError, Severity, ShapesContext, TensorFact,
 };
@@ -552,8 +553,11 @@ fn read_target_input(
 ) -> Result<Target, OpError> {
     if let Some(shape) = &fact.shape {
         if shape.len() != 1 {
-            return Err(OpError::Rank {
-                what: format!("{what} input {}", ctx.render_dims(shape)),
+            return Err(OpError::RankOf {
+                of: Box::new(Subject::ShapeInput {
+                    name: what,
+                    shape: ctx.alg.exprs(shape),
+                }),
                 expected: Expected::Exactly(1),
                 found: shape.len(),
             });

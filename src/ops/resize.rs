@@ -55,10 +55,11 @@
 //! `diff_dst` checked against the interpolated `src` when an attribute gives it.
 
 use super::attrs::{bad_attr, dst_dtype, ov_i64_list, ov_str};
-use super::nn_util::{merge_dims, onednn_src_and_diff_dst, Layout, SrcAndDiffDst};
+use super::nn_util::{merge_dims_as, onednn_src_and_diff_dst, Layout, SrcAndDiffDst};
 use super::values::{attr_axes, const_ints, const_len, norm_axes};
 use super::{attr_ints, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat};
+use crate::context::DimRole;
 use crate::context::{AttrFloat, AttrProblem, AttrValue, LengthForm, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
@@ -623,8 +624,11 @@ fn onednn_interpolate_backward(
     };
     if let Some(dd) = diff_dst {
         if let Some(sp) = onednn_interpolate_spatial(ctx, node, &src)? {
-            let what = |i| format!("spatial axis {i} of the interpolated src and diff_dst");
-            merge_dims(ctx, node, &what, &sp, &dd.spatial)?;
+            let dims = |axis| DimRole::SpatialAxis {
+                axis,
+                of: ("the interpolated src", "diff_dst").into(),
+            };
+            merge_dims_as(ctx, node, &dims, &sp, &dd.spatial)?;
         }
     }
     Ok(vec![TensorFact::new(dtype, shape)])

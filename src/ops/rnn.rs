@@ -40,9 +40,10 @@
 //! (peepholes removed); the output shapes are the same in every version.
 
 use super::attrs::{ov_i64, ov_str, require_positive};
-use super::nn_util::{expect_rank, merge_dim, rank_error, unify};
+use super::nn_util::{expect_rank, merge_dim_as, rank_of, unify_as};
 use super::{attr_int, attr_str, check_inputs, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
@@ -136,7 +137,7 @@ fn check_dims(
     expect_rank(what, shape, expected.len())?;
     for (axis, (d, e)) in shape.iter().zip(expected).enumerate() {
         if let Some(e) = e {
-            unify(ctx, node, &format!("axis {axis} of {what}"), *d, *e)?;
+            unify_as(ctx, node, DimRole::axis(axis, what), *d, *e)?;
         }
     }
     Ok(())
@@ -189,7 +190,7 @@ fn recurrent(ctx: &mut ShapesContext, node: &Node, gates: i64) -> Result<Vec<Ten
     let (seq, batch, input) = match &x.shape {
         Some(xs) => {
             if xs.len() != 3 {
-                return Err(rank_error("input X", 3, xs.len()));
+                return Err(rank_of("input X", 3, xs.len()));
             }
             if layout == 0 {
                 (xs[0], xs[1], Some(xs[2]))
@@ -256,28 +257,28 @@ fn openvino_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     let d = ctx.alg.constant(dirs);
     let (b, t) = match x.shape.as_deref() {
         Some([b, t, _]) => (*b, *t),
-        Some(s) => return Err(rank_error("X", 3, s.len())),
+        Some(s) => return Err(rank_of("X", 3, s.len())),
         None => (ctx.unknown_dim(node, 0, 0), ctx.unknown_dim(node, 0, 2)),
     };
     if let Some([hb, hd, hh]) = h0.shape.as_deref() {
-        merge_dim(
+        merge_dim_as(
             ctx,
             node,
-            &|| "batch of X and initial_hidden_state".to_string(),
+            DimRole::of("batch", ("X", "initial_hidden_state")),
             b,
             *hb,
         )?;
-        merge_dim(
+        merge_dim_as(
             ctx,
             node,
-            &|| "directions of initial_hidden_state".to_string(),
+            DimRole::of("directions", "initial_hidden_state"),
             d,
             *hd,
         )?;
-        merge_dim(
+        merge_dim_as(
             ctx,
             node,
-            &|| "hidden_size of initial_hidden_state".to_string(),
+            DimRole::of("hidden_size", "initial_hidden_state"),
             h,
             *hh,
         )?;
@@ -304,7 +305,7 @@ fn openvino_cell(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>
     let h = ctx.alg.constant(hidden);
     let b = match x.shape.as_deref() {
         Some([b, _]) => *b,
-        Some(s) => return Err(rank_error("X", 2, s.len())),
+        Some(s) => return Err(rank_of("X", 2, s.len())),
         None => ctx.unknown_dim(node, 0, 0),
     };
     let outs = if node.op_type == "LSTMCell" { 2 } else { 1 };

@@ -57,10 +57,11 @@ use super::attrs::{ov_bool, ov_str};
 use super::gather::{
     check_const_indices, check_index_type, element_indices_check, element_targets,
 };
-use super::nn_util::{merge_dims, rank_error, shaped, Equate};
+use super::nn_util::{merge_dims_as, rank_of, shaped, Equate};
 use super::values::{check_int_range, const_ints, fact_with_value, small_const_shape, small_value};
 use super::{attr_int, attr_str, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim};
+use crate::context::DimRole;
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact, TypeConflict};
 use crate::context::{AttrProblem, AttrValue, Choices, ShapeValueProblem};
 use crate::graph::{DType, Node};
@@ -253,7 +254,7 @@ pub fn scatter_elements_fact(
     let ishape = match (&indices.shape, &updates.shape) {
         (Some(i), Some(u)) => {
             if i.len() != u.len() {
-                return Err(rank_error(
+                return Err(rank_of(
                     "updates",
                     Expected::Exactly(i.len()).noted("the rank of indices"),
                     u.len(),
@@ -261,10 +262,10 @@ pub fn scatter_elements_fact(
             }
             let mut out = Vec::with_capacity(i.len());
             for (a, (&x, &y)) in i.iter().zip(u).enumerate() {
-                out.push(equate.dims(
+                out.push(equate.dims_as(
                     ctx,
                     node,
-                    &|| format!("axis {a} of indices and updates"),
+                    DimRole::axis(a, ("indices", "updates")),
                     x,
                     y,
                 )?);
@@ -277,7 +278,7 @@ pub fn scatter_elements_fact(
         return Ok(TensorFact::unknown(dtype));
     };
     if dshape.is_empty() {
-        return Err(rank_error("data", Expected::AtLeast(1), 0));
+        return Err(rank_of("data", Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(axis, dshape.len())?;
     let idx = const_ints(&ctx.alg, indices);
@@ -363,30 +364,29 @@ pub fn scatter_nd_fact(
         return Ok(TensorFact::unknown(dtype));
     };
     if dshape.is_empty() {
-        return Err(rank_error("data", Expected::AtLeast(1), 0));
+        return Err(rank_of("data", Expected::AtLeast(1), 0));
     }
     let idx = const_ints(&ctx.alg, indices);
     let mut targets = None;
     if let Some(is) = &indices.shape {
         let q = is.len();
         if q == 0 {
-            return Err(rank_error("indices", Expected::AtLeast(1), 0));
+            return Err(rank_of("indices", Expected::AtLeast(1), 0));
         }
         if let Some(k) = ctx.alg.as_i64(is[q - 1]) {
             let want = scatter_nd_updates_shape(&dshape, is, k)?;
             let k = k as usize;
             if let Some(us) = &updates.shape {
                 if us.len() != want.len() {
-                    return Err(rank_error(
+                    return Err(rank_of(
                         "updates",
                         Expected::Exactly(want.len()).noted("rank(indices) - 1 + rank(data) - k"),
                         us.len(),
                     ));
                 }
                 for (a, (&u, &w)) in us.iter().zip(&want).enumerate() {
-                    let what =
-                        || format!("axis {a} of updates and indices.shape[:-1] + data.shape[{k}:]");
-                    equate.dims(ctx, node, &what, u, w)?;
+                    let dims = DimRole::ScatterNdUpdates { axis: a, k };
+                    equate.dims_as(ctx, node, dims, u, w)?;
                 }
             }
             if let Some(ix) = idx.as_deref().filter(|_| k > 0) {
@@ -516,14 +516,14 @@ fn ov_scatter_update(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         want.extend_from_slice(is);
         want.extend_from_slice(&ds[axis + 1..]);
         if us.len() != want.len() {
-            return Err(rank_error(
+            return Err(rank_of(
                 "updates",
                 Expected::Exactly(want.len()).noted("rank(data) - 1 + rank(indices)"),
                 us.len(),
             ));
         }
-        let what = |a| format!("axis {a} of updates and data[:axis] + indices + data[axis+1:]");
-        merge_dims(ctx, node, &what, us, &want)?;
+        let dims = |a| DimRole::axis(a, ("updates", "data[:axis] + indices + data[axis+1:]"));
+        merge_dims_as(ctx, node, &dims, us, &want)?;
     }
     Ok(vec![shaped(dtype, data.shape)])
 }

@@ -56,7 +56,7 @@
 //!   sequence); 28 (types).
 
 use super::concat::{concat_dims, concat_values};
-use super::nn_util::rank_error;
+use super::nn_util::rank_of;
 use super::split::{split_sizes, split_values};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, DimExpr, SymbolKind, Truth};
@@ -194,7 +194,7 @@ fn position(ctx: &ShapesContext, node: &Node, index: usize) -> Result<Option<i64
     if let Some(s) = &p.shape {
         let one = s.len() == 1 && ctx.alg.as_i64(s[0]).map_or(true, |d| d == 1);
         if !s.is_empty() && !one {
-            return Err(rank_error(
+            return Err(rank_of(
                 "position",
                 Expected::Exactly(0).noted("a scalar"),
                 s.len(),
@@ -414,7 +414,7 @@ fn split_to_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         return Ok(vec![emit(ctx, node, 0, out)]);
     };
     if dims.is_empty() {
-        return Err(rank_error("input", Expected::AtLeast(1), 0));
+        return Err(rank_of("input", Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(attr_int(node, "axis", 0)?, dims.len())?;
     let d = dims[axis];
@@ -486,7 +486,7 @@ fn split_to_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
                     SequenceFact::uniform(TensorFact::new(x.dtype, elem), None)
                 }
             },
-            Some(other) => return Err(rank_error("split", Expected::either(&[0, 1]), other.len())),
+            Some(other) => return Err(rank_of("split", Expected::either(&[0, 1]), other.len())),
             None => {
                 let mut elem = dims.clone();
                 elem[axis] = ctx.unknown_dim(node, 0, axis);
@@ -558,7 +558,7 @@ fn concat_from_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         };
         let out_rank = rank + usize::from(stack);
         if out_rank == 0 {
-            return Err(rank_error("the elements", Expected::AtLeast(1), 0));
+            return Err(rank_of("the elements", Expected::AtLeast(1), 0));
         }
         let axis = norm_axis(axis, out_rank)?;
         let one = ctx.alg.constant(1);
@@ -593,7 +593,7 @@ fn concat_from_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     };
     let out_rank = shape.len() + usize::from(stack);
     if out_rank == 0 {
-        return Err(rank_error("the elements", Expected::AtLeast(1), 0));
+        return Err(rank_of("the elements", Expected::AtLeast(1), 0));
     }
     let axis = norm_axis(axis, out_rank)?;
     let mut out = shape;

@@ -20,7 +20,7 @@
 //! * ONNX **ImageDecoder**: 20.
 
 use super::attrs::{attr_dtype, attr_str_or};
-use super::nn_util::{expect_rank, rank_error};
+use super::nn_util::{expect_rank, rank_of};
 use super::{check_inputs, RuleEntry};
 use crate::algebra::Dim;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
@@ -48,7 +48,7 @@ pub(super) fn scalar_input(
     if let Some(s) = &f.shape {
         let one = s.len() == 1 && ctx.alg.as_i64(s[0]).map_or(true, |d| d == 1);
         if !s.is_empty() && !one {
-            return Err(rank_error(
+            return Err(rank_of(
                 what,
                 Expected::Exactly(0).noted("a scalar"),
                 s.len(),

@@ -12,10 +12,11 @@
 //! # Version history
 //! * ONNX **CenterCropPad**: 18. **AffineGrid**: 20.
 
-use super::nn_util::{expect_rank, rank_error, shaped, unify};
+use super::nn_util::{expect_rank, rank_of, shaped, unify_as};
 use super::values::{attr_axes, dims_value};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
@@ -84,7 +85,7 @@ fn affine_grid(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
     let from_size = match &sizes {
         Some(v) if v.len() == 4 || v.len() == 5 => Some(v.len() - 2),
         Some(v) => {
-            return Err(rank_error(
+            return Err(rank_of(
                 "the image of size",
                 Expected::either(&[2, 3]).noted("size of 4 or 5"),
                 v.len().saturating_sub(2),
@@ -110,7 +111,13 @@ fn affine_grid(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, 
         None => fresh_dims(ctx, node, 0, r + 1),
     };
     if let Some(ts) = &theta.shape {
-        out[0] = unify(ctx, node, "batch of theta and size", ts[0], out[0])?;
+        out[0] = unify_as(
+            ctx,
+            node,
+            DimRole::of("batch", ("theta", "size")),
+            ts[0],
+            out[0],
+        )?;
     }
     out.push(ctx.alg.constant(r as i64));
     Ok(vec![TensorFact::new(theta.dtype, out)])

@@ -28,6 +28,7 @@ use super::attrs::ov_i64;
 use super::values::{const_ints, consts, dims_value, fact_with_value, small_value, take_values};
 use super::{attr_int, attr_ints, check_inputs, norm_axis, unknown_outputs, RuleEntry};
 use crate::algebra::{AlgebraError, Dim, Truth};
+use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
@@ -86,7 +87,10 @@ pub fn split_sizes(
         Truth::True => {}
         Truth::False => {
             return Err(OpError::DimMismatch {
-                what: format!("the split sizes must add up to axis {axis}"),
+                dims: Box::new(DimRole::AtAxis {
+                    what: "the split sizes must add up to axis",
+                    axis,
+                }),
                 left: ctx.alg.expr(total),
                 right: ctx.alg.expr(d),
             })

@@ -36,6 +36,7 @@ use super::attrs::ov_bool;
 use super::values::{attr_axes, const_ints, fact_with_value, ints_input, norm_axes, IntsArg};
 use super::{attr_int, attr_ints, check_inputs, fresh_dims, norm_axis, RuleEntry};
 use crate::algebra::{Algebra, Dim, DimExpr, Truth};
+use crate::context::DimRole;
 use crate::context::{OpError, Severity, ShapesContext, TensorFact};
 use crate::graph::Node;
 
@@ -103,7 +104,7 @@ pub fn squeeze_dims(
                     Truth::False if skip => {}
                     Truth::False => {
                         return Err(OpError::DimMismatch {
-                            what: format!("squeezed axis {a} must be 1"),
+                            dims: Box::new(DimRole::Squeezed { axis: a }),
                             left: ctx.alg.expr(d),
                             right: DimExpr::constant(1),
                         })

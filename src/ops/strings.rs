@@ -27,7 +27,7 @@
 
 use super::attrs::attr_str_or;
 use super::broadcast::broadcast_shapes;
-use super::nn_util::{rank_error, shaped};
+use super::nn_util::{rank_of, shaped};
 use super::{attr_int, attr_ints, check_inputs, RuleEntry};
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
@@ -110,7 +110,7 @@ fn string_normalizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
                 ShapeValueProblem::StringsFirstDim(ctx.alg.expr(*first)),
             )))
         }
-        _ => return Err(rank_error("X", Expected::either(&[1, 2]), xs.len())),
+        _ => return Err(rank_of("X", Expected::either(&[1, 2]), xs.len())),
     }
     if stopwords {
         let last = out.len() - 1;
@@ -202,7 +202,7 @@ fn tf_idf_vectorizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     let out = match xs.as_slice() {
         [_] => vec![width],
         [n, _] => vec![*n, width],
-        _ => return Err(rank_error("X", Expected::either(&[1, 2]), xs.len())),
+        _ => return Err(rank_of("X", Expected::either(&[1, 2]), xs.len())),
     };
     Ok(vec![TensorFact::new(DType::Float, out)])
 }

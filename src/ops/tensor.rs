@@ -39,10 +39,11 @@
 //!   (`variable_id`); 6 (typed variables; ReadValue's `init` optional).
 
 use super::attrs::{ov_bool, ov_dtype, ov_i64, ov_shape};
-use super::nn_util::{merge_dim, rank_error, shaped, Equate};
+use super::nn_util::{merge_dim_as, rank_of, shaped, Equate};
 use super::values::{check_int_range, fact_with_value, scalar_int, small_value};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Dim;
+use crate::context::DimRole;
 use crate::context::{Allowed, Expected, OpError, ShapesContext, TensorFact};
 use crate::context::{AttrProblem, AttrValue};
 use crate::graph::{DType, DeclDim, Node};
@@ -204,7 +205,7 @@ fn reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if dims.len() < 2 {
-        return Err(rank_error("input", Expected::AtLeast(2), dims.len()));
+        return Err(rank_of("input", Expected::AtLeast(2), dims.len()));
     }
     let seq = Sequences {
         time: time as usize,
@@ -231,7 +232,7 @@ fn ov_reverse_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tenso
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if dims.len() < 2 {
-        return Err(rank_error("data", Expected::AtLeast(2), dims.len()));
+        return Err(rank_of("data", Expected::AtLeast(2), dims.len()));
     }
     let seq = Sequences {
         time: norm_axis(time, dims.len())?,
@@ -271,12 +272,12 @@ fn reverse_sequence_values(
     let (data_name, lens_name) = seq.names;
     if let Some(ls) = &lens.shape {
         if ls.len() != 1 {
-            return Err(rank_error(lens_name, 1, ls.len()));
+            return Err(rank_of(lens_name, 1, ls.len()));
         }
-        seq.equate.dims(
+        seq.equate.dims_as(
             ctx,
             node,
-            &|| format!("batch of {data_name} and {lens_name}"),
+            DimRole::of("batch", (data_name, lens_name)),
             dims[batch],
             ls[0],
         )?;
@@ -329,7 +330,7 @@ fn ov_search_sorted(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     let values = ctx.input(node, 1, "values")?;
     if let (Some(s), Some(v)) = (&seq.shape, &values.shape) {
         if s.len() > 1 && s.len() != v.len() {
-            return Err(rank_error(
+            return Err(rank_of(
                 "values",
                 Expected::Exactly(s.len()).noted("the rank of sorted_sequence"),
                 v.len(),
@@ -337,10 +338,10 @@ fn ov_search_sorted(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
         }
         if s.len() > 1 {
             for a in 0..s.len() - 1 {
-                merge_dim(
+                merge_dim_as(
                     ctx,
                     node,
-                    &|| format!("axis {a} of sorted_sequence and values"),
+                    DimRole::axis(a, ("sorted_sequence", "values")),
                     s[a],
                     v[a],
                 )?;

@@ -56,7 +56,7 @@
 //! * OpenVINO **Unique**: 10. **SparseFillEmptyRows**: 16.
 
 use super::attrs::{ov_dtype, ov_i64};
-use super::nn_util::{expect_rank, rank_error, shaped};
+use super::nn_util::{expect_rank, rank_of, shaped};
 use super::values::small_value;
 use super::{attr_int, attr_int_required, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::{Dim, Rat, SymbolKind, Truth};
@@ -150,7 +150,7 @@ fn top_k(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             let one = ctx.alg.constant(1);
             let ok = s.is_empty() || (s.len() == 1 && ctx.alg.equal(s[0], one) != Truth::False);
             if !ok {
-                return Err(rank_error(
+                return Err(rank_of(
                     "K (a 1-D tensor of one element)",
                     Expected::Described("[1]"),
                     s.len(),

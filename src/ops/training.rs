@@ -17,8 +17,10 @@
 //! * `ai.onnx.preview.training` **Adagrad**, **Adam**, **Momentum**, **Gradient**:
 //!   1.
 
-use super::nn_util::{rank_error, shaped, unify};
+use super::nn_util::{rank_of, shaped, unify_as};
 use super::RuleEntry;
+use crate::context::DimRole;
+use crate::context::Subject;
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
 
@@ -44,7 +46,7 @@ fn scalar(
     if let Some(s) = &f.shape {
         let one = s.len() == 1 && ctx.alg.as_i64(s[0]).map_or(true, |d| d == 1);
         if !s.is_empty() && !one {
-            return Err(rank_error(
+            return Err(rank_of(
                 what,
                 Expected::Exactly(0).noted("a scalar"),
                 s.len(),
@@ -85,13 +87,21 @@ fn optimizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         for (j, group) in groups.iter().enumerate().skip(1) {
             if let Some(s) = &group[k].shape {
                 if s.len() != xs.len() {
-                    return Err(rank_error(&format!("{} {k}", names[j]), xs.len(), s.len()));
+                    let of = Subject::Nth {
+                        name: names[j],
+                        index: k,
+                    };
+                    return Err(rank_of(of, xs.len(), s.len()));
                 }
                 for (a, (&p, &q)) in xs.iter().zip(s).enumerate() {
-                    unify(
+                    unify_as(
                         ctx,
                         node,
-                        &format!("axis {a} of X {k} and {} {k}", names[j]),
+                        DimRole::OptimizerAxis {
+                            axis: a,
+                            group: names[j],
+                            index: k,
+                        },
                         p,
                         q,
                     )?;

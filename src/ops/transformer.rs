@@ -21,9 +21,10 @@
 
 use super::attention::{heads, per_head};
 use super::attrs::attr_dtype;
-use super::nn_util::{expect_rank, rank_error, shaped, unify};
+use super::nn_util::{expect_rank, rank_of, shaped, unify_as};
 use super::{attr_int, check_inputs, norm_axis, RuleEntry};
 use crate::algebra::Truth;
+use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
@@ -46,7 +47,7 @@ fn rotary_embedding(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     for (i, what) in [(1, "cos_cache"), (2, "sin_cache")] {
         if let Some(s) = ctx.input(node, i, what)?.shape {
             if !(2..=3).contains(&s.len()) {
-                return Err(rank_error(what, Expected::either(&[2, 3]), s.len()));
+                return Err(rank_of(what, Expected::either(&[2, 3]), s.len()));
             }
         }
     }
@@ -60,13 +61,25 @@ fn rotary_embedding(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
             per_head(ctx, node, *hidden, h)?;
             (*b, *l)
         }
-        _ => return Err(rank_error("X", Expected::either(&[3, 4]), xs.len())),
+        _ => return Err(rank_of("X", Expected::either(&[3, 4]), xs.len())),
     };
     if let Some(p) = ctx.optional_input(node, 3)? {
         if let Some(ps) = &p.shape {
             expect_rank("position_ids", ps, 2)?;
-            unify(ctx, node, "batch of X and position_ids", ps[0], b)?;
-            unify(ctx, node, "sequence of X and position_ids", ps[1], l)?;
+            unify_as(
+                ctx,
+                node,
+                DimRole::of("batch", ("X", "position_ids")),
+                ps[0],
+                b,
+            )?;
+            unify_as(
+                ctx,
+                node,
+                DimRole::of("sequence", ("X", "position_ids")),
+                ps[1],
+                l,
+            )?;
         }
     }
     Ok(vec![TensorFact::new(x.dtype, xs.clone())])
@@ -86,7 +99,7 @@ fn rms_normalization(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     if let Some(ss) = &scale.shape {
         let normalised = &xs[axis..];
         if ss.len() > normalised.len() {
-            return Err(rank_error(
+            return Err(rank_of(
                 "scale",
                 Expected::AtMost(normalised.len()).noted("the normalised dims"),
                 ss.len(),
@@ -96,13 +109,7 @@ fn rms_normalization(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         for (i, &d) in ss.iter().enumerate() {
             let target = normalised[off + i];
             if ctx.alg.as_i64(d) != Some(1) {
-                unify(
-                    ctx,
-                    node,
-                    &format!("axis {} of scale and X", off + i),
-                    d,
-                    target,
-                )?;
+                unify_as(ctx, node, DimRole::axis(off + i, ("scale", "X")), d, target)?;
             }
         }
     }
@@ -137,7 +144,7 @@ fn tensor_scatter(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     }
     if let Some(us) = &update.shape {
         if us.len() != ps.len() {
-            return Err(rank_error("update", ps.len(), us.len()));
+            return Err(rank_of("update", ps.len(), us.len()));
         }
         for (i, (&u, &p)) in us.iter().zip(ps).enumerate() {
             if i == axis {
@@ -150,23 +157,17 @@ fn tensor_scatter(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
                     )));
                 }
             } else {
-                unify(
-                    ctx,
-                    node,
-                    &format!("axis {i} of update and past_cache"),
-                    u,
-                    p,
-                )?;
+                unify_as(ctx, node, DimRole::axis(i, ("update", "past_cache")), u, p)?;
             }
         }
     }
     if let Some(w) = ctx.optional_input(node, 2)? {
         if let Some(ws) = &w.shape {
             expect_rank("write_indices", ws, 1)?;
-            unify(
+            unify_as(
                 ctx,
                 node,
-                "batch of write_indices and past_cache",
+                DimRole::of("batch", ("write_indices", "past_cache")),
                 ws[0],
                 ps[0],
             )?;
@@ -190,11 +191,11 @@ fn swiglu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     let shape = match (&a.shape, &b.shape) {
         (Some(x), Some(y)) => {
             if x.len() != y.len() {
-                return Err(rank_error("B", x.len(), y.len()));
+                return Err(rank_of("B", x.len(), y.len()));
             }
             let mut out = Vec::with_capacity(x.len());
             for (i, (&p, &q)) in x.iter().zip(y).enumerate() {
-                out.push(unify(ctx, node, &format!("axis {i} of A and B"), p, q)?);
+                out.push(unify_as(ctx, node, DimRole::axis(i, ("A", "B")), p, q)?);
             }
             Some(out)
         }
@@ -227,9 +228,21 @@ fn causal_conv_with_state(
         Some(ws) => {
             expect_rank("weight", ws, 3)?;
             let one = ctx.alg.constant(1);
-            unify(ctx, node, "axis 1 of weight (depthwise)", ws[1], one)?;
+            unify_as(
+                ctx,
+                node,
+                DimRole::axis(1, "weight (depthwise)"),
+                ws[1],
+                one,
+            )?;
             if let Some(xs) = &x.shape {
-                unify(ctx, node, "channels of input and weight", xs[1], ws[0])?;
+                unify_as(
+                    ctx,
+                    node,
+                    DimRole::of("channels", ("input", "weight")),
+                    xs[1],
+                    ws[0],
+                )?;
             }
             Some(ws[2])
         }
@@ -238,7 +251,13 @@ fn causal_conv_with_state(
     if let (Some(b), Some(xs)) = (ctx.optional_input(node, 2)?, &x.shape) {
         if let Some(bs) = &b.shape {
             expect_rank("bias", bs, 1)?;
-            unify(ctx, node, "channels of input and bias", xs[1], bs[0])?;
+            unify_as(
+                ctx,
+                node,
+                DimRole::of("channels", ("input", "bias")),
+                xs[1],
+                bs[0],
+            )?;
         }
     }
     let Some(xs) = x.shape.clone() else {
@@ -258,7 +277,7 @@ fn causal_conv_with_state(
     if let Some(ps) = ctx.optional_input(node, 3)?.and_then(|p| p.shape) {
         expect_rank("past_state", &ps, 3)?;
         for (i, (&p, &s)) in ps.iter().zip(&state).enumerate() {
-            unify(ctx, node, &format!("axis {i} of past_state"), p, s)?;
+            unify_as(ctx, node, DimRole::axis(i, "past_state"), p, s)?;
         }
     }
     Ok(vec![

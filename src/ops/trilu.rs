@@ -15,7 +15,7 @@
 //! # Version history
 //! * ONNX **Trilu**: 14.
 
-use super::nn_util::rank_error;
+use super::nn_util::rank_of;
 use super::values::{fact_with_value, small_value};
 use super::{attr_int, check_inputs, RuleEntry};
 use crate::algebra::{Algebra, Dim};
@@ -87,7 +87,7 @@ fn trilu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if shape.len() < 2 {
-        return Err(rank_error("input", Expected::AtLeast(2), shape.len()));
+        return Err(rank_of("input", Expected::AtLeast(2), shape.len()));
     }
     let upper = attr_int(node, "upper", 1)? != 0;
     let value = match (k, small_value(&ctx.alg, &x)) {
