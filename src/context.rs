@@ -240,20 +240,9 @@ pub enum OpError {
     },
     /// An operand's rank is wrong.
     #[error("{of} has rank {found}, expected {expected}")]
-    RankOf {
+    Rank {
         /// Which operand.
         of: Box<Subject>,
-        /// The ranks accepted.
-        expected: Expected,
-        /// The rank found.
-        found: usize,
-    },
-    /// An input's rank is wrong, the input named as text: [`OpError::RankOf`] as the
-    /// convolution and Scan rules make it.
-    #[error("{what} has rank {found}, expected {expected}")]
-    Rank {
-        /// Which input.
-        what: String,
         /// The ranks accepted.
         expected: Expected,
         /// The rank found.
@@ -349,7 +338,6 @@ impl OpError {
     pub fn is_proven(&self) -> bool {
         match self {
             OpError::Rank { .. }
-            | OpError::RankOf { .. }
             | OpError::AxisOutOfRange { .. }
             | OpError::DimMismatch { .. }
             | OpError::BadShapeValue { .. }

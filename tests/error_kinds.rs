@@ -36,7 +36,6 @@ fn variant(e: &OpError) -> &'static str {
         OpError::BadAttribute { .. } => "BadAttribute",
         OpError::UnsupportedType { .. } => "UnsupportedType",
         OpError::TypeMismatch { .. } => "TypeMismatch",
-        OpError::RankOf { .. } => "RankOf",
         OpError::Rank { .. } => "Rank",
         OpError::AxisOutOfRange { .. } => "AxisOutOfRange",
         OpError::BadShapeValue { .. } => "BadShapeValue",
@@ -238,7 +237,7 @@ fn error_kinds_op() {
         "BadAttribute",
         "UnsupportedType",
         "TypeMismatch",
-        "RankOf",
+        "Rank",
         "AxisOutOfRange",
         "BadShapeValue",
         "DimMismatch",
@@ -528,12 +527,12 @@ fn typed_operands_print_their_text() {
     use symdim::DimExpr;
     use DType::{Float, Float16, Int32, Int64, String as Str};
     let s = DimExpr::symbol("S");
-    let rank = |of: &'static str, expected: Expected, found: usize| OpError::RankOf {
+    let rank = |of: &'static str, expected: Expected, found: usize| OpError::Rank {
         of: Box::new(Subject::Named(of)),
         expected,
         found,
     };
-    let rank_of = |of: Subject| OpError::RankOf {
+    let rank_of = |of: Subject| OpError::Rank {
         of: Box::new(of),
         expected: Expected::Exactly(1),
         found: 2,
@@ -684,14 +683,6 @@ fn typed_operands_print_their_text() {
             }),
             "input 1 (term \"ij\") has rank 2, expected 1",
         ),
-        (
-            OpError::Rank {
-                what: "filters".to_string(),
-                expected: Expected::Exactly(4),
-                found: 3,
-            },
-            "filters has rank 3, expected 4",
-        ),
         // The dims of a mismatch, each as its case prints it.
         (
             differ(DimRole::axis(1, ("A", "B"))),
@@ -776,8 +767,26 @@ fn typed_operands_print_their_text() {
             "op rule at rules.txt:3: require out0 == in0: S + 1 != S",
         ),
         (
-            differ(DimRole::Text("kernel_shape[0] and W spatial dim 0".to_string())),
+            differ(DimRole::KernelShape { axis: 0 }),
             "kernel_shape[0] and W spatial dim 0: S + 1 != S",
+        ),
+        (
+            differ(DimRole::Channels {
+                side: "input",
+                data: "src",
+                grouped: true,
+                weights: "I",
+            }),
+            "input channels: src C and groups * weights I: S + 1 != S",
+        ),
+        (
+            differ(DimRole::Channels {
+                side: "output",
+                data: "diff_dst",
+                grouped: false,
+                weights: "O",
+            }),
+            "output channels: diff_dst C and weights O: S + 1 != S",
         ),
         (
             OpError::VolumeMismatch {
@@ -840,7 +849,7 @@ fn op_errors_name_their_operands_as_values() {
     );
     assert_eq!(
         gemm,
-        OpError::RankOf {
+        OpError::Rank {
             of: Box::new(Subject::Named("input A")),
             expected: Expected::Exactly(2),
             found: 3,

@@ -209,7 +209,7 @@ fn eltwise_backward_errors() {
         &[t(0, &[2, 3]), t(1, &[2, 3, 1])],
         &[u(2)],
     ));
-    assert!(matches!(e, OpError::RankOf { found: 3, .. }), "{e:?}");
+    assert!(matches!(e, OpError::Rank { found: 3, .. }), "{e:?}");
     assert!(
         d.contains("diff_dst has rank 3, expected 2 (the rank of src)"),
         "{d}"
@@ -250,7 +250,7 @@ fn bias_add_backward() {
     );
     // oneDNN's shape inference takes rank 4 or more.
     let (e, d) = error(&op("BiasAddBackward", &[], &[t(0, &[2, 16])], &[u(1)]));
-    assert!(matches!(e, OpError::RankOf { found: 2, .. }), "{e:?}");
+    assert!(matches!(e, OpError::Rank { found: 2, .. }), "{e:?}");
     assert!(
         d.contains("diff_dst has rank 2, expected at least 4"),
         "{d}"
@@ -327,7 +327,7 @@ fn rms_norm() {
         &[t(0, &[2, 7, 64]), t(1, &[7, 64])],
         &[u(2)],
     ));
-    assert!(matches!(e, OpError::RankOf { found: 2, .. }), "{e:?}");
+    assert!(matches!(e, OpError::Rank { found: 2, .. }), "{e:?}");
     let (e, _) = error(&op(
         "RMSNorm",
         &[("begin_norm_axis", "s64", "3")],
@@ -429,7 +429,7 @@ fn batch_norm_forward_training() {
         &[t(0, &[8]), t(1, &[8]), t(2, &[8])],
         &[u(5), u(6), u(7), u(8), u(9)],
     ));
-    assert!(matches!(e, OpError::RankOf { found: 1, .. }), "{e:?}");
+    assert!(matches!(e, OpError::Rank { found: 1, .. }), "{e:?}");
 }
 
 #[test]
@@ -464,7 +464,7 @@ fn batch_norm_training_backward() {
         ],
         &[u(5)],
     ));
-    assert!(matches!(e, OpError::RankOf { found: 3, .. }), "{e:?}");
+    assert!(matches!(e, OpError::Rank { found: 3, .. }), "{e:?}");
 }
 
 #[test]

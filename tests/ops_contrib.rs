@@ -105,7 +105,7 @@ fn activations_keep_the_shape() {
     assert_eq!(out0(&mut ctx, &n), "[B, S, 768]");
     f32s(&mut ctx, "x2", &["B", "768"]);
     let n = ms("BiasAdd", &["x2", "b", "sk"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     // BiasSplitGelu: [N, HW, D] with bias [D] gives [N, HW, D/2]
     let n = ms("BiasSplitGelu", &["x", "b"], &["y"], vec![]);
     assert_eq!(out0(&mut ctx, &n), "[B, S, 384]");
@@ -143,7 +143,7 @@ fn skip_layer_norms() {
     // rank 4 is rejected (onnxruntime: "input is expected to have 3 or 2 dimensions")
     f32s(&mut ctx, "x4", &["1", "B", "S", "768"]);
     let n = ms("SkipLayerNormalization", &["x4", "x4", "g"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     // gamma of the wrong length
     f32s(&mut ctx, "g5", &["5"]);
     let n = ms("SkipLayerNormalization", &["x", "x", "g5"], &["y"], vec![]);
@@ -209,7 +209,7 @@ fn embed_layer_norms() {
         &["y"],
         vec![],
     );
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     // QEmbedLayerNormalization: quantized tables, float output
     put(&mut ctx, "wq", U8, &["30522", "768"], None);
     put(&mut ctx, "pq", U8, &["512", "768"], None);
@@ -396,9 +396,9 @@ fn multi_head_attention_layouts() {
     // errors: a 4-D query, key and value of different ranks, heads not dividing
     f32s(&mut ctx, "q4", &["B", "S", "8", "64"]);
     let n = ms("MultiHeadAttention", &["q4", "k", "v"], o, h());
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     let n = ms("MultiHeadAttention", &["q", "k", "ck"], o, h());
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     let n = ms(
         "MultiHeadAttention",
         &["q", "k", "v"],

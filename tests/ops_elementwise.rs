@@ -80,7 +80,7 @@ fn broadcasting_shapes() {
     );
     assert_eq!(one(&mut ctx, &n).0, "[N, 3, H, W]");
     let n = node("Add", 6, &["x", "bias"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     // variadic
     let n = node("Max", 13, &["a", "b", "s"], &["y"], vec![]);
     assert_eq!(one(&mut ctx, &n).0, "[N, 12, S]");

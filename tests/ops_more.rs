@@ -138,7 +138,7 @@ fn gather_elements_values_and_errors() {
     put(&mut ctx, "x", F32, &["N", "S"], None);
     put(&mut ctx, "r1", I64, &["S"], None);
     let n = node("GatherElements", 13, &["x", "r1"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     // off the axis, indices 5 > data 4
     put(&mut ctx, "x4", F32, &["N", "4"], None);
     put(&mut ctx, "i5", I64, &["N", "5"], None);
@@ -167,7 +167,7 @@ fn gather_elements_values_and_errors() {
     assert!(matches!(err(&mut ctx, &n), OpError::UnsupportedType { .. }));
     put(&mut ctx, "si", I64, &[], None);
     let n = node("GatherElements", 13, &["sc", "si"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
 }
 
 // ----- ScatterElements, Scatter ---------------------------------------------------------
@@ -385,7 +385,7 @@ fn scatter_nd_versions() {
         put(&mut ctx, "i1", I64, &["M", "1"], None);
         put(&mut ctx, "ur", F32, &["M", "S"], None);
         let n = node("ScatterND", v, &["x", "i1", "ur"], &["y"], vec![]);
-        assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
         put(&mut ctx, "u5", F32, &["M", "S", "5"], None);
         let n = node("ScatterND", v, &["x", "i1", "u5"], &["y"], vec![]);
         assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
@@ -394,7 +394,7 @@ fn scatter_nd_versions() {
         assert!(matches!(err(&mut ctx, &n), OpError::UnsupportedType { .. }));
         put(&mut ctx, "i0", I64, &[], None);
         let n = node("ScatterND", v, &["x", "i0", "u"], &["y"], vec![]);
-        assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
         // a data-dependent k (unknown last dim): data's shape all the same
         put(&mut ctx, "iq", I64, &["M", "Q"], None);
         let n = node("ScatterND", v, &["x", "iq", "u"], &["y"], vec![]);
@@ -494,7 +494,7 @@ fn eye_like_versions() {
         // rank 3, a string output
         put(&mut ctx, "x3", F32, &["N", "S", "2"], None);
         let n = node("EyeLike", v, &["x3"], &["y"], vec![]);
-        assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
         let n = node("EyeLike", v, &["x"], &["y"], vec![("dtype", Attr::Int(8))]);
         assert!(matches!(err(&mut ctx, &n), OpError::UnsupportedType { .. }));
     }
@@ -554,7 +554,7 @@ fn trilu_shapes_and_values() {
     // rank 1, a k of two elements, an int32 k
     put(&mut ctx, "v", F32, &["N"], None);
     let n = node("Trilu", 14, &["v"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     put(&mut ctx, "k2", I64, &["2"], None);
     let n = node("Trilu", 14, &["x", "k2"], &["y"], vec![]);
     assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
@@ -665,7 +665,7 @@ fn bernoulli_and_multinomial() {
         assert!(matches!(err(&mut ctx, &n), OpError::UnsupportedType { .. }));
         put(&mut ctx, "x3", F32, &["B", "C", "1"], None);
         let n = node("Multinomial", v, &["x3"], &["y"], vec![]);
-        assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
         ctx.insert("u", TensorFact::unknown(F32));
         let n = node("Multinomial", v, &["u"], &["y"], vec![]);
         assert_eq!(shape_of(&mut ctx, &n), "[unk0, 1]");
@@ -741,14 +741,14 @@ fn one_hot_versions() {
         put(&mut ctx, "dr", I64, &["1", "1"], Some(&["3"]));
         assert!(matches!(
             err(&mut ctx, &oh("dr", vec![])),
-            OpError::RankOf { .. }
+            OpError::Rank { .. }
         ));
         put(&mut ctx, "v3", F32, &["3"], None);
         let n = node("OneHot", v, &["i", "d", "v3"], &["y"], vec![]);
         assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
         put(&mut ctx, "i0", I64, &[], None);
         let n = node("OneHot", v, &["i0", "d", "vals"], &["y"], vec![]);
-        assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     }
 }
 

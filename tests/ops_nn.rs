@@ -6,7 +6,7 @@
 //! `ops_nn_ort.rs`.
 
 use symdim::algebra::{DimExpr, Rat, SymbolKind, Truth};
-use symdim::context::{AttrProblem, AttrValue, OpError, ShapesContext, TensorFact};
+use symdim::context::{AttrProblem, AttrValue, DimRole, OpError, ShapesContext, TensorFact};
 use symdim::graph::{Attr, DType, Node};
 use symdim::ops::rule_for;
 
@@ -135,7 +135,7 @@ fn matmul_vector_promotion_and_broadcast() {
     assert_eq!(out(&mut ctx, &n, 0), "[B, H, S, T]");
     tensor(&mut ctx, "s", &[]);
     let n = node("MatMul", 13, &["s", "m"], &["o5"], &[]);
-    assert!(matches!(run(&mut ctx, &n), Err(OpError::RankOf { .. })));
+    assert!(matches!(run(&mut ctx, &n), Err(OpError::Rank { .. })));
 }
 
 #[test]
@@ -216,7 +216,7 @@ fn einsum_equations() {
         Err(OpError::BadAttribute { .. })
     ));
     let n = node("Einsum", 12, &["m"], &["s9"], &[eq("ijk->i")]);
-    assert!(matches!(run(&mut ctx, &n), Err(OpError::RankOf { .. })));
+    assert!(matches!(run(&mut ctx, &n), Err(OpError::Rank { .. })));
     // broadcast ellipsis of different ranks
     tensor(&mut ctx, "e1", &["7", "1", "3", "4"]);
     tensor(&mut ctx, "e2", &["5", "4", "2"]);
@@ -280,7 +280,7 @@ fn conv_kernel_shared_by_the_formats() {
         groups: Some(d[3]),
     };
     let checks = ConvChecks {
-        channels: &|| "channels".to_string(),
+        channels: DimRole::Stated("channels"),
         equate: Equate::Record,
     };
     let fit = Fit::Kernel { first_axis: 2 };

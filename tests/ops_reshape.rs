@@ -504,7 +504,7 @@ fn onnx_target_fallbacks() {
     ctx.insert("p", TensorFact::new(DType::Int64, vec![two, two]));
     assert!(matches!(
         apply(&mut ctx, &n),
-        Err(OpError::RankOf { found: 2, .. })
+        Err(OpError::Rank { found: 2, .. })
     ));
 }
 
@@ -591,7 +591,7 @@ fn openvino_reshape1_rules() {
     ctx.insert("p", p);
     assert!(matches!(
         apply(&mut ctx, &n),
-        Err(OpError::RankOf { found: 0, .. })
+        Err(OpError::Rank { found: 0, .. })
     ));
     // special_zero is required; "True" is accepted case-insensitively.
     let mut n2 = n.clone();

@@ -102,9 +102,9 @@ fn non_max_suppression_errors() {
     let n = node("NonMaxSuppression", 11, &["b", "s7"], &["y"], vec![]);
     assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
     let n = node("NonMaxSuppression", 11, &["b", "s2"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     let n = node("NonMaxSuppression", 11, &["b", "s", "m2"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     let n = node(
         "NonMaxSuppression",
         11,
@@ -241,7 +241,7 @@ fn compress_symbolic() {
     assert!(matches!(err(&mut ctx, &n), OpError::AxisOutOfRange { .. }));
     put(&mut ctx, "c2", BOOL, &["2", "2"], None);
     let n = node("Compress", 11, &["x", "c2"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     put(&mut ctx, "ci", I64, &["2"], None);
     let n = node("Compress", 11, &["x", "ci"], &["y"], vec![]);
     assert!(matches!(err(&mut ctx, &n), OpError::UnsupportedType { .. }));
@@ -447,7 +447,7 @@ fn reverse_sequence_spec_examples() {
         assert!(matches!(err(&mut ctx, &n), OpError::BadAttribute { .. }));
         put(&mut ctx, "x1d", F32, &["4"], None);
         let n = node("ReverseSequence", v, &["x1d", "ls"], &["y"], vec![]);
-        assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     }
 }
 
@@ -479,7 +479,7 @@ fn bit_cast_and_det() {
         assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
         put(&mut ctx, "m4", F32, &["3"], None);
         let n = node("Det", v, &["m4"], &["y"], vec![]);
-        assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     }
 }
 
@@ -524,7 +524,7 @@ fn losses_by_reduction() {
             assert_eq!(shape_of(&mut ctx, &n), "[N, H, W]");
             // errors: ranks, dims, weight length, reduction, target type
             let n = node(op, v, &["x4", "ts"], outs, vec![]);
-            assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+            assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
             put(&mut ctx, "t3", I64, &["3", "2"], None);
             let n = node(op, v, &["x", "t3"], outs, vec![]);
             assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
@@ -635,7 +635,7 @@ fn sequence_construct_insert_erase_at() {
     assert!(matches!(err(&mut ctx, &n), OpError::BadShapeValue { .. }));
     put(&mut ctx, "p2", I64, &["2"], None);
     let n = node("SequenceAt", 11, &["q", "p2"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     let n = node("SequenceConstruct", 11, &["a", "i"], &["q5"], vec![]);
     assert!(matches!(err(&mut ctx, &n), OpError::TypeMismatch { .. }));
 }
@@ -1031,7 +1031,7 @@ fn attention_shapes_by_layout() {
         assert!(matches!(err(&mut ctx, &n), OpError::MissingInput { .. }));
         put(&mut ctx, "q5", F32, &["B", "8", "L", "64", "1"], None);
         let n = node("Attention", v, &["q5", "k", "v"], &["y"], vec![]);
-        assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+        assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     }
     // FlexAttention: the 4-D case
     let mut ctx = ShapesContext::default();
@@ -1111,7 +1111,7 @@ fn transformer_ops_keep_shapes() {
     );
     assert_eq!(shape_of(&mut ctx, &n), "[B, L, 512]");
     let n = node("RMSNormalization", 23, &["x3", "g2"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     let n = node("RMSNormalization", 23, &["x3", "g7"], &["y"], vec![]);
     assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
     let n = node(
@@ -1469,7 +1469,7 @@ fn tf_idf_vectorizer_backend_shapes() {
     assert_eq!(shape_of(&mut ctx, &n), "[2, 7]");
     put(&mut ctx, "x3", DType::Int32, &["2", "6", "1"], None);
     let n = node("TfIdfVectorizer", 9, &["x3"], &["y"], a());
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     let mut bad = a();
     bad[0] = ("mode", Attr::Str("BM25".into()));
     let n = node("TfIdfVectorizer", 9, &["x1"], &["y"], bad);
@@ -1667,7 +1667,7 @@ fn ml_models() {
         &["y", "z"],
         vec![("classlabels_int64s", ints(&[3]))],
     );
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     let n = ml("LinearClassifier", 1, &["x"], &["y", "z"], vec![]);
     assert!(matches!(
         err(&mut ctx, &n),

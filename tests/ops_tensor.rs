@@ -455,7 +455,7 @@ fn tile_versions() {
     let n = node("Tile", 13, &["m", "r2"], &["y"], vec![]);
     assert_eq!(one(&mut ctx, &n).0, "[N*S, 6]");
     let n = node("Tile", 13, &["m", "r"], &["y"], vec![]);
-    assert!(matches!(err(&mut ctx, &n), OpError::RankOf { .. }));
+    assert!(matches!(err(&mut ctx, &n), OpError::Rank { .. }));
     // Tile-1: scalar tiles and axis
     put(&mut ctx, "t", I64, &[], Some(&["3"]));
     put(&mut ctx, "ax", I64, &[], Some(&["1"]));

@@ -1,12 +1,12 @@
 //! What an op error is about, as values: the operand whose rank is wrong
-//! ([`Subject`], [`super::OpError::RankOf`]) and the dims that must be equal
+//! ([`Subject`], [`super::OpError::Rank`]) and the dims that must be equal
 //! ([`DimRole`], [`super::OpError::DimMismatch`]). Each prints in the words of the
 //! op's spec (`input X`, `batch of Q and K`, `axis 2 of X and I`).
 
 use crate::algebra::DimExpr;
 use std::fmt;
 
-/// The operand of [`super::OpError::RankOf`]: an input or attribute of the op.
+/// The operand of [`super::OpError::Rank`]: an input or attribute of the op.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Subject {
     /// An input or attribute as the op's spec names it, with a note where one helps:
@@ -211,8 +211,24 @@ pub enum DimRole {
         /// The requirement as written.
         text: String,
     },
-    /// A description as text, for rules without a typed case.
-    Text(String),
+    /// The channels a oneDNN convolution's data and weights must agree on:
+    /// `input channels: src C and groups * weights I`.
+    Channels {
+        /// `input` or `output`.
+        side: &'static str,
+        /// The data operand whose `C` it is: `src`, `diff_dst`, `dst_shape`.
+        data: &'static str,
+        /// Whether the weights' side counts once per group (`groups * weights I`).
+        grouped: bool,
+        /// The weights' axis, `I` or `O`.
+        weights: &'static str,
+    },
+    /// ONNX's `kernel_shape` attribute and the spatial dims of `W`, at spatial axis
+    /// `axis`: `kernel_shape[1] and W spatial dim 1`.
+    KernelShape {
+        /// The spatial axis.
+        axis: usize,
+    },
 }
 
 impl DimRole {
@@ -268,7 +284,18 @@ impl fmt::Display for DimRole {
                 write!(f, "axis {axis} of X {index} and {group} {index}")
             }
             DimRole::Requirement { at, text } => write!(f, "op rule at {at}: require {text}"),
-            DimRole::Text(text) => f.write_str(text),
+            DimRole::Channels {
+                side,
+                data,
+                grouped,
+                weights,
+            } => {
+                let times = if *grouped { "groups * " } else { "" };
+                write!(f, "{side} channels: {data} C and {times}weights {weights}")
+            }
+            DimRole::KernelShape { axis } => {
+                write!(f, "kernel_shape[{axis}] and W spatial dim {axis}")
+            }
         }
     }
 }

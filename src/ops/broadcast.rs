@@ -65,7 +65,7 @@ pub fn auto_broadcast_shapes(
         AutoBroadcast::None => same_shapes(ctx, node, a, b),
         AutoBroadcast::Pdpd { axis } => {
             if b.len() > a.len() {
-                return Err(OpError::RankOf {
+                return Err(OpError::Rank {
                     of: Box::new("input 1 (pdpd broadcast)".into()),
                     expected: Expected::AtMost(a.len()),
                     found: b.len(),
@@ -112,7 +112,7 @@ pub fn check_broadcasts_to(
 ) -> Result<(), OpError> {
     let out = broadcast_shapes(ctx, node, target, shape)?;
     if out.len() != target.len() {
-        return Err(OpError::RankOf {
+        return Err(OpError::Rank {
             of: Box::new(what.into()),
             expected: Expected::AtMost(target.len()),
             found: shape.len(),
@@ -199,7 +199,7 @@ pub fn same_shapes(
     b: &[Dim],
 ) -> Result<Vec<Dim>, OpError> {
     if a.len() != b.len() {
-        return Err(OpError::RankOf {
+        return Err(OpError::Rank {
             of: Box::new("input 1 (auto_broadcast none needs equal shapes)".into()),
             expected: Expected::Exactly(a.len()),
             found: b.len(),

@@ -93,7 +93,7 @@ pub fn concat_rank(
         match rank {
             None => rank = Some((r, i)),
             Some((r0, i0)) if r0 != r => {
-                return Err(OpError::RankOf {
+                return Err(OpError::Rank {
                     of: Box::new(Subject::Input {
                         index: i,
                         shape: ctx.alg.exprs(f.shape.as_deref().unwrap_or_default()),
@@ -252,7 +252,7 @@ pub fn concat(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     if rank == 0 {
-        return Err(OpError::RankOf {
+        return Err(OpError::Rank {
             of: Box::new(Subject::Input {
                 index: first,
                 shape: Vec::new(),

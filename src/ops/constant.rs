@@ -91,7 +91,7 @@ fn range_fact(
             let n = ctx.alg.constant(1);
             let p = ctx.alg.product(s);
             if s.len() > 1 || ctx.alg.equal(p, n) == Truth::False {
-                return Err(OpError::RankOf {
+                return Err(OpError::Rank {
                     of: Box::new(what.into()),
                     expected: Expected::Scalar,
                     found: s.len(),
@@ -257,7 +257,7 @@ fn constant_of_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     };
     if let Some(sh) = &s.shape {
         if sh.len() != 1 {
-            return Err(OpError::RankOf {
+            return Err(OpError::Rank {
                 of: Box::new("input (the shape)".into()),
                 expected: Expected::Exactly(1),
                 found: sh.len(),

@@ -599,7 +599,7 @@ fn multi_head_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
                 (out, s, h, h, None)
             }
             (Some(k), Some(v)) => {
-                return Err(OpError::RankOf {
+                return Err(OpError::Rank {
                     of: Box::new(Subject::KeyAndValue {
                         ranks: [k.len(), v.len()],
                     }),

@@ -76,6 +76,7 @@
 //! outputs (ONNX stacks scan outputs on a new axis 0; OpenVINO concatenates along
 //! a port map's `axis`).
 
+use super::nn_util::rank_of;
 use super::values::scalar_int;
 use super::{attr_int, attr_ints, norm_axis, RuleEntry};
 use crate::algebra::{Dim, SymbolKind, Truth};
@@ -1026,11 +1027,11 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     for f in &states {
         let shape = match (&f.shape, batched) {
             (Some(s), true) if s.is_empty() => {
-                return Err(OpError::Rank {
-                    what: "scan state".into(),
-                    expected: Expected::AtLeast(1).noted("batch"),
-                    found: 0,
-                })
+                return Err(rank_of(
+                    "scan state",
+                    Expected::AtLeast(1).noted("batch"),
+                    0,
+                ))
             }
             (Some(s), true) => {
                 batch.get_or_insert(s[0]);
@@ -1053,11 +1054,11 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         };
         if batched {
             if shape.len() < 2 {
-                return Err(OpError::Rank {
-                    what: "scan input".into(),
-                    expected: Expected::AtLeast(2).noted("batch, sequence"),
-                    found: shape.len(),
-                });
+                return Err(rank_of(
+                    "scan input",
+                    Expected::AtLeast(2).noted("batch, sequence"),
+                    shape.len(),
+                ));
             }
             let len = shape.remove(1);
             seq_len.get_or_insert(len);

@@ -96,12 +96,13 @@
 
 use super::attrs::{attr_list, dst_dtype, ov_str, require_positive, spatial_list};
 use super::nn_util::{
-    check_vector, merge_dim, merge_dims, rank_error, shaped, unify, Equate, Layout,
+    check_vector, data_shape, merge_dim_as, merge_dims_as, rank_of, shaped, unify_as, Equate,
+    Layout,
 };
 use super::{attr_int, attr_ints, attr_str, check_inputs, RuleEntry};
 use crate::algebra::{Dim, Rat, Truth};
 use crate::context::{AttrProblem, AttrValue, LengthForm, ShapeValueProblem};
-use crate::context::{Expected, OpError, ShapesContext, TensorFact};
+use crate::context::{DimRole, Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 
 /// The rules of this family.
@@ -477,10 +478,10 @@ pub struct ConvForward<'a> {
 /// How a format's spec checks a convolution's channels: the name of the channel
 /// pair in messages and how an undecided equality is equated (ONNX warns; OpenVINO
 /// and oneDNN record).
-#[derive(Clone, Copy)]
-pub struct ConvChecks<'a> {
+#[derive(Clone, Debug)]
+pub struct ConvChecks {
     /// Names the data's channels and the weights' side they meet.
-    pub channels: &'a dyn Fn() -> String,
+    pub channels: DimRole,
     /// How the channels are equated.
     pub equate: Equate,
 }
@@ -527,7 +528,7 @@ pub fn conv_channels(
     };
     checks
         .equate
-        .dims(ctx, node, checks.channels, channels, need)
+        .dims_as(ctx, node, checks.channels.clone(), channels, need)
 }
 
 // ----- reading windows ---------------------------------------------------------------
@@ -654,22 +655,6 @@ pub fn onednn_window(node: &Node, kernel: Vec<Dim>, rounding: Rounding) -> Resul
 
 // ----- ONNX --------------------------------------------------------------------------
 
-/// The data input `X = [N, C, D1..Dn]`: an error when the rank is below
-/// `min_rank`.
-pub fn data_shape(
-    fact: &TensorFact,
-    what: &str,
-    min_rank: usize,
-) -> Result<Option<Vec<Dim>>, OpError> {
-    match &fact.shape {
-        None => Ok(None),
-        Some(s) if s.len() < min_rank => {
-            Err(rank_error(what, Expected::AtLeast(min_rank), s.len()))
-        }
-        Some(s) => Ok(Some(s.clone())),
-    }
-}
-
 /// The kernel of a convolution: the spatial dims of `W`, checked against the
 /// `kernel_shape` attribute when both are known.
 fn conv_kernel(
@@ -702,10 +687,10 @@ fn conv_kernel(
                     });
                 }
                 let kd = ctx.alg.constant(*k);
-                out.push(unify(
+                out.push(unify_as(
                     ctx,
                     node,
-                    &format!("kernel_shape[{i}] and W spatial dim {i}"),
+                    DimRole::KernelShape { axis: i },
                     from_w[i],
                     kd,
                 )?);
@@ -779,7 +764,7 @@ pub fn conv_shape(
         return Ok(Some(out));
     };
     if xs.len() != ws.len() {
-        return Err(rank_error(
+        return Err(rank_of(
             "input X",
             Expected::Exactly(ws.len()).noted("the rank of W"),
             xs.len(),
@@ -792,7 +777,7 @@ pub fn conv_shape(
         groups: Some(gd),
     };
     let checks = ConvChecks {
-        channels: &|| "input channels X[1] and group * W[1]".to_string(),
+        channels: DimRole::Stated("input channels X[1] and group * W[1]"),
         equate: Equate::Warn,
     };
     let mut out = vec![xs[0], ws[0]];
@@ -898,14 +883,14 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
         return Ok(vec![TensorFact::new(x.dtype, out)]);
     };
     if xs.len() != ws.len() {
-        return Err(rank_error(
+        return Err(rank_of(
             "input X",
             Expected::Exactly(ws.len()).noted("the rank of W"),
             xs.len(),
         ));
     }
     let checks = ConvChecks {
-        channels: &|| "input channels X[1] and W[0]".to_string(),
+        channels: DimRole::Stated("input channels X[1] and W[0]"),
         equate: Equate::Warn,
     };
     conv_channels(ctx, node, xs[1], None, ws[0], &checks)?;
@@ -961,15 +946,15 @@ fn conv_transpose(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
 /// `lead` on are the kernel.
 fn openvino_filters(xs: &[Dim], ws: &[Dim], group: bool) -> Result<Vec<Dim>, OpError> {
     if xs.len() < 3 || ws.len() != xs.len() + usize::from(group) {
-        return Err(OpError::Rank {
-            what: "filters".to_string(),
-            expected: Expected::Plus {
+        return Err(rank_of(
+            "filters",
+            Expected::Plus {
                 of: "data rank",
                 count: xs.len(),
                 more: usize::from(group),
             },
-            found: ws.len(),
-        });
+            ws.len(),
+        ));
     }
     Ok(ws[2 + usize::from(group)..].to_vec())
 }
@@ -998,14 +983,11 @@ fn openvino_convolution(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         groups,
     };
     let checks = ConvChecks {
-        channels: &|| {
-            let filters = if group {
-                "groups * filters C/G"
-            } else {
-                "filters C"
-            };
-            format!("input channels: data C and {filters}")
-        },
+        channels: DimRole::Stated(if group {
+            "input channels: data C and groups * filters C/G"
+        } else {
+            "input channels: data C and filters C"
+        }),
         equate: Equate::Record,
     };
     let mut out = vec![xs[0], out_c];
@@ -1039,7 +1021,7 @@ fn openvino_conv_backprop(
     let output_padding = spatial_list(node, "output_padding", n, 0)?;
     // filters [C, O, k...] or [G, C/G, O/G, k...]
     let checks = ConvChecks {
-        channels: &|| "input channels".to_string(),
+        channels: DimRole::Stated("input channels"),
         equate: Equate::Record,
     };
     let out_c = if group {
@@ -1125,11 +1107,7 @@ impl WeightsFormat {
     /// must be `k + 2`.
     pub fn split(self, ws: &[Dim], k: usize) -> Result<(Dim, Dim, Vec<Dim>), OpError> {
         if ws.len() != k + 2 {
-            return Err(OpError::Rank {
-                what: "weights".to_string(),
-                expected: Expected::Exactly(k + 2),
-                found: ws.len(),
-            });
+            return Err(rank_of("weights", Expected::Exactly(k + 2), ws.len()));
         }
         Ok(match self {
             WeightsFormat::Oix => (ws[0], ws[1], ws[2..].to_vec()),
@@ -1342,10 +1320,13 @@ impl ConvInputs {
             ("output", "O", o)
         };
         let grouped = is_src != transposed;
-        let times = if grouped { "groups * " } else { "" };
-        let what = self.what;
         let checks = ConvChecks {
-            channels: &|| format!("{side} channels: {what} C and {times}weights {letter}"),
+            channels: DimRole::Channels {
+                side,
+                data: self.what,
+                grouped,
+                weights: letter,
+            },
             equate: Equate::Record,
         };
         let groups_of = grouped.then_some(groups);
@@ -1424,29 +1405,32 @@ fn onednn_conv_backward_data(
     if let Some(shape) = given {
         let src = Layout::split_named(node, &shape, "dst_shape")?;
         if src.spatial.len() != dd.spatial.len() {
-            return Err(rank_error(
+            return Err(rank_of(
                 "dst_shape",
                 Expected::Exactly(dd.spatial.len() + 2).noted("the rank of diff_dst"),
                 shape.len(),
             ));
         }
-        merge_dim(
+        merge_dim_as(
             ctx,
             node,
-            &|| "batch of diff_dst and dst_shape".to_string(),
+            DimRole::of("batch", ("diff_dst", "dst_shape")),
             dd.batch,
             src.batch,
         )?;
-        merge_dim(
-            ctx,
-            node,
-            &|| "input channels: dst_shape C and groups * weights I".to_string(),
-            src.channels,
-            in_c,
-        )?;
+        let channels = DimRole::Channels {
+            side: "input",
+            data: "dst_shape",
+            grouped: true,
+            weights: "I",
+        };
+        merge_dim_as(ctx, node, channels, src.channels, in_c)?;
         let conv = onednn_conv_spatial(ctx, node, &src, kernel)?;
-        let what = |a| format!("spatial axis {a} of the convolved dst_shape and diff_dst");
-        merge_dims(ctx, node, &what, &conv, &dd.spatial)?;
+        let axis = |axis| DimRole::SpatialAxis {
+            axis,
+            of: ("the convolved dst_shape", "diff_dst").into(),
+        };
+        merge_dims_as(ctx, node, &axis, &conv, &dd.spatial)?;
         return Ok(vec![TensorFact::new(dtype, shape)]);
     }
     let n = kernel.len();
@@ -1506,16 +1490,16 @@ fn onednn_backward_weights(
     let src = Layout::split(node, xs)?;
     let dd = Layout::split_named(node, ds, "diff_dst")?;
     if src.spatial.len() != dd.spatial.len() {
-        return Err(rank_error(
+        return Err(rank_of(
             "diff_dst",
             Expected::Exactly(xs.len()).noted("the rank of src"),
             ds.len(),
         ));
     }
-    merge_dim(
+    merge_dim_as(
         ctx,
         node,
-        &|| "batch of src and diff_dst".to_string(),
+        DimRole::of("batch", ("src", "diff_dst")),
         src.batch,
         dd.batch,
     )?;
@@ -1523,19 +1507,27 @@ fn onednn_backward_weights(
     let k = src.spatial.len();
     if let Some(ws) = given {
         let (o, i, kernel) = format.split(&ws, k)?;
+        // the grouped pair is the data's input side of the convolution (src for a
+        // forward one, diff_dst for a transposed one)
+        let channels = |side, data, grouped, weights| DimRole::Channels {
+            side,
+            data,
+            grouped,
+            weights,
+        };
         let (per_group, full, per_what, full_what) = if transposed {
             (
                 o,
                 i,
-                "output channels: diff_dst C and groups * weights O",
-                "input channels: src C and weights I",
+                channels("output", "diff_dst", true, "O"),
+                channels("input", "src", false, "I"),
             )
         } else {
             (
                 i,
                 o,
-                "input channels: src C and groups * weights I",
-                "output channels: diff_dst C and weights O",
+                channels("input", "src", true, "I"),
+                channels("output", "diff_dst", false, "O"),
             )
         };
         let (grouped_c, full_c) = if transposed {
@@ -1544,13 +1536,15 @@ fn onednn_backward_weights(
             (src.channels, dd.channels)
         };
         let gp = ctx.alg.mul(g, per_group);
-        merge_dim(ctx, node, &|| per_what.to_string(), grouped_c, gp)?;
-        merge_dim(ctx, node, &|| full_what.to_string(), full_c, full)?;
+        merge_dim_as(ctx, node, per_what, grouped_c, gp)?;
+        merge_dim_as(ctx, node, full_what, full_c, full)?;
         if !transposed {
             let conv = onednn_conv_spatial(ctx, node, &src, kernel)?;
-            let what =
-                |a| format!("spatial axis {a} of src convolved by weights_shape and diff_dst");
-            merge_dims(ctx, node, &what, &conv, &dd.spatial)?;
+            let axis = |axis| DimRole::SpatialAxis {
+                axis,
+                of: ("src convolved by weights_shape", "diff_dst").into(),
+            };
+            merge_dims_as(ctx, node, &axis, &conv, &dd.spatial)?;
         }
         return Ok(vec![TensorFact::new(dtype, ws)]);
     }
@@ -1625,7 +1619,7 @@ fn openvino_deformable_convolution(
         groups: Some(ctx.alg.constant(group)),
     };
     let checks = ConvChecks {
-        channels: &|| "input channels: data C and group * filters C".to_string(),
+        channels: DimRole::Stated("input channels: data C and group * filters C"),
         equate: Equate::Record,
     };
     let mut out = vec![xs[0], ws[0]];

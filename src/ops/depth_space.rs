@@ -138,7 +138,7 @@ fn ov_depth_space(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if xs.len() < 3 {
-        return Err(OpError::RankOf {
+        return Err(OpError::Rank {
             of: Box::new("data".into()),
             expected: Expected::AtLeast(3),
             found: xs.len(),

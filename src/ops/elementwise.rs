@@ -903,7 +903,7 @@ fn clip(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
                 check_same_type(&x, &f, ("input", if i == 0 { "min" } else { "max" }))?;
                 if let Some(s) = &f.shape {
                     if !s.is_empty() {
-                        return Err(OpError::RankOf {
+                        return Err(OpError::Rank {
                             of: Box::new((if i == 0 { "min" } else { "max" }).into()),
                             expected: Expected::Exactly(0).noted("a scalar"),
                             found: s.len(),
@@ -1033,7 +1033,7 @@ fn legacy_broadcast(
     let bcast = attr_int(node, "broadcast", 0)? != 0;
     if bcast {
         if sb.len() > sa.len() {
-            return Err(OpError::RankOf {
+            return Err(OpError::Rank {
                 of: Box::new("B (broadcast to A)".into()),
                 expected: Expected::AtMost(sa.len()),
                 found: sb.len(),
@@ -1042,7 +1042,7 @@ fn legacy_broadcast(
         return Ok(sa.to_vec());
     }
     if sa.len() != sb.len() {
-        return Err(OpError::RankOf {
+        return Err(OpError::Rank {
             of: Box::new("B (broadcast = 0: the same shape as A)".into()),
             expected: Expected::Exactly(sa.len()),
             found: sb.len(),
@@ -1189,7 +1189,7 @@ fn variadic(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
 /// Opsets 1 and 6 of Max/Min/Sum/Mean: every input has the same shape.
 fn legacy_equal(ctx: &mut ShapesContext, a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, OpError> {
     if a.len() != b.len() {
-        return Err(OpError::RankOf {
+        return Err(OpError::Rank {
             of: Box::new("an input (opset < 8: all inputs have one shape)".into()),
             expected: Expected::Exactly(a.len()),
             found: b.len(),

@@ -115,7 +115,7 @@ pub fn broadcast_to(
     target: &[Dim],
 ) -> Result<Vec<Dim>, OpError> {
     if dims.len() > target.len() {
-        return Err(OpError::RankOf {
+        return Err(OpError::Rank {
             of: Box::new("data (numpy broadcast to the target shape)".into()),
             expected: Expected::AtMost(target.len()),
             found: dims.len(),
@@ -219,7 +219,7 @@ fn tile(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError
     let (value, len) = dims_value(&ctx.alg, &reps);
     if let Some(k) = len {
         if k != r {
-            return Err(OpError::RankOf {
+            return Err(OpError::Rank {
                 of: Box::new("repeats (its length)".into()),
                 expected: Expected::Exactly(r).noted("the input rank"),
                 found: k,

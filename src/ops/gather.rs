@@ -251,7 +251,7 @@ fn gather(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
         return Ok(vec![TensorFact::unknown(data.dtype)]);
     };
     if dshape.is_empty() {
-        return Err(OpError::RankOf {
+        return Err(OpError::Rank {
             of: Box::new("data".into()),
             expected: Expected::AtLeast(1),
             found: 0,

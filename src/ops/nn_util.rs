@@ -27,17 +27,6 @@ pub fn unify_as(
     unify_with(ctx, node, &|| dims.clone(), a, b)
 }
 
-/// [`unify_as`] with the dims named as text (the convolution rules).
-pub fn unify(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    what: &str,
-    a: Dim,
-    b: Dim,
-) -> Result<Dim, OpError> {
-    unify_with(ctx, node, &|| DimRole::Text(what.to_string()), a, b)
-}
-
 /// [`unify_as`], the dims named by `dims` when a message needs them.
 fn unify_with(
     ctx: &mut ShapesContext,
@@ -80,19 +69,10 @@ pub fn mismatch(ctx: &ShapesContext, dims: DimRole, a: Dim, b: Dim) -> OpError {
     }
 }
 
-/// An [`OpError::RankOf`] for an operand.
+/// An [`OpError::Rank`] for an operand.
 pub fn rank_of(of: impl Into<Subject>, expected: impl Into<Expected>, found: usize) -> OpError {
-    OpError::RankOf {
-        of: Box::new(of.into()),
-        expected: expected.into(),
-        found,
-    }
-}
-
-/// An [`OpError::Rank`] for an input named as text (the convolution rules).
-pub fn rank_error(what: &str, expected: impl Into<Expected>, found: usize) -> OpError {
     OpError::Rank {
-        what: what.to_string(),
+        of: Box::new(of.into()),
         expected: expected.into(),
         found,
     }
@@ -160,17 +140,6 @@ pub fn merge_dim_as(
     merge_with(ctx, node, &|| dims.clone(), a, b)
 }
 
-/// [`merge_dim_as`] with the dims named as text (the convolution rules).
-pub fn merge_dim(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    what: &dyn Fn() -> String,
-    a: Dim,
-    b: Dim,
-) -> Result<Dim, OpError> {
-    merge_with(ctx, node, &|| DimRole::Text(what()), a, b)
-}
-
 /// [`merge_dim_as`], the dims named by `dims` when a message needs them.
 fn merge_with(
     ctx: &mut ShapesContext,
@@ -214,22 +183,6 @@ impl Equate {
         match self {
             Equate::Warn => unify_as(ctx, node, dims, a, b),
             Equate::Record => merge_dim_as(ctx, node, dims, a, b),
-        }
-    }
-
-    /// [`Equate::dims_as`] with the pair named as text (the convolution and patch
-    /// rules).
-    pub fn dims(
-        self,
-        ctx: &mut ShapesContext,
-        node: &Node,
-        what: &dyn Fn() -> String,
-        a: Dim,
-        b: Dim,
-    ) -> Result<Dim, OpError> {
-        match self {
-            Equate::Warn => unify(ctx, node, &what(), a, b),
-            Equate::Record => merge_dim(ctx, node, what, a, b),
         }
     }
 }
@@ -395,20 +348,6 @@ pub fn merge_dims_as(
 ) -> Result<(), OpError> {
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         merge_with(ctx, node, &|| dims(i), *x, *y)?;
-    }
-    Ok(())
-}
-
-/// [`merge_dims_as`] with the pairs named as text (the convolution rules).
-pub fn merge_dims(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    what: &dyn Fn(usize) -> String,
-    a: &[Dim],
-    b: &[Dim],
-) -> Result<(), OpError> {
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        merge_dim(ctx, node, &|| what(i), *x, *y)?;
     }
     Ok(())
 }

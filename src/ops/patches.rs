@@ -33,7 +33,7 @@
 
 use super::attrs::{ov_str, spatial_list};
 use super::conv::{onnx_window, PadMode, Rounding, Window};
-use super::nn_util::{expect_rank, rank_error, shaped, Equate};
+use super::nn_util::{expect_rank, rank_of, shaped, Equate};
 use super::{check_inputs, fresh_dims, RuleEntry};
 use crate::algebra::{Dim, Truth};
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
@@ -155,7 +155,7 @@ fn ov_col2im(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         return Ok(vec![TensorFact::unknown(x.dtype)]);
     };
     if !(2..=3).contains(&xs.len()) {
-        return Err(rank_error("data", Expected::either(&[2, 3]), xs.len()));
+        return Err(rank_of("data", Expected::either(&[2, 3]), xs.len()));
     }
     let batch = &xs[..xs.len() - 2];
     let (cols, l) = (xs[xs.len() - 2], xs[xs.len() - 1]);
@@ -212,13 +212,7 @@ pub fn col2im_shape(
         .map(|i| window.output(ctx, i, image[i]))
         .collect();
     let count = ctx.alg.product(&blocks);
-    equate.dims(
-        ctx,
-        node,
-        &|| "L and the number of blocks".to_string(),
-        l,
-        count,
-    )?;
+    equate.dims_as(ctx, node, "L and the number of blocks", l, count)?;
     let mut out = batch.to_vec();
     out.push(c);
     out.extend_from_slice(image);

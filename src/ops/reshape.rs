@@ -553,7 +553,7 @@ fn read_target_input(
 ) -> Result<Target, OpError> {
     if let Some(shape) = &fact.shape {
         if shape.len() != 1 {
-            return Err(OpError::RankOf {
+            return Err(OpError::Rank {
                 of: Box::new(Subject::ShapeInput {
                     name: what,
                     shape: ctx.alg.exprs(shape),
