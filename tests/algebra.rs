@@ -444,6 +444,23 @@ fn merges_by_congruence_find_the_analysis_contradictions() {
         "{c:?}"
     );
     assert_eq!(alg.contradictions().count(), 1);
+
+    // With `A*B == 6`, `B == C` merges the class of `A*C - 7` (bounds [0, inf))
+    // with -1 (`A*B - 7`): their forms differ by `A*C - 6`, which may be 0, so the
+    // class takes the simpler form -1 before the bounds [0, inf) and [-1, -1] are
+    // found disjoint; each side is still named by the form it had.
+    let mut alg = Algebra::default();
+    alg.assume("A*B == 6").unwrap();
+    alg.assume("A*C >= 7").unwrap();
+    let c = contradiction(alg.assume("B == C"));
+    let minus_one = Operand::Bounded(k(-1), iv(-1, -1));
+    let ac_minus_7 = Operand::Bounded(dim("A*C - 7"), at_least(0));
+    assert_eq!(c.reason, Refutation::BoundsDisjoint);
+    assert!(
+        (c.left == minus_one && c.right == ac_minus_7)
+            || (c.left == ac_minus_7 && c.right == minus_one),
+        "{c}"
+    );
 }
 
 #[test]

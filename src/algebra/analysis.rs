@@ -254,6 +254,8 @@ impl DimAnalysis {
     ) -> DidMerge {
         let mut a_changed = false;
         let mut b_changed = false;
+        // `a`'s form before it takes `b`'s, for a contradiction of the bounds to name
+        let mut a_form: Option<Poly> = None;
         if a.canon != b.canon {
             let diff = a.canon.sub(&b.canon);
             let diff_bounds = diff.bounds(&self.symbols);
@@ -281,7 +283,7 @@ impl DimAnalysis {
             if contradiction {
                 b_changed = true;
             } else if self.prefer(&b.canon, &a.canon) {
-                a.canon = b.canon.clone();
+                a_form = Some(std::mem::replace(&mut a.canon, b.canon.clone()));
                 a_changed = true;
             } else {
                 b_changed = true;
@@ -290,8 +292,9 @@ impl DimAnalysis {
         if a.bounds != b.bounds {
             let meet = a.bounds.intersect(&b.bounds);
             if meet.is_empty() {
+                let a_form = a_form.unwrap_or_else(|| a.canon.clone());
                 found.push(Contradiction {
-                    left: Operand::Bounded(DimExpr::from_poly(a.canon.clone()), a.bounds.clone()),
+                    left: Operand::Bounded(DimExpr::from_poly(a_form), a.bounds.clone()),
                     right: Operand::Bounded(DimExpr::from_poly(b.canon.clone()), b.bounds.clone()),
                     reason: Refutation::BoundsDisjoint,
                 });
