@@ -21,7 +21,7 @@
 //!   has shape `indices.shape[:-1] + data.shape[k:]` ([`scatter_nd_updates_shape`]).
 //!
 //! Dims that a valid model needs equal (indices and updates, the updates' expected
-//! shape) are equated as the other ONNX rules do ([`super::nn_util::unify`]; the
+//! shape) are equated as the other ONNX rules do ([`super::nn_util::unify_as`]; the
 //! OpenVINO rules without a warning). With small known data and updates and
 //! constant indices the output's contents are computed
 //! ([`scatter_values`]): a reduction through the algebra; with `reduction = none`
