@@ -37,7 +37,9 @@
 //! - **Scan** (8 with a batch axis; 9 without it, with `scan_input_axes`,
 //!   `scan_output_axes`, directions; 11, 16, 19, 21, 23 types): states are like Loop's
 //!   carried values; a scan output stacks the body's per-iteration output along
-//!   `scan_output_axes` (default 0) with the sequence length of the first scan input.
+//!   `scan_output_axes` (default 0) with the sequence length of the first scan input,
+//!   the rows as the first iteration gives them (stacking needs every row to have
+//!   one shape).
 //! - **End** (oneDNN Graph's `End` document): marks a tensor as a graph output; it
 //!   has no outputs.
 //!
@@ -1091,6 +1093,10 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         .collect();
     let scan_inputs = body_inputs.split_off(n_state);
     let limit = pass_limit(start.iter());
+    // The body's outputs in the first iteration, which sees the initial states as
+    // they are. Every iteration's scan outputs must have one shape (they are
+    // stacked), so the first iteration's give the shape of all of them.
+    let mut first: Option<Vec<TensorFact>> = None;
     let step = |st: &[TensorFact]| -> Result<_, OpError> {
         let inputs: Vec<TensorFact> = st
             .iter()
@@ -1105,6 +1111,9 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
             .chain(scan_inputs.iter().cloned())
             .collect();
         let outs = subgraph(ctx, body, &inputs, "body")?;
+        if first.is_none() {
+            first = Some(outs.clone());
+        }
         let next = st
             .iter()
             .enumerate()
@@ -1142,7 +1151,8 @@ fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
     };
     let mut result = state;
     let out_axes = attr_ints(node, "scan_output_axes")?.map(<[i64]>::to_vec);
-    for (k, o) in outs.iter().skip(n_state).enumerate() {
+    let rows = first.unwrap_or(outs);
+    for (k, o) in rows.iter().skip(n_state).enumerate() {
         let out = n_state + k;
         let len = match seq_len {
             Some(d) => d,
