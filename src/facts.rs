@@ -212,6 +212,33 @@ impl FactsError {
     pub fn detail(&self) -> impl std::fmt::Display + '_ {
         Detail(self)
     }
+
+    /// The message with the fact named as the `symdim` command's flag and argument
+    /// (`--bind btach=4: the model has no symbol btach (...)`, `--assume N >= : ...`),
+    /// the wording the CLI and the Python package share; an input dim or a lower
+    /// bound, which no flag sets, as [`Display`](std::fmt::Display) words it.
+    pub fn as_flags(&self) -> impl std::fmt::Display + '_ {
+        AsFlags(self)
+    }
+}
+
+/// [`FactsError::as_flags`].
+struct AsFlags<'a>(&'a FactsError);
+
+impl std::fmt::Display for AsFlags<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let e = self.0;
+        match e {
+            FactsError::BadBind { text, .. } => write!(f, "--bind {text}: {}", e.detail()),
+            FactsError::UnknownBind { name, value, .. } => {
+                write!(f, "--bind {name}={value}: {}", e.detail())
+            }
+            FactsError::BadAssume { text, .. } | FactsError::UnknownAssume { text, .. } => {
+                write!(f, "--assume {text}: {}", e.detail())
+            }
+            FactsError::InputDim(_) | FactsError::NegativeLowerBound { .. } => write!(f, "{e}"),
+        }
+    }
 }
 
 /// [`FactsError::detail`].

@@ -149,7 +149,7 @@ fn load_model(
 /// file that cannot be read or has a bad line, is a usage error on stderr (`None`: exit
 /// status 2).
 fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> Option<Facts> {
-    let usage = |e: FactsError| eprintln!("symdim: {}", facts_message(&e));
+    let usage = |e: FactsError| eprintln!("symdim: {}", e.as_flags());
     let binds = binds
         .iter()
         .map(|b| symdim::facts::parse_bind(b))
@@ -178,23 +178,8 @@ fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> O
 fn facts_fit(facts: &Facts, model: &symdim::graph::Model) -> bool {
     facts
         .validate(model)
-        .map_err(|e| eprintln!("symdim: {}", facts_message(&e)))
+        .map_err(|e| eprintln!("symdim: {}", e.as_flags()))
         .is_ok()
-}
-
-/// A [`FactsError`] as the CLI words it: the fact named by its flag and argument
-/// (`--bind btach=4: the model has no symbol btach (...)`, `--assume N >=: ...`).
-fn facts_message(e: &FactsError) -> String {
-    match e {
-        FactsError::BadBind { text, .. } => format!("--bind {text}: {}", e.detail()),
-        FactsError::UnknownBind { name, value, .. } => {
-            format!("--bind {name}={value}: {}", e.detail())
-        }
-        FactsError::BadAssume { text, .. } | FactsError::UnknownAssume { text, .. } => {
-            format!("--assume {text}: {}", e.detail())
-        }
-        FactsError::InputDim(_) | FactsError::NegativeLowerBound { .. } => e.to_string(),
-    }
 }
 
 /// Read the facts, load a model and check the facts against it; `None` (after a message

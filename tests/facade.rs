@@ -101,6 +101,7 @@ fn input_dims_are_overridden_without_touching_the_model() {
         // An input dim's message names it: the detail is the whole message.
         let err = FactsError::InputDim(want);
         assert_eq!(err.detail().to_string(), text);
+        assert_eq!(err.as_flags().to_string(), text);
         assert_eq!(shapes.diagnostics()[0].message, text);
         assert_eq!(
             texts(&shapes.shape("y").unwrap()),
@@ -196,6 +197,14 @@ fn facts_that_name_nothing_are_errors() {
         assert_eq!(errors[0].cause, Some(Cause::Facts(want.clone())));
         assert_eq!(errors[0].message, want.to_string());
         assert!(errors[0].message.starts_with(text), "{}", errors[0].message);
+        // The CLI's wording names the flag instead: `--bind` for a binding, `--assume`
+        // for a fact.
+        let flag = if text.starts_with("binding ") {
+            text.replacen("binding ", "--bind ", 1)
+        } else {
+            text.replacen("fact ", "--assume ", 1)
+        };
+        assert!(want.as_flags().to_string().starts_with(&flag), "{flag}");
         // Left out: no symbol is made up for it, and the dims are the model's.
         assert!(!shapes.symbols().contains_key("btach"));
         assert!(!shapes.symbols().contains_key("seq"));
@@ -412,6 +421,11 @@ fn bind_arguments_say_what_is_wrong_as_values() {
         assert_eq!(err, bad(text, why));
         assert_eq!(err.to_string(), format!("binding {text}: {detail}"));
         assert_eq!(err.detail().to_string(), detail);
+        // the CLI's wording names the flag
+        assert_eq!(
+            err.as_flags().to_string(),
+            format!("--bind {text}: {detail}")
+        );
     }
     assert_eq!(parse_bind("batch = 4"), Ok(("batch".to_string(), 4)));
     let dotted = Ok(("input_ids.1".to_string(), 4));

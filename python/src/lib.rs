@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use symdim::algebra::{Algebra, Config, Truth};
 use symdim::load::{LoadError, LoadOptions};
-use symdim::{DimExpr, Facts, FactsError, SymbolValues, TensorShape};
+use symdim::{DimExpr, Facts, SymbolValues, TensorShape};
 
 // The allocator the `symdim` executable uses: inference allocates many small strings
 // and vectors, which mimalloc serves faster than the system allocator.
@@ -198,26 +198,11 @@ fn facts(
 
 /// Check `facts` against the model, as the CLI does before inferring: a `bind` or
 /// `assume` of a symbol the model does not name raises `ValueError` with the CLI's
-/// message ([`facts_message`]).
+/// message ([`symdim::FactsError::as_flags`]).
 fn fit(facts: &Facts, m: &symdim::Model) -> PyResult<()> {
     facts
         .validate(m)
-        .map_err(|e| PyValueError::new_err(facts_message(&e)))
-}
-
-/// A [`FactsError`] worded as the CLI words it (`--bind btach=4: the model has no
-/// symbol btach (...)`), so that a call and the command it stands for say the same.
-fn facts_message(e: &FactsError) -> String {
-    match e {
-        FactsError::BadBind { text, .. } => format!("--bind {text}: {}", e.detail()),
-        FactsError::UnknownBind { name, value, .. } => {
-            format!("--bind {name}={value}: {}", e.detail())
-        }
-        FactsError::BadAssume { text, .. } | FactsError::UnknownAssume { text, .. } => {
-            format!("--assume {text}: {}", e.detail())
-        }
-        FactsError::InputDim(_) | FactsError::NegativeLowerBound { .. } => e.to_string(),
-    }
+        .map_err(|e| PyValueError::new_err(e.as_flags().to_string()))
 }
 
 /// Run `work` without the GIL, turning a panic into `InternalError`.
