@@ -1211,7 +1211,7 @@ fn algebra_warnings_print_the_rules_texts() {
 
 #[test]
 fn onednn_reader_errors_name_the_json_found() {
-    use serde_json::{json, Value};
+    use serde_json::json;
     use symdim::onednn::{JsonKind, OnednnError};
     // The kinds as the reader named them.
     let kinds = [
@@ -1229,21 +1229,16 @@ fn onednn_reader_errors_name_the_json_found() {
     for (v, text) in &kinds {
         assert_eq!(JsonKind::from(v).to_string(), *text, "{v}");
     }
-    // A value quoted whole up to 80 bytes, else cut to 77 and `...`.
-    let short = |v: &Value| {
-        let mut s = v.to_string();
-        if s.len() > 80 {
-            let mut cut = 77;
-            while !s.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            s.truncate(cut);
-            s.push_str("...");
-        }
-        s
-    };
+    // A value is quoted whole up to 80 bytes, else cut to 77 and `...`: the long
+    // array's text `["` + 50 two-byte `é` + `","x"]` is 108 bytes, and byte 77 falls
+    // inside the 38th `é`, so the cut is at 76: `["` and 37 of them.
     let long = json!(["é".repeat(50), "x"]);
-    for found in [json!(true), json!("0"), long] {
+    let long_quoted = format!("[\"{}...", "é".repeat(37));
+    for (found, short) in [
+        (json!(true), "true"),
+        (json!("0"), "\"0\""),
+        (long, long_quoted.as_str()),
+    ] {
         let e = OnednnError::InvalidBool {
             op: 3,
             attr: "special_zero".into(),
@@ -1253,9 +1248,7 @@ fn onednn_reader_errors_name_the_json_found() {
             e.to_string(),
             format!(
                 "op {}, attribute `{}`: bool value must be 0 or 1, found {}",
-                3,
-                "special_zero",
-                short(&found)
+                3, "special_zero", short
             )
         );
         let e = OnednnError::InvalidAttrValue {
@@ -1268,10 +1261,7 @@ fn onednn_reader_errors_name_the_json_found() {
             e.to_string(),
             format!(
                 "op {}, attribute `{}`: value {} is not a valid {}",
-                3,
-                "a",
-                short(&found),
-                "s64"
+                3, "a", short, "s64"
             )
         );
     }
