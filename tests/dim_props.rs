@@ -207,17 +207,7 @@ fn matmul() -> &'static Shapes<'static> {
     static SHAPES: OnceLock<Shapes<'static>> = OnceLock::new();
     SHAPES.get_or_init(|| {
         let model = MODEL.get_or_init(|| {
-            let bytes = pb::model(pb::graph(
-                vec![pb::node("mm", "MatMul", &["a", "b"], &["y"])],
-                vec![],
-                vec![
-                    pb::value_info("a", 1, Some(&["M", "K1"])),
-                    pb::value_info("b", 1, Some(&["K2", "N"])),
-                ],
-                vec![pb::value_info("y", 1, None)],
-                vec![],
-            ));
-            symdim::load_bytes(&bytes, "mm.onnx", &Default::default()).unwrap()
+            symdim::load_bytes(&pb::matmul_model(), "mm.onnx", &Default::default()).unwrap()
         });
         let config = Config {
             input_lower: Rat::zero(),

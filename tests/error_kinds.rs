@@ -60,9 +60,8 @@ fn variant(e: &OpError) -> &'static str {
 /// A tensor for a case: name, dtype, shape (`None`: unknown rank), value.
 type Put<'a> = (&'a str, DType, Option<&'a [&'a str]>, Option<&'a [&'a str]>);
 
-/// Apply `node`'s rule to a context holding `tensors`; the error as the driver
-/// reports it.
-fn case(tensors: &[Put<'_>], node: Node) -> (&'static str, String) {
+/// Apply `node`'s rule to a context holding `tensors`: its error, and the context.
+fn op_error(tensors: &[Put<'_>], node: &Node) -> (OpError, ShapesContext) {
     let mut ctx = ShapesContext::default();
     for (name, dtype, shape, value) in tensors {
         match shape {
@@ -70,14 +69,20 @@ fn case(tensors: &[Put<'_>], node: Node) -> (&'static str, String) {
             None => ctx.insert(*name, symdim::context::TensorFact::unknown(*dtype)),
         }
     }
-    let e = match apply(&mut ctx, &node) {
+    match apply(&mut ctx, node) {
         Ok(facts) => panic!(
             "{} succeeded: {:?}",
             node.op_type,
             ops_support::shapes(&ctx, &facts)
         ),
-        Err(e) => e,
-    };
+        Err(e) => (e, ctx),
+    }
+}
+
+/// Apply `node`'s rule to a context holding `tensors`; the error as the driver
+/// reports it.
+fn case(tensors: &[Put<'_>], node: Node) -> (&'static str, String) {
+    let (e, mut ctx) = op_error(tensors, &node);
     ctx.report_op_error(&node, &e);
     (variant(&e), ctx.diagnostics.last().unwrap().to_string())
 }
@@ -833,13 +838,7 @@ fn op_errors_name_their_operands_as_values() {
     use symdim::context::{DimRole, Expected, Operands, Subject};
     use symdim::DimExpr;
     use DType::{Float, Int64};
-    let run = |tensors: &[Put<'_>], node: Node| {
-        let mut ctx = ShapesContext::default();
-        for (name, dtype, shape, value) in tensors {
-            put(&mut ctx, name, *dtype, shape.unwrap(), *value);
-        }
-        apply(&mut ctx, &node).unwrap_err()
-    };
+    let run = |tensors: &[Put<'_>], node: Node| op_error(tensors, &node).0;
     let gemm = run(
         &[
             ("a", Float, Some(&["2", "3", "4"]), None),

@@ -709,17 +709,7 @@ fn equal_counts_what_inference_assumed() {
     use common::pb;
     use symdim::context::Severity;
     use symdim::Truth;
-    let bytes = pb::model(pb::graph(
-        vec![pb::node("mm", "MatMul", &["a", "b"], &["y"])],
-        vec![],
-        vec![
-            pb::value_info("a", 1, Some(&["M", "K1"])),
-            pb::value_info("b", 1, Some(&["K2", "N"])),
-        ],
-        vec![pb::value_info("y", 1, None)],
-        vec![],
-    ));
-    let model = symdim::load_bytes(&bytes, "mm.onnx", &Default::default()).unwrap();
+    let model = symdim::load_bytes(&pb::matmul_model(), "mm.onnx", &Default::default()).unwrap();
     let shapes = symdim::infer(&model, &Facts::new());
     let (k1, k2) = (DimExpr::symbol("K1"), DimExpr::symbol("K2"));
     assert_eq!(shapes.equal(&k1, &k2), Truth::True);

@@ -138,3 +138,18 @@ pub fn model(graph: Msg) -> Vec<u8> {
         .msg(7, graph)
         .0
 }
+
+/// A model of one MatMul `y = a @ b` of `a: [M, K1]` by `b: [K2, N]` (float), whose
+/// rule merges `K1` with `K2`, serialized.
+pub fn matmul_model() -> Vec<u8> {
+    model(graph(
+        vec![node("mm", "MatMul", &["a", "b"], &["y"])],
+        vec![],
+        vec![
+            value_info("a", 1, Some(&["M", "K1"])),
+            value_info("b", 1, Some(&["K2", "N"])),
+        ],
+        vec![value_info("y", 1, None)],
+        vec![],
+    ))
+}
