@@ -19,6 +19,8 @@ this writes, into --out, the forms in which users meet onnxruntime's contrib ops
   <stem>__opt_q4.onnx   __opt with every MatMul 4-bit quantized (MatMulNBits, block 32)
   <stem>__opt_qdyn.onnx __opt through quantize_dynamic (QAttention, MatMulInteger,
                         DynamicQuantizeLinear, ...)
+  <stem>__qdyn.onnx     the source through quantize_dynamic (MatMulInteger, ConvInteger,
+                        DynamicQuantizeLinear, ...)
   <stem>__qstatic.onnx  the source through quantize_static, QOperator format, calibrated
                         on random inputs (QLinearMatMul, QLinearAdd, QGemm, ...)
   <stem>__qdq.onnx      the source through quantize_static, QDQ format (QuantizeLinear /
@@ -33,13 +35,13 @@ an earlier run in OUT is kept: this run's entries replace the ones of the same f
 
 The variants that start from `__opt` (opt, opt_q4, opt_qdyn) are made for the
 architectures the transformer optimizer takes (OPTIMIZER below); the others (ext, all,
-qstatic, qdq, q4) too, unless --any-arch, which makes them for every export of the log
-(CNNs, detection, audio, decoders the optimizer does not know).
+qdyn, qstatic, qdq, q4) too, unless --any-arch, which makes them for every export of the
+log (CNNs, detection, audio, decoders the optimizer does not know).
 
 Usage (the venv of scripts/zoo/README.md):
   python contrib_variants.py [--models /work/zoo/models] --out /work/zoo/contrib \\
                              [--only bert,gpt2] [--any-arch]
-                             [--variants opt,ext,all,opt_q4,opt_qdyn,qstatic,qdq,q4]
+                             [--variants opt,ext,all,opt_q4,opt_qdyn,qdyn,qstatic,qdq,q4]
 """
 
 import argparse
@@ -75,7 +77,7 @@ OPTIMIZER = {
     "clip_text": ("clip", 4, 64),
     "clip_vision": ("clip", 4, 64),
 }
-VARIANTS = ["opt", "ext", "all", "opt_q4", "opt_qdyn", "qstatic", "qdq", "q4"]
+VARIANTS = ["opt", "ext", "all", "opt_q4", "opt_qdyn", "qdyn", "qstatic", "qdq", "q4"]
 # The variants made from __opt, so only for the architectures of OPTIMIZER.
 FROM_OPT = {"opt", "opt_q4", "opt_qdyn"}
 
@@ -209,6 +211,9 @@ def main():
                 elif v == "opt_qdyn":
                     with in_temp_dir():
                         qdynamic(opt, dst)
+                elif v == "qdyn":
+                    with in_temp_dir():
+                        qdynamic(src, dst)
                 elif v == "qstatic":
                     with in_temp_dir():
                         qstatic(src, dst, e)
