@@ -31,7 +31,8 @@ this writes, into --out, the forms in which users meet onnxruntime's contrib ops
 and an export_log.json with the source's entry for each variant (same inputs and
 bindings), so that `score.py --models OUT` scores them against onnxruntime's runtime
 shapes like any zoo model. A variant that fails is logged with its error. The log of
-an earlier run in OUT is kept: this run's entries replace the ones of the same files.
+an earlier run in OUT is kept: a variant it logged as made, whose file is there, is
+not made again unless --force; this run's entries replace the others.
 
 The variants that start from `__opt` (opt, opt_q4, opt_qdyn) are made for the
 architectures the transformer optimizer takes (OPTIMIZER below); the others (ext, all,
@@ -40,7 +41,7 @@ log (CNNs, detection, audio, decoders the optimizer does not know).
 
 Usage (the venv of scripts/zoo/README.md):
   python contrib_variants.py [--models /work/zoo/models] --out /work/zoo/contrib \\
-                             [--only bert,gpt2] [--any-arch]
+                             [--only bert,gpt2] [--any-arch] [--force]
                              [--variants opt,ext,all,opt_q4,opt_qdyn,qdyn,qstatic,qdq,q4]
 """
 
@@ -170,6 +171,7 @@ def main():
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--any-arch", action="store_true",
                     help="make the variants that do not start from __opt for every export")
+    ap.add_argument("--force", action="store_true", help="remake variants that exist")
     a = ap.parse_args()
     mdir, out = Path(a.models).resolve(), Path(a.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -194,6 +196,8 @@ def main():
                 continue
             dst = out / f"{stem}__{v}.onnx"
             opt = out / f"{stem}__opt.onnx"
+            if not a.force and dst.exists() and new_log.get(dst.name, {}).get("ok"):
+                continue
             entry = dict(e, source=f, variant=v)
             try:
                 if v in FROM_OPT and v != "opt" and not new_log.get(opt.name, {}).get("ok"):
