@@ -124,6 +124,8 @@ class Ladder:
 
     def _rung_problem(self, r, size):
         if r.hung:
+            if r.after_signal is not None:
+                return f"no exit within {r.after_signal:.0f} s of signal {self.signal_after[0]}"
             return f"no exit after {r.wall:.0f} s"
         if r.crashed():
             tail = r.stderr.strip().splitlines()[-1:] if r.stderr.strip() else []
