@@ -127,6 +127,8 @@ class Ladder:
             if r.after_signal is not None:
                 return f"no exit within {r.after_signal:.0f} s of signal {self.signal_after[0]}"
             return f"no exit after {r.wall:.0f} s"
+        if r.code == 127 and r.stderr.startswith("spawn: "):
+            return f"harness: could not start the process: {r.stderr.strip()[7:160]}"
         if r.crashed():
             tail = r.stderr.strip().splitlines()[-1:] if r.stderr.strip() else []
             why = _crash_reason(r.stderr)

@@ -258,19 +258,27 @@ def fam_power_expand(ctx):
     return out
 
 
-def _text_ladders(ctx, family, name, text_of, sizes, ci, limit, simplify_max=None, dim_param=True, assume=True):
+# The kernel's limit on one argument (MAX_ARG_STRLEN, with its final NUL).
+ARG_MAX_BYTES = 131072
+
+
+def _text_ladders(ctx, family, name, text_of, sizes, ci, limit, dim_param=True, assume=True):
     """`text_of(size)` as `simplify TEXT`, as a dim_param (infer), and as
-    `simplify --assume 'TEXT >= 1' a`; the kernel caps one argument at 128 KiB, so
-    argv rungs stop at `simplify_max`."""
+    `simplify --assume 'TEXT >= 1' a`; argv rungs stop where the text no longer fits
+    one argument (`ARG_MAX_BYTES`), the dim_param rungs go on."""
     out = []
-    fits = [s for s in sizes if simplify_max is None or s <= simplify_max]
-    fits_ci = [s for s in ci if simplify_max is None or s <= simplify_max]
-    out.append(Ladder(family, f"{name}: simplify", fits, lambda s, tmp: [ctx.symdim, "simplify", text_of(s)],
-                      ci=fits_ci, limit=limit, expect=exits(0, 2)))
+
+    def fits(extra):
+        return lambda s: len(text_of(s).encode()) + extra < ARG_MAX_BYTES
+
+    plain, assumed = fits(0), fits(len(" >= 1"))
+    out.append(Ladder(family, f"{name}: simplify", [s for s in sizes if plain(s)],
+                      lambda s, tmp: [ctx.symdim, "simplify", text_of(s)],
+                      ci=[s for s in ci if plain(s)], limit=limit, expect=exits(0, 2)))
     if assume:
-        out.append(Ladder(family, f"{name}: simplify --assume", fits,
+        out.append(Ladder(family, f"{name}: simplify --assume", [s for s in sizes if assumed(s)],
                           lambda s, tmp: [ctx.symdim, "simplify", "--assume", f"{text_of(s)} >= 1", "a"],
-                          ci=fits_ci, limit=limit, expect=exits(0, 2)))
+                          ci=[s for s in ci if assumed(s)], limit=limit, expect=exits(0, 2)))
     if dim_param:
         out.append(Ladder(family, f"{name}: dim_param", sizes,
                           lambda s, tmp: [ctx.symdim, "infer", param_model(tmp, text_of(s))],
@@ -287,7 +295,7 @@ def fam_dim_param(ctx):
     out += _text_ladders(ctx, "dim-param", "n binomials", lambda n: "*".join(f"(D{i} + 1)" for i in range(n)),
                          doubling(4, 1024), [64, 256], "MAX_TERMS = 256, MAX_NODES = 8192 (algebra/poly.rs)")
     out += _text_ladders(ctx, "dim-param", "n-digit constant", lambda n: "9" * n + "*N", doubling(16, 1 << 20),
-                         [4096, 65536], "BOUND_BITS = 256 (algebra/interval.rs)", simplify_max=65536)
+                         [4096, 65536], "BOUND_BITS = 256 (algebra/interval.rs)")
     zero = {
         "a / 0": "a / 0",
         "mod(a, 0)": "mod(a, 0)",
@@ -357,13 +365,13 @@ def fam_flat_sum(ctx):
     out = []
     limit = "MAX_NESTING = 200 counts parentheses only; MAX_TERMS = 256, MAX_EXPONENT = 4096 (algebra/poly.rs)"
     out += _text_ladders(ctx, "flat-sum", "a+a+...", lambda n: "+".join(["a"] * n), doubling(1000, 512000),
-                         [16000, 64000], limit, simplify_max=64000)
+                         [16000, 64000], limit)
     out += _text_ladders(ctx, "flat-sum", "a0+a1+...", lambda n: "+".join(f"a{i}" for i in range(n)),
-                         doubling(250, 64000), [1000, 4000], limit, simplify_max=16000)
+                         doubling(250, 64000), [1000, 4000], limit)
     out += _text_ladders(ctx, "flat-sum", "a*a*...", lambda n: "*".join(["a"] * n), doubling(1024, 262144),
-                         [4096, 16384], limit, simplify_max=65536)
+                         [4096, 16384], limit)
     out += _text_ladders(ctx, "flat-sum", "a0*a1*...", lambda n: "*".join(f"a{i}" for i in range(n)),
-                         doubling(250, 64000), [1000, 4000], limit, simplify_max=16000)
+                         doubling(250, 64000), [1000, 4000], limit)
     return out
 
 
@@ -388,7 +396,7 @@ def fam_const_power(ctx):
                                       "--assume", f"batch <= {power('2', d)}"],
                       ci=[2, 4], limit=limit, expect=usage_or(0, 1, 3)))
     out += _text_ladders(ctx, "const-power", "2**64*2**64*... n factors", lambda n: "*".join(["2**64"] * n),
-                         doubling(16, 16384), [256, 4096], limit, simplify_max=16384)
+                         doubling(16, 16384), [256, 4096], limit)
     return out
 
 
