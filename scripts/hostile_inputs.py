@@ -8,7 +8,7 @@ RSS. A ladder fails when a rung crashes (a signal, or an exit status the CLI nev
 gives), hangs, passes 1 GiB, or does not do what the ladder expects (an exit status, a
 diagnostic naming a limit), or when its cost grows faster than its size (`count`
 ladders: more than 3x per doubling above a floor of 50 ms and 64 MB) or at all with a
-dim's value (`value` ladders: peak RSS more than 10% above the first rung's). The
+dim's value (`value` ladders: peak RSS more than 10% + 4 MB above the first rung's). The
 criteria are spelled out in `hostile/ladder.py`; the families and the limits each
 crosses in `scripts/README.md`.
 
@@ -161,7 +161,7 @@ def main():
     cv = [lad for lad in all_ladders if lad.family == "corpus-values"]
     ratio = corpus.rss_ratio(cv) if cv else (0, None)
     if ratio[1]:
-        print(f"\ncorpus: largest peak RSS of infer at 2^62 over 2^10: x{ratio[0]:.2f} ({ratio[1]}); target x1.10")
+        print(f"\ncorpus: largest peak RSS of infer at 2^62 over 2^10: x{ratio[0]:.2f} ({ratio[1]}); target x1.10 (one input run twice varies by up to ~15% around 15 MB)")
     total = time.monotonic() - t0
     print(f"\n{len(all_ladders)} ladders, {sum(len(l.rungs) for l in all_ladders)} rungs, {failed} failed; {total:.0f} s")
     if args.json:
