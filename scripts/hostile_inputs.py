@@ -161,7 +161,8 @@ def main():
     cv = [lad for lad in all_ladders if lad.family == "corpus-values"]
     ratio = corpus.rss_ratio(cv) if cv else (0, None)
     if ratio[1]:
-        print(f"\ncorpus: largest peak RSS of infer at 2^62 over 2^10: x{ratio[0]:.2f} ({ratio[1]}); target x1.10 (one input run twice varies by up to ~15% around 15 MB)")
+        print(f"\ncorpus: largest peak RSS of infer at 2^62 over 2^10: x{ratio[0]:.2f} ({ratio[1]}); "
+              "target x1.10 (one input run twice varies by up to ~15% around 15 MB)")
     total = time.monotonic() - t0
     print(f"\n{len(all_ladders)} ladders, {sum(len(l.rungs) for l in all_ladders)} rungs, {failed} failed; {total:.0f} s")
     if args.json:

@@ -1,9 +1,10 @@
 """Value-sized inputs on the corpus models: for every model and every input symbol,
 `infer`, `check` and `explain` with `--bind SYM=V`, and the model rewritten with that
 symbol's declared dims set to V (`infer`, `check`), and with each input dim that is a
-value set to V instead (`infer`), for V in 2**10, 2**31, 2**53, 2**62, 2**63-1. Each (model, symbol, command) is a `value` ladder: no rung may crash,
-hang or pass 1 GiB, and none may cost more than the first (2**10) by the `value`
-criterion (peak RSS within 10% + 4 MB).
+value set to V instead (`infer`), for V in 2**10, 2**31, 2**53, 2**62, 2**63-1.
+Each (model, symbol or dim, command) is a `value` ladder: no rung may crash, hang or
+pass 1 GiB, and none may cost more than the first (2**10) by the `value` criterion
+(peak RSS within 10% + 4 MB).
 
 Models: the corpus's real-models (export, pypi, large), openvino-ir, onednn-graph and
 peer-cases models. oneDNN Graph models have no symbols: their input ports' first dim
