@@ -41,14 +41,15 @@ REPO = Path(__file__).resolve().parent.parent
 FAMILIES = {**cases.FAMILIES, **ladders.FAMILIES, **python_side.FAMILIES, **corpus.FAMILIES}
 
 
-def default_binary(ci):
+def default_binary():
+    """The release binary (the limits are in release terms: a debug build is 10-30x
+    slower and has larger stack frames), else the debug one."""
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    order = ["debug", "release"] if ci else ["release", "debug"]
-    for profile in order:
+    for profile in ("release", "debug"):
         p = target / profile / "symdim"
         if p.exists():
             return p
-    return target / order[0] / "symdim"
+    return target / "release" / "symdim"
 
 
 def default_corpus():
@@ -110,7 +111,7 @@ def markdown(all_ladders):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--symdim", help="the binary (default: target/release/symdim, with --ci target/debug/symdim)")
+    ap.add_argument("--symdim", help="the binary (default: target/release/symdim, else target/debug/symdim)")
     ap.add_argument("--ci", action="store_true", help="only the smallest rungs past each limit")
     ap.add_argument("--family", action="append", choices=sorted(FAMILIES), help="run only these (repeatable)")
     ap.add_argument("--skip", action="append", default=[], choices=sorted(FAMILIES), help="skip these")
@@ -124,7 +125,7 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="print every rung")
     args = ap.parse_args()
 
-    symdim = Path(args.symdim or default_binary(args.ci)).resolve()
+    symdim = Path(args.symdim or default_binary()).resolve()
     if not symdim.exists():
         sys.exit(f"no binary at {symdim} (cargo build, or --symdim)")
     names = [n for n in (args.family or list(FAMILIES)) if n not in args.skip]
