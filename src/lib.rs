@@ -1,7 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
-pub mod algebra;
 pub mod annotate;
 pub mod check;
 pub mod context;
@@ -20,6 +19,9 @@ pub mod ops;
 pub mod report;
 pub mod shapes;
 pub mod shapes_api;
+
+/// The dim algebra (the `symdim-algebra` crate): dims as e-classes of an e-graph.
+pub use symdim_algebra as algebra;
 
 pub use algebra::{DimExpr, EvalError, Interval, SymbolValues, Truth};
 pub use facts::{Facts, FactsError, InputDim};

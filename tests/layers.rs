@@ -160,6 +160,15 @@ impl Crate {
                 syn::Item::Mod(m) => {
                     krate.modules.insert(m.ident.to_string());
                 }
+                // A crate re-exported under a name (`pub use symdim_algebra as
+                // algebra`) is a layer as a module is: paths to it are checked by that
+                // name, and Cargo keeps its own code from naming this crate.
+                syn::Item::Use(syn::ItemUse {
+                    tree: syn::UseTree::Rename(r),
+                    ..
+                }) => {
+                    krate.modules.insert(r.rename.to_string());
+                }
                 syn::Item::Use(u) => {
                     let mut paths = Vec::new();
                     expand_use(&u.tree, Vec::new(), &mut paths);

@@ -219,7 +219,7 @@ pub struct DimAnalysis {
     /// A union happened since the last rebuild.
     pub dirty: bool,
     /// The first rule result refused by the growth limit since the last
-    /// saturation ([`crate::algebra::rules::MAX_GROWTH`]): the form kept.
+    /// saturation ([`crate::rules::MAX_GROWTH`]): the form kept.
     pub refused_growth: Option<Poly>,
 }
 

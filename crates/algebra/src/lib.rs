@@ -10,7 +10,7 @@
 //! wall-clock limit.
 //!
 //! ```
-//! use symdim::algebra::{Algebra, Truth};
+//! use symdim_algebra::{Algebra, Truth};
 //! let mut alg = Algebra::default();
 //! let b = alg.input("B");
 //! let s = alg.input("S");
@@ -26,6 +26,8 @@
 //! let sb = alg.mul(s, b);
 //! assert_eq!(alg.equal(bs, sb), Truth::True);
 //! ```
+
+#![deny(missing_docs)]
 
 pub mod analysis;
 pub mod expr;
@@ -893,7 +895,7 @@ impl Algebra {
     /// placeholder in place of an expression ([`AlgebraWarning::placeholder`]), as
     /// an error: what a scratch algebra built after its first `since` warnings
     /// cannot be answered from.
-    pub(crate) fn placeholder_since(&self, since: usize) -> Result<(), AlgebraError> {
+    pub fn placeholder_since(&self, since: usize) -> Result<(), AlgebraError> {
         match self
             .warnings
             .iter()
@@ -919,13 +921,7 @@ impl Algebra {
 
     /// Record that the model needs `lhs <= rhs` at `node` (for contracts). Inside a
     /// speculative scope it is marked conditional. Nothing is assumed.
-    pub(crate) fn record_requirement(
-        &mut self,
-        lhs: Dim,
-        rhs: Dim,
-        node: &str,
-        kind: &'static str,
-    ) {
+    pub fn record_requirement(&mut self, lhs: Dim, rhs: Dim, node: &str, kind: &'static str) {
         let recorded = (self.expr(lhs), self.expr(rhs));
         self.requirements.push(Requirement {
             lhs,
@@ -940,7 +936,7 @@ impl Algebra {
     /// Record a relation the model needs (for reports and contracts). Inside a
     /// speculative scope it is marked conditional: it holds only when the branch
     /// runs.
-    pub(crate) fn record_relation(&mut self, lhs: Dim, rhs: Dim, node: &str) {
+    pub fn record_relation(&mut self, lhs: Dim, rhs: Dim, node: &str) {
         let recorded = (self.expr(lhs), self.expr(rhs));
         self.relations.push(Relation {
             lhs,
@@ -1312,7 +1308,7 @@ impl Algebra {
     /// If whose condition is not decided: there, [`Algebra::union`] records the
     /// equality as a relation instead of merging, because it holds only when the
     /// branch runs. Scopes nest.
-    pub(crate) fn speculate(&mut self, on: bool) {
+    pub fn speculate(&mut self, on: bool) {
         if on {
             self.speculative += 1;
         } else {
@@ -1325,7 +1321,7 @@ impl Algebra {
     /// the previous name, for the caller to restore (rules nest through subgraphs).
     /// The name is read only inside a speculative scope: the driver names each node
     /// there, and a rule that opens a scope names its own node before it does.
-    pub(crate) fn set_site(&mut self, node: &str) -> String {
+    pub fn set_site(&mut self, node: &str) -> String {
         std::mem::replace(&mut self.site, node.to_string())
     }
 

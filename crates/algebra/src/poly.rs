@@ -1457,7 +1457,7 @@ mod tests {
 
     #[test]
     fn to_expr_is_the_parse_of_the_text() {
-        use crate::algebra::parse::parse_expr;
+        use crate::parse::parse_expr;
         let (a, b, f) = (s("A"), s("B"), s("F"));
         let half = Poly::constant(Rat::frac(1, 2).unwrap());
         let opaque =

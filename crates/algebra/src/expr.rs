@@ -30,18 +30,18 @@ use std::fmt;
 /// `max(S, 0)` is `S`, `min(S, S + 2)` is `S`. What they find holds for every value
 /// of the symbols from 0 up at which the expression is defined (a negative value may
 /// break it: `max(S, 0)` is not `S` at `S = -1`). A division by a constant 0 stays as
-/// written, undefined. Nothing here uses a model's facts: [`crate::Shapes::simplify`]
+/// written, undefined. Nothing here uses a model's facts: `symdim::Shapes::simplify`
 /// simplifies under them (input symbols at least 1, bound values, merged dims).
 ///
 /// **Equality.** `==` and `Hash` compare canonical forms, not values: two dims are
 /// equal when they are written the same after the rewriting above (`S*2 == S + S`),
 /// and two dims that agree at every value but were brought to different forms
-/// compare unequal (`min(A, B)` and `A + B - max(A, B)`). [`crate::Shapes::equal`]
+/// compare unequal (`min(A, B)` and `A + B - max(A, B)`). `symdim::Shapes::equal`
 /// decides equality of values under a model's facts, [`DimExpr::parse`] simplifies
 /// text with the algebra's rules as the simplifying operations do (names at least 0).
 ///
 /// ```
-/// use symdim::{DimExpr, SymbolValues};
+/// use symdim_algebra::{DimExpr, SymbolValues};
 /// let s = DimExpr::symbol("S");
 /// let d = (&s * 12 + 4) - 2 * &s;
 /// assert_eq!(d.to_string(), "10*S + 4");
@@ -68,7 +68,7 @@ impl DimExpr {
     /// Parse an expression of the grammar and simplify it with the algebra's rules
     /// where every name is at least 0, as the simplifying operations do (see
     /// [`DimExpr`]): `max(S, 1)` stays `max(S, 1)`, `max(S, 0)` is `S`.
-    /// [`crate::Shapes::simplify`] simplifies under a model's facts (its input
+    /// `symdim::Shapes::simplify` simplifies under a model's facts (its input
     /// symbols at least 1 by default), [`DimExpr::parse_with`] in an algebra of the
     /// caller's set-up.
     ///
@@ -178,11 +178,14 @@ impl DimExpr {
     }
 
     /// The dim of `p`, which must be a canonical form the algebra made (a class's
-    /// form, or a difference or quotient of such forms): crate-private, so that every
-    /// `DimExpr` a caller holds is in the form the algebra gives it, and `==` of two
-    /// dims compares those forms. Callers build dims with [`DimExpr::parse`],
-    /// [`DimExpr::symbol`], [`DimExpr::constant`] and the arithmetic.
-    pub(crate) fn from_poly(p: Poly) -> DimExpr {
+    /// form, [`Algebra::canon`], a derived symbol's definition, a difference or
+    /// quotient of such forms, or a constant), so that every `DimExpr` is in the form
+    /// the algebra gives it and `==` of two dims compares those forms: a form built by
+    /// hand has not been through the rewrite rules and may compare unequal to the
+    /// same dim built by the algebra. Callers outside the engine build dims with
+    /// [`DimExpr::parse`], [`DimExpr::symbol`], [`DimExpr::constant`] and the
+    /// arithmetic.
+    pub fn from_poly(p: Poly) -> DimExpr {
         DimExpr(p)
     }
 
