@@ -151,10 +151,10 @@ fn annotated_model_reads_back_with_value_info() {
     ]);
     assert!(matches!(out.status.code(), Some(0 | 1)));
     assert_eq!(std::fs::read(&json_path).unwrap(), bytes);
-    let m = symdim::onnx::parse(&bytes).unwrap();
+    let m = symdim::read::onnx::parse(&bytes).unwrap();
     let g = m.graph().unwrap();
     let original = std::fs::read(example()).unwrap();
-    let orig = symdim::onnx::parse(&original).unwrap();
+    let orig = symdim::read::onnx::parse(&original).unwrap();
     assert_eq!(
         g.node.len(),
         orig.graph().unwrap().node.len(),
@@ -231,7 +231,7 @@ fn direct_json_equals_serde_json_pretty() {
     let mut compared = 0;
     for path in &files {
         // Fixtures that are not models (expected results, case tables) do not load.
-        let Ok(model) = symdim::load::load(path) else {
+        let Ok(model) = symdim::read::load::load(path) else {
             continue;
         };
         let options = symdim::Facts::default();
@@ -278,7 +278,7 @@ fn direct_json_equals_serde_json_pretty() {
 /// `{}` and `[]`.
 #[test]
 fn direct_json_escapes_as_serde_json() {
-    let model = symdim::load::load(Path::new(&example())).unwrap();
+    let model = symdim::read::load::load(Path::new(&example())).unwrap();
     let mut report = common::report(&model, &symdim::Facts::default());
     let nasty: String = (0u8..0x20)
         .map(char::from)
@@ -381,7 +381,7 @@ impl std::io::Write for FailingSink {
 /// sink is a prefix of the report; a large report goes out in several pieces.
 #[test]
 fn writers_stream_and_stop_at_the_first_error() {
-    let model = symdim::load::load(Path::new(&example())).unwrap();
+    let model = symdim::read::load::load(Path::new(&example())).unwrap();
     let mut report = common::report(&model, &symdim::Facts::default());
     // Make it larger than one piece (64 KiB): many copies of the tensors.
     let tensors: Vec<_> = report.tensors.clone().into_iter().collect();
@@ -726,10 +726,10 @@ fn dash_o_onto_the_input_replaces_it_whole() {
     let once = std::fs::read(&path).unwrap();
     assert!(once.len() > original.len());
     let (a, b) = (
-        symdim::onnx::parse(&original).unwrap(),
-        symdim::onnx::parse(&once).unwrap(),
+        symdim::read::onnx::parse(&original).unwrap(),
+        symdim::read::onnx::parse(&once).unwrap(),
     );
-    let nodes = |m: &symdim::onnx::ModelProto<'_>| format!("{:?}", m.graph().unwrap().node);
+    let nodes = |m: &symdim::read::onnx::ModelProto<'_>| format!("{:?}", m.graph().unwrap().node);
     assert_eq!(nodes(&a), nodes(&b));
     assert_eq!(symdim(&["infer", p]).stdout, out.stdout);
     assert_eq!(symdim(&["infer", p, "-o", p]).status.code(), Some(0));
@@ -788,9 +788,9 @@ fn dash_o_keeps_what_the_model_declares() {
         "{report}"
     );
     let written = std::fs::read(&out_path).unwrap();
-    let m = symdim::onnx::parse(&written).unwrap();
+    let m = symdim::read::onnx::parse(&written).unwrap();
     let g = m.graph().unwrap();
-    let dims = |v: &symdim::onnx::ValueInfoProto<'_>| format!("{:?}", v.shape().unwrap());
+    let dims = |v: &symdim::read::onnx::ValueInfoProto<'_>| format!("{:?}", v.shape().unwrap());
     let by_name = |name: &str| {
         g.value_info
             .iter()

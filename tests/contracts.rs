@@ -6,7 +6,7 @@ mod ops_support;
 use indexmap::IndexMap;
 use ops_support::named as node;
 use symdim::algebra::Truth;
-use symdim::check::{check, Status};
+use symdim::contracts::check::{check, Status};
 use symdim::contracts::{derive, fact_values, Contract, Kind};
 use symdim::graph::{
     Attr, ConstData, ConstTensor, DType, DeclDim, Format, Graph, Model, Node, ValueDecl,

@@ -27,7 +27,7 @@ fn models() -> Vec<std::path::PathBuf> {
 }
 
 fn load(path: &std::path::Path) -> symdim::graph::Model {
-    let mut m = symdim::load::load(path).expect("load");
+    let mut m = symdim::read::load::load(path).expect("load");
     let dir = path.parent().and_then(|p| p.file_name()).unwrap();
     m.path = format!(
         "{}/{}",
@@ -81,7 +81,7 @@ fn explanations_of_real_model_dims() {
         let m = load(&path);
         let ctx = symdim::infer(&m, &Facts::default()).into_context();
         all.push_str(&format!("$ symdim explain {file} '{target}'\n"));
-        all.push_str(&symdim::explain::explain(&m, &ctx, target).expect("explain"));
+        all.push_str(&symdim::contracts::explain::explain(&m, &ctx, target).expect("explain"));
         all.push('\n');
     }
     common::snapshots().bind(|| insta::assert_snapshot!("explain_real_models", all));

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use symdim::graph::{ConstData, Model};
-use symdim::load::load;
+use symdim::read::load::load;
 use symdim::report::{Report, ReportDim};
 use symdim::Facts;
 

@@ -219,7 +219,7 @@ fn error_kinds_op() {
         let mut ctx = ShapesContext::default();
         put(&mut ctx, "x", DType::Float, &["2", "3"], None);
         let n = node("Concat", 13, &["x"], &["y"], vec![("axis", Attr::Int(0))]);
-        let e = symdim::shapes_api::compute_shape_reshape(&mut ctx, &n).unwrap_err();
+        let e = symdim::ops::shapes_api::compute_shape_reshape(&mut ctx, &n).unwrap_err();
         rows.push(("WrongOp", format!("{e}")));
     }
     let reached: BTreeSet<&str> = rows.iter().map(|(k, _)| *k).collect();
@@ -763,7 +763,7 @@ fn typed_operands_print_their_text() {
         ),
         (
             differ(DimRole::Requirement {
-                at: Box::new(symdim::oprules::Location {
+                at: Box::new(symdim::read::oprules::Location {
                     origin: "rules.txt".to_string(),
                     line: 3,
                 }),

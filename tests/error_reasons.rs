@@ -1148,7 +1148,7 @@ fn declared_rule_failures_print_the_rules_texts() {
 #[test]
 fn rule_file_parse_errors_print_the_rules_texts() {
     use symdim::algebra::ParseError;
-    use symdim::oprules::Problem;
+    use symdim::read::oprules::Problem;
     let (expr, pos, expected) = ("in0[0] * (", 10usize, "an expression");
     let p = Problem::BadExpr(ParseError {
         text: expr.into(),
@@ -1212,7 +1212,7 @@ fn algebra_warnings_print_the_rules_texts() {
 #[test]
 fn onednn_reader_errors_name_the_json_found() {
     use serde_json::json;
-    use symdim::onednn::{JsonKind, OnednnError};
+    use symdim::read::onednn::{JsonKind, OnednnError};
     // The kinds as the reader named them.
     let kinds = [
         (json!(null), "null".to_string()),

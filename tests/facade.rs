@@ -4,8 +4,8 @@ mod common;
 
 use proptest::prelude::*;
 use std::path::Path;
+use symdim::context::facts::{FactsError, InputDimError};
 use symdim::context::Cause;
-use symdim::facts::{FactsError, InputDimError};
 use symdim::{DimExpr, EvalError, Facts, SymbolValues};
 
 /// `examples/attention.onnx` (opset 17). By the ONNX semantics of its ops, its
@@ -389,7 +389,7 @@ proptest! {
 #[test]
 fn bind_arguments_say_what_is_wrong_as_values() {
     use symdim::algebra::{Expr, Rat};
-    use symdim::facts::{parse_bind, BindProblem, FactsError};
+    use symdim::context::facts::{parse_bind, BindProblem, FactsError};
     let bad = |text: &str, why: BindProblem| FactsError::BadBind {
         text: text.to_string(),
         why,
@@ -524,7 +524,7 @@ fn explain_and_annotate_are_the_commands() {
     assert!(text.contains('7'), "{text}");
     assert_eq!(
         shapes.explain("y[3]").unwrap_err(),
-        symdim::explain::ExplainError::Axis {
+        symdim::contracts::explain::ExplainError::Axis {
             tensor: "y".to_string(),
             axis: 3,
             rank: 3
@@ -781,7 +781,7 @@ fn models_and_shapes_cross_threads() {
 #[test]
 fn negative_dims_and_lower_bounds_are_refused() {
     use symdim::algebra::{Config, Rat};
-    use symdim::facts::LowerBound;
+    use symdim::context::facts::LowerBound;
     use symdim::Interval;
     let model = example();
     let error_causes = |shapes: &symdim::Shapes<'_>| -> Vec<Option<Cause>> {

@@ -91,7 +91,7 @@ fn undecoded_float_values_change_no_report() {
     let options = Facts::default();
     let (mut models, mut filled) = (0, 0);
     for p in &files {
-        let Ok(model) = symdim::load::load(p) else {
+        let Ok(model) = symdim::read::load::load(p) else {
             continue;
         };
         let mut full = model.clone();

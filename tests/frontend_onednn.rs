@@ -9,10 +9,12 @@ use std::path::{Path, PathBuf};
 use symdim::algebra::ParseError;
 use symdim::context::{Severity, ShapesContext};
 use symdim::graph::{Attr, DType, DeclDim, Model};
-use symdim::load::{load, load_with, LoadError, LoadOptions};
-use symdim::onednn::to_graph::{to_model, ConvertOptions, NameError, Symbolize, SymbolizeError};
-use symdim::onednn::OnednnGraph;
 use symdim::ops::reshape::{check_shape_attr, AttrEntry, Condition, ShapeAttrCheck};
+use symdim::read::load::{load, load_with, LoadError, LoadOptions};
+use symdim::read::onednn::to_graph::{
+    to_model, ConvertOptions, NameError, Symbolize, SymbolizeError,
+};
+use symdim::read::onednn::OnednnGraph;
 use symdim::{DimExpr, Facts};
 
 /// The loader's check of a symbol name: the expression grammar's parser.

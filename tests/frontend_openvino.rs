@@ -13,8 +13,8 @@ use serde_json::Value;
 use symdim::algebra::{Dim, Rat, SymbolKind, Truth};
 use symdim::context::{Cause, OpError, Severity, ShapesContext};
 use symdim::graph::{ConstData, DType, DeclDim, Model};
-use symdim::load::{load, LoadError};
-use symdim::openvino::{to_graph, IrModel, Weights};
+use symdim::read::load::{load, LoadError};
+use symdim::read::openvino::{to_graph, IrModel, Weights};
 use symdim::Facts;
 
 // ---------------------------------------------------------------------------------
@@ -467,7 +467,7 @@ fn load_errors_are_typed() {
     std::fs::write(dir.join("short.bin"), [0u8; 4]).unwrap();
     match load(&p) {
         Err(LoadError::OpenVino {
-            source: symdim::openvino::IrError::ConstOutOfBounds { .. },
+            source: symdim::read::openvino::IrError::ConstOutOfBounds { .. },
             ..
         }) => {}
         other => panic!("{other:?}"),
@@ -477,11 +477,11 @@ fn load_errors_are_typed() {
     std::fs::write(&p, "<net version=\"11\"><layers>").unwrap();
     assert!(matches!(load(&p), Err(LoadError::OpenVino { .. })));
     // --symbol is for oneDNN only.
-    let opts = symdim::load::LoadOptions {
+    let opts = symdim::read::load::LoadOptions {
         onednn_symbols: vec!["0:0=N".parse().unwrap()],
     };
     assert!(matches!(
-        symdim::load::load_with(&fixture(), &opts),
+        symdim::read::load::load_with(&fixture(), &opts),
         Err(LoadError::SymbolsNotSupported { .. })
     ));
     std::fs::remove_dir_all(&dir).ok();
@@ -2292,7 +2292,7 @@ mod hostile {
             attrs: attrs
                 .iter()
                 .map(|&(a, v)| {
-                    let attr = symdim::openvino::to_graph::typed_attr(ATTRS[a], VALUES[v]);
+                    let attr = symdim::read::openvino::to_graph::typed_attr(ATTRS[a], VALUES[v]);
                     (ATTRS[a].to_string(), attr)
                 })
                 .collect(),

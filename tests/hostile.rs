@@ -444,7 +444,7 @@ fn a_huge_declared_rank_is_unknown_not_built() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/fuzz/onnx_bytes_expand_rank_130174.onnx"
     );
-    let m = symdim::load::load(std::path::Path::new(path)).unwrap();
+    let m = symdim::read::load::load(std::path::Path::new(path)).unwrap();
     let r = common::report(&m, &Facts::default());
     assert_eq!(r.tensors["y"].shape, None);
     assert!(r.symbols.is_empty());
@@ -719,8 +719,8 @@ fn bounded<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
 #[cfg(unix)]
 #[test]
 fn special_files_as_the_model_are_refused_without_reading() {
-    use symdim::files::FileKind;
-    use symdim::load::LoadError;
+    use symdim::read::files::FileKind;
+    use symdim::read::load::LoadError;
     let dir = scratch("model-path");
     let fifo = dir.join("fifo.onnx");
     mkfifo(&fifo);
@@ -734,7 +734,7 @@ fn special_files_as_the_model_are_refused_without_reading() {
         (folder, FileKind::Directory),
     ] {
         let shown = path.display().to_string();
-        let loaded = bounded(move || symdim::load::load(&path));
+        let loaded = bounded(move || symdim::read::load::load(&path));
         match loaded {
             Err(LoadError::NotRegularFile { path, kind: k }) => {
                 assert_eq!((path, k), (shown.clone(), kind));
@@ -759,13 +759,13 @@ fn an_ir_weights_file_that_is_a_fifo_is_refused() {
     std::fs::write(dir.join("m.xml"), xml).unwrap();
     mkfifo(&dir.join("m.bin"));
     let path = dir.join("m.xml");
-    let e = bounded(move || symdim::load::load(&path)).unwrap_err();
+    let e = bounded(move || symdim::read::load::load(&path)).unwrap_err();
     assert!(
         matches!(
             &e,
-            symdim::load::LoadError::OpenVino {
-                source: symdim::openvino::IrError::NotRegularFile {
-                    kind: symdim::files::FileKind::Fifo,
+            symdim::read::load::LoadError::OpenVino {
+                source: symdim::read::openvino::IrError::NotRegularFile {
+                    kind: symdim::read::files::FileKind::Fifo,
                     ..
                 },
                 ..
@@ -786,7 +786,7 @@ fn an_ir_weights_file_that_is_a_fifo_is_refused() {
 /// stack (in a debug build too).
 #[test]
 fn deep_xml_is_refused_before_parsing() {
-    use symdim::openvino::{IrError, IrLimits, IrModel};
+    use symdim::read::openvino::{IrError, IrLimits, IrModel};
     let nested = |n: usize, open: &str, close: &str| {
         format!(
             r#"<?xml version="1.0"?><net name="x" version="11"><layers>{}{}</layers><edges/></net>"#,
@@ -833,9 +833,10 @@ fn deep_xml_is_refused_before_parsing() {
     assert!(IrModel::parse(&flat).is_ok());
     // Through the loader and the CLI path: a clean error, exit status 2.
     let deep = nested(15_000, "<a>", "</a>");
-    let e =
-        bounded(move || symdim::load::load_bytes(deep.as_bytes(), "deep.xml", &Default::default()))
-            .unwrap_err();
+    let e = bounded(move || {
+        symdim::read::load::load_bytes(deep.as_bytes(), "deep.xml", &Default::default())
+    })
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
         "deep.xml: invalid OpenVINO IR model: XML elements nest 257 levels deep, more than the limit of 256"
@@ -859,7 +860,7 @@ fn deep_onednn_json_stops_at_the_parsers_recursion_limit() {
         ),
     ] {
         let e = bounded(move || {
-            symdim::load::load_bytes(text.as_bytes(), "deep.json", &Default::default())
+            symdim::read::load::load_bytes(text.as_bytes(), "deep.json", &Default::default())
         })
         .unwrap_err();
         assert!(e.to_string().contains("recursion limit exceeded"), "{e}");
@@ -912,14 +913,14 @@ fn unreadable_external_data_is_an_error_naming_the_tensor() {
         ]);
     }
     let ok = external_shape_model(&dir, "ok.onnx", "shape.bin");
-    let m = symdim::load::load(&ok).unwrap();
+    let m = symdim::read::load::load(&ok).unwrap();
     let r = common::report(&m, &Facts::default());
     assert_eq!(shape(&r, "y"), Some(vec!["2*N".into(), "4".into()]));
     assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     for (i, (location, why)) in cases.into_iter().enumerate() {
         let path = external_shape_model(&dir, &format!("m{i}.onnx"), location);
         let r = bounded(move || {
-            let m = symdim::load::load(&path).unwrap();
+            let m = symdim::read::load::load(&path).unwrap();
             common::report(&m, &Facts::default())
         });
         let e = errors(&r);
@@ -940,7 +941,7 @@ fn unreadable_external_data_is_an_error_naming_the_tensor() {
     // A model held in memory has no folder to read from: not the model's fault, no
     // error.
     let bytes = std::fs::read(&ok).unwrap();
-    let m = symdim::load::load_bytes(&bytes, "ok.onnx", &Default::default()).unwrap();
+    let m = symdim::read::load::load_bytes(&bytes, "ok.onnx", &Default::default()).unwrap();
     assert!(common::report(&m, &Facts::default()).diagnostics.is_empty());
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -1,5 +1,7 @@
 //! The crate's layers only look down (`docs/architecture.md`): the code of each
-//! top-level module names only modules of its own layer or of the layers it may use.
+//! stage (a top-level module) names only stages before it in the pipeline, and,
+//! inside a stage, a part names only parts below it ([`INNER`]). What Cargo already
+//! enforces is not checked here: the algebra is its own crate.
 //!
 //! Every file under `src/` (but `lib.rs`, the root, and `main.rs`, another crate) is
 //! parsed with `syn`. Every `use` tree (`{...}` groups expanded) and every path in
@@ -22,83 +24,85 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use syn::visit::Visit;
 
-/// Each top-level module and the modules its code may name. The order is the
-/// pipeline, and a module may name only modules listed before it:
-/// files, algebra ← graph ← readers (onnx, openvino, onednn) ← oprules ← facts ←
-/// context ← ops ← shapes_api, infer ← contracts ← check, explain ← report ← annotate,
-/// load ← shapes (the facade).
-const LAYERS: &[(&str, &[&str])] = &[
-    ("files", &[]),
-    ("algebra", &[]),
-    ("graph", &["algebra"]),
-    ("onnx", &["graph", "files"]),
-    ("openvino", &["graph", "files"]),
-    ("onednn", &["graph", "files"]),
-    ("oprules", &["algebra", "graph", "files"]),
-    ("facts", &["algebra", "graph", "oprules"]),
-    ("context", &["algebra", "graph", "oprules", "facts"]),
-    ("ops", &["algebra", "graph", "context", "oprules"]),
-    ("shapes_api", &["algebra", "graph", "context", "ops"]),
-    (
-        "infer",
-        &["algebra", "graph", "context", "facts", "ops", "oprules"],
-    ),
-    (
-        "contracts",
-        &["algebra", "graph", "context", "facts", "ops", "infer"],
-    ),
-    (
-        "check",
-        &[
-            "algebra",
-            "graph",
-            "context",
-            "facts",
-            "ops",
-            "infer",
-            "contracts",
-        ],
-    ),
-    (
-        "explain",
-        &[
-            "algebra",
-            "graph",
-            "context",
-            "facts",
-            "ops",
-            "infer",
-            "contracts",
-        ],
-    ),
-    (
-        "report",
-        &["algebra", "graph", "context", "facts", "infer", "contracts"],
-    ),
-    (
-        "annotate",
-        &["algebra", "graph", "ops", "onnx", "report", "files"],
-    ),
-    (
-        "load",
-        &["algebra", "graph", "onnx", "openvino", "onednn", "files"],
-    ),
-    (
-        "shapes",
-        &[
-            "algebra",
-            "graph",
-            "context",
-            "facts",
-            "infer",
-            "contracts",
-            "explain",
-            "report",
-            "annotate",
-            "load",
-        ],
-    ),
+/// The stages in pipeline order: a stage's code names only stages before it. The
+/// algebra, first, is its own crate, so Cargo keeps it from naming this one; here it
+/// is the name `lib.rs` re-exports it under.
+const PIPELINE: &[&str] = &[
+    "algebra",
+    "graph",
+    "read",
+    "context",
+    "ops",
+    "infer",
+    "contracts",
+    "report",
+    "shapes",
 ];
+
+/// Inside a stage, its parts in levels: a part names only parts of earlier levels
+/// (and earlier stages). `""` is the stage's own module: its `mod.rs` and every file
+/// not listed; where it is not listed, it may name every part of its stage. The
+/// readers do not know each other; `load` picks one.
+const INNER: &[(&str, &[&[&str]])] = &[
+    (
+        "read",
+        &[
+            &["files"],
+            &["onnx", "openvino", "onednn", "oprules"],
+            &["load"],
+        ],
+    ),
+    ("context", &[&["facts"], &[""]]),
+    ("ops", &[&[""], &["shapes_api"]]),
+    ("contracts", &[&[""], &["check", "explain"]]),
+    ("report", &[&[""], &["annotate"]]),
+];
+
+/// The levels of a stage's parts ([`INNER`]).
+fn levels(stage: &str) -> Option<&'static [&'static [&'static str]]> {
+    INNER.iter().find(|(s, _)| *s == stage).map(|(_, l)| *l)
+}
+
+/// The unit that a module path from the root (`read::onnx::wire`) belongs to: a
+/// listed part of a stage (`read::onnx`), or else the top-level module (`read`).
+fn unit<S: AsRef<str>>(path: &[S]) -> String {
+    let top = path[0].as_ref();
+    if let (Some(next), Some(levels)) = (path.get(1), levels(top)) {
+        let next = next.as_ref();
+        if !next.is_empty() && levels.iter().any(|l| l.contains(&next)) {
+            return format!("{top}::{next}");
+        }
+    }
+    top.to_string()
+}
+
+/// Whether code of unit `from` may name unit `to`.
+fn allowed(from: &str, to: &str) -> bool {
+    if from == to {
+        return true;
+    }
+    let split = |u: &'_ str| -> (String, String) {
+        match u.split_once("::") {
+            Some((s, p)) => (s.to_string(), p.to_string()),
+            None => (u.to_string(), String::new()),
+        }
+    };
+    let ((fs, fp), (ts, tp)) = (split(from), split(to));
+    let stage = |s: &str| PIPELINE.iter().position(|p| *p == s);
+    if fs != ts {
+        return matches!((stage(&fs), stage(&ts)), (Some(f), Some(t)) if t < f);
+    }
+    let Some(levels) = levels(&fs) else {
+        return true;
+    };
+    let level = |part: &str| levels.iter().position(|l| l.contains(&part));
+    match (level(&fp), level(&tp)) {
+        (Some(f), Some(t)) => t < f,
+        // The stage's own module, not listed: above its parts.
+        (None, _) => fp.is_empty(),
+        (Some(_), None) => false,
+    }
+}
 
 /// What a path names at the crate root: a module's name, or [`ROOT`] for the root
 /// itself, or `?NAME` for a root name that is neither a module nor a re-export.
@@ -120,7 +124,7 @@ struct Crate {
     reexports: BTreeMap<String, BTreeSet<String>>,
     /// The modules a root glob re-export (`pub use x::*`) comes from.
     glob_reexports: BTreeSet<String>,
-    /// `macro_rules!` macros by name, with the top-level modules defining them.
+    /// `macro_rules!` macros by name, with the units ([`unit`]) defining them.
     macros: BTreeMap<String, BTreeSet<String>>,
 }
 
@@ -180,15 +184,14 @@ impl Crate {
                             .iter()
                             .skip_while(|s| *s == "crate" || *s == "self")
                             .collect();
-                        let Some(source) = segs.first() else { continue };
+                        if segs.is_empty() {
+                            continue;
+                        }
+                        let source = unit(&segs);
                         if w.glob && segs.len() == 1 {
-                            krate.glob_reexports.insert(source.to_string());
+                            krate.glob_reexports.insert(source);
                         } else if let Some(name) = name {
-                            krate
-                                .reexports
-                                .entry(name)
-                                .or_default()
-                                .insert(source.to_string());
+                            krate.reexports.entry(name).or_default().insert(source);
                         }
                     }
                 }
@@ -199,11 +202,7 @@ impl Crate {
             let mut defs = MacroDefs::default();
             defs.visit_file(file);
             for name in defs.names {
-                krate
-                    .macros
-                    .entry(name)
-                    .or_default()
-                    .insert(module[0].clone());
+                krate.macros.entry(name).or_default().insert(unit(module));
             }
         }
         krate
@@ -348,6 +347,8 @@ impl Walker<'_> {
             Some(name) => {
                 let more = abs.len() > 1 || w.glob;
                 for named in self.krate.root_name(name, more, context) {
+                    // A module: the unit of the path into it (`read::onnx`).
+                    let named = if named == **name { unit(&abs) } else { named };
                     self.note(named, w.text());
                 }
             }
@@ -364,7 +365,7 @@ impl Walker<'_> {
         let Some(defs) = self.krate.macros.get(name) else {
             return;
         };
-        if !defs.contains(&self.module[0]) {
+        if !defs.contains(&unit(&self.module)) {
             for d in defs.clone() {
                 self.note(d, format!("{name}!"));
             }
@@ -614,16 +615,12 @@ fn lib_rs() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap()
 }
 
-/// The modules `named` holds that `top` may not name, as messages.
-fn violations(top: &str, named: &BTreeMap<Named, String>) -> Vec<String> {
-    let allowed = LAYERS
-        .iter()
-        .find(|(m, _)| *m == top)
-        .map_or(&[][..], |(_, a)| *a);
+/// The units `named` holds that unit `from` may not name, as messages.
+fn violations(from: &str, named: &BTreeMap<Named, String>) -> Vec<String> {
     named
         .iter()
-        .filter(|(m, _)| m.as_str() != top && !allowed.contains(&m.as_str()))
-        .map(|(m, path)| format!("`{top}` names `{m}` (`{path}`)"))
+        .filter(|(m, _)| !allowed(from, m))
+        .map(|(m, path)| format!("`{from}` names `{m}` (`{path}`)"))
         .collect()
 }
 
@@ -637,12 +634,15 @@ fn layers_only_look_down() {
     let krate = Crate::new(&lib_rs(), &modules);
     let mut wrong = Vec::new();
     for (rel, module, file) in &sources {
-        let top = &module[0];
-        if !LAYERS.iter().any(|(m, _)| m == top) {
-            wrong.push(format!("{}: module `{top}` has no layer", rel.display()));
+        if !PIPELINE.contains(&module[0].as_str()) {
+            wrong.push(format!(
+                "{}: module `{}` has no stage",
+                rel.display(),
+                module[0]
+            ));
             continue;
         }
-        for v in violations(top, &krate.named(module, file)) {
+        for v in violations(&unit(module), &krate.named(module, file)) {
             wrong.push(format!("{}: {v}", rel.display()));
         }
     }
@@ -651,24 +651,36 @@ fn layers_only_look_down() {
 }
 
 #[test]
-fn the_layers_are_the_crates_modules_in_pipeline_order() {
+fn the_stages_are_the_crates_modules() {
     let krate = Crate::new(&lib_rs(), &[]);
-    let layers: BTreeSet<String> = LAYERS.iter().map(|(m, _)| m.to_string()).collect();
+    let stages: BTreeSet<String> = PIPELINE.iter().map(|m| m.to_string()).collect();
     assert_eq!(
-        layers, krate.modules,
-        "LAYERS against the modules of lib.rs"
+        stages, krate.modules,
+        "PIPELINE against the modules of lib.rs"
     );
-    for (i, (m, allowed)) in LAYERS.iter().enumerate() {
-        for a in *allowed {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for (stage, levels) in INNER {
+        assert!(PIPELINE.contains(stage), "{stage} is not a stage");
+        for part in levels
+            .iter()
+            .flat_map(|l| l.iter())
+            .filter(|p| !p.is_empty())
+        {
+            let dir = src.join(stage);
             assert!(
-                LAYERS[..i].iter().any(|(l, _)| l == a),
-                "`{m}` may name `{a}`, which is not before it in LAYERS"
+                dir.join(format!("{part}.rs")).exists() || dir.join(part).join("mod.rs").exists(),
+                "{stage}::{part} is not a module"
             );
         }
     }
-    // Every root re-export comes from a module, so a path to it is checked.
+    // Every root re-export comes from a stage, so a path to it is checked.
     for (name, from) in &krate.reexports {
-        assert!(from.is_subset(&krate.modules), "{name} from {from:?}");
+        for f in from {
+            assert!(
+                krate.modules.contains(f.split("::").next().unwrap()),
+                "{name} from {f}"
+            );
+        }
     }
 }
 
@@ -905,4 +917,39 @@ fn a_back_edge_is_a_violation() {
     // Allowed: below, and the module's own tree.
     let file = syn::parse_file("use crate::graph::Node; use super::infer::x;").unwrap();
     assert!(violations("infer", &krate.named(&["infer".to_string()], &file)).is_empty());
+}
+
+#[test]
+fn inside_a_stage_parts_look_down() {
+    let krate = Crate::new(&lib_rs(), &[]);
+    let named = |module: &[&str], text: &str| {
+        let module: Vec<String> = module.iter().map(|m| m.to_string()).collect();
+        let file = syn::parse_file(text).unwrap();
+        violations(&unit(&module), &krate.named(&module, &file))
+    };
+    // A reader does not know another; each may open files.
+    assert_eq!(
+        named(
+            &["read", "onnx", "wire"],
+            "use crate::read::openvino::IrModel; use crate::read::files::open;"
+        ),
+        ["`read::onnx` names `read::openvino` (`crate::read::openvino::IrModel`)"]
+    );
+    assert!(named(&["read", "load"], "use super::onnx::parse;").is_empty());
+    // `facts` is below the rest of `context`; `check` is above `contracts`' own module.
+    assert_eq!(
+        named(&["context", "facts"], "use super::ShapesContext;"),
+        ["`context::facts` names `context` (`super::ShapesContext`)"]
+    );
+    assert!(named(&["context", "problems"], "use super::facts::Facts;").is_empty());
+    assert_eq!(
+        named(&["contracts"], "use crate::contracts::check::Status;"),
+        ["`contracts` names `contracts::check` (`crate::contracts::check::Status`)"]
+    );
+    assert!(named(&["contracts", "check"], "use super::derive;").is_empty());
+    // A root re-export names the part it comes from.
+    assert_eq!(
+        named(&["graph"], "fn f(x: crate::Facts) {}"),
+        ["`graph` names `context::facts` (`crate::Facts`)"]
+    );
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use serde_json::Value;
-use symdim::onednn::{
+use symdim::read::onednn::{
     read_onednn_graph, AttrValue, DataType, Dims, EngineKind, FpmathMode, LayoutType, OnednnError,
     OnednnGraph, PropertyType, TensorUse,
 };
@@ -303,7 +303,7 @@ fn dst_dtype_attribute() {
         "[3, 1]",
     );
     let g = OnednnGraph::parse(&ok).unwrap();
-    let m = symdim::onednn::to_graph::to_model(&g, "t.json", &Default::default()).unwrap();
+    let m = symdim::read::onednn::to_graph::to_model(&g, "t.json", &Default::default()).unwrap();
     assert_eq!(
         m.graph.nodes[0].attr("dst_dtype"),
         Some(&symdim::graph::Attr::Type(symdim::graph::DType::Bfloat16))

@@ -8,9 +8,9 @@ mod common;
 
 use symdim::context::{OpError, Severity, ShapesContext};
 use symdim::graph::{DType, Model};
-use symdim::onednn::to_graph::{to_model, ConvertOptions, Symbolize};
-use symdim::onednn::OnednnGraph;
 use symdim::ops::rule_for;
+use symdim::read::onednn::to_graph::{to_model, ConvertOptions, Symbolize};
+use symdim::read::onednn::OnednnGraph;
 use symdim::Facts;
 
 /// A logical tensor; `None` writes oneDNN's unknown shape `[INT64_MIN]`.
@@ -858,7 +858,7 @@ fn files_without_attrs_or_ports_infer() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("g.json");
     std::fs::write(&path, &text).unwrap();
-    let m = symdim::load::load(&path).expect("a file without attrs or ports");
+    let m = symdim::read::load::load(&path).expect("a file without attrs or ports");
     let _ = std::fs::remove_dir_all(&dir);
     assert!(m.graph.nodes.iter().all(|n| n.attrs.is_empty()));
     let ctx = symdim::infer(&m, &Facts::default()).into_context();

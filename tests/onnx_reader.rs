@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use serde_json::Value as Json;
-use symdim::onnx::{
+use symdim::read::onnx::{
     self, write_with_shapes, AttrType, DType, DataSource, Dim, InferredDim, InferredValueInfo,
     ModelProto, OnnxError, TypeProto,
 };

@@ -269,8 +269,9 @@ fn checked_cases(
                     .step_by(2)
                     .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
                     .collect();
-                let m = symdim::load_bytes(&bytes, "case", &symdim::load::LoadOptions::default())
-                    .unwrap();
+                let m =
+                    symdim::load_bytes(&bytes, "case", &symdim::read::load::LoadOptions::default())
+                        .unwrap();
                 for n in &m.graph.nodes {
                     nodes.push((n.domain.clone(), n.op_type.to_string(), n.version));
                 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use serde_json::Value;
-use symdim::openvino::{
+use symdim::read::openvino::{
     read_ir, ElementType, IrError, IrModel, IrVersion, PartialShape, PortRef, PortSide, Weights,
 };
 
@@ -241,7 +241,7 @@ fn corpus_models_match_manifest_and_baselines() {
                     .const_f64_values(c)
                     .unwrap_or_else(|e| panic!("{id}: {e}"));
                 assert_eq!(v.len() as u64, {
-                    let info = symdim::openvino::ConstInfo::from_layer(c, 64).unwrap();
+                    let info = symdim::read::openvino::ConstInfo::from_layer(c, 64).unwrap();
                     info.elements
                 });
             }

@@ -1264,7 +1264,7 @@ fn backend_node_cases() {
     let (mut cases, mut exact, mut less) = (0, 0, 0);
     let mut wrong = Vec::new();
     for dir in dirs {
-        let Ok(mut model) = symdim::load::load(&dir.join("model.onnx")) else {
+        let Ok(mut model) = symdim::read::load::load(&dir.join("model.onnx")) else {
             continue;
         };
         if !model.graph.nodes.iter().all(|n| nn_op(&n.op_type)) {

@@ -18,7 +18,7 @@ use serde_json::Value;
 use symdim::algebra::Rat;
 use symdim::context::{Cause, Severity, ShapesContext};
 use symdim::graph::{DType, DeclDim};
-use symdim::openvino::{to_graph, ElementType, IrModel, Weights};
+use symdim::read::openvino::{to_graph, ElementType, IrModel, Weights};
 use symdim::Facts;
 
 const FIXTURE: &str = concat!(

@@ -39,7 +39,7 @@ impl Kind {
 
 /// An OpenVINO attribute as the IR reader decodes the text the file writes.
 fn ir_attr(name: &str, text: &str) -> Attr {
-    symdim::openvino::to_graph::typed_attr(name, text)
+    symdim::read::openvino::to_graph::typed_attr(name, text)
 }
 fn node(op: &str, domain: &str, version: i64, inputs: &[&str], attrs: Vec<(&str, Attr)>) -> Node {
     Node {

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use symdim::algebra::Rat;
 use symdim::context::ShapesContext;
 use symdim::graph::DType;
-use symdim::load::LoadOptions;
+use symdim::read::load::LoadOptions;
 use symdim::Facts;
 
 const FIXTURE: &str = concat!(

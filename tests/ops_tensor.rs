@@ -44,7 +44,7 @@ fn my_op(op: &str) -> bool {
 /// Score one case: `with_values` turns the integer inputs into initializers with
 /// their `input_*.pb` contents (so the shape-tensor evaluator sees them).
 fn score_case(dir: &std::path::Path, with_values: bool, score: &mut Score) {
-    let mut model = symdim::load::load(&dir.join("model.onnx")).expect("load");
+    let mut model = symdim::read::load::load(&dir.join("model.onnx")).expect("load");
     let data = dir.join("test_data_set_0");
     let outputs = prepare_case(&mut model, &data, with_values);
     let ctx = symdim::infer(&model, &symdim::Facts::default()).into_context();
@@ -105,7 +105,7 @@ fn backend_node_cases() {
     let (mut shipped, mut valued) = (Score::default(), Score::default());
     let mut cases = 0;
     for dir in dirs {
-        let model = symdim::load::load(&dir.join("model.onnx")).expect("load");
+        let model = symdim::read::load::load(&dir.join("model.onnx")).expect("load");
         if !model.graph.nodes.iter().all(|n| my_op(&n.op_type)) {
             continue;
         }

@@ -305,7 +305,7 @@ fn peer_cases() {
         }
         n += 1;
         n_shape += ops.contains(&"Shape") as usize;
-        let model = symdim::load::load(&model_path).unwrap();
+        let model = symdim::read::load::load(&model_path).unwrap();
         let ctx = symdim::infer(&model, &Facts::default()).into_context();
         let syms = input_syms(&model);
         let raised = ctx
@@ -464,7 +464,7 @@ fn backend_node_tests() {
     let mut lines = vec![];
     for case in &cases {
         let name = case.file_name().unwrap().to_string_lossy().to_string();
-        let model = symdim::load::load(&case.join("model.onnx")).unwrap();
+        let model = symdim::read::load::load(&case.join("model.onnx")).unwrap();
         let ctx = symdim::infer(&model, &Facts::default()).into_context();
         if ctx
             .diagnostics
@@ -478,7 +478,10 @@ fn backend_node_tests() {
         let mut verdict = Verdict::Exact;
         for (j, out) in model.graph.outputs.iter().enumerate() {
             let bytes = std::fs::read(case.join(format!("test_data_set_0/output_{j}.pb"))).unwrap();
-            let expected: Vec<i64> = symdim::onnx::parse_tensor(&bytes).unwrap().dims.to_vec();
+            let expected: Vec<i64> = symdim::read::onnx::parse_tensor(&bytes)
+                .unwrap()
+                .dims
+                .to_vec();
             let got = ctx.get(&out.name).and_then(|f| f.shape.clone());
             let v = match got {
                 None => Verdict::Unknown,

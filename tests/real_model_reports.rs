@@ -116,7 +116,7 @@ fn infer_model(corpus: &Path, f: &Fixture) -> Option<(Model, ShapesContext)> {
         eprintln!("skipping {}: not in the corpus", f.model);
         return None;
     }
-    let mut model = symdim::load::load(&path).unwrap();
+    let mut model = symdim::read::load::load(&path).unwrap();
     // The path as shown in the report: the same on every machine.
     model.path = f.model.clone();
     let ctx = symdim::infer(&model, &Facts::default()).into_context();

@@ -106,7 +106,7 @@ fn real_models_ground_at_least_what_onnxruntime_does() {
         files.sort();
         for path in files {
             let key = format!("{sub}/{}", path.file_name().unwrap().to_string_lossy());
-            let mut model = symdim::load::load(Path::new(&path)).unwrap();
+            let mut model = symdim::read::load::load(Path::new(&path)).unwrap();
             strip(&mut model);
             let ctx = symdim::infer(&model, &Facts::default()).into_context();
             let c = classify(&model, &ctx);
@@ -143,7 +143,7 @@ fn silero_vad_keeps_the_if_branch_that_onnxruntime_can_run() {
         return;
     };
     let path = corpus.join("real-models/pypi/silero-vad__silero_vad_16k_op15.onnx");
-    let mut model = symdim::load::load(&path).unwrap();
+    let mut model = symdim::read::load::load(&path).unwrap();
     strip(&mut model);
     let ctx = symdim::infer(&model, &Facts::default()).into_context();
     let split: Vec<&str> = ctx
@@ -188,15 +188,15 @@ fn check_agrees_with_onnxruntime_on_silero_vad() {
         return;
     };
     let path = corpus.join("real-models/pypi/silero-vad__silero_vad_16k_op15.onnx");
-    let model = symdim::load::load(&path).unwrap();
+    let model = symdim::read::load::load(&path).unwrap();
     let run = |n: i64| {
         let options = Facts {
             binds: vec![("batch".into(), 1), ("sequence".into(), n)],
             ..Facts::default()
         };
-        symdim::check::check(&model, &options)
+        symdim::contracts::check::check(&model, &options)
     };
-    use symdim::check::Status;
+    use symdim::contracts::check::Status;
     for n in [192, 512, 703] {
         let v = run(n);
         assert_eq!(v.status, Status::Valid, "{n}: {:?}", v.failures);

@@ -20,8 +20,8 @@ use serde_json::Value;
 use std::collections::HashMap;
 use symdim::algebra::{Dim, Rat};
 use symdim::context::{OptionalElement, ShapesContext, TensorFact};
-use symdim::load::LoadOptions;
-use symdim::onnx::{Dim as OnnxDim, ModelProto, TypeProto};
+use symdim::read::load::LoadOptions;
+use symdim::read::onnx::{Dim as OnnxDim, ModelProto, TypeProto};
 use symdim::Facts;
 
 const FIXTURE: &str = concat!(
@@ -236,7 +236,7 @@ fn annotated_sequences_and_optionals_get_their_own_types() {
         let model = symdim::load_bytes(&bytes, name, &LoadOptions::default()).unwrap();
         let ctx = symdim::infer(&model, &Facts::default()).into_context();
         let report = symdim::Report::build(&model, &ctx);
-        let out = symdim::annotate::annotated_bytes(&model, &bytes, &report).unwrap();
+        let out = symdim::report::annotate::annotated_bytes(&model, &bytes, &report).unwrap();
         let m = ModelProto::parse(&out).unwrap();
         let g = m.graph().unwrap();
         let written: HashMap<&str, String> = g
@@ -303,7 +303,7 @@ fn annotated_models_pass_onnx_checker_and_onnxruntime() {
         let model = symdim::load_bytes(&bytes, name, &LoadOptions::default()).unwrap();
         let ctx = symdim::infer(&model, &Facts::default()).into_context();
         let report = symdim::Report::build(&model, &ctx);
-        let out = symdim::annotate::annotated_bytes(&model, &bytes, &report).unwrap();
+        let out = symdim::report::annotate::annotated_bytes(&model, &bytes, &report).unwrap();
         let (a, b) = (
             dir.join(format!("{name}.onnx")),
             dir.join(format!("{name}.out.onnx")),
@@ -351,7 +351,7 @@ fn unknown_rank_values_get_a_type_only_when_they_are_tensors() {
     let ctx = symdim::infer(&model, &Facts::default()).into_context();
     let report = symdim::Report::build(&model, &ctx);
     assert!(report.tensors["y"].shape.is_none() && report.tensors["z"].shape.is_none());
-    let out = symdim::annotate::annotated_bytes(&model, &bytes, &report).unwrap();
+    let out = symdim::report::annotate::annotated_bytes(&model, &bytes, &report).unwrap();
     let m = ModelProto::parse(&out).unwrap();
     let written: HashMap<&str, String> = m
         .graph()

@@ -6,7 +6,7 @@ mod common;
 
 use symdim::context::{OpError, ShapesContext, TensorFact};
 use symdim::graph::{Attr, DType, Node};
-use symdim::shapes_api::{
+use symdim::ops::shapes_api::{
     compute_shape_cast, compute_shape_concat, compute_shape_reshape, ShapeError,
 };
 

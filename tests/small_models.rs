@@ -45,7 +45,7 @@ fn small_models_table() {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for (id, case) in &cases {
         let path = fixtures().join("models").join(format!("{id}.onnx"));
-        let model = symdim::load::load(&path).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let model = symdim::read::load::load(&path).unwrap_or_else(|e| panic!("{id}: {e}"));
         // Ranges the source relies on (`M >= 10`) are facts.
         let mut assumes = Vec::new();
         if let Some(a) = case.get("assume").and_then(|a| a.as_object()) {

@@ -3,7 +3,7 @@
 //!
 //! The readers decode attributes into [`Attr`] values: ONNX and oneDNN attributes
 //! are typed in the file, OpenVINO IR attributes are decoded from their text by name
-//! (`crate::openvino::to_graph::typed_attr`), and an IR attribute whose text did not
+//! (`crate::read::openvino::to_graph::typed_attr`), and an IR attribute whose text did not
 //! read as its kind stays a string, which the `ov_*` getters reject with the IR's
 //! wording. Element types and partial shapes arrive decoded ([`Attr::Type`],
 //! [`Attr::Shape`]): no getter here parses attribute text.

@@ -47,6 +47,7 @@ pub mod rnn;
 pub mod scatter;
 pub mod sequence;
 pub mod shape;
+pub mod shapes_api;
 pub mod signal;
 pub mod slice;
 pub mod spatial;

@@ -196,7 +196,7 @@ fn hex(s: &str) -> Vec<u8> {
 pub fn infer_model_case(case: &Value) -> ShapesContext {
     let name = case["name"].as_str().unwrap();
     let bytes = hex(case["model"].as_str().unwrap());
-    let model = symdim::load_bytes(&bytes, name, &symdim::load::LoadOptions::default())
+    let model = symdim::load_bytes(&bytes, name, &symdim::read::load::LoadOptions::default())
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     symdim::infer(&model, &symdim::Facts::default()).into_context()
 }

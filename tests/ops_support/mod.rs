@@ -267,8 +267,8 @@ pub fn value(ctx: &ShapesContext, f: &TensorFact) -> String {
 /// Read a `.pb` tensor file as a constant (values only when small).
 pub fn read_pb(path: &std::path::Path) -> ConstTensor {
     let bytes = std::fs::read(path).expect("read pb");
-    let t = symdim::onnx::parse_tensor(&bytes).expect("parse tensor");
-    symdim::onnx::const_tensor(&t, &symdim::onnx::DataSource::in_memory())
+    let t = symdim::read::onnx::parse_tensor(&bytes).expect("parse tensor");
+    symdim::read::onnx::const_tensor(&t, &symdim::read::onnx::DataSource::in_memory())
 }
 
 /// Make a backend-node case's model ready to infer: with `with_values`, the integer

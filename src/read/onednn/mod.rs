@@ -93,12 +93,12 @@ pub fn read_onednn_graph_with_limits(
         path: path.to_path_buf(),
         source,
     };
-    let (file, len) = crate::files::open_regular(path).map_err(|e| match e {
-        crate::files::FileError::NotRegular { kind } => OnednnError::NotRegularFile {
+    let (file, len) = crate::read::files::open_regular(path).map_err(|e| match e {
+        crate::read::files::FileError::NotRegular { kind } => OnednnError::NotRegularFile {
             path: path.to_path_buf(),
             kind,
         },
-        crate::files::FileError::Io(source) => io(source),
+        crate::read::files::FileError::Io(source) => io(source),
     })?;
     if len > limits.max_json_bytes {
         return Err(OnednnError::TooLarge {

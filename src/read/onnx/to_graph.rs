@@ -400,8 +400,8 @@ impl Cx<'_, '_> {
 /// sequence or an optional holds, or a map's value type (symdim gives such a value
 /// the facts of its element type with an unknown rank, see
 /// `ShapesContext::sequence`); `Undefined` for opaque and untyped values.
-fn decl_dtype(t: Option<&crate::onnx::TypeProto<'_>>) -> crate::graph::DType {
-    use crate::onnx::TypeProto;
+fn decl_dtype(t: Option<&crate::read::onnx::TypeProto<'_>>) -> crate::graph::DType {
+    use crate::read::onnx::TypeProto;
     match t {
         Some(TypeProto::Tensor(t)) => t.elem_type,
         Some(TypeProto::Sequence(Some(e)) | TypeProto::Optional(Some(e))) => decl_dtype(Some(e)),

@@ -715,7 +715,7 @@ impl DataSource {
         }
         // A FIFO, a device or a directory inside the folder is refused unopened.
         let (mut file, file_len) =
-            crate::files::open_regular(&canon).map_err(|e| OnnxError::file(&full, e))?;
+            crate::read::files::open_regular(&canon).map_err(|e| OnnxError::file(&full, e))?;
         let in_range = matches!(offset.checked_add(expected), Some(end) if end <= file_len);
         if !in_range {
             return Err(OnnxError::ExternalRange {

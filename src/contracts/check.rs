@@ -16,9 +16,9 @@
 
 use crate::algebra::poly::render_symbol;
 use crate::algebra::Truth;
+use crate::context::facts::Facts;
 use crate::context::{Diagnostic, Severity};
 use crate::contracts::{derive, fact_values, Condition, Kind};
-use crate::facts::Facts;
 use crate::graph::Model;
 use crate::infer::infer_context;
 use serde::Serialize;

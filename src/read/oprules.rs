@@ -13,7 +13,7 @@
 //! ```
 //!
 //! ```
-//! use symdim::oprules::OpRules;
+//! use symdim::read::oprules::OpRules;
 //! let rules = OpRules::parse("op com.example:Twice\n  output shape=[2*in0[0]]\n").unwrap();
 //! assert_eq!(rules.len(), 1);
 //! assert!(rules.find("com.example", "Twice", 1).is_some());
@@ -233,7 +233,7 @@ pub enum OpRulesError {
         /// The path as given.
         file: String,
         /// The reason.
-        source: crate::files::FileError,
+        source: crate::read::files::FileError,
     },
     /// A line of the file is wrong.
     #[error("{at}: {problem}")]
@@ -499,9 +499,9 @@ fn overlaps(a: &DeclaredRule, b: &DeclaredRule) -> bool {
 
 /// The bytes of a regular file of at most [`MAX_RULES_BYTES`] (`Err(size)` when
 /// larger).
-fn read_limited(path: &Path) -> Result<Result<Vec<u8>, usize>, crate::files::FileError> {
+fn read_limited(path: &Path) -> Result<Result<Vec<u8>, usize>, crate::read::files::FileError> {
     use std::io::Read as _;
-    let (file, _) = crate::files::open_regular(path)?;
+    let (file, _) = crate::read::files::open_regular(path)?;
     let mut bytes = Vec::new();
     file.take(MAX_RULES_BYTES as u64 + 1)
         .read_to_end(&mut bytes)?;

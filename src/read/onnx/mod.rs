@@ -109,11 +109,11 @@ impl OwnedModel {
     }
 }
 
-/// Reads an `.onnx` file (a regular file: see [`crate::files`]) into memory and checks that it parses (which is cheap: nothing is
+/// Reads an `.onnx` file (a regular file: see [`crate::read::files`]) into memory and checks that it parses (which is cheap: nothing is
 /// copied or decoded). Call [`OwnedModel::parse`] to get the borrowed [`ModelProto`].
 pub fn load(path: impl AsRef<Path>) -> Result<OwnedModel, OnnxError> {
     let path = path.as_ref();
-    let bytes = crate::files::read_regular(path).map_err(|e| OnnxError::file(path, e))?;
+    let bytes = crate::read::files::read_regular(path).map_err(|e| OnnxError::file(path, e))?;
     ModelProto::parse(&bytes)?;
     Ok(OwnedModel {
         bytes,

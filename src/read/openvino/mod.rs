@@ -95,7 +95,7 @@ pub fn read_ir_with_limits(
     limits: &IrLimits,
 ) -> Result<(IrModel, Weights), IrError> {
     let file_error = |e| IrError::file(xml_path, e);
-    let (file, len) = crate::files::open_regular(xml_path).map_err(file_error)?;
+    let (file, len) = crate::read::files::open_regular(xml_path).map_err(file_error)?;
     if len > limits.max_xml_bytes {
         return Err(IrError::XmlTooLarge {
             len,

@@ -16,19 +16,19 @@
 //!    fresh dims of the rank the op fixes (input 0's for rank-preserving ops, the
 //!    broadcast rank, Reshape's target length), else no shape; inference goes on. An
 //!    op without a rule gets a warning. A rule declared by the caller
-//!    ([`crate::oprules`], `--op-rules`) for a node's op and version wins over the
+//!    ([`crate::read::oprules`], `--op-rules`) for a node's op and version wins over the
 //!    built-in one; its failures are reported the same way. An output whose rank a
 //!    rule leaves unknown takes its declared shape too.
 //! 5. Declared shapes (`value_info`, graph outputs) that contradict the inferred ones
 //!    are reported with both shapes.
 
 use crate::algebra::{Algebra, Config, Dim, Expr, Fact, Rat, Rel, SymbolKind, Truth};
+use crate::context::facts::{
+    check_assume, check_bind, negative_lower_bounds, Facts, FactsError, InputDimError, LowerBound,
+};
 use crate::context::{
     const_fact, node_context, Cause, OpError, Severity, ShapesContext, SubgraphError,
     SubgraphValue, TensorFact, MAX_RANK,
-};
-use crate::facts::{
-    check_assume, check_bind, negative_lower_bounds, Facts, FactsError, InputDimError, LowerBound,
 };
 use crate::graph::{ConstData, DeclDim, Graph, Model, Name, Node, ValueDecl};
 use crate::ops;
@@ -284,10 +284,10 @@ fn input_dim_error(ctx: &mut ShapesContext, e: InputDimError) {
     facts_error(ctx, FactsError::InputDim(e));
 }
 
-/// Replace the declared dims of graph inputs by the caller's ([`crate::facts::InputDim`]);
+/// Replace the declared dims of graph inputs by the caller's ([`crate::context::facts::InputDim`]);
 /// one naming no input, an axis past the rank or an input of unknown rank
-/// ([`crate::facts::InputDim::check`]) is an error diagnostic.
-fn override_inputs(ctx: &mut ShapesContext, g: &Graph, inputs: &[crate::facts::InputDim]) {
+/// ([`crate::context::facts::InputDim::check`]) is an error diagnostic.
+fn override_inputs(ctx: &mut ShapesContext, g: &Graph, inputs: &[crate::context::facts::InputDim]) {
     for o in inputs {
         if let Err(e) = o.check(g) {
             input_dim_error(ctx, e);

@@ -85,7 +85,7 @@ pub enum OnednnError {
         /// The file.
         path: PathBuf,
         /// What the path names.
-        kind: crate::files::FileKind,
+        kind: crate::read::files::FileKind,
     },
     /// The document is larger than the configured limit.
     #[error("JSON document has {len} bytes, more than the limit of {max}")]

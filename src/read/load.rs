@@ -25,7 +25,7 @@ pub enum LoadError {
         /// The path.
         path: String,
         /// What it names.
-        kind: crate::files::FileKind,
+        kind: crate::read::files::FileKind,
     },
     /// The file is not in any supported format.
     #[error("{path} is not an ONNX, OpenVINO IR or oneDNN Graph model ({why})")]
@@ -41,7 +41,7 @@ pub enum LoadError {
         /// The path.
         path: String,
         /// The decoder's error.
-        source: crate::onnx::OnnxError,
+        source: crate::read::onnx::OnnxError,
     },
     /// The file looked like OpenVINO IR but did not read or convert (the reader's
     /// typed error: XML, edges, Parameter shapes, Const data and weights).
@@ -50,7 +50,7 @@ pub enum LoadError {
         /// The path.
         path: String,
         /// The reader's error.
-        source: crate::openvino::IrError,
+        source: crate::read::openvino::IrError,
     },
     /// An OpenVINO IR model with Const layers has no weights file next to it.
     #[error(
@@ -70,7 +70,7 @@ pub enum LoadError {
         /// The path.
         path: String,
         /// The reader's error.
-        source: crate::onednn::OnednnError,
+        source: crate::read::onednn::OnednnError,
     },
     /// A symbolic-input request does not fit the oneDNN graph.
     #[error("{path}: {source}")]
@@ -78,7 +78,7 @@ pub enum LoadError {
         /// The path.
         path: String,
         /// What is wrong with the request.
-        source: crate::onednn::to_graph::SymbolizeError,
+        source: crate::read::onednn::to_graph::SymbolizeError,
     },
     /// Symbolic inputs were asked for a format that does not take them.
     #[error(
@@ -97,7 +97,7 @@ pub enum LoadError {
 pub struct LoadOptions {
     /// oneDNN input dims to turn into symbols (`--symbol ID:AXIS=NAME`); an error for
     /// other formats.
-    pub onednn_symbols: Vec<crate::onednn::to_graph::Symbolize>,
+    pub onednn_symbols: Vec<crate::read::onednn::to_graph::Symbolize>,
 }
 
 /// Detect the format of a model's bytes.
@@ -109,7 +109,9 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
     match text_start {
         Some(b'<') => Some(Format::OpenVino),
         Some(b'{') => Some(Format::OneDnn),
-        _ if crate::onnx::looks_like_onnx(bytes) || crate::onnx::opens_like_onnx(bytes) => {
+        _ if crate::read::onnx::looks_like_onnx(bytes)
+            || crate::read::onnx::opens_like_onnx(bytes) =>
+        {
             Some(Format::Onnx)
         }
         _ => None,
@@ -123,7 +125,7 @@ pub fn load(path: &Path) -> Result<Model, LoadError> {
 
 /// [`load`] with options. An OpenVINO IR `.xml` needs its weights (same stem, `.bin`)
 /// next to it when it has Const layers; an ONNX model's external data is read from
-/// the file's folder. Only regular files are read ([`crate::files`]).
+/// the file's folder. Only regular files are read ([`crate::read::files`]).
 pub fn load_with(path: &Path, options: &LoadOptions) -> Result<Model, LoadError> {
     let bytes = read_model_file(path)?;
     convert(&bytes, &path.display().to_string(), Some(path), options)
@@ -132,13 +134,13 @@ pub fn load_with(path: &Path, options: &LoadOptions) -> Result<Model, LoadError>
 /// The bytes of the model file `path`, which must be a regular file (after following
 /// symlinks): a FIFO, a device or a directory is refused before it is read.
 pub fn read_model_file(path: &Path) -> Result<Vec<u8>, LoadError> {
-    crate::files::read_regular(path).map_err(|e| {
+    crate::read::files::read_regular(path).map_err(|e| {
         let path = path.display().to_string();
         match e {
-            crate::files::FileError::NotRegular { kind } => {
+            crate::read::files::FileError::NotRegular { kind } => {
                 LoadError::NotRegularFile { path, kind }
             }
-            crate::files::FileError::Io(source) => LoadError::Io { path, source },
+            crate::read::files::FileError::Io(source) => LoadError::Io { path, source },
         }
     })
 }
@@ -194,10 +196,10 @@ fn convert(
         }),
         Format::Onnx => {
             let src = match file {
-                Some(p) => crate::onnx::DataSource::for_model_file(p),
-                None => crate::onnx::DataSource::in_memory(),
+                Some(p) => crate::read::onnx::DataSource::for_model_file(p),
+                None => crate::read::onnx::DataSource::in_memory(),
             };
-            crate::onnx::load_model(bytes, &shown, &src).map_err(|source| LoadError::Onnx {
+            crate::read::onnx::load_model(bytes, &shown, &src).map_err(|source| LoadError::Onnx {
                 path: shown.clone(),
                 source,
             })
@@ -208,7 +210,7 @@ fn convert(
                 source,
             };
             let text = std::str::from_utf8(bytes).map_err(|_| {
-                ir(crate::openvino::IrError::Io {
+                ir(crate::read::openvino::IrError::Io {
                     path: where_from(),
                     source: std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
@@ -216,19 +218,19 @@ fn convert(
                     ),
                 })
             })?;
-            let limits = crate::openvino::IrLimits::default();
+            let limits = crate::read::openvino::IrLimits::default();
             if bytes.len() as u64 > limits.max_xml_bytes {
-                return Err(ir(crate::openvino::IrError::XmlTooLarge {
+                return Err(ir(crate::read::openvino::IrError::XmlTooLarge {
                     len: bytes.len() as u64,
                     max: limits.max_xml_bytes,
                 }));
             }
-            let m = crate::openvino::IrModel::parse_with_limits(text, &limits).map_err(ir)?;
+            let m = crate::read::openvino::IrModel::parse_with_limits(text, &limits).map_err(ir)?;
             let bin = where_from().with_extension("bin");
             // A `.bin` that is there but not a regular file (a FIFO, a directory) is
             // refused by `Weights::open`.
             let weights = if file.is_some() && bin.exists() {
-                crate::openvino::Weights::open(&bin)
+                crate::read::openvino::Weights::open(&bin)
                     .map_err(ir)?
                     .with_max_const_elements(limits.max_const_elements)
             } else {
@@ -240,7 +242,7 @@ fn convert(
                         consts,
                     });
                 }
-                crate::openvino::Weights::empty()
+                crate::read::openvino::Weights::empty()
             };
             if !options.onednn_symbols.is_empty() {
                 return Err(LoadError::SymbolsNotSupported {
@@ -248,12 +250,12 @@ fn convert(
                     format: Format::OpenVino,
                 });
             }
-            crate::openvino::to_graph::to_model(&m, &weights, &shown).map_err(ir)
+            crate::read::openvino::to_graph::to_model(&m, &weights, &shown).map_err(ir)
         }
         Format::OneDnn => {
             let text = std::str::from_utf8(bytes).map_err(|_| LoadError::OneDnn {
                 path: shown.clone(),
-                source: crate::onednn::OnednnError::Io {
+                source: crate::read::onednn::OnednnError::Io {
                     path: where_from(),
                     source: std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
@@ -261,20 +263,23 @@ fn convert(
                     ),
                 },
             })?;
-            let g =
-                crate::onednn::OnednnGraph::parse(text).map_err(|source| LoadError::OneDnn {
+            let g = crate::read::onednn::OnednnGraph::parse(text).map_err(|source| {
+                LoadError::OneDnn {
                     path: shown.clone(),
                     source,
-                })?;
-            let opts = crate::onednn::to_graph::ConvertOptions {
+                }
+            })?;
+            let opts = crate::read::onednn::to_graph::ConvertOptions {
                 symbols: options.onednn_symbols.clone(),
                 check_name: Some(|name| {
                     crate::algebra::parse::parse_expr(name)
                         .map(|_| ())
-                        .map_err(|e| std::sync::Arc::new(e) as crate::onednn::to_graph::NameError)
+                        .map_err(|e| {
+                            std::sync::Arc::new(e) as crate::read::onednn::to_graph::NameError
+                        })
                 }),
             };
-            crate::onednn::to_graph::to_model(&g, &shown, &opts).map_err(|source| {
+            crate::read::onednn::to_graph::to_model(&g, &shown, &opts).map_err(|source| {
                 LoadError::OneDnnSymbol {
                     path: shown.clone(),
                     source,

@@ -14,14 +14,14 @@ pub enum PortSide {
 }
 
 impl IrError {
-    /// The error of opening or reading `path` ([`crate::files::open_regular`]).
-    pub fn file(path: &std::path::Path, e: crate::files::FileError) -> IrError {
+    /// The error of opening or reading `path` ([`crate::read::files::open_regular`]).
+    pub fn file(path: &std::path::Path, e: crate::read::files::FileError) -> IrError {
         match e {
-            crate::files::FileError::NotRegular { kind } => IrError::NotRegularFile {
+            crate::read::files::FileError::NotRegular { kind } => IrError::NotRegularFile {
                 path: path.to_path_buf(),
                 kind,
             },
-            crate::files::FileError::Io(source) => IrError::Io {
+            crate::read::files::FileError::Io(source) => IrError::Io {
                 path: path.to_path_buf(),
                 source,
             },
@@ -59,7 +59,7 @@ pub enum IrError {
         /// The file.
         path: PathBuf,
         /// What the path names.
-        kind: crate::files::FileKind,
+        kind: crate::read::files::FileKind,
     },
     /// The XML nests elements deeper than the limit (checked before parsing: the XML
     /// parser recurses once per level).

@@ -15,6 +15,8 @@
 //! otherwise a string in the expression grammar. `shape` is `null` when the rank
 //! is unknown; `value` is present when the contents are known (integer tensors).
 
+pub mod annotate;
+
 use crate::algebra::{Dim, Poly, SymbolKind};
 use crate::context::{Composite, Diagnostic, OptionalElement, ShapesContext};
 use crate::graph::{DType, Model};
@@ -274,7 +276,7 @@ impl Report {
     pub fn build_with_constraints(
         model: &Model,
         ctx: &ShapesContext,
-        options: &crate::facts::Facts,
+        options: &crate::context::facts::Facts,
     ) -> Report {
         let contract = crate::contracts::derive(model, ctx, options);
         let mut report = Report::build(model, ctx);
@@ -336,7 +338,7 @@ impl Report {
     pub fn write_inferred(
         model: &Model,
         ctx: &ShapesContext,
-        options: &crate::facts::Facts,
+        options: &crate::context::facts::Facts,
         format: Format,
         sink: &mut dyn std::io::Write,
     ) -> (Report, std::io::Result<()>) {

@@ -14,7 +14,7 @@ use crate::algebra::parse::{parse_expr, parse_fact, Expr, ParseError};
 use crate::algebra::poly::render_symbol;
 use crate::algebra::{Config, Rat};
 use crate::graph::{DeclDim, Graph, Model, MAX_RANK};
-use crate::oprules::OpRules;
+use crate::read::oprules::OpRules;
 use indexmap::IndexSet;
 
 /// Facts for one inference. The default holds none: every input dim is as the

@@ -18,7 +18,7 @@
 //! ```
 //! use symdim::context::{ShapesContext, TensorFact};
 //! use symdim::graph::{Attr, DType, Node};
-//! use symdim::shapes_api::compute_shape_concat;
+//! use symdim::ops::shapes_api::compute_shape_concat;
 //! let mut ctx = ShapesContext::default();
 //! let (b, n, m) = (ctx.alg.input("B"), ctx.alg.input("N"), ctx.alg.input("M"));
 //! ctx.insert("x", TensorFact::new(DType::Float, vec![b, n]));

@@ -145,9 +145,10 @@ impl Weights {
     }
 
     /// Open a `.bin` file for on-demand reads; anything but a regular file (a FIFO, a
-    /// device, a directory) is refused ([`crate::files::open_regular`]).
+    /// device, a directory) is refused ([`crate::read::files::open_regular`]).
     pub fn open(path: &Path) -> Result<Weights, IrError> {
-        let (file, len) = crate::files::open_regular(path).map_err(|e| IrError::file(path, e))?;
+        let (file, len) =
+            crate::read::files::open_regular(path).map_err(|e| IrError::file(path, e))?;
         Ok(Weights {
             source: Source::File(Mutex::new(file)),
             len,

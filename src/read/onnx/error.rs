@@ -247,7 +247,7 @@ pub enum OnnxError {
         /// The file.
         path: PathBuf,
         /// What the path names.
-        kind: crate::files::FileKind,
+        kind: crate::read::files::FileKind,
     },
     /// Reading a file failed.
     #[error("{path:?}: {source}")]
@@ -261,14 +261,14 @@ pub enum OnnxError {
 }
 
 impl OnnxError {
-    /// The error of opening or reading `path` ([`crate::files::open_regular`]).
-    pub(crate) fn file(path: &std::path::Path, e: crate::files::FileError) -> OnnxError {
+    /// The error of opening or reading `path` ([`crate::read::files::open_regular`]).
+    pub(crate) fn file(path: &std::path::Path, e: crate::read::files::FileError) -> OnnxError {
         match e {
-            crate::files::FileError::NotRegular { kind } => OnnxError::NotRegularFile {
+            crate::read::files::FileError::NotRegular { kind } => OnnxError::NotRegularFile {
                 path: path.to_path_buf(),
                 kind,
             },
-            crate::files::FileError::Io(source) => OnnxError::Io {
+            crate::read::files::FileError::Io(source) => OnnxError::Io {
                 path: path.to_path_buf(),
                 source,
             },

@@ -10,6 +10,7 @@
 //! the spec map to [`OpError::is_out_of_range`] (a missing input) and every other
 //! variant (an invalid argument).
 
+pub mod facts;
 mod problems;
 mod roles;
 
@@ -21,7 +22,7 @@ pub use problems::{
 };
 
 use crate::algebra::{Algebra, AlgebraError, Dim, DimExpr, FreshKey, Rat, SymbolKind};
-use crate::facts::FactsError;
+use crate::context::facts::FactsError;
 use crate::graph::{ConstData, ConstTensor, DType, Graph, Node, VALUE_FACT_LIMIT};
 use indexmap::IndexMap;
 use std::borrow::Cow;
@@ -135,7 +136,7 @@ pub enum Cause {
         /// The op's version.
         version: i64,
     },
-    /// A fact of the caller ([`crate::facts::Facts`]) that names no symbol of the
+    /// A fact of the caller ([`crate::context::facts::Facts`]) that names no symbol of the
     /// model, does not parse, or sets an input dim that does not fit the graph: it
     /// is left out.
     Facts(FactsError),
@@ -636,7 +637,7 @@ pub struct ShapesContext {
     /// [`ShapesContext::sequence`]).
     composites: IndexMap<crate::graph::Name, Composite, rustc_hash::FxBuildHasher>,
     /// Declared shape rules (`--op-rules`), consulted before the built-in ones.
-    op_rules: crate::oprules::OpRules,
+    op_rules: crate::read::oprules::OpRules,
 }
 
 /// What is known about a sequence of tensors (ONNX `seq(tensor(T))`).
@@ -764,14 +765,14 @@ impl ShapesContext {
         }
     }
 
-    /// The declared shape rules ([`crate::oprules`]) inference consults before the
+    /// The declared shape rules ([`crate::read::oprules`]) inference consults before the
     /// built-in ones.
-    pub fn op_rules(&self) -> &crate::oprules::OpRules {
+    pub fn op_rules(&self) -> &crate::read::oprules::OpRules {
         &self.op_rules
     }
 
     /// Set the declared shape rules (the driver does, from the caller's facts).
-    pub fn set_op_rules(&mut self, rules: crate::oprules::OpRules) {
+    pub fn set_op_rules(&mut self, rules: crate::read::oprules::OpRules) {
         self.op_rules = rules;
     }
 

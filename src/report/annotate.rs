@@ -18,7 +18,7 @@
 //! is complete.
 
 use crate::graph::{DeclDim, Format, Model, ValueDecl};
-use crate::onnx::{Container, InferredDim, InferredValueInfo};
+use crate::read::onnx::{Container, InferredDim, InferredValueInfo};
 use crate::report::{Report, ReportComposite, ReportDim, ReportHeld};
 use std::collections::HashMap;
 use std::fs::File;
@@ -37,7 +37,7 @@ pub enum AnnotateError {
         /// The model path.
         path: String,
         /// The encoder's error.
-        source: crate::onnx::OnnxError,
+        source: crate::read::onnx::OnnxError,
     },
     /// The target is a directory, a device, a FIFO or another non-regular file.
     #[error("-o {path}: the target is {kind}; -o writes a regular file")]
@@ -45,7 +45,7 @@ pub enum AnnotateError {
         /// The target path.
         path: String,
         /// What it is.
-        kind: crate::files::FileKind,
+        kind: crate::read::files::FileKind,
     },
     /// The target's folder does not exist (or is not a folder).
     #[error("-o {path}: the folder {folder} does not exist")]
@@ -136,7 +136,7 @@ impl OutputTarget {
         // An existing target (through symlinks) must be a regular file we may write.
         let (target, permissions) = match std::fs::metadata(out) {
             Ok(meta) => {
-                if let Some(kind) = crate::files::FileKind::of(&meta) {
+                if let Some(kind) = crate::read::files::FileKind::of(&meta) {
                     return Err(AnnotateError::TargetNotRegular { path: shown, kind });
                 }
                 let target = out.canonicalize().map_err(io_error(out))?;
@@ -241,11 +241,11 @@ fn check_external_data(
     target: &Path,
     shown: &str,
 ) -> Result<(), AnnotateError> {
-    let model = crate::onnx::parse(model_bytes).map_err(|source| AnnotateError::Encode {
+    let model = crate::read::onnx::parse(model_bytes).map_err(|source| AnnotateError::Encode {
         path: model_path.display().to_string(),
         source,
     })?;
-    let external = crate::onnx::external_locations(&model);
+    let external = crate::read::onnx::external_locations(&model);
     let Some(&(tensor, location)) = external.first() else {
         return Ok(());
     };
@@ -467,7 +467,7 @@ pub fn annotated_bytes(
     if model.format != Format::Onnx {
         return Err(AnnotateError::NotOnnx(model.path.clone(), model.format));
     }
-    crate::onnx::write_with_shapes(bytes, &annotations(model, report)).map_err(|source| {
+    crate::read::onnx::write_with_shapes(bytes, &annotations(model, report)).map_err(|source| {
         AnnotateError::Encode {
             path: model.path.clone(),
             source,

@@ -33,14 +33,17 @@
 //! changes truth value exactly once over `1..=65536`, it is printed as `S >= 240`
 //! (or `<=`).
 
+pub mod check;
+pub mod explain;
+
 use crate::algebra::parse::parse_fact;
 use crate::algebra::poly::{render_symbol, Atom, Mono};
 use crate::algebra::solve::solve_single_symbol;
 use crate::algebra::{
     Algebra, Dim, DimExpr, Expr, Fact, OpKind, Poly, Rat, Rel, SymbolKind, Truth,
 };
+use crate::context::facts::Facts;
 use crate::context::{Cause, Hint, Severity, ShapesContext};
-use crate::facts::Facts;
 use crate::graph::{Attr, Model, Node};
 use egg::{Id, RecExpr};
 use indexmap::IndexMap;
