@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use symdim::algebra::ParseError;
 use symdim::context::{Severity, ShapesContext};
 use symdim::graph::{Attr, DType, DeclDim, Model};
-use symdim::ops::reshape::{check_shape_attr, AttrEntry, Condition, ShapeAttrCheck};
+use symdim::ops::tensor::reshape::{check_shape_attr, AttrEntry, Condition, ShapeAttrCheck};
 use symdim::read::load::{load, load_with, LoadError, LoadOptions};
 use symdim::read::onednn::to_graph::{
     to_model, ConvertOptions, NameError, Symbolize, SymbolizeError,

@@ -1,4 +1,4 @@
-//! Elementwise and reduce ops (`src/ops/elementwise.rs`, `src/ops/reduce.rs`):
+//! Elementwise and reduce ops (`src/ops/elementwise/mod.rs`, `src/ops/tensor/reduce.rs`):
 //! broadcasting shapes, output types, and values of shape tensors.
 
 mod common;

@@ -252,10 +252,10 @@ fn matmul_integer_types() {
 fn conv_kernel_shared_by_the_formats() {
     // The forward convolution kernel: channels C against groups * C/G (equated as
     // the format says: ONNX warns, OpenVINO and oneDNN record), then the window.
-    use symdim::ops::conv::{
+    use symdim::ops::common::dims::Equate;
+    use symdim::ops::nn::conv::{
         conv_forward, ConvChecks, ConvForward, Fit, PadMode, Rounding, Window,
     };
-    use symdim::ops::nn_util::Equate;
     let mut ctx = ShapesContext::default();
     let d: Vec<_> = ["C", "H", "W", "2", "3"]
         .iter()
@@ -843,7 +843,7 @@ fn resize_scales_and_sizes() {
 fn resize_kernel_shared_by_the_formats() {
     // One kernel sizes the resized axes of ONNX Resize/Upsample and OpenVINO and
     // oneDNN Interpolate: floor(in * scale), the size itself, or a fresh dim.
-    use symdim::ops::resize::{resize_dims, AxisSizes};
+    use symdim::ops::nn::resize::{resize_dims, AxisSizes};
     let mut ctx = ShapesContext::default();
     let x: Vec<_> = ["N", "C", "H", "W"]
         .iter()
@@ -879,7 +879,7 @@ fn resize_kernel_shared_by_the_formats() {
 
 #[test]
 fn snap_scale_reads_intended_fractions() {
-    use symdim::ops::resize::snap_scale;
+    use symdim::ops::nn::resize::snap_scale;
     assert_eq!(snap_scale(0.7f32 as f64), Rat::frac(7, 10));
     assert_eq!(snap_scale(2.0), Rat::frac(2, 1));
     assert_eq!(snap_scale((1.0f32 / 3.0) as f64), Rat::frac(1, 3));
@@ -1230,7 +1230,7 @@ mod ops_support;
 use ops_support::{prepare_case, read_pb};
 
 fn nn_op(op: &str) -> bool {
-    use symdim::ops::*;
+    use symdim::ops::{nn::*, tensor::pad};
     [
         matmul::RULES,
         conv::RULES,

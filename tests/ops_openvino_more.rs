@@ -365,7 +365,7 @@ fn fourier_transforms() {
 
 #[test]
 fn prior_box_counts() {
-    use symdim::ops::detection::{prior_count, PriorBoxSizes};
+    use symdim::ops::nn::detection::{prior_count, PriorBoxSizes};
     // two min sizes, two max sizes, ratio 2 flipped: ratios {1, 2, 1/2}
     let a = PriorBoxSizes {
         min_size: 2,

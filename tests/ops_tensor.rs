@@ -20,22 +20,22 @@ struct Score {
 
 fn my_op(op: &str) -> bool {
     [
-        symdim::ops::tensor::RULES,
-        symdim::ops::shape::RULES,
-        symdim::ops::cast::RULES,
-        symdim::ops::gather::RULES,
-        symdim::ops::transpose::RULES,
-        symdim::ops::squeeze::RULES,
-        symdim::ops::expand::RULES,
-        symdim::ops::slice::RULES,
-        symdim::ops::split::RULES,
-        symdim::ops::constant::RULES,
-        symdim::ops::concat::RULES,
-        symdim::ops::pad::RULES,
-        symdim::ops::depth_space::RULES,
-        symdim::ops::topk::RULES,
+        symdim::ops::tensor::contents::RULES,
+        symdim::ops::tensor::shape::RULES,
+        symdim::ops::tensor::cast::RULES,
+        symdim::ops::tensor::gather::RULES,
+        symdim::ops::tensor::transpose::RULES,
+        symdim::ops::tensor::squeeze::RULES,
+        symdim::ops::tensor::expand::RULES,
+        symdim::ops::tensor::slice::RULES,
+        symdim::ops::tensor::split::RULES,
+        symdim::ops::tensor::constant::RULES,
+        symdim::ops::tensor::concat::RULES,
+        symdim::ops::tensor::pad::RULES,
+        symdim::ops::tensor::depth_space::RULES,
+        symdim::ops::tensor::topk::RULES,
         symdim::ops::elementwise::RULES,
-        symdim::ops::reduce::RULES,
+        symdim::ops::tensor::reduce::RULES,
     ]
     .iter()
     .any(|t| t.iter().any(|(d, o, _)| d.is_empty() && *o == op))
@@ -1009,7 +1009,7 @@ fn python_len(d: i128, s: i128, e: i128, t: i128) -> i128 {
 #[test]
 fn python_slice_lengths_agree_with_the_reference() {
     use symdim::algebra::{Algebra, Config, Rat};
-    use symdim::ops::slice::{slice_axis, Clamp};
+    use symdim::ops::tensor::slice::{slice_axis, Clamp};
     let config = Config {
         input_lower: Rat::zero(),
         ..Default::default()

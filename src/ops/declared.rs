@@ -236,7 +236,7 @@ fn require(
                 at: Box::new(at.clone()),
                 text: req.text.clone(),
             };
-            super::nn_util::unify_as(ctx, node, dims, l, r).map_err(|e| match e {
+            crate::ops::common::dims::unify_as(ctx, node, dims, l, r).map_err(|e| match e {
                 OpError::DimMismatch { .. } => unmet(ctx),
                 e => RuleFailure::Op(e),
             })?;

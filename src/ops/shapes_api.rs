@@ -12,8 +12,8 @@
 //!
 //! Where the spec loses information these functions go further (symbolic sums on
 //! Concat's axis, dim equalities recorded in the e-graph, Cast keeping integer
-//! contents, Reshape reading symbolic targets); see `crate::ops::concat`,
-//! `crate::ops::cast` and `crate::ops::reshape`.
+//! contents, Reshape reading symbolic targets); see `crate::ops::tensor::concat`,
+//! `crate::ops::tensor::cast` and `crate::ops::tensor::reshape`.
 //!
 //! ```
 //! use symdim::context::{ShapesContext, TensorFact};
@@ -39,7 +39,7 @@
 
 use crate::context::{OpError, ShapesContext};
 use crate::graph::Node;
-use crate::ops::{cast, concat, reshape, rule_for, OpRule};
+use crate::ops::{rule_for, tensor::cast, tensor::concat, tensor::reshape, OpRule};
 
 /// The two error kinds of the spec, each wrapping the typed [`OpError`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
