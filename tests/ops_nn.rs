@@ -253,9 +253,8 @@ fn conv_kernel_shared_by_the_formats() {
     // The forward convolution kernel: channels C against groups * C/G (equated as
     // the format says: ONNX warns, OpenVINO and oneDNN record), then the window.
     use symdim::ops::common::dims::Equate;
-    use symdim::ops::nn::conv::{
-        conv_forward, ConvChecks, ConvForward, Fit, PadMode, Rounding, Window,
-    };
+    use symdim::ops::nn::conv::{conv_forward, ConvChecks, ConvForward};
+    use symdim::ops::nn::window::{Fit, PadMode, Rounding, Window};
     let mut ctx = ShapesContext::default();
     let d: Vec<_> = ["C", "H", "W", "2", "3"]
         .iter()

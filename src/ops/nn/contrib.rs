@@ -2,7 +2,7 @@
 //! `com.microsoft`): the fused and quantized forms its graph optimizations and
 //! quantizers (`quantize_dynamic`, `quantize_static`, the 4-bit `MatMulNBits`
 //! quantizer) emit. Each is a variant of an ONNX op and reuses its kernel
-//! ([`matmul_shape`], [`conv_shape`], the window arithmetic of `conv.rs`,
+//! ([`matmul_shape`], [`conv_shape`], the window arithmetic of `nn/window.rs`,
 //! [`concat_dims`], [`reduce_shape`], [`broadcast_shapes`], [`gather_shape`]).
 //!
 //! Spec: onnxruntime's `docs/ContribOperators.md`, checked against onnxruntime
@@ -62,8 +62,9 @@ use crate::ops::common::broadcast::broadcast_shapes;
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, unify_as, Equate};
 use crate::ops::common::values::attr_axes;
 use crate::ops::common::{check_inputs, norm_axis};
-use crate::ops::nn::conv::{conv_shape, onnx_window, Fit};
+use crate::ops::nn::conv::onnx::conv_shape;
 use crate::ops::nn::matmul::{matmul_shape, onnx_matmul_shape};
+use crate::ops::nn::window::{onnx_window, Fit};
 use crate::ops::tensor::concat::{concat_dims, concat_rank};
 use crate::ops::tensor::gather::gather_shape;
 use crate::ops::tensor::reduce::reduce_shape;

@@ -14,3 +14,4 @@ pub mod quantize;
 pub mod resize;
 pub mod rnn;
 pub mod spatial;
+pub mod window;

@@ -7,7 +7,7 @@
 //!   with `strides` and `rates` (dilations): `[N, C * sr * sc, out_r, out_c]`, where
 //!   `out = (in - rate * (size - 1) - 1) / stride + 1` (floor) for
 //!   `auto_pad = valid` and `ceil(in / stride)` for `same_upper` and `same_lower`
-//!   (in any case): the sliding window of [`crate::ops::nn::conv::Window`] with the patch
+//!   (in any case): the sliding window of [`crate::ops::nn::window::Window`] with the patch
 //!   as kernel, the rates as dilations and no pads. Where a patch does not fit,
 //!   OpenVINO's shape inference (the spec gives no formula) truncates the division
 //!   toward zero and clamps at 0, and an image without rows or columns keeps its
@@ -19,7 +19,7 @@
 //!   `prod((out + pads_begin + pads_end - dilation * (k - 1) - 1) / stride + 1)`;
 //!   the two are equated (a provable difference is an error), and the channels
 //!   must divide by `kh * kw` ([`col2im_shape`], the sliding window of
-//!   [`crate::ops::nn::conv::Window`]).
+//!   [`crate::ops::nn::window::Window`]).
 //! * ONNX `Col2Im` is N-D (at least 2 spatial axes): `input [N, C * prod(block_shape),
 //!   L]`, the 1-D `image_shape` and `block_shape` inputs, and the window attributes
 //!   as Conv reads them (`strides`, `dilations`, `pads`) give `[N, C,
@@ -38,7 +38,7 @@ use crate::graph::Node;
 use crate::ops::common::attrs::{ov_str, spatial_list};
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, Equate};
 use crate::ops::common::{check_inputs, fresh_dims};
-use crate::ops::nn::conv::{onnx_window, PadMode, Rounding, Window};
+use crate::ops::nn::window::{onnx_window, PadMode, Rounding, Window};
 use crate::ops::RuleEntry;
 
 /// The rules of this family.

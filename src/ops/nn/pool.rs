@@ -10,8 +10,8 @@
 //! oneDNN Graph's `MaxPool`, `AvgPool`, `MaxPoolBackward` and `AvgPoolBackward`
 //! documents and op schemas.
 //!
-//! The spatial dims are the sliding-window arithmetic of `conv.rs`
-//! ([`Window`](crate::ops::nn::conv::Window)): the kernel is an attribute (ONNX
+//! The spatial dims are the sliding-window arithmetic of `nn/window.rs`
+//! ([`Window`](crate::ops::nn::window::Window)): the kernel is an attribute (ONNX
 //! `kernel_shape`, OpenVINO and oneDNN `kernel`), rounding is ONNX's `ceil_mode`
 //! (which drops a last window starting in the right padding), OpenVINO's
 //! `rounding_type` (`floor`, `ceil`, `ceil_torch`) or oneDNN's (`floor`, `ceil`).
@@ -77,7 +77,9 @@ use crate::ops::common::dims::{
     shaped, unify_as, Equate, Layout, SrcAndDiffDst,
 };
 use crate::ops::common::{check_inputs, unknown_outputs};
-use crate::ops::nn::conv::{onednn_window, onnx_window, openvino_window, Fit, Rounding};
+use crate::ops::nn::window::{
+    onednn_shape_attr, onednn_window, onnx_window, openvino_window, Fit, Rounding,
+};
 use crate::ops::RuleEntry;
 
 /// The rules of this family.
@@ -503,36 +505,6 @@ fn onednn_avg_pool_backward(
         }
     };
     Ok(vec![TensorFact::new(dtype, out)])
-}
-
-/// `DNNL_MAX_NDIMS`: the length of the default oneDNN writes for its list
-/// attributes (`src_shape`, `dst_shape`, `weights_shape`, `output_padding`: that
-/// many zeros).
-pub const ONEDNN_MAX_NDIMS: usize = 12;
-
-/// A oneDNN shape attribute (`src_shape`, `dst_shape`, `weights_shape`) as dims:
-/// `None` when absent or equal to the op schema's default (`DNNL_MAX_NDIMS`
-/// zeros, which oneDNN's serializer writes for an unset one); a negative entry
-/// is an error.
-pub fn onednn_shape_attr(
-    ctx: &mut ShapesContext,
-    node: &Node,
-    name: &'static str,
-) -> Result<Option<Vec<Dim>>, OpError> {
-    let Some(v) = attr_ints(node, name)? else {
-        return Ok(None);
-    };
-    if v.len() == ONEDNN_MAX_NDIMS && v.iter().all(|x| *x == 0) {
-        return Ok(None);
-    }
-    if let Some(bad) = v.iter().find(|x| **x < 0) {
-        return Err(OpError::BadAttribute {
-            name,
-            value: AttrValue::Ints(v.to_vec()),
-            why: Box::new(AttrProblem::EntryNegative(*bad)),
-        });
-    }
-    Ok(Some(v.iter().map(|x| ctx.alg.constant(*x)).collect()))
 }
 
 // ----- OpenVINO RoI and adaptive pools -----------------------------------------------
