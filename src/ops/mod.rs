@@ -35,6 +35,24 @@ pub type OpRule = fn(&mut ShapesContext, &Node) -> Result<Vec<TensorFact>, OpErr
 /// (`ai.onnx` is looked up as `""`); OpenVINO ops use `openvino`, oneDNN ops `onednn`.
 pub type RuleEntry = (&'static str, &'static str, OpRule);
 
+/// A family's rule table, one line per rule function: its domain, the op types
+/// it serves and the function; the table holds one [`RuleEntry`] per op type, in
+/// order.
+///
+/// ```ignore
+/// #[rustfmt::skip]
+/// pub const RULES: &[RuleEntry] = rules![
+///     ("", ["Relu", "Sigmoid", "Tanh"], unary),
+///     ("openvino", ["Relu", "ReLU"], openvino_same_shape),
+/// ];
+/// ```
+macro_rules! rules {
+    ($(($domain:expr, [$($op:literal),+ $(,)?], $rule:expr)),* $(,)?) => {
+        &[$($(($domain, $op, $rule),)+)*]
+    };
+}
+pub(crate) use rules;
+
 /// Every family's rule table.
 pub const FAMILIES: &[&[RuleEntry]] = &[
     tensor::reshape::RULES,
@@ -129,6 +147,16 @@ mod registry_tests {
             rule_for("ai.onnx", "NoSuchOp").is_some(),
             rule_for("", "NoSuchOp").is_some()
         );
+    }
+
+    #[test]
+    fn a_table_line_is_one_entry_per_op() {
+        fn r(_: &mut ShapesContext, _: &Node) -> Result<Vec<TensorFact>, OpError> {
+            Ok(Vec::new())
+        }
+        const T: &[RuleEntry] = rules![("", ["A", "B"], r), ("x", ["C"], r)];
+        let names: Vec<_> = T.iter().map(|(d, o, _)| (*d, *o)).collect();
+        assert_eq!(names, [("", "A"), ("", "B"), ("x", "C")]);
     }
 
     #[test]

@@ -100,57 +100,39 @@ use crate::ops::common::dims::{check_vector, expect_rank, rank_of, shaped, unify
 use crate::ops::common::{check_inputs, norm_axis};
 use crate::ops::nn::norm::layer_norm_stats;
 use crate::ops::tensor::split::split_equal;
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// onnxruntime's contrib domain.
 pub const MS: &str = "com.microsoft";
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    (MS, "Gelu", same_as_input),
-    (MS, "QuickGelu", same_as_input),
-    (MS, "FastGelu", bias_activation),
-    (MS, "BiasGelu", bias_activation),
-    (MS, "BiasAdd", bias_add),
-    (MS, "BiasSplitGelu", bias_split_gelu),
-    (MS, "BiasSoftmax", same_as_input),
-    (MS, "BiasDropout", bias_dropout),
-    ("", "SimplifiedLayerNormalization", simplified_layer_norm),
-    (MS, "SkipLayerNormalization", skip_layer_norm),
-    (MS, "SkipSimplifiedLayerNormalization", skip_layer_norm),
-    (MS, "EmbedLayerNormalization", embed_layer_norm),
-    (MS, "QEmbedLayerNormalization", embed_layer_norm),
-    (MS, "GroupNorm", group_norm),
-    (MS, "SkipGroupNorm", group_norm),
-    (MS, "Attention", attention),
-    (MS, "QAttention", attention),
-    (MS, "DecoderMaskedSelfAttention", attention),
-    (MS, "MultiHeadAttention", multi_head_attention),
-    (MS, "DecoderMaskedMultiHeadAttention", multi_head_attention),
-    (MS, "GroupQueryAttention", group_query_attention),
-    (MS, "SparseAttention", group_query_attention),
-    (MS, "DynamicSparseAttention", group_query_attention),
-    (MS, "PackedAttention", packed_attention),
-    (MS, "PackedMultiHeadAttention", packed_multi_head_attention),
-    (MS, "LongformerAttention", same_as_input),
-    (MS, "RotaryEmbedding", same_as_input),
-    (MS, "RelativePositionBias", relative_position_bias),
-    (
-        MS,
-        "GatedRelativePositionBias",
-        gated_relative_position_bias,
-    ),
-    (MS, "RemovePadding", remove_padding),
-    (MS, "RestorePadding", restore_padding),
-    (MS, "PagedAttention", paged_attention),
-    (MS, "SparsePagedAttention", paged_attention),
-    (MS, "MoE", same_as_input),
-    (MS, "QMoE", same_as_input),
-    (MS, "ScaledSiLU", same_as_input),
-    (MS, "BranchwiseRMSNorm", same_as_input),
-    (MS, "HyperConnectionPostMix", same_as_input),
-    (MS, "HyperConnectionPreMix", hyper_connection_mix),
-    (MS, "HyperConnectionLowRankMix", hyper_connection_mix),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    (MS, [
+        "Gelu", "QuickGelu", "BiasSoftmax", "LongformerAttention", "RotaryEmbedding", "MoE",
+        "QMoE", "ScaledSiLU", "BranchwiseRMSNorm", "HyperConnectionPostMix",
+    ], same_as_input),
+    (MS, ["FastGelu", "BiasGelu"], bias_activation),
+    (MS, ["BiasAdd"], bias_add),
+    (MS, ["BiasSplitGelu"], bias_split_gelu),
+    (MS, ["BiasDropout"], bias_dropout),
+    ("", ["SimplifiedLayerNormalization"], simplified_layer_norm),
+    (MS, ["SkipLayerNormalization", "SkipSimplifiedLayerNormalization"], skip_layer_norm),
+    (MS, ["EmbedLayerNormalization", "QEmbedLayerNormalization"], embed_layer_norm),
+    (MS, ["GroupNorm", "SkipGroupNorm"], group_norm),
+    (MS, ["Attention", "QAttention", "DecoderMaskedSelfAttention"], attention),
+    (MS, ["MultiHeadAttention", "DecoderMaskedMultiHeadAttention"], multi_head_attention),
+    (MS, [
+        "GroupQueryAttention", "SparseAttention", "DynamicSparseAttention",
+    ], group_query_attention),
+    (MS, ["PackedAttention"], packed_attention),
+    (MS, ["PackedMultiHeadAttention"], packed_multi_head_attention),
+    (MS, ["RelativePositionBias"], relative_position_bias),
+    (MS, ["GatedRelativePositionBias"], gated_relative_position_bias),
+    (MS, ["RemovePadding"], remove_padding),
+    (MS, ["RestorePadding"], restore_padding),
+    (MS, ["PagedAttention", "SparsePagedAttention"], paged_attention),
+    (MS, ["HyperConnectionPreMix", "HyperConnectionLowRankMix"], hyper_connection_mix),
 ];
 
 // ----- helpers ------------------------------------------------------------------------

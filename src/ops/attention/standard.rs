@@ -52,18 +52,15 @@ use crate::ops::common::broadcast::{broadcast_dim, broadcast_shapes};
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, unify_as};
 use crate::ops::tensor::split::split_equal;
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Attention", attention),
-    ("", "LinearAttention", linear_attention),
-    ("ai.onnx.preview", "FlexAttention", flex_attention),
-    (
-        "openvino",
-        "ScaledDotProductAttention",
-        ov_scaled_dot_product_attention,
-    ),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Attention"], attention),
+    ("", ["LinearAttention"], linear_attention),
+    ("ai.onnx.preview", ["FlexAttention"], flex_attention),
+    ("openvino", ["ScaledDotProductAttention"], ov_scaled_dot_product_attention),
 ];
 
 /// Split `shape` (of rank 3 or more, named `what`) into its batch dims and its

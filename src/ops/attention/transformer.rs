@@ -29,16 +29,17 @@ use crate::ops::common::attrs::attr_dtype;
 use crate::ops::common::attrs::attr_int;
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, unify_as};
 use crate::ops::common::{check_inputs, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "RotaryEmbedding", rotary_embedding),
-    ("", "RMSNormalization", rms_normalization),
-    ("", "TensorScatter", tensor_scatter),
-    ("", "Swish", swish),
-    ("", "SwiGLU", swiglu),
-    ("", "CausalConvWithState", causal_conv_with_state),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["RotaryEmbedding"], rotary_embedding),
+    ("", ["RMSNormalization"], rms_normalization),
+    ("", ["TensorScatter"], tensor_scatter),
+    ("", ["Swish"], swish),
+    ("", ["SwiGLU"], swiglu),
+    ("", ["CausalConvWithState"], causal_conv_with_state),
 ];
 
 /// ONNX `RotaryEmbedding` (23): the input's shape.

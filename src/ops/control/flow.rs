@@ -90,17 +90,18 @@ use crate::ops::common::attrs::{attr_int, attr_ints};
 use crate::ops::common::dims::rank_of;
 use crate::ops::common::norm_axis;
 use crate::ops::common::values::scalar_int;
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The control-flow rules.
-pub const RULES: &[RuleEntry] = &[
-    ("", "If", if_rule),
-    ("", "Loop", loop_rule),
-    ("", "Scan", scan_rule),
-    ("onednn", "End", end),
-    ("openvino", "If", ov_if),
-    ("openvino", "Loop", ov_loop),
-    ("openvino", "TensorIterator", ov_tensor_iterator),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["If"], if_rule),
+    ("", ["Loop"], loop_rule),
+    ("", ["Scan"], scan_rule),
+    ("onednn", ["End"], end),
+    ("openvino", ["If"], ov_if),
+    ("openvino", ["Loop"], ov_loop),
+    ("openvino", ["TensorIterator"], ov_tensor_iterator),
 ];
 
 /// oneDNN End: a graph output marker with no outputs.

@@ -15,10 +15,13 @@
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
 use crate::ops::common::unknown_outputs;
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[("onednn", "Wildcard", onednn_wildcard)];
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("onednn", ["Wildcard"], onednn_wildcard),
+];
 
 /// oneDNN Wildcard: every output unknown, for the driver to take its declared
 /// shape.

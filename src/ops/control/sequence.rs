@@ -67,22 +67,23 @@ use crate::ops::common::dims::rank_of;
 use crate::ops::common::{check_inputs, norm_axis};
 use crate::ops::tensor::concat::{concat_dims, concat_values};
 use crate::ops::tensor::split::{split_sizes, split_values};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "SequenceEmpty", sequence_empty),
-    ("", "SequenceConstruct", sequence_construct),
-    ("", "SequenceInsert", sequence_insert),
-    ("", "SequenceErase", sequence_erase),
-    ("", "SequenceAt", sequence_at),
-    ("", "SequenceLength", sequence_length),
-    ("", "SplitToSequence", split_to_sequence),
-    ("", "ConcatFromSequence", concat_from_sequence),
-    ("", "SequenceMap", sequence_map),
-    ("", "Optional", optional),
-    ("", "OptionalHasElement", optional_has_element),
-    ("", "OptionalGetElement", optional_get_element),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["SequenceEmpty"], sequence_empty),
+    ("", ["SequenceConstruct"], sequence_construct),
+    ("", ["SequenceInsert"], sequence_insert),
+    ("", ["SequenceErase"], sequence_erase),
+    ("", ["SequenceAt"], sequence_at),
+    ("", ["SequenceLength"], sequence_length),
+    ("", ["SplitToSequence"], split_to_sequence),
+    ("", ["ConcatFromSequence"], concat_from_sequence),
+    ("", ["SequenceMap"], sequence_map),
+    ("", ["Optional"], optional),
+    ("", ["OptionalHasElement"], optional_has_element),
+    ("", ["OptionalGetElement"], optional_get_element),
 ];
 
 /// A sequence keeps its elements one by one up to this length.

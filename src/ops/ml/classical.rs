@@ -45,32 +45,28 @@ use crate::ops::common::attrs::{attr_int, attr_ints};
 use crate::ops::common::attrs::{attr_str_or, require_positive};
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{rank_of, shaped};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The domain of these ops.
 const ML: &str = "ai.onnx.ml";
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    (ML, "ArrayFeatureExtractor", array_feature_extractor),
-    (ML, "Binarizer", same),
-    (ML, "Imputer", same),
-    (ML, "Normalizer", same_float),
-    (ML, "Scaler", same_float),
-    (ML, "CastMap", cast_map),
-    (ML, "CategoryMapper", category_mapper),
-    (ML, "DictVectorizer", dict_vectorizer),
-    (ML, "FeatureVectorizer", feature_vectorizer),
-    (ML, "LabelEncoder", label_encoder),
-    (ML, "LinearClassifier", classifier),
-    (ML, "SVMClassifier", classifier),
-    (ML, "TreeEnsembleClassifier", classifier),
-    (ML, "LinearRegressor", regressor),
-    (ML, "SVMRegressor", regressor),
-    (ML, "TreeEnsembleRegressor", regressor),
-    (ML, "TreeEnsemble", regressor),
-    (ML, "OneHotEncoder", one_hot_encoder),
-    (ML, "ZipMap", zip_map),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    (ML, ["ArrayFeatureExtractor"], array_feature_extractor),
+    (ML, ["Binarizer", "Imputer"], same),
+    (ML, ["Normalizer", "Scaler"], same_float),
+    (ML, ["CastMap"], cast_map),
+    (ML, ["CategoryMapper"], category_mapper),
+    (ML, ["DictVectorizer"], dict_vectorizer),
+    (ML, ["FeatureVectorizer"], feature_vectorizer),
+    (ML, ["LabelEncoder"], label_encoder),
+    (ML, ["LinearClassifier", "SVMClassifier", "TreeEnsembleClassifier"], classifier),
+    (ML, [
+        "LinearRegressor", "SVMRegressor", "TreeEnsembleRegressor", "TreeEnsemble",
+    ], regressor),
+    (ML, ["OneHotEncoder"], one_hot_encoder),
+    (ML, ["ZipMap"], zip_map),
 ];
 
 /// The number of entries of a list attribute (ints, floats or strings), if set.

@@ -23,17 +23,14 @@ use crate::graph::{DType, Node};
 use crate::ops::common::attrs::ov_dtype;
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{expect_rank, fresh_or, merge_dim_as};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("openvino", "CTCGreedyDecoder", ov_ctc_greedy_decoder),
-    (
-        "openvino",
-        "CTCGreedyDecoderSeqLen",
-        ov_ctc_greedy_decoder_seq_len,
-    ),
-    ("openvino", "CTCLoss", ov_ctc_loss),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("openvino", ["CTCGreedyDecoder"], ov_ctc_greedy_decoder),
+    ("openvino", ["CTCGreedyDecoderSeqLen"], ov_ctc_greedy_decoder_seq_len),
+    ("openvino", ["CTCLoss"], ov_ctc_loss),
 ];
 
 /// OpenVINO `CTCGreedyDecoder-1`.

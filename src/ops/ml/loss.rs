@@ -24,12 +24,12 @@ use crate::graph::{DType, Node};
 use crate::ops::common::attrs::attr_str_or;
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{check_vector, rank_of, unify_as, Equate};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "NegativeLogLikelihoodLoss", loss),
-    ("", "SoftmaxCrossEntropyLoss", loss),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"], loss),
 ];
 
 /// How a loss is reduced.

@@ -33,17 +33,18 @@ use crate::ops::common::attrs::{attr_int, attr_ints};
 use crate::ops::common::broadcast::broadcast_shapes;
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{rank_of, shaped};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "StringNormalizer", string_normalizer),
-    ("", "StringConcat", string_concat),
-    ("", "StringSplit", string_split),
-    ("", "RegexFullMatch", regex_full_match),
-    ("", "TfIdfVectorizer", tf_idf_vectorizer),
-    ("openvino", "StringTensorUnpack", ov_string_unpack),
-    ("openvino", "StringTensorPack", ov_string_pack),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["StringNormalizer"], string_normalizer),
+    ("", ["StringConcat"], string_concat),
+    ("", ["StringSplit"], string_split),
+    ("", ["RegexFullMatch"], regex_full_match),
+    ("", ["TfIdfVectorizer"], tf_idf_vectorizer),
+    ("openvino", ["StringTensorUnpack"], ov_string_unpack),
+    ("openvino", ["StringTensorPack"], ov_string_pack),
 ];
 
 /// OpenVINO `StringTensorUnpack-15`.

@@ -22,17 +22,16 @@ use crate::context::Subject;
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{Attr, Node};
 use crate::ops::common::dims::{rank_of, shaped, unify_as};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The domain of these ops.
 const TRAINING: &str = "ai.onnx.preview.training";
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    (TRAINING, "Adagrad", optimizer),
-    (TRAINING, "Momentum", optimizer),
-    (TRAINING, "Adam", optimizer),
-    (TRAINING, "Gradient", gradient),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    (TRAINING, ["Adagrad", "Momentum", "Adam"], optimizer),
+    (TRAINING, ["Gradient"], gradient),
 ];
 
 /// Check that input `index` is a scalar (or one element) when its rank is known.

@@ -68,45 +68,32 @@ use crate::ops::nn::window::{onnx_window, Fit};
 use crate::ops::tensor::concat::{concat_dims, concat_rank};
 use crate::ops::tensor::gather::gather_shape;
 use crate::ops::tensor::reduce::reduce_shape;
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 use crate::ops::attention::contrib::MS;
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    (MS, "FusedMatMul", fused_matmul),
-    (MS, "TransposeMatMul", fused_matmul),
-    (MS, "FusedGemm", fused_gemm),
-    (MS, "GemmFastGelu", plain_matmul),
-    (MS, "QGemm", qgemm),
-    (MS, "GemmFloat8", gemm_float8),
-    (MS, "MatMulNBits", matmul_nbits),
-    (MS, "MatMulBnb4", matmul_nbits),
-    (MS, "MatMulFpQ4", matmul_fpq4),
-    (MS, "MatMulInteger16", plain_matmul),
-    (MS, "MatMulIntegerToFloat", plain_matmul),
-    (MS, "DynamicQuantizeMatMul", plain_matmul),
-    (MS, "QuantizeLinear", onnx_quantize),
-    (MS, "DequantizeLinear", onnx_quantize),
-    (MS, "QLinearAdd", qlinear_binary),
-    (MS, "QLinearMul", qlinear_binary),
-    (MS, "MulInteger", qlinear_binary),
-    (MS, "QLinearWhere", qlinear_where),
-    (MS, "QLinearSigmoid", qlinear_unary),
-    (MS, "QLinearLeakyRelu", qlinear_unary),
-    (MS, "QLinearSoftmax", qlinear_unary),
-    (MS, "QLinearConcat", qlinear_concat),
-    (MS, "QLinearReduceMean", quantized_reduce),
-    (MS, "ReduceSumInteger", quantized_reduce),
-    (MS, "FusedConv", conv_variant),
-    (MS, "NhwcConv", conv_variant),
-    (MS, "NhwcFusedConv", conv_variant),
-    (MS, "QLinearConv", conv_variant),
-    (MS, "QLinearAveragePool", pool_variant),
-    (MS, "NhwcMaxPool", pool_variant),
-    (MS, "MaxpoolWithMask", pool_variant),
-    (MS, "QLinearGlobalAveragePool", qlinear_global_average_pool),
-    (MS, "GatherBlockQuantized", gather_block_quantized),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    (MS, ["FusedMatMul", "TransposeMatMul"], fused_matmul),
+    (MS, ["FusedGemm"], fused_gemm),
+    (MS, [
+        "GemmFastGelu", "MatMulInteger16", "MatMulIntegerToFloat", "DynamicQuantizeMatMul",
+    ], plain_matmul),
+    (MS, ["QGemm"], qgemm),
+    (MS, ["GemmFloat8"], gemm_float8),
+    (MS, ["MatMulNBits", "MatMulBnb4"], matmul_nbits),
+    (MS, ["MatMulFpQ4"], matmul_fpq4),
+    (MS, ["QuantizeLinear", "DequantizeLinear"], onnx_quantize),
+    (MS, ["QLinearAdd", "QLinearMul", "MulInteger"], qlinear_binary),
+    (MS, ["QLinearWhere"], qlinear_where),
+    (MS, ["QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax"], qlinear_unary),
+    (MS, ["QLinearConcat"], qlinear_concat),
+    (MS, ["QLinearReduceMean", "ReduceSumInteger"], quantized_reduce),
+    (MS, ["FusedConv", "NhwcConv", "NhwcFusedConv", "QLinearConv"], conv_variant),
+    (MS, ["QLinearAveragePool", "NhwcMaxPool", "MaxpoolWithMask"], pool_variant),
+    (MS, ["QLinearGlobalAveragePool"], qlinear_global_average_pool),
+    (MS, ["GatherBlockQuantized"], gather_block_quantized),
 ];
 
 // ----- helpers ------------------------------------------------------------------------

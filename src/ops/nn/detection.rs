@@ -70,47 +70,25 @@ use crate::ops::common::attrs::{ov_bool, ov_dtype, ov_i64, ov_i64_list, require_
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, unify_as};
 use crate::ops::common::values::const_ints;
 use crate::ops::common::{check_inputs, fresh_dims};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "NonMaxSuppression", non_max_suppression),
-    ("openvino", "NonMaxSuppression", ov_nms),
-    ("openvino", "NMSRotated", ov_nms),
-    ("openvino", "MatrixNms", ov_multiclass_nms),
-    ("openvino", "MulticlassNms", ov_multiclass_nms),
-    ("openvino", "DetectionOutput", ov_detection_output),
-    ("openvino", "Proposal", ov_proposal),
-    ("openvino", "PriorBox", ov_prior_box),
-    ("openvino", "PriorBoxClustered", ov_prior_box),
-    ("openvino", "RegionYolo", ov_region_yolo),
-    ("openvino", "ReorgYolo", ov_reorg_yolo),
-    ("openvino", "GenerateProposals", ov_generate_proposals),
-    (
-        "openvino",
-        "ExperimentalDetectronTopKROIs",
-        ov_detectron_topk_rois,
-    ),
-    (
-        "openvino",
-        "ExperimentalDetectronGenerateProposalsSingleImage",
-        ov_detectron_proposals,
-    ),
-    (
-        "openvino",
-        "ExperimentalDetectronDetectionOutput",
-        ov_detectron_detection_output,
-    ),
-    (
-        "openvino",
-        "ExperimentalDetectronPriorGridGenerator",
-        ov_detectron_prior_grid,
-    ),
-    (
-        "openvino",
-        "ExperimentalDetectronROIFeatureExtractor",
-        ov_detectron_roi_features,
-    ),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["NonMaxSuppression"], non_max_suppression),
+    ("openvino", ["NonMaxSuppression", "NMSRotated"], ov_nms),
+    ("openvino", ["MatrixNms", "MulticlassNms"], ov_multiclass_nms),
+    ("openvino", ["DetectionOutput"], ov_detection_output),
+    ("openvino", ["Proposal"], ov_proposal),
+    ("openvino", ["PriorBox", "PriorBoxClustered"], ov_prior_box),
+    ("openvino", ["RegionYolo"], ov_region_yolo),
+    ("openvino", ["ReorgYolo"], ov_reorg_yolo),
+    ("openvino", ["GenerateProposals"], ov_generate_proposals),
+    ("openvino", ["ExperimentalDetectronTopKROIs"], ov_detectron_topk_rois),
+    ("openvino", ["ExperimentalDetectronGenerateProposalsSingleImage"], ov_detectron_proposals),
+    ("openvino", ["ExperimentalDetectronDetectionOutput"], ov_detectron_detection_output),
+    ("openvino", ["ExperimentalDetectronPriorGridGenerator"], ov_detectron_prior_grid),
+    ("openvino", ["ExperimentalDetectronROIFeatureExtractor"], ov_detectron_roi_features),
 ];
 
 /// A data-dependent count of selected boxes (prefix `nms`).

@@ -21,15 +21,15 @@ use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{expect_rank, rank_of};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("openvino", "EmbeddingBagOffsetsSum", ov_embedding_bag),
-    ("openvino", "EmbeddingBagOffsets", ov_embedding_bag),
-    ("openvino", "EmbeddingBagPackedSum", ov_embedding_bag),
-    ("openvino", "EmbeddingBagPacked", ov_embedding_bag),
-    ("openvino", "EmbeddingSegmentsSum", ov_embedding_bag),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("openvino", [
+        "EmbeddingBagOffsetsSum", "EmbeddingBagOffsets", "EmbeddingBagPackedSum",
+        "EmbeddingBagPacked", "EmbeddingSegmentsSum",
+    ], ov_embedding_bag),
 ];
 
 /// The output of an embedding bag: `[bags, table[1..]...]`.

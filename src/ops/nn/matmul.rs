@@ -56,20 +56,21 @@ use crate::ops::common::attrs::{dst_dtype, ov_bool};
 use crate::ops::common::broadcast::{broadcast_dim, broadcast_shapes, check_broadcasts_to};
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{expect_rank, unify_as, Equate};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 use std::collections::BTreeMap;
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "MatMul", matmul),
-    ("", "Gemm", gemm),
-    ("", "MatMulInteger", matmul_integer),
-    ("", "QLinearMatMul", qlinear_matmul),
-    ("", "Det", det),
-    ("", "Einsum", einsum),
-    ("openvino", "MatMul", openvino_matmul),
-    ("openvino", "Einsum", openvino_einsum),
-    ("onednn", "MatMul", onednn_matmul),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["MatMul"], matmul),
+    ("", ["Gemm"], gemm),
+    ("", ["MatMulInteger"], matmul_integer),
+    ("", ["QLinearMatMul"], qlinear_matmul),
+    ("", ["Det"], det),
+    ("", ["Einsum"], einsum),
+    ("openvino", ["MatMul"], openvino_matmul),
+    ("openvino", ["Einsum"], openvino_einsum),
+    ("onednn", ["MatMul"], onednn_matmul),
 ];
 
 /// The shape of the matrix product `a @ b` (`numpy.matmul`, see the module doc):

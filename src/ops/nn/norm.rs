@@ -81,50 +81,33 @@ use crate::ops::common::dims::{
 };
 use crate::ops::common::{check_inputs, norm_axis};
 use crate::ops::elementwise::{onednn_same_shape, openvino_same_shape};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "BatchNormalization", batch_norm),
-    ("", "LayerNormalization", layer_norm),
-    ("", "InstanceNormalization", instance_norm),
-    ("", "GroupNormalization", group_norm),
-    ("", "LpNormalization", lp_norm),
-    ("", "MeanVarianceNormalization", same_shape),
-    ("", "LRN", same_shape),
-    ("", "Dropout", dropout),
-    ("", "Softmax", softmax),
-    ("", "LogSoftmax", softmax),
-    ("", "Hardmax", softmax),
-    ("openvino", "BatchNormInference", openvino_batch_norm),
-    ("openvino", "MVN", openvino_same_shape),
-    ("openvino", "NormalizeL2", openvino_same_shape),
-    ("openvino", "LRN", openvino_same_shape),
-    ("openvino", "GRN", openvino_same_shape),
-    ("openvino", "GroupNormalization", openvino_group_norm),
-    ("openvino", "Softmax", openvino_softmax),
-    ("openvino", "SoftMax", openvino_softmax),
-    ("openvino", "LogSoftmax", openvino_softmax),
-    ("onednn", "BatchNormInference", onednn_same_shape),
-    ("onednn", "LayerNorm", onednn_layer_norm),
-    ("onednn", "GroupNorm", onednn_group_norm),
-    ("onednn", "SoftMax", onednn_softmax),
-    ("onednn", "LogSoftmax", onednn_softmax),
-    ("onednn", "SoftMaxBackward", onednn_softmax_backward),
-    ("onednn", "LogSoftmaxBackward", onednn_softmax_backward),
-    ("onednn", "RMSNorm", onednn_rms_norm),
-    ("onednn", "LayerNormBackward", onednn_layer_norm_backward),
-    (
-        "onednn",
-        "BatchNormForwardTraining",
-        onednn_batch_norm_training,
-    ),
-    (
-        "onednn",
-        "BatchNormTrainingBackward",
-        onednn_batch_norm_backward,
-    ),
-    ("onednn", "Dropout", onednn_dropout),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["BatchNormalization"], batch_norm),
+    ("", ["LayerNormalization"], layer_norm),
+    ("", ["InstanceNormalization"], instance_norm),
+    ("", ["GroupNormalization"], group_norm),
+    ("", ["LpNormalization"], lp_norm),
+    ("", ["MeanVarianceNormalization", "LRN"], same_shape),
+    ("", ["Dropout"], dropout),
+    ("", ["Softmax", "LogSoftmax", "Hardmax"], softmax),
+    ("openvino", ["BatchNormInference"], openvino_batch_norm),
+    ("openvino", ["MVN", "NormalizeL2", "LRN", "GRN"], openvino_same_shape),
+    ("openvino", ["GroupNormalization"], openvino_group_norm),
+    ("openvino", ["Softmax", "SoftMax", "LogSoftmax"], openvino_softmax),
+    ("onednn", ["BatchNormInference"], onednn_same_shape),
+    ("onednn", ["LayerNorm"], onednn_layer_norm),
+    ("onednn", ["GroupNorm"], onednn_group_norm),
+    ("onednn", ["SoftMax", "LogSoftmax"], onednn_softmax),
+    ("onednn", ["SoftMaxBackward", "LogSoftmaxBackward"], onednn_softmax_backward),
+    ("onednn", ["RMSNorm"], onednn_rms_norm),
+    ("onednn", ["LayerNormBackward"], onednn_layer_norm_backward),
+    ("onednn", ["BatchNormForwardTraining"], onednn_batch_norm_training),
+    ("onednn", ["BatchNormTrainingBackward"], onednn_batch_norm_backward),
+    ("onednn", ["Dropout"], onednn_dropout),
 ];
 
 /// The input's facts without its value: the shape of `Y` for shape-preserving ops.

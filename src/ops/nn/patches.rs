@@ -39,13 +39,14 @@ use crate::ops::common::attrs::{ov_str, spatial_list};
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, Equate};
 use crate::ops::common::{check_inputs, fresh_dims};
 use crate::ops::nn::window::{onnx_window, PadMode, Rounding, Window};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Col2Im", onnx_col2im),
-    ("openvino", "ExtractImagePatches", ov_extract_image_patches),
-    ("openvino", "Col2Im", ov_col2im),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Col2Im"], onnx_col2im),
+    ("openvino", ["ExtractImagePatches"], ov_extract_image_patches),
+    ("openvino", ["Col2Im"], ov_col2im),
 ];
 
 /// A required two-entry list attribute with positive entries.

@@ -80,36 +80,26 @@ use crate::ops::common::{check_inputs, unknown_outputs};
 use crate::ops::nn::window::{
     onednn_shape_attr, onednn_window, onnx_window, openvino_window, Fit, Rounding,
 };
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "MaxPool", max_pool),
-    ("", "AveragePool", average_pool),
-    ("", "LpPool", lp_pool),
-    ("", "GlobalAveragePool", global_pool),
-    ("", "GlobalMaxPool", global_pool),
-    ("", "GlobalLpPool", global_pool),
-    ("", "MaxUnpool", max_unpool),
-    ("", "MaxRoiPool", max_roi_pool),
-    ("", "RoiAlign", roi_align),
-    ("openvino", "MaxPool", openvino_pool),
-    ("openvino", "AvgPool", openvino_pool),
-    ("openvino", "ROIAlign", openvino_roi_align),
-    ("openvino", "ROIAlignRotated", openvino_roi_align),
-    ("openvino", "ROIPooling", openvino_roi_pooling),
-    ("openvino", "PSROIPooling", openvino_ps_roi_pooling),
-    (
-        "openvino",
-        "DeformablePSROIPooling",
-        openvino_ps_roi_pooling,
-    ),
-    ("openvino", "AdaptiveAvgPool", openvino_adaptive_pool),
-    ("openvino", "AdaptiveMaxPool", openvino_adaptive_pool),
-    ("onednn", "MaxPool", onednn_pool),
-    ("onednn", "AvgPool", onednn_pool),
-    ("onednn", "MaxPoolBackward", onednn_max_pool_backward),
-    ("onednn", "AvgPoolBackward", onednn_avg_pool_backward),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["MaxPool"], max_pool),
+    ("", ["AveragePool"], average_pool),
+    ("", ["LpPool"], lp_pool),
+    ("", ["GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"], global_pool),
+    ("", ["MaxUnpool"], max_unpool),
+    ("", ["MaxRoiPool"], max_roi_pool),
+    ("", ["RoiAlign"], roi_align),
+    ("openvino", ["MaxPool", "AvgPool"], openvino_pool),
+    ("openvino", ["ROIAlign", "ROIAlignRotated"], openvino_roi_align),
+    ("openvino", ["ROIPooling"], openvino_roi_pooling),
+    ("openvino", ["PSROIPooling", "DeformablePSROIPooling"], openvino_ps_roi_pooling),
+    ("openvino", ["AdaptiveAvgPool", "AdaptiveMaxPool"], openvino_adaptive_pool),
+    ("onednn", ["MaxPool", "AvgPool"], onednn_pool),
+    ("onednn", ["MaxPoolBackward"], onednn_max_pool_backward),
+    ("onednn", ["AvgPoolBackward"], onednn_avg_pool_backward),
 ];
 
 // ----- ONNX --------------------------------------------------------------------------

@@ -32,15 +32,16 @@ use crate::ops::common::attrs::attr_dtype;
 use crate::ops::common::attrs::attr_int;
 use crate::ops::common::dims::{expect_rank, rank_of, unify_as, Equate};
 use crate::ops::common::{check_inputs, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "QuantizeLinear", quantize_linear),
-    ("", "DequantizeLinear", dequantize_linear),
-    ("", "DynamicQuantizeLinear", dynamic_quantize_linear),
-    ("", "GridSample", grid_sample),
-    ("openvino", "GridSample", openvino_grid_sample),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["QuantizeLinear"], quantize_linear),
+    ("", ["DequantizeLinear"], dequantize_linear),
+    ("", ["DynamicQuantizeLinear"], dynamic_quantize_linear),
+    ("", ["GridSample"], grid_sample),
+    ("openvino", ["GridSample"], openvino_grid_sample),
 ];
 
 /// Check a quantization scale (and its zero point) against `x`: per tensor, per

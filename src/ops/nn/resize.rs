@@ -64,15 +64,16 @@ use crate::ops::common::attrs::{bad_attr, dst_dtype, ov_i64_list, ov_str};
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{merge_dims_as, onednn_src_and_diff_dst, Layout, SrcAndDiffDst};
 use crate::ops::common::values::{attr_axes, const_ints, const_len, norm_axes};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Resize", resize),
-    ("", "Upsample", upsample),
-    ("openvino", "Interpolate", openvino_interpolate),
-    ("onednn", "Interpolate", onednn_interpolate),
-    ("onednn", "InterpolateBackward", onednn_interpolate_backward),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Resize"], resize),
+    ("", ["Upsample"], upsample),
+    ("openvino", ["Interpolate"], openvino_interpolate),
+    ("onednn", ["Interpolate"], onednn_interpolate),
+    ("onednn", ["InterpolateBackward"], onednn_interpolate_backward),
 ];
 
 /// The fraction with the smallest denominator (at most 1024) whose float32

@@ -48,19 +48,16 @@ use crate::ops::common::attrs::{attr_int, attr_str};
 use crate::ops::common::attrs::{ov_i64, ov_str, require_positive};
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{expect_rank, merge_dim_as, rank_of, unify_as};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "LSTM", lstm),
-    ("", "GRU", gru),
-    ("", "RNN", rnn),
-    ("openvino", "LSTMSequence", openvino_sequence),
-    ("openvino", "GRUSequence", openvino_sequence),
-    ("openvino", "RNNSequence", openvino_sequence),
-    ("openvino", "LSTMCell", openvino_cell),
-    ("openvino", "GRUCell", openvino_cell),
-    ("openvino", "RNNCell", openvino_cell),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["LSTM"], lstm),
+    ("", ["GRU"], gru),
+    ("", ["RNN"], rnn),
+    ("openvino", ["LSTMSequence", "GRUSequence", "RNNSequence"], openvino_sequence),
+    ("openvino", ["LSTMCell", "GRUCell", "RNNCell"], openvino_cell),
 ];
 
 /// Where the sequence, batch and direction axes of a recurrent layer's outputs go.

@@ -21,12 +21,13 @@ use crate::ops::common::attrs::{attr_int, attr_ints};
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, unify_as};
 use crate::ops::common::values::{attr_axes, dims_value};
 use crate::ops::common::{check_inputs, fresh_dims};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "AffineGrid", affine_grid),
-    ("", "CenterCropPad", center_crop_pad),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["AffineGrid"], affine_grid),
+    ("", ["CenterCropPad"], center_crop_pad),
 ];
 
 /// The contents of a 1-D integer input, or its length with fresh dims of

@@ -17,14 +17,12 @@ use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{expect_rank, merge_dim_as};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("openvino", "NV12toRGB", ov_yuv_to_rgb),
-    ("openvino", "NV12toBGR", ov_yuv_to_rgb),
-    ("openvino", "I420toRGB", ov_yuv_to_rgb),
-    ("openvino", "I420toBGR", ov_yuv_to_rgb),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("openvino", ["NV12toRGB", "NV12toBGR", "I420toRGB", "I420toBGR"], ov_yuv_to_rgb),
 ];
 
 /// The four colour conversions (see the module docs).

@@ -58,18 +58,18 @@ use crate::ops::common::attrs::ov_bool;
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, unify_as};
 use crate::ops::common::values::const_ints;
 use crate::ops::common::{check_inputs, fresh_dims, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "DFT", onnx_dft),
-    ("", "STFT", onnx_stft),
-    ("openvino", "DFT", ov_dft),
-    ("openvino", "IDFT", ov_dft),
-    ("openvino", "RDFT", ov_rdft),
-    ("openvino", "IRDFT", ov_irdft),
-    ("openvino", "STFT", ov_stft),
-    ("openvino", "ISTFT", ov_istft),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["DFT"], onnx_dft),
+    ("", ["STFT"], onnx_stft),
+    ("openvino", ["DFT", "IDFT"], ov_dft),
+    ("openvino", ["RDFT"], ov_rdft),
+    ("openvino", ["IRDFT"], ov_irdft),
+    ("openvino", ["STFT"], ov_stft),
+    ("openvino", ["ISTFT"], ov_istft),
 ];
 
 /// Which transform [`dft_shape`] computes.

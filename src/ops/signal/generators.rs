@@ -26,15 +26,14 @@ use crate::graph::{DType, Node};
 use crate::ops::common::attrs::{attr_dtype, attr_str_or};
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{expect_rank, rank_of};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "HannWindow", window),
-    ("", "HammingWindow", window),
-    ("", "BlackmanWindow", window),
-    ("", "MelWeightMatrix", mel_weight_matrix),
-    ("", "ImageDecoder", image_decoder),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["HannWindow", "HammingWindow", "BlackmanWindow"], window),
+    ("", ["MelWeightMatrix"], mel_weight_matrix),
+    ("", ["ImageDecoder"], image_decoder),
 ];
 
 /// The value of a scalar (or one-element) input `index` named `what`: its

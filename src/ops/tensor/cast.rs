@@ -40,17 +40,17 @@ use crate::graph::{Attr, DType, Node};
 use crate::ops::common::attrs::{bad_attr, bad_kind, ov_dtype};
 use crate::ops::common::check_inputs;
 use crate::ops::common::values::int_range;
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Identity", identity),
-    ("", "Cast", cast),
-    ("openvino", "Identity", identity),
-    ("openvino", "Convert", ov_convert),
-    ("openvino", "ConvertLike", ov_convert),
-    ("", "CastLike", cast_like),
-    ("", "BitCast", bit_cast),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Identity"], identity),
+    ("", ["Cast"], cast),
+    ("openvino", ["Identity"], identity),
+    ("openvino", ["Convert", "ConvertLike"], ov_convert),
+    ("", ["CastLike"], cast_like),
+    ("", ["BitCast"], bit_cast),
 ];
 
 /// How a cast from a float type to an integer type treats a value that may not be

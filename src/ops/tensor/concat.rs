@@ -48,13 +48,14 @@ use crate::ops::common::attrs::ov_i64;
 use crate::ops::common::attrs::{attr_int, attr_int_required};
 use crate::ops::common::norm_axis;
 use crate::ops::common::values::{fact_with_value, small_const_shape};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Concat", concat),
-    ("openvino", "Concat", ov_concat),
-    ("onednn", "Concat", onednn_concat),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Concat"], concat),
+    ("openvino", ["Concat"], ov_concat),
+    ("onednn", ["Concat"], onednn_concat),
 ];
 
 /// The common element type of the inputs: the first defined one; two different

@@ -37,14 +37,15 @@ use crate::ops::common::values::{
     check_int_range, consts, dims_value, fact_with_value, numel, small_const_shape,
 };
 use crate::ops::common::{check_inputs, fresh_dims};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Constant", constant),
-    ("", "ConstantOfShape", constant_of_shape),
-    ("", "Range", range),
-    ("openvino", "Range", ov_range),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Constant"], constant),
+    ("", ["ConstantOfShape"], constant_of_shape),
+    ("", ["Range"], range),
+    ("openvino", ["Range"], ov_range),
 ];
 
 /// The length of `range(start, limit, delta)`, `max(ceildiv(limit - start, delta),

@@ -48,19 +48,19 @@ use crate::ops::common::attrs::{ov_bool, ov_dtype, ov_i64, ov_shape};
 use crate::ops::common::dims::{merge_dim_as, rank_of, shaped, Equate};
 use crate::ops::common::values::{check_int_range, fact_with_value, scalar_int, small_value};
 use crate::ops::common::{check_inputs, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "CumSum", cumsum),
-    ("", "CumProd", cumsum),
-    ("", "ReverseSequence", reverse_sequence),
-    ("openvino", "CumSum", ov_cumsum),
-    ("openvino", "ReverseSequence", ov_reverse_sequence),
-    ("openvino", "Bucketize", ov_bucketize),
-    ("openvino", "SearchSorted", ov_search_sorted),
-    ("openvino", "ReadValue", ov_read_value),
-    ("openvino", "Assign", ov_assign),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["CumSum", "CumProd"], cumsum),
+    ("", ["ReverseSequence"], reverse_sequence),
+    ("openvino", ["CumSum"], ov_cumsum),
+    ("openvino", ["ReverseSequence"], ov_reverse_sequence),
+    ("openvino", ["Bucketize"], ov_bucketize),
+    ("openvino", ["SearchSorted"], ov_search_sorted),
+    ("openvino", ["ReadValue"], ov_read_value),
+    ("openvino", ["Assign"], ov_assign),
 ];
 
 /// A running sum or product along one axis: what the CumSum kernel computes.

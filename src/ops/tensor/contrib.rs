@@ -37,24 +37,22 @@ use crate::ops::common::dims::{expect_rank, rank_of, shaped, unify_as};
 use crate::ops::common::{check_inputs, fresh_dims, norm_axis};
 use crate::ops::tensor::constant::range_dims;
 use crate::ops::tensor::squeeze::unsqueeze_dims;
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 use crate::ops::attention::contrib::MS;
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    (MS, "GridSample", as_onnx),
-    (MS, "Trilu", as_onnx),
-    (MS, "GatherND", as_onnx),
-    (MS, "Pad", as_onnx),
-    (MS, "Range", range),
-    (MS, "ExpandDims", expand_dims),
-    (MS, "Inverse", inverse),
-    (MS, "CDist", cdist),
-    (MS, "CropAndResize", crop_and_resize),
-    (MS, "Unique", unique),
-    (MS, "DynamicTimeWarping", dynamic_time_warping),
-    (MS, "UnfoldTensor", unfold_tensor),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    (MS, ["GridSample", "Trilu", "GatherND", "Pad"], as_onnx),
+    (MS, ["Range"], range),
+    (MS, ["ExpandDims"], expand_dims),
+    (MS, ["Inverse"], inverse),
+    (MS, ["CDist"], cdist),
+    (MS, ["CropAndResize"], crop_and_resize),
+    (MS, ["Unique"], unique),
+    (MS, ["DynamicTimeWarping"], dynamic_time_warping),
+    (MS, ["UnfoldTensor"], unfold_tensor),
 ];
 
 /// The ONNX version whose rule a contrib op of that name follows.

@@ -38,17 +38,15 @@ use crate::ops::common::attrs::{attr_int_required, attr_str};
 use crate::ops::common::attrs::{ov_i64, require_positive};
 use crate::ops::common::dims::expect_rank;
 use crate::ops::common::{check_inputs, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "DepthToSpace", onnx_depth_space),
-    ("", "SpaceToDepth", onnx_depth_space),
-    ("openvino", "DepthToSpace", ov_depth_space),
-    ("openvino", "SpaceToDepth", ov_depth_space),
-    ("openvino", "ShuffleChannels", ov_shuffle_channels),
-    ("openvino", "SpaceToBatch", ov_space_batch),
-    ("openvino", "BatchToSpace", ov_space_batch),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["DepthToSpace", "SpaceToDepth"], onnx_depth_space),
+    ("openvino", ["DepthToSpace", "SpaceToDepth"], ov_depth_space),
+    ("openvino", ["ShuffleChannels"], ov_shuffle_channels),
+    ("openvino", ["SpaceToBatch", "BatchToSpace"], ov_space_batch),
 ];
 
 /// `p / d` when it is provably an integer, an error when it provably is not,

@@ -45,14 +45,15 @@ use crate::ops::common::values::{
     small_value, take_values, IntsArg,
 };
 use crate::ops::common::{check_inputs, fresh_dims, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Expand", expand),
-    ("", "Tile", tile),
-    ("openvino", "Broadcast", ov_broadcast),
-    ("openvino", "Tile", ov_tile),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Expand"], expand),
+    ("", ["Tile"], tile),
+    ("openvino", ["Broadcast"], ov_broadcast),
+    ("openvino", ["Tile"], ov_tile),
 ];
 
 /// A negative entry of a shape-like operand is an error.

@@ -57,16 +57,17 @@ use crate::ops::common::values::{
     const_dims, const_ints, fact_with_value, small_const_shape, small_value, take_values,
 };
 use crate::ops::common::{check_inputs, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Gather", gather),
-    ("", "GatherElements", gather_elements),
-    ("", "GatherND", gather_nd),
-    ("openvino", "Gather", ov_gather),
-    ("openvino", "GatherND", ov_gather_nd),
-    ("openvino", "GatherElements", ov_gather_elements),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Gather"], gather),
+    ("", ["GatherElements"], gather_elements),
+    ("", ["GatherND"], gather_nd),
+    ("openvino", ["Gather"], ov_gather),
+    ("openvino", ["GatherND"], ov_gather_nd),
+    ("openvino", ["GatherElements"], ov_gather_elements),
 ];
 
 /// The shape of a gather along `axis` (normalised):

@@ -51,20 +51,19 @@ use crate::ops::common::attrs::{attr_int, attr_ints};
 use crate::ops::common::dims::{rank_of, shaped};
 use crate::ops::common::values::{consts, fact_with_value, small_const_shape};
 use crate::ops::common::{check_inputs, fresh_dims};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "EyeLike", eye_like),
-    ("", "RandomUniform", random),
-    ("", "RandomNormal", random),
-    ("", "RandomUniformLike", random_like),
-    ("", "RandomNormalLike", random_like),
-    ("", "Bernoulli", bernoulli),
-    ("", "Multinomial", multinomial),
-    ("openvino", "Eye", ov_eye),
-    ("openvino", "RandomUniform", ov_random_uniform),
-    ("openvino", "Multinomial", ov_multinomial),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["EyeLike"], eye_like),
+    ("", ["RandomUniform", "RandomNormal"], random),
+    ("", ["RandomUniformLike", "RandomNormalLike"], random_like),
+    ("", ["Bernoulli"], bernoulli),
+    ("", ["Multinomial"], multinomial),
+    ("openvino", ["Eye"], ov_eye),
+    ("openvino", ["RandomUniform"], ov_random_uniform),
+    ("openvino", ["Multinomial"], ov_multinomial),
 ];
 
 /// The numeric types and bool (EyeLike's, Bernoulli's outputs), before bf16.

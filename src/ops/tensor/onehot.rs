@@ -41,10 +41,14 @@ use crate::ops::common::dims::rank_of;
 use crate::ops::common::values::{const_ints, fact_with_value, small_const_shape, small_value};
 use crate::ops::common::{check_inputs, norm_axis};
 use crate::ops::tensor::cast::{cast_value, FloatToInt};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[("", "OneHot", one_hot), ("openvino", "OneHot", ov_one_hot)];
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["OneHot"], one_hot),
+    ("openvino", ["OneHot"], ov_one_hot),
+];
 
 /// The output shape of `OneHot`: `indices` with `depth` inserted at the
 /// normalised `axis` (in `[0, rank(indices)]`).

@@ -33,10 +33,14 @@ use crate::ops::common::attrs::ov_str;
 use crate::ops::common::attrs::{attr_ints, attr_str};
 use crate::ops::common::values::{const_ints, norm_axes};
 use crate::ops::common::{check_inputs, fresh_dims, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[("", "Pad", pad), ("openvino", "Pad", ov_pad)];
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Pad"], pad),
+    ("openvino", ["Pad"], ov_pad),
+];
 
 /// What fills the padding; it bounds the pads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

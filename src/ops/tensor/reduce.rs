@@ -56,39 +56,25 @@ use crate::ops::common::values::{
     check_int_range, fact_with_value, ints_input, small_value, IntsArg,
 };
 use crate::ops::common::{check_inputs, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "ReduceSum", reduce),
-    ("", "ReduceMean", reduce),
-    ("", "ReduceMax", reduce),
-    ("", "ReduceMin", reduce),
-    ("", "ReduceProd", reduce),
-    ("", "ReduceL1", reduce),
-    ("", "ReduceL2", reduce),
-    ("", "ReduceLogSum", reduce),
-    ("", "ReduceLogSumExp", reduce),
-    ("", "ReduceSumSquare", reduce),
-    ("", "ArgMax", arg_reduce),
-    ("", "ArgMin", arg_reduce),
-    ("openvino", "ReduceMean", openvino_reduce),
-    ("openvino", "ReduceSum", openvino_reduce),
-    ("openvino", "ReduceMax", openvino_reduce),
-    ("openvino", "ReduceMin", openvino_reduce),
-    ("openvino", "ReduceProd", openvino_reduce),
-    ("openvino", "ReduceL1", openvino_reduce),
-    ("openvino", "ReduceL2", openvino_reduce),
-    ("openvino", "ReduceLogicalAnd", openvino_reduce),
-    ("openvino", "ReduceLogicalOr", openvino_reduce),
-    ("onednn", "ReduceL1", onednn_reduce),
-    ("onednn", "ReduceL2", onednn_reduce),
-    ("onednn", "ReduceMax", onednn_reduce),
-    ("onednn", "ReduceMean", onednn_reduce),
-    ("onednn", "ReduceMin", onednn_reduce),
-    ("onednn", "ReduceProd", onednn_reduce),
-    ("onednn", "ReduceSum", onednn_reduce),
-    ("openvino", "SegmentMax", ov_segment_max),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", [
+        "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+        "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
+    ], reduce),
+    ("", ["ArgMax", "ArgMin"], arg_reduce),
+    ("openvino", [
+        "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+        "ReduceL2", "ReduceLogicalAnd", "ReduceLogicalOr",
+    ], openvino_reduce),
+    ("onednn", [
+        "ReduceL1", "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
+        "ReduceSum",
+    ], onednn_reduce),
+    ("openvino", ["SegmentMax"], ov_segment_max),
 ];
 
 /// Whether `axes` is an input (rather than an attribute) for this op and version.

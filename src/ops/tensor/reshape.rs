@@ -86,14 +86,15 @@ use crate::graph::{DType, Node};
 use crate::ops::common::attrs::{attr_int, attr_ints};
 use crate::ops::common::attrs::{onednn_bool_required, ov_bool_required, ov_i64_list};
 use crate::ops::common::check_inputs;
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The Reshape rules: ONNX, OpenVINO (`Reshape`, `StaticReshape`) and oneDNN.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Reshape", onnx_reshape),
-    ("openvino", "Reshape", openvino_reshape),
-    ("openvino", "StaticReshape", openvino_static_reshape),
-    ("onednn", "StaticReshape", onednn_static_reshape),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Reshape"], onnx_reshape),
+    ("openvino", ["Reshape"], openvino_reshape),
+    ("openvino", ["StaticReshape"], openvino_static_reshape),
+    ("onednn", ["StaticReshape"], onednn_static_reshape),
 ];
 
 // ----- types ------------------------------------------------------------------

@@ -68,20 +68,16 @@ use crate::ops::common::{check_inputs, norm_axis};
 use crate::ops::tensor::gather::{
     check_const_indices, check_index_type, element_indices_check, element_targets,
 };
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Scatter", scatter_elements),
-    ("", "ScatterElements", scatter_elements),
-    ("", "ScatterND", scatter_nd),
-    (
-        "openvino",
-        "ScatterElementsUpdate",
-        ov_scatter_elements_update,
-    ),
-    ("openvino", "ScatterNDUpdate", ov_scatter_nd_update),
-    ("openvino", "ScatterUpdate", ov_scatter_update),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Scatter", "ScatterElements"], scatter_elements),
+    ("", ["ScatterND"], scatter_nd),
+    ("openvino", ["ScatterElementsUpdate"], ov_scatter_elements_update),
+    ("openvino", ["ScatterNDUpdate"], ov_scatter_nd_update),
+    ("openvino", ["ScatterUpdate"], ov_scatter_update),
 ];
 
 /// How an update combines with the element it lands on (`reduction`).

@@ -24,13 +24,14 @@ use crate::ops::common::attrs::attr_int;
 use crate::ops::common::attrs::ov_dtype;
 use crate::ops::common::check_inputs;
 use crate::ops::common::values::{check_int_range, fact_with_value};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Shape", shape),
-    ("", "Size", size),
-    ("openvino", "ShapeOf", ov_shape_of),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Shape"], shape),
+    ("", ["Size"], size),
+    ("openvino", ["ShapeOf"], ov_shape_of),
 ];
 
 /// The dims `start..end` of a rank-`rank` shape: negative bounds count from the

@@ -45,13 +45,14 @@ use crate::ops::common::values::{
     take_values, IntsArg,
 };
 use crate::ops::common::{check_inputs, fresh_dims};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Slice", slice),
-    ("openvino", "Slice", ov_slice),
-    ("openvino", "StridedSlice", ov_strided_slice),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Slice"], slice),
+    ("openvino", ["Slice"], ov_slice),
+    ("openvino", ["StridedSlice"], ov_strided_slice),
 ];
 
 /// Starts and ends at or beyond this magnitude mean "past the end" or "before the

@@ -35,13 +35,14 @@ use crate::ops::common::values::{
     const_ints, consts, dims_value, fact_with_value, small_value, take_values,
 };
 use crate::ops::common::{check_inputs, norm_axis, unknown_outputs};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Split", split),
-    ("openvino", "Split", ov_split),
-    ("openvino", "VariadicSplit", ov_variadic_split),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Split"], split),
+    ("openvino", ["Split"], ov_split),
+    ("openvino", ["VariadicSplit"], ov_variadic_split),
 ];
 
 /// The part sizes of a split of the axis `axis` of size `d` into `sizes`. When

@@ -42,15 +42,16 @@ use crate::ops::common::values::{
     attr_axes, const_ints, fact_with_value, ints_input, norm_axes, IntsArg,
 };
 use crate::ops::common::{check_inputs, fresh_dims, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Unsqueeze", unsqueeze),
-    ("", "Squeeze", squeeze),
-    ("", "Flatten", flatten),
-    ("openvino", "Squeeze", ov_squeeze),
-    ("openvino", "Unsqueeze", ov_unsqueeze),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Unsqueeze"], unsqueeze),
+    ("", ["Squeeze"], squeeze),
+    ("", ["Flatten"], flatten),
+    ("openvino", ["Squeeze"], ov_squeeze),
+    ("openvino", ["Unsqueeze"], ov_unsqueeze),
 ];
 
 /// `dims` with a 1 inserted at each of `axes` (normalised against the output rank

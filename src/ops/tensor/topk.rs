@@ -64,18 +64,19 @@ use crate::ops::common::attrs::{ov_dtype, ov_i64};
 use crate::ops::common::dims::{expect_rank, rank_of, shaped};
 use crate::ops::common::values::small_value;
 use crate::ops::common::{check_inputs, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "TopK", top_k),
-    ("", "NonZero", non_zero),
-    ("", "Compress", compress),
-    ("", "Unique", unique),
-    ("openvino", "TopK", ov_top_k),
-    ("openvino", "NonZero", ov_non_zero),
-    ("openvino", "Unique", ov_unique),
-    ("openvino", "SparseFillEmptyRows", ov_sparse_fill_empty_rows),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["TopK"], top_k),
+    ("", ["NonZero"], non_zero),
+    ("", ["Compress"], compress),
+    ("", ["Unique"], unique),
+    ("openvino", ["TopK"], ov_top_k),
+    ("openvino", ["NonZero"], ov_non_zero),
+    ("openvino", ["Unique"], ov_unique),
+    ("openvino", ["SparseFillEmptyRows"], ov_sparse_fill_empty_rows),
 ];
 
 /// NonZero computes the indices of a known input with at most this many elements.

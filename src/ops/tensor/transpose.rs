@@ -27,13 +27,14 @@ use crate::ops::common::attrs::attr_ints;
 use crate::ops::common::attrs::dst_dtype;
 use crate::ops::common::values::{const_ints, fact_with_value, small_value};
 use crate::ops::common::{check_inputs, fresh_dims, norm_axis};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Transpose", transpose),
-    ("openvino", "Transpose", ov_transpose),
-    ("onednn", "StaticTranspose", onednn_static_transpose),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Transpose"], transpose),
+    ("openvino", ["Transpose"], ov_transpose),
+    ("onednn", ["StaticTranspose"], onednn_static_transpose),
 ];
 
 /// The permutation of `rank` axes that `order` names, with negative entries counted

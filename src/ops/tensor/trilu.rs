@@ -23,10 +23,13 @@ use crate::ops::common::attrs::attr_int;
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::rank_of;
 use crate::ops::common::values::{fact_with_value, small_value};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[("", "Trilu", trilu)];
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Trilu"], trilu),
+];
 
 /// The contents of `Trilu` of `value` (row-major, constant shape `dims`, rank
 /// `>= 2`): element `(.., i, j)` kept when `j - i >= k` (`upper`) or `j - i <= k`,

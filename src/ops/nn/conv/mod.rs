@@ -77,63 +77,29 @@ use crate::context::{DimRole, OpError, ShapesContext};
 use crate::graph::Node;
 use crate::ops::common::dims::Equate;
 use crate::ops::nn::window::{Fit, Window};
-use crate::ops::RuleEntry;
+use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
-pub const RULES: &[RuleEntry] = &[
-    ("", "Conv", onnx::conv),
-    ("", "ConvInteger", onnx::conv_integer),
-    ("", "QLinearConv", onnx::qlinear_conv),
-    ("", "DeformConv", onnx::deform_conv),
-    ("", "ConvTranspose", onnx::conv_transpose),
-    ("openvino", "Convolution", openvino::openvino_convolution),
-    (
-        "openvino",
-        "GroupConvolution",
-        openvino::openvino_convolution,
-    ),
-    (
-        "openvino",
-        "ConvolutionBackpropData",
-        openvino::openvino_conv_backprop,
-    ),
-    (
-        "openvino",
-        "GroupConvolutionBackpropData",
-        openvino::openvino_conv_backprop,
-    ),
-    ("onednn", "Convolution", onednn::onednn_convolution),
-    ("onednn", "ConvTranspose", onednn::onednn_conv_transpose),
-    (
-        "onednn",
-        "ConvolutionBackwardData",
-        onednn::onednn_conv_backward_data,
-    ),
-    (
-        "onednn",
-        "ConvolutionBackwardWeights",
-        onednn::onednn_conv_backward_weights,
-    ),
-    (
-        "onednn",
-        "ConvTransposeBackwardData",
-        onednn::onednn_conv_transpose_backward_data,
-    ),
-    (
-        "onednn",
-        "ConvTransposeBackwardWeights",
-        onednn::onednn_conv_transpose_backward_weights,
-    ),
-    (
-        "openvino",
-        "DeformableConvolution",
-        openvino::openvino_deformable_convolution,
-    ),
-    (
-        "openvino",
-        "BinaryConvolution",
-        openvino::openvino_deformable_convolution,
-    ),
+#[rustfmt::skip]
+pub const RULES: &[RuleEntry] = rules![
+    ("", ["Conv"], onnx::conv),
+    ("", ["ConvInteger"], onnx::conv_integer),
+    ("", ["QLinearConv"], onnx::qlinear_conv),
+    ("", ["DeformConv"], onnx::deform_conv),
+    ("", ["ConvTranspose"], onnx::conv_transpose),
+    ("openvino", ["Convolution", "GroupConvolution"], openvino::convolution),
+    ("openvino", [
+        "ConvolutionBackpropData", "GroupConvolutionBackpropData",
+    ], openvino::conv_backprop),
+    ("onednn", ["Convolution"], onednn::convolution),
+    ("onednn", ["ConvTranspose"], onednn::conv_transpose),
+    ("onednn", ["ConvolutionBackwardData"], onednn::conv_backward_data),
+    ("onednn", ["ConvolutionBackwardWeights"], onednn::conv_backward_weights),
+    ("onednn", ["ConvTransposeBackwardData"], onednn::conv_transpose_backward_data),
+    ("onednn", ["ConvTransposeBackwardWeights"], onednn::conv_transpose_backward_weights),
+    ("openvino", [
+        "DeformableConvolution", "BinaryConvolution",
+    ], openvino::deformable_convolution),
 ];
 
 // ----- the convolution kernel ----------------------------------------------------------

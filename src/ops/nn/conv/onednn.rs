@@ -293,7 +293,7 @@ impl ConvInputs {
 
 /// oneDNN Convolution(src, weights, bias?): weights `OIX` or `XIO` with
 /// `C = groups * I`; a bias of `[O]`.
-pub(super) fn onednn_convolution(
+pub(super) fn convolution(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
@@ -315,7 +315,7 @@ pub(super) fn onednn_convolution(
 /// or `XOI` (`[k..., O/groups, I]`, the default) with `I` the `src` channels; the
 /// output has `groups * O` channels and the spatial dims of
 /// [`Window::transposed_output_clamped_same`]; a bias of `[groups * O]`.
-pub(super) fn onednn_conv_transpose(
+pub(super) fn conv_transpose(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
@@ -340,7 +340,7 @@ pub(super) fn onednn_conv_transpose(
 /// `groups * I`, its convolution by the weights checked against `diff_dst`);
 /// without one, the transposed convolution of `diff_dst` (`output_padding`
 /// resolving the floor of the forward window; fresh spatial dims under `SAME`).
-pub(super) fn onednn_conv_backward_data(
+pub(super) fn conv_backward_data(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
@@ -410,7 +410,7 @@ pub(super) fn onednn_conv_backward_data(
 /// `diff_dst` channels, `groups * I` the `src` channels, the convolution of `src`
 /// by its kernel checked against `diff_dst`); without one, `O`, `C / groups` and
 /// a fresh kernel.
-pub(super) fn onednn_conv_backward_weights(
+pub(super) fn conv_backward_weights(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
@@ -421,7 +421,7 @@ pub(super) fn onednn_conv_backward_weights(
 /// `diff_weights` in `weights_format` (`IOX` or `XOI`): the `weights_shape`
 /// attribute or input (`I` the `src` channels, `groups * O` the `diff_dst`
 /// channels); without one, `I`, `C / groups` and a fresh kernel.
-pub(super) fn onednn_conv_transpose_backward_weights(
+pub(super) fn conv_transpose_backward_weights(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
@@ -526,7 +526,7 @@ fn onednn_backward_weights(
 /// oneDNN ConvTransposeBackwardData(diff_dst, weights): `diff_src` is the
 /// ConvTranspose's `src`, the convolution of `diff_dst` (channels `groups * O`) by
 /// the weights (`IOX` or `XOI`), with `I` channels.
-pub(super) fn onednn_conv_transpose_backward_data(
+pub(super) fn conv_transpose_backward_data(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {

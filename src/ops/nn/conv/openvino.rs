@@ -32,7 +32,7 @@ fn openvino_filters(xs: &[Dim], ws: &[Dim], group: bool) -> Result<Vec<Dim>, OpE
 
 /// OpenVINO Convolution / GroupConvolution: data `[N, C, ...]`, filters
 /// `[O, C, k...]` or `[G, O/G, C/G, k...]`.
-pub(super) fn openvino_convolution(
+pub(super) fn convolution(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
@@ -79,7 +79,7 @@ pub(super) fn openvino_convolution(
 /// OpenVINO ConvolutionBackpropData / GroupConvolutionBackpropData: filters
 /// `[C, O, k...]` or `[G, C/G, O/G, k...]`; an `output_shape` input gives the
 /// spatial dims.
-pub(super) fn openvino_conv_backprop(
+pub(super) fn conv_backprop(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
@@ -142,7 +142,7 @@ pub(super) fn openvino_conv_backprop(
 /// an optional mask) and BinaryConvolution-1 (data, filters): a Convolution of the
 /// data by filters `[C_out, C_in / group, k...]` (`group` attribute, 1 by default);
 /// the output has the data's type.
-pub(super) fn openvino_deformable_convolution(
+pub(super) fn deformable_convolution(
     ctx: &mut ShapesContext,
     node: &Node,
 ) -> Result<Vec<TensorFact>, OpError> {
