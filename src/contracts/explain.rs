@@ -23,7 +23,7 @@
 
 use crate::algebra::analysis::DimAnalysis;
 use crate::algebra::poly::render_symbol;
-use crate::algebra::{rules, Dim, DimLang};
+use crate::algebra::{rules, Algebra, Dim, DimLang};
 use crate::context::{node_context, ShapesContext};
 use crate::graph::{Model, Node};
 use egg::{EGraph, FlatTerm, Id, Language, RecExpr, Runner};
@@ -132,6 +132,8 @@ fn slot_text(tensor: &str, slot: Slot) -> String {
     }
 }
 
+/// The explanation of one dim: the chain of ops, the merges that touch it, the
+/// rewrites that gave its form.
 fn explain_dim(
     model: &Model,
     ctx: &ShapesContext,
@@ -142,6 +144,28 @@ fn explain_dim(
 ) {
     let alg = &ctx.alg;
     let _ = writeln!(out, "{name}[{axis}] = {}", alg.render(d));
+    let classes = chain_of_ops(model, ctx, name, axis, d, out);
+    write_merges(ctx, d, &classes, out);
+    let _ = writeln!(out, "rewrites:");
+    for line in rewrites(ctx, d) {
+        let _ = writeln!(out, "  {line}");
+    }
+}
+
+/// A dim of a tensor: the tensor, where the dim sits in it, the dim.
+type Place = (String, Slot, Dim);
+
+/// The chain of ops from the dim back to the graph inputs (at most [`MAX_STEPS`]
+/// steps), written to `out`; returns the e-classes it went through.
+fn chain_of_ops(
+    model: &Model,
+    ctx: &ShapesContext,
+    name: &str,
+    axis: usize,
+    d: Dim,
+    out: &mut String,
+) -> Vec<Id> {
+    let alg = &ctx.alg;
     let producer: HashMap<&str, &Node> = model
         .graph
         .nodes
@@ -183,49 +207,9 @@ fn explain_dim(
             let _ = writeln!(out, "{pad}{here} = {value}");
             continue;
         };
-        // The node's input dims: the same e-class (the dim passes through), or
-        // sharing a symbol (the dim is computed from them).
-        let mut same: Vec<(String, Slot, Dim)> = Vec::new();
-        let mut related: Vec<(String, Slot, Dim)> = Vec::new();
-        let mut syms = Vec::new();
-        alg.canon(dim).symbols(&mut syms);
-        let mut lines = Vec::new();
-        for (i, input) in node.inputs.iter().enumerate() {
-            let Some(f) = ctx.get(input) else { continue };
-            let shape = f
-                .shape
-                .as_ref()
-                .map_or("unknown rank".to_string(), |s| ctx.render_dims(s));
-            let val = f
-                .value
-                .as_ref()
-                .filter(|_| f.dtype.is_integer())
-                .map(|v| format!(" = {}", ctx.render_dims(v)))
-                .unwrap_or_default();
-            lines.push(format!("{pad}  input {i} `{input}`: {shape}{val}"));
-            let mut slots: Vec<(Slot, Dim)> = Vec::new();
-            if let Some(s) = &f.shape {
-                slots.extend(s.iter().enumerate().map(|(a, d)| (Slot::Axis(a), *d)));
-            }
-            if f.dtype.is_integer() {
-                if let Some(v) = &f.value {
-                    slots.extend(v.iter().enumerate().map(|(a, d)| (Slot::Value(a), *d)));
-                }
-            }
-            for (s, x) in slots {
-                if alg.egraph().find(x.id()) == class && alg.as_const(dim).is_none() {
-                    same.push((input.to_string(), s, x));
-                } else if alg.as_const(x).is_none() {
-                    let mut xs = Vec::new();
-                    alg.canon(x).symbols(&mut xs);
-                    if xs.iter().any(|s| syms.contains(s)) {
-                        related.push((input.to_string(), s, x));
-                    }
-                }
-            }
-        }
+        let found = input_dims(ctx, node, dim, class, &pad);
         let built = rule_term(ctx, node, dim);
-        if let (Some(first), None) = (same.first(), &built) {
+        if let (Some(first), None) = (found.same.first(), &built) {
             // Passes through unchanged: one line, no indentation.
             let _ = writeln!(
                 out,
@@ -246,27 +230,98 @@ fn explain_dim(
         if let Some(b) = &built {
             let _ = writeln!(out, "{pad}  by the rule: {b}");
         }
-        for l in lines {
+        for l in &found.lines {
             let _ = writeln!(out, "{l}");
         }
-        let next: Vec<(String, Slot, Dim)> = if let Some(first) = same.into_iter().next() {
-            vec![first]
-        } else {
-            // One input dim per distinct e-class.
-            let mut picked: Vec<(String, Slot, Dim)> = Vec::new();
-            for r in related {
-                let c = alg.egraph().find(r.2.id());
-                if !picked.iter().any(|p| alg.egraph().find(p.2.id()) == c) {
-                    picked.push(r);
-                }
-            }
-            picked
-        };
-        for (t2, s2, d2) in next.into_iter().rev() {
+        for (t2, s2, d2) in found.next(alg).into_iter().rev() {
             queue.push((t2, s2, d2, depth + 1));
         }
     }
-    // Merges that touch the chain.
+    classes
+}
+
+/// What the chain sees of a node's inputs for one of its output dims.
+struct InputDims {
+    /// One line per input: its shape and, for integers, its value.
+    lines: Vec<String>,
+    /// Input dims of the same e-class (the dim passes through).
+    same: Vec<Place>,
+    /// Input dims sharing a symbol with it (the dim is computed from them).
+    related: Vec<Place>,
+}
+
+/// The input dims of `node` that `dim` (of e-class `class`) comes from; the lines
+/// are indented by `pad`.
+fn input_dims(ctx: &ShapesContext, node: &Node, dim: Dim, class: Id, pad: &str) -> InputDims {
+    let alg = &ctx.alg;
+    let mut same: Vec<Place> = Vec::new();
+    let mut related: Vec<Place> = Vec::new();
+    let mut syms = Vec::new();
+    alg.canon(dim).symbols(&mut syms);
+    let mut lines = Vec::new();
+    for (i, input) in node.inputs.iter().enumerate() {
+        let Some(f) = ctx.get(input) else { continue };
+        let shape = f
+            .shape
+            .as_ref()
+            .map_or("unknown rank".to_string(), |s| ctx.render_dims(s));
+        let val = f
+            .value
+            .as_ref()
+            .filter(|_| f.dtype.is_integer())
+            .map(|v| format!(" = {}", ctx.render_dims(v)))
+            .unwrap_or_default();
+        lines.push(format!("{pad}  input {i} `{input}`: {shape}{val}"));
+        let mut slots: Vec<(Slot, Dim)> = Vec::new();
+        if let Some(s) = &f.shape {
+            slots.extend(s.iter().enumerate().map(|(a, d)| (Slot::Axis(a), *d)));
+        }
+        if f.dtype.is_integer() {
+            if let Some(v) = &f.value {
+                slots.extend(v.iter().enumerate().map(|(a, d)| (Slot::Value(a), *d)));
+            }
+        }
+        for (s, x) in slots {
+            if alg.egraph().find(x.id()) == class && alg.as_const(dim).is_none() {
+                same.push((input.to_string(), s, x));
+            } else if alg.as_const(x).is_none() {
+                let mut xs = Vec::new();
+                alg.canon(x).symbols(&mut xs);
+                if xs.iter().any(|s| syms.contains(s)) {
+                    related.push((input.to_string(), s, x));
+                }
+            }
+        }
+    }
+    InputDims {
+        lines,
+        same,
+        related,
+    }
+}
+
+impl InputDims {
+    /// Where the chain goes next: the dim's own class when an input has it, else one
+    /// related input dim per distinct e-class.
+    fn next(self, alg: &Algebra) -> Vec<Place> {
+        if let Some(first) = self.same.into_iter().next() {
+            return vec![first];
+        }
+        let mut picked: Vec<Place> = Vec::new();
+        for r in self.related {
+            let c = alg.egraph().find(r.2.id());
+            if !picked.iter().any(|p| alg.egraph().find(p.2.id()) == c) {
+                picked.push(r);
+            }
+        }
+        picked
+    }
+}
+
+/// The merges (equalities recorded while inferring) that touch the chain: a class
+/// of it, or a symbol of `d`.
+fn write_merges(ctx: &ShapesContext, d: Dim, classes: &[Id], out: &mut String) {
+    let alg = &ctx.alg;
     let mut merges = Vec::new();
     for r in alg.relations() {
         let (a, b) = (alg.egraph().find(r.lhs.id()), alg.egraph().find(r.rhs.id()));
@@ -296,10 +351,6 @@ fn explain_dim(
         for m in merges {
             let _ = writeln!(out, "{m}");
         }
-    }
-    let _ = writeln!(out, "rewrites:");
-    for line in rewrites(ctx, d) {
-        let _ = writeln!(out, "  {line}");
     }
 }
 
