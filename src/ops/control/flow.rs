@@ -11,7 +11,7 @@
 //!   into the e-graph: it holds only when that branch runs) and merged dim by dim: a dim the two branches agree on (proven equal) is kept, a dim they may
 //!   disagree on becomes a fresh data-dependent dim of the If node, and outputs whose
 //!   ranks differ get an unknown rank. The driver then case-splits such an If
-//!   (`run_order` in `src/infer/mod.rs`): when only one branch leaves the rest of the
+//!   (`run_order` in `src/infer/split.rs`): when only one branch leaves the rest of the
 //!   graph valid, that branch is kept (`docs/ops/control-flow.md`).
 //! - **Loop** (1; 11 cond/trip count optional semantics clarified; 13 sequence
 //!   types; 16, 19, 21, 23 types): inputs `M` (trip count, optional), `cond`
