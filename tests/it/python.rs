@@ -13,7 +13,8 @@
 //!   the install fails (no network), the test skips, saying why; under CI (`CI` set)
 //!   either is a failure.
 //!
-//! The wheel is built in release mode in its own target directory
+//! The wheel is built in the `quick-release` profile (`Cargo.toml`: the release
+//! profile's code without LTO, which builds sooner) in its own target directory
 //! (`target/python/cargo`), so the build does not wait on the lock of the directory
 //! this test runs from.
 
@@ -124,7 +125,7 @@ fn virtualenv() -> Option<PathBuf> {
     Some(python)
 }
 
-/// Build the wheel (release) and install it into `python`'s environment.
+/// Build the wheel (`quick-release`) and install it into `python`'s environment.
 fn install_wheel(python: &Path) {
     let wheels = work_dir().join("wheels");
     let _ = std::fs::remove_dir_all(&wheels);
@@ -132,7 +133,15 @@ fn install_wheel(python: &Path) {
         Command::new(python)
             .current_dir(ROOT)
             .env("CARGO_TARGET_DIR", work_dir().join("cargo"))
-            .args(["-m", "maturin", "build", "--release", "--quiet", "--out"])
+            .args([
+                "-m",
+                "maturin",
+                "build",
+                "--profile",
+                "quick-release",
+                "--quiet",
+                "--out",
+            ])
             .arg(&wheels)
             .arg("--interpreter")
             .arg(python),
