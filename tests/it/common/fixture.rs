@@ -12,6 +12,11 @@ pub fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// A JSON file's value.
+pub fn read_json(p: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
 /// A JSON array of integers.
 pub fn ints(v: &Value) -> Vec<i64> {
     v.as_array()

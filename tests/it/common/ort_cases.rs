@@ -4,6 +4,7 @@
 //! types onnxruntime produced running them. [`infer_case`] infers a case once,
 //! symbolically; [`compare`] evaluates every output dim at each binding.
 
+use super::fixture::hex;
 use serde_json::Value;
 use std::collections::HashMap;
 use symdim::algebra::{Rat, SymbolKind};
@@ -182,13 +183,6 @@ pub fn compare(doc: &Value) -> Outcome {
         }
     }
     out
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
 }
 
 /// Load and infer a case that holds its whole model (`"model"`, hex-encoded ONNX

@@ -8,6 +8,7 @@
 //! OpenVINO gives for a Reshape is what symdim has.
 
 use crate::common;
+use crate::common::fixture::read_json;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -18,10 +19,6 @@ use symdim::graph::{ConstData, Model};
 use symdim::load::load;
 use symdim::report::{Report, ReportDim};
 use symdim::Facts;
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
 
 fn dims_text(dims: &[ReportDim]) -> String {
     let parts: Vec<String> = dims

@@ -2,6 +2,7 @@
 //! rules against the shapes recorded in the corpus files, symbolic inputs and the
 //! StaticReshape attribute check, the CLI flag, and load errors.
 
+use super::fixture;
 use crate::common;
 
 use std::path::{Path, PathBuf};
@@ -20,12 +21,6 @@ fn check_name(name: &str) -> Result<(), NameError> {
     symdim::algebra::parse::parse_expr(name)
         .map(|_| ())
         .map_err(|e| std::sync::Arc::new(e) as NameError)
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/onednn")
-        .join(name)
 }
 
 fn corpus_files() -> Vec<PathBuf> {

@@ -3,7 +3,9 @@
 //! against OpenVINO's own baselines, symbolic and at the static probes), and load
 //! errors.
 
+use super::corpus_dir;
 use crate::common;
+use crate::common::fixture::read_json;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -1292,15 +1294,6 @@ fn lstm_sequence_and_misc() {
 // ---------------------------------------------------------------------------------
 // The corpus against OpenVINO's baselines
 // ---------------------------------------------------------------------------------
-
-fn corpus_dir() -> Option<PathBuf> {
-    let d = common::corpus()?.join("openvino-ir");
-    d.join("manifest.json").exists().then_some(d)
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
 
 /// One dim of an OpenVINO partial shape string.
 #[derive(Debug, Clone, PartialEq)]

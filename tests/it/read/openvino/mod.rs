@@ -4,6 +4,7 @@
 mod frontend;
 
 use crate::common;
+use crate::common::fixture::read_json;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,10 +23,6 @@ fn corpus_dir() -> Option<PathBuf> {
         d.display()
     );
     Some(d)
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
 /// `[?@input#0,3,?@x#2]` -> `[?,3,?]`: drop the harness's symbol suffixes.
