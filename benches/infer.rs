@@ -2,8 +2,8 @@
 //!
 //! `cargo bench --bench infer` (add `-- parse_only` etc. to filter).
 //!
-//! - `parse_only`: read the file + `symdim::onnx::parse`;
-//! - `load`: read + parse + conversion to the neutral graph (`symdim::load::load`);
+//! - `parse_only`: read the file + `symdim::read::onnx::parse`;
+//! - `load`: read + parse + conversion to the neutral graph (`symdim::read::load::load`);
 //! - `parse_and_infer`: `load` + `symdim::infer` (the library's whole job for an
 //!   embedder, without a report);
 //! - `infer_only`: `symdim::infer` on an already loaded model (the time that must
@@ -103,7 +103,7 @@ fn parse_only(bencher: Bencher, name: &str) {
     let Some(path) = model_path(name) else { return };
     bencher.bench(|| {
         let bytes = std::fs::read(path).unwrap();
-        let m = symdim::onnx::parse(&bytes).unwrap();
+        let m = symdim::read::onnx::parse(&bytes).unwrap();
         black_box(&m);
     });
 }
@@ -111,7 +111,7 @@ fn parse_only(bencher: Bencher, name: &str) {
 #[divan::bench(args = model_names(), sample_count = 10, sample_size = 1)]
 fn load(bencher: Bencher, name: &str) {
     let Some(path) = model_path(name) else { return };
-    bencher.bench(|| symdim::load::load(path).unwrap());
+    bencher.bench(|| symdim::read::load::load(path).unwrap());
 }
 
 #[divan::bench(args = model_names(), sample_count = 10, sample_size = 1)]
@@ -119,7 +119,7 @@ fn parse_and_infer(bencher: Bencher, name: &str) {
     let Some(path) = model_path(name) else { return };
     let options = Facts::default();
     bencher.bench(|| {
-        let model = symdim::load::load(path).unwrap();
+        let model = symdim::read::load::load(path).unwrap();
         black_box(&infer(&model, &options));
     });
 }
@@ -127,7 +127,7 @@ fn parse_and_infer(bencher: Bencher, name: &str) {
 #[divan::bench(args = model_names(), sample_count = 10, sample_size = 1)]
 fn infer_only(bencher: Bencher, name: &str) {
     let Some(path) = model_path(name) else { return };
-    let model = symdim::load::load(path).unwrap();
+    let model = symdim::read::load::load(path).unwrap();
     let options = Facts::default();
     bencher.bench(|| infer(&model, &options));
 }

@@ -56,7 +56,7 @@ enum Command {
         /// `--symbol 0:0=N` (inputs given the same NAME share it). The StaticReshape
         /// rule reports each `shape` attribute that no longer holds for every value.
         #[arg(long = "symbol", value_name = "ID:AXIS=NAME", value_parser = parse_symbol)]
-        symbols: Vec<symdim::onednn::to_graph::Symbolize>,
+        symbols: Vec<symdim::read::onednn::to_graph::Symbolize>,
         /// Write the model back with the inferred shapes as value_info (ONNX only).
         #[arg(short = 'o', value_name = "OUT.onnx")]
         out: Option<PathBuf>,
@@ -126,22 +126,22 @@ enum Command {
     },
 }
 
-fn parse_symbol(s: &str) -> Result<symdim::onednn::to_graph::Symbolize, String> {
+fn parse_symbol(s: &str) -> Result<symdim::read::onednn::to_graph::Symbolize, String> {
     s.parse()
 }
 
 /// What a loader gave; an unreadable model is reported on stderr (`None`: exit
 /// status 2).
-fn reported<T>(loaded: Result<T, symdim::load::LoadError>) -> Option<T> {
+fn reported<T>(loaded: Result<T, symdim::read::load::LoadError>) -> Option<T> {
     loaded.map_err(|e| eprintln!("symdim: {e}")).ok()
 }
 
 /// Read a model; an unreadable one is reported on stderr (`None`: exit status 2).
 fn load_model(
     model: &std::path::Path,
-    options: &symdim::load::LoadOptions,
+    options: &symdim::read::load::LoadOptions,
 ) -> Option<symdim::graph::Model> {
-    reported(symdim::load::load_with(model, options))
+    reported(symdim::read::load::load_with(model, options))
 }
 
 /// The facts of `--bind`, `--assume` and `--op-rules`, read before any model is: a bind
@@ -152,11 +152,13 @@ fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> O
     let usage = |e: FactsError| eprintln!("symdim: {}", e.as_flags());
     let binds = binds
         .iter()
-        .map(|b| symdim::facts::parse_bind(b))
+        .map(|b| symdim::context::facts::parse_bind(b))
         .collect::<Result<Vec<_>, _>>()
         .map_err(usage)
         .ok()?;
-    symdim::facts::check_assumes(&assumes).map_err(usage).ok()?;
+    symdim::context::facts::check_assumes(&assumes)
+        .map_err(usage)
+        .ok()?;
     let mut rules = symdim::OpRules::new();
     for path in op_rules {
         rules = symdim::OpRules::from_file(path)
@@ -227,22 +229,23 @@ fn main() {
 /// on stdout means the model was written.
 fn infer_annotated(
     model: &std::path::Path,
-    load_options: &symdim::load::LoadOptions,
+    load_options: &symdim::read::load::LoadOptions,
     options: &Facts,
     format: OutFormat,
     out: &std::path::Path,
 ) -> u8 {
-    let Some(bytes) = reported(symdim::load::read_model_file(model)) else {
+    let Some(bytes) = reported(symdim::read::load::read_model_file(model)) else {
         return 2;
     };
-    let loaded = symdim::load::load_file_bytes(&bytes, model, load_options);
+    let loaded = symdim::read::load::load_file_bytes(&bytes, model, load_options);
     let Some(m) = reported(loaded) else {
         return 2;
     };
     if !facts_fit(options, &m) {
         return 2;
     }
-    let target = match symdim::annotate::OutputTarget::prepare(model, &bytes, m.format, out) {
+    let target = match symdim::report::annotate::OutputTarget::prepare(model, &bytes, m.format, out)
+    {
         Ok(t) => t,
         Err(e) => {
             eprintln!("symdim: {e}");
@@ -310,7 +313,7 @@ fn run() -> u8 {
             let Some((m, facts)) = load_with_facts(&model, &binds, assumes, &op_rules) else {
                 return 2;
             };
-            let v = symdim::check::check(&m, &facts);
+            let v = symdim::contracts::check::check(&m, &facts);
             if let Err(code) = emit(&match format {
                 OutFormat::Text => v.to_text(),
                 OutFormat::Json => v.to_json(),
@@ -351,7 +354,7 @@ fn run() -> u8 {
             symbols,
             out,
         } => {
-            let load_options = symdim::load::LoadOptions {
+            let load_options = symdim::read::load::LoadOptions {
                 onednn_symbols: symbols,
             };
             let Some(options) = read_facts(&binds, assumes, &op_rules) else {

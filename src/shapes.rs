@@ -18,11 +18,11 @@
 pub use crate::algebra::{DimExpr, EvalError, SymbolValues};
 
 use crate::algebra::{Algebra, Dim, Interval, SymbolKind, Truth};
-use crate::annotate::AnnotateError;
+use crate::context::facts::{check_bind, Facts, FactsError};
 use crate::context::{Diagnostic, Severity, ShapesContext, TensorFact};
-use crate::explain::ExplainError;
-use crate::facts::{check_bind, Facts, FactsError};
+use crate::contracts::explain::ExplainError;
 use crate::graph::{DType, Model};
+use crate::report::annotate::AnnotateError;
 use crate::report::{Format, Report};
 use indexmap::IndexMap;
 
@@ -245,17 +245,17 @@ impl<'m> Shapes<'m> {
     /// `symdim explain` prints (`docs/explain.md`). `target` is `NAME[AXIS]` (a
     /// negative axis counts from the end) or a tensor name (every axis).
     pub fn explain(&self, target: &str) -> Result<String, ExplainError> {
-        crate::explain::explain(self.model, &self.ctx, target)
+        crate::contracts::explain::explain(self.model, &self.ctx, target)
     }
 
     /// The ONNX model with every inferred shape written into its `value_info` (what
-    /// `symdim infer -o` writes; `crate::annotate` says what is written and that a
+    /// `symdim infer -o` writes; `crate::report::annotate` says what is written and that a
     /// declaration is never weakened). `bytes` is the serialized model to write into:
     /// the file the model was read from, or a copy of it with fewer fields.
     /// Refused for a model that is not ONNX, or bytes that do not decode.
     pub fn annotated_bytes(&self, bytes: &[u8]) -> Result<Vec<u8>, AnnotateError> {
         let report = Report::build(self.model, &self.ctx);
-        crate::annotate::annotated_bytes(self.model, bytes, &report)
+        crate::report::annotate::annotated_bytes(self.model, bytes, &report)
     }
 
     /// The inference context itself: the algebra and every tensor's facts, for
@@ -370,7 +370,7 @@ mod tests {
     #[test]
     fn has_errors_reads_the_algebras_contradictions() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/attention.onnx");
-        let model = crate::load::load(std::path::Path::new(path)).unwrap();
+        let model = crate::read::load::load(std::path::Path::new(path)).unwrap();
         // 2*sequence == 6 with sequence == 4 is found only as the merge propagates.
         let facts = Facts::new()
             .assume("batch * sequence == 6")

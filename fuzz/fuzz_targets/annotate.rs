@@ -6,7 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(model) = symdim::load::load_bytes(data, "fuzz.onnx", &Default::default()) else {
+    let Ok(model) = symdim::read::load::load_bytes(data, "fuzz.onnx", &Default::default()) else {
         return;
     };
     if model.format != symdim::graph::Format::Onnx {
@@ -17,8 +17,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(out) = shapes.annotated_bytes(data) else {
         return;
     };
-    let before = symdim::onnx::parse(data).expect("loaded, so it parses");
-    let after = symdim::onnx::parse(&out).expect("the annotated model parses");
+    let before = symdim::read::onnx::parse(data).expect("loaded, so it parses");
+    let after = symdim::read::onnx::parse(&out).expect("the annotated model parses");
     let (g0, g1) = (before.graph().unwrap(), after.graph().unwrap());
     assert_eq!(format!("{:?}", g0.node), format!("{:?}", g1.node));
     assert_eq!(format!("{:?}", g0.initializer), format!("{:?}", g1.initializer));
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
         let w = written.get(v.name).expect("a declaration is kept");
         if let (Some(d0), Some(d1)) = (v.shape(), w.shape()) {
             for (a, b) in d0.iter().zip(d1) {
-                if let symdim::onnx::Dim::Value(x) = a {
+                if let symdim::read::onnx::Dim::Value(x) = a {
                     if *x >= 0 {
                         assert_eq!(b, a, "declared dim_value of {} kept", v.name);
                     }
@@ -42,8 +42,8 @@ fuzz_target!(|data: &[u8]| {
             panic!("declared shape of {} dropped", v.name);
         }
     }
-    let reloaded = symdim::load::load_bytes(&out, "fuzz.onnx", &Default::default())
+    let reloaded = symdim::read::load::load_bytes(&out, "fuzz.onnx", &Default::default())
         .expect("the annotated model loads");
-    let again = symdim::annotate::annotated_bytes(&reloaded, &out, &report).unwrap();
+    let again = symdim::report::annotate::annotated_bytes(&reloaded, &out, &report).unwrap();
     assert!(again == out, "writing the same shapes again is a fixed point");
 });

@@ -25,9 +25,9 @@ fuzz_target!(|data: &[u8]| {
             ..Graph::default()
         },
     };
-    let known = symdim::facts::model_symbols(&model);
+    let known = symdim::context::facts::model_symbols(&model);
     // The text as a bind, and its lines as facts.
-    if let Ok((name, value)) = symdim::facts::parse_bind(text) {
+    if let Ok((name, value)) = symdim::context::facts::parse_bind(text) {
         assert!(!name.is_empty());
         let facts = symdim::Facts::new().bind(&name, value);
         if facts.validate(&model).is_ok() {
@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let assumes: Vec<String> = text.lines().take(8).map(str::to_string).collect();
-    if symdim::facts::check_assumes(&assumes).is_ok() {
+    if symdim::context::facts::check_assumes(&assumes).is_ok() {
         let facts = symdim::Facts {
             assumes,
             ..Default::default()

@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        if let Ok(ir) = symdim::openvino::IrModel::parse(text) {
+        if let Ok(ir) = symdim::read::openvino::IrModel::parse(text) {
             let _ = ir.graph.topological_order();
         }
     }
@@ -35,5 +35,5 @@ fn nested(data: &[u8]) {
         open.repeat(n),
         close.repeat(n)
     );
-    let _ = symdim::load::load_bytes(xml.as_bytes(), "fuzz.xml", &Default::default());
+    let _ = symdim::read::load::load_bytes(xml.as_bytes(), "fuzz.xml", &Default::default());
 }

@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        if let Ok(g) = symdim::onednn::OnednnGraph::parse(text) {
+        if let Ok(g) = symdim::read::onednn::OnednnGraph::parse(text) {
             let _ = g.topological_order();
         }
     }
@@ -19,5 +19,5 @@ fuzz_target!(|data: &[u8]| {
         (r#"{"graph": "#, "}")
     };
     let json = format!("{}{inner}{}", open.repeat(n), close.repeat(n));
-    let _ = symdim::load::load_bytes(json.as_bytes(), "fuzz.json", &Default::default());
+    let _ = symdim::read::load::load_bytes(json.as_bytes(), "fuzz.json", &Default::default());
 });

@@ -6,10 +6,10 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let src = symdim::onnx::DataSource::in_memory();
-    let streamed = symdim::onnx::load_model(data, "fuzz.onnx", &src);
-    let whole = symdim::onnx::parse(data)
-        .and_then(|m| symdim::onnx::to_model(&m, "fuzz.onnx", &src));
+    let src = symdim::read::onnx::DataSource::in_memory();
+    let streamed = symdim::read::onnx::load_model(data, "fuzz.onnx", &src);
+    let whole = symdim::read::onnx::parse(data)
+        .and_then(|m| symdim::read::onnx::to_model(&m, "fuzz.onnx", &src));
     match (&streamed, &whole) {
         (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),

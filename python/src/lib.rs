@@ -3,7 +3,7 @@
 //! Every function here wraps the library's facade: models are read with
 //! [`fn@symdim::load`] and [`symdim::load_bytes`], checked against the caller's facts
 //! with [`symdim::Facts::validate`], inferred with [`fn@symdim::infer`], written back
-//! with [`symdim::Shapes::annotated_bytes`], and checked with [`symdim::check::check`].
+//! with [`symdim::Shapes::annotated_bytes`], and checked with [`symdim::contracts::check::check`].
 //! The Python package `symdim` (`python/symdim/__init__.py`) re-exports these and adds
 //! what needs the `onnx` package: `infer_shapes` returning a `ModelProto`, and the
 //! drop-in `SymbolicShapeInference`.
@@ -25,7 +25,7 @@ use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use symdim::algebra::{Algebra, Config, Truth};
-use symdim::load::{LoadError, LoadOptions};
+use symdim::read::load::{LoadError, LoadOptions};
 use symdim::{DimExpr, Facts, SymbolValues, TensorShape};
 
 // The allocator the `symdim` executable uses: inference allocates many small strings
@@ -999,7 +999,7 @@ impl Contract {
 /// Why a model fails at one node, in a `Verdict`.
 #[pyclass(frozen, module = "symdim")]
 struct Failure {
-    inner: symdim::check::Failure,
+    inner: symdim::contracts::check::Failure,
 }
 
 #[pymethods]
@@ -1036,7 +1036,7 @@ impl Failure {
 /// Whether a model is valid for given values: what `symdim check` prints.
 #[pyclass(frozen, module = "symdim")]
 struct Verdict {
-    inner: symdim::check::Verdict,
+    inner: symdim::contracts::check::Verdict,
 }
 
 #[pymethods]
@@ -1057,16 +1057,16 @@ impl Verdict {
     #[getter]
     fn status(&self) -> &'static str {
         match self.inner.status {
-            symdim::check::Status::Valid => "valid",
-            symdim::check::Status::Invalid => "invalid",
-            symdim::check::Status::Undecided => "undecided",
+            symdim::contracts::check::Status::Valid => "valid",
+            symdim::contracts::check::Status::Invalid => "invalid",
+            symdim::contracts::check::Status::Undecided => "undecided",
         }
     }
 
     /// True when the status is `valid`.
     #[getter]
     fn valid(&self) -> bool {
-        self.inner.status == symdim::check::Status::Valid
+        self.inner.status == symdim::contracts::check::Status::Valid
     }
 
     /// What fails.
@@ -1164,7 +1164,7 @@ fn annotate_model(source: &Source, skeleton: Option<&[u8]>, facts: &Facts) -> Py
                     source,
                 })
             })?;
-            let m = symdim::load::load_file_bytes(&read, path, &LoadOptions::default())
+            let m = symdim::read::load::load_file_bytes(&read, path, &LoadOptions::default())
                 .map_err(model_error)?;
             (m, &read)
         }
@@ -1174,9 +1174,9 @@ fn annotate_model(source: &Source, skeleton: Option<&[u8]>, facts: &Facts) -> Py
     let annotated = shapes
         .annotated_bytes(skeleton.unwrap_or(bytes))
         .map_err(|e| match e {
-            symdim::annotate::AnnotateError::NotOnnx(path, format) => ModelError::new_err(format!(
-                "infer_shapes writes ONNX models only; {path} is a {format} model"
-            )),
+            symdim::report::annotate::AnnotateError::NotOnnx(path, format) => ModelError::new_err(
+                format!("infer_shapes writes ONNX models only; {path} is a {format} model"),
+            ),
             other => model_error(other),
         })?;
     let annotated = match skeleton {
@@ -1300,7 +1300,7 @@ fn check(
     detached(py, move || {
         let m = source.load().map_err(model_error)?;
         fit(&facts, &m)?;
-        let inner = symdim::check::check(&m, &facts);
+        let inner = symdim::contracts::check::check(&m, &facts);
         Ok(Verdict { inner })
     })
 }

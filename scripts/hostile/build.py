@@ -237,7 +237,7 @@ def onnx_set_input_dims(data, new):
 
 
 class Ir:
-    """A small IR writer (the builder of tests/frontend_openvino.rs)."""
+    """A small IR writer (the builder of tests/it/read/openvino/frontend.rs)."""
 
     def __init__(self):
         self.layers, self.edges, self.bin, self.next = [], [], bytearray(), 0

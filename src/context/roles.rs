@@ -203,11 +203,11 @@ pub enum DimRole {
         /// The tensor's index in the groups.
         index: usize,
     },
-    /// A `require` line of a declared op rule ([`crate::oprules`]): `op rule at
+    /// A `require` line of a declared op rule ([`crate::read::oprules`]): `op rule at
     /// rules.txt:3: require out0 == in0`.
     Requirement {
         /// Where the line is.
-        at: Box<crate::oprules::Location>,
+        at: Box<crate::read::oprules::Location>,
         /// The requirement as written.
         text: String,
     },

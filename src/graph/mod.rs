@@ -167,7 +167,7 @@ pub struct ConstTensor {
 /// its body's inputs and outputs. The OpenVINO reader converts each entry of a
 /// `port_map`, `then_port_map` or `else_port_map` into one row of
 /// [`PORT_MAP_COLUMNS`] integers of an [`Attr::Tensor`] of that name
-/// (`crate::openvino::to_graph`); the control-flow rules read them.
+/// (`crate::read::openvino::to_graph`); the control-flow rules read them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PortMapColumn {
     /// 0 for an `input` entry, 1 for an `output` entry.

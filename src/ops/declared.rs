@@ -1,4 +1,4 @@
-//! Declared shape rules (`--op-rules FILE`, [`crate::oprules`]) applied to a node.
+//! Declared shape rules (`--op-rules FILE`, [`crate::read::oprules`]) applied to a node.
 //!
 //! A declared rule's expressions are built in the context's algebra from their parsed
 //! form: each reference (`in0[1]`, `rank(in0)`, `val1[0]`, `@k`, `@pads[0]`) becomes
@@ -23,7 +23,7 @@ use crate::algebra::{AlgebraError, Dim, DimExpr, Expr, OpKind, Rel, Truth};
 use crate::context::DimRole;
 use crate::context::{node_context, OpError, Severity, ShapesContext, TensorFact, MAX_RANK};
 use crate::graph::{Attr, DType, Node};
-use crate::oprules::{
+use crate::read::oprules::{
     AttrValue, DTypeSpec, DeclaredRule, Item, Location, Ref, Requirement, RuleExpr, ShapeSpec,
 };
 
@@ -236,7 +236,7 @@ fn require(
                 at: Box::new(at.clone()),
                 text: req.text.clone(),
             };
-            super::nn_util::unify_as(ctx, node, dims, l, r).map_err(|e| match e {
+            crate::ops::common::dims::unify_as(ctx, node, dims, l, r).map_err(|e| match e {
                 OpError::DimMismatch { .. } => unmet(ctx),
                 e => RuleFailure::Op(e),
             })?;
@@ -274,7 +274,7 @@ fn output(
     node: &Node,
     rule: &DeclaredRule,
     index: usize,
-    spec: &crate::oprules::OutputSpec,
+    spec: &crate::read::oprules::OutputSpec,
 ) -> Result<TensorFact, RuleFailure> {
     let dtype = match spec.dtype {
         DTypeSpec::Fixed(t) => t,

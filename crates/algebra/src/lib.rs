@@ -1,0 +1,227 @@
+//! The dim algebra: symbolic dimensions in an e-graph.
+//!
+//! Every dim is a [`Dim`], a handle to an e-class of an [`egg`] e-graph over
+//! [`DimLang`]. One e-class analysis ([`analysis`]) gives each class its canonical
+//! form (an expanded polynomial with exact rational coefficients over symbols and
+//! opaque operator terms), its value bounds, and, through the symbol table, its
+//! known divisors. A table of named rewrite rules ([`rules`]) simplifies the opaque
+//! operators under side conditions. Saturation is incremental (only classes that
+//! are new or changed are searched) and stops at deterministic limits, never at a
+//! wall-clock limit.
+//!
+//! ```
+//! use symdim_algebra::{Algebra, Truth};
+//! let mut alg = Algebra::default();
+//! let b = alg.input("B");
+//! let s = alg.input("S");
+//! let n768 = alg.constant(768);
+//! let twelve = alg.constant(12);
+//! let sixty_four = alg.constant(64);
+//! // Reshape [B, S, 768] to [0, -1, 12, 64]: the -1 is S.
+//! let p = alg.product(&[s, n768]);
+//! let k = alg.product(&[twelve, sixty_four]);
+//! let q = alg.div(p, k).unwrap();
+//! assert_eq!(alg.render(q), "S");
+//! let bs = alg.mul(b, s);
+//! let sb = alg.mul(s, b);
+//! assert_eq!(alg.equal(bs, sb), Truth::True);
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod analysis;
+mod build;
+mod divide;
+mod error;
+pub mod expr;
+mod facts;
+pub mod interval;
+pub mod lang;
+mod ledger;
+pub mod parse;
+pub mod poly;
+mod query;
+pub mod rational;
+pub mod rules;
+mod saturate;
+pub mod solve;
+
+pub use analysis::{Contradiction, Operand, Refutation, SymbolEntry, SymbolKind};
+pub use build::FreshKey;
+pub use divide::MinusOne;
+pub use error::{AlgebraError, AlgebraWarning};
+pub use expr::{DimExpr, DimList, EvalError, SymbolValues};
+pub use interval::{Bound, Interval};
+pub use lang::DimLang;
+pub use ledger::{Relation, Requirement};
+pub use parse::{Expr, Fact, ParseError, Rel};
+pub use poly::{OpKind, Poly};
+pub use rational::Rat;
+
+use analysis::{DimAnalysis, DimGraph};
+use egg::{Id, Symbol};
+use indexmap::IndexMap;
+use std::fmt;
+
+/// A handle to a dim expression (an e-class) in an [`Algebra`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Dim(Id);
+
+impl Dim {
+    /// The e-class id.
+    pub fn id(self) -> Id {
+        self.0
+    }
+}
+
+/// A three-valued answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Truth {
+    /// Proven for every value of the symbols.
+    True,
+    /// Proven false for every value of the symbols.
+    False,
+    /// Neither could be proven.
+    Unknown,
+}
+
+impl Truth {
+    /// Three-valued disjunction: true when either side is, false when both are.
+    pub fn or(self, other: Truth) -> Truth {
+        match (self, other) {
+            (Truth::True, _) | (_, Truth::True) => Truth::True,
+            (Truth::False, Truth::False) => Truth::False,
+            _ => Truth::Unknown,
+        }
+    }
+
+    /// Three-valued conjunction: false when either side is, true when both are.
+    pub fn and(self, other: Truth) -> Truth {
+        match (self, other) {
+            (Truth::False, _) | (_, Truth::False) => Truth::False,
+            (Truth::True, Truth::True) => Truth::True,
+            _ => Truth::Unknown,
+        }
+    }
+}
+
+impl fmt::Display for Truth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Truth::True => "proven",
+            Truth::False => "disproven",
+            Truth::Unknown => "unknown",
+        })
+    }
+}
+
+/// Deterministic limits on saturation. Past a limit the algebra stops simplifying
+/// and records a warning; results stay sound, only less simplified.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Rule applications per saturation call.
+    pub rule_applications: usize,
+    /// E-nodes in the whole e-graph; past it new expressions become fresh named dims.
+    pub enodes: usize,
+    /// Nodes of one canonical form ([`poly::Poly::nodes`]); past it the expression
+    /// becomes a fresh named dim.
+    pub form_nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            rule_applications: 512,
+            enodes: 2_000_000,
+            form_nodes: 16_384,
+        }
+    }
+}
+
+/// How an [`Algebra`] is set up.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Lower bound of input symbols (default 1).
+    pub input_lower: Rat,
+    /// Lower bound of every other dim symbol (default 0: dims may be 0).
+    pub dim_lower: Rat,
+    /// Saturation limits.
+    pub limits: Limits,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            input_lower: Rat::one(),
+            dim_lower: Rat::zero(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// A symbolic dimension algebra over an e-graph.
+///
+/// Cloning copies the whole e-graph (used to infer the alternatives of an undecided
+/// `If` separately).
+#[derive(Clone)]
+pub struct Algebra {
+    egraph: DimGraph,
+    config: Config,
+    warnings: Vec<AlgebraWarning>,
+    fresh: IndexMap<FreshKey, Symbol>,
+    fresh_counters: IndexMap<String, usize>,
+    relations: Vec<Relation>,
+    requirements: Vec<Requirement>,
+    disequalities: Vec<(Dim, Dim)>,
+    warned_product: bool,
+    speculative: u32,
+    site: String,
+    /// The class of each integer constant made so far: [`Algebra::constant`] finds
+    /// it without hashing a new e-node.
+    constants: rustc_hash::FxHashMap<i64, Id>,
+}
+
+impl Default for Algebra {
+    fn default() -> Self {
+        Algebra::new(Config::default())
+    }
+}
+
+impl fmt::Debug for Algebra {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Algebra")
+            .field("classes", &self.egraph.number_of_classes())
+            .field("symbols", &self.egraph.analysis.symbols.entries.len())
+            .finish()
+    }
+}
+
+impl Algebra {
+    /// A new, empty algebra.
+    pub fn new(config: Config) -> Algebra {
+        Algebra {
+            egraph: DimGraph::new(DimAnalysis::default()),
+            config,
+            warnings: Vec::new(),
+            fresh: IndexMap::new(),
+            fresh_counters: IndexMap::new(),
+            relations: Vec::new(),
+            requirements: Vec::new(),
+            disequalities: Vec::new(),
+            constants: Default::default(),
+            warned_product: false,
+            speculative: 0,
+            site: String::new(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The underlying e-graph (read-only).
+    pub fn egraph(&self) -> &DimGraph {
+        &self.egraph
+    }
+}
