@@ -3,7 +3,7 @@
 The scripts that write `tests/fixtures/*/ort_cases.json`
 (`tests/fixtures/{nn,ops_more,ops_standard,op_coverage}/gen_ort_cases.py`,
 `scripts/probe_contrib.py`) import this module: the JSON form of a node's
-attributes and initializers that `tests/common/ort_cases.rs` reads, and the
+attributes and initializers that `tests/it/common/ort_cases.rs` reads, and the
 output shapes of onnx's shape inference where onnxruntime cannot run a model.
 
 Verification only: needs `onnx` and `numpy`; the crate never depends on them.
@@ -114,7 +114,7 @@ def make_model(name, inputs, nodes, outputs, inits=(), opsets=(("", 17),), ir_ve
 
 
 def case_json(name, opset, inputs, inits, nodes, outputs, runs, skipped, truth=None, domain=False):
-    """A case in the form `tests/common/ort_cases.rs` reads: the graph as JSON
+    """A case in the form `tests/it/common/ort_cases.rs` reads: the graph as JSON
     (inputs, initializers, nodes; with `domain`, each node's domain), the runs,
     the count of bindings skipped, and with `truth` what the runs come from."""
     out = {

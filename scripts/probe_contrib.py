@@ -4,12 +4,12 @@ Each case is a small ONNX graph (one contrib node, sometimes with the few defaul
 nodes that compute a shape input such as GroupQueryAttention's
 `total_sequence_length`) whose inputs have symbolic dims (dim_params). The script runs
 it with onnxruntime's CPU provider at several bindings of the symbols and records the
-output shapes and element types; `tests/ops_contrib.rs` infers each graph once,
+output shapes and element types; `tests/it/ops/contrib.rs` infers each graph once,
 symbolically, evaluates every output dim at each binding and compares.
 
 An op onnxruntime has no CPU kernel for (BiasAdd, GroupNorm, PackedAttention, ... the
 CUDA-only ones) cannot run here: its case is listed under `not_run` with the error, and
-`tests/ops_contrib.rs` checks it by hand from the op's schema instead.
+`tests/it/ops/contrib.rs` checks it by hand from the op's schema instead.
 
 Verification only: needs `onnx`, `onnxruntime` and `numpy` in a venv (here
 `/work/venv-zoo`); the crate never depends on them.
@@ -497,7 +497,7 @@ case("gather_block_quantized", [("i", I64, ["N", "M"])],
      data={"i": ints_below(10)})
 
 # ---- the Loop probe bug: a constant trip count with a passed-through true condition ------------
-# (checked here, not recorded: the fixture has no subgraphs; `control_flow.rs` has the case)
+# (checked here, not recorded: the fixture has no subgraphs; `tests/it/ops/control.rs` has the case)
 body = helper.make_graph(
     [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
      helper.make_node("Identity", ["x"], ["scan"])],

@@ -12,7 +12,7 @@ each to `tests/fixtures/runtime_shapes/<model file stem>.json`:
      "onnxruntime": "<version>",
      "shapes": {"<tensor>": [dims], ...}}          # main-graph node outputs, graph order
 
-`tests/real_model_reports.rs` evaluates symdim's symbolic dims at `binding` and
+`tests/it/report/real_models.rs` evaluates symdim's symbolic dims at `binding` and
 compares them with `shapes`.
 
 Run (from the crate root; needs onnx, onnxruntime and numpy, and a built symdim):

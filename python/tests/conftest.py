@@ -1,7 +1,7 @@
 """Shared paths and helpers of the Python package's tests.
 
 The tests compare the package with the `symdim` executable: `SYMDIM_CLI` names it
-(tests/python.rs sets it to the build under test); without it, target/debug/symdim or
+(tests/it/python.rs sets it to the build under test); without it, target/debug/symdim or
 target/release/symdim is used when present, and the comparisons skip otherwise.
 """
 
@@ -55,8 +55,11 @@ def fixture_models():
 
 
 def corpus_models():
-    """Every model of ../shared/corpus, sorted; empty when the corpus is absent."""
+    """Every model of ../shared/corpus, sorted; empty when the corpus is absent, an
+    error under CI (`CI` set)."""
     if not CORPUS.is_dir():
+        if os.environ.get("CI"):
+            raise FileNotFoundError(f"{CORPUS} not found, and CI is set")
         return []
     found = set(CORPUS.rglob("*.onnx"))
     found |= set(CORPUS.rglob("*.xml"))

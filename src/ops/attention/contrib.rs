@@ -6,7 +6,7 @@
 //!
 //! Spec: onnxruntime's `docs/ContribOperators.md` (the op schemas of
 //! `onnxruntime/core/graph/contrib_ops/`), checked against onnxruntime 1.32
-//! running each op on its CPU provider (`tests/ops_contrib.rs`). `B` is the batch,
+//! running each op on its CPU provider (`tests/it/ops/contrib.rs`). `B` is the batch,
 //! `S` the sequence length, `H` a hidden size, `N` `num_heads`, `h` a head size.
 //!
 //! - **Activations** (Gelu, QuickGelu, FastGelu, BiasGelu, BiasAdd, BiasSoftmax,

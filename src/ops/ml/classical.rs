@@ -2,7 +2,7 @@
 //!
 //! Spec: the ONNX-ML operator reference (`docs/Operators-ml.md`); where it leaves
 //! a shape open, onnxruntime's CPU kernels, which the probes of
-//! `tests/ops_standard_ort.rs` run.
+//! `tests/it/ops/onnx_families_ort.rs` run.
 //!
 //! The models take a batch `X [N, C]` (a 1-D `[C]` is one example: `N = 1` where
 //! the outputs have a batch axis; the tree ensembles take 2-D inputs only) and

@@ -6,7 +6,7 @@
 //! [`concat_dims`], [`reduce_shape`], [`broadcast_shapes`], [`gather_shape`]).
 //!
 //! Spec: onnxruntime's `docs/ContribOperators.md`, checked against onnxruntime
-//! 1.32 running each op on its CPU provider (`tests/ops_contrib.rs`).
+//! 1.32 running each op on its CPU provider (`tests/it/ops/contrib.rs`).
 //!
 //! - **FusedMatMul** (and its old name **TransposeMatMul**): `numpy.matmul` after
 //!   `transBatchA`/`transBatchB` move axis 0 of an operand of rank 3 or more to

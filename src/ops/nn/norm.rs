@@ -80,7 +80,7 @@ use crate::ops::common::dims::{
     channel_axis, check_vector, expect_rank, merge_shapes, rank_of, shaped, Equate,
 };
 use crate::ops::common::{check_inputs, norm_axis};
-use crate::ops::elementwise::{onednn_same_shape, openvino_same_shape};
+use crate::ops::elementwise::{onednn, openvino};
 use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
@@ -95,10 +95,10 @@ pub const RULES: &[RuleEntry] = rules![
     ("", ["Dropout"], dropout),
     ("", ["Softmax", "LogSoftmax", "Hardmax"], softmax),
     ("openvino", ["BatchNormInference"], openvino_batch_norm),
-    ("openvino", ["MVN", "NormalizeL2", "LRN", "GRN"], openvino_same_shape),
+    ("openvino", ["MVN", "NormalizeL2", "LRN", "GRN"], openvino::same_shape),
     ("openvino", ["GroupNormalization"], openvino_group_norm),
     ("openvino", ["Softmax", "SoftMax", "LogSoftmax"], openvino_softmax),
-    ("onednn", ["BatchNormInference"], onednn_same_shape),
+    ("onednn", ["BatchNormInference"], onednn::same_shape),
     ("onednn", ["LayerNorm"], onednn_layer_norm),
     ("onednn", ["GroupNorm"], onednn_group_norm),
     ("onednn", ["SoftMax", "LogSoftmax"], onednn_softmax),

@@ -2,7 +2,7 @@
 //! versions of ONNX ops, published before ONNX had them, and a few of their own.
 //!
 //! Spec: onnxruntime's `docs/ContribOperators.md`, checked against onnxruntime
-//! 1.32 running each op on its CPU provider (`tests/ops_contrib.rs`).
+//! 1.32 running each op on its CPU provider (`tests/it/ops/contrib.rs`).
 //!
 //! - **GridSample**, **Trilu**, **GatherND**, **Pad**, **Range**: the rules of the
 //!   ONNX ops they became (GridSample-16: 4-D `X`, `grid = [N, H_out, W_out, 2]`

@@ -288,24 +288,33 @@ fn warn(ctx: &mut ShapesContext, node: &Node, message: String) {
     ctx.warn(node, &message);
 }
 
-/// The output shape of a reshape of `input` (`None`: unknown rank) to `target`.
-fn reshape_dims(
-    ctx: &mut ShapesContext,
-    node: &Node,
+/// The target as a message shows it.
+fn shown_target(ctx: &ShapesContext, target: &[Dim]) -> String {
+    ctx.render_dims(target)
+}
+
+/// The input as a message shows it (`[...]` for an unknown rank).
+fn shown_input(ctx: &ShapesContext, input: Option<&[Dim]>) -> String {
+    match input {
+        Some(dims) => ctx.render_dims(dims),
+        None => "[...]".to_string(),
+    }
+}
+
+/// An error about the target, as the op's source reports it.
+fn target_error(ctx: &ShapesContext, mode: Mode, target: &[Dim], why: TargetProblem) -> OpError {
+    mode.source.error(ctx.alg.exprs(target), why)
+}
+
+/// The target's entries, classified left to right in the order every spec checks,
+/// and the axis of the -1.
+fn classify(
+    ctx: &ShapesContext,
     mode: Mode,
     input: Option<&[Dim]>,
     target: &[Dim],
-) -> Result<Vec<Dim>, OpError> {
-    // The target and input as messages show them, rendered only for a message.
-    let shown = |ctx: &ShapesContext| ctx.render_dims(target);
-    let shown_input = |ctx: &ShapesContext| match input {
-        Some(dims) => ctx.render_dims(dims),
-        None => "[...]".to_string(),
-    };
-    let err =
-        |ctx: &ShapesContext, why: TargetProblem| mode.source.error(ctx.alg.exprs(target), why);
-
-    // Classify left to right, in the order every spec checks.
+) -> Result<(Vec<Entry>, Option<usize>), OpError> {
+    let err = |ctx: &ShapesContext, why: TargetProblem| target_error(ctx, mode, target, why);
     let mut entries = Vec::with_capacity(target.len());
     let mut minus_one: Option<usize> = None;
     let mut literal_zero: Option<usize> = None;
@@ -364,6 +373,18 @@ fn reshape_dims(
             ));
         }
     }
+    Ok((entries, minus_one))
+}
+
+/// The output shape of a reshape of `input` (`None`: unknown rank) to `target`.
+fn reshape_dims(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    mode: Mode,
+    input: Option<&[Dim]>,
+    target: &[Dim],
+) -> Result<Vec<Dim>, OpError> {
+    let (entries, minus_one) = classify(ctx, mode, input, target)?;
 
     // Unknown input rank: copies and the -1 are unknown dims.
     let Some(input) = input else {
@@ -388,116 +409,157 @@ fn reshape_dims(
             Entry::MinusOne => one,
         })
         .collect();
-
-    if let Some(k) = minus_one {
-        // Copied dims cancel: the -1 is solved from the other input dims and the
-        // other (not copied) output dims. This is OpenVINO's left-to-right rule,
-        // and the same quotient as ONNX's and oneDNN's whole-volume division
-        // whenever that one exists (their zero check below uses every output dim).
-        let copied = |i: usize| matches!(entries.get(i), Some(Entry::Copy));
-        let in_dims: Vec<Dim> = input
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !copied(*i))
-            .map(|(_, d)| *d)
-            .collect();
-        let lits: Vec<Dim> = entries
-            .iter()
-            .filter_map(|e| match e {
-                Entry::Lit(d) => Some(*d),
-                _ => None,
-            })
-            .collect();
-        let known: Vec<Dim> = if mode.excludes_copied() {
-            lits.clone()
-        } else {
-            out.iter()
-                .enumerate()
-                .filter(|(i, _)| *i != k)
-                .map(|(_, d)| *d)
-                .collect()
-        };
-        let known_prod = ctx.alg.product(&known);
-        if ctx.alg.equal(known_prod, zero) == Truth::True {
-            let in_prod = ctx.alg.product(&in_dims);
-            let shown_known = ctx.render_dims(&known);
-            let in_zero = ctx.alg.equal(in_prod, zero);
-            match (mode.flavor, in_zero) {
-                (Flavor::OpenVino, Truth::True) => {
-                    out[k] = one;
-                    return Ok(out);
-                }
-                (Flavor::OpenVino, Truth::Unknown) => {
-                    let (shown, shown_input) = (shown(ctx), shown_input(ctx));
-                    warn(
-                        ctx,
-                        node,
-                        format!(
-                            "the -1 at axis {k} of target {shown} is undetermined unless the input {shown_input} is zero-size: the other output dims {shown_known} multiply to 0"
-                        ),
-                    );
-                    out[k] = ctx.unknown_dim(node, 0, k);
-                    return Ok(out);
-                }
-                (Flavor::OpenVino, Truth::False) => {
-                    return Err(err(
-                        ctx,
-                        TargetProblem::ZeroProductNonEmptyInput {
-                            axis: k,
-                            others: ctx.alg.exprs(&known),
-                            input: ctx.alg.exprs(input),
-                        },
-                    ));
-                }
-                _ => {
-                    return Err(err(
-                        ctx,
-                        TargetProblem::ZeroProduct {
-                            axis: k,
-                            others: ctx.alg.exprs(&known),
-                        },
-                    ));
-                }
-            }
+    match minus_one {
+        Some(k) => {
+            let dims = Dims {
+                input,
+                target,
+                entries: &entries,
+            };
+            out[k] = solve_minus_one(ctx, node, mode, &dims, &out, k, (zero, one))?;
         }
-        let key = FreshKey {
-            node: node.name.clone(),
-            output: 0,
-            axis: k,
-        };
-        match ctx.alg.solve_minus_one(&in_dims, &lits, key) {
-            Ok(MinusOne::Exact(d)) => out[k] = d,
-            Ok(MinusOne::Fresh { dim, .. }) if mode.condition_reported => out[k] = dim,
-            Ok(MinusOne::Fresh { dim, residual }) => {
-                let p = ctx.alg.product(&in_dims);
-                let q = ctx.alg.product(&lits);
-                let (ps, ks) = (ctx.alg.render(p), ctx.alg.render(q));
-                let name = ctx.alg.render(dim);
-                let shown = shown(ctx);
+        None => check_volume(ctx, node, mode, input, &out)?,
+    }
+    Ok(out)
+}
+
+/// What a reshape reads: the input's dims, the target's and its classified entries.
+struct Dims<'a> {
+    input: &'a [Dim],
+    target: &'a [Dim],
+    entries: &'a [Entry],
+}
+
+/// The output dim at the -1 (axis `k`) of `out` (`1` there so far), the constants
+/// `0` and `1` given.
+fn solve_minus_one(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    mode: Mode,
+    dims: &Dims<'_>,
+    out: &[Dim],
+    k: usize,
+    (zero, one): (Dim, Dim),
+) -> Result<Dim, OpError> {
+    let Dims {
+        input,
+        target,
+        entries,
+    } = *dims;
+    let err = |ctx: &ShapesContext, why: TargetProblem| target_error(ctx, mode, target, why);
+    // Copied dims cancel: the -1 is solved from the other input dims and the
+    // other (not copied) output dims. This is OpenVINO's left-to-right rule,
+    // and the same quotient as ONNX's and oneDNN's whole-volume division
+    // whenever that one exists (their zero check below uses every output dim).
+    let copied = |i: usize| matches!(entries.get(i), Some(Entry::Copy));
+    let in_dims: Vec<Dim> = input
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !copied(*i))
+        .map(|(_, d)| *d)
+        .collect();
+    let lits: Vec<Dim> = entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Lit(d) => Some(*d),
+            _ => None,
+        })
+        .collect();
+    let known: Vec<Dim> = if mode.excludes_copied() {
+        lits.clone()
+    } else {
+        out.iter()
+            .enumerate()
+            .filter(|(i, _)| *i != k)
+            .map(|(_, d)| *d)
+            .collect()
+    };
+    let known_prod = ctx.alg.product(&known);
+    if ctx.alg.equal(known_prod, zero) == Truth::True {
+        let in_prod = ctx.alg.product(&in_dims);
+        let shown_known = ctx.render_dims(&known);
+        let in_zero = ctx.alg.equal(in_prod, zero);
+        match (mode.flavor, in_zero) {
+            (Flavor::OpenVino, Truth::True) => {
+                return Ok(one);
+            }
+            (Flavor::OpenVino, Truth::Unknown) => {
+                let (shown, shown_input) =
+                    (shown_target(ctx, target), shown_input(ctx, Some(input)));
                 warn(
                     ctx,
                     node,
                     format!(
-                        "the -1 at axis {k} of target {shown} is not provably an integer: need {ks} | {ps}; residual {residual}; it becomes {name} with {ks}*{name} == {ps} (valid when {ks} divides {ps})"
+                        "the -1 at axis {k} of target {shown} is undetermined unless the input {shown_input} is zero-size: the other output dims {shown_known} multiply to 0"
                     ),
                 );
-                out[k] = dim;
+                return Ok(ctx.unknown_dim(node, 0, k));
             }
-            Err(source) => {
-                return Err(OpError::MinusOne {
-                    axis: k,
-                    target: ctx.alg.exprs(target),
-                    input: ctx.alg.exprs(input),
-                    source: Box::new(source),
-                })
+            (Flavor::OpenVino, Truth::False) => {
+                return Err(err(
+                    ctx,
+                    TargetProblem::ZeroProductNonEmptyInput {
+                        axis: k,
+                        others: ctx.alg.exprs(&known),
+                        input: ctx.alg.exprs(input),
+                    },
+                ));
+            }
+            _ => {
+                return Err(err(
+                    ctx,
+                    TargetProblem::ZeroProduct {
+                        axis: k,
+                        others: ctx.alg.exprs(&known),
+                    },
+                ));
             }
         }
-        return Ok(out);
     }
+    let key = FreshKey {
+        node: node.name.clone(),
+        output: 0,
+        axis: k,
+    };
+    match ctx.alg.solve_minus_one(&in_dims, &lits, key) {
+        Ok(MinusOne::Exact(d)) => Ok(d),
+        Ok(MinusOne::Fresh { dim, .. }) if mode.condition_reported => Ok(dim),
+        Ok(MinusOne::Fresh { dim, residual }) => {
+            let p = ctx.alg.product(&in_dims);
+            let q = ctx.alg.product(&lits);
+            let (ps, ks) = (ctx.alg.render(p), ctx.alg.render(q));
+            let name = ctx.alg.render(dim);
+            let shown = shown_target(ctx, target);
+            warn(
+                ctx,
+                node,
+                format!(
+                    "the -1 at axis {k} of target {shown} is not provably an integer: need {ks} | {ps}; residual {residual}; it becomes {name} with {ks}*{name} == {ps} (valid when {ks} divides {ps})"
+                ),
+            );
+            Ok(dim)
+        }
+        Err(source) => Err(OpError::MinusOne {
+            axis: k,
+            target: ctx.alg.exprs(target),
+            input: ctx.alg.exprs(input),
+            source: Box::new(source),
+        }),
+    }
+}
 
-    // No -1: the volumes must match.
+/// Without a -1, the input and output volumes must be equal: an error when they
+/// provably differ, a warning when that is not proven (unless the model's
+/// condition is reported otherwise).
+fn check_volume(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    mode: Mode,
+    input: &[Dim],
+    out: &[Dim],
+) -> Result<(), OpError> {
     let pin = ctx.alg.product(input);
-    let pout = ctx.alg.product(&out);
+    let pout = ctx.alg.product(out);
     match ctx.alg.equal(pin, pout) {
         Truth::True => {}
         Truth::False => {
@@ -505,13 +567,13 @@ fn reshape_dims(
                 input: ctx.alg.expr(pin),
                 output: ctx.alg.expr(pout),
                 proven: true,
-            })
+            });
         }
         Truth::Unknown if mode.condition_reported => {}
         Truth::Unknown => {
             let (si, so) = (ctx.alg.render(pin), ctx.alg.render(pout));
-            let shown_out = ctx.render_dims(&out);
-            let shown_input = shown_input(ctx);
+            let shown_out = ctx.render_dims(out);
+            let shown_input = shown_input(ctx, Some(input));
             let residual = ctx.alg.div_rational(pin, pout);
             let residual = ctx.alg.render(residual);
             warn(
@@ -523,7 +585,7 @@ fn reshape_dims(
             );
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Output dims when only the target's length is known: fresh data-dependent dims,
