@@ -19,8 +19,9 @@ use egg::Symbol;
 const BALANCED_ABOVE: usize = 16;
 
 /// A chain of more operands than this in an expression (`a0 + a1 + ...`,
-/// `a0*a1*...`, also from [`Poly::to_expr`]) is built as a balanced tree, for the
-/// reason of [`BALANCED_ABOVE`] ([`Algebra::build_expr`]).
+/// `a0*a1*...`, also from [`Poly::to_expr`]) is built as a balanced tree, as
+/// [`Algebra::sum`] builds a long sum: the classes made hold `n log n` terms, not
+/// the `n²/2` of a left fold's partial results.
 pub const BALANCED_CHAIN_ABOVE: usize = 64;
 
 /// A key that identifies a fresh dim: the same key always gives the same name.
@@ -442,11 +443,11 @@ impl Algebra {
                 .collect()
         };
         let (direct, inverted) = (pick(false), pick(true));
-        let (node, inverse_node): (fn([egg::Id; 2]) -> DimLang, fn([egg::Id; 2]) -> DimLang) =
-            match family {
-                Family::Sum => (DimLang::Add, DimLang::Sub),
-                Family::Product => (DimLang::Mul, DimLang::Div),
-            };
+        type Node = fn([egg::Id; 2]) -> DimLang;
+        let (node, inverse_node): (Node, Node) = match family {
+            Family::Sum => (DimLang::Add, DimLang::Sub),
+            Family::Product => (DimLang::Mul, DimLang::Div),
+        };
         if check && family == Family::Product {
             if let Some(i) =
                 (0..operands.len()).find(|&i| inverse[i] && self.is_const_zero(operands[i]))

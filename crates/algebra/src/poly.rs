@@ -1396,9 +1396,12 @@ impl<'a> AtomTable<'a> {
 /// another atom while the walk runs (shifted numerators are temporaries).
 struct Walk {
     budget: Cell<usize>,
-    bounds: RefCell<FxHashMap<(*const OpAtom, usize), (Arc<OpAtom>, Interval)>>,
-    divisors: RefCell<FxHashMap<(*const OpAtom, usize), (Arc<OpAtom>, Option<Rat>)>>,
+    bounds: RefCell<Seen<Interval>>,
+    divisors: RefCell<Seen<Option<Rat>>>,
 }
+
+/// What a [`Walk`] found per (atom address, depth), with the atom it holds.
+type Seen<T> = FxHashMap<(*const OpAtom, usize), (Arc<OpAtom>, T)>;
 
 impl Walk {
     fn new() -> Walk {
