@@ -432,13 +432,15 @@ pub fn parse_bind(text: &str) -> Result<(String, i64), FactsError> {
     // A name that parses is a plain or backquoted symbol, or an expression (refused);
     // one that does not parse (`input_ids.1`) is a symbol of that exact spelling.
     let name = match parse_expr(name) {
-        Ok(Expr::Sym(s)) => s,
-        Ok(expr) => {
-            return Err(bad(BindProblem::Expression {
-                name: name.to_string(),
-                expr,
-            }))
-        }
+        Ok(expr) => match &expr {
+            Expr::Sym(s) => s.clone(),
+            _ => {
+                return Err(bad(BindProblem::Expression {
+                    name: name.to_string(),
+                    expr,
+                }))
+            }
+        },
         Err(_) => name.to_string(),
     };
     Ok((name, value))
