@@ -154,6 +154,7 @@ fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> O
         .iter()
         .map(|b| symdim::context::facts::parse_bind(b))
         .collect::<Result<Vec<_>, _>>()
+        .and_then(|binds| symdim::context::facts::check_binds(&binds).map(|()| binds))
         .map_err(usage)
         .ok()?;
     symdim::context::facts::check_assumes(&assumes)

@@ -36,7 +36,8 @@ pub(crate) use split::{MAX_SPLITS, MAX_SPLIT_NESTING, MAX_SPLIT_PROBES};
 
 use crate::algebra::{Algebra, Config, Dim};
 use crate::context::facts::{
-    check_assume, check_bind, negative_lower_bounds, Facts, FactsError, LowerBound,
+    check_assume, check_bind, check_bind_value, negative_lower_bounds, Facts, FactsError,
+    LowerBound,
 };
 use crate::context::{
     const_fact, node_context, Cause, OpError, Severity, ShapesContext, SubgraphError,
@@ -96,11 +97,16 @@ fn prepare(g: &Graph, options: &Facts, room: usize) -> ShapesContext {
         return ctx;
     }
     let known = options.known_symbols(g);
+    let mut bound: HashMap<&str, i64> = HashMap::default();
     for (name, value) in &options.binds {
-        if let Err(e) = check_bind(name, *value, &known) {
+        let earlier = bound.get(name.as_str()).copied();
+        if let Err(e) =
+            check_bind(name, *value, &known).and_then(|()| check_bind_value(name, *value, earlier))
+        {
             facts_error(&mut ctx, e);
             continue;
         }
+        bound.insert(name, *value);
         if let Err(e) = ctx.alg.bind(name, *value) {
             model_diagnostic(
                 &mut ctx,
