@@ -407,6 +407,9 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
             }
         }
         check_dim_range(ctx, node, i, &mut fact);
+        if ctx.depth == 0 && !ctx.alg.is_speculative() {
+            check_dim_sign(ctx, node, i, &mut fact);
+        }
         ctx.insert_if_absent(out, fact);
     }
     if ctx.depth == 0 && !ctx.alg.is_speculative() {
@@ -445,6 +448,30 @@ fn check_dim_range(ctx: &mut ShapesContext, node: &Node, output: usize, fact: &m
             "{}: output {output} axis {axis}: the dim {c} is outside the int64 range of a dim [0, {}]",
             node_context(node),
             i64::MAX
+        );
+        ctx.diagnose(Severity::Error, node, msg);
+        *d = ctx.unknown_dim(node, output, axis);
+    }
+}
+
+/// A dim is never negative: a symbolic dim the algebra proves negative for every
+/// value of its symbols (`0 - N` from an `--op-rules` rule) is an error naming the
+/// node, the output, the axis and the dim, and the dim becomes unknown, as a negative
+/// constant does ([`check_dim_range`]). Only in the main graph, outside a branch that
+/// may not run (see [`assume_dims_nonneg`]).
+fn check_dim_sign(ctx: &mut ShapesContext, node: &Node, output: usize, fact: &mut TensorFact) {
+    let Some(shape) = fact.shape.as_mut() else {
+        return;
+    };
+    let zero = ctx.alg.constant(0);
+    for (axis, d) in shape.iter_mut().enumerate() {
+        if ctx.alg.as_const(*d).is_some() || ctx.alg.le(zero, *d) != crate::algebra::Truth::False {
+            continue;
+        }
+        let msg = format!(
+            "{}: output {output} axis {axis}: the dim {} is negative for every value of its symbols",
+            node_context(node),
+            ctx.alg.render(*d)
         );
         ctx.diagnose(Severity::Error, node, msg);
         *d = ctx.unknown_dim(node, output, axis);

@@ -688,3 +688,36 @@ fn shapes_from_a_shape_input_and_from_slices() {
         "[M, 3, unk0, unk1]"
     );
 }
+
+/// A rule whose output dim is negative for every value of the input's dims (`0 - N`
+/// with `N >= 1`) is an error naming the node, output, axis and dim; the dim becomes
+/// unknown, and a dim that may be negative (`N - 5`) is assumed `>= 0` as before.
+#[test]
+fn a_rule_giving_a_negative_dim_is_an_error() {
+    let rules = OpRules::parse_named(
+        "op com.example:Neg\n  output shape=[0 - in0[0], in0[1] - 5, 2*in0[1]]\n",
+        "rules.txt",
+    )
+    .unwrap();
+    let m = model(
+        vec![
+            node("neg", "com.example", "Neg", &["x"], &["y"], &[]),
+            node("after", "", "Relu", &["y"], &["z"], &[]),
+        ],
+        vec![value_info("x", FLOAT, Some(&["N", "M"]))],
+        vec![value_info("z", FLOAT, None)],
+        &["com.example"],
+    );
+    let r = common::report(&m, &Facts::new().with_op_rules(rules));
+    let text = r.to_text();
+    assert!(
+        text.contains(
+            "error at neg: Neg-1: output 0 axis 0: the dim -N is negative for every value of its symbols"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("error").count(), 1, "{text}");
+    let y = shape(&r, "y").unwrap();
+    assert!(y.starts_with("[unk") && y.ends_with(", M - 5, 2*M]"), "{y}");
+    assert_eq!(shape(&r, "z"), Some(y));
+}
