@@ -41,7 +41,7 @@ use crate::context::facts::{
 };
 use crate::context::{
     const_fact, node_context, Cause, OpError, Severity, ShapesContext, SubgraphError,
-    SubgraphValue, TensorFact,
+    SubgraphValue, TensorFact, MAX_RANK,
 };
 use crate::graph::{Graph, Model, Name, Node, ValueDecl};
 use crate::ops;
@@ -395,6 +395,10 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
         if out.is_empty() {
             continue;
         }
+        check_rank(ctx, node, i, out, &mut fact);
+        if fact.shape.is_none() {
+            warn_long_shape_input(ctx, node, i, out);
+        }
         // Where the rule leaves the rank unknown, the model's declaration informs the
         // rest of the graph (as for a node whose rule failed).
         if fact.shape.is_none() {
@@ -424,6 +428,51 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
         .filter_map(|o| declared.get(o).map(|v| (*v).clone()))
         .collect();
     check_declared(ctx, &outs, "value_info");
+}
+
+/// A computed rank is capped like a declared one: an output of rank above
+/// [`MAX_RANK`] (a chain of Unsqueezes, a ConstantOfShape or Expand of a long shape)
+/// gets an unknown rank, with a warning naming the limit, so that no node after it
+/// builds or compares more dims than the limit.
+fn check_rank(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    output: usize,
+    out: &Name,
+    fact: &mut TensorFact,
+) {
+    let Some(rank) = fact.rank().filter(|&r| r > MAX_RANK) else {
+        return;
+    };
+    let msg = format!(
+        "{}: output {output} `{out}` has rank {rank}, above the rank limit of {MAX_RANK}; its rank is taken as unknown",
+        node_context(node)
+    );
+    ctx.diagnose(Severity::Warning, node, msg);
+    *fact = TensorFact::unknown(fact.dtype);
+}
+
+/// A rule reads a rank from a 1-D input's length (Unsqueeze's axes, the shape of
+/// ConstantOfShape, Reshape or Expand) only up to [`MAX_RANK`]: when output `output`
+/// has an unknown rank and an input has a constant length above the limit, a warning
+/// names the limit, as [`check_rank`] does for a rank a rule computed.
+fn warn_long_shape_input(ctx: &mut ShapesContext, node: &Node, output: usize, out: &Name) {
+    let long = node.inputs.iter().enumerate().find_map(|(k, name)| {
+        let f = ctx.get(name).filter(|_| !name.is_empty())?;
+        let [d] = f.shape.as_deref()? else {
+            return None;
+        };
+        let n = ctx.alg.as_const(*d)?;
+        (n > crate::algebra::Rat::int(MAX_RANK as i64)).then(|| (k, name, n))
+    });
+    let Some((k, name, n)) = long else {
+        return;
+    };
+    let msg = format!(
+        "{}: input {k} `{name}` has length {n}, above the rank limit of {MAX_RANK}; the rank of output {output} `{out}` is taken as unknown",
+        node_context(node)
+    );
+    ctx.diagnose(Severity::Warning, node, msg);
 }
 
 /// A dim is an int64 in every format: a constant dim outside `[0, 2**63 - 1]` (a
