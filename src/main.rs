@@ -160,13 +160,9 @@ fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> O
     symdim::context::facts::check_assumes(&assumes)
         .map_err(usage)
         .ok()?;
-    let mut rules = symdim::OpRules::new();
-    for path in op_rules {
-        rules = symdim::OpRules::from_file(path)
-            .and_then(|more| rules.merge(&more))
-            .map_err(|e| eprintln!("symdim: {e}"))
-            .ok()?;
-    }
+    let rules = symdim::OpRules::from_files(op_rules)
+        .map_err(|e| eprintln!("symdim: {e}"))
+        .ok()?;
     Some(Facts {
         binds,
         assumes,
