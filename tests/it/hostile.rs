@@ -1164,3 +1164,46 @@ fn computed_ranks_past_the_limit_are_unknown_with_a_warning() {
     assert_eq!(r.tensors[format!("u{}", limit - 1).as_str()].shape, None);
     assert_eq!(r.tensors[format!("u{}", n - 1).as_str()].shape, None);
 }
+
+/// `explain` of a sum of many symbols (a Concat of symbolic inputs) replays the
+/// rewrites only up to `MAX_EXPLAIN_TERM_NODES` nodes; past it the term and its
+/// canonical form are printed with a note naming the limit.
+#[test]
+fn explain_replays_only_small_terms() {
+    use symdim::contracts::explain::MAX_EXPLAIN_TERM_NODES;
+    // The balanced sum of n symbols has 2n - 1 nodes: n = 64 is replayed, the
+    // others are past the limit.
+    for n in [64, MAX_EXPLAIN_TERM_NODES / 2 + 1, MAX_EXPLAIN_TERM_NODES] {
+        let names: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let m = model(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, x)| input(x, &[p(&format!("a{i}"))]))
+                .collect(),
+            vec![],
+            vec![node(
+                "cat",
+                "Concat",
+                &refs,
+                &["y"],
+                &[("axis", Attr::Int(0))],
+            )],
+            &["y"],
+        );
+        let shapes = symdim::infer(&m, &Facts::default());
+        let text = shapes.explain("y[0]").unwrap();
+        // The canonical form, as the report prints it, ends the explanation.
+        let y0 = shape(&shapes.report(), "y").unwrap()[0].clone();
+        assert!(text.contains(&format!("= {y0}")), "{n}: {text}");
+        let note = format!(
+            "nodes, above the limit MAX_EXPLAIN_TERM_NODES = {MAX_EXPLAIN_TERM_NODES}: too large to replay)"
+        );
+        assert_eq!(
+            text.contains(&note),
+            2 * n - 1 > MAX_EXPLAIN_TERM_NODES,
+            "{n}: {text}"
+        );
+    }
+}
