@@ -463,7 +463,7 @@ fn warn_long_shape_input(ctx: &mut ShapesContext, node: &Node, output: usize, ou
             return None;
         };
         let n = ctx.alg.as_const(*d)?;
-        (n > crate::algebra::Rat::int(MAX_RANK as i64)).then(|| (k, name, n))
+        (n > crate::algebra::Rat::int(MAX_RANK as i64)).then_some((k, name, n))
     });
     let Some((k, name, n)) = long else {
         return;
