@@ -44,10 +44,10 @@ pub const REWRITE_ITERATIONS: usize = 16;
 pub const REWRITE_ENODES: usize = 20_000;
 
 /// Most nodes of the term as built, and of its canonical form, whose rewrites are
-/// replayed: a larger one (a Concat of a thousand symbolic inputs) is printed with
+/// replayed: a larger one (a Concat of three hundred symbolic inputs) is printed with
 /// its canonical form and a note that it is too large to replay, since building it
 /// again with explanations costs far more than inferring it did.
-pub const MAX_EXPLAIN_TERM_NODES: usize = 1024;
+pub const MAX_EXPLAIN_TERM_NODES: usize = 512;
 
 /// Why `explain` cannot answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
