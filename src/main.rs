@@ -154,18 +154,15 @@ fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> O
         .iter()
         .map(|b| symdim::context::facts::parse_bind(b))
         .collect::<Result<Vec<_>, _>>()
+        .and_then(|binds| symdim::context::facts::check_binds(&binds).map(|()| binds))
         .map_err(usage)
         .ok()?;
     symdim::context::facts::check_assumes(&assumes)
         .map_err(usage)
         .ok()?;
-    let mut rules = symdim::OpRules::new();
-    for path in op_rules {
-        rules = symdim::OpRules::from_file(path)
-            .and_then(|more| rules.merge(&more))
-            .map_err(|e| eprintln!("symdim: {e}"))
-            .ok()?;
-    }
+    let rules = symdim::OpRules::from_files(op_rules)
+        .map_err(|e| eprintln!("symdim: {e}"))
+        .ok()?;
     Some(Facts {
         binds,
         assumes,

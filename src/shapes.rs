@@ -18,7 +18,7 @@
 pub use crate::algebra::{DimExpr, EvalError, SymbolValues};
 
 use crate::algebra::{Algebra, Dim, Interval, SymbolKind, Truth};
-use crate::context::facts::{check_bind, Facts, FactsError};
+use crate::context::facts::{check_bind, check_binds, Facts, FactsError};
 use crate::context::{Diagnostic, Severity, ShapesContext, TensorFact};
 use crate::contracts::explain::ExplainError;
 use crate::graph::{DType, Model};
@@ -228,7 +228,9 @@ impl<'m> Shapes<'m> {
     /// division) is decided. `self` keeps its symbolic answer.
     ///
     /// A name that is not a symbol of the model (nor of an input dim of the facts)
-    /// is refused with [`FactsError::UnknownBind`]: binding it would change nothing.
+    /// is refused with [`FactsError::UnknownBind`]: binding it would change nothing;
+    /// a negative value, or one other than the symbol's binding in the facts, with
+    /// [`FactsError::NegativeBind`] or [`FactsError::ConflictingBind`].
     pub fn concretize(&self, values: &[(&str, i64)]) -> Result<Shapes<'m>, FactsError> {
         let known = self.facts.known_symbols(&self.model.graph);
         for (name, value) in values {
@@ -238,6 +240,7 @@ impl<'m> Shapes<'m> {
         facts
             .binds
             .extend(values.iter().map(|(n, v)| (n.to_string(), *v)));
+        check_binds(&facts.binds)?;
         Ok(infer(self.model, &facts))
     }
 
