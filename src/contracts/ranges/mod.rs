@@ -12,7 +12,8 @@
 //! | `a == b`, two symbols | the two share one range (linked) |
 //! | several symbols, linear (`P + S <= 512`) | a relation: the box is shrunk until the algebra proves it over the box ([`joint`]) |
 //! | several symbols, other | a relation the box is not proven to keep (a problem) |
-//! | undecidable | a caveat: no dim value decides it |
+//! | undecidable, on input symbols only (a condition of an `If` branch) | kept as the others: values that keep it are valid whichever branch runs |
+//! | undecidable, other (a data-dependent dim, an op without a shape rule) | a caveat: no dim value decides it |
 //!
 //! Every bound, residue and box is decided through the algebra: bounds from
 //! canonical forms with exact rationals, residues by building the condition at
@@ -202,7 +203,8 @@ pub struct Ranges {
     pub symbols: Vec<SymbolRange>,
     /// Conditions between several symbols.
     pub relations: Vec<Relation>,
-    /// Conditions no dim value decides (undecidable in the contract).
+    /// Conditions no dim value decides (undecidable in the contract, on a symbol
+    /// that is not an input or on an op without a shape rule).
     pub caveats: Vec<Condition>,
     /// What keeps the profile from being pasted: a symbol without an upper bound, a
     /// relation not proven over the box, a symbol with no valid value.
@@ -292,8 +294,13 @@ pub fn ranges(
     let mut conditions = Vec::new();
     let mut caveats = Vec::new();
     for c in contract.conditions {
+        // An undecidable condition on input symbols holds when its branch runs:
+        // values that keep it are valid whichever branch runs, so it is kept.
+        let on_inputs = c.form != Cond::Unknown
+            && !c.symbols.is_empty()
+            && c.symbols.iter().all(|s| inputs.contains(s));
         match c.kind {
-            Kind::Undecidable => caveats.push(c),
+            Kind::Undecidable if !on_inputs => caveats.push(c),
             _ => conditions.push(c),
         }
     }
