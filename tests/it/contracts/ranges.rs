@@ -484,3 +484,102 @@ fn onnxruntime_runs_every_profile_and_fails_one_step_past_a_contract_max() {
     }
     say(&format!("ranges: {ran} onnxruntime runs as predicted"));
 }
+
+/// `symdim ranges` on a model file: `(exit status, stdout, stderr)`.
+fn cli(bytes: &[u8], name: &str, args: &[&str]) -> (i32, String, String) {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ranges_cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.onnx"));
+    std::fs::write(&path, bytes).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_symdim"))
+        .arg("ranges")
+        .arg(&path)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn the_profile_formats_need_a_max_for_every_symbol() {
+    // B has no upper bound: the report prints (status 0) and says so; the three
+    // profile formats print nothing and exit with 2, the reason on stderr.
+    let (code, out, _) = cli(&gather_table(), "gather", &[]);
+    assert_eq!(code, 0);
+    assert!(out.contains("  B  1..  min 1  opt 1  max -\n"), "{out}");
+    assert!(
+        out.contains("  S  1..512  min 1  opt 257  max 512 (contract)\n"),
+        "{out}"
+    );
+    assert!(out.contains("      S <= 512  [gather at emb]\n"), "{out}");
+    for format in ["trtexec", "ort-trt", "openvino"] {
+        let (code, out, err) = cli(&gather_table(), "gather", &["--format", format]);
+        assert_eq!((code, out.as_str()), (2, ""), "{format}");
+        assert_eq!(
+            err,
+            "symdim: B: no upper bound from the contract; give one with --range B=LO..HI\n"
+        );
+    }
+    let (code, out, _) = cli(
+        &gather_table(),
+        "gather",
+        &["--range", "B=1..4", "--opt", "S=100", "--format", "trtexec"],
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "--minShapes=x:1x1x4 --optShapes=x:3x100x4 --maxShapes=x:4x512x4\n"
+        )
+    );
+}
+
+#[test]
+fn bad_ranges_and_opts_are_usage_errors() {
+    for (args, msg) in [
+        (
+            vec!["--range", "S=1-5"],
+            "symdim: --range S=1-5: expected NAME=LO..HI (LO and HI integers, either may be left out)\n",
+        ),
+        (
+            vec!["--range", "T=1..5"],
+            "symdim: --range T: not an input symbol of the model (its input symbols: B, S)\n",
+        ),
+        (vec!["--opt", "S"], "symdim: --opt S: expected NAME=INT\n"),
+        (
+            vec!["--range", "B=1..4", "--opt", "S=600", "--format", "openvino"],
+            "symdim: --opt S=600: not a valid value within 1..512\n",
+        ),
+    ] {
+        let (code, out, err) = cli(&gather_table(), "gather", &args);
+        assert_eq!((code, out.as_str(), err.as_str()), (2, "", msg), "{args:?}");
+    }
+}
+
+#[test]
+fn names_are_written_as_each_engine_reads_them() {
+    // `input:0` is quoted for trtexec (which splits at the last `:` otherwise too,
+    // but quotes are how it documents names with `:`), refused by onnxruntime's
+    // TensorRT options (which split at the first `:`), plain for OpenVINO.
+    let bytes = model(graph(
+        vec![node("r", "Reshape", &["input:0", "t"], &["y"])],
+        vec![int64_tensor("t", &[2], &[-1, 8])],
+        vec![f32_input("input:0", &["N"])],
+        vec![out("y")],
+        vec![],
+    ));
+    let args = ["--range", "N=1..64"];
+    let run = |f: &str| cli(&bytes, "colon", &[&args[..], &["--format", f]].concat());
+    assert_eq!(
+        run("trtexec").1,
+        "--minShapes='input:0':8 --optShapes='input:0':40 --maxShapes='input:0':64\n"
+    );
+    let (code, _, err) = run("ort-trt");
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot parse a name with `,` or `:`"), "{err}");
+    assert_eq!(run("openvino").1, "input:0[8..64]\n");
+}
