@@ -92,9 +92,11 @@ pub enum RangeError {
     },
 }
 
-/// Residue classes of a symbol: the values `v` with `v % modulus` in `residues` are
-/// valid (within the interval); those with `v % modulus` in `unknown` could not be
-/// decided; every other value is invalid.
+/// Residue classes of a symbol: a value `v` of the interval is valid when it is in
+/// `also`, or `v % modulus` is in `residues` and `v` is not in `except`; one with
+/// `v % modulus` in `unknown` (and not in `also` or `except`) could not be decided;
+/// every other value is invalid. `also` and `except` lie among the first values of
+/// the interval, which are decided one by one (`h <= 4 or ...` holds at 1 to 4).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Step {
     /// The period.
@@ -103,6 +105,10 @@ pub struct Step {
     pub residues: Vec<i64>,
     /// The residues neither proven valid nor invalid, ascending.
     pub unknown: Vec<i64>,
+    /// Valid values whose residue is not in `residues`, ascending.
+    pub also: Vec<i64>,
+    /// Invalid values whose residue is in `residues`, ascending.
+    pub except: Vec<i64>,
 }
 
 /// The valid values and the profile of one input symbol.

@@ -274,6 +274,12 @@ fn step_text(st: &super::Step) -> String {
     } else {
         format!("% {} in {{{}}}", st.modulus, list(&st.residues))
     };
+    if !st.also.is_empty() {
+        let _ = write!(t, " and {{{}}}", list(&st.also));
+    }
+    if !st.except.is_empty() {
+        let _ = write!(t, " but not {{{}}}", list(&st.except));
+    }
     if !st.unknown.is_empty() {
         let _ = write!(
             t,

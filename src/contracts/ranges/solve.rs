@@ -131,8 +131,11 @@ pub(super) struct Group {
     periodic: Vec<(String, Cond)>,
     /// The period, when the residues were decided.
     period: Option<Rat>,
-    /// By `j` in `0..L`: whether the values `lo + j + k*L` of the interval are
-    /// valid (`None`: the class holds no value of the interval).
+    /// The first `L` values of the interval, `lo + i`, each decided at its value.
+    head: Vec<Truth>,
+    /// By `j` in `0..L`: whether the values `lo + L + j + k*L` of the interval
+    /// (after the head) are valid (`None`: the class holds no value of the
+    /// interval).
     classes: Vec<Option<Truth>>,
     forms: Forms,
     pub(super) conditions: Vec<Condition>,
@@ -159,14 +162,19 @@ impl Group {
     pub(super) fn valid_at_least(&self, v: &Rat) -> Option<Rat> {
         let v = v.clone().max(self.lo.clone());
         let mut best: Option<Rat> = None;
+        let head = self.head_values().find(|w| w >= &v);
+        if let Some(w) = head.filter(|w| self.holds_at(w) == Truth::True) {
+            return Some(w);
+        }
         if let Some(l) = &self.period {
             for (j, c) in self.classes.iter().enumerate() {
                 if *c != Some(Truth::True) {
                     continue;
                 }
-                let first = self.lo.add(&Rat::int(j as i64));
-                let d = fold(OpKind::Mod, &first.sub(&v), l)?;
-                let w = v.add(&d);
+                let first = self.lo.add(l).add(&Rat::int(j as i64));
+                let from = v.clone().max(first.clone());
+                let d = fold(OpKind::Mod, &first.sub(&from), l)?;
+                let w = from.add(&d);
                 if best.as_ref().map_or(true, |b| &w < b) {
                     best = Some(w);
                 }
@@ -193,7 +201,7 @@ impl Group {
                 if *c != Some(Truth::True) {
                     continue;
                 }
-                let first = self.lo.add(&Rat::int(j as i64));
+                let first = self.lo.add(l).add(&Rat::int(j as i64));
                 let d = fold(OpKind::Mod, &v.sub(&first), l)?;
                 let w = v.sub(&d);
                 if w >= first && best.as_ref().map_or(true, |b| &w > b) {
@@ -204,14 +212,28 @@ impl Group {
         if let Some(w) = best.filter(|w| self.holds_at(w) == Truth::True) {
             return Some(w);
         }
+        let head = self.head_values().filter(|w| w <= &v).last();
+        if let Some(w) = head.filter(|w| self.holds_at(w) == Truth::True) {
+            return Some(w);
+        }
         (0..MAX_SEARCH)
             .map(|k| v.sub(&Rat::int(k)))
             .take_while(|w| w >= &self.lo)
             .find(|w| self.holds_at(w) == Truth::True)
     }
 
+    /// The values of the head decided valid, ascending.
+    fn head_values(&self) -> impl Iterator<Item = Rat> + '_ {
+        self.head
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| **t == Truth::True)
+            .map(|(i, _)| self.lo.add(&Rat::int(i as i64)))
+    }
+
     /// The residue classes as a report prints them: the least period that repeats
-    /// them (a divisor of `L`), when every class has a value in the interval.
+    /// them (a divisor of `L`), when every class has a value in the interval after
+    /// the head, and the head's values that differ from their class.
     fn step(&self) -> Option<Step> {
         let l = self.period.as_ref()?.to_i64()?;
         if l <= 1 || self.classes.iter().any(|c| c.is_none()) {
@@ -228,12 +250,26 @@ impl Group {
             .filter(|p| l % p == 0)
             .find(|&p| (0..l).all(|r| by_residue[r as usize] == by_residue[(r % p) as usize]))?;
         let pick = |t: Truth| (0..p).filter(|r| by_residue[*r as usize] == t).collect();
+        let mut also = Vec::new();
+        let mut except = Vec::new();
+        for (i, t) in self.head.iter().enumerate() {
+            let v = lo + i as i64;
+            let class = by_residue[(v % l) as usize];
+            if *t == Truth::True && class != Truth::True {
+                also.push(v);
+            } else if *t != Truth::True && class == Truth::True {
+                except.push(v);
+            }
+        }
         let step = Step {
             modulus: p,
             residues: pick(Truth::True),
             unknown: pick(Truth::Unknown),
+            also,
+            except,
         };
-        (p > 1 || !step.unknown.is_empty()).then_some(step)
+        let plain = p == 1 && step.unknown.is_empty() && step.also.is_empty();
+        (!plain || !step.except.is_empty()).then_some(step)
     }
 
     pub(super) fn report(&self) -> SymbolRange {
@@ -374,6 +410,7 @@ pub(super) fn symbols(inputs: &[String], conditions: Vec<Condition>, request: &R
                 built: Vec::new(),
                 periodic: Vec::new(),
                 period: Some(Rat::one()),
+                head: Vec::new(),
                 classes: Vec::new(),
                 forms: Forms::default(),
                 conditions: Vec::new(),
@@ -645,6 +682,7 @@ fn cond_period(c: &Cond, alg: &mut Algebra) -> Option<Rat> {
 fn decide_residues(g: &mut Group) {
     if g.periodic.is_empty() {
         g.period = Some(Rat::one());
+        g.head = vec![Truth::True];
         g.classes = vec![Some(Truth::True)];
         return;
     }
@@ -665,9 +703,22 @@ fn decide_residues(g: &mut Group) {
         g.period = None;
         return;
     };
+    // The head: the first L values, each decided at its value.
+    let at = |v: &Rat| {
+        g.periodic.iter().fold(Truth::True, |acc, (s, c)| {
+            let mut f = Forms::default();
+            let b = f.build(c);
+            acc.and(f.at(&b, &|n: &str| (n == s).then(|| v.clone())))
+        })
+    };
+    let head: Vec<Truth> = (0..n)
+        .map(|i| g.lo.add(&Rat::int(i)))
+        .take_while(|v| g.hi.as_ref().map_or(true, |h| v <= h))
+        .map(|v| at(&v))
+        .collect();
     let mut classes = Vec::with_capacity(n as usize);
     for j in 0..n {
-        let first = g.lo.add(&Rat::int(j));
+        let first = g.lo.add(&l).add(&Rat::int(j));
         if g.hi.as_ref().is_some_and(|h| &first > h) {
             classes.push(None);
             continue;
@@ -678,13 +729,7 @@ fn decide_residues(g: &mut Group) {
                 .and_then(|h| h.sub(&first).div(&l))
                 .map(|c| c.floor().add(&Rat::one()));
         if count.as_ref().is_some_and(|c| c.is_one()) {
-            let env_val = first.clone();
-            let t = g.periodic.iter().fold(Truth::True, |acc, (s, c)| {
-                let mut f = Forms::default();
-                let b = f.build(c);
-                acc.and(f.at(&b, &|n: &str| (n == s).then(|| env_val.clone())))
-            });
-            classes.push(Some(t));
+            classes.push(Some(at(&first)));
             continue;
         }
         // s = L*(q - 1) + first, q >= 1 (and q <= count).
@@ -711,6 +756,7 @@ fn decide_residues(g: &mut Group) {
         classes.push(Some(t));
     }
     g.period = Some(l);
+    g.head = head;
     g.classes = classes;
 }
 

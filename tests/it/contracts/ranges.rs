@@ -583,3 +583,53 @@ fn names_are_written_as_each_engine_reads_them() {
     assert!(err.contains("cannot parse a name with `,` or `:`"), "{err}");
     assert_eq!(run("openvino").1, "input:0[8..64]\n");
 }
+
+/// The shared corpus's models whose ranges are derived by hand here.
+fn corpus_model(path: &str) -> Option<symdim::graph::Model> {
+    let corpus = crate::common::corpus()?;
+    Some(symdim::read::load::load(&corpus.join("real-models").join(path)).expect("load"))
+}
+
+#[test]
+fn rapidocrs_strided_levels_allow_four_residues_of_32_and_the_first_four_values() {
+    // The det model's three conditions on the height h, `floordiv(h - 1, 16) ==
+    // 2*floordiv(h - 1, 32) + 1 or h <= 16` and the same by 8 (`4*... + 3`, `h <= 8`)
+    // and by 4 (`8*... + 7`, `h <= 4`): with h - 1 = 32m + t, the first holds for
+    // t >= 16, the second for t >= 24, the third for t >= 28, so h % 32 is 29, 30,
+    // 31 or 0; and h = 1..4 keep all three through their `h <= ...`.
+    let Some(m) = corpus_model("pypi/rapidocr__ch_PP-OCRv4_det_infer.onnx") else {
+        return;
+    };
+    let r = symdim::infer(&m, &Facts::default())
+        .ranges(&Request::default())
+        .unwrap();
+    for s in &r.symbols[1..] {
+        let st = s.step.as_ref().unwrap();
+        assert_eq!(
+            (st.modulus, &st.residues[..], &st.also[..]),
+            (32, &[0, 29, 30, 31][..], &[1, 2, 3, 4][..]),
+            "{}",
+            s.name
+        );
+        assert!(st.unknown.is_empty() && st.except.is_empty());
+    }
+    // Within 5..100: 29 is the least, 96 the greatest; the middle is
+    // ceil((29 + 96) / 2) = 63, valid itself (63 % 32 = 31).
+    let request = Request {
+        ranges: [
+            "p2o.DynamicDimension.1=5..100",
+            "p2o.DynamicDimension.2=5..100",
+        ]
+        .iter()
+        .map(|t| parse_range(t).unwrap())
+        .collect(),
+        opts: Vec::new(),
+    };
+    let r = symdim::infer(&m, &Facts::default())
+        .ranges(&request)
+        .unwrap();
+    assert_eq!(
+        (r.symbols[1].min, r.symbols[1].opt, r.symbols[1].max),
+        (Some(29), Some(63), Some(96))
+    );
+}
