@@ -310,9 +310,20 @@ pub fn ranges(
             _ => conditions.push(c),
         }
     }
+    // Each fact once: the declared bounds repeat the caller's facts, and a bound
+    // symbol's bounds say no more than its value.
+    let mut seen: Vec<String> = Vec::new();
     for f in base_facts(&ctx.alg, options) {
+        let bound =
+            |e: &Expr| matches!(e, Expr::Sym(n) if options.binds.iter().any(|(b, _)| b == n));
+        if f.rel != Rel::Eq && (bound(&f.lhs) || bound(&f.rhs)) {
+            continue;
+        }
         if let Some(c) = fact_condition(&f) {
-            conditions.push(c);
+            if !seen.contains(&c.condition) {
+                seen.push(c.condition.clone());
+                conditions.push(c);
+            }
         }
     }
     let mut facts = contract.facts.clone();

@@ -165,6 +165,16 @@ impl Ranges {
                     i.name
                 ));
             }
+            let wide = [&i.min, &i.opt, &i.max]
+                .iter()
+                .any(|d| d.iter().flatten().any(|v| *v > i64::from(i32::MAX)));
+            if wide && format != PasteFormat::OpenVino {
+                why.push(format!(
+                    "input {:?}: a dim above {} cannot be written (trtexec and onnxruntime read 32-bit integers)",
+                    i.name,
+                    i32::MAX
+                ));
+            }
             if format == PasteFormat::OrtTrt && i.min.as_ref().is_some_and(|d| d.is_empty()) {
                 why.push(format!(
                     "input {:?}: onnxruntime's TensorRT options cannot write a scalar",

@@ -633,3 +633,51 @@ fn rapidocrs_strided_levels_allow_four_residues_of_32_and_the_first_four_values(
         (Some(29), Some(63), Some(96))
     );
 }
+
+#[test]
+fn binds_and_assumed_facts_bound_and_step_a_symbol() {
+    // On the bundled attention model (no condition on its dims): batch bound to 4;
+    // sequence <= 100 and a multiple of 4 by assumption: min 4, max 100, opt the
+    // least multiple of 4 >= ceil((4 + 100) / 2) = 52: 52. Each fact is listed once.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/attention.onnx");
+    let m = symdim::load(std::path::Path::new(path)).unwrap();
+    let facts = Facts::new()
+        .bind("batch", 4)
+        .assume("sequence <= 100")
+        .assume("sequence % 4 == 0");
+    let r = symdim::infer(&m, &facts)
+        .ranges(&Request::default())
+        .unwrap();
+    assert_eq!(
+        rows(&r),
+        vec![
+            row("batch", 4, Some(4), 4, 4, Some(4)),
+            row("sequence", 1, Some(100), 4, 52, Some(100)),
+        ]
+    );
+    let texts: Vec<&str> = r.symbols[1]
+        .conditions
+        .iter()
+        .map(|c| c.condition.as_str())
+        .collect();
+    assert_eq!(texts, vec!["sequence <= 100", "mod(sequence, 4) == 0"]);
+    assert_eq!(r.symbols[0].conditions.len(), 1);
+    // 2^31 and more cannot be written for trtexec or onnxruntime; OpenVINO takes it.
+    let wide = Request {
+        ranges: vec![parse_range("sequence=1..4294967296").unwrap()],
+        opts: Vec::new(),
+    };
+    let r = symdim::infer(&m, &facts.clone().assume("sequence >= 1"))
+        .ranges(&wide)
+        .unwrap();
+    assert!(r.to_paste(PasteFormat::Trtexec).is_ok());
+    let r = symdim::infer(&m, &Facts::new().bind("batch", 4))
+        .ranges(&wide)
+        .unwrap();
+    assert!(r.to_paste(PasteFormat::Trtexec).is_err());
+    assert!(r.to_paste(PasteFormat::OrtTrt).is_err());
+    assert_eq!(
+        r.to_paste(PasteFormat::OpenVino).unwrap(),
+        "x[4,1..4294967296,64]\n"
+    );
+}
