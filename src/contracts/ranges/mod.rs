@@ -8,9 +8,9 @@
 //! | condition | becomes |
 //! | --- | --- |
 //! | one symbol, linear (`S <= 512`, `S == 4`) | a bound of its interval |
-//! | one symbol, over `floordiv`/`mod` (`S % 8 == 0`, `floordiv(H - 4, 8) + 1 == floordiv(H, 8)`) | residue classes mod a period `L` ([`solve`]) |
+//! | one symbol, over `floordiv`/`mod` (`S % 8 == 0`, `floordiv(H - 4, 8) + 1 == floordiv(H, 8)`) | residue classes mod a period `L` (`solve.rs`) |
 //! | `a == b`, two symbols | the two share one range (linked) |
-//! | several symbols, linear (`P + S <= 512`) | a relation: the box is shrunk until the algebra proves it over the box ([`joint`]) |
+//! | several symbols, linear (`P + S <= 512`) | a relation: the box is shrunk until the algebra proves it over the box (`joint.rs`) |
 //! | several symbols, other | a relation the box is not proven to keep (a problem) |
 //! | undecidable, on input symbols only (a condition of an `If` branch) | kept as the others: values that keep it are valid whichever branch runs |
 //! | undecidable, other (a data-dependent dim, an op without a shape rule) | a caveat: no dim value decides it |
