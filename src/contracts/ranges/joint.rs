@@ -1,7 +1,8 @@
 //! Relations between symbols and the profile box.
 //!
-//! Each relation is decided over the box (every symbol between its min and max) in
-//! a scratch algebra. One that is not proven and is a linear inequality
+//! Each relation is decided over the box (every symbol between its min and max, a
+//! multiple of its step when its valid values are, linked symbols equal) in a
+//! scratch algebra. One that is not proven and is a linear inequality
 //! (`c1*s1 + c2*s2 + ... + d >= 0`) is kept by lowering the max of the symbols
 //! whose growth breaks it: the slack at the min corner, `d + sum(ci * min_i)`, is
 //! shared out equally among them (a symbol that needs less than its share keeps its
@@ -11,7 +12,7 @@
 
 use super::solve::{cond_symbols, linear_in, Forms, Solved};
 use super::Request;
-use crate::algebra::{Expr, Fact, Rat, Rel, Truth};
+use crate::algebra::{Expr, Fact, OpKind, Rat, Rel, Truth};
 use crate::contracts::normalise::Scratch;
 use crate::contracts::Cond;
 
@@ -67,6 +68,15 @@ fn over_box(out: &Solved, form: &Cond) -> Truth {
             return Truth::Unknown;
         };
         let sym = || Expr::Sym(s.clone());
+        if g.max.as_ref() == Some(min) {
+            // One value: the symbol is that constant.
+            facts.push(Fact {
+                lhs: sym(),
+                rel: Rel::Eq,
+                rhs: Expr::Num(min.clone()),
+            });
+            continue;
+        }
         facts.push(Fact {
             lhs: sym(),
             rel: Rel::Ge,
@@ -77,6 +87,29 @@ fn over_box(out: &Solved, form: &Cond) -> Truth {
                 lhs: sym(),
                 rel: Rel::Le,
                 rhs: Expr::Num(max.clone()),
+            });
+        }
+        // Every valid value is a multiple of the step: the box's points are.
+        if let Some(st) = g.step() {
+            if st.residues == [0] && st.also.is_empty() && st.unknown.is_empty() {
+                let m = Expr::Call(
+                    OpKind::Mod,
+                    Box::new(sym()),
+                    Box::new(Expr::Num(Rat::int(st.modulus))),
+                );
+                facts.push(Fact {
+                    lhs: m,
+                    rel: Rel::Eq,
+                    rhs: Expr::Num(Rat::zero()),
+                });
+            }
+        }
+        // Linked symbols are one value.
+        if g.members[0] != s {
+            facts.push(Fact {
+                lhs: sym(),
+                rel: Rel::Eq,
+                rhs: Expr::Sym(g.members[0].clone()),
             });
         }
     }

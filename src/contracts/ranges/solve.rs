@@ -234,7 +234,7 @@ impl Group {
     /// The residue classes as a report prints them: the least period that repeats
     /// them (a divisor of `L`), when every class has a value in the interval after
     /// the head, and the head's values that differ from their class.
-    fn step(&self) -> Option<Step> {
+    pub(super) fn step(&self) -> Option<Step> {
         let l = self.period.as_ref()?.to_i64()?;
         if l <= 1 || self.classes.iter().any(|c| c.is_none()) {
             return None;

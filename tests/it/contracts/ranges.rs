@@ -681,3 +681,32 @@ fn binds_and_assumed_facts_bound_and_step_a_symbol() {
         "x[4,1..4294967296,64]\n"
     );
 }
+
+#[test]
+fn a_relation_on_multiples_holds_over_the_box_of_multiples() {
+    // x: [B, S] reshaped to [-1, 8] needs (B*S) % 8 == 0; a second reshape of
+    // y: [S] to [-1, 4] needs S % 4 == 0. With S a multiple of 4 the first needs
+    // B*S % 8 == 0, which a B of 2 makes hold for every S of the step: with B
+    // bound to 2 nothing is left; with B free it is a relation the box does not
+    // keep (B = 1, S = 4 breaks it).
+    let bytes = model(graph(
+        vec![
+            node("r1", "Reshape", &["x", "t8"], &["a"]),
+            node("r2", "Reshape", &["y", "t4"], &["b"]),
+        ],
+        vec![
+            int64_tensor("t8", &[2], &[-1, 8]),
+            int64_tensor("t4", &[2], &[-1, 4]),
+        ],
+        vec![f32_input("x", &["B", "S"]), f32_input("y", &["S"])],
+        vec![out("a"), out("b")],
+        vec![],
+    ));
+    let r = ranges_of(&bytes, &["B=2..2", "S=1..64"]);
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    assert_eq!(rows(&r)[1], row("S", 1, Some(64), 4, 36, Some(64)));
+    let r = ranges_of(&bytes, &["B=1..4", "S=1..64"]);
+    assert_eq!(r.relations.len(), 1, "{:?}", r.relations);
+    assert_eq!(r.relations[0].status, "unknown");
+    assert_eq!(r.problems.len(), 1);
+}
