@@ -108,6 +108,48 @@ fn unet_step_4() -> Vec<u8> {
     ))
 }
 
+/// A Swin-like patch merging, three levels: `x: [H]` reshaped to `[-1, 4]` needs
+/// `H % 4 == 0`; each level takes the even and the odd rows (`Slice` with step 2
+/// from 0 and from 1: `ceildiv(R, 2)` and `ceildiv(R - 1, 2)` rows) and
+/// concatenates them on axis 1, which needs them equal: `R` even. `R` is `H / 4`,
+/// then `H / 8`, then `H / 16`, so `H % 32 == 0`.
+fn patch_merging_step_32() -> Vec<u8> {
+    let mut nodes = vec![node("r", "Reshape", &["x", "t"], &["l0"])];
+    for level in 0..3 {
+        let (i, o) = (format!("l{level}"), format!("l{}", level + 1));
+        let (e, d) = (format!("even{level}"), format!("odd{level}"));
+        nodes.push(node(
+            &e,
+            "Slice",
+            &[&i, "zero", "end", "axis0", "two"],
+            &[&e],
+        ));
+        nodes.push(node(
+            &d,
+            "Slice",
+            &[&i, "one", "end", "axis0", "two"],
+            &[&d],
+        ));
+        nodes.push(
+            node(&format!("cat{level}"), "Concat", &[&e, &d], &[&o]).msg(5, attr_int("axis", 1)),
+        );
+    }
+    model(graph(
+        nodes,
+        vec![
+            int64_tensor("t", &[2], &[-1, 4]),
+            int64_tensor("zero", &[1], &[0]),
+            int64_tensor("one", &[1], &[1]),
+            int64_tensor("two", &[1], &[2]),
+            int64_tensor("axis0", &[1], &[0]),
+            int64_tensor("end", &[1], &[i64::MAX]),
+        ],
+        vec![f32_input("x", &["H"])],
+        vec![out("l3")],
+        vec![],
+    ))
+}
+
 /// MatMul of `a: [M, K1]` by `b: [K2, N]`: the spec needs `K1 == K2`.
 fn matmul_equal() -> Vec<u8> {
     model(graph(
@@ -275,6 +317,17 @@ fn pooling_and_upsampling_twice_asks_for_multiples_of_4() {
     assert_eq!(rows(&r), vec![row("H", 1, Some(30), 4, 16, Some(28))]);
     let step = r.symbols[0].step.as_ref().unwrap();
     assert_eq!((step.modulus, step.residues.clone()), (4, vec![0]));
+}
+
+#[test]
+fn patch_merging_three_times_asks_for_multiples_of_32() {
+    // H % 32 == 0 (see the model): within 1..200, min 32, max 192, opt the least
+    // multiple of 32 >= ceil((32 + 192) / 2) = 112: 128.
+    let r = ranges_of(&patch_merging_step_32(), &["H=1..200"]);
+    assert_eq!(rows(&r), vec![row("H", 1, Some(200), 32, 128, Some(192))]);
+    let step = r.symbols[0].step.as_ref().unwrap();
+    assert_eq!((step.modulus, step.residues.clone()), (32, vec![0]));
+    assert!(step.unknown.is_empty() && step.also.is_empty() && step.except.is_empty());
 }
 
 #[test]
@@ -452,6 +505,13 @@ fn onnxruntime_runs_every_profile_and_fails_one_step_past_a_contract_max() {
             "unet",
             vec!["H=1..30"],
             vec![vec![("x", vec![1, 1, 30])]],
+        ),
+        // H = 48 is a multiple of 16, not of 32: the third level's rows are odd.
+        (
+            patch_merging_step_32(),
+            "patches",
+            vec!["H=1..200"],
+            vec![vec![("x", vec![48])], vec![("x", vec![100])]],
         ),
         // K1 != K2.
         (
