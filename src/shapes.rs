@@ -223,6 +223,17 @@ impl<'m> Shapes<'m> {
         crate::contracts::derive(self.model, &self.ctx, &self.facts)
     }
 
+    /// The valid values of each input symbol and a min/opt/max profile for
+    /// engines, from the contract intersected with `request`'s ranges
+    /// (`symdim ranges`, `docs/ranges.md`). Refused when `request` names a symbol
+    /// that is not an input symbol of the model.
+    pub fn ranges(
+        &self,
+        request: &crate::contracts::ranges::Request,
+    ) -> Result<crate::contracts::ranges::Ranges, crate::contracts::ranges::RangeError> {
+        crate::contracts::ranges::ranges(self.model, &self.ctx, &self.facts, request)
+    }
+
     /// The shapes with some symbols given values: inferred again under the facts
     /// plus these bindings, so that what the values decide (an `If` condition, a
     /// division) is decided. `self` keeps its symbolic answer.
