@@ -263,8 +263,8 @@ fn symbol_name(name: &str) -> Option<String> {
     if name.is_empty() {
         return None;
     }
-    match parse_expr(name) {
-        Ok(Expr::Sym(s)) => Some(s),
+    match &parse_expr(name) {
+        Ok(Expr::Sym(s)) => Some(s.clone()),
         Ok(_) => None,
         Err(_) => Some(name.to_string()),
     }

@@ -386,8 +386,8 @@ pub(super) fn symbols(inputs: &[String], conditions: Vec<Condition>, request: &R
     let mut links = Vec::new();
     for (k, c) in conditions.iter().enumerate() {
         if let Cond::Eq(a, b) = &c.form {
-            if let (Expr::Sym(x), Expr::Sym(y)) = (a.expr(), b.expr()) {
-                if let (Some(i), Some(j)) = (index(&x), index(&y)) {
+            if let (Expr::Sym(x), Expr::Sym(y)) = (&a.expr(), &b.expr()) {
+                if let (Some(i), Some(j)) = (index(x), index(y)) {
                     let (ri, rj) = (root(&mut parent, i), root(&mut parent, j));
                     parent[ri.max(rj)] = ri.min(rj);
                     links.push(k);
