@@ -174,10 +174,13 @@ fn facts(
             Ok(d) => d.items().into_any(),
             Err(_) => bind.clone(),
         };
-        for pair in pairs.try_iter()? {
-            let (name, value): (String, i64) = pair?.extract().map_err(|_| {
-                PyTypeError::new_err("bind must map symbol names (str) to values (int)")
-            })?;
+        let not_pairs = || PyTypeError::new_err(BIND_TYPES);
+        for pair in pairs.try_iter().map_err(|_| not_pairs())? {
+            let (name, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+                pair?.extract().map_err(|_| not_pairs())?;
+            let name: String = name.extract().map_err(|_| not_pairs())?;
+            // A negative value that fits is left to `Facts::validate`, which names it.
+            let value = int_value(&value, || format!("bind[{name:?}]"), BIND_TYPES)?;
             facts = facts.bind(&name, value);
         }
     }
@@ -185,15 +188,38 @@ fn facts(
         if let Ok(one) = assume.cast::<PyString>() {
             facts = facts.assume(&one.to_cow()?);
         } else {
-            for fact in assume.try_iter()? {
-                let fact: String = fact?
-                    .extract()
-                    .map_err(|_| PyTypeError::new_err("assume must be a str or str items"))?;
+            let not_facts = || PyTypeError::new_err("assume must be a str or an iterable of str");
+            for fact in assume.try_iter().map_err(|_| not_facts())? {
+                let fact: String = fact?.extract().map_err(|_| not_facts())?;
                 facts = facts.assume(&fact);
             }
         }
     }
     Ok(facts)
+}
+
+/// The `TypeError` of a `bind` that is not a mapping or pairs of name and int.
+const BIND_TYPES: &str = "bind must map symbol names (str) to values (int)";
+
+/// The value of a symbol given from Python, `what` naming it in a message: an `int`
+/// (else `TypeError(not_int)`) that fits an `i64` (else `ValueError` naming the value
+/// and the range of a dim value, 0 to `i64::MAX`).
+fn int_value(
+    value: &Bound<'_, PyAny>,
+    what: impl FnOnce() -> String,
+    not_int: &str,
+) -> PyResult<i64> {
+    if !value.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(PyTypeError::new_err(not_int.to_string()));
+    }
+    value.extract::<i64>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "{} = {}: out of range (a dim value is an integer from 0 to {})",
+            what(),
+            value.str().map(|s| s.to_string()).unwrap_or_default(),
+            i64::MAX
+        ))
+    })
 }
 
 /// Check `facts` against the model, as the CLI does before inferring: a `bind` or
@@ -311,7 +337,8 @@ fn operand(other: &Bound<'_, PyAny>) -> PyResult<Option<DimExpr>> {
     Ok(None)
 }
 
-/// The symbol values of `values` (a mapping) and `kwargs`.
+/// The symbol values of `values` (a mapping) and `kwargs`: ints from 0 to `i64::MAX`
+/// (dims are at least 0), else `ValueError`; not an int, `TypeError`.
 fn symbol_values(
     values: Option<&Bound<'_, PyAny>>,
     kwargs: Option<&Bound<'_, PyDict>>,
@@ -322,9 +349,15 @@ fn symbol_values(
             let name: String = k
                 .extract()
                 .map_err(|_| PyTypeError::new_err("symbol names must be str"))?;
-            let value: i64 = v.extract().map_err(|_| {
-                PyTypeError::new_err(format!("the value of `{name}` must be an int"))
-            })?;
+            let what = || format!("the value of `{name}`");
+            let value = int_value(&v, what, &format!("the value of `{name}` must be an int"))?;
+            if value < 0 {
+                return Err(PyValueError::new_err(format!(
+                    "{} = {value}: negative (a dim value is an integer from 0 to {})",
+                    what(),
+                    i64::MAX
+                )));
+            }
             out.set(&name, value);
         }
         Ok(())
@@ -370,7 +403,8 @@ impl Dim {
 
     /// The value at the given symbol values (a mapping, keyword arguments, or both):
     /// `Dim("2*S + 1").eval(S=3) == 7`. Raises `EvalError` when a symbol has no
-    /// value or the result is not an integer.
+    /// value or the result is not an integer, `ValueError` for a value that is
+    /// negative or above `2**63 - 1` (a dim value is 0 to `2**63 - 1`).
     #[pyo3(signature = (values=None, /, **kwargs))]
     fn eval(
         &self,
@@ -384,7 +418,7 @@ impl Dim {
     }
 
     /// The dim with some symbols replaced by values (a mapping, keyword arguments, or
-    /// both): an `int` when none is left.
+    /// both): an `int` when none is left. Values as for `eval`.
     #[pyo3(signature = (values=None, /, **kwargs))]
     fn subs(
         &self,
