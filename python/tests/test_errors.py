@@ -9,7 +9,7 @@ from conftest import EXAMPLE
 import symdim
 from symdim import Dim
 
-CALLS = (symdim.infer, symdim.infer_shapes, symdim.constraints)
+CALLS = (symdim.infer, symdim.infer_shapes, symdim.constraints, symdim.ranges)
 DIM_RANGE = "a dim value is an integer from 0 to 9223372036854775807"
 
 
