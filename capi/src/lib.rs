@@ -876,23 +876,41 @@ pub unsafe extern "C" fn symdim_tensor_dim(
 ) -> SymdimStatus {
     wrap(|| {
         let t = handle(tensor, "tensor")?;
-        let dst = out(dim, "dim")?;
-        let dims = t.shape.dims.as_ref().ok_or_else(|| {
-            Error::new(
-                SymdimStatus::SYMDIM_ERROR_UNKNOWN,
-                format!("the rank of {} is unknown", t.name),
-            )
-        })?;
-        let d = dims.get(axis).ok_or_else(|| {
-            not_found(format!(
-                "{} has rank {}: no axis {axis}",
-                t.name,
-                dims.len()
-            ))
-        })?;
-        *dst = boxed(SymdimDim { dim: d.clone() });
-        Ok(())
+        nth(
+            t,
+            t.shape.dims.as_deref(),
+            ("axes", "axis"),
+            axis,
+            out(dim, "dim")?,
+        )
     })
+}
+
+/// Element `index` of a tensor's dims or contents (`list`, `None` when unknown;
+/// `noun` names its elements, plural and singular), as a new dim.
+fn nth(
+    t: &SymdimTensor,
+    list: Option<&[DimExpr]>,
+    noun: (&str, &str),
+    index: usize,
+    dst: &mut *mut SymdimDim,
+) -> Result<()> {
+    let (plural, singular) = noun;
+    let list = list.ok_or_else(|| {
+        Error::new(
+            SymdimStatus::SYMDIM_ERROR_UNKNOWN,
+            format!("the {plural} of {} are unknown", t.name),
+        )
+    })?;
+    let d = list.get(index).ok_or_else(|| {
+        not_found(format!(
+            "{} has {} {plural}: no {singular} {index}",
+            t.name,
+            list.len()
+        ))
+    })?;
+    *dst = boxed(SymdimDim { dim: d.clone() });
+    Ok(())
 }
 
 /// The shape as the report writes it, `[batch, 10, 64]`, or `?` when the rank is
@@ -938,22 +956,8 @@ pub unsafe extern "C" fn symdim_tensor_value_at(
 ) -> SymdimStatus {
     wrap(|| {
         let t = handle(tensor, "tensor")?;
-        let dst = out(dim, "dim")?;
-        let value = t.shape.value.as_ref().ok_or_else(|| {
-            Error::new(
-                SymdimStatus::SYMDIM_ERROR_UNKNOWN,
-                format!("the contents of {} are unknown", t.name),
-            )
-        })?;
-        let d = value.get(index).ok_or_else(|| {
-            not_found(format!(
-                "{} has {} elements: no element {index}",
-                t.name,
-                value.len()
-            ))
-        })?;
-        *dst = boxed(SymdimDim { dim: d.clone() });
-        Ok(())
+        let value = t.shape.value.as_deref();
+        nth(t, value, ("elements", "element"), index, out(dim, "dim")?)
     })
 }
 
