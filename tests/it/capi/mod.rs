@@ -16,7 +16,7 @@
 //! holds the lock of its own, and builds no `cdylib` of a crate it does not test.
 //! The C example is linked with the shared library, the C++ programs with the static
 //! one. Without `cc` or `c++` the tests skip, saying so; under CI (`CI` set) that is
-//! a failure. `CC` and `CXX` name other compilers.
+//! a failure. `SYMDIM_CC` and `SYMDIM_CXX` name other compilers.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -32,7 +32,7 @@ fn work_dir() -> PathBuf {
     tmp.parent().unwrap_or(tmp).join("capi")
 }
 
-/// The compiler named by `var` (`CC`, `CXX`), else `default`, when it runs.
+/// The compiler named by `var` (`SYMDIM_CC`, `SYMDIM_CXX`), else `default`, when it runs.
 fn compiler(var: &str, default: &str) -> Option<String> {
     let cc = std::env::var(var).unwrap_or_else(|_| default.to_string());
     let runs = Command::new(&cc)
@@ -107,7 +107,7 @@ fn build(compiler: &str, flags: &[&str], source: &str, name: &str, link: Link) -
 }
 
 fn c_program(source: &str, name: &str) -> Option<PathBuf> {
-    let cc = compiler("CC", "cc")?;
+    let cc = compiler("SYMDIM_CC", "cc")?;
     Some(build(
         &cc,
         &["-std=c99", "-pedantic"],
@@ -118,7 +118,7 @@ fn c_program(source: &str, name: &str) -> Option<PathBuf> {
 }
 
 fn cpp_program(source: &str, name: &str) -> Option<PathBuf> {
-    let cxx = compiler("CXX", "c++")?;
+    let cxx = compiler("SYMDIM_CXX", "c++")?;
     let flags = ["-std=c++17", "-pthread"];
     Some(build(&cxx, &flags, source, name, Link::Static))
 }
