@@ -6,13 +6,16 @@
 #                                     fresh generation (what .ci/run runs)
 #   scripts/check-header.sh --write   write a fresh generation to include/symdim.h
 #
-# cbindgen is installed with `cargo install cbindgen --locked` when missing.
+# cbindgen is installed with `cargo install cbindgen --locked --version 0.29.4` when
+# missing or another version: the header is compared byte for byte, so the version
+# that generates it is pinned.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v cbindgen >/dev/null 2>&1; then
-  echo "cbindgen not found: cargo install cbindgen --locked" >&2
-  cargo install cbindgen --locked
+CBINDGEN_VERSION=0.29.4
+if [ "$(cbindgen --version 2>/dev/null)" != "cbindgen $CBINDGEN_VERSION" ]; then
+  echo "cbindgen $CBINDGEN_VERSION not found: cargo install cbindgen --locked --version $CBINDGEN_VERSION" >&2
+  cargo install cbindgen --locked --version "$CBINDGEN_VERSION"
 fi
 
 args=(--config capi/cbindgen.toml --crate symdim-capi --output include/symdim.h --quiet)
