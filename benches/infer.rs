@@ -8,6 +8,8 @@
 //!   embedder, without a report);
 //! - `infer_only`: `symdim::infer` on an already loaded model (the time that must
 //!   grow linearly with the node count);
+//! - `constraints`, `ranges`: `infer` and then the contract, or the ranges and
+//!   profile (`symdim ranges`'s work, every input symbol in `1..16`);
 //! - `ops::*`: small hand-built graphs run through `infer`: a Reshape chain with `-1` on
 //!   symbolic dims, a MatMul chain, a Conv chain, and Shape→Gather→Concat→Reshape blocks,
 //!   each at 1 and 100 repetitions. They only build graphs and call `infer`, so they
@@ -130,6 +132,39 @@ fn infer_only(bencher: Bencher, name: &str) {
     let model = symdim::read::load::load(path).unwrap();
     let options = Facts::default();
     bencher.bench(|| infer(&model, &options));
+}
+
+/// What `symdim constraints` computes, without its text: inference and the contract.
+#[divan::bench(args = model_names(), sample_count = 10, sample_size = 1)]
+fn constraints(bencher: Bencher, name: &str) {
+    let Some(path) = model_path(name) else { return };
+    let model = symdim::read::load::load(path).unwrap();
+    let options = Facts::default();
+    bencher.bench(|| infer(&model, &options).contract());
+}
+
+/// What `symdim ranges` computes, without its text: inference, the contract, the
+/// profile and the per-tensor bounds, every input symbol given `1..16`. Compared
+/// with `constraints` on the same model (the target: at most twice its time).
+#[divan::bench(args = model_names(), sample_count = 10, sample_size = 1)]
+fn ranges(bencher: Bencher, name: &str) {
+    use symdim::contracts::ranges::{Request, UserRange};
+    let Some(path) = model_path(name) else { return };
+    let model = symdim::read::load::load(path).unwrap();
+    let options = Facts::default();
+    let inputs = infer(&model, &options).contract().inputs;
+    let request = Request {
+        ranges: inputs
+            .into_iter()
+            .map(|name| UserRange {
+                name,
+                lo: Some(1),
+                hi: Some(16),
+            })
+            .collect(),
+        opts: Vec::new(),
+    };
+    bencher.bench(|| infer(&model, &options).ranges(&request).unwrap());
 }
 
 // ----- micro benches per op family ----------------------------------------------------

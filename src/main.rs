@@ -2,6 +2,8 @@
 //!
 //! `symdim infer MODEL [--format text|json] [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--symbol ID:AXIS=NAME]... [-o OUT.onnx]`
 //!
+//! `symdim ranges MODEL [--range NAME=LO..HI]... [--opt NAME=V]... [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--format text|json|trtexec|ort-trt|openvino]`
+//!
 //! Exit status: 0 when inferred with no error diagnostic, 1 when the report holds an
 //! error diagnostic, 2 when no report is possible (the message goes to stderr).
 
@@ -30,6 +32,15 @@ struct Cli {
 enum OutFormat {
     Text,
     Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RangesFormat {
+    Text,
+    Json,
+    Trtexec,
+    OrtTrt,
+    Openvino,
 }
 
 #[derive(Subcommand)]
@@ -78,6 +89,32 @@ enum Command {
         /// declared rule wins over a built-in one.
         #[arg(long = "op-rules", value_name = "FILE")]
         op_rules: Vec<PathBuf>,
+    },
+    /// The valid values of each input symbol and a min/opt/max profile for engines.
+    Ranges {
+        /// The model (ONNX, OpenVINO IR or oneDNN Graph JSON).
+        model: PathBuf,
+        /// Limit a symbol to a range, e.g. `--range sequence=1..512` (either end may
+        /// be left out).
+        #[arg(long = "range", value_name = "NAME=LO..HI", allow_hyphen_values = true)]
+        ranges: Vec<String>,
+        /// The opt value of a symbol, e.g. `--opt sequence=128` (it must be valid).
+        #[arg(long = "opt", value_name = "NAME=V", allow_hyphen_values = true)]
+        opts: Vec<String>,
+        /// Bind a symbol to a value first, e.g. `--bind batch=4`.
+        #[arg(long = "bind", value_name = "NAME=INT", allow_hyphen_values = true)]
+        binds: Vec<String>,
+        /// Assume a fact first, e.g. `--assume "sequence <= 512"`.
+        #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
+        assumes: Vec<String>,
+        /// Shape rules for ops, read from a file (docs/op-rules.md); repeatable. A
+        /// declared rule wins over a built-in one.
+        #[arg(long = "op-rules", value_name = "FILE")]
+        op_rules: Vec<PathBuf>,
+        /// Output format: a report (text, json) or the string an engine takes
+        /// (trtexec, ort-trt, openvino), which needs a max for every symbol.
+        #[arg(long, value_enum, default_value = "text")]
+        format: RangesFormat,
     },
     /// Say whether the model is valid for the given values (without running it).
     Check {
@@ -154,18 +191,15 @@ fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> O
         .iter()
         .map(|b| symdim::context::facts::parse_bind(b))
         .collect::<Result<Vec<_>, _>>()
+        .and_then(|binds| symdim::context::facts::check_binds(&binds).map(|()| binds))
         .map_err(usage)
         .ok()?;
     symdim::context::facts::check_assumes(&assumes)
         .map_err(usage)
         .ok()?;
-    let mut rules = symdim::OpRules::new();
-    for path in op_rules {
-        rules = symdim::OpRules::from_file(path)
-            .and_then(|more| rules.merge(&more))
-            .map_err(|e| eprintln!("symdim: {e}"))
-            .ok()?;
-    }
+    let rules = symdim::OpRules::from_files(op_rules)
+        .map_err(|e| eprintln!("symdim: {e}"))
+        .ok()?;
     Some(Facts {
         binds,
         assumes,
@@ -280,6 +314,69 @@ fn print_report(shapes: &symdim::Shapes<'_>, format: OutFormat) -> u8 {
     }
 }
 
+/// `symdim ranges`: the report (exit status 0) or an engine's string (exit status
+/// 2, with the reasons on stderr, when the profile cannot be written: a symbol
+/// without a max, a relation not proven over the box, a name the format cannot
+/// write).
+fn ranges_command(
+    model: &std::path::Path,
+    ranges: &[String],
+    opts: &[String],
+    binds: &[String],
+    assumes: Vec<String>,
+    op_rules: &[PathBuf],
+    format: RangesFormat,
+) -> u8 {
+    use symdim::contracts::ranges::{parse_opt, parse_range, PasteFormat, Request};
+    let request = ranges
+        .iter()
+        .map(|r| parse_range(r))
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|ranges| {
+            let opts = opts
+                .iter()
+                .map(|o| parse_opt(o))
+                .collect::<Result<_, _>>()?;
+            Ok(Request { ranges, opts })
+        });
+    let request = match request {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("symdim: {e}");
+            return 2;
+        }
+    };
+    let Some((m, facts)) = load_with_facts(model, binds, assumes, op_rules) else {
+        return 2;
+    };
+    let report = match symdim::infer(&m, &facts).ranges(&request) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("symdim: {e}");
+            return 2;
+        }
+    };
+    let paste = match format {
+        RangesFormat::Text => Ok(report.to_text()),
+        RangesFormat::Json => Ok(report.to_json()),
+        RangesFormat::Trtexec => report.to_paste(PasteFormat::Trtexec),
+        RangesFormat::OrtTrt => report.to_paste(PasteFormat::OrtTrt),
+        RangesFormat::Openvino => report.to_paste(PasteFormat::OpenVino),
+    };
+    match paste {
+        Ok(text) => match emit(&text) {
+            Ok(()) => 0,
+            Err(code) => code,
+        },
+        Err(why) => {
+            for w in why {
+                eprintln!("symdim: {w}");
+            }
+            2
+        }
+    }
+}
+
 /// The command line's work; the process's exit status.
 fn run() -> u8 {
     let cli = Cli::parse();
@@ -303,6 +400,15 @@ fn run() -> u8 {
             }
             0
         }
+        Command::Ranges {
+            model,
+            ranges,
+            opts,
+            binds,
+            assumes,
+            op_rules,
+            format,
+        } => ranges_command(&model, &ranges, &opts, &binds, assumes, &op_rules, format),
         Command::Check {
             model,
             binds,

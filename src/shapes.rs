@@ -18,7 +18,7 @@
 pub use crate::algebra::{DimExpr, EvalError, SymbolValues};
 
 use crate::algebra::{Algebra, Dim, Interval, SymbolKind, Truth};
-use crate::context::facts::{check_bind, Facts, FactsError};
+use crate::context::facts::{check_bind, check_binds, Facts, FactsError};
 use crate::context::{Diagnostic, Severity, ShapesContext, TensorFact};
 use crate::contracts::explain::ExplainError;
 use crate::graph::{DType, Model};
@@ -282,12 +282,25 @@ impl<'m> Shapes<'m> {
         crate::contracts::derive(self.model, &self.ctx, &self.facts)
     }
 
+    /// The valid values of each input symbol and a min/opt/max profile for
+    /// engines, from the contract intersected with `request`'s ranges
+    /// (`symdim ranges`, `docs/ranges.md`). Refused when `request` names a symbol
+    /// that is not an input symbol of the model.
+    pub fn ranges(
+        &self,
+        request: &crate::contracts::ranges::Request,
+    ) -> Result<crate::contracts::ranges::Ranges, crate::contracts::ranges::RangeError> {
+        crate::contracts::ranges::ranges(self.model, &self.ctx, &self.facts, request)
+    }
+
     /// The shapes with some symbols given values: inferred again under the facts
     /// plus these bindings, so that what the values decide (an `If` condition, a
     /// division) is decided. `self` keeps its symbolic answer.
     ///
     /// A name that is not a symbol of the model (nor of an input dim of the facts)
-    /// is refused with [`FactsError::UnknownBind`]: binding it would change nothing.
+    /// is refused with [`FactsError::UnknownBind`]: binding it would change nothing;
+    /// a negative value, or one other than the symbol's binding in the facts, with
+    /// [`FactsError::NegativeBind`] or [`FactsError::ConflictingBind`].
     pub fn concretize(&self, values: &[(&str, i64)]) -> Result<Shapes<'m>, FactsError> {
         let known = self.facts.known_symbols(&self.model.graph);
         for (name, value) in values {
@@ -297,6 +310,7 @@ impl<'m> Shapes<'m> {
         facts
             .binds
             .extend(values.iter().map(|(n, v)| (n.to_string(), *v)));
+        check_binds(&facts.binds)?;
         Ok(infer(self.model, &facts))
     }
 

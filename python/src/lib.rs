@@ -154,8 +154,8 @@ fn read_op_rules(given: Option<&Bound<'_, PyAny>>) -> PyResult<symdim::OpRules> 
     let mut rules = symdim::OpRules::new();
     for item in given.try_iter()? {
         let more = one(&item?)?;
-        rules = rules
-            .merge(&more)
+        rules
+            .extend(&more)
             .map_err(|e| OpRulesError::new_err(e.to_string()))?;
     }
     Ok(rules)

@@ -54,7 +54,9 @@ impl Facts {
         Facts::default()
     }
 
-    /// Bind a symbol to a value.
+    /// Bind a symbol to a value. A negative value, or a second value for a symbol
+    /// already bound, is refused when the facts are used ([`FactsError::NegativeBind`],
+    /// [`FactsError::ConflictingBind`]).
     pub fn bind(mut self, name: &str, value: i64) -> Facts {
         self.binds.push((name.to_string(), value));
         self
@@ -130,6 +132,24 @@ pub enum FactsError {
         value: i64,
         /// The symbols the model names, in order.
         known: Vec<String>,
+    },
+    /// A binding of a symbol to a negative value: dims are at least 0.
+    #[error("binding {name}={value}: {}", self.detail())]
+    NegativeBind {
+        /// The symbol.
+        name: String,
+        /// The value.
+        value: i64,
+    },
+    /// A second binding of a symbol to another value.
+    #[error("binding {name}={value}: {}", self.detail())]
+    ConflictingBind {
+        /// The symbol.
+        name: String,
+        /// The value of this binding.
+        value: i64,
+        /// The value of the first binding of the symbol.
+        first: i64,
     },
     /// An assumed fact that does not parse.
     #[error("fact {text}: {error}")]
@@ -230,7 +250,9 @@ impl std::fmt::Display for AsFlags<'_> {
         let e = self.0;
         match e {
             FactsError::BadBind { text, .. } => write!(f, "--bind {text}: {}", e.detail()),
-            FactsError::UnknownBind { name, value, .. } => {
+            FactsError::UnknownBind { name, value, .. }
+            | FactsError::NegativeBind { name, value }
+            | FactsError::ConflictingBind { name, value, .. } => {
                 write!(f, "--bind {name}={value}: {}", e.detail())
             }
             FactsError::BadAssume { text, .. } | FactsError::UnknownAssume { text, .. } => {
@@ -251,6 +273,12 @@ impl std::fmt::Display for Detail<'_> {
             FactsError::UnknownBind { name, known, .. }
             | FactsError::UnknownAssume { name, known, .. } => {
                 write!(f, "{}", NoSymbol { name, known })
+            }
+            FactsError::NegativeBind { .. } => {
+                write!(f, "the value is negative: dims are at least 0")
+            }
+            FactsError::ConflictingBind { name, first, .. } => {
+                write!(f, "{} is already bound to {first}", render_symbol(name))
             }
             FactsError::BadAssume { error, .. } => write!(f, "{error}"),
             FactsError::InputDim(e) => write!(f, "{e}"),
@@ -432,13 +460,15 @@ pub fn parse_bind(text: &str) -> Result<(String, i64), FactsError> {
     // A name that parses is a plain or backquoted symbol, or an expression (refused);
     // one that does not parse (`input_ids.1`) is a symbol of that exact spelling.
     let name = match parse_expr(name) {
-        Ok(Expr::Sym(s)) => s,
-        Ok(expr) => {
-            return Err(bad(BindProblem::Expression {
-                name: name.to_string(),
-                expr,
-            }))
-        }
+        Ok(expr) => match &expr {
+            Expr::Sym(s) => s.clone(),
+            _ => {
+                return Err(bad(BindProblem::Expression {
+                    name: name.to_string(),
+                    expr,
+                }))
+            }
+        },
         Err(_) => name.to_string(),
     };
     Ok((name, value))
@@ -509,6 +539,7 @@ impl Facts {
         if let Some(e) = negative_lower_bounds(&self.config).into_iter().next() {
             return Err(e);
         }
+        check_binds(&self.binds)?;
         if !self.binds.is_empty() || !self.assumes.is_empty() {
             let known = self.known_symbols(&model.graph);
             for (name, value) in &self.binds {
@@ -569,6 +600,41 @@ pub(crate) fn check_assume(text: &str, known: &IndexSet<String>) -> Result<(), F
             known: known.iter().cloned().collect(),
         }),
         None => Ok(()),
+    }
+}
+
+/// Check the values of bindings, before a model is read: a negative value
+/// ([`FactsError::NegativeBind`]) or a second, different value for a symbol
+/// ([`FactsError::ConflictingBind`]) is refused; the same value twice is one binding.
+pub fn check_binds(binds: &[(String, i64)]) -> Result<(), FactsError> {
+    let mut first: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+    for (name, value) in binds {
+        check_bind_value(name, *value, first.get(name.as_str()).copied())?;
+        first.entry(name).or_insert(*value);
+    }
+    Ok(())
+}
+
+/// Check one binding's value given the symbol's earlier binding, if any (see
+/// [`check_binds`]).
+pub(crate) fn check_bind_value(
+    name: &str,
+    value: i64,
+    earlier: Option<i64>,
+) -> Result<(), FactsError> {
+    if value < 0 {
+        return Err(FactsError::NegativeBind {
+            name: name.to_string(),
+            value,
+        });
+    }
+    match earlier {
+        Some(first) if first != value => Err(FactsError::ConflictingBind {
+            name: name.to_string(),
+            value,
+            first,
+        }),
+        _ => Ok(()),
     }
 }
 

@@ -19,7 +19,9 @@
 //!    an explanation is the same on every run: [`REWRITE_ITERATIONS`] rounds of
 //!    the rules and [`REWRITE_ENODES`] e-nodes (or the algebra's configured
 //!    e-node limit, when lower). Past them the canonical form is said to come
-//!    from the merges recorded while inferring.
+//!    from the merges recorded while inferring. A term or canonical form of more
+//!    than [`MAX_EXPLAIN_TERM_NODES`] nodes is not replayed: both are printed, with
+//!    a note naming the limit.
 
 use crate::algebra::analysis::DimAnalysis;
 use crate::algebra::poly::render_symbol;
@@ -40,6 +42,12 @@ pub const REWRITE_ITERATIONS: usize = 16;
 /// Most e-nodes of the replay's e-graph (it holds one term and what the rules
 /// make of it, with explanations, so it stays far below the algebra's own limit).
 pub const REWRITE_ENODES: usize = 20_000;
+
+/// Most nodes of the term as built, and of its canonical form, whose rewrites are
+/// replayed: a larger one (a Concat of three hundred symbolic inputs) is printed with
+/// its canonical form and a note that it is too large to replay, since building it
+/// again with explanations costs far more than inferring it did.
+pub const MAX_EXPLAIN_TERM_NODES: usize = 512;
 
 /// Why `explain` cannot answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -505,11 +513,20 @@ fn rewrites(ctx: &ShapesContext, d: Dim) -> Vec<String> {
         symbols: alg.egraph().analysis.symbols.clone(),
         ..DimAnalysis::default()
     };
-    let mut eg: EGraph<DimLang, DimAnalysis> = EGraph::new(analysis).with_explanations_enabled();
-    let root = eg.add_expr(&term);
     let mut target = RecExpr::default();
     let target_id = expr_to_rec(&canon_expr, &mut target);
     let _ = target_id;
+    let nodes = term.as_ref().len().max(target.as_ref().len());
+    if nodes > MAX_EXPLAIN_TERM_NODES {
+        return vec![
+            built_term(ctx, d),
+            format!(
+                "= {canonical} (by the algebra; {nodes} nodes, above the limit MAX_EXPLAIN_TERM_NODES = {MAX_EXPLAIN_TERM_NODES}: too large to replay)"
+            ),
+        ];
+    }
+    let mut eg: EGraph<DimLang, DimAnalysis> = EGraph::new(analysis).with_explanations_enabled();
+    let root = eg.add_expr(&term);
     let t = eg.add_expr(&target);
     eg.rebuild();
     // egg's runner also stops at a time limit: it is set beyond reach, so only the

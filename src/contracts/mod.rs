@@ -37,6 +37,7 @@ pub mod check;
 mod collect;
 pub mod explain;
 mod normalise;
+pub mod ranges;
 mod render;
 
 use normalise::{Normal, Scratch};

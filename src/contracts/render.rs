@@ -109,7 +109,7 @@ impl Contract {
     }
 }
 
-fn where_from(c: &Condition) -> String {
+pub(super) fn where_from(c: &Condition) -> String {
     const SHOWN: usize = 3;
     let mut nodes: Vec<String> = c.nodes.iter().take(SHOWN).cloned().collect();
     if c.nodes.len() > SHOWN {

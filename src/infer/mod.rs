@@ -36,11 +36,12 @@ pub(crate) use split::{MAX_SPLITS, MAX_SPLIT_NESTING, MAX_SPLIT_PROBES};
 
 use crate::algebra::{Algebra, Config, Dim};
 use crate::context::facts::{
-    check_assume, check_bind, negative_lower_bounds, Facts, FactsError, LowerBound,
+    check_assume, check_bind, check_bind_value, negative_lower_bounds, Facts, FactsError,
+    LowerBound,
 };
 use crate::context::{
     const_fact, node_context, Cause, OpError, Severity, ShapesContext, SubgraphError,
-    SubgraphValue, TensorFact,
+    SubgraphValue, TensorFact, MAX_RANK,
 };
 use crate::graph::{Graph, Model, Name, Node, ValueDecl};
 use crate::ops;
@@ -96,11 +97,16 @@ fn prepare(g: &Graph, options: &Facts, room: usize) -> ShapesContext {
         return ctx;
     }
     let known = options.known_symbols(g);
+    let mut bound: HashMap<&str, i64> = HashMap::default();
     for (name, value) in &options.binds {
-        if let Err(e) = check_bind(name, *value, &known) {
+        let earlier = bound.get(name.as_str()).copied();
+        if let Err(e) =
+            check_bind(name, *value, &known).and_then(|()| check_bind_value(name, *value, earlier))
+        {
             facts_error(&mut ctx, e);
             continue;
         }
+        bound.insert(name, *value);
         if let Err(e) = ctx.alg.bind(name, *value) {
             model_diagnostic(
                 &mut ctx,
@@ -389,6 +395,10 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
         if out.is_empty() {
             continue;
         }
+        check_rank(ctx, node, i, out, &mut fact);
+        if fact.shape.is_none() {
+            warn_long_shape_input(ctx, node, i, out);
+        }
         // Where the rule leaves the rank unknown, the model's declaration informs the
         // rest of the graph (as for a node whose rule failed).
         if fact.shape.is_none() {
@@ -401,6 +411,9 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
             }
         }
         check_dim_range(ctx, node, i, &mut fact);
+        if ctx.depth == 0 && !ctx.alg.is_speculative() {
+            check_dim_sign(ctx, node, i, &mut fact);
+        }
         ctx.insert_if_absent(out, fact);
     }
     if ctx.depth == 0 && !ctx.alg.is_speculative() {
@@ -415,6 +428,51 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
         .filter_map(|o| declared.get(o).map(|v| (*v).clone()))
         .collect();
     check_declared(ctx, &outs, "value_info");
+}
+
+/// A computed rank is capped like a declared one: an output of rank above
+/// [`MAX_RANK`] (a chain of Unsqueezes, a ConstantOfShape or Expand of a long shape)
+/// gets an unknown rank, with a warning naming the limit, so that no node after it
+/// builds or compares more dims than the limit.
+fn check_rank(
+    ctx: &mut ShapesContext,
+    node: &Node,
+    output: usize,
+    out: &Name,
+    fact: &mut TensorFact,
+) {
+    let Some(rank) = fact.rank().filter(|&r| r > MAX_RANK) else {
+        return;
+    };
+    let msg = format!(
+        "{}: output {output} `{out}` has rank {rank}, above the rank limit of {MAX_RANK}; its rank is taken as unknown",
+        node_context(node)
+    );
+    ctx.diagnose(Severity::Warning, node, msg);
+    *fact = TensorFact::unknown(fact.dtype);
+}
+
+/// A rule reads a rank from a 1-D input's length (Unsqueeze's axes, the shape of
+/// ConstantOfShape, Reshape or Expand) only up to [`MAX_RANK`]: when output `output`
+/// has an unknown rank and an input has a constant length above the limit, a warning
+/// names the limit, as [`check_rank`] does for a rank a rule computed.
+fn warn_long_shape_input(ctx: &mut ShapesContext, node: &Node, output: usize, out: &Name) {
+    let long = node.inputs.iter().enumerate().find_map(|(k, name)| {
+        let f = ctx.get(name).filter(|_| !name.is_empty())?;
+        let [d] = f.shape.as_deref()? else {
+            return None;
+        };
+        let n = ctx.alg.as_const(*d)?;
+        (n > crate::algebra::Rat::int(MAX_RANK as i64)).then_some((k, name, n))
+    });
+    let Some((k, name, n)) = long else {
+        return;
+    };
+    let msg = format!(
+        "{}: input {k} `{name}` has length {n}, above the rank limit of {MAX_RANK}; the rank of output {output} `{out}` is taken as unknown",
+        node_context(node)
+    );
+    ctx.diagnose(Severity::Warning, node, msg);
 }
 
 /// A dim is an int64 in every format: a constant dim outside `[0, 2**63 - 1]` (a
@@ -439,6 +497,30 @@ fn check_dim_range(ctx: &mut ShapesContext, node: &Node, output: usize, fact: &m
             "{}: output {output} axis {axis}: the dim {c} is outside the int64 range of a dim [0, {}]",
             node_context(node),
             i64::MAX
+        );
+        ctx.diagnose(Severity::Error, node, msg);
+        *d = ctx.unknown_dim(node, output, axis);
+    }
+}
+
+/// A dim is never negative: a symbolic dim the algebra proves negative for every
+/// value of its symbols (`0 - N` from an `--op-rules` rule) is an error naming the
+/// node, the output, the axis and the dim, and the dim becomes unknown, as a negative
+/// constant does ([`check_dim_range`]). Only in the main graph, outside a branch that
+/// may not run (see [`assume_dims_nonneg`]).
+fn check_dim_sign(ctx: &mut ShapesContext, node: &Node, output: usize, fact: &mut TensorFact) {
+    let Some(shape) = fact.shape.as_mut() else {
+        return;
+    };
+    let zero = ctx.alg.constant(0);
+    for (axis, d) in shape.iter_mut().enumerate() {
+        if ctx.alg.as_const(*d).is_some() || ctx.alg.le(zero, *d) != crate::algebra::Truth::False {
+            continue;
+        }
+        let msg = format!(
+            "{}: output {output} axis {axis}: the dim {} is negative for every value of its symbols",
+            node_context(node),
+            ctx.alg.render(*d)
         );
         ctx.diagnose(Severity::Error, node, msg);
         *d = ctx.unknown_dim(node, output, axis);

@@ -27,6 +27,7 @@ use parse::parse_rules;
 use crate::algebra::parse::{Expr, ParseError};
 use crate::algebra::Rel;
 use crate::graph::DType;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -35,11 +36,27 @@ use std::sync::Arc;
 /// it is parsed.
 pub const MAX_RULES_BYTES: usize = 4 << 20;
 
+/// The most rules, over every file together ([`Problem::TooManyRules`] past it).
+pub const MAX_RULES: usize = 65_536;
+
+/// The most rules files (or texts) merged into one [`OpRules`]
+/// ([`Problem::TooManyFiles`] past it): with [`MAX_RULES_BYTES`] it bounds the text
+/// read.
+pub const MAX_RULE_FILES: usize = 64;
+
 /// Declared shape rules, in file order. Cloning is cheap (the rules are shared).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OpRules {
     rules: Arc<Vec<DeclaredRule>>,
+    /// Per domain and op type, the rules' positions in `rules` by first version:
+    /// their version ranges do not overlap, so this order is also by last version.
+    index: Arc<RuleIndex>,
+    /// The number of files (or texts) the rules come from.
+    files: usize,
 }
+
+/// Domain, then op type, then first version: the position of a rule.
+type RuleIndex = BTreeMap<String, BTreeMap<String, BTreeMap<i64, usize>>>;
 
 /// One declared rule: the op it is for and what it says about the outputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -302,6 +319,13 @@ pub enum Problem {
         /// The op, `domain:type`.
         op: String,
     },
+    /// More than [`MAX_RULES`] rules over every file together: the line of the first
+    /// rule past the limit.
+    #[error("more than {MAX_RULES} rules in all, the limit MAX_RULES")]
+    TooManyRules,
+    /// More than [`MAX_RULE_FILES`] rules files: the first file past the limit.
+    #[error("more than {MAX_RULE_FILES} rules files, the limit MAX_RULE_FILES")]
+    TooManyFiles,
     /// Two rules for the same op whose versions overlap.
     #[error("the rule for {op} overlaps the one at {other} (their versions overlap)")]
     Overlap {
@@ -397,8 +421,20 @@ impl OpRules {
     /// Read rules from text, naming `origin` (a file's path) in errors.
     pub fn parse_named(text: &str, origin: &str) -> Result<OpRules, OpRulesError> {
         let rules = parse_rules(text, origin)?;
-        let out = OpRules::default();
-        out.merged(rules)
+        let mut out = OpRules {
+            files: 1,
+            ..OpRules::default()
+        };
+        for r in rules {
+            if out.len() >= MAX_RULES {
+                return Err(too_many_rules(&r));
+            }
+            if let Some(other) = out.overlapping(&r) {
+                return Err(overlap(&r, other));
+            }
+            out.insert(r);
+        }
+        Ok(out)
     }
 
     /// Read a rules file (a regular file of at most [`MAX_RULES_BYTES`], UTF-8).
@@ -430,28 +466,103 @@ impl OpRules {
     }
 
     /// These rules followed by `other`'s; an op whose versions overlap between the
-    /// two is an error naming both places.
+    /// two is an error naming both places (see [`OpRules::extend`]).
     pub fn merge(&self, other: &OpRules) -> Result<OpRules, OpRulesError> {
-        self.merged(other.rules.to_vec())
+        let mut out = self.clone();
+        out.extend(other)?;
+        Ok(out)
     }
 
-    fn merged(&self, more: Vec<DeclaredRule>) -> Result<OpRules, OpRulesError> {
-        let mut all: Vec<DeclaredRule> = self.rules.to_vec();
-        for r in more {
-            if let Some(other) = all.iter().find(|o| overlaps(o, &r)) {
+    /// Add `other`'s rules after these, in place; an op whose versions overlap
+    /// between the two is an error naming both places, as are more than
+    /// [`MAX_RULES`] rules or [`MAX_RULE_FILES`] files in all. On an error `self` is
+    /// unchanged.
+    pub fn extend(&mut self, other: &OpRules) -> Result<(), OpRulesError> {
+        if self.files + other.files > MAX_RULE_FILES {
+            let at = other.rules.first().map_or_else(
+                || Location {
+                    origin: "<text>".to_string(),
+                    line: 1,
+                },
+                |r| Location {
+                    origin: r.at.origin.clone(),
+                    line: 1,
+                },
+            );
+            return Err(OpRulesError::Syntax {
+                at,
+                problem: Problem::TooManyFiles,
+            });
+        }
+        if let Some(r) = other.rules.get(MAX_RULES.saturating_sub(self.len())) {
+            return Err(too_many_rules(r));
+        }
+        // `other`'s rules do not overlap one another: each is checked against these.
+        for r in other.rules.iter() {
+            if let Some(o) = self.overlapping(r) {
+                return Err(overlap(r, o));
+            }
+        }
+        for r in other.rules.iter() {
+            self.insert(r.clone());
+        }
+        self.files += other.files;
+        Ok(())
+    }
+
+    /// Read rules files in order, merged ([`OpRules::from_file`], [`OpRules::extend`]):
+    /// more than [`MAX_RULE_FILES`] is an error before the first file past the limit
+    /// is read.
+    pub fn from_files<P: AsRef<Path>>(paths: &[P]) -> Result<OpRules, OpRulesError> {
+        let mut rules = OpRules::new();
+        for (i, path) in paths.iter().enumerate() {
+            if i >= MAX_RULE_FILES {
                 return Err(OpRulesError::Syntax {
-                    at: r.at.clone(),
-                    problem: Problem::Overlap {
-                        op: r.op_name(),
-                        other: other.at.clone(),
+                    at: Location {
+                        origin: path.as_ref().display().to_string(),
+                        line: 1,
                     },
+                    problem: Problem::TooManyFiles,
                 });
             }
-            all.push(r);
+            rules.extend(&OpRules::from_file(path.as_ref())?)?;
         }
-        Ok(OpRules {
-            rules: Arc::new(all),
-        })
+        Ok(rules)
+    }
+
+    /// The versions of `domain:op_type` (canonical domain) in the index.
+    fn versions(&self, domain: &str, op_type: &str) -> Option<&BTreeMap<i64, usize>> {
+        self.index.get(domain)?.get(op_type)
+    }
+
+    /// The first rule, in file order, whose versions overlap `r`'s (same op).
+    fn overlapping(&self, r: &DeclaredRule) -> Option<&DeclaredRule> {
+        use std::ops::Bound::{Excluded, Included, Unbounded};
+        let versions = self.versions(&r.domain, &r.op_type)?;
+        // The one starting at or before `r` and every one starting inside `r`'s
+        // range: the only candidates, since the ranges do not overlap one another.
+        let before = versions.range(..=r.since).next_back();
+        let upper = r.until.map_or(Unbounded, Included);
+        let inside = versions.range((Excluded(r.since), upper));
+        before
+            .into_iter()
+            .chain(inside)
+            .map(|(_, &i)| i)
+            .filter(|&i| overlaps(&self.rules[i], r))
+            .min()
+            .map(|i| &self.rules[i])
+    }
+
+    /// Append a rule that overlaps none of these.
+    fn insert(&mut self, r: DeclaredRule) {
+        let at = self.rules.len();
+        Arc::make_mut(&mut self.index)
+            .entry(r.domain.clone())
+            .or_default()
+            .entry(r.op_type.clone())
+            .or_default()
+            .insert(r.since, at);
+        Arc::make_mut(&mut self.rules).push(r);
     }
 
     /// The number of rules.
@@ -475,12 +586,12 @@ impl OpRules {
             return None;
         }
         let domain = crate::graph::canonical_domain(domain);
-        self.rules.iter().find(|r| {
-            r.domain == domain
-                && r.op_type == op_type
-                && r.since <= version
-                && r.until.map_or(true, |u| version <= u)
-        })
+        let (_, &i) = self
+            .versions(domain, op_type)?
+            .range(..=version)
+            .next_back()?;
+        let r = &self.rules[i];
+        r.until.map_or(true, |u| version <= u).then_some(r)
     }
 }
 
@@ -492,6 +603,25 @@ impl DeclaredRule {
         } else {
             format!("{}:{}", self.domain, self.op_type)
         }
+    }
+}
+
+/// The error for rule `r`, the first past [`MAX_RULES`].
+fn too_many_rules(r: &DeclaredRule) -> OpRulesError {
+    OpRulesError::Syntax {
+        at: r.at.clone(),
+        problem: Problem::TooManyRules,
+    }
+}
+
+/// The error for rule `r` overlapping `other`.
+fn overlap(r: &DeclaredRule, other: &DeclaredRule) -> OpRulesError {
+    OpRulesError::Syntax {
+        at: r.at.clone(),
+        problem: Problem::Overlap {
+            op: r.op_name(),
+            other: other.at.clone(),
+        },
     }
 }
 

@@ -37,7 +37,15 @@ impl Report {
             opsets.join(", ")
         );
         let _ = writeln!(s, "symbols:");
-        let w = self.symbols.keys().map(|k| k.len()).max().unwrap_or(0);
+        // A format width must fit in 16 bits (a longer one panics); a name that
+        // long (a dim text past the parser's limits, kept as spelled) is not padded.
+        let w = self
+            .symbols
+            .keys()
+            .map(|k| k.len())
+            .max()
+            .unwrap_or(0)
+            .min(usize::from(u16::MAX));
         for (name, sym) in &self.symbols {
             let what = match sym {
                 ReportSymbol::Input => "input".to_string(),

@@ -610,6 +610,15 @@ fn bad_binds_and_assumptions_are_usage_errors() {
         // Values starting with `-` are values (`--assume "-batch <= -2"` is a fact),
         // so a bad one is our one-line error, not the parser's usage text.
         (&["--bind", "-s=3"], "--bind -s=3: `-s` is an expression"),
+        // Values a dim cannot take, or two values for one symbol.
+        (
+            &["--bind", "sequence=-3"],
+            "--bind sequence=-3: the value is negative: dims are at least 0",
+        ),
+        (
+            &["--bind", "sequence=1", "--bind", "sequence=2"],
+            "--bind sequence=2: sequence is already bound to 1",
+        ),
         (
             &["--assume", "-typo <= -2"],
             "--assume -typo <= -2: the model has no symbol typo",
@@ -631,6 +640,22 @@ fn bad_binds_and_assumptions_are_usage_errors() {
             usage_error(&symdim(&all), needle);
         }
     }
+    // Bind values are checked before the model is read: a model that does not exist
+    // is not reached.
+    usage_error(
+        &symdim(&[
+            "infer",
+            "/nonexistent/model.onnx",
+            "--bind",
+            "b=1",
+            "--bind",
+            "b=2",
+        ]),
+        "--bind b=2: b is already bound to 1",
+    );
+    // The same value twice is one binding.
+    let out = symdim(&["infer", &m, "--bind", "batch=2", "--bind", "batch=2"]);
+    assert_eq!(out.status.code(), Some(0));
     // A fact starting with `-` is read as one.
     let out = symdim(&["infer", &m, "--assume", "-batch <= -2"]);
     assert_eq!(out.status.code(), Some(0));

@@ -1035,3 +1035,175 @@ fn a_declared_shape_informs_an_output_of_unknown_rank() {
     assert_eq!(shape(&r, "y"), Some(vec!["20".into(), "unk0".into()]));
     assert!(errors(&r).is_empty());
 }
+
+fn warnings(r: &Report) -> Vec<String> {
+    r.diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .map(|d| d.to_string())
+        .collect()
+}
+
+/// Computed ranks are capped like declared ones: past `MAX_RANK` an output's rank is
+/// unknown, with one warning naming the limit at the node that made it, for ranks
+/// doubling past the limit and for a chain of single-axis Unsqueezes.
+#[test]
+fn computed_ranks_past_the_limit_are_unknown_with_a_warning() {
+    let limit = symdim::graph::MAX_RANK;
+    for n in [limit / 2, limit - 1, limit, limit + 1, 2 * limit, 4 * limit] {
+        let ones = vec![1i64; n];
+        let axes: Vec<i64> = (1..=n as i64).collect();
+        let cases = [
+            (
+                "Unsqueeze",
+                model(
+                    vec![input("x", &[p("N")])],
+                    vec![ints("ax", &axes)],
+                    vec![node("u", "Unsqueeze", &["x", "ax"], &["y"], &[])],
+                    &["y"],
+                ),
+                n + 1,
+            ),
+            (
+                "ConstantOfShape",
+                model(
+                    vec![],
+                    vec![ints("sh", &ones)],
+                    vec![node("c", "ConstantOfShape", &["sh"], &["y"], &[])],
+                    &["y"],
+                ),
+                n,
+            ),
+            (
+                "Expand",
+                model(
+                    vec![input("x", &[p("N")])],
+                    vec![ints("sh", &ones)],
+                    vec![node("e", "Expand", &["x", "sh"], &["y"], &[])],
+                    &["y"],
+                ),
+                n,
+            ),
+        ];
+        for (op, m, rank) in cases {
+            let r = common::report(&m, &Facts::default());
+            let w = warnings(&r);
+            assert!(errors(&r).is_empty(), "{op} {n}: {:?}", errors(&r));
+            if rank > limit {
+                assert_eq!(r.tensors["y"].shape, None, "{op} {n}");
+                assert_eq!(w.len(), 1, "{op} {n}: {w:?}");
+                // A rank the rule computed, or the length of the list it reads it
+                // from.
+                let computed = format!(
+                    "output 0 `y` has rank {rank}, above the rank limit of {limit}; its rank is taken as unknown"
+                );
+                let list = format!(
+                    "has length {n}, above the rank limit of {limit}; the rank of output 0 `y` is taken as unknown"
+                );
+                assert!(
+                    w[0].contains(if n > limit { &list } else { &computed }),
+                    "{op} {n}: {w:?}"
+                );
+            } else {
+                assert_eq!(
+                    r.tensors["y"].shape.as_ref().map(Vec::len),
+                    Some(rank),
+                    "{op} {n}"
+                );
+                assert!(w.is_empty(), "{op} {n}: {w:?}");
+            }
+        }
+    }
+    // A chain of 4 * MAX_RANK single-axis Unsqueezes: the node making rank
+    // MAX_RANK + 1 warns, the ones after it see an unknown rank (and stay quiet).
+    let n = 4 * limit;
+    let nodes: Vec<Node> = (0..n)
+        .map(|i| {
+            let x = if i == 0 {
+                "x".to_string()
+            } else {
+                format!("u{}", i - 1)
+            };
+            node(
+                &format!("U{i}"),
+                "Unsqueeze",
+                &[&x],
+                &[&format!("u{i}")],
+                &[],
+            )
+        })
+        .collect();
+    let m = model(
+        vec![input("x", &[p("N")])],
+        vec![ints("ax", &[0])],
+        nodes
+            .into_iter()
+            .map(|mut nd| {
+                nd.inputs.push("ax".into());
+                nd
+            })
+            .collect(),
+        &[&format!("u{}", n - 1)],
+    );
+    let r = common::report(&m, &Facts::default());
+    let w = warnings(&r);
+    assert_eq!(w.len(), 1, "{w:?}");
+    // `u{i}` has rank i + 2: `U{limit - 1}` makes rank `limit + 1`.
+    let at = format!("at U{}:", limit - 1);
+    assert!(
+        w[0].contains(&at) && w[0].contains("above the rank limit"),
+        "{w:?}"
+    );
+    assert_eq!(
+        r.tensors[format!("u{}", limit - 2).as_str()]
+            .shape
+            .as_ref()
+            .map(Vec::len),
+        Some(limit)
+    );
+    assert_eq!(r.tensors[format!("u{}", limit - 1).as_str()].shape, None);
+    assert_eq!(r.tensors[format!("u{}", n - 1).as_str()].shape, None);
+}
+
+/// `explain` of a sum of many symbols (a Concat of symbolic inputs) replays the
+/// rewrites only up to `MAX_EXPLAIN_TERM_NODES` nodes; past it the term and its
+/// canonical form are printed with a note naming the limit.
+#[test]
+fn explain_replays_only_small_terms() {
+    use symdim::contracts::explain::MAX_EXPLAIN_TERM_NODES;
+    // The balanced sum of n symbols has 2n - 1 nodes: n = 64 is replayed, the
+    // others are past the limit.
+    for n in [64, MAX_EXPLAIN_TERM_NODES / 2 + 1, MAX_EXPLAIN_TERM_NODES] {
+        let names: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let m = model(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, x)| input(x, &[p(&format!("a{i}"))]))
+                .collect(),
+            vec![],
+            vec![node(
+                "cat",
+                "Concat",
+                &refs,
+                &["y"],
+                &[("axis", Attr::Int(0))],
+            )],
+            &["y"],
+        );
+        let shapes = symdim::infer(&m, &Facts::default());
+        let text = shapes.explain("y[0]").unwrap();
+        // The canonical form, as the report prints it, ends the explanation.
+        let y0 = shape(&shapes.report(), "y").unwrap()[0].clone();
+        assert!(text.contains(&format!("= {y0}")), "{n}: {text}");
+        let note = format!(
+            "nodes, above the limit MAX_EXPLAIN_TERM_NODES = {MAX_EXPLAIN_TERM_NODES}: too large to replay)"
+        );
+        assert_eq!(
+            text.contains(&note),
+            2 * n - 1 > MAX_EXPLAIN_TERM_NODES,
+            "{n}: {text}"
+        );
+    }
+}

@@ -54,7 +54,7 @@ const INNER: &[(&str, &[&[&str]])] = &[
     ),
     ("context", &[&["facts"], &[""]]),
     ("ops", &[&[""], &["shapes_api"]]),
-    ("contracts", &[&[""], &["check", "explain"]]),
+    ("contracts", &[&[""], &["check", "explain", "ranges"]]),
     ("report", &[&[""], &["annotate"]]),
 ];
 

@@ -69,8 +69,16 @@ fn interpreter() -> Option<PathBuf> {
             );
             Some(python)
         }
-        _ => virtualenv(),
+        _ => venv(),
     }
+}
+
+/// `target/python/venv` ([`virtualenv`]), made at most once per run of the test
+/// binary: other tests that run onnxruntime use it too, and two makers at once
+/// would clear each other's. `None` to skip (a failure under CI).
+pub fn venv() -> Option<PathBuf> {
+    static VENV: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    VENV.get_or_init(virtualenv).clone()
 }
 
 /// `target/python/venv`, made and filled from `python/requirements-test.txt` when it

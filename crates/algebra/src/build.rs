@@ -3,6 +3,8 @@
 //! an e-node and, for an operator, saturates the classes it touched.
 
 use crate::analysis::default_bounds;
+use crate::poly::MAX_FORM_DEPTH;
+use crate::rational::MAX_CONST_BITS;
 use crate::{
     parse, rules, Algebra, AlgebraError, AlgebraWarning, Dim, DimExpr, DimLang, Expr, OpKind, Poly,
     Rat, SymbolEntry, SymbolKind,
@@ -15,6 +17,12 @@ use egg::Symbol;
 /// symbolic inputs would take gigabytes); the tree holds `n log n`. The result is the
 /// same form.
 const BALANCED_ABOVE: usize = 16;
+
+/// A chain of more operands than this in an expression (`a0 + a1 + ...`,
+/// `a0*a1*...`, also from [`Poly::to_expr`]) is built as a balanced tree, as
+/// [`Algebra::sum`] builds a long sum: the classes made hold `n log n` terms, not
+/// the `n²/2` of a left fold's partial results.
+pub const BALANCED_CHAIN_ABOVE: usize = 64;
 
 /// A key that identifies a fresh dim: the same key always gives the same name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -55,10 +63,19 @@ impl Algebra {
         let id = self.egraph.add(node);
         self.sync();
         let limit = self.config.limits.form_nodes;
-        if self.egraph[id].data.canon.nodes(limit) > limit {
+        let size = self.egraph[id].data.canon.measure(limit);
+        if size.nodes > limit {
             // Forms can double at each step (`x*x` repeated squares an opaque
             // product): past the limit the value becomes a fresh dim.
             return self.big(|fresh| AlgebraWarning::FormLimit { limit, fresh });
+        }
+        if size.depth > MAX_FORM_DEPTH {
+            let limit = MAX_FORM_DEPTH;
+            return self.big(|fresh| AlgebraWarning::DepthLimit { limit, fresh });
+        }
+        if size.bits > MAX_CONST_BITS {
+            let limit = MAX_CONST_BITS;
+            return self.big(|fresh| AlgebraWarning::ConstLimit { limit, fresh });
         }
         if is_mul && self.egraph[id].data.canon.has_opaque_product() && !self.warned_product {
             self.warned_product = true;
@@ -314,43 +331,235 @@ impl Algebra {
     }
 
     /// Add `e`; with `check`, a constant-zero divisor is an error.
+    ///
+    /// A work list, not recursion, walks `e`: a flat chain is as deep as it is long.
+    /// A chain of more than [`BALANCED_CHAIN_ABOVE`] operands of `+` and `-` (or of
+    /// `*` and `/`) is built as a balanced tree ([`Algebra::balanced`]) of its
+    /// operands, `(sum of the added) - (sum of the subtracted)` (or `(product of the
+    /// multiplied) / (product of the divisors)`): the same value, in classes holding
+    /// `n log n` terms rather than the `n²/2` of the partial results of a left fold.
+    /// Shorter chains are built as they associate, left to right.
     fn build_expr(&mut self, e: &Expr, check: bool) -> Result<Dim, AlgebraError> {
-        match e {
-            Expr::Num(r) => Ok(self.rational(r.clone())),
-            Expr::Sym(s) => Ok(self.input(s)),
-            Expr::Neg(a) => {
-                let a = self.build_expr(a, check)?;
-                Ok(self.neg(a))
-            }
-            Expr::Add(a, b)
-            | Expr::Sub(a, b)
-            | Expr::Mul(a, b)
-            | Expr::Div(a, b)
-            | Expr::Call(_, a, b) => {
-                let x = self.build_expr(a, check)?;
-                let y = self.build_expr(b, check)?;
-                let divides = matches!(
-                    e,
-                    Expr::Div(..)
-                        | Expr::Call(
-                            OpKind::FloorDiv | OpKind::CeilDiv | OpKind::Mod | OpKind::Div,
-                            ..
-                        )
-                );
-                if check && divides && self.as_const(y).is_some_and(|c| c.is_zero()) {
-                    return Err(AlgebraError::DivisionByZero {
-                        dividend: self.expr(x),
-                    });
+        enum Task<'a> {
+            /// Build this expression; its value goes onto the value stack.
+            Visit(&'a Expr),
+            /// Combine the top one (`-e`) or two values as this expression does.
+            Node(&'a Expr),
+            /// Combine the top `inverse.len()` values as a chain of this family;
+            /// `inverse[i]` when operand `i` is subtracted (divided by).
+            Chain(Family, Vec<bool>),
+        }
+        let mut todo = vec![Task::Visit(e)];
+        let mut values: Vec<Dim> = Vec::new();
+        let pop = |values: &mut Vec<Dim>| values.pop().expect("an operand was built");
+        while let Some(task) = todo.pop() {
+            match task {
+                Task::Visit(e) => match e {
+                    Expr::Num(r) => values.push(self.rational(r.clone())),
+                    Expr::Sym(s) => values.push(self.input(s)),
+                    Expr::Neg(a) => {
+                        todo.push(Task::Node(e));
+                        todo.push(Task::Visit(a));
+                    }
+                    Expr::Add(a, b)
+                    | Expr::Sub(a, b)
+                    | Expr::Mul(a, b)
+                    | Expr::Div(a, b)
+                    | Expr::Call(_, a, b) => match long_chain(e) {
+                        Some((family, operands)) => {
+                            let inverse = operands.iter().map(|(inv, _)| *inv).collect();
+                            todo.push(Task::Chain(family, inverse));
+                            todo.extend(operands.into_iter().rev().map(|(_, o)| Task::Visit(o)));
+                        }
+                        None => {
+                            todo.push(Task::Node(e));
+                            todo.push(Task::Visit(b));
+                            todo.push(Task::Visit(a));
+                        }
+                    },
+                },
+                Task::Node(e) => {
+                    if let Expr::Neg(_) = e {
+                        let a = pop(&mut values);
+                        values.push(self.neg(a));
+                        continue;
+                    }
+                    let y = pop(&mut values);
+                    let x = pop(&mut values);
+                    let divides = matches!(
+                        e,
+                        Expr::Div(..)
+                            | Expr::Call(
+                                OpKind::FloorDiv | OpKind::CeilDiv | OpKind::Mod | OpKind::Div,
+                                ..
+                            )
+                    );
+                    if check && divides && self.is_const_zero(y) {
+                        return Err(AlgebraError::DivisionByZero {
+                            dividend: self.expr(x),
+                        });
+                    }
+                    let node = match e {
+                        Expr::Add(..) => DimLang::Add([x.0, y.0]),
+                        Expr::Sub(..) => DimLang::Sub([x.0, y.0]),
+                        Expr::Mul(..) => DimLang::Mul([x.0, y.0]),
+                        Expr::Div(..) => DimLang::Div([x.0, y.0]),
+                        Expr::Call(k, ..) => DimLang::op(*k, x.0, y.0),
+                        Expr::Num(_) | Expr::Sym(_) | Expr::Neg(_) => {
+                            unreachable!("leaves and `-e` are built above")
+                        }
+                    };
+                    values.push(self.add(node));
                 }
-                Ok(self.add(match e {
-                    Expr::Add(..) => DimLang::Add([x.0, y.0]),
-                    Expr::Sub(..) => DimLang::Sub([x.0, y.0]),
-                    Expr::Mul(..) => DimLang::Mul([x.0, y.0]),
-                    Expr::Div(..) => DimLang::Div([x.0, y.0]),
-                    Expr::Call(k, ..) => DimLang::op(*k, x.0, y.0),
-                    _ => unreachable!("matched above"),
-                }))
+                Task::Chain(family, inverse) => {
+                    let operands = values.split_off(values.len() - inverse.len());
+                    let d = self.chain(family, &operands, &inverse, check)?;
+                    values.push(d);
+                }
             }
         }
+        Ok(pop(&mut values))
     }
+
+    /// True when `d` is the constant 0.
+    fn is_const_zero(&self, d: Dim) -> bool {
+        self.as_const(d).is_some_and(|c| c.is_zero())
+    }
+
+    /// A long chain of `family` over `operands` (see [`Algebra::build_expr`]).
+    fn chain(
+        &mut self,
+        family: Family,
+        operands: &[Dim],
+        inverse: &[bool],
+        check: bool,
+    ) -> Result<Dim, AlgebraError> {
+        let pick = |inv: bool| -> Vec<Dim> {
+            operands
+                .iter()
+                .zip(inverse)
+                .filter(|(_, i)| **i == inv)
+                .map(|(d, _)| *d)
+                .collect()
+        };
+        let (direct, inverted) = (pick(false), pick(true));
+        type Node = fn([egg::Id; 2]) -> DimLang;
+        let (node, inverse_node): (Node, Node) = match family {
+            Family::Sum => (DimLang::Add, DimLang::Sub),
+            Family::Product => (DimLang::Mul, DimLang::Div),
+        };
+        if check && family == Family::Product {
+            if let Some(i) =
+                (0..operands.len()).find(|&i| inverse[i] && self.is_const_zero(operands[i]))
+            {
+                // The dividend is the chain's value up to the zero divisor.
+                let before = self.chain(family, &operands[..i], &inverse[..i], false)?;
+                return Err(AlgebraError::DivisionByZero {
+                    dividend: self.expr(before),
+                });
+            }
+        }
+        let head = self.balanced(&direct, node);
+        if inverted.is_empty() {
+            return Ok(head);
+        }
+        let tail = self.balanced(&inverted, node);
+        Ok(self.add(inverse_node([head.0, tail.0])))
+    }
+
+    /// `dims[0] op dims[1] op ...` for an associative and commutative `op` (`+` or
+    /// `*`), paired as a balanced tree ([`pair_up`]). `dims` is not empty.
+    fn balanced(&mut self, dims: &[Dim], op: fn([egg::Id; 2]) -> DimLang) -> Dim {
+        let ids: Vec<egg::Id> = dims.iter().map(|d| d.0).collect();
+        Dim(pair_up(&ids, &mut |a, b| self.add(op([a, b])).0))
+    }
+}
+
+/// `items[0] op items[1] op ...` for an associative and commutative `op`
+/// (`combine`), paired as a balanced tree: each half, then the two. Equal items
+/// pair by doubling (`x*x`, then that squared, ...), so `k` copies of `x` take
+/// `log k` combinations. `items` is not empty.
+pub(crate) fn pair_up(
+    items: &[egg::Id],
+    combine: &mut dyn FnMut(egg::Id, egg::Id) -> egg::Id,
+) -> egg::Id {
+    if let [x] = items {
+        return *x;
+    }
+    if items.iter().all(|x| *x == items[0]) {
+        let (mut acc, mut base, mut k) = (None, items[0], items.len());
+        loop {
+            if k & 1 == 1 {
+                acc = Some(match acc {
+                    None => base,
+                    Some(a) => combine(a, base),
+                });
+            }
+            k >>= 1;
+            if k == 0 {
+                return acc.unwrap_or(base);
+            }
+            base = combine(base, base);
+        }
+    }
+    let (l, r) = items.split_at(items.len() / 2);
+    let l = pair_up(l, combine);
+    let r = pair_up(r, combine);
+    combine(l, r)
+}
+
+/// A chain of one of these, built balanced when long ([`BALANCED_CHAIN_ABOVE`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    /// `+` and `-`.
+    Sum,
+    /// `*` and exact `/`.
+    Product,
+}
+
+/// The operands of the chain `e` heads (its left spine of `+`/`-`, or of `*`/`/`),
+/// left to right, each with whether it is subtracted (divided by), when there are
+/// more than [`BALANCED_CHAIN_ABOVE`]; `None` for a shorter chain (the walk stops
+/// there, so a short chain costs a bounded look).
+fn long_chain(e: &Expr) -> Option<(Family, Vec<(bool, &Expr)>)> {
+    let family = match e {
+        Expr::Add(..) | Expr::Sub(..) => Family::Sum,
+        Expr::Mul(..) | Expr::Div(..) => Family::Product,
+        _ => return None,
+    };
+    fn step(family: Family, e: &Expr) -> Option<(bool, &Expr)> {
+        match (family, e) {
+            (Family::Sum, Expr::Add(_, b)) | (Family::Product, Expr::Mul(_, b)) => Some((false, b)),
+            (Family::Sum, Expr::Sub(_, b)) | (Family::Product, Expr::Div(_, b)) => Some((true, b)),
+            _ => None,
+        }
+    }
+    fn left(e: &Expr) -> &Expr {
+        match e {
+            Expr::Add(a, _) | Expr::Sub(a, _) | Expr::Mul(a, _) | Expr::Div(a, _) => a,
+            _ => unreachable!("a chain node has a left operand"),
+        }
+    }
+    // Count first, without allocating, up to the threshold.
+    let mut n = 1;
+    let mut cur = e;
+    while step(family, cur).is_some() {
+        n += 1;
+        if n > BALANCED_CHAIN_ABOVE {
+            break;
+        }
+        cur = left(cur);
+    }
+    if n <= BALANCED_CHAIN_ABOVE {
+        return None;
+    }
+    let mut operands = Vec::new();
+    let mut cur = e;
+    while let Some(op) = step(family, cur) {
+        operands.push(op);
+        cur = left(cur);
+    }
+    operands.push((false, cur));
+    operands.reverse();
+    Some((family, operands))
 }

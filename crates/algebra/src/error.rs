@@ -79,6 +79,22 @@ pub enum AlgebraWarning {
         /// The fresh dim (a data-dependent symbol).
         fresh: DimExpr,
     },
+    /// A canonical form nested operator atoms past [`poly::MAX_FORM_DEPTH`]
+    /// levels; the expression became a fresh dim.
+    DepthLimit {
+        /// The limit that was reached.
+        limit: usize,
+        /// The fresh dim (a data-dependent symbol).
+        fresh: DimExpr,
+    },
+    /// A canonical form held a constant of more than
+    /// [`crate::rational::MAX_CONST_BITS`] bits; the expression became a fresh dim.
+    ConstLimit {
+        /// The limit that was reached (bits).
+        limit: u64,
+        /// The fresh dim (a data-dependent symbol).
+        fresh: DimExpr,
+    },
     /// The e-node limit was reached; the expression became a fresh dim.
     NodeLimit {
         /// The limit that was reached.
@@ -97,9 +113,10 @@ impl AlgebraWarning {
     /// two algebras can give the same name to different expressions.
     pub fn placeholder(&self) -> Option<&DimExpr> {
         match self {
-            AlgebraWarning::FormLimit { fresh, .. } | AlgebraWarning::NodeLimit { fresh, .. } => {
-                Some(fresh)
-            }
+            AlgebraWarning::FormLimit { fresh, .. }
+            | AlgebraWarning::DepthLimit { fresh, .. }
+            | AlgebraWarning::ConstLimit { fresh, .. }
+            | AlgebraWarning::NodeLimit { fresh, .. } => Some(fresh),
             AlgebraWarning::RuleLimit { .. }
             | AlgebraWarning::ProductTooLarge { .. }
             | AlgebraWarning::GrowthLimit { .. } => None,
@@ -134,6 +151,18 @@ impl fmt::Display for AlgebraWarning {
                 write!(
                     f,
                     "an expression grew past {limit} nodes; it became the fresh dim {fresh}"
+                )
+            }
+            AlgebraWarning::DepthLimit { limit, fresh } => {
+                write!(
+                    f,
+                    "an expression nested operators past {limit} levels (MAX_FORM_DEPTH); it became the fresh dim {fresh}"
+                )
+            }
+            AlgebraWarning::ConstLimit { limit, fresh } => {
+                write!(
+                    f,
+                    "a constant grew past {limit} bits (MAX_CONST_BITS); it became the fresh dim {fresh}"
                 )
             }
             AlgebraWarning::NodeLimit { limit, fresh } => {

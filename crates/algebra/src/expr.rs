@@ -7,6 +7,7 @@
 //! reads the values (and a contract builds conditions from them) without parsing
 //! message text.
 
+use super::poly::NoValue;
 use super::{Algebra, AlgebraError, Config, Dim, OpKind, Poly, Rat};
 use indexmap::IndexMap;
 use std::fmt;
@@ -110,8 +111,11 @@ impl DimExpr {
         }
         let value = self
             .0
-            .eval(&|s: egg::Symbol| values.get(s.as_str()).map(Rat::int));
-        let value = value.ok_or_else(|| EvalError::Undefined { expr: self.clone() })?;
+            .evaluate(&|s: egg::Symbol| values.get(s.as_str()).map(Rat::int));
+        let value = value.map_err(|e| match e {
+            NoValue::Undefined => EvalError::Undefined { expr: self.clone() },
+            NoValue::TooLarge => EvalError::TooLarge { expr: self.clone() },
+        })?;
         value.to_i64().ok_or_else(|| EvalError::NotAnInteger {
             expr: self.clone(),
             value,
@@ -408,6 +412,14 @@ pub enum EvalError {
     /// broadcast of two dims that are neither equal nor 1.
     #[error("{expr} is undefined at these values")]
     Undefined {
+        /// The expression.
+        expr: DimExpr,
+    },
+    /// A value on the way to the result has more than
+    /// [`MAX_CONST_BITS`](crate::rational::MAX_CONST_BITS) bits (`N**4096` at
+    /// `N = 2**62`): the algebra does not compute it.
+    #[error("{expr} is too large to evaluate at these values (a value on the way has more than {} bits, MAX_CONST_BITS)", crate::rational::MAX_CONST_BITS)]
+    TooLarge {
         /// The expression.
         expr: DimExpr,
     },

@@ -47,7 +47,7 @@ mod saturate;
 pub mod solve;
 
 pub use analysis::{Contradiction, Operand, Refutation, SymbolEntry, SymbolKind};
-pub use build::FreshKey;
+pub use build::{FreshKey, BALANCED_CHAIN_ABOVE};
 pub use divide::MinusOne;
 pub use error::{AlgebraError, AlgebraWarning};
 pub use expr::{DimExpr, DimList, EvalError, SymbolValues};
@@ -55,7 +55,7 @@ pub use interval::{Bound, Interval};
 pub use lang::DimLang;
 pub use ledger::{Relation, Requirement};
 pub use parse::{Expr, Fact, ParseError, Rel};
-pub use poly::{OpKind, Poly};
+pub use poly::{NoValue, OpKind, Poly};
 pub use rational::Rat;
 
 use analysis::{DimAnalysis, DimGraph};

@@ -18,10 +18,11 @@
 
 use super::interval::Interval;
 use super::parse::Expr;
-use super::rational::Rat;
+use super::rational::{Rat, MAX_CONST_BITS};
 use egg::Symbol;
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -44,9 +45,35 @@ pub const MAX_ATOM_VISITS: usize = 4096;
 /// pass over the terms.
 pub const MAX_REGROUPINGS: usize = 4;
 
+/// A factor repeated more than this many times prints as a power, `x**e`, rather
+/// than as `e` copies (`S*S*S`, but `S**65`): the text of a form stays within a
+/// constant factor of its number of distinct factors, whatever the exponents.
+/// Up to 64 copies print as before (64 is the largest exponent the grammar read
+/// before it read `**` up to [`MAX_EXPONENT`]), so only texts that followed an
+/// exponent's value change.
+pub const POWER_ABOVE: u32 = 64;
+
 /// The most nodes ([`Poly::nodes`]) an expanded product may copy from its
 /// factors; past it the product stays an opaque `*` of its factors.
 pub const MAX_NODES: usize = 8192;
+
+/// The deepest nesting of operator atoms a canonical form may have (`floordiv(
+/// floordiv(S, A), B)` has depth 2); a deeper one becomes a fresh dim with a
+/// warning ([`crate::AlgebraWarning::DepthLimit`]). Every walk over a form (printing,
+/// hashing, comparing, evaluating, substituting) recurses along this nesting, so
+/// the limit keeps each within a fixed stack depth.
+pub const MAX_FORM_DEPTH: usize = 64;
+
+/// What [`Poly::measure`] finds: nodes, depth and constant size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Measure {
+    /// [`Poly::nodes`].
+    pub nodes: usize,
+    /// The nesting depth of operator atoms (0 without any).
+    pub depth: usize,
+    /// The most bits of a coefficient, at any depth ([`Rat::bits`]).
+    pub bits: u64,
+}
 
 /// The operator of an opaque atom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -548,9 +575,40 @@ impl Poly {
         Some(p)
     }
 
+    /// [`Poly::nodes`] (up to `cap`), the nesting depth of operator atoms, and the
+    /// most bits ([`Rat::bits`]) of a coefficient at any depth: what
+    /// [`crate::Limits::form_nodes`], [`MAX_FORM_DEPTH`] and [`MAX_CONST_BITS`]
+    /// bound. Past `cap` nodes the walk stops (depth and bits are then partial).
+    pub fn measure(&self, cap: usize) -> Measure {
+        let mut out = Measure::default();
+        for (m, c) in &self.0 {
+            out.bits = out.bits.max(c.bits());
+            out.nodes += 1;
+            for (a, e) in &m.0 {
+                let times = e.unsigned_abs() as usize;
+                out.nodes = out.nodes.saturating_add(times);
+                if let Atom::Op(o) = a {
+                    for arg in [&o.a, &o.b] {
+                        if out.nodes > cap {
+                            return out;
+                        }
+                        let inner = arg.measure(cap - out.nodes);
+                        out.nodes = out.nodes.saturating_add(inner.nodes.saturating_mul(times));
+                        out.depth = out.depth.max(inner.depth + 1);
+                        out.bits = out.bits.max(inner.bits);
+                    }
+                }
+            }
+            if out.nodes > cap {
+                return out;
+            }
+        }
+        out
+    }
+
     /// The number of terms, factors and operator arguments, counted through
-    /// operator arguments at any depth, a factor `x**e` counting `|e|` times (as
-    /// it prints); counting stops past `cap`.
+    /// operator arguments at any depth, a factor `x**e` counting `|e|` times;
+    /// counting stops past `cap`.
     pub fn nodes(&self, cap: usize) -> usize {
         let mut n = 0usize;
         for (m, _) in &self.0 {
@@ -692,21 +750,52 @@ impl Poly {
     }
 
     /// Evaluate at an assignment of symbols; `None` where undefined (division by
-    /// zero, an incompatible `broadcast`, an unassigned symbol).
+    /// zero, an incompatible `broadcast`, an unassigned symbol) or too large to
+    /// evaluate ([`Poly::evaluate`]).
     pub fn eval(&self, env: &dyn Fn(Symbol) -> Option<Rat>) -> Option<Rat> {
+        self.evaluate(env).ok()
+    }
+
+    /// Evaluate at an assignment of symbols, exactly, each operator atom once
+    /// however often it occurs (a form built by repeated squaring shares its
+    /// atoms). A value on the way of more than [`MAX_CONST_BITS`] bits stops the
+    /// evaluation ([`NoValue::TooLarge`]), so its cost never follows the values.
+    pub fn evaluate(&self, env: &dyn Fn(Symbol) -> Option<Rat>) -> Result<Rat, NoValue> {
+        self.evaluate_with(env, &mut FxHashMap::default())
+    }
+
+    fn evaluate_with(
+        &self,
+        env: &dyn Fn(Symbol) -> Option<Rat>,
+        memo: &mut FxHashMap<*const OpAtom, Result<Rat, NoValue>>,
+    ) -> Result<Rat, NoValue> {
         let mut acc = Rat::zero();
         for (m, c) in &self.0 {
             let mut t = c.clone();
             for (a, e) in &m.0 {
                 let v = match a {
-                    Atom::Sym(s) => env(*s)?,
-                    Atom::Op(o) => fold(o.kind, &o.a.eval(env)?, &o.b.eval(env)?)?,
+                    Atom::Sym(s) => env(*s).ok_or(NoValue::Undefined)?,
+                    Atom::Op(o) => {
+                        let key = Arc::as_ptr(o);
+                        let v = match memo.get(&key) {
+                            Some(v) => v.clone(),
+                            None => {
+                                let v = o.a.evaluate_with(env, memo).and_then(|x| {
+                                    let y = o.b.evaluate_with(env, memo)?;
+                                    within(fold(o.kind, &x, &y).ok_or(NoValue::Undefined)?)
+                                });
+                                memo.insert(key, v.clone());
+                                v
+                            }
+                        };
+                        v?
+                    }
                 };
-                t = t.mul(&v.pow(*e)?);
+                t = within(t.mul(&pow_within(&v, *e)?))?;
             }
-            acc = acc.add(&t);
+            acc = within(acc.add(&t))?;
         }
-        Some(acc)
+        Ok(acc)
     }
 
     /// Every symbol that occurs, in first-seen order.
@@ -824,7 +913,7 @@ impl Poly {
 
     /// An interval holding every value, by interval arithmetic over the terms.
     pub fn bounds(&self, info: &dyn SymbolInfo) -> Interval {
-        self.bounds_at(info, 0, &Cell::new(MAX_ATOM_VISITS))
+        self.bounds_at(info, 0, &Walk::new())
     }
 
     /// Interval arithmetic over the terms, each distinct atom bounded once, and
@@ -835,33 +924,37 @@ impl Poly {
     /// grouping encloses every value, so their intersection does too. At most
     /// [`MAX_REGROUPINGS`] (atom, sign) pairs regroup, in order of the atoms' first
     /// appearance in the terms.
-    fn bounds_at(&self, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usize>) -> Interval {
+    fn bounds_at(&self, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> Interval {
         // Each distinct atom, its bounds and how many terms hold it at a positive
         // and at a negative power.
-        let mut atoms: SmallVec<[(&Atom, Interval, [usize; 2]); 4]> = SmallVec::new();
+        let mut atoms = AtomTable::default();
         for (m, _) in &self.0 {
             for (a, e) in &m.0 {
-                let i = match atoms.iter().position(|(b, ..)| *b == a) {
+                let i = match atoms.find(a) {
                     Some(i) => i,
-                    None => {
-                        atoms.push((a, atom_bounds(a, info, depth, budget), [0, 0]));
-                        atoms.len() - 1
-                    }
+                    None => atoms.push(a, atom_bounds(a, info, depth, budget)),
                 };
-                atoms[i].2[usize::from(*e < 0)] += 1;
+                atoms.rows[i].2[usize::from(*e < 0)] += 1;
             }
         }
         let of = |a: &Atom| {
             atoms
-                .iter()
-                .find(|(b, ..)| *b == a)
-                .map_or_else(Interval::top, |(_, i, _)| i.clone())
+                .find(a)
+                .map_or_else(Interval::top, |i| atoms.rows[i].1.clone())
         };
-        // A term's bounds, the powers in `skip` taken out.
+        // A term's bounds, the powers in `skip` taken out (`skip` holds atoms of
+        // `m`, in `m`'s order).
         let term = |m: &Mono, c: &Rat, skip: &[(&Atom, i32)]| {
             let mut t = Interval::point(c.clone());
+            let mut rest = skip.iter().peekable();
             for (a, e) in &m.0 {
-                let k = skip.iter().find(|(b, _)| *b == a).map_or(0, |(_, k)| *k);
+                let k = match rest.peek() {
+                    Some((b, k)) if *b == a => {
+                        rest.next();
+                        *k
+                    }
+                    _ => 0,
+                };
                 if *e != k {
                     t = t.mul(&of(a).pow(*e - k));
                 }
@@ -874,7 +967,10 @@ impl Poly {
             out = out.add(t);
         }
         let mut shared: SmallVec<[(&Atom, i32); 4]> = SmallVec::new();
-        for (a, _, [positive, negative]) in &atoms {
+        for (a, _, [positive, negative]) in &atoms.rows {
+            if shared.len() >= MAX_REGROUPINGS {
+                break;
+            }
             if *positive >= 2 {
                 shared.push((a, 1));
             }
@@ -891,12 +987,17 @@ impl Poly {
             let mut common: SmallVec<[(&Atom, i32); 2]> =
                 first.0.iter().map(|(b, e)| (b, *e)).collect();
             for (m, _) in group {
-                common.retain(|(b, k)| match m.0.iter().find(|(x, _)| x == *b) {
-                    Some((_, e)) if e.signum() == k.signum() => {
-                        *k = k.signum() * k.abs().min(e.abs());
-                        true
+                // Both lists are in atom order: walk them together.
+                let mut other = m.0.iter().peekable();
+                common.retain(|(b, k)| {
+                    while other.next_if(|(x, _)| x < *b).is_some() {}
+                    match other.next_if(|(x, _)| x == *b) {
+                        Some((_, e)) if e.signum() == k.signum() => {
+                            *k = k.signum() * k.abs().min(e.abs());
+                            true
+                        }
+                        _ => false,
                     }
-                    _ => false,
                 });
             }
             let mut factor = Interval::point(Rat::one());
@@ -921,15 +1022,10 @@ impl Poly {
     /// non-negative integer; `Some(0)` for the zero polynomial), `None` when it is
     /// not provably an integer at all.
     pub fn int_divisor(&self, info: &dyn SymbolInfo) -> Option<Rat> {
-        self.int_divisor_at(info, 0, &Cell::new(MAX_ATOM_VISITS))
+        self.int_divisor_at(info, 0, &Walk::new())
     }
 
-    fn int_divisor_at(
-        &self,
-        info: &dyn SymbolInfo,
-        depth: usize,
-        budget: &Cell<usize>,
-    ) -> Option<Rat> {
+    fn int_divisor_at(&self, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> Option<Rat> {
         let mut g = Rat::zero();
         for (m, c) in &self.0 {
             let mut t = c.abs();
@@ -1013,12 +1109,12 @@ fn render_term(s: &mut String, m: &Mono, c: &Rat) {
     }
     for (a, e) in &m.0 {
         let text = render_atom(a);
-        for _ in 0..e.unsigned_abs() {
-            if *e > 0 {
-                factors.push(text.clone());
-            } else {
-                dens.push(text.clone());
-            }
+        let side = if *e > 0 { &mut factors } else { &mut dens };
+        let times = e.unsigned_abs();
+        if times > POWER_ABOVE {
+            side.push(format!("{text}**{times}"));
+        } else {
+            side.extend(std::iter::repeat(text).take(times as usize));
         }
     }
     s.push_str(&factors.join("*"));
@@ -1106,12 +1202,21 @@ fn term_chain(m: &Mono, c: &Rat) -> Chain {
     }
     for (a, e) in m.0.iter() {
         let f = atom_expr(a);
-        for _ in 0..e.unsigned_abs() {
-            if *e > 0 {
-                chain.push((false, f.clone()));
-            } else {
-                dens.push(f.clone());
+        let times = e.unsigned_abs();
+        let factors = if times > POWER_ABOVE {
+            // `f**times`, as the parser reads it: `times` copies multiplied.
+            let mut p = f.clone();
+            for _ in 1..times {
+                p = Expr::Mul(Box::new(p), Box::new(f.clone()));
             }
+            vec![p]
+        } else {
+            vec![f; times as usize]
+        };
+        if *e > 0 {
+            chain.extend(factors.into_iter().map(|f| (false, f)));
+        } else {
+            dens.extend(factors);
         }
     }
     chain.extend(dens.into_iter().map(|d| (true, d)));
@@ -1242,14 +1347,142 @@ pub fn fold(kind: OpKind, x: &Rat, y: &Rat) -> Option<Rat> {
     })
 }
 
+/// The distinct atoms of a sum, in order of first appearance, with their bounds
+/// and how many terms hold each at a positive and at a negative power; found by a
+/// linear search while there are few, by a hash index past [`AtomTable::INDEX_ABOVE`].
+#[derive(Default)]
+struct AtomTable<'a> {
+    rows: SmallVec<[(&'a Atom, Interval, [usize; 2]); 4]>,
+    index: FxHashMap<&'a Atom, usize>,
+}
+
+impl<'a> AtomTable<'a> {
+    /// Past this many atoms, lookups go through the index.
+    const INDEX_ABOVE: usize = 8;
+
+    fn find(&self, a: &Atom) -> Option<usize> {
+        if self.rows.len() <= Self::INDEX_ABOVE {
+            self.rows.iter().position(|(b, ..)| *b == a)
+        } else {
+            self.index.get(a).copied()
+        }
+    }
+
+    /// Add a new atom; its row.
+    fn push(&mut self, a: &'a Atom, bounds: Interval) -> usize {
+        self.rows.push((a, bounds, [0, 0]));
+        let n = self.rows.len();
+        if n == Self::INDEX_ABOVE + 1 {
+            self.index = self
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.0, i))
+                .collect();
+        } else if n > Self::INDEX_ABOVE + 1 {
+            self.index.insert(a, n - 1);
+        }
+        n - 1
+    }
+}
+
+/// One bounds or divisibility query's walk over nested operator atoms: the visits
+/// left of [`MAX_ATOM_VISITS`], and what each atom already gave at each depth. An
+/// atom shared by several terms, or met again in the shifted numerators of
+/// [`quotient_bounds`], is analysed once: without this, nested `floordiv`s branch
+/// at each level and the walk is exponential in the depth until the visits run
+/// out. Atoms are keyed by address (and depth, which bounds what the walk below
+/// them may do); each entry holds its atom, so no address is freed and reused for
+/// another atom while the walk runs (shifted numerators are temporaries).
+struct Walk {
+    budget: Cell<usize>,
+    bounds: RefCell<Seen<Interval>>,
+    divisors: RefCell<Seen<Option<Rat>>>,
+}
+
+/// What a [`Walk`] found per (atom address, depth), with the atom it holds.
+type Seen<T> = FxHashMap<(*const OpAtom, usize), (Arc<OpAtom>, T)>;
+
+impl Walk {
+    fn new() -> Walk {
+        Walk {
+            budget: Cell::new(MAX_ATOM_VISITS),
+            bounds: RefCell::default(),
+            divisors: RefCell::default(),
+        }
+    }
+}
+
+/// Why [`Poly::evaluate`] gives no value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NoValue {
+    /// Undefined at these values: a division by zero, a broadcast of two dims that
+    /// are neither equal nor 1, a symbol without a value.
+    Undefined,
+    /// A value on the way has more than [`MAX_CONST_BITS`] bits.
+    TooLarge,
+}
+
+/// `r`, unless it has more than [`MAX_CONST_BITS`] bits.
+fn within(r: Rat) -> Result<Rat, NoValue> {
+    if r.bits() > MAX_CONST_BITS {
+        Err(NoValue::TooLarge)
+    } else {
+        Ok(r)
+    }
+}
+
+/// `v^e` by repeated squaring, each step within [`MAX_CONST_BITS`] bits.
+fn pow_within(v: &Rat, e: i32) -> Result<Rat, NoValue> {
+    if e == 1 {
+        return Ok(v.clone());
+    }
+    let mut base = if e < 0 {
+        Rat::one().div(v).ok_or(NoValue::Undefined)?
+    } else {
+        v.clone()
+    };
+    if base.is_zero() || base.is_one() || base == Rat::int(-1) {
+        return base.pow(e.abs()).ok_or(NoValue::Undefined);
+    }
+    let mut k = e.unsigned_abs();
+    let mut acc = Rat::one();
+    while k > 0 {
+        if k & 1 == 1 {
+            acc = within(acc.mul(&base))?;
+        }
+        k >>= 1;
+        if k > 0 {
+            base = within(base.mul(&base))?;
+        }
+    }
+    Ok(acc)
+}
+
 /// Take one operator-atom visit from `budget`; false when none is left.
-fn visit(budget: &Cell<usize>) -> bool {
-    let left = budget.get();
-    budget.set(left.saturating_sub(1));
+fn visit(budget: &Walk) -> bool {
+    let left = budget.budget.get();
+    budget.budget.set(left.saturating_sub(1));
     left > 0
 }
 
-fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Cell<usize>) -> Interval {
+fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> Interval {
+    let Atom::Op(o) = a else {
+        return atom_bounds_uncached(a, info, depth, budget);
+    };
+    let key = (Arc::as_ptr(o), depth);
+    if let Some((_, b)) = budget.bounds.borrow().get(&key) {
+        return b.clone();
+    }
+    let b = atom_bounds_uncached(a, info, depth, budget);
+    budget
+        .bounds
+        .borrow_mut()
+        .insert(key, (Arc::clone(o), b.clone()));
+    b
+}
+
+fn atom_bounds_uncached(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> Interval {
     match a {
         Atom::Sym(s) => info.bounds(*s),
         Atom::Op(_) if depth >= MAX_DEPTH || !visit(budget) => Interval::top(),
@@ -1297,7 +1530,7 @@ fn quotient_bounds(
     info: &dyn SymbolInfo,
     round: fn(&Interval, &Interval) -> Interval,
     depth: usize,
-    budget: &Cell<usize>,
+    budget: &Walk,
 ) -> Interval {
     let mut out = round(x, y);
     if o.b.as_const().is_some() {
@@ -1332,11 +1565,27 @@ fn narrow(out: &mut Interval, by: &Interval) {
     }
 }
 
-fn atom_divisor(
+fn atom_divisor(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> Option<Rat> {
+    let Atom::Op(o) = a else {
+        return atom_divisor_uncached(a, info, depth, budget);
+    };
+    let key = (Arc::as_ptr(o), depth);
+    if let Some((_, d)) = budget.divisors.borrow().get(&key) {
+        return d.clone();
+    }
+    let d = atom_divisor_uncached(a, info, depth, budget);
+    budget
+        .divisors
+        .borrow_mut()
+        .insert(key, (Arc::clone(o), d.clone()));
+    d
+}
+
+fn atom_divisor_uncached(
     a: &Atom,
     info: &dyn SymbolInfo,
     depth: usize,
-    budget: &Cell<usize>,
+    budget: &Walk,
 ) -> Option<Rat> {
     match a {
         Atom::Sym(s) => Some(info.divisor(*s)),

@@ -15,6 +15,15 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
+/// The most bits ([`Rat::bits`]) a constant of the algebra may have: a literal
+/// past it does not parse ([`crate::parse`]), a canonical form holding one becomes
+/// a fresh dim with a warning ([`crate::AlgebraWarning::ConstLimit`]), and an
+/// evaluation that would make one has no value ([`crate::Poly::eval`]). Shape
+/// arithmetic in `int64` needs 64 bits per factor: 4096 bits hold a product of 64
+/// such values, while arithmetic on numbers of this size stays in microseconds
+/// (a greatest common divisor is quadratic in the bits).
+pub const MAX_CONST_BITS: u64 = 4096;
+
 /// An exact rational number: `i64` numerator and denominator while they fit, big otherwise.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rat {
@@ -193,6 +202,11 @@ impl Rat {
         if self.is_zero() {
             return o.clone();
         }
+        if self.is_integer() && o.is_integer() {
+            // No reduction: `num-rational` would take a gcd with the denominator 1,
+            // which is quadratic in the bits.
+            return Rat::from_bigint(self.numer() + o.numer());
+        }
         Rat::from_big(self.to_big() + o.to_big())
     }
 
@@ -215,6 +229,10 @@ impl Rat {
         }
         if self.is_one() {
             return o.clone();
+        }
+        if self.is_integer() && o.is_integer() {
+            // No reduction (see `add`).
+            return Rat::from_bigint(self.numer() * o.numer());
         }
         Rat::from_big(self.to_big() * o.to_big())
     }

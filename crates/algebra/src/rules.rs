@@ -15,6 +15,7 @@
 //! it is defined.
 
 use super::analysis::{better, DimAnalysis, DimGraph};
+use super::build::pair_up;
 use super::interval::Interval;
 use super::lang::DimLang;
 use super::poly::{common_content, offset_divisor, offset_shift, Atom, OpKind, Poly, SymbolInfo};
@@ -853,7 +854,12 @@ pub fn matchers() -> &'static [Matcher] {
 }
 
 /// Add the e-nodes of a canonical form and return its class (reusing the class
-/// of an equal canonical form when one exists).
+/// of an equal canonical form when one exists). The nodes are those of its text
+/// ([`Poly::to_expr`]) as parsed, left to right, except where the text's chains are
+/// long: a sum of more than [`crate::BALANCED_CHAIN_ABOVE`] terms pairs them
+/// as a balanced tree, and a factor `x**e` with `e` past
+/// [`super::poly::POWER_ABOVE`] is built by repeated squaring, so the classes made
+/// hold `n log n` terms, not `n²/2`, and their number follows no exponent's value.
 pub fn add_poly(egraph: &mut DimGraph, p: &Poly) -> Id {
     if let Some(&id) = egraph.analysis.by_canon.get(p) {
         return egraph.find(id);
@@ -861,7 +867,7 @@ pub fn add_poly(egraph: &mut DimGraph, p: &Poly) -> Id {
     if let Some(c) = p.as_const() {
         return egraph.add(DimLang::Num(c));
     }
-    let mut sum: Option<Id> = None;
+    let mut terms: Vec<Id> = Vec::with_capacity(p.0.len());
     for (m, c) in &p.0 {
         let mut num: Option<Id> = None;
         let mut den: Option<Id> = None;
@@ -883,7 +889,17 @@ pub fn add_poly(egraph: &mut DimGraph, p: &Poly) -> Id {
                 }
             };
             let slot = if *e > 0 { &mut num } else { &mut den };
-            for _ in 0..e.unsigned_abs() {
+            let times = e.unsigned_abs();
+            if times > super::poly::POWER_ABOVE {
+                let copies = vec![aid; times as usize];
+                let power = pair_up(&copies, &mut |a, b| egraph.add(DimLang::Mul([a, b])));
+                *slot = Some(match *slot {
+                    None => power,
+                    Some(acc) => egraph.add(DimLang::Mul([acc, power])),
+                });
+                continue;
+            }
+            for _ in 0..times {
                 *slot = Some(match *slot {
                     None => aid,
                     Some(acc) => egraph.add(DimLang::Mul([acc, aid])),
@@ -891,10 +907,16 @@ pub fn add_poly(egraph: &mut DimGraph, p: &Poly) -> Id {
             }
         }
         let num = num.unwrap_or_else(|| egraph.add(DimLang::Num(Rat::one())));
-        let term = match den {
+        terms.push(match den {
             None => num,
             Some(d) => egraph.add(DimLang::Div([num, d])),
-        };
+        });
+    }
+    if terms.len() > crate::BALANCED_CHAIN_ABOVE {
+        return pair_up(&terms, &mut |a, b| egraph.add(DimLang::Add([a, b])));
+    }
+    let mut sum: Option<Id> = None;
+    for term in terms {
         sum = Some(match sum {
             None => term,
             Some(acc) => egraph.add(DimLang::Add([acc, term])),

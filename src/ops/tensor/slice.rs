@@ -342,25 +342,62 @@ pub fn slice_axis(
     Some(SliceAxis { start, step, len })
 }
 
+/// The indices a slice reads on one axis, `start + i * step` for `i < len`, kept as
+/// this triple so that nothing is allocated by the axis's length: the indices are
+/// listed only for an input whose contents are small and known ([`SlicePicks::indices`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlicePicks {
+    /// The first index read.
+    pub start: i64,
+    /// The step between two indices read.
+    pub step: i64,
+    /// The number of indices read.
+    pub len: i64,
+}
+
+impl SlicePicks {
+    /// The indices read on an axis of `size` elements, when every one is within
+    /// `0..size` (so at most `size` of them are listed); `None` otherwise.
+    pub fn indices(&self, size: usize) -> Option<Vec<usize>> {
+        let n = usize::try_from(self.len).ok()?;
+        if n > size {
+            return None;
+        }
+        (0..self.len)
+            .map(|i| {
+                let j = usize::try_from(i.checked_mul(self.step)?.checked_add(self.start)?).ok()?;
+                (j < size).then_some(j)
+            })
+            .collect()
+    }
+}
+
 /// The indices a slice reads, when its start, step and length are constants.
-pub fn slice_picks(alg: &Algebra, axis: &SliceAxis) -> Option<Vec<usize>> {
-    let s = alg.as_i64(axis.start)?;
-    let n = alg.as_i64(axis.len)?;
-    let t = alg.as_i64(axis.step)?;
-    (0..n)
-        .map(|i| usize::try_from(i.checked_mul(t)?.checked_add(s)?).ok())
-        .collect()
+pub fn slice_picks(alg: &Algebra, axis: &SliceAxis) -> Option<SlicePicks> {
+    Some(SlicePicks {
+        start: alg.as_i64(axis.start)?,
+        step: alg.as_i64(axis.step)?,
+        len: alg.as_i64(axis.len)?,
+    })
 }
 
 /// The contents of `x` (small, known) read at `picks` on each sliced axis (`None`:
-/// the whole axis).
-fn sliced_values(alg: &Algebra, x: &TensorFact, picks: &[Option<Vec<usize>>]) -> Option<Vec<Dim>> {
+/// the whole axis). The indices are listed only once the contents are known to be
+/// small, so their count is bounded by [`crate::graph::VALUE_FACT_LIMIT`] (an empty
+/// input gives an empty slice without listing any).
+fn sliced_values(alg: &Algebra, x: &TensorFact, picks: &[Option<SlicePicks>]) -> Option<Vec<Dim>> {
     let (shape, v) = small_value(alg, x)?;
+    if v.is_empty() {
+        return Some(Vec::new());
+    }
     let per_axis: Vec<Vec<usize>> = shape
         .iter()
         .zip(picks)
-        .map(|(&n, p)| p.clone().unwrap_or_else(|| (0..n).collect()))
-        .collect();
+        .map(|(&n, p)| match p {
+            Some(p) => p.indices(n),
+            None => Some((0..n).collect()),
+        })
+        .collect::<Option<_>>()?;
     Some(take_values(&v, &shape, &per_axis))
 }
 
@@ -436,7 +473,7 @@ fn sliced(
     clamp: Clamp,
 ) -> TensorFact {
     let mut out = dims.to_vec();
-    let mut picks: Vec<Option<Option<Vec<usize>>>> = vec![Some(None); dims.len()];
+    let mut picks: Vec<Option<Option<SlicePicks>>> = vec![Some(None); dims.len()];
     for (k, &axis) in axes.iter().enumerate() {
         match bounds(k).and_then(|b| slice_axis(&mut ctx.alg, dims[axis], b, clamp)) {
             Some(s) => {
@@ -645,11 +682,10 @@ fn ov_strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
     let mut out = Vec::new();
     // Per input axis, the indices read (`None` inside: the whole axis); `None`
     // when they are not constant.
-    let mut picks: Vec<Option<Option<Vec<usize>>>> = Vec::new();
+    let mut picks: Vec<Option<Option<SlicePicks>>> = Vec::new();
     let mut axis = 0usize;
     let mut seen_ellipsis = false;
     let one = ctx.alg.constant(1);
-    const BIG: i64 = 1 << 62;
     for i in 0..n {
         if at(&elm, i) && !seen_ellipsis {
             seen_ellipsis = true;
@@ -691,20 +727,25 @@ fn ov_strided_slice(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
             picks.push(match (c, bi) {
                 (Some(c), Some(v)) => {
                     let j = if v < 0 { v + c } else { v };
-                    (0..c).contains(&j).then(|| Some(vec![j as usize]))
+                    (0..c).contains(&j).then_some(Some(SlicePicks {
+                        start: j,
+                        step: 1,
+                        len: 1,
+                    }))
                 }
                 _ => None,
             });
             axis += 1;
             continue;
         }
+        // A masked bound is the whole axis: the int64 extremes lie past every dim.
         let start = if at(&bm, i) {
-            ctx.alg.constant(if step > 0 { 0 } else { BIG })
+            ctx.alg.constant(if step > 0 { 0 } else { i64::MAX })
         } else {
             bv[i]
         };
         let stop = if at(&em, i) {
-            ctx.alg.constant(if step > 0 { BIG } else { -BIG })
+            ctx.alg.constant(if step > 0 { i64::MAX } else { i64::MIN })
         } else {
             ev[i]
         };

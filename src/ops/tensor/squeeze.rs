@@ -58,10 +58,15 @@ pub const RULES: &[RuleEntry] = rules![
 /// `dims.len() + axes.len()`, no repeats).
 pub fn unsqueeze_dims(alg: &mut Algebra, dims: &[Dim], axes: &[usize]) -> Vec<Dim> {
     let one = alg.constant(1);
+    let mut inserted = vec![false; dims.len() + axes.len()];
+    for &a in axes {
+        inserted[a] = true;
+    }
     let mut rest = dims.iter();
-    (0..dims.len() + axes.len())
-        .map(|i| {
-            if axes.contains(&i) {
+    inserted
+        .iter()
+        .map(|&new| {
+            if new {
                 one
             } else {
                 *rest.next().expect("rank arithmetic")

@@ -3,14 +3,15 @@
 //! its line ([`Problem`]).
 
 use super::{
-    overlaps, AttrValue, DTypeSpec, DeclaredRule, Item, Location, OpRulesError, OutputSpec,
-    Problem, Ref, Requirement, RuleExpr, ShapeSpec, MAX_RULES_BYTES,
+    AttrValue, DTypeSpec, DeclaredRule, Item, Location, OpRulesError, OutputSpec, Problem, Ref,
+    Requirement, RuleExpr, ShapeSpec, MAX_RULES_BYTES,
 };
 use crate::algebra::parse::{parse_expr, ParseError};
 use crate::algebra::Rel;
 use crate::graph::DType;
 
-/// Parse the rules of `text`, in order (overlaps are checked by the caller).
+/// Parse the rules of `text`, in order (overlaps and the count are checked by the
+/// caller).
 pub(super) fn parse_rules(text: &str, origin: &str) -> Result<Vec<DeclaredRule>, OpRulesError> {
     let at = |line: usize| Location {
         origin: origin.to_string(),
@@ -84,18 +85,6 @@ pub(super) fn parse_rules(text: &str, origin: &str) -> Result<Vec<DeclaredRule>,
     }
     if let Some(last) = rules.last() {
         finish(last)?;
-    }
-    // Overlaps within one text.
-    for (i, r) in rules.iter().enumerate() {
-        if let Some(other) = rules[..i].iter().find(|o| overlaps(o, r)) {
-            return Err(OpRulesError::Syntax {
-                at: r.at.clone(),
-                problem: Problem::Overlap {
-                    op: r.op_name(),
-                    other: other.at.clone(),
-                },
-            });
-        }
     }
     Ok(rules)
 }

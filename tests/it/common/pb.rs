@@ -90,6 +90,34 @@ pub fn int64_tensor(name: &str, dims: &[i64], values: &[i64]) -> Msg {
     t.int(2, 7).str(8, name).bytes(9, &raw)
 }
 
+/// An `AttributeProto` of type INT.
+pub fn attr_int(name: &str, v: i64) -> Msg {
+    Msg::new().str(1, name).int(3, v).int(20, 2)
+}
+
+/// An `AttributeProto` of type INTS.
+pub fn attr_ints(name: &str, vs: &[i64]) -> Msg {
+    vs.iter()
+        .fold(Msg::new().str(1, name), |m, v| m.int(8, *v))
+        .int(20, 7)
+}
+
+/// A float initializer of zeros, in `raw_data`.
+pub fn float_zeros(name: &str, dims: &[i64]) -> Msg {
+    let n: i64 = dims.iter().product();
+    let raw = vec![0u8; 4 * n.max(0) as usize];
+    let mut t = Msg::new();
+    for d in dims {
+        t = t.int(1, *d);
+    }
+    t.int(2, 1).str(8, name).bytes(9, &raw)
+}
+
+/// An int64 scalar initializer.
+pub fn int64_scalar(name: &str, v: i64) -> Msg {
+    Msg::new().int(2, 7).str(8, name).bytes(9, &v.to_le_bytes())
+}
+
 /// An int64 initializer whose data lies in the external file `location`.
 pub fn external_int64_tensor(name: &str, dims: &[i64], location: &str) -> Msg {
     let mut t = Msg::new();

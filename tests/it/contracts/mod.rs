@@ -3,6 +3,7 @@
 //! derivation), not copied from symdim's output.
 
 mod corpus;
+mod ranges;
 
 use crate::common::models;
 use indexmap::IndexMap;

@@ -125,6 +125,22 @@ fn concretize_keeps_the_symbolic_answer() {
     // The same as inferring with the binding from the start.
     let bound = symdim::infer(&model, &Facts::new().bind("batch", 4));
     assert_eq!(four.report(), bound.report());
+    // A negative value, or another value for a symbol the facts bind, is refused.
+    assert_eq!(
+        shapes.concretize(&[("batch", -1)]).unwrap_err(),
+        FactsError::NegativeBind {
+            name: "batch".to_string(),
+            value: -1,
+        }
+    );
+    assert_eq!(
+        bound.concretize(&[("batch", 5)]).unwrap_err(),
+        FactsError::ConflictingBind {
+            name: "batch".to_string(),
+            value: 5,
+            first: 4,
+        }
+    );
     // A name the model does not have is refused: binding it would change nothing.
     assert_eq!(
         shapes
@@ -168,6 +184,26 @@ fn facts_that_name_nothing_are_errors() {
                 known: known(),
             },
             "fact 2*seq >= 4: the model has no symbol seq (its symbols: batch, sequence)",
+        ),
+        (
+            Facts::new().bind("batch", -3),
+            FactsError::NegativeBind {
+                name: "batch".to_string(),
+                value: -3,
+            },
+            "binding batch=-3: the value is negative: dims are at least 0",
+        ),
+        (
+            Facts::new()
+                .bind("sequence", 1)
+                .bind("sequence", 1)
+                .bind("sequence", 2),
+            FactsError::ConflictingBind {
+                name: "sequence".to_string(),
+                value: 2,
+                first: 1,
+            },
+            "binding sequence=2: sequence is already bound to 1",
         ),
         (
             Facts::new().assume("batch >="),

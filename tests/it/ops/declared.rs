@@ -688,3 +688,189 @@ fn shapes_from_a_shape_input_and_from_slices() {
         "[M, 3, unk0, unk1]"
     );
 }
+
+/// A rule whose output dim is negative for every value of the input's dims (`0 - N`
+/// with `N >= 1`) is an error naming the node, output, axis and dim; the dim becomes
+/// unknown, and a dim that may be negative (`N - 5`) is assumed `>= 0` as before.
+#[test]
+fn a_rule_giving_a_negative_dim_is_an_error() {
+    let rules = OpRules::parse_named(
+        "op com.example:Neg\n  output shape=[0 - in0[0], in0[1] - 5, 2*in0[1]]\n",
+        "rules.txt",
+    )
+    .unwrap();
+    let m = model(
+        vec![
+            node("neg", "com.example", "Neg", &["x"], &["y"], &[]),
+            node("after", "", "Relu", &["y"], &["z"], &[]),
+        ],
+        vec![value_info("x", FLOAT, Some(&["N", "M"]))],
+        vec![value_info("z", FLOAT, None)],
+        &["com.example"],
+    );
+    let r = common::report(&m, &Facts::new().with_op_rules(rules));
+    let text = r.to_text();
+    assert!(
+        text.contains(
+            "error at neg: Neg-1: output 0 axis 0: the dim -N is negative for every value of its symbols"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("error").count(), 1, "{text}");
+    let y = shape(&r, "y").unwrap();
+    assert!(y.starts_with("[unk") && y.ends_with(", M - 5, 2*M]"), "{y}");
+    assert_eq!(shape(&r, "z"), Some(y));
+}
+
+/// Overlaps are found among many rules (the first overlapping rule in file order is
+/// named), `find` picks the rule whose versions hold the node's, checked against a
+/// linear scan.
+#[test]
+fn overlaps_and_lookups_among_many_rules() {
+    // Rules of one op at versions 10k..10k+4, in an order that is not by version.
+    let n = 500i64;
+    let mut text = String::new();
+    let order: Vec<i64> = (0..n).map(|i| (i * 7) % n).collect();
+    for &k in &order {
+        text.push_str(&format!(
+            "op d:A version {}..{}\n output shape=[{}]\n",
+            10 * k,
+            10 * k + 4,
+            k
+        ));
+    }
+    let rules = OpRules::parse_named(&text, "r.txt").unwrap();
+    assert_eq!(rules.len(), n as usize);
+    let all: Vec<_> = rules.iter().cloned().collect();
+    for v in -1..10 * n + 10 {
+        let linear = all
+            .iter()
+            .find(|r| r.since <= v && r.until.map_or(true, |u| v <= u));
+        assert_eq!(rules.find("d", "A", v), linear, "version {v}");
+    }
+    assert!(rules.find("d", "B", 10).is_none());
+    assert!(rules.find("e", "A", 10).is_none());
+    // A rule overlapping several: the first of them in file order is named.
+    let k = order[3];
+    let (a, b) = (order[3].min(order[5]), order[3].max(order[5]));
+    let over = format!(
+        "{text}op d:A version {}..{}\n output shape=[0]\n",
+        10 * a,
+        10 * b
+    );
+    let e = OpRules::parse_named(&over, "r.txt").unwrap_err();
+    let first = (0..order.len())
+        .find(|&i| (a..=b).contains(&order[i]))
+        .unwrap();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "r.txt:{}: the rule for d:A overlaps the one at r.txt:{} (their versions overlap)",
+            2 * n + 1,
+            2 * first + 1
+        ),
+        "{k}"
+    );
+    // An open range overlaps every later version.
+    let open = format!(
+        "{text}op d:A version {}..\n output shape=[0]\n",
+        10 * (n - 1) + 4
+    );
+    assert!(OpRules::parse_named(&open, "r.txt").is_err());
+    let after = format!("{text}op d:A version {}..\n output shape=[0]\n", 10 * n);
+    assert_eq!(
+        OpRules::parse_named(&after, "r.txt").unwrap().len(),
+        n as usize + 1
+    );
+}
+
+/// At most `MAX_RULES` rules in all and `MAX_RULE_FILES` files: past either, an
+/// error naming the limit, for counts doubling up to past the limit.
+#[test]
+fn rule_and_file_counts_are_limited() {
+    use symdim::read::oprules::{MAX_RULES, MAX_RULE_FILES};
+    let rule = |i: usize| format!("op d:A{i}\n output shape=[1]\n");
+    let mut n = MAX_RULES / 4;
+    while n <= 2 * MAX_RULES {
+        let text: String = (0..n).map(rule).collect();
+        if text.len() > symdim::read::oprules::MAX_RULES_BYTES {
+            break;
+        }
+        match OpRules::parse_named(&text, "r.txt") {
+            Ok(r) => assert!(n <= MAX_RULES && r.len() == n, "{n}"),
+            Err(e) => {
+                assert!(n > MAX_RULES, "{n}: {e}");
+                assert_eq!(
+                    e.to_string(),
+                    format!(
+                        "r.txt:{}: more than {MAX_RULES} rules in all, the limit MAX_RULES",
+                        2 * MAX_RULES + 1
+                    )
+                );
+            }
+        }
+        n = if n == MAX_RULES { n + 1 } else { n * 2 };
+    }
+    // Over several texts: the count is of all of them.
+    let half: String = (0..MAX_RULES / 2).map(rule).collect();
+    let other: String = (MAX_RULES / 2..MAX_RULES + 1).map(rule).collect();
+    let a = OpRules::parse_named(&half, "a.txt").unwrap();
+    let b = OpRules::parse_named(&other, "b.txt").unwrap();
+    let e = a.merge(&b).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "b.txt:{}: more than {MAX_RULES} rules in all, the limit MAX_RULES",
+            2 * (MAX_RULES / 2) + 1
+        )
+    );
+    // Files: each text counts as one.
+    let mut all = OpRules::new();
+    for i in 0..2 * MAX_RULE_FILES {
+        let one = OpRules::parse_named(&rule(i), &format!("f{i}.txt")).unwrap();
+        match all.extend(&one) {
+            Ok(()) => assert!(i < MAX_RULE_FILES),
+            Err(e) => {
+                assert_eq!(i, MAX_RULE_FILES);
+                assert_eq!(
+                    e.to_string(),
+                    format!(
+                        "f{i}.txt:1: more than {MAX_RULE_FILES} rules files, the limit MAX_RULE_FILES"
+                    )
+                );
+                // Unchanged by the refused file.
+                assert_eq!(all.len(), MAX_RULE_FILES);
+                break;
+            }
+        }
+    }
+}
+
+/// More `--op-rules` files than `MAX_RULE_FILES` is a usage error naming the limit,
+/// given before the file past the limit is read.
+#[test]
+fn too_many_rules_files_are_a_usage_error() {
+    use symdim::read::oprules::MAX_RULE_FILES;
+    let model = tmp("many_files.onnx");
+    std::fs::write(&model, text_model_bytes()).unwrap();
+    let mut args: Vec<String> = vec!["infer".into(), model.to_str().unwrap().into()];
+    for i in 0..MAX_RULE_FILES {
+        let f = tmp(&format!("many_files_{i}.txt"));
+        std::fs::write(&f, format!("op d:Op{i}\n output shape=[1]\n")).unwrap();
+        args.extend(["--op-rules".into(), f.to_str().unwrap().into()]);
+    }
+    let args_ok: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(symdim(&args_ok).status.code(), Some(0));
+    // One more, that does not exist: the count is refused first.
+    args.extend(["--op-rules".into(), "/nonexistent/rules.txt".into()]);
+    let all: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = symdim(&all);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err,
+        format!(
+            "symdim: /nonexistent/rules.txt:1: more than {MAX_RULE_FILES} rules files, the limit MAX_RULE_FILES\n"
+        )
+    );
+}

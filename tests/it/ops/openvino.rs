@@ -586,3 +586,50 @@ fn error_messages() {
     common::snapshots()
         .bind(|| insta::assert_snapshot!("ops_openvino_more_errors", msgs.join("\n")));
 }
+
+/// OpenVINO Slice-8 and StridedSlice-1 of an axis whose length is a large value
+/// (2^31 .. 2^63-1): the length only (Python slicing), nothing listed by the value.
+#[test]
+fn slices_of_value_sized_axes() {
+    let max = i64::MAX;
+    for v in [1i64 << 31, 1 << 53, 1 << 62, max] {
+        let d = v.to_string();
+        let mut ctx = ShapesContext::default();
+        models::put(&mut ctx, "x", F32, &[&d, "2"], None);
+        models::put(&mut ctx, "z", I64, &["1"], Some(&["0"]));
+        models::put(&mut ctx, "m", I64, &["1"], Some(&[&max.to_string()]));
+        models::put(&mut ctx, "two", I64, &["1"], Some(&["2"]));
+        models::put(&mut ctx, "m1", I64, &["1"], Some(&["-1"]));
+        models::put(&mut ctx, "mn", I64, &["1"], Some(&[&i64::MIN.to_string()]));
+        let half = (v / 2 + v % 2).to_string();
+        let n = ov("Slice", 8, &["x", "z", "m", "two", "z"], 1, vec![]);
+        assert_eq!(one(&mut ctx, &n).0, format!("[{half}, 2]"));
+        let n = ov("Slice", 8, &["x", "m1", "mn", "m1", "z"], 1, vec![]);
+        assert_eq!(one(&mut ctx, &n).0, format!("[{d}, 2]"));
+        let masks = |b: &str, e: &str| {
+            vec![
+                ("begin_mask", ints(&[if b == "1" { 1 } else { 0 }])),
+                ("end_mask", ints(&[if e == "1" { 1 } else { 0 }])),
+                ("new_axis_mask", ints(&[])),
+                ("shrink_axis_mask", ints(&[])),
+                ("ellipsis_mask", ints(&[])),
+            ]
+        };
+        let n = ov(
+            "StridedSlice",
+            1,
+            &["x", "z", "m", "two"],
+            1,
+            masks("0", "0"),
+        );
+        assert_eq!(one(&mut ctx, &n).0, format!("[{half}, 2]"));
+        let n = ov(
+            "StridedSlice",
+            1,
+            &["x", "z", "z", "m1"],
+            1,
+            masks("1", "1"),
+        );
+        assert_eq!(one(&mut ctx, &n), (format!("[{d}, 2]"), "none".into(), F32));
+    }
+}

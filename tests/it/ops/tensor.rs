@@ -1045,3 +1045,69 @@ fn python_slice_lengths_agree_with_the_reference() {
     }
     assert!(checked > 9_000);
 }
+
+/// Slices of axes whose length is a large value (2^31 .. 2^63-1) list no indices:
+/// the input has no contents, so only the length is computed, and it is the ONNX
+/// reference length (`len = ceil((end - start) / step)` after clamping).
+#[test]
+fn slices_of_value_sized_axes_allocate_nothing_by_the_value() {
+    let max = i64::MAX;
+    for v in [1i64 << 31, 1 << 53, 1 << 62, max] {
+        let d = v.to_string();
+        for (s, e, t, want) in [
+            (0, max, 1, v),
+            (-1, i64::MIN, -1, v),
+            (0, max, 2, v / 2 + v % 2),
+            (1, max, 1, v - 1),
+        ] {
+            let got = slice_case(
+                &[&d],
+                &[&s.to_string()],
+                &[&e.to_string()],
+                &["0"],
+                &[&t.to_string()],
+            );
+            assert_eq!(got, format!("[{want}]"), "[{s}:{e}:{t}] of {v}");
+        }
+        // opset 1 (attributes, step 1)
+        let mut ctx = ShapesContext::default();
+        put(&mut ctx, "x", F32, &[&d, "3"], None);
+        let n = node(
+            "Slice",
+            1,
+            &["x"],
+            &["y"],
+            vec![("starts", ints(&[0])), ("ends", ints(&[max]))],
+        );
+        assert_eq!(one(&mut ctx, &n), (format!("[{d}, 3]"), "none".into()));
+    }
+}
+
+/// Around the value limit (`VALUE_FACT_LIMIT` elements): a known input is sliced
+/// along up to the limit, past it the slice has a shape and no contents.
+#[test]
+fn slice_values_up_to_the_value_limit() {
+    let limit = symdim::graph::VALUE_FACT_LIMIT;
+    for n in [limit / 2, limit - 1, limit, limit + 1, 2 * limit, 4 * limit] {
+        let mut ctx = ShapesContext::default();
+        let items: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+        let items: Vec<&str> = items.iter().map(String::as_str).collect();
+        put(&mut ctx, "v", I64, &[&n.to_string()], Some(&items));
+        put(&mut ctx, "s", I64, &["1"], Some(&["-1"]));
+        put(&mut ctx, "e", I64, &["1"], Some(&[MIN]));
+        put(&mut ctx, "t", I64, &["1"], Some(&["-2"]));
+        let n_out = n.div_ceil(2);
+        let n = node("Slice", 13, &["v", "s", "e", "", "t"], &["y"], vec![]);
+        let (shape, value) = one(&mut ctx, &n);
+        assert_eq!(shape, format!("[{n_out}]"));
+        if items.len() <= limit {
+            // every second element from the last: n-1, n-3, ...
+            let want: Vec<String> = (0..n_out)
+                .map(|i| (items.len() - 1 - 2 * i).to_string())
+                .collect();
+            assert_eq!(value, format!("[{}]", want.join(", ")));
+        } else {
+            assert_eq!(value, "none");
+        }
+    }
+}
