@@ -62,8 +62,8 @@ typedef enum SymdimStatus {
    */
   SYMDIM_ERROR_UNKNOWN = 8,
   /**
-   * A dim could not be evaluated at the given values (a symbol without a value, a
-   * division by zero, an overflow).
+   * A dim could not be evaluated at the given values (a symbol without a value or
+   * with a negative one, a division by zero, an overflow).
    */
   SYMDIM_ERROR_EVAL = 9,
   /**
@@ -426,7 +426,8 @@ enum SymdimStatus symdim_dim_as_i64(const struct SymdimDim *dim, int64_t *value)
 
 /**
  * The dim's value with the `n` symbols `names[i]` at `values[i]`;
- * `SYMDIM_ERROR_EVAL` when a symbol it uses has no value or the arithmetic fails.
+ * `SYMDIM_ERROR_EVAL` when a symbol it uses has no value or a negative one, or the
+ * arithmetic fails.
  */
 enum SymdimStatus symdim_dim_eval(const struct SymdimDim *dim,
                                   const char *const *names,

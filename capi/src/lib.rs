@@ -69,8 +69,8 @@ pub enum SymdimStatus {
     /// The answer is not known: an unknown rank or contents, a symbolic dim asked as
     /// an integer.
     SYMDIM_ERROR_UNKNOWN = 8,
-    /// A dim could not be evaluated at the given values (a symbol without a value, a
-    /// division by zero, an overflow).
+    /// A dim could not be evaluated at the given values (a symbol without a value or
+    /// with a negative one, a division by zero, an overflow).
     SYMDIM_ERROR_EVAL = 9,
     /// `explain` refused its target (no such tensor or axis).
     SYMDIM_ERROR_EXPLAIN = 10,
@@ -1017,7 +1017,8 @@ pub unsafe extern "C" fn symdim_dim_as_i64(dim: *const SymdimDim, value: *mut i6
 }
 
 /// The dim's value with the `n` symbols `names[i]` at `values[i]`;
-/// `SYMDIM_ERROR_EVAL` when a symbol it uses has no value or the arithmetic fails.
+/// `SYMDIM_ERROR_EVAL` when a symbol it uses has no value or a negative one, or the
+/// arithmetic fails.
 #[no_mangle]
 pub unsafe extern "C" fn symdim_dim_eval(
     dim: *const SymdimDim,

@@ -427,7 +427,11 @@ impl Dim {
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let values = symbol_values(values, kwargs)?;
-        dim_object(py, &normalize(&self.expr.substitute(&values)))
+        let expr = self
+            .expr
+            .substitute(&values)
+            .map_err(|e| EvalError::new_err(e.to_string()))?;
+        dim_object(py, &normalize(&expr))
     }
 
     fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {

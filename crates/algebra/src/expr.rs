@@ -82,7 +82,8 @@ impl DimExpr {
 
     /// Parse an expression of the grammar and simplify it in a scratch algebra set up
     /// by `config`: every name is an input symbol, at least `config.input_lower`
-    /// (with [`Config::default`], at least 1). Errors as [`DimExpr::parse`].
+    /// (with [`Config::default`], at least 1). Errors as [`DimExpr::parse`]. Whatever
+    /// the configuration, the result is a dim: [`DimExpr::eval`] takes values from 0.
     pub fn parse_with(text: &str, config: &Config) -> Result<DimExpr, AlgebraError> {
         let mut alg = Algebra::new(config.clone());
         let d = alg.parse(text)?;
@@ -105,10 +106,18 @@ impl DimExpr {
 
     /// The value at `values`: an error names a symbol without a value, or says the
     /// expression is undefined there (a division by zero) or not an integer.
+    ///
+    /// A dim is never negative, so a negative value of a symbol it mentions is an
+    /// error ([`EvalError::Negative`]), not a value outside the domain the dim was
+    /// simplified for.
     pub fn eval(&self, values: &SymbolValues) -> Result<i64, EvalError> {
-        if let Some(symbol) = self.symbols().into_iter().find(|s| values.get(s).is_none()) {
-            return Err(EvalError::Unbound { symbol });
+        let symbols = self.symbols();
+        if let Some(symbol) = symbols.iter().find(|s| values.get(s).is_none()) {
+            return Err(EvalError::Unbound {
+                symbol: symbol.clone(),
+            });
         }
+        self.check_values(&symbols, values)?;
         let value = self
             .0
             .evaluate(&|s: egg::Symbol| values.get(s.as_str()).map(Rat::int));
@@ -122,14 +131,29 @@ impl DimExpr {
         })
     }
 
-    /// The dim with some symbols replaced by values (the others stay).
-    pub fn substitute(&self, values: &SymbolValues) -> DimExpr {
-        DimExpr(self.0.substitute(&|s| {
+    /// The dim with some symbols replaced by values (the others stay). A negative
+    /// value of a symbol it mentions is an error ([`EvalError::Negative`]).
+    pub fn substitute(&self, values: &SymbolValues) -> Result<DimExpr, EvalError> {
+        self.check_values(&self.symbols(), values)?;
+        Ok(DimExpr(self.0.substitute(&|s| {
             values
                 .0
                 .get(s.as_str())
                 .map(|v| Poly::constant(Rat::int(*v)))
-        }))
+        })))
+    }
+
+    /// `Err` for the first of `symbols` whose value in `values` is negative.
+    fn check_values(&self, symbols: &[String], values: &SymbolValues) -> Result<(), EvalError> {
+        for symbol in symbols {
+            if let Some(value) = values.get(symbol).filter(|v| *v < 0) {
+                return Err(EvalError::Negative {
+                    symbol: symbol.clone(),
+                    value,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// `floor(self / d)`, simplified (see [`DimExpr`]): `floordiv(4*S, 2)` is `2*S`.
@@ -407,6 +431,17 @@ pub enum EvalError {
     Unbound {
         /// The symbol.
         symbol: String,
+    },
+    /// A symbol's value is negative: a dim is an integer from 0 to `i64::MAX`.
+    #[error(
+        "symbol `{symbol}` = {value}: negative (a dim value is an integer from 0 to {})",
+        i64::MAX
+    )]
+    Negative {
+        /// The symbol.
+        symbol: String,
+        /// Its value.
+        value: i64,
     },
     /// The expression is undefined at these values: a division by zero, or a
     /// broadcast of two dims that are neither equal nor 1.

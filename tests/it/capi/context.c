@@ -142,6 +142,10 @@ int main(void) {
     said("eval", symdim_dim_eval(d, names, values, 2, &v));
     printf("value: %lld\n", (long long)v);
     said("eval missing symbol", symdim_dim_eval(d, names, values, 1, &v));
+    /* A dim is never negative: a negative symbol value is an evaluation error. */
+    int64_t negative[] = {-5, 3};
+    said("eval negative", symdim_dim_eval(d, names, negative, 2, &v));
+    printf("negative: %s\n", symdim_last_error());
     said("as_i64 symbolic", symdim_dim_as_i64(d, &v));
     symdim_dim_free(d);
     said("parse bad", symdim_dim_parse("2*", &d));

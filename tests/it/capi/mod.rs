@@ -318,6 +318,8 @@ dim: B*S + 2*S
 eval: OK
 value: 25
 eval missing symbol: EVAL
+eval negative: EVAL
+negative: symbol `S` = -5: negative (a dim value is an integer from 0 to 9223372036854775807)
 as_i64 symbolic: UNKNOWN
 parse bad: EXPR
 parse NULL: NULL

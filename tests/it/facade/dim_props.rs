@@ -19,7 +19,7 @@ use proptest::prelude::*;
 use std::sync::OnceLock;
 use symdim::algebra::parse::parse_expr;
 use symdim::algebra::{Config, Rat};
-use symdim::{DimExpr, Facts, Model, Shapes, SymbolValues};
+use symdim::{DimExpr, EvalError, Facts, Model, Shapes, SymbolValues};
 
 /// A generated expression.
 #[derive(Clone, Debug)]
@@ -362,14 +362,22 @@ fn documented_simplifications() {
     assert_eq!(s.max(0), s);
     assert_eq!(s.min(&s + 2), s);
     // At S = -1, max(S, 0) is 0, not S: the rewrite is for dims, never negative.
-    // Where names may be negative, the form stays.
+    // Where names may be negative, the form stays; its values are still dims'
+    // (evaluating at S = -1 is an error).
     let negative = Config {
         input_lower: Rat::int(-5),
         ..Config::default()
     };
     let raw = DimExpr::parse_with("max(S, 0)", &negative).unwrap();
     assert_ne!(raw, s);
-    assert_eq!(raw.eval(&SymbolValues::new().with("S", -1)), Ok(0));
+    assert_eq!(
+        raw.eval(&SymbolValues::new().with("S", -1)),
+        Err(EvalError::Negative {
+            symbol: "S".to_string(),
+            value: -1
+        })
+    );
+    assert_eq!(raw.eval(&SymbolValues::new().with("S", 0)), Ok(0));
     assert_eq!(raw.eval(&SymbolValues::new().with("S", 3)), Ok(3));
     // A division by a constant 0 stays as written, undefined.
     let by_zero = s.floordiv(0);

@@ -300,9 +300,26 @@ fn dim_expressions_compute_and_evaluate() {
     let at = SymbolValues::new().with("S", 3).with("B", 5);
     assert_eq!(e.eval(&at).unwrap(), 2 * 5 + 23 * 3);
     assert_eq!(
-        e.substitute(&SymbolValues::new().with("S", 1)).to_string(),
+        e.substitute(&SymbolValues::new().with("S", 1))
+            .unwrap()
+            .to_string(),
         "2*B + 23"
     );
+    // A dim is never negative: a negative value of a symbol it uses is an error,
+    // in eval and substitute alike; one of a symbol it does not use is ignored.
+    let negative = symdim::algebra::EvalError::Negative {
+        symbol: "S".to_string(),
+        value: -5,
+    };
+    let below = SymbolValues::new().with("S", -5).with("B", 5);
+    assert_eq!(e.eval(&below), Err(negative.clone()));
+    assert_eq!(e.substitute(&below), Err(negative.clone()));
+    assert_eq!(
+        DimExpr::symbol("S").eval(&SymbolValues::new().with("S", -5)),
+        Err(negative)
+    );
+    let unused = SymbolValues::new().with("S", 3).with("B", 5).with("T", -1);
+    assert_eq!(e.eval(&unused).unwrap(), 2 * 5 + 23 * 3);
     assert_eq!(
         DimExpr::parse("(S*768) / (12*64)").unwrap().to_string(),
         "S"
