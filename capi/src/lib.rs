@@ -37,6 +37,14 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, OnceLock};
 
+// The allocator the `symdim` executable uses for the library's own allocations:
+// inference allocates many small strings and vectors, which mimalloc serves faster
+// than the system allocator (a JSON report of the 29k-node llama took about 1.5x the
+// CLI's time with the system allocator). Strings returned to the caller come from
+// libc's malloc (`give_string`), so they are freed with `symdim_string_free` alike.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use symdim::context::ShapesContext;
 use symdim::graph::{Attr, DType, Node};
 use symdim::ops::shapes_api::{self, ShapeError};
