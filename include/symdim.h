@@ -265,19 +265,21 @@ enum SymdimStatus symdim_shapes_has_errors(const struct SymdimShapes *shapes, bo
 
 /**
  * The report `symdim infer --format text|json` prints, byte for byte, as a new
- * string; its length in bytes in `len` (NULL: not wanted).
+ * string; its length in bytes in `len` (NULL: not wanted). `format` is a
+ * `SymdimFormat`; another value is `SYMDIM_ERROR_INVALID_ARGUMENT`.
  */
 enum SymdimStatus symdim_shapes_report(const struct SymdimShapes *shapes,
-                                       enum SymdimFormat format,
+                                       int format,
                                        char **report,
                                        size_t *len);
 
 /**
  * The conditions on the input dims under which every node is valid: what `symdim
- * constraints --format text|json` prints, as a new string.
+ * constraints --format text|json` prints, as a new string. `format` is a
+ * `SymdimFormat`; another value is `SYMDIM_ERROR_INVALID_ARGUMENT`.
  */
 enum SymdimStatus symdim_shapes_contract(const struct SymdimShapes *shapes,
-                                         enum SymdimFormat format,
+                                         int format,
                                          char **contract,
                                          size_t *len);
 
@@ -335,11 +337,12 @@ enum SymdimStatus symdim_shapes_output_name(const struct SymdimShapes *shapes,
  * Whether `model` is valid for the values `facts` binds (without running it): what
  * `symdim check --format text|json` prints, as a new string, and the CLI's exit
  * status in `exit_code` (0 valid, 1 invalid, 3 undecided; NULL: not wanted). The
- * facts are checked against the model first (`SYMDIM_ERROR_FACTS`).
+ * facts are checked against the model first (`SYMDIM_ERROR_FACTS`). `format` is a
+ * `SymdimFormat`; another value is `SYMDIM_ERROR_INVALID_ARGUMENT`.
  */
 enum SymdimStatus symdim_check(const struct SymdimModel *model,
                                const struct SymdimFacts *facts,
-                               enum SymdimFormat format,
+                               int format,
                                char **verdict,
                                int32_t *exit_code);
 

@@ -33,7 +33,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 use std::cell::RefCell;
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, OnceLock};
 
@@ -316,10 +316,20 @@ fn not_found(what: impl std::fmt::Display) -> Error {
     Error::new(SymdimStatus::SYMDIM_ERROR_NOT_FOUND, what)
 }
 
-fn report_format(format: SymdimFormat) -> Format {
+/// The format a caller passed: an `int` holding a `SymdimFormat`, checked here. A C
+/// caller can pass any integer where the header names the enum, and a Rust enum
+/// holding a value outside its variants is undefined behaviour, so the API takes the
+/// integer and refuses others with `SYMDIM_ERROR_INVALID_ARGUMENT`.
+fn report_format(format: c_int) -> Result<Format> {
     match format {
-        SymdimFormat::SYMDIM_FORMAT_TEXT => Format::Text,
-        SymdimFormat::SYMDIM_FORMAT_JSON => Format::Json,
+        f if f == SymdimFormat::SYMDIM_FORMAT_TEXT as c_int => Ok(Format::Text),
+        f if f == SymdimFormat::SYMDIM_FORMAT_JSON as c_int => Ok(Format::Json),
+        other => Err(Error::new(
+            SymdimStatus::SYMDIM_ERROR_INVALID_ARGUMENT,
+            format!(
+                "format {other} is not a SymdimFormat (SYMDIM_FORMAT_TEXT = 0, SYMDIM_FORMAT_JSON = 1)"
+            ),
+        )),
     }
 }
 
@@ -594,41 +604,45 @@ pub unsafe extern "C" fn symdim_shapes_has_errors(
 }
 
 /// The report `symdim infer --format text|json` prints, byte for byte, as a new
-/// string; its length in bytes in `len` (NULL: not wanted).
+/// string; its length in bytes in `len` (NULL: not wanted). `format` is a
+/// `SymdimFormat`; another value is `SYMDIM_ERROR_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn symdim_shapes_report(
     shapes: *const SymdimShapes,
-    format: SymdimFormat,
+    format: c_int,
     report: *mut *mut c_char,
     len: *mut usize,
 ) -> SymdimStatus {
     wrap(|| {
         let s = handle(shapes, "shapes")?;
         let dst = out(report, "report")?;
+        let format = report_format(format)?;
         let mut bytes = Vec::new();
         s.shapes
-            .write_report(report_format(format), &mut bytes)
+            .write_report(format, &mut bytes)
             .map_err(|e| Error::new(SymdimStatus::SYMDIM_ERROR_INTERNAL, e))?;
         give_string(&bytes, dst, len)
     })
 }
 
 /// The conditions on the input dims under which every node is valid: what `symdim
-/// constraints --format text|json` prints, as a new string.
+/// constraints --format text|json` prints, as a new string. `format` is a
+/// `SymdimFormat`; another value is `SYMDIM_ERROR_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn symdim_shapes_contract(
     shapes: *const SymdimShapes,
-    format: SymdimFormat,
+    format: c_int,
     contract: *mut *mut c_char,
     len: *mut usize,
 ) -> SymdimStatus {
     wrap(|| {
         let s = handle(shapes, "shapes")?;
         let dst = out(contract, "contract")?;
+        let format = report_format(format)?;
         let c = s.shapes.contract();
         let text = match format {
-            SymdimFormat::SYMDIM_FORMAT_TEXT => c.to_text(),
-            SymdimFormat::SYMDIM_FORMAT_JSON => c.to_json(),
+            Format::Text => c.to_text(),
+            Format::Json => c.to_json(),
         };
         give_string(text.as_bytes(), dst, len)
     })
@@ -771,12 +785,13 @@ pub unsafe extern "C" fn symdim_shapes_output_name(
 /// Whether `model` is valid for the values `facts` binds (without running it): what
 /// `symdim check --format text|json` prints, as a new string, and the CLI's exit
 /// status in `exit_code` (0 valid, 1 invalid, 3 undecided; NULL: not wanted). The
-/// facts are checked against the model first (`SYMDIM_ERROR_FACTS`).
+/// facts are checked against the model first (`SYMDIM_ERROR_FACTS`). `format` is a
+/// `SymdimFormat`; another value is `SYMDIM_ERROR_INVALID_ARGUMENT`.
 #[no_mangle]
 pub unsafe extern "C" fn symdim_check(
     model: *const SymdimModel,
     facts: *const SymdimFacts,
-    format: SymdimFormat,
+    format: c_int,
     verdict: *mut *mut c_char,
     exit_code: *mut i32,
 ) -> SymdimStatus {
@@ -784,11 +799,12 @@ pub unsafe extern "C" fn symdim_check(
         let m = handle(model, "model")?;
         let facts = facts_of(facts);
         let dst = out(verdict, "verdict")?;
+        let format = report_format(format)?;
         facts.validate(&m.model).map_err(facts_error)?;
         let v = symdim::contracts::check::check(&m.model, &facts);
         let text = match format {
-            SymdimFormat::SYMDIM_FORMAT_TEXT => v.to_text(),
-            SymdimFormat::SYMDIM_FORMAT_JSON => v.to_json(),
+            Format::Text => v.to_text(),
+            Format::Json => v.to_json(),
         };
         give_string(text.as_bytes(), dst, std::ptr::null_mut())?;
         if let Some(code) = exit_code.as_mut() {

@@ -7,6 +7,8 @@
  *   api check MODEL NAME=VALUE...       symdim check MODEL --format json --bind ...
  *   api explain MODEL TARGET            symdim explain MODEL TARGET
  *   api simplify EXPR [FACT...]         symdim simplify EXPR --assume FACT...
+ *   api format MODEL N                  the report, contract and check calls with the
+ *                                       format integer N: each call's status and message
  *
  * Each prints what the call returned and exits with the CLI's status; a failed call
  * prints `symdim: MESSAGE` on stderr and exits with 2.
@@ -68,7 +70,20 @@ int main(int argc, char **argv) {
     SymdimFacts *facts = NULL;
     CALL(symdim_facts_new(&facts));
     int status = 0;
-    if (strcmp(mode, "check") == 0) {
+    if (strcmp(mode, "format") == 0 && argc == 4) {
+        /* A C caller may pass any int where the header names SymdimFormat. */
+        int format = atoi(argv[3]);
+        SymdimShapes *shapes = NULL;
+        CALL(symdim_infer(model, facts, &shapes));
+        for (int i = 0; i < 3; ++i) {
+            SymdimStatus st = i == 0   ? symdim_shapes_report(shapes, format, &out, NULL)
+                              : i == 1 ? symdim_shapes_contract(shapes, format, &out, NULL)
+                                       : symdim_check(model, facts, format, &out, NULL);
+            printf("%d %s\n", (int)st, st == SYMDIM_OK ? "ok" : symdim_last_error());
+            if (st == SYMDIM_OK) symdim_string_free(out);
+        }
+        CALL(symdim_shapes_free(shapes));
+    } else if (strcmp(mode, "check") == 0) {
         if ((status = bind_all(facts, argc - 3, argv + 3)) != 0) return status;
         int code = 0;
         CALL(symdim_check(model, facts, SYMDIM_FORMAT_JSON, &out, &code));

@@ -338,6 +338,59 @@ free context: OK
 ";
 
 #[test]
+fn the_c_timing_program_makes_the_clis_report() {
+    // examples/c/timing.c is the C side of scripts/bench_capi.py: its runs must do
+    // the work the CLI does (the report's bytes, run after run), and print one time
+    // per run.
+    let Some(timing) = c_program("examples/c/timing.c", "timing") else {
+        return;
+    };
+    let m = "examples/attention.onnx";
+    let json = cli(&["infer", m, "--format", "json"]).stdout;
+    let out = run(&timing, &[m, "3", "report"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.parse().expect("a time in seconds"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|t| *t > 0.0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("report bytes: {}\n", 3 * json.len())
+    );
+    let usage = run(&timing, &[m, "3", "nonsense"]);
+    assert_eq!(usage.status.code(), Some(2));
+}
+
+#[test]
+fn a_format_outside_the_enum_is_an_invalid_argument() {
+    // Its own executable: the tests run at once, and another builds `api`.
+    let Some(api) = c_program("tests/it/capi/api.c", "api_format") else {
+        return;
+    };
+    let m = "examples/attention.onnx";
+    let ok = run(&api, &["format", m, "1"]);
+    assert_eq!(String::from_utf8_lossy(&ok.stdout), "0 ok\n0 ok\n0 ok\n");
+    // SYMDIM_ERROR_INVALID_ARGUMENT is 11 (include/symdim.h), for each call.
+    for bad in ["2", "-1", "2147483647"] {
+        let out = run(&api, &["format", m, bad]);
+        let line = format!(
+            "11 format {bad} is not a SymdimFormat (SYMDIM_FORMAT_TEXT = 0, SYMDIM_FORMAT_JSON = 1)\n"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            line.repeat(3),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
 fn c_shapes_context_operations_follow_the_spec() {
     let Some(context) = c_program("tests/it/capi/context.c", "context") else {
         return;
