@@ -91,6 +91,25 @@ typedef enum SymdimStatus {
 } SymdimStatus;
 
 /**
+ * The answer of a query about dims (`symdim_shapes_equal`, `symdim_shapes_le`):
+ * proven for every value the model allows, proven false, or neither.
+ */
+typedef enum SymdimTruth {
+  /**
+   * Proven false for every valid value of the symbols.
+   */
+  SYMDIM_TRUTH_FALSE = 0,
+  /**
+   * Proven for every valid value of the symbols.
+   */
+  SYMDIM_TRUTH_TRUE = 1,
+  /**
+   * Neither could be proven.
+   */
+  SYMDIM_TRUTH_UNKNOWN = 2,
+} SymdimTruth;
+
+/**
  * The format of a report, a contract or a check verdict.
  */
 typedef enum SymdimFormat {
@@ -215,6 +234,19 @@ enum SymdimStatus symdim_facts_free(struct SymdimFacts *facts);
 enum SymdimStatus symdim_model_load(const char *path, struct SymdimModel **model);
 
 /**
+ * Load a model file as `symdim_model_load` does, turning oneDNN Graph input dims
+ * into symbols: each of the `n` strings of `symbols` is the CLI's `--symbol
+ * ID:AXIS=NAME` (`0:0=N`: dim 0 of logical tensor 0 is `N`; NAME may be an
+ * expression). A malformed one is `SYMDIM_ERROR_INVALID_ARGUMENT`; symbols for a
+ * model that is not oneDNN JSON, or naming no graph input, `SYMDIM_ERROR_LOAD`
+ * (as the CLI refuses them).
+ */
+enum SymdimStatus symdim_model_load_onednn(const char *path,
+                                           const char *const *symbols,
+                                           size_t n,
+                                           struct SymdimModel **model);
+
+/**
  * Load a model held in memory (ONNX, IR XML without Const layers, oneDNN Graph
  * JSON); `name` stands for its path in reports and errors. ONNX external data
  * cannot be read from memory: such tensors keep their dims, not their values. For
@@ -299,6 +331,72 @@ enum SymdimStatus symdim_shapes_explain(const struct SymdimShapes *shapes,
 enum SymdimStatus symdim_shapes_simplify(const struct SymdimShapes *shapes,
                                          const struct SymdimDim *dim,
                                          struct SymdimDim **simplified);
+
+/**
+ * Whether dims `a` and `b` are equal for every value of the symbols the model
+ * allows, under its facts and what inference learned (a dim it assumed equal to
+ * another is equal to it: each such assumption is a warning of the report and a
+ * condition of the contract). Nothing changes in `shapes`.
+ */
+enum SymdimStatus symdim_shapes_equal(const struct SymdimShapes *shapes,
+                                      const struct SymdimDim *a,
+                                      const struct SymdimDim *b,
+                                      enum SymdimTruth *truth);
+
+/**
+ * Whether `a <= b` for every value of the symbols the model allows (as
+ * `symdim_shapes_equal`).
+ */
+enum SymdimStatus symdim_shapes_le(const struct SymdimShapes *shapes,
+                                   const struct SymdimDim *a,
+                                   const struct SymdimDim *b,
+                                   enum SymdimTruth *truth);
+
+/**
+ * Bounds of `dim` under the model's facts (as `symdim_shapes_equal`): every value
+ * it takes is in `[*lo, *hi]`. `*has_lo` / `*has_hi` say whether that end is
+ * bounded; an end that is not an `int64_t` is reported unbounded, and a fractional
+ * end is rounded inward (a dim is an integer), so the interval stays sound.
+ * `*lo > *hi` means the facts contradict each other. Any output may be NULL.
+ */
+enum SymdimStatus symdim_shapes_bounds(const struct SymdimShapes *shapes,
+                                       const struct SymdimDim *dim,
+                                       bool *has_lo,
+                                       int64_t *lo,
+                                       bool *has_hi,
+                                       int64_t *hi);
+
+/**
+ * The shapes inferred again with the `n` symbols `names[i]` bound to `values[i]`
+ * beside the facts of `shapes`, as new shapes (what those values decide, such as an
+ * `If` condition, is decided); `shapes` keeps its symbolic answer. A name that is
+ * not a symbol of the model, a negative value, or one other than a binding the
+ * facts already hold is `SYMDIM_ERROR_FACTS`.
+ */
+enum SymdimStatus symdim_shapes_concretize(const struct SymdimShapes *shapes,
+                                           const char *const *names,
+                                           const int64_t *values,
+                                           size_t n,
+                                           struct SymdimShapes **concrete);
+
+/**
+ * The ONNX model with every inferred shape written into its `value_info`: what
+ * `symdim infer MODEL -o OUT.onnx` writes. `bytes` (`len` bytes) is the serialized
+ * model to write into, normally the file the model was loaded from. The result is
+ * a new buffer of `*annotated_len` bytes, released with `symdim_bytes_free`. A model
+ * that is not ONNX, or bytes that do not decode, is `SYMDIM_ERROR_INVALID_ARGUMENT`.
+ */
+enum SymdimStatus symdim_shapes_annotated(const struct SymdimShapes *shapes,
+                                          const uint8_t *bytes,
+                                          size_t len,
+                                          uint8_t **annotated,
+                                          size_t *annotated_len);
+
+/**
+ * Release a buffer the library returned (`symdim_shapes_annotated`); NULL is
+ * allowed.
+ */
+enum SymdimStatus symdim_bytes_free(uint8_t *bytes);
 
 /**
  * How many tensors the report lists (graph inputs and node outputs, in graph

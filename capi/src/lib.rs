@@ -105,6 +105,30 @@ pub enum SymdimFormat {
     SYMDIM_FORMAT_JSON = 1,
 }
 
+/// The answer of a query about dims (`symdim_shapes_equal`, `symdim_shapes_le`):
+/// proven for every value the model allows, proven false, or neither.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymdimTruth {
+    /// Proven false for every valid value of the symbols.
+    SYMDIM_TRUTH_FALSE = 0,
+    /// Proven for every valid value of the symbols.
+    SYMDIM_TRUTH_TRUE = 1,
+    /// Neither could be proven.
+    SYMDIM_TRUTH_UNKNOWN = 2,
+}
+
+impl From<symdim::Truth> for SymdimTruth {
+    fn from(t: symdim::Truth) -> SymdimTruth {
+        match t {
+            symdim::Truth::True => SymdimTruth::SYMDIM_TRUTH_TRUE,
+            symdim::Truth::False => SymdimTruth::SYMDIM_TRUTH_FALSE,
+            symdim::Truth::Unknown => SymdimTruth::SYMDIM_TRUTH_UNKNOWN,
+        }
+    }
+}
+
 /// A loaded model (`symdim_model_load`); released with `symdim_model_free`.
 /// Read-only: several threads may use one at once.
 pub struct SymdimModel {
@@ -494,6 +518,40 @@ pub unsafe extern "C" fn symdim_model_load(
     })
 }
 
+/// Load a model file as `symdim_model_load` does, turning oneDNN Graph input dims
+/// into symbols: each of the `n` strings of `symbols` is the CLI's `--symbol
+/// ID:AXIS=NAME` (`0:0=N`: dim 0 of logical tensor 0 is `N`; NAME may be an
+/// expression). A malformed one is `SYMDIM_ERROR_INVALID_ARGUMENT`; symbols for a
+/// model that is not oneDNN JSON, or naming no graph input, `SYMDIM_ERROR_LOAD`
+/// (as the CLI refuses them).
+#[no_mangle]
+pub unsafe extern "C" fn symdim_model_load_onednn(
+    path: *const c_char,
+    symbols: *const *const c_char,
+    n: usize,
+    model: *mut *mut SymdimModel,
+) -> SymdimStatus {
+    wrap(|| {
+        let path = text(path, "path")?;
+        let symbols = texts(symbols, n, "symbols")?;
+        let dst = out(model, "model")?;
+        let mut options = symdim::read::load::LoadOptions::default();
+        for s in symbols {
+            let symbol = s.parse().map_err(|e| {
+                Error::new(
+                    SymdimStatus::SYMDIM_ERROR_INVALID_ARGUMENT,
+                    format!("--symbol {s}: {e}"),
+                )
+            })?;
+            options.onednn_symbols.push(symbol);
+        }
+        give_model(
+            symdim::read::load::load_with(std::path::Path::new(path), &options),
+            dst,
+        )
+    })
+}
+
 /// Load a model held in memory (ONNX, IR XML without Const layers, oneDNN Graph
 /// JSON); `name` stands for its path in reports and errors. ONNX external data
 /// cannot be read from memory: such tensors keep their dims, not their values. For
@@ -686,6 +744,149 @@ pub unsafe extern "C" fn symdim_shapes_simplify(
         });
         Ok(())
     })
+}
+
+/// Whether dims `a` and `b` are equal for every value of the symbols the model
+/// allows, under its facts and what inference learned (a dim it assumed equal to
+/// another is equal to it: each such assumption is a warning of the report and a
+/// condition of the contract). Nothing changes in `shapes`.
+#[no_mangle]
+pub unsafe extern "C" fn symdim_shapes_equal(
+    shapes: *const SymdimShapes,
+    a: *const SymdimDim,
+    b: *const SymdimDim,
+    truth: *mut SymdimTruth,
+) -> SymdimStatus {
+    wrap(|| {
+        let s = handle(shapes, "shapes")?;
+        let (a, b) = (handle(a, "a")?, handle(b, "b")?);
+        *out(truth, "truth")? = s.shapes.equal(&a.dim, &b.dim).into();
+        Ok(())
+    })
+}
+
+/// Whether `a <= b` for every value of the symbols the model allows (as
+/// `symdim_shapes_equal`).
+#[no_mangle]
+pub unsafe extern "C" fn symdim_shapes_le(
+    shapes: *const SymdimShapes,
+    a: *const SymdimDim,
+    b: *const SymdimDim,
+    truth: *mut SymdimTruth,
+) -> SymdimStatus {
+    wrap(|| {
+        let s = handle(shapes, "shapes")?;
+        let (a, b) = (handle(a, "a")?, handle(b, "b")?);
+        *out(truth, "truth")? = s.shapes.le(&a.dim, &b.dim).into();
+        Ok(())
+    })
+}
+
+/// Bounds of `dim` under the model's facts (as `symdim_shapes_equal`): every value
+/// it takes is in `[*lo, *hi]`. `*has_lo` / `*has_hi` say whether that end is
+/// bounded; an end that is not an `int64_t` is reported unbounded, and a fractional
+/// end is rounded inward (a dim is an integer), so the interval stays sound.
+/// `*lo > *hi` means the facts contradict each other. Any output may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn symdim_shapes_bounds(
+    shapes: *const SymdimShapes,
+    dim: *const SymdimDim,
+    has_lo: *mut bool,
+    lo: *mut i64,
+    has_hi: *mut bool,
+    hi: *mut i64,
+) -> SymdimStatus {
+    use symdim::algebra::Bound;
+    wrap(|| {
+        let s = handle(shapes, "shapes")?;
+        let d = handle(dim, "dim")?;
+        let b = s.shapes.bounds(&d.dim);
+        let lo_value = match &b.lo {
+            Bound::Finite(r) => r.ceil().to_i64(),
+            _ => None,
+        };
+        let hi_value = match &b.hi {
+            Bound::Finite(r) => r.floor().to_i64(),
+            _ => None,
+        };
+        for (has, value, end) in [(has_lo, lo, lo_value), (has_hi, hi, hi_value)] {
+            if let Some(has) = has.as_mut() {
+                *has = end.is_some();
+            }
+            if let (Some(value), Some(end)) = (value.as_mut(), end) {
+                *value = end;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The shapes inferred again with the `n` symbols `names[i]` bound to `values[i]`
+/// beside the facts of `shapes`, as new shapes (what those values decide, such as an
+/// `If` condition, is decided); `shapes` keeps its symbolic answer. A name that is
+/// not a symbol of the model, a negative value, or one other than a binding the
+/// facts already hold is `SYMDIM_ERROR_FACTS`.
+#[no_mangle]
+pub unsafe extern "C" fn symdim_shapes_concretize(
+    shapes: *const SymdimShapes,
+    names: *const *const c_char,
+    values: *const i64,
+    n: usize,
+    concrete: *mut *mut SymdimShapes,
+) -> SymdimStatus {
+    wrap(|| {
+        let s = handle(shapes, "shapes")?;
+        let names = texts(names, n, "names")?;
+        let values = slice(values, n, "values")?;
+        let dst = out(concrete, "concrete")?;
+        let at: Vec<(&str, i64)> = names.iter().copied().zip(values.iter().copied()).collect();
+        let shapes = s.shapes.concretize(&at).map_err(facts_error)?;
+        // As in `symdim_infer`: the new shapes borrow the same model, kept alive by
+        // the `Arc` stored beside them.
+        *dst = boxed(SymdimShapes {
+            shapes,
+            tensors: OnceLock::new(),
+            model: Arc::clone(&s.model),
+        });
+        Ok(())
+    })
+}
+
+/// The ONNX model with every inferred shape written into its `value_info`: what
+/// `symdim infer MODEL -o OUT.onnx` writes. `bytes` (`len` bytes) is the serialized
+/// model to write into, normally the file the model was loaded from. The result is
+/// a new buffer of `*annotated_len` bytes, released with `symdim_bytes_free`. A model
+/// that is not ONNX, or bytes that do not decode, is `SYMDIM_ERROR_INVALID_ARGUMENT`.
+#[no_mangle]
+pub unsafe extern "C" fn symdim_shapes_annotated(
+    shapes: *const SymdimShapes,
+    bytes: *const u8,
+    len: usize,
+    annotated: *mut *mut u8,
+    annotated_len: *mut usize,
+) -> SymdimStatus {
+    wrap(|| {
+        let s = handle(shapes, "shapes")?;
+        let bytes = slice(bytes, len, "bytes")?;
+        let dst = out(annotated, "annotated")?;
+        let dst_len = out(annotated_len, "annotated_len")?;
+        let written = s
+            .shapes
+            .annotated_bytes(bytes)
+            .map_err(|e| Error::new(SymdimStatus::SYMDIM_ERROR_INVALID_ARGUMENT, e))?;
+        let mut p = std::ptr::null_mut();
+        give_string(&written, &mut p, std::ptr::null_mut())?;
+        *dst = p as *mut u8;
+        *dst_len = written.len();
+        Ok(())
+    })
+}
+
+/// Release a buffer the library returned (`symdim_shapes_annotated`); NULL is
+/// allowed.
+#[no_mangle]
+pub unsafe extern "C" fn symdim_bytes_free(bytes: *mut u8) -> SymdimStatus {
+    symdim_string_free(bytes as *mut c_char)
 }
 
 /// How many tensors the report lists (graph inputs and node outputs, in graph

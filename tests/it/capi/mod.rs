@@ -338,6 +338,128 @@ free context: OK
 ";
 
 #[test]
+fn c_queries_answer_under_the_models_facts() {
+    let Some(api) = c_program("tests/it/capi/api.c", "api_query") else {
+        return;
+    };
+    let m = "examples/attention.onnx";
+    // Input symbols are at least 1 (docs/grammar.md): so batch*sequence*64 is at
+    // least 64 and unbounded above, and batch < batch + 1.
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["batch*sequence*64", "64*sequence*batch"],
+            "equal true\nle true\nbounds 64..inf\n",
+        ),
+        (
+            &["batch", "batch + 1"],
+            "equal false\nle true\nbounds 1..inf\n",
+        ),
+        (
+            &["batch", "sequence"],
+            "equal unknown\nle unknown\nbounds 1..inf\n",
+        ),
+        (
+            &["sequence", "512", "sequence <= 512"],
+            "equal unknown\nle true\nbounds 1..512\n",
+        ),
+        (
+            &["2*sequence", "1024", "sequence <= 512"],
+            "equal unknown\nle true\nbounds 2..1024\n",
+        ),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["query", m];
+        all.extend_from_slice(args);
+        let out = run(&api, &all);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            *expected,
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn c_concretize_annotate_and_onednn_symbols_match_the_cli() {
+    let Some(api) = c_program("tests/it/capi/api.c", "api_more") else {
+        return;
+    };
+    let m = "examples/attention.onnx";
+    let same = |c: Output, cli: Output, what: &str| {
+        assert_eq!(
+            String::from_utf8_lossy(&c.stdout),
+            String::from_utf8_lossy(&cli.stdout),
+            "{what}"
+        );
+        assert_eq!(c.status.code(), cli.status.code(), "{what}");
+    };
+    // Concretized shapes are the shapes inferred with the binds.
+    same(
+        run(&api, &["concretize", m, "batch=2", "sequence=7"]),
+        cli(&["infer", m, "--bind", "batch=2", "--bind", "sequence=7"]),
+        "concretize",
+    );
+    for bad in ["nope=3", "batch=-1"] {
+        let out = run(&api, &["concretize", m, bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).starts_with("symdim: "),
+            "{bad}"
+        );
+    }
+    // The annotated model is the file `infer -o` writes.
+    let dir = std::env::temp_dir().join(format!("symdim-capi-annotate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (c_out, cli_out) = (dir.join("c.onnx"), dir.join("cli.onnx"));
+    let out = run(&api, &["annotate", m, c_out.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("junk: 11 "),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let wrote = cli(&["infer", m, "-o", cli_out.to_str().unwrap()]);
+    assert!(wrote.status.success());
+    assert_eq!(
+        std::fs::read(&c_out).unwrap(),
+        std::fs::read(&cli_out).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    // oneDNN input dims turned into symbols, as with `--symbol`.
+    let g = "tests/fixtures/onednn/static_reshape.json";
+    same(
+        run(&api, &["onednn", g, "0:0=N"]),
+        cli(&["infer", g, "--symbol", "0:0=N"]),
+        "onednn --symbol",
+    );
+    same(
+        run(&api, &["onednn", g]),
+        cli(&["infer", g]),
+        "onednn without symbols",
+    );
+    // Refused as the CLI refuses them: symbols for an ONNX model (the same message)
+    // and a malformed symbol.
+    let c = run(&api, &["onednn", m, "0:0=N"]);
+    let refused = cli(&["infer", m, "--symbol", "0:0=N"]);
+    assert_eq!((c.status.code(), refused.status.code()), (Some(2), Some(2)));
+    assert_eq!(
+        String::from_utf8_lossy(&c.stderr),
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let c = run(&api, &["onednn", g, "0:0"]);
+    assert_eq!(c.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&c.stderr),
+        "symdim: --symbol 0:0: expected ID:AXIS=NAME, found `0:0`\n"
+    );
+}
+
+#[test]
 fn the_c_timing_program_makes_the_clis_report() {
     // examples/c/timing.c is the C side of scripts/bench_capi.py: its runs must do
     // the work the CLI does (the report's bytes, run after run), and print one time
