@@ -10,6 +10,11 @@ runs once more with that symbol one step past its max (the next value of its
 residue classes, or max + 1) and the others at their max: that run must fail
 (the bound is tight). Values above MAX_RUN are not run.
 
+A model with an input `sr` (silero VAD: the sample rate, whose value picks a
+branch) runs at every rate of SAMPLE_RATES: a run counts as ran when it ran at each
+rate (symdim's ranges hold whatever the rate), and a run past a max as failed when
+it failed at one of them at least (the bound is tight for the rates together).
+
 Usage: check_ranges.py SYMDIM [CORPUS]   (prints a markdown table)
 """
 
@@ -24,9 +29,10 @@ import onnx
 import onnxruntime as ort
 
 MAX_RUN = 100000
+SAMPLE_RATES = (16000, 8000)
 
 
-def make_feeds(model, shapes):
+def make_feeds(model, shapes, sr):
     feeds = {}
     rng = np.random.default_rng(0)
     types = {vi.name: vi.type.tensor_type.elem_type for vi in model.graph.input}
@@ -34,7 +40,7 @@ def make_feeds(model, shapes):
         dt = onnx.helper.tensor_dtype_to_np_dtype(types[name])
         if np.issubdtype(dt, np.integer):
             if name == "sr":
-                arr = np.array(16000, dtype=dt).reshape(dims)
+                arr = np.array(sr, dtype=dt).reshape(dims)
             else:
                 arr = rng.integers(0, 2, size=dims).astype(dt)
         elif dt == np.bool_:
@@ -45,19 +51,30 @@ def make_feeds(model, shapes):
     return feeds
 
 
-def run(path, model, shapes):
-    if any(d > MAX_RUN for s in shapes.values() for d in s):
-        return "not run (too large)"
+def run_at(path, model, shapes, sr):
     try:
         so = ort.SessionOptions()
         so.log_severity_level = 4
         sess = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-        sess.run(None, make_feeds(model, shapes))
+        sess.run(None, make_feeds(model, shapes, sr))
         return "ran"
     except Exception as e:  # noqa: BLE001
         msg = str(e)
         m = re.search(r"Name:'([^']*)'", msg)
         return "failed at " + m.group(1) if m else "failed: " + msg.strip().splitlines()[0][:60]
+
+
+def run(path, model, shapes):
+    """`ran`, or the first failure; at each sample rate when the model has `sr`."""
+    if any(d > MAX_RUN for s in shapes.values() for d in s):
+        return "not run (too large)"
+    rates = SAMPLE_RATES if "sr" in shapes else (None,)
+    results = [(sr, run_at(path, model, shapes, sr)) for sr in rates]
+    failed = [(sr, r) for sr, r in results if r != "ran"]
+    if not failed:
+        return "ran" + (f" (sr {', '.join(str(sr) for sr in rates)})" if rates != (None,) else "")
+    sr, r = failed[0]
+    return r + (f" (sr {sr})" if sr is not None else "")
 
 
 def ranges(symdim, path, args):
