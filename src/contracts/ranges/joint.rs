@@ -8,13 +8,25 @@
 //! shared out equally among them (a symbol that needs less than its share keeps its
 //! max and leaves the rest to the others), each new max the greatest valid value
 //! under its share, and the relation is decided over the new box again. Any other
-//! relation the box is not proven to keep is a problem of the report.
+//! relation (`B*S <= 4096`, a `floordiv` of two symbols) is kept by a common rise:
+//! each max becomes the greatest valid value at most `min + k` (or its own max), for
+//! the greatest `k` at which the algebra proves the relation over the box, found by
+//! doubling then bisection in at most [`MAX_SHRINK_STEPS`] decisions. The rise is
+//! made only where the relation is false at the max corner of the first box it is
+//! not proven over: where that corner keeps it, the algebra could not decide the box,
+//! and shrinking would trade a question for a made-up max. A relation the box is
+//! still not proven to keep is a problem of the report.
 
 use super::solve::{cond_symbols, linear_in, Forms, Solved};
 use super::Request;
 use crate::algebra::{Expr, Fact, OpKind, Rat, Rel, Truth};
 use crate::contracts::normalise::Scratch;
 use crate::contracts::Cond;
+
+/// How many times the common rise of a relation that is not a linear inequality
+/// decides the relation over a candidate box ([`shrink`]); past it, the greatest
+/// rise proven so far is kept (a smaller box, still valid).
+pub const MAX_SHRINK_STEPS: u32 = 128;
 
 /// Decide every relation over the box, shrinking it for linear inequalities; then
 /// choose each symbol's opt and write the symbols' reports.
@@ -32,6 +44,12 @@ pub(super) fn shrink(out: &mut Solved, request: &Request) {
                 continue;
             }
             out.relations[k].gave_up = gave_up;
+        } else if let Some(gave_up) = common_rise(out, &form) {
+            if over_box(out, &form) == Truth::True {
+                out.relations[k].status = "shrunk";
+                out.relations[k].gave_up = gave_up;
+                continue;
+            }
         }
         out.relations[k].status = "unknown";
         out.problems.push(format!(
@@ -112,6 +130,27 @@ fn over_box(out: &Solved, form: &Cond) -> Truth {
                 rhs: Expr::Sym(g.members[0].clone()),
             });
         }
+    }
+    Scratch::new(&facts, None).eval(form)
+}
+
+/// The truth of `form` at the box's max corner: every symbol at its group's max
+/// (`Unknown` when one has none).
+fn at_max_corner(out: &Solved, form: &Cond) -> Truth {
+    let mut facts = Vec::new();
+    for s in cond_symbols(form) {
+        let Some(max) = out
+            .group_of
+            .get(&s)
+            .and_then(|g| out.groups[*g].max.clone())
+        else {
+            return Truth::Unknown;
+        };
+        facts.push(Fact {
+            lhs: Expr::Sym(s.clone()),
+            rel: Rel::Eq,
+            rhs: Expr::Num(max),
+        });
     }
     Scratch::new(&facts, None).eval(form)
 }
@@ -211,4 +250,121 @@ fn only(p: &crate::algebra::Poly, s: &str) -> crate::algebra::Poly {
             .cloned()
             .collect();
     crate::algebra::Poly::from_terms(terms)
+}
+
+/// Keep `form` by lowering the maxes of its symbols together: every symbol that can
+/// grow gets the max `valid_at_most(min(max, min + k))` for the greatest `k` found at
+/// which the algebra proves `form` over the box (doubling from 1, then bisection,
+/// at most [`MAX_SHRINK_STEPS`] decisions). What was given up, or `None` (the box
+/// unchanged) when `form` does not hold over the min corner or a symbol has no min.
+fn common_rise(out: &mut Solved, form: &Cond) -> Option<Vec<String>> {
+    let mut groups: Vec<usize> = Vec::new();
+    for s in cond_symbols(form) {
+        let g = *out.group_of.get(&s)?;
+        out.groups[g].min.as_ref()?;
+        if !groups.contains(&g) && out.groups[g].max != out.groups[g].min {
+            groups.push(g);
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    let saved: Vec<Option<Rat>> = groups.iter().map(|g| out.groups[*g].max.clone()).collect();
+    // The box at rise `k`, or `None` when a symbol has no valid value at or below
+    // its cap; `Some(true)` when `form` is proven over it.
+    let try_rise = |out: &mut Solved, k: &Rat| -> Option<bool> {
+        for (g, was) in groups.iter().zip(&saved) {
+            let grp = &out.groups[*g];
+            let cap = grp.min.as_ref()?.add(k);
+            let cap = match was {
+                Some(m) if *m < cap => m.clone(),
+                _ => cap,
+            };
+            let new = grp.valid_at_most(&cap)?;
+            out.groups[*g].max = Some(new);
+        }
+        Some(over_box(out, form) == Truth::True)
+    };
+    let restore = |out: &mut Solved| {
+        for (g, was) in groups.iter().zip(&saved) {
+            out.groups[*g].max = was.clone();
+        }
+    };
+    let mut steps = 0;
+    if try_rise(out, &Rat::zero()) != Some(true) {
+        restore(out);
+        return None;
+    }
+    steps += 1;
+    // The rise past which nothing changes: the widest bounded room, when every
+    // symbol that grows is bounded.
+    let full = saved
+        .iter()
+        .zip(&groups)
+        .try_fold(Rat::zero(), |acc, (m, g)| {
+            let room = m.as_ref()?.sub(out.groups[*g].min.as_ref()?);
+            Some(if room > acc { room } else { acc })
+        });
+    // Doubling: `good` is proven, `bad` is not (or past the budget, unknown).
+    let (mut good, mut bad) = (Rat::zero(), None::<Rat>);
+    let mut k = Rat::int(1);
+    while steps < MAX_SHRINK_STEPS {
+        if let Some(f) = &full {
+            if k >= *f {
+                k = f.clone();
+            }
+        }
+        steps += 1;
+        if try_rise(out, &k) == Some(true) {
+            good = k.clone();
+            if full.as_ref() == Some(&k) {
+                break;
+            }
+            k = k.mul(&Rat::int(2));
+            if k.bits() > 62 {
+                break;
+            }
+        } else if at_max_corner(out, form) == Truth::False {
+            bad = Some(k);
+            break;
+        } else {
+            // The algebra could not decide this box, though its corner keeps the
+            // relation: no evidence that growth breaks it.
+            restore(out);
+            return None;
+        }
+    }
+    // Bisection between them, on integers.
+    if let Some(mut hi) = bad {
+        while steps < MAX_SHRINK_STEPS {
+            let mid = good.add(&hi).div(&Rat::int(2))?.floor();
+            if mid <= good {
+                break;
+            }
+            steps += 1;
+            if try_rise(out, &mid) == Some(true) {
+                good = mid;
+            } else {
+                hi = mid;
+            }
+        }
+    }
+    try_rise(out, &good)?;
+    let mut gave_up = Vec::new();
+    for (g, was) in groups.iter().zip(&saved) {
+        let grp = &mut out.groups[*g];
+        if grp.max != *was {
+            let was = was
+                .as_ref()
+                .map(|m| m.to_string())
+                .unwrap_or_else(|| "none".to_string());
+            let new = grp.max.clone()?;
+            gave_up.push(format!(
+                "{}: max {was} -> {new}",
+                crate::algebra::poly::render_symbol(&grp.members[0])
+            ));
+            grp.max_from = Some("relation".to_string());
+        }
+    }
+    Some(gave_up)
 }

@@ -34,6 +34,7 @@ use crate::context::ShapesContext;
 use crate::graph::Model;
 use serde::Serialize;
 
+pub use joint::MAX_SHRINK_STEPS;
 pub use render::PasteFormat;
 
 /// The largest period `L` (the least common multiple of the divisors of a

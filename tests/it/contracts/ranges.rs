@@ -187,6 +187,31 @@ fn past_plus_sequence() -> Vec<u8> {
     ))
 }
 
+/// `x: [B, S, 4]` reshaped to `[-1, 4]`, whose `B*S` rows are positions
+/// `Range(0, B*S, 1)` into a table of 512 rows and added to them: `B*S <= 512`, a
+/// relation that is not linear.
+fn batch_times_sequence() -> Vec<u8> {
+    model(graph(
+        vec![
+            node("flat", "Reshape", &["x", "t"], &["f"]),
+            node("shape", "Shape", &["f"], &["s"]),
+            node("rows", "Gather", &["s", "zero"], &["n"]),
+            node("range", "Range", &["zero", "n", "one"], &["ids"]),
+            node("emb", "Gather", &["pos", "ids"], &["e"]),
+            node("add", "Add", &["f", "e"], &["y"]),
+        ],
+        vec![
+            int64_tensor("t", &[2], &[-1, 4]),
+            int64_scalar("zero", 0),
+            int64_scalar("one", 1),
+            float_zeros("pos", &[512, 4]),
+        ],
+        vec![f32_input("x", &["B", "S", "4"])],
+        vec![out("y")],
+        vec![],
+    ))
+}
+
 fn ranges_of(bytes: &[u8], ranges: &[&str]) -> Ranges {
     let m = symdim::load_bytes(bytes, "m.onnx", &LoadOptions::default()).unwrap();
     let request = Request {
@@ -383,6 +408,45 @@ fn a_joint_sum_bound_shrinks_the_box() {
     assert_eq!(r.symbols[2].max, Some(100));
 }
 
+#[test]
+fn a_joint_product_bound_shrinks_the_box_by_a_common_rise() {
+    // B*S <= 512, neither bounded alone. Both maxes rise together to 1 + k: the
+    // greatest k with (1 + k)^2 <= 512 is 21 (22^2 = 484, 23^2 = 529).
+    let r = ranges_of(&batch_times_sequence(), &[]);
+    assert_eq!(
+        rows(&r),
+        vec![
+            row("B", 1, None, 1, 12, Some(22)),
+            row("S", 1, None, 1, 12, Some(22)),
+        ]
+    );
+    assert_eq!(r.relations.len(), 1);
+    let rel = &r.relations[0];
+    assert_eq!(rel.condition.condition, "B*S <= 512");
+    assert_eq!(rel.status, "shrunk");
+    assert_eq!(
+        rel.gave_up,
+        vec![
+            "B: max none -> 22".to_string(),
+            "S: max none -> 22".to_string()
+        ]
+    );
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    // B given 1..4 keeps its max (it is reached at k = 3); S rises to 1 + k with
+    // 4*(1 + k) <= 512: k = 127, S <= 128.
+    let r = ranges_of(&batch_times_sequence(), &["B=1..4"]);
+    assert_eq!(r.symbols[0].max, Some(4));
+    assert_eq!(r.symbols[1].max, Some(128));
+    assert_eq!(
+        r.relations[0].gave_up,
+        vec!["S: max none -> 128".to_string()]
+    );
+    // A box that already keeps it is left alone.
+    let r = ranges_of(&batch_times_sequence(), &["B=1..4", "S=1..100"]);
+    assert_eq!(r.relations[0].status, "holds");
+    assert_eq!((r.symbols[0].max, r.symbols[1].max), (Some(4), Some(100)));
+}
+
 /// A Python with onnx, onnxruntime and numpy: `SYMDIM_PYTHON`, or the test
 /// virtualenv `tests/it/python.rs` makes (`None`: skip, which fails under CI).
 fn python() -> Option<std::path::PathBuf> {
@@ -519,6 +583,13 @@ fn onnxruntime_runs_every_profile_and_fails_one_step_past_a_contract_max() {
             "matmul",
             vec!["M=1..8", "K1=1..64", "N=1..8"],
             vec![vec![("a", vec![2, 5]), ("b", vec![6, 3])]],
+        ),
+        // B*S = 4*129 = 516: one past the shrunk box in S breaks the table.
+        (
+            batch_times_sequence(),
+            "product",
+            vec!["B=1..4"],
+            vec![vec![("x", vec![4, 129, 4])]],
         ),
         // P + S = 513: one past the shrunk box in P breaks the table.
         (
