@@ -24,7 +24,7 @@ use crate::contracts::normalise::Scratch;
 use crate::contracts::Cond;
 
 /// How many times the common rise of a relation that is not a linear inequality
-/// decides the relation over a candidate box ([`shrink`]); past it, the greatest
+/// decides the relation over a candidate box (`symdim ranges`); past it, the greatest
 /// rise proven so far is kept (a smaller box, still valid).
 pub const MAX_SHRINK_STEPS: u32 = 128;
 
