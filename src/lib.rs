@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
+pub mod analyses;
 pub mod context;
 pub mod contracts;
 pub mod graph;

@@ -4,6 +4,8 @@
 //!
 //! `symdim ranges MODEL [--range NAME=LO..HI]... [--opt NAME=V]... [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--format text|json|trtexec|ort-trt|openvino]`
 //!
+//! `symdim cost MODEL [--bind NAME=INT]... [--assume EXPR]... [--range NAME=LO..HI]... [--op-rules FILE]... [--format text|json] [--top N]`
+//!
 //! Exit status: 0 when inferred with no error diagnostic, 1 when the report holds an
 //! error diagnostic, 2 when no report is possible (the message goes to stderr).
 
@@ -115,6 +117,31 @@ enum Command {
         /// (trtexec, ort-trt, openvino), which needs a max for every symbol.
         #[arg(long, value_enum, default_value = "text")]
         format: RangesFormat,
+    },
+    /// What the model costs: MACs, FLOPs, tensor bytes, parameters, the peak of live
+    /// activation bytes and the KV cache, as formulas of the input dims.
+    Cost {
+        /// The model (ONNX, OpenVINO IR or oneDNN Graph JSON).
+        model: PathBuf,
+        /// Evaluate every formula at a value, e.g. `--bind batch=4` (the formulas
+        /// stay symbolic; the value is printed beside each).
+        #[arg(long = "bind", value_name = "NAME=INT", allow_hyphen_values = true)]
+        binds: Vec<String>,
+        /// Assume a fact first, e.g. `--assume "sequence <= 512"`.
+        #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
+        assumes: Vec<String>,
+        /// Bound every formula over a range, e.g. `--range sequence=1..512`.
+        #[arg(long = "range", value_name = "NAME=LO..HI", allow_hyphen_values = true)]
+        ranges: Vec<String>,
+        /// Shape rules for ops, read from a file (docs/op-rules.md); repeatable.
+        #[arg(long = "op-rules", value_name = "FILE")]
+        op_rules: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutFormat,
+        /// How many nodes the text report lists (by MACs).
+        #[arg(long, default_value_t = 10)]
+        top: usize,
     },
     /// Say whether the model is valid for the given values (without running it).
     Check {
@@ -377,6 +404,67 @@ fn ranges_command(
     }
 }
 
+/// `symdim cost`: the report (exit status 0, 1 when inference found an error),
+/// or a usage error (exit status 2).
+fn cost_command(
+    model: &std::path::Path,
+    binds: &[String],
+    assumes: Vec<String>,
+    ranges: &[String],
+    op_rules: &[PathBuf],
+    format: OutFormat,
+    top: usize,
+) -> u8 {
+    use symdim::analyses::cost::CostRequest;
+    let parsed = binds
+        .iter()
+        .map(|b| symdim::context::facts::parse_bind(b))
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|b| symdim::context::facts::check_binds(&b).map(|()| b));
+    let binds = match parsed {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("symdim: {}", e.as_flags());
+            return 2;
+        }
+    };
+    let ranges = match ranges
+        .iter()
+        .map(|r| symdim::contracts::ranges::parse_range(r))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("symdim: {e}");
+            return 2;
+        }
+    };
+    // The binds evaluate the formulas; inference runs without them.
+    let Some((m, facts)) = load_with_facts(model, &[], assumes, op_rules) else {
+        return 2;
+    };
+    let shapes = symdim::infer(&m, &facts);
+    let report = match shapes.cost(&CostRequest { binds, ranges }) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("symdim: {e}");
+            return 2;
+        }
+    };
+    let text = match format {
+        OutFormat::Text => report.to_text(top),
+        OutFormat::Json => report.to_json(),
+    };
+    if let Err(code) = emit(&text) {
+        return code;
+    }
+    if shapes.has_errors() {
+        1
+    } else {
+        0
+    }
+}
+
 /// The command line's work; the process's exit status.
 fn run() -> u8 {
     let cli = Cli::parse();
@@ -409,6 +497,15 @@ fn run() -> u8 {
             op_rules,
             format,
         } => ranges_command(&model, &ranges, &opts, &binds, assumes, &op_rules, format),
+        Command::Cost {
+            model,
+            binds,
+            assumes,
+            ranges,
+            op_rules,
+            format,
+            top,
+        } => cost_command(&model, &binds, assumes, &ranges, &op_rules, format, top),
         Command::Check {
             model,
             binds,

@@ -293,6 +293,33 @@ impl<'m> Shapes<'m> {
         crate::contracts::ranges::ranges(self.model, &self.ctx, &self.facts, request)
     }
 
+    /// What the model costs: per node MACs and FLOPs, per tensor elements and
+    /// bytes, the parameters, totals, the peak of live activation bytes and the
+    /// KV cache, as formulas of the input dims (`symdim cost`, `docs/cost.md`),
+    /// with their values at `request`'s binds and their bounds over its box.
+    /// Refused when `request` binds or ranges a name that is not an input symbol
+    /// of the model.
+    pub fn cost(
+        &self,
+        request: &crate::analyses::cost::CostRequest,
+    ) -> Result<crate::analyses::cost::Cost, crate::contracts::ranges::RangeError> {
+        let inputs: Vec<String> = self
+            .ctx
+            .alg
+            .symbols()
+            .filter(|(_, e)| matches!(e.kind, SymbolKind::Input))
+            .map(|(n, _)| n.to_string())
+            .collect();
+        if let Some((name, _)) = request.binds.iter().find(|(n, _)| !inputs.contains(n)) {
+            return Err(crate::contracts::ranges::RangeError::UnknownSymbol {
+                flag: "--bind",
+                name: name.clone(),
+                known: inputs.join(", "),
+            });
+        }
+        crate::analyses::cost::cost(self.model, &self.ctx, &self.facts, request)
+    }
+
     /// The shapes with some symbols given values: inferred again under the facts
     /// plus these bindings, so that what the values decide (an `If` condition, a
     /// division) is decided. `self` keeps its symbolic answer.

@@ -1657,6 +1657,42 @@ fn ranges(
     })
 }
 
+/// What the model costs: what `symdim cost --format json` prints, as a `dict`
+/// (`docs/cost.md`, `docs/report.md`).
+///
+/// `bind` maps input symbols to values: every formula's value beside it (the
+/// `*_value` fields; inference runs without them, so the formulas stay symbolic);
+/// `ranges` maps input symbols to `(lo, hi)` as `--range`: every formula's largest
+/// value over the box (the `*_max` fields); `assume` and `op_rules` are those of
+/// `infer`. A name that is not an input symbol of the model raises `ValueError`
+/// with the command's message.
+#[pyfunction]
+#[pyo3(signature = (model, *, bind=None, ranges=None, assume=None, op_rules=None))]
+fn cost(
+    py: Python<'_>,
+    model: &Bound<'_, PyAny>,
+    bind: Option<&Bound<'_, PyAny>>,
+    ranges: Option<&Bound<'_, PyAny>>,
+    assume: Option<&Bound<'_, PyAny>>,
+    op_rules: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let binds = facts(bind, None, None)?.binds;
+    let ranges = ranges_request(ranges, None)?.ranges;
+    let source = Source::extract(model)?;
+    let facts = facts(None, assume, op_rules)?;
+    let text = detached(py, move || {
+        let m = source.load().map_err(model_error)?;
+        fit(&facts, &m)?;
+        let request = symdim::analyses::cost::CostRequest { binds, ranges };
+        symdim::infer(&m, &facts)
+            .cost(&request)
+            .map(|c| c.to_json())
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    })?;
+    let json = py.import("json")?;
+    Ok(json.call_method1("loads", (text,))?.unbind())
+}
+
 /// The extension module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1686,5 +1722,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
     m.add_function(wrap_pyfunction!(ranges, m)?)?;
+    m.add_function(wrap_pyfunction!(cost, m)?)?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 ``symdim`` re-exports every public name."""
 
 import os
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 import onnx
 
@@ -416,4 +416,18 @@ def ranges(
     ``symdim ranges`` prints. ``ranges`` maps input symbols to ``(lo, hi)`` (either
     may be ``None``), as ``--range NAME=LO..HI``; ``opt`` maps input symbols to their
     opt value, as ``--opt NAME=V``. A name that is not an input symbol raises
+    ``ValueError`` with the command's message."""
+
+def cost(
+    model: ModelLike,
+    *,
+    bind: Optional[Bind] = None,
+    ranges: Optional[Mapping[str, Tuple[Optional[int], Optional[int]]]] = None,
+    assume: Optional[Assume] = None,
+    op_rules: Optional[OpRulesLike] = None,
+) -> Dict[str, Any]:
+    """What the model costs: what ``symdim cost --format json`` prints, as a
+    ``dict``. ``bind`` gives every formula's value beside it (``*_value``; the
+    formulas stay symbolic), ``ranges`` its largest value over the box (``*_max``),
+    as ``--range NAME=LO..HI``. A name that is not an input symbol raises
     ``ValueError`` with the command's message."""

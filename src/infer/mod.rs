@@ -278,6 +278,26 @@ fn is_sorted(g: &Graph, producer: &HashMap<&Name, usize>, known: impl Fn(&Name) 
 }
 
 fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
+    topo_order_with(g, |s| ctx.get(s).is_some())
+}
+
+/// The order the driver runs the nodes of the main graph `g` in, without
+/// running them: what is known before any node runs is the graph's inputs and
+/// initializers. The nodes of a cycle come last, in file order.
+pub(crate) fn node_order(g: &Graph) -> Vec<usize> {
+    let known: FxHashSet<&str> = g
+        .inputs
+        .iter()
+        .map(|v| &*v.name)
+        .chain(g.initializers.keys().map(String::as_str))
+        .collect();
+    let (mut order, stuck) = topo_order_with(g, |s| known.contains(&**s));
+    order.extend(stuck);
+    order
+}
+
+/// [`topo_order`] with `known` saying which names are defined before the nodes run.
+fn topo_order_with(g: &Graph, known: impl Fn(&Name) -> bool) -> (Vec<usize>, Vec<usize>) {
     let producer = producers(g);
     // Inputs a node waits for: produced by another node of this graph.
     let deps = |i: usize| -> Vec<usize> {
@@ -285,7 +305,7 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
             .inputs
             .iter()
             .chain(subgraph_captures(&g.nodes[i]).iter())
-            .filter(|s| !s.is_empty() && ctx.get(s).is_none())
+            .filter(|s| !s.is_empty() && !known(s))
             .filter_map(|s| producer.get(s).copied())
             .filter(|&p| p != i)
             .collect();
@@ -294,7 +314,7 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
         v
     };
     // Fast path: the file is already sorted, as exporters write it.
-    if is_sorted(g, &producer, |s| ctx.get(s).is_some()) {
+    if is_sorted(g, &producer, &known) {
         return ((0..g.nodes.len()).collect(), Vec::new());
     }
     let preds: Vec<Vec<usize>> = (0..g.nodes.len())
@@ -315,7 +335,7 @@ fn topo_order(ctx: &ShapesContext, g: &Graph) -> (Vec<usize>, Vec<usize>) {
 }
 
 /// Names a node's subgraphs read from the enclosing scope (their free inputs).
-fn subgraph_captures(n: &Node) -> Vec<crate::graph::Name> {
+pub(crate) fn subgraph_captures(n: &Node) -> Vec<crate::graph::Name> {
     let mut out = Vec::new();
     for a in n.attrs.values() {
         let graphs: Vec<&Graph> = match a {

@@ -12,10 +12,15 @@
 //! `ctx.alg`. This module is the registry: [`FAMILIES`] lists the tables, and
 //! [`rule_for`] finds the rule of a node. `docs/adding-an-op.md` walks through
 //! adding one.
+//!
+//! Each family also states what its ops compute, in a [`cost::Costs`] table beside
+//! its rules: [`COST_FAMILIES`] lists them and [`cost_for`] finds the formula of a
+//! node (`symdim cost`, `docs/cost.md`).
 
 pub mod attention;
 pub mod common;
 pub mod control;
+pub mod cost;
 pub mod declared;
 pub mod elementwise;
 pub mod ml;
@@ -104,6 +109,63 @@ pub const FAMILIES: &[&[RuleEntry]] = &[
     signal::color::RULES,
     signal::generators::RULES,
 ];
+
+/// Every family's cost formulas ([`cost::Costs`]).
+pub const COST_FAMILIES: &[&[cost::Costs]] = &[
+    tensor::COSTS,
+    tensor::reduce::COSTS,
+    elementwise::COSTS,
+    nn::matmul::COSTS,
+    nn::conv::COSTS,
+    nn::pool::COSTS,
+    nn::norm::COSTS,
+    nn::rnn::COSTS,
+    nn::contrib::COSTS,
+    nn::quantize::COSTS,
+    attention::standard::COSTS,
+    attention::contrib::COSTS,
+    attention::transformer::COSTS,
+];
+
+/// The cost formulas by op type, then domain.
+type CostRegistry = rustc_hash::FxHashMap<&'static str, Vec<(&'static str, cost::CostRule)>>;
+
+fn cost_registry() -> &'static CostRegistry {
+    static REG: OnceLock<CostRegistry> = OnceLock::new();
+    REG.get_or_init(|| {
+        let mut m = CostRegistry::default();
+        let mut put = |domain: &'static str, op: &'static str, rule: cost::CostRule| {
+            let domains = m.entry(op).or_default();
+            if !domains.iter().any(|(d, _)| *d == domain) {
+                domains.push((domain, rule));
+            }
+        };
+        // Formulas per op first: they win over a family's formula for all its ops.
+        for fam in COST_FAMILIES.iter().flat_map(|f| f.iter()) {
+            for (domain, op, rule) in fam.by_op {
+                put(domain, op, *rule);
+            }
+        }
+        for fam in COST_FAMILIES.iter().flat_map(|f| f.iter()) {
+            if let Some(rule) = fam.all {
+                for (domain, op, _) in fam.rules {
+                    put(domain, op, rule);
+                }
+            }
+        }
+        m
+    })
+}
+
+/// The cost formula of an op, if its family states one.
+pub fn cost_for(domain: &str, op_type: &str) -> Option<cost::CostRule> {
+    let domain = crate::graph::canonical_domain(domain);
+    let domains = cost_registry().get(op_type)?;
+    domains
+        .iter()
+        .find(|(d, _)| crate::graph::same_text(d, domain))
+        .map(|(_, r)| *r)
+}
 
 /// The rules by op type, then domain (most op types have one domain).
 type Registry = rustc_hash::FxHashMap<&'static str, Vec<(&'static str, OpRule)>>;

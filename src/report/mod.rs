@@ -16,6 +16,7 @@
 //! is unknown; `value` is present when the contents are known (integer tensors).
 
 pub mod annotate;
+pub mod cost;
 mod json;
 mod out;
 mod rows;

@@ -35,6 +35,7 @@ const PIPELINE: &[&str] = &[
     "ops",
     "infer",
     "contracts",
+    "analyses",
     "report",
     "shapes",
 ];

@@ -24,6 +24,7 @@
 mod common;
 
 mod algebra;
+mod analyses;
 mod capi;
 mod cli;
 mod context;

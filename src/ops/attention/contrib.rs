@@ -88,7 +88,7 @@
 //! op's list (for example GroupQueryAttention's `position_ids`, `attention_bias`,
 //! `head_sink`), so older models read the same way.
 
-use crate::algebra::{Dim, Truth};
+use crate::algebra::{Algebra, Dim, Truth};
 use crate::context::DimRole;
 use crate::context::Subject;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
@@ -98,6 +98,8 @@ use crate::ops::common::attrs::require_positive;
 use crate::ops::common::attrs::{attr_int, attr_int_required, attr_ints};
 use crate::ops::common::dims::{check_vector, expect_rank, rank_of, shaped, unify_as, Equate};
 use crate::ops::common::{check_inputs, norm_axis};
+use crate::ops::cost::{contraction, elementwise, input_dims, output_dims, output_volume};
+use crate::ops::cost::{per_output_element, Costs, OpCost};
 use crate::ops::nn::norm::layer_norm_stats;
 use crate::ops::tensor::split::split_equal;
 use crate::ops::{rules, RuleEntry};
@@ -134,6 +136,171 @@ pub const RULES: &[RuleEntry] = rules![
     (MS, ["PagedAttention", "SparsePagedAttention"], paged_attention),
     (MS, ["HyperConnectionPreMix", "HyperConnectionLowRankMix"], hyper_connection_mix),
 ];
+
+/// What these ops compute ([`crate::ops::cost`]). The attention ops count as
+/// [`crate::ops::attention::standard::COSTS`] says (`T` the total key length,
+/// read from `present`/`present_key` when the node has it):
+/// - **Attention**, **QAttention**, **DecoderMaskedSelfAttention** (`input [B, S,
+///   hidden_in]`, `weights [hidden_in, qkv]`): the projection `vol(input) ×
+///   weights[1]` MACs, plus `(B × S × Dq + vol(Y)) × T` (`Dq` the first of
+///   `qkv_hidden_sizes`, else `Y`'s hidden size); `T` is `present[3]`, else `S`
+///   plus `past[3]`;
+/// - **MultiHeadAttention** (3-D `query` with `key`): `(vol(query) + vol(Y)) ×
+///   T`, `T` from `present_key[2]`, else `key`'s length plus `past_key[2]`;
+/// - **GroupQueryAttention**: `2 × vol(Y) × T` (query and value heads of one
+///   size), `T` = `present_key[2]`: the present buffer, which bounds the keys
+///   used when past and present share one buffer;
+/// - FLOPs `2 × MACs + 5 × B × num_heads × S × T` (the softmax).
+///
+/// The others: one FLOP per output element for the activations (Gelu,
+/// QuickGelu, ScaledSiLU), two for a bias and an activation (FastGelu, BiasGelu,
+/// BiasSplitGelu), one for BiasAdd and BiasDropout; BiasSoftmax 5 per element;
+/// RotaryEmbedding 3 per element (two products and a sum); the normalisations
+/// per element of input 0 as [`crate::ops::nn::norm::COSTS`]: SimplifiedLayer-
+/// Normalization 4, SkipSimplifiedLayerNormalization 5 and
+/// SkipLayerNormalization 8 (the skip's add, 1), GroupNorm 7, SkipGroupNorm 8,
+/// EmbedLayerNormalization 9 per output element (two adds, then 7). The rest
+/// (sparse, packed and paged attention, MoE, position biases) are not counted.
+pub const COSTS: &[Costs] = &[Costs::by_op(rules![
+    (
+        MS,
+        ["Attention", "QAttention", "DecoderMaskedSelfAttention"],
+        ms_attention_cost
+    ),
+    (MS, ["MultiHeadAttention"], mha_cost),
+    (MS, ["GroupQueryAttention"], gqa_cost),
+    (
+        MS,
+        ["Gelu", "QuickGelu", "ScaledSiLU", "BiasAdd", "BiasDropout"],
+        elementwise
+    ),
+    (
+        MS,
+        ["FastGelu", "BiasGelu", "BiasSplitGelu"],
+        two_per_output
+    ),
+    (MS, ["BiasSoftmax"], crate::ops::nn::norm::five_per_element),
+    (
+        MS,
+        ["RotaryEmbedding"],
+        crate::ops::nn::norm::three_per_element
+    ),
+    (
+        "",
+        ["SimplifiedLayerNormalization"],
+        crate::ops::nn::norm::four_per_element
+    ),
+    (
+        MS,
+        ["SkipSimplifiedLayerNormalization"],
+        crate::ops::nn::norm::five_per_element
+    ),
+    (
+        MS,
+        ["SkipLayerNormalization", "SkipGroupNorm"],
+        eight_per_element
+    ),
+    (MS, ["GroupNorm"], crate::ops::nn::norm::seven_per_element),
+    (MS, ["EmbedLayerNormalization"], nine_per_output),
+])];
+
+fn two_per_output(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    per_output_element(alg, ctx, node, 2)
+}
+
+fn eight_per_element(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    crate::ops::cost::per_input_element(alg, ctx, node, 8)
+}
+
+fn nine_per_output(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    per_output_element(alg, ctx, node, 9)
+}
+
+/// The score rows `B × S × num_heads` of a `[B, S, ...]` tensor.
+fn score_rows(alg: &mut Algebra, node: &Node, x: Option<&[Dim]>) -> Option<Dim> {
+    let heads = attr_int(node, "num_heads", 0).ok().filter(|h| *h > 0)?;
+    match x {
+        Some([b, s, ..]) => {
+            let h = alg.constant(heads);
+            Some(alg.product(&[*b, *s, h]))
+        }
+        _ => None,
+    }
+}
+
+fn ms_attention_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let x = input_dims(ctx, node, 0).filter(|x| x.len() == 3);
+    let w = input_dims(ctx, node, 1).filter(|w| w.len() == 2);
+    let y = output_dims(ctx, node, 0).filter(|y| y.len() == 3);
+    let (Some(x), Some(w), Some(y)) = (x, w, y) else {
+        return OpCost {
+            macs: None,
+            flops: None,
+        };
+    };
+    let t = output_dims(ctx, node, 1)
+        .filter(|p| p.len() == 5)
+        .map(|p| p[3])
+        .or_else(|| match input_dims(ctx, node, 4) {
+            Some(p) if p.len() == 5 => Some(alg.add_dims(x[1], p[3])),
+            Some(_) => None,
+            None => Some(x[1]),
+        });
+    let dq = match attr_ints(node, "qkv_hidden_sizes").ok().flatten() {
+        Some([q, ..]) if *q > 0 => alg.constant(*q),
+        _ => y[2],
+    };
+    let qk = Some(alg.product(&[x[0], x[1], dq]));
+    let pv = Some(alg.product(&y));
+    let rows = score_rows(alg, node, Some(&x));
+    let core = crate::ops::attention::standard::attention_cost_of(alg, qk, pv, rows, t);
+    let vx = alg.product(&x);
+    let projection = alg.mul(vx, w[1]);
+    let proj = contraction(alg, Some(projection), None);
+    sum_costs(alg, core, proj)
+}
+
+/// The sum of two costs (unknown when either is).
+fn sum_costs(alg: &mut Algebra, a: OpCost, b: OpCost) -> OpCost {
+    let mut add = |x: Option<Dim>, y: Option<Dim>| x.zip(y).map(|(x, y)| alg.add_dims(x, y));
+    OpCost {
+        macs: add(a.macs, b.macs),
+        flops: add(a.flops, b.flops),
+    }
+}
+
+fn mha_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let q = input_dims(ctx, node, 0).filter(|q| q.len() == 3);
+    let k = input_dims(ctx, node, 1);
+    let t = output_dims(ctx, node, 1)
+        .filter(|p| p.len() == 4)
+        .map(|p| p[2])
+        .or_else(|| {
+            let s = match k.as_deref() {
+                Some([_, s, _]) | Some([_, _, s, _]) => *s,
+                _ => return None,
+            };
+            match input_dims(ctx, node, 6) {
+                Some(p) if p.len() == 4 => Some(alg.add_dims(s, p[2])),
+                Some(_) => None,
+                None => Some(s),
+            }
+        });
+    let qk = q.as_ref().filter(|_| k.is_some()).map(|q| alg.product(q));
+    let pv = output_volume(alg, ctx, node, 0);
+    let rows = score_rows(alg, node, q.as_deref());
+    crate::ops::attention::standard::attention_cost_of(alg, qk, pv, rows, t)
+}
+
+fn gqa_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let y = output_dims(ctx, node, 0).filter(|y| y.len() == 3);
+    let t = output_dims(ctx, node, 1)
+        .filter(|p| p.len() == 4)
+        .map(|p| p[2]);
+    let pv = y.as_ref().map(|y| alg.product(y));
+    let rows = score_rows(alg, node, y.as_deref());
+    crate::ops::attention::standard::attention_cost_of(alg, pv, pv, rows, t)
+}
 
 // ----- helpers ------------------------------------------------------------------------
 

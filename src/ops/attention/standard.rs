@@ -40,8 +40,10 @@
 //!   **LinearAttention**: 27.
 //! * `ai.onnx.preview` **FlexAttention**: 1.
 //! * OpenVINO **ScaledDotProductAttention**: 13.
+//!
+//! Cost: `(vol(Q) + vol(Y)) × T` MACs ([`COSTS`]).
 
-use crate::algebra::Dim;
+use crate::algebra::{Algebra, Dim};
 use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
@@ -51,6 +53,7 @@ use crate::ops::common::attrs::{ov_bool, require_positive};
 use crate::ops::common::broadcast::{broadcast_dim, broadcast_shapes};
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, unify_as};
+use crate::ops::cost::{contraction, input_dims, output_dims, output_volume, times, Costs, OpCost};
 use crate::ops::tensor::split::split_equal;
 use crate::ops::{rules, RuleEntry};
 
@@ -62,6 +65,88 @@ pub const RULES: &[RuleEntry] = rules![
     ("ai.onnx.preview", ["FlexAttention"], flex_attention),
     ("openvino", ["ScaledDotProductAttention"], ov_scaled_dot_product_attention),
 ];
+
+/// What attention computes ([`crate::ops::cost`]). With `T` the total key length
+/// (`present_key`'s, else the keys' plus `past_key`'s), `Y` the output and `Q`
+/// the query, the two products `Q @ K^T` and `P @ V` are
+/// - MACs `B × Hq × L × T × E + B × Hq × L × T × Ev` (`E`, `Ev` the head sizes of
+///   the keys and values), which is `(vol(Q) + vol(Y)) × T` for ONNX
+///   `Attention` in both layouts; OpenVINO `ScaledDotProductAttention` takes the
+///   batch dims from `Y` (they broadcast): `(∏ Y[..-1] × E + vol(Y)) × S`;
+/// - FLOPs `2 × MACs + 5 × B × Hq × L × T` (the softmax of every score, as
+///   `Softmax` counts it; the scaling and the mask are not counted).
+///
+/// `LinearAttention` and `FlexAttention` are not counted.
+pub const COSTS: &[Costs] = &[Costs::by_op(rules![
+    ("", ["Attention"], attention_cost),
+    ("openvino", ["ScaledDotProductAttention"], sdpa_cost),
+])];
+
+/// The cost of attention: `(qk + pv) × t` MACs, where `qk` and `pv` are the
+/// products' MACs per key position, and FLOPs `2 × MACs + 5 × rows × t`, `rows`
+/// the score rows (`B × Hq × L`).
+pub fn attention_cost_of(
+    alg: &mut Algebra,
+    qk: Option<Dim>,
+    pv: Option<Dim>,
+    rows: Option<Dim>,
+    t: Option<Dim>,
+) -> OpCost {
+    let (Some(qk), Some(pv), Some(rows), Some(t)) = (qk, pv, rows, t) else {
+        return OpCost {
+            macs: None,
+            flops: None,
+        };
+    };
+    let per = alg.add_dims(qk, pv);
+    let macs = alg.mul(per, t);
+    let scores = alg.mul(rows, t);
+    let softmax = times(alg, 5, scores);
+    contraction(alg, Some(macs), Some(softmax))
+}
+
+fn attention_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let q = input_dims(ctx, node, 0);
+    let k = input_dims(ctx, node, 1);
+    let t = output_dims(ctx, node, 1)
+        .filter(|p| p.len() == 4)
+        .map(|p| p[2])
+        .or_else(|| {
+            let s = match k.as_deref() {
+                Some([_, _, s, _]) | Some([_, s, _]) => *s,
+                _ => return None,
+            };
+            match input_dims(ctx, node, 4) {
+                Some(p) if p.len() == 4 => Some(alg.add_dims(p[2], s)),
+                Some(_) => None,
+                None => Some(s),
+            }
+        });
+    let qk = q.as_ref().map(|q| alg.product(q));
+    let pv = output_volume(alg, ctx, node, 0);
+    let rows = match q.as_deref() {
+        Some([b, h, l, _]) => Some(alg.product(&[*b, *h, *l])),
+        Some([b, l, _]) => attr_int(node, "q_num_heads", 0)
+            .ok()
+            .filter(|h| *h > 0)
+            .map(|h| {
+                let h = alg.constant(h);
+                alg.product(&[*b, *l, h])
+            }),
+        _ => None,
+    };
+    attention_cost_of(alg, qk, pv, rows, t)
+}
+
+fn sdpa_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let e = input_dims(ctx, node, 0).and_then(|q| q.last().copied());
+    let s = input_dims(ctx, node, 1).and_then(|k| k.len().checked_sub(2).map(|i| k[i]));
+    let y = output_dims(ctx, node, 0).filter(|y| !y.is_empty());
+    let rows = y.as_ref().map(|y| alg.product(&y[..y.len() - 1]));
+    let qk = rows.zip(e).map(|(r, e)| alg.mul(r, e));
+    let pv = y.as_ref().map(|y| alg.product(y));
+    attention_cost_of(alg, qk, pv, rows, s)
+}
 
 /// Split `shape` (of rank 3 or more, named `what`) into its batch dims and its
 /// last two.

@@ -29,6 +29,7 @@ use crate::ops::common::attrs::attr_dtype;
 use crate::ops::common::attrs::attr_int;
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, unify_as};
 use crate::ops::common::{check_inputs, norm_axis};
+use crate::ops::cost::Costs;
 use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
@@ -41,6 +42,25 @@ pub const RULES: &[RuleEntry] = rules![
     ("", ["SwiGLU"], swiglu),
     ("", ["CausalConvWithState"], causal_conv_with_state),
 ];
+
+/// What these ops compute ([`crate::ops::cost`]): RotaryEmbedding 3 FLOPs per
+/// element of input 0 (two products and a sum), RMSNormalization 4 (as
+/// [`crate::ops::nn::norm::COSTS`]), Swish and SwiGLU one per output element,
+/// TensorScatter 0 (it writes elements). CausalConvWithState is not counted.
+pub const COSTS: &[Costs] = &[Costs::by_op(rules![
+    (
+        "",
+        ["RotaryEmbedding"],
+        crate::ops::nn::norm::three_per_element
+    ),
+    (
+        "",
+        ["RMSNormalization"],
+        crate::ops::nn::norm::four_per_element
+    ),
+    ("", ["Swish", "SwiGLU"], crate::ops::cost::elementwise),
+    ("", ["TensorScatter"], crate::ops::cost::moves_data),
+])];
 
 /// ONNX `RotaryEmbedding` (23): the input's shape.
 fn rotary_embedding(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {

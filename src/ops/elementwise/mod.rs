@@ -115,6 +115,8 @@
 //! `diff_dst` share; `PReLUBackward` also `diff_slope` of the slope's shape;
 //! `BiasAddBackward` `[C]` by `data_format` (from a `diff_dst` of rank 4 or more,
 //! as oneDNN's shape inference takes). Every oneDNN op has one version, 1.
+//!
+//! Cost: one FLOP per output element ([`COSTS`]).
 
 pub mod arith;
 pub mod kernel;
@@ -122,6 +124,7 @@ pub mod onednn;
 pub mod onnx;
 pub mod openvino;
 
+use crate::ops::cost::{elementwise, moves_data, Costs};
 use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
@@ -185,3 +188,20 @@ pub const RULES: &[RuleEntry] = rules![
     ("onednn", ["PReLUBackward"], onednn::prelu_backward),
     ("onednn", ["BiasAddBackward"], onednn::bias_add_backward),
 ];
+
+/// What an elementwise op computes ([`crate::ops::cost`]): 0 MACs and one FLOP
+/// per output element, whatever the op (a `Pow` or an `Erf` is one, as a `Relu`
+/// is); the ops that only move elements (`Roll`, `Reverse`, `Reorder`,
+/// `SliceScatter`, `GatherTree`) and conversions (`TypeCast`) are 0.
+pub const COSTS: &[Costs] = &[Costs {
+    rules: RULES,
+    all: Some(elementwise),
+    by_op: rules![
+        (
+            "openvino",
+            ["Roll", "Reverse", "SliceScatter", "GatherTree"],
+            moves_data
+        ),
+        ("onednn", ["Reorder", "TypeCast"], moves_data),
+    ],
+}];

@@ -51,7 +51,7 @@
 //! version. Inputs added by later onnxruntime releases come at the end of each
 //! list (MatMulNBits' `g_idx` and `bias`), so older models read the same way.
 
-use crate::algebra::Dim;
+use crate::algebra::{Algebra, Dim};
 use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
@@ -62,6 +62,7 @@ use crate::ops::common::broadcast::broadcast_shapes;
 use crate::ops::common::dims::{expect_rank, rank_of, shaped, unify_as, Equate};
 use crate::ops::common::values::attr_axes;
 use crate::ops::common::{check_inputs, norm_axis};
+use crate::ops::cost::{contraction, elementwise, input_dims, output_volume, Costs, OpCost};
 use crate::ops::nn::conv::onnx::conv_shape;
 use crate::ops::nn::matmul::{matmul_shape, onnx_matmul_shape};
 use crate::ops::nn::window::{onnx_window, Fit};
@@ -95,6 +96,126 @@ pub const RULES: &[RuleEntry] = rules![
     (MS, ["QLinearGlobalAveragePool"], qlinear_global_average_pool),
     (MS, ["GatherBlockQuantized"], gather_block_quantized),
 ];
+
+/// What these ops compute ([`crate::ops::cost`]), as the ONNX op each varies:
+/// - the products (FusedMatMul, TransposeMatMul, GemmFastGelu, MatMulInteger16,
+///   MatMulIntegerToFloat, DynamicQuantizeMatMul, MatMulNBits, MatMulBnb4,
+///   MatMulFpQ4): MACs `vol(Y) × K`, `K` the contracted dim of `A` (the last;
+///   FusedMatMul's `transA` the one before it, or axis 0 with `transBatchA`);
+///   FusedGemm, QGemm and GemmFloat8 as Gemm (`K = A[1]`, `A[0]` with `transA`).
+///   The n-bit products count one MAC per weight element used, whatever its
+///   width (the dequantization is not counted). FLOPs `2 × MACs`.
+/// - the convolutions (FusedConv, NhwcConv, NhwcFusedConv, QLinearConv): MACs
+///   `vol(Y) × ∏ W[1:]` (`W = [M, C/group, k...]` in every layout), FLOPs `2 ×
+///   MACs`.
+/// - elementwise (QLinearAdd, QLinearMul, MulInteger, QLinearWhere,
+///   QLinearSigmoid, QLinearLeakyRelu, QuantizeLinear, DequantizeLinear,
+///   QLinearConcat, GatherBlockQuantized: each output element is requantized or
+///   dequantized): one FLOP per output element; QLinearSoftmax 5 per element;
+/// - QLinearReduceMean, ReduceSumInteger and QLinearGlobalAveragePool: one per
+///   input element; QLinearAveragePool, NhwcMaxPool, MaxpoolWithMask: `vol(Y) ×
+///   ∏ kernel_shape`.
+pub const COSTS: &[Costs] = &[Costs::by_op(rules![
+    (MS, ["FusedMatMul", "TransposeMatMul"], fused_matmul_cost),
+    (
+        MS,
+        [
+            "GemmFastGelu",
+            "MatMulInteger16",
+            "MatMulIntegerToFloat",
+            "DynamicQuantizeMatMul",
+            "MatMulNBits",
+            "MatMulBnb4",
+            "MatMulFpQ4",
+        ],
+        plain_matmul_cost
+    ),
+    (MS, ["FusedGemm", "QGemm", "GemmFloat8"], gemm_variant_cost),
+    (
+        MS,
+        ["FusedConv", "NhwcConv", "NhwcFusedConv"],
+        conv_variant_cost
+    ),
+    (MS, ["QLinearConv"], qlinear_conv_variant_cost),
+    (
+        MS,
+        [
+            "QLinearAdd",
+            "QLinearMul",
+            "MulInteger",
+            "QLinearWhere",
+            "QLinearSigmoid",
+            "QLinearLeakyRelu",
+            "QuantizeLinear",
+            "DequantizeLinear",
+            "QLinearConcat",
+            "GatherBlockQuantized",
+        ],
+        elementwise
+    ),
+    (
+        MS,
+        ["QLinearSoftmax"],
+        crate::ops::nn::norm::five_per_element
+    ),
+    (
+        MS,
+        [
+            "QLinearReduceMean",
+            "ReduceSumInteger",
+            "QLinearGlobalAveragePool",
+        ],
+        crate::ops::nn::norm::one_per_element
+    ),
+    (
+        MS,
+        ["QLinearAveragePool", "NhwcMaxPool", "MaxpoolWithMask"],
+        crate::ops::nn::pool::onnx_pool_cost
+    ),
+])];
+
+fn fused_matmul_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let trans_a = attr_int(node, "transA", 0).unwrap_or(0) != 0;
+    let batch_a = attr_int(node, "transBatchA", 0).unwrap_or(0) != 0;
+    let macs = input_dims(ctx, node, 0).and_then(|a| {
+        let k = match a.len() {
+            0 => return None,
+            1 => a[0],
+            r if trans_a && batch_a && r >= 3 => a[0],
+            r if trans_a => a[r - 2],
+            r => a[r - 1],
+        };
+        let y = output_volume(alg, ctx, node, 0)?;
+        Some(alg.mul(y, k))
+    });
+    contraction(alg, macs, None)
+}
+
+fn plain_matmul_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let macs = crate::ops::nn::matmul::matmul_macs(alg, ctx, node, 0, false);
+    contraction(alg, macs, None)
+}
+
+fn gemm_variant_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let trans_a = attr_int(node, "transA", 0).unwrap_or(0) != 0;
+    let macs = input_dims(ctx, node, 0)
+        .filter(|a| a.len() == 2)
+        .and_then(|a| {
+            let y = output_volume(alg, ctx, node, 0)?;
+            Some(alg.mul(y, a[usize::from(!trans_a)]))
+        });
+    contraction(alg, macs, None)
+}
+
+fn conv_variant_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    use crate::ops::nn::conv::{conv_cost_of, ConvSide};
+    conv_cost_of(alg, ctx, node, ConvSide::Output, 1, 1, None)
+}
+
+fn qlinear_conv_variant_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    use crate::ops::nn::conv::{conv_cost_of, ConvSide};
+    conv_cost_of(alg, ctx, node, ConvSide::Output, 3, 1, None)
+}
 
 // ----- helpers ------------------------------------------------------------------------
 

@@ -44,8 +44,10 @@
 //! - OpenVINO MatMul-0 (`opset1`): `transpose_a`, `transpose_b`; the only version.
 //! - OpenVINO Einsum-7: `equation`; the only version.
 //! - oneDNN MatMul: `transpose_a`, `transpose_b`, optional `bias`.
+//!
+//! Cost: `vol(Y) × K` MACs per product ([`COSTS`]).
 
-use crate::algebra::{Dim, Rat};
+use crate::algebra::{Algebra, Dim, Rat};
 use crate::context::DimRole;
 use crate::context::Subject;
 use crate::context::{AttrProblem, AttrValue, EquationProblem};
@@ -56,6 +58,8 @@ use crate::ops::common::attrs::{dst_dtype, ov_bool};
 use crate::ops::common::broadcast::{broadcast_dim, broadcast_shapes, check_broadcasts_to};
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{expect_rank, unify_as, Equate};
+use crate::ops::cost::{axis, contraction, input_dims, output_volume, per_input_element, times};
+use crate::ops::cost::{Costs, OpCost};
 use crate::ops::{rules, RuleEntry};
 use std::collections::BTreeMap;
 
@@ -72,6 +76,188 @@ pub const RULES: &[RuleEntry] = rules![
     ("openvino", ["Einsum"], openvino_einsum),
     ("onednn", ["MatMul"], onednn_matmul),
 ];
+
+/// What the products compute ([`crate::ops::cost`]). With `Y` the output and `K`
+/// the contracted dim (the last of `A`, the one before it when `A` is
+/// transposed; `A`'s only dim when it is 1-D):
+/// - **MatMul** (every format, `MatMulInteger`, `QLinearMatMul`): MACs
+///   `vol(Y) × K`. Under numpy broadcasting `vol(Y)` is the broadcast batch
+///   times `M × N` (a 1-D operand's promoted axis, removed from `Y`, is 1), so
+///   this is `batch × M × N × K`. FLOPs `2 × MACs` (+ `vol(Y)` for oneDNN's bias).
+/// - **Gemm**: MACs `M × N × K = vol(Y) × K` (`K` is `A[0]` with `transA`);
+///   FLOPs `2 × MACs`, + `vol(Y)` with `C` (its add; `alpha`/`beta` scaling is
+///   not counted).
+/// - **Einsum**: MACs `(n - 1) × vol(Y) × ∏ contracted labels` for `n >= 2`
+///   operands (a loop over every label combination, `n - 1` products each),
+///   FLOPs `2 × MACs`; one operand is a sum: 0 MACs, FLOPs `vol(X)`. An
+///   ellipsis summed away is not counted (unknown).
+/// - **Det**: not counted (no formula).
+pub const COSTS: &[Costs] = &[Costs::by_op(rules![
+    ("", ["MatMul", "MatMulInteger"], matmul_cost),
+    ("", ["QLinearMatMul"], qlinear_matmul_cost),
+    ("", ["Gemm"], gemm_cost),
+    ("", ["Einsum"], einsum_cost),
+    ("openvino", ["Einsum"], ov_einsum_cost),
+    ("openvino", ["MatMul"], ov_matmul_cost),
+    ("onednn", ["MatMul"], onednn_matmul_cost),
+])];
+
+/// The MACs of `a @ b` with output `Y`: `vol(Y) × K`, `K` read from `a` (input
+/// `a_index`), transposed when `transpose_a`.
+pub fn matmul_macs(
+    alg: &mut Algebra,
+    ctx: &ShapesContext,
+    node: &Node,
+    a_index: usize,
+    transpose_a: bool,
+) -> Option<Dim> {
+    let a = input_dims(ctx, node, a_index)?;
+    let k = match a.len() {
+        0 => return None,
+        1 => a[0],
+        _ if transpose_a => axis(&a, -2)?,
+        _ => axis(&a, -1)?,
+    };
+    let y = output_volume(alg, ctx, node, 0)?;
+    Some(alg.mul(y, k))
+}
+
+fn matmul_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let macs = matmul_macs(alg, ctx, node, 0, false);
+    contraction(alg, macs, None)
+}
+
+fn qlinear_matmul_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let macs = matmul_macs(alg, ctx, node, 0, false);
+    contraction(alg, macs, None)
+}
+
+fn ov_matmul_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let ta = ov_bool(node, "transpose_a", false).unwrap_or(false);
+    let macs = matmul_macs(alg, ctx, node, 0, ta);
+    contraction(alg, macs, None)
+}
+
+fn onednn_matmul_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let ta = attr_int(node, "transpose_a", 0).unwrap_or(0) != 0;
+    let macs = matmul_macs(alg, ctx, node, 0, ta);
+    let bias = input_dims(ctx, node, 2).and_then(|_| output_volume(alg, ctx, node, 0));
+    contraction(alg, macs, bias)
+}
+
+fn gemm_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let trans_a = attr_int(node, "transA", 0).unwrap_or(0) != 0;
+    let macs = input_dims(ctx, node, 0)
+        .filter(|a| a.len() == 2)
+        .and_then(|a| {
+            let k = a[usize::from(!trans_a)];
+            let y = output_volume(alg, ctx, node, 0)?;
+            Some(alg.mul(y, k))
+        });
+    let bias = node
+        .inputs
+        .get(2)
+        .filter(|c| !c.is_empty())
+        .and_then(|_| output_volume(alg, ctx, node, 0));
+    contraction(alg, macs, bias)
+}
+
+fn einsum_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let eq = attr_str(node, "equation").ok().flatten();
+    einsum_cost_of(alg, ctx, node, eq)
+}
+
+fn ov_einsum_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let eq = crate::ops::common::attrs::ov_str(node, "equation")
+        .ok()
+        .flatten();
+    einsum_cost_of(alg, ctx, node, eq)
+}
+
+/// The cost of an Einsum of equation `eq` (see [`COSTS`]).
+fn einsum_cost_of(alg: &mut Algebra, ctx: &ShapesContext, node: &Node, eq: Option<&str>) -> OpCost {
+    let unknown = OpCost {
+        macs: None,
+        flops: None,
+    };
+    let Some(eq) = eq else { return unknown };
+    let eq: String = eq.chars().filter(|c| !c.is_whitespace()).collect();
+    let (lhs, rhs) = match eq.split_once("->") {
+        Some((l, r)) => (l, Some(r)),
+        None => (eq.as_str(), None),
+    };
+    let Ok(terms) = lhs
+        .split(',')
+        .map(|t| parse_term(&eq, t))
+        .collect::<Result<Vec<Term>, _>>()
+    else {
+        return unknown;
+    };
+    if terms.len() == 1 {
+        return per_input_element(alg, ctx, node, 1);
+    }
+    // Labels in the output: explicit, or (implicit) those used once.
+    let count = |l: char| terms.iter().flatten().filter(|x| **x == Some(l)).count();
+    let out: Vec<Option<char>> = match rhs {
+        Some(r) => match parse_term(&eq, r) {
+            Ok(t) => t,
+            Err(_) => return unknown,
+        },
+        None => {
+            let mut t: Vec<Option<char>> = terms
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|l| match l {
+                    Some(c) => count(*c) == 1,
+                    None => false,
+                })
+                .collect();
+            t.push(None);
+            t
+        }
+    };
+    let has_ellipsis = terms.iter().flatten().any(Option::is_none);
+    if has_ellipsis && !out.contains(&None) {
+        return unknown;
+    }
+    // Each contracted label's dim: its dims in every operand, broadcast.
+    let mut contracted: BTreeMap<char, Dim> = BTreeMap::new();
+    for (i, t) in terms.iter().enumerate() {
+        let Some(dims) = input_dims(ctx, node, i) else {
+            return unknown;
+        };
+        let ell = dims
+            .len()
+            .checked_sub(t.len() - usize::from(t.contains(&None)));
+        let Some(ell) = ell else { return unknown };
+        let mut pos = 0;
+        for l in t {
+            match l {
+                None => pos += ell,
+                Some(c) => {
+                    if !out.contains(&Some(*c)) {
+                        let d = dims[pos];
+                        let merged = match contracted.get(c) {
+                            Some(prev) => alg.broadcast(*prev, d),
+                            None => d,
+                        };
+                        contracted.insert(*c, merged);
+                    }
+                    pos += 1;
+                }
+            }
+        }
+    }
+    let Some(y) = output_volume(alg, ctx, node, 0) else {
+        return unknown;
+    };
+    let dims: Vec<Dim> = contracted.values().copied().collect();
+    let k = alg.product(&dims);
+    let per = alg.mul(y, k);
+    let macs = times(alg, terms.len() as i64 - 1, per);
+    contraction(alg, Some(macs), None)
+}
 
 /// The shape of the matrix product `a @ b` (`numpy.matmul`, see the module doc):
 /// `transpose_a`/`transpose_b` swap the last two axes of an operand of rank 2 or

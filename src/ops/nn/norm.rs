@@ -69,7 +69,7 @@
 //! keep the shape `diff_dst` and `dst` share. Dropout(src, seed, offset,
 //! probability) gives `dst` like `src` and a u8 `mask` of its shape.
 
-use crate::algebra::Dim;
+use crate::algebra::{Algebra, Dim};
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
@@ -80,6 +80,7 @@ use crate::ops::common::dims::{
     channel_axis, check_vector, expect_rank, merge_shapes, rank_of, shaped, Equate,
 };
 use crate::ops::common::{check_inputs, norm_axis};
+use crate::ops::cost::{moves_data, per_input_element, Costs, OpCost};
 use crate::ops::elementwise::{onednn, openvino};
 use crate::ops::{rules, RuleEntry};
 
@@ -109,6 +110,79 @@ pub const RULES: &[RuleEntry] = rules![
     ("onednn", ["BatchNormTrainingBackward"], onednn_batch_norm_backward),
     ("onednn", ["Dropout"], onednn_dropout),
 ];
+
+/// What the normalisations and softmaxes compute ([`crate::ops::cost`]): 0 MACs,
+/// FLOPs per element of input 0 (the per-row or per-channel square roots and
+/// reciprocals are not counted):
+/// - 4, batch normalisation at inference (ONNX BatchNormalization, OpenVINO and
+///   oneDNN BatchNormInference): subtract the mean, scale by the inverse std-dev,
+///   multiply by `scale`, add `B`;
+/// - 7, normalisations that compute their statistics (Layer-, Instance- and
+///   GroupNormalization of every format): mean (1), variance (subtract, square,
+///   accumulate: 3), normalise (1), `scale` and `bias` (2);
+/// - 5, MVN (no affine); 4, RMS normalisations (square, accumulate, normalise,
+///   scale); 3, Lp/L2 normalisations and GRN (square, accumulate, divide);
+/// - 5, Softmax and LogSoftmax (max, subtract, exp, sum, divide or log); 1,
+///   Hardmax (a compare);
+/// - 0, Dropout (an identity at inference).
+///
+/// LRN and the backward and training ops are not counted.
+pub const COSTS: &[Costs] = &[Costs::by_op(rules![
+    ("", ["BatchNormalization"], four_per_element),
+    ("openvino", ["BatchNormInference"], four_per_element),
+    ("onednn", ["BatchNormInference"], four_per_element),
+    (
+        "",
+        [
+            "LayerNormalization",
+            "InstanceNormalization",
+            "GroupNormalization"
+        ],
+        seven_per_element
+    ),
+    ("openvino", ["GroupNormalization"], seven_per_element),
+    ("onednn", ["LayerNorm", "GroupNorm"], seven_per_element),
+    ("", ["MeanVarianceNormalization"], five_per_element),
+    ("openvino", ["MVN"], five_per_element),
+    ("onednn", ["RMSNorm"], four_per_element),
+    ("", ["LpNormalization"], three_per_element),
+    ("openvino", ["NormalizeL2", "GRN"], three_per_element),
+    ("", ["Softmax", "LogSoftmax"], five_per_element),
+    (
+        "openvino",
+        ["Softmax", "SoftMax", "LogSoftmax"],
+        five_per_element
+    ),
+    ("onednn", ["SoftMax", "LogSoftmax"], five_per_element),
+    ("", ["Hardmax"], one_per_element),
+    ("", ["Dropout"], moves_data),
+    ("onednn", ["Dropout"], moves_data),
+])];
+
+/// 1 FLOP per element of input 0.
+pub fn one_per_element(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    per_input_element(alg, ctx, node, 1)
+}
+
+/// 3 FLOPs per element of input 0.
+pub fn three_per_element(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    per_input_element(alg, ctx, node, 3)
+}
+
+/// 4 FLOPs per element of input 0.
+pub fn four_per_element(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    per_input_element(alg, ctx, node, 4)
+}
+
+/// 5 FLOPs per element of input 0.
+pub fn five_per_element(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    per_input_element(alg, ctx, node, 5)
+}
+
+/// 7 FLOPs per element of input 0.
+pub fn seven_per_element(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    per_input_element(alg, ctx, node, 7)
+}
 
 /// The input's facts without its value: the shape of `Y` for shape-preserving ops.
 fn like(x: &TensorFact) -> TensorFact {

@@ -63,7 +63,7 @@
 //! forward `rounding_type` is not an attribute of theirs, so `diff_dst`'s spatial
 //! dims are not checked.
 
-use crate::algebra::Dim;
+use crate::algebra::{Algebra, Dim};
 use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, LengthForm, ShapeValueProblem};
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
@@ -77,6 +77,7 @@ use crate::ops::common::dims::{
     shaped, unify_as, Equate, Layout, SrcAndDiffDst,
 };
 use crate::ops::common::{check_inputs, unknown_outputs};
+use crate::ops::cost::{output_volume, per_input_element, Costs, OpCost};
 use crate::ops::nn::window::{
     onednn_shape_attr, onednn_window, onnx_window, openvino_window, Fit, Rounding,
 };
@@ -101,6 +102,70 @@ pub const RULES: &[RuleEntry] = rules![
     ("onednn", ["MaxPoolBackward"], onednn_max_pool_backward),
     ("onednn", ["AvgPoolBackward"], onednn_avg_pool_backward),
 ];
+
+/// What the pools compute ([`crate::ops::cost`]): 0 MACs; one FLOP per window
+/// element of every output element, `vol(Y) × ∏ kernel` (a compare for the max
+/// pools, an add for the average and Lp pools: the division, or the power, per
+/// output is not counted) for ONNX `MaxPool`, `AveragePool`, `LpPool`
+/// (`kernel_shape`), OpenVINO and oneDNN `MaxPool`, `AvgPool` (`kernel`); the
+/// global pools read every input element once, `vol(X)`. The others (ROI pools,
+/// unpooling, adaptive pools) are not counted.
+pub const COSTS: &[Costs] = &[Costs::by_op(rules![
+    ("", ["MaxPool", "AveragePool", "LpPool"], onnx_pool_cost),
+    (
+        "",
+        ["GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"],
+        global_pool_cost
+    ),
+    ("openvino", ["MaxPool", "AvgPool"], ov_pool_cost),
+    ("onednn", ["MaxPool", "AvgPool"], onednn_pool_cost),
+])];
+
+/// `vol(Y) × ∏ kernel` FLOPs, the kernel's sizes as read from an attribute.
+fn window_cost(
+    alg: &mut Algebra,
+    ctx: &ShapesContext,
+    node: &Node,
+    kernel: Option<Vec<i64>>,
+) -> OpCost {
+    let zero = alg.constant(0);
+    let flops = kernel.and_then(|ks| {
+        let ks: Vec<Dim> = ks.iter().map(|k| alg.constant(*k)).collect();
+        let window = alg.product(&ks);
+        let y = output_volume(alg, ctx, node, 0)?;
+        Some(alg.mul(y, window))
+    });
+    OpCost {
+        macs: Some(zero),
+        flops,
+    }
+}
+
+/// ONNX pools: `vol(Y) × ∏ kernel_shape` FLOPs, 0 MACs.
+pub fn onnx_pool_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let k = attr_ints(node, "kernel_shape")
+        .ok()
+        .flatten()
+        .map(<[i64]>::to_vec);
+    window_cost(alg, ctx, node, k)
+}
+
+fn ov_pool_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let k = ov_i64_list(node, "kernel").ok().flatten();
+    window_cost(alg, ctx, node, k)
+}
+
+fn onednn_pool_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let k = attr_ints(node, "kernel")
+        .ok()
+        .flatten()
+        .map(<[i64]>::to_vec);
+    window_cost(alg, ctx, node, k)
+}
+
+fn global_pool_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    per_input_element(alg, ctx, node, 1)
+}
 
 // ----- ONNX --------------------------------------------------------------------------
 

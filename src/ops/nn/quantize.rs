@@ -32,6 +32,7 @@ use crate::ops::common::attrs::attr_dtype;
 use crate::ops::common::attrs::attr_int;
 use crate::ops::common::dims::{expect_rank, rank_of, unify_as, Equate};
 use crate::ops::common::{check_inputs, norm_axis};
+use crate::ops::cost::{elementwise, Costs};
 use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
@@ -43,6 +44,23 @@ pub const RULES: &[RuleEntry] = rules![
     ("", ["GridSample"], grid_sample),
     ("openvino", ["GridSample"], openvino_grid_sample),
 ];
+
+/// What quantization computes ([`crate::ops::cost`]): one FLOP per output
+/// element for QuantizeLinear and DequantizeLinear (a scale and a shift, counted
+/// as one), two per input element for DynamicQuantizeLinear (the min/max scan,
+/// then the quantization). GridSample is not counted.
+pub const COSTS: &[Costs] = &[Costs::by_op(rules![
+    ("", ["QuantizeLinear", "DequantizeLinear"], elementwise),
+    ("", ["DynamicQuantizeLinear"], dynamic_quantize_cost),
+])];
+
+fn dynamic_quantize_cost(
+    alg: &mut crate::algebra::Algebra,
+    ctx: &ShapesContext,
+    node: &Node,
+) -> crate::ops::cost::OpCost {
+    crate::ops::cost::per_input_element(alg, ctx, node, 2)
+}
 
 /// Check a quantization scale (and its zero point) against `x`: per tensor, per
 /// axis or blocked.

@@ -38,8 +38,10 @@
 //! Version history, OpenVINO: LSTMSequence-5, GRUSequence-5, RNNSequence-5 (the
 //! `seq_lengths` input, `direction`); RNNCell-0, GRUCell-3, LSTMCell-0 and -4
 //! (peepholes removed); the output shapes are the same in every version.
+//!
+//! Cost: `seq × batch × (vol(W) + vol(R))` MACs ([`COSTS`]).
 
-use crate::algebra::Dim;
+use crate::algebra::{Algebra, Dim};
 use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue};
 use crate::context::{OpError, ShapesContext, TensorFact};
@@ -48,6 +50,7 @@ use crate::ops::common::attrs::{attr_int, attr_str};
 use crate::ops::common::attrs::{ov_i64, ov_str, require_positive};
 use crate::ops::common::check_inputs;
 use crate::ops::common::dims::{expect_rank, merge_dim_as, rank_of, unify_as};
+use crate::ops::cost::{contraction, input_dims, input_volume, times, Costs, OpCost};
 use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
@@ -59,6 +62,94 @@ pub const RULES: &[RuleEntry] = rules![
     ("openvino", ["LSTMSequence", "GRUSequence", "RNNSequence"], openvino_sequence),
     ("openvino", ["LSTMCell", "GRUCell", "RNNCell"], openvino_cell),
 ];
+
+/// What the recurrent layers compute ([`crate::ops::cost`]). Every step of every
+/// sequence (`seq × batch`, `X`'s first two dims in each layout) multiplies the
+/// input by `W` (`[D, G*H, input]`) and the hidden state by `R`
+/// (`[D, G*H, H]`): MACs `seq × batch × (vol(W) + vol(R))`, a cell's `batch ×
+/// (vol(W) + vol(R))`. FLOPs `2 × MACs` plus, per hidden unit and step (`seq ×
+/// batch × D × H`), the gates' elementwise work: LSTM 17 (two bias adds for each
+/// of 4 gates, 3 sigmoids and 2 tanh, `c = f*c + i*g` 3, `h = o*tanh(c)` 1), GRU
+/// 13 (bias adds 6, 2 sigmoids and a tanh, the reset product 1, `h = (1-z)*n +
+/// z*h` 3), RNN 3 (bias adds 2, the activation 1).
+pub const COSTS: &[Costs] = &[Costs::by_op(rules![
+    ("", ["LSTM"], lstm_cost),
+    ("", ["GRU"], gru_cost),
+    ("", ["RNN"], rnn_cost),
+    ("openvino", ["LSTMSequence"], ov_lstm_sequence_cost),
+    ("openvino", ["GRUSequence", "RNNSequence"], ov_sequence_cost),
+    ("openvino", ["LSTMCell"], ov_lstm_cell_cost),
+    ("openvino", ["GRUCell", "RNNCell"], ov_cell_cost),
+])];
+
+/// The gates' elementwise FLOPs per hidden unit and step (see [`COSTS`]).
+fn gate_flops(op: &str) -> i64 {
+    if op.starts_with("LSTM") {
+        17
+    } else if op.starts_with("GRU") {
+        13
+    } else {
+        3
+    }
+}
+
+/// A recurrence's cost: `steps × (vol(W) + vol(R))` MACs with `steps` the product
+/// of `X`'s first `lead` dims; `R` is `[D, G*H, H]` (`cell`: `[G*H, H]`).
+fn recurrent_cost(
+    alg: &mut Algebra,
+    ctx: &ShapesContext,
+    node: &Node,
+    w: usize,
+    r: usize,
+    cell: bool,
+) -> OpCost {
+    let lead = if cell { 1 } else { 2 };
+    let steps = input_dims(ctx, node, 0)
+        .filter(|x| x.len() > lead)
+        .map(|x| alg.product(&x[..lead]));
+    let rs = input_dims(ctx, node, r).filter(|r| r.len() == 3 - usize::from(cell));
+    let (Some(steps), Some(wv), Some(rs)) = (steps, input_volume(alg, ctx, node, w), rs) else {
+        return OpCost {
+            macs: None,
+            flops: None,
+        };
+    };
+    let rv = alg.product(&rs);
+    let weights = alg.add_dims(wv, rv);
+    let macs = alg.mul(steps, weights);
+    let units = if cell { rs[1] } else { alg.mul(rs[0], rs[2]) };
+    let per_step = alg.mul(steps, units);
+    let extra = times(alg, gate_flops(&node.op_type), per_step);
+    contraction(alg, Some(macs), Some(extra))
+}
+
+fn lstm_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    recurrent_cost(alg, ctx, node, 1, 2, false)
+}
+
+fn gru_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    recurrent_cost(alg, ctx, node, 1, 2, false)
+}
+
+fn rnn_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    recurrent_cost(alg, ctx, node, 1, 2, false)
+}
+
+fn ov_lstm_sequence_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    recurrent_cost(alg, ctx, node, 4, 5, false)
+}
+
+fn ov_sequence_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    recurrent_cost(alg, ctx, node, 3, 4, false)
+}
+
+fn ov_lstm_cell_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    recurrent_cost(alg, ctx, node, 3, 4, true)
+}
+
+fn ov_cell_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    recurrent_cost(alg, ctx, node, 2, 3, true)
+}
 
 /// Where the sequence, batch and direction axes of a recurrent layer's outputs go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -43,6 +43,9 @@
 //!
 //! oneDNN: `ReduceL1`, `ReduceL2`, `ReduceMax`, `ReduceMean`, `ReduceMin`,
 //! `ReduceProd`, `ReduceSum`: `axes` and `keep_dims` attributes.
+//!
+//! Cost: one FLOP per input element, two where each element is mapped first
+//! ([`COSTS`]).
 
 use crate::algebra::{Dim, Truth};
 use crate::context::DimRole;
@@ -56,6 +59,7 @@ use crate::ops::common::values::{
     check_int_range, fact_with_value, ints_input, small_value, IntsArg,
 };
 use crate::ops::common::{check_inputs, norm_axis};
+use crate::ops::cost::{per_input_element, Costs, OpCost};
 use crate::ops::{rules, RuleEntry};
 
 /// The rules of this family.
@@ -76,6 +80,34 @@ pub const RULES: &[RuleEntry] = rules![
     ], onednn_reduce),
     ("openvino", ["SegmentMax"], ov_segment_max),
 ];
+
+/// What a reduction computes ([`crate::ops::cost`]): 0 MACs; one FLOP per input
+/// element (each element is read and combined once), two for the reductions that
+/// map each element first (`ReduceL2`, `ReduceSumSquare`, `ReduceLogSumExp`,
+/// `ReduceL1`). `ArgMax`/`ArgMin` compare each element once.
+pub const COSTS: &[Costs] = &[Costs {
+    rules: RULES,
+    all: Some(reduce_cost),
+    by_op: rules![(
+        "",
+        ["ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSumExp"],
+        mapped_reduce_cost
+    )],
+}];
+
+/// One FLOP per input element.
+fn reduce_cost(alg: &mut crate::algebra::Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    per_input_element(alg, ctx, node, 1)
+}
+
+/// Two FLOPs per input element (a map, then the reduction).
+fn mapped_reduce_cost(
+    alg: &mut crate::algebra::Algebra,
+    ctx: &ShapesContext,
+    node: &Node,
+) -> OpCost {
+    per_input_element(alg, ctx, node, 2)
+}
 
 /// Whether `axes` is an input (rather than an attribute) for this op and version.
 pub fn axes_is_input(op: &str, version: i64) -> bool {

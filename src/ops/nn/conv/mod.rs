@@ -66,16 +66,20 @@
 //! convolving it) or the transposed window of `diff_dst`; the BackwardWeights ops
 //! their `weights_shape` or the channels and a fresh kernel. oneDNN writes unset
 //! list attributes as `DNNL_MAX_NDIMS` zeros; those count as not given.
+//!
+//! Cost: `vol(Y) × C_in/group × ∏ kernel` MACs, transposed `vol(X) × C_out/group
+//! × ∏ kernel` ([`COSTS`]).
 
 pub mod onednn;
 pub mod onnx;
 pub mod openvino;
 
-use crate::algebra::{Dim, Truth};
+use crate::algebra::{Algebra, Dim, Truth};
 use crate::context::ShapeValueProblem;
 use crate::context::{DimRole, OpError, ShapesContext};
 use crate::graph::Node;
 use crate::ops::common::dims::Equate;
+use crate::ops::cost::{contraction, input_dims, input_volume, output_volume, Costs, OpCost};
 use crate::ops::nn::window::{Fit, Window};
 use crate::ops::{rules, RuleEntry};
 
@@ -101,6 +105,155 @@ pub const RULES: &[RuleEntry] = rules![
         "DeformableConvolution", "BinaryConvolution",
     ], openvino::deformable_convolution),
 ];
+
+/// What the convolutions compute ([`crate::ops::cost`]). With `Y` the output,
+/// `X` the data and `W` the weights:
+/// - **forward** (ONNX Conv, ConvInteger, QLinearConv, DeformConv; OpenVINO
+///   Convolution, GroupConvolution, DeformableConvolution, BinaryConvolution;
+///   oneDNN Convolution): MACs `N × C_out × ∏ out spatial × C_in/group × ∏ kernel`
+///   `= vol(Y) × (C_in/group × ∏ kernel)`, the second factor read from `W`
+///   (ONNX `W[1:]`, OpenVINO `W[1:]` or GroupConvolution's `W[2:]`, oneDNN
+///   `I × kernel` in its `weights_format`).
+/// - **transposed** (ONNX ConvTranspose; OpenVINO ConvolutionBackpropData and its
+///   group form; oneDNN ConvTranspose): MACs `N × C_in × ∏ in spatial ×
+///   C_out/group × ∏ kernel = vol(X) × (C_out/group × ∏ kernel)`, from `W[1:]`
+///   (`[C_in, C_out/group, k...]`; OpenVINO's group form `W[2:]`, oneDNN `O ×
+///   kernel`).
+/// - FLOPs `2 × MACs`, + `vol(Y)` with a bias input (ONNX, oneDNN). DeformConv's
+///   sampling, and the backward ops, are not counted (no formula).
+pub const COSTS: &[Costs] = &[Costs::by_op(rules![
+    ("", ["Conv", "ConvInteger", "DeformConv"], conv_cost),
+    ("", ["QLinearConv"], qlinear_conv_cost),
+    ("", ["ConvTranspose"], conv_transpose_cost),
+    (
+        "openvino",
+        ["Convolution", "BinaryConvolution"],
+        ov_convolution_cost
+    ),
+    ("openvino", ["GroupConvolution"], ov_group_convolution_cost),
+    ("openvino", ["DeformableConvolution"], ov_deformable_cost),
+    ("openvino", ["ConvolutionBackpropData"], ov_backprop_cost),
+    (
+        "openvino",
+        ["GroupConvolutionBackpropData"],
+        ov_group_backprop_cost
+    ),
+    ("onednn", ["Convolution"], onednn_convolution_cost),
+    ("onednn", ["ConvTranspose"], onednn_conv_transpose_cost),
+])];
+
+/// A convolution's cost: `vol(side) × ∏ W[from..]` MACs, `side` output 0
+/// (forward) or input `data` (transposed); a bias at input `bias` adds `vol(Y)`.
+pub fn conv_cost_of(
+    alg: &mut Algebra,
+    ctx: &ShapesContext,
+    node: &Node,
+    side: ConvSide,
+    weights: usize,
+    from: usize,
+    bias: Option<usize>,
+) -> OpCost {
+    let per = input_dims(ctx, node, weights)
+        .filter(|w| w.len() >= from)
+        .map(|w| alg.product(&w[from..]));
+    conv_cost_per(alg, ctx, node, side, per, bias)
+}
+
+/// Which tensor a convolution's MACs count per element of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvSide {
+    /// Output 0 (forward convolutions).
+    Output,
+    /// Input 0 (transposed convolutions).
+    Data,
+}
+
+/// `vol(side) × per` MACs, with a bias at input `bias`.
+fn conv_cost_per(
+    alg: &mut Algebra,
+    ctx: &ShapesContext,
+    node: &Node,
+    side: ConvSide,
+    per: Option<Dim>,
+    bias: Option<usize>,
+) -> OpCost {
+    let vol = match side {
+        ConvSide::Output => output_volume(alg, ctx, node, 0),
+        ConvSide::Data => input_volume(alg, ctx, node, 0),
+    };
+    let macs = match (vol, per) {
+        (Some(v), Some(p)) => Some(alg.mul(v, p)),
+        _ => None,
+    };
+    let extra = bias
+        .and_then(|b| node.inputs.get(b).filter(|n| !n.is_empty()))
+        .and_then(|_| output_volume(alg, ctx, node, 0));
+    contraction(alg, macs, extra)
+}
+
+fn conv_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    let bias = match &*node.op_type {
+        "Conv" => Some(2),
+        "DeformConv" => Some(3),
+        _ => None,
+    };
+    conv_cost_of(alg, ctx, node, ConvSide::Output, 1, 1, bias)
+}
+
+fn qlinear_conv_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    conv_cost_of(alg, ctx, node, ConvSide::Output, 3, 1, Some(8))
+}
+
+fn conv_transpose_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    conv_cost_of(alg, ctx, node, ConvSide::Data, 1, 1, Some(2))
+}
+
+fn ov_convolution_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    conv_cost_of(alg, ctx, node, ConvSide::Output, 1, 1, None)
+}
+
+fn ov_group_convolution_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    conv_cost_of(alg, ctx, node, ConvSide::Output, 1, 2, None)
+}
+
+fn ov_deformable_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    conv_cost_of(alg, ctx, node, ConvSide::Output, 2, 1, None)
+}
+
+fn ov_backprop_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    conv_cost_of(alg, ctx, node, ConvSide::Data, 1, 1, None)
+}
+
+fn ov_group_backprop_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    conv_cost_of(alg, ctx, node, ConvSide::Data, 1, 2, None)
+}
+
+/// oneDNN: the per-group channels (`I` forward, `O` transposed) times the kernel,
+/// read in the node's `weights_format`.
+fn onednn_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node, transposed: bool) -> OpCost {
+    let per = onednn::WeightsFormat::of(node, transposed)
+        .ok()
+        .zip(input_dims(ctx, node, 1).filter(|w| w.len() >= 2))
+        .and_then(|(f, w)| f.split(&w, w.len() - 2).ok())
+        .map(|(o, i, kernel)| {
+            let k = alg.product(&kernel);
+            alg.mul(if transposed { o } else { i }, k)
+        });
+    let side = if transposed {
+        ConvSide::Data
+    } else {
+        ConvSide::Output
+    };
+    conv_cost_per(alg, ctx, node, side, per, Some(2))
+}
+
+fn onednn_convolution_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    onednn_cost(alg, ctx, node, false)
+}
+
+fn onednn_conv_transpose_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    onednn_cost(alg, ctx, node, true)
+}
 
 // ----- the convolution kernel ----------------------------------------------------------
 

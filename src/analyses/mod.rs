@@ -1,0 +1,8 @@
+//! What an inferred model costs, read from its shapes: [`cost`] (compute and
+//! memory as formulas of the input dims, `symdim cost`).
+//!
+//! An analysis reads the inferred graph and its algebra and changes neither: it
+//! builds what it needs in a copy of the algebra, through the algebra alone. The
+//! report layer renders what it gives.
+
+pub mod cost;

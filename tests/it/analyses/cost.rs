@@ -1,0 +1,395 @@
+//! `symdim cost` on small hand-built models: every expected figure is derived by
+//! hand from the op's spec (numpy matmul, the Conv and ConvTranspose output
+//! formulas, the Attention and LSTM definitions) and from the liveness of
+//! `docs/cost.md`, written out in each test's comment.
+
+use crate::common::models::{model, Builder};
+use symdim::analyses::cost::{Cost, CostRequest};
+use symdim::contracts::ranges::UserRange;
+use symdim::graph::{Attr, DType, ValueDecl};
+use symdim::Facts;
+
+/// The cost of `m` with graph outputs `outputs`, under `request`.
+fn cost_of(b: Builder, outputs: &[&str], request: &CostRequest) -> Cost {
+    let mut m = b.build();
+    for o in outputs {
+        m.graph.outputs.push(ValueDecl {
+            name: (*o).into(),
+            dtype: DType::Undefined,
+            shape: None,
+        });
+    }
+    symdim::infer(&m, &Facts::default()).cost(request).unwrap()
+}
+
+fn cost(b: Builder, outputs: &[&str]) -> Cost {
+    cost_of(b, outputs, &CostRequest::default())
+}
+
+/// The MACs and FLOPs of node `name`, as text.
+fn node(c: &Cost, name: &str) -> (String, String) {
+    let n = c.nodes.iter().find(|n| n.node == name).unwrap();
+    let t = |f: &Option<symdim::analyses::cost::Figure>| {
+        f.as_ref()
+            .map_or("null".to_string(), |f| f.expr.to_string())
+    };
+    (t(&n.macs), t(&n.flops))
+}
+
+fn f32s(b: Builder, name: &str, dims: &[&str]) -> Builder {
+    b.input(name, DType::Float, Some(dims))
+}
+
+#[test]
+fn matmul_broadcasts_batch_dims() {
+    // numpy.matmul: [B, 1, 3, 5] @ [4, 5, 6]: batch broadcast(B,1 ; 4) = [B, 4],
+    // M = 3, N = 6, K = 5: MACs B*4*3*6*5 = 360*B, FLOPs 720*B.
+    let b = f32s(model(17), "a", &["B", "1", "3", "5"]);
+    let b = f32s(b, "w", &["4", "5", "6"]).node("MatMul", &["a", "w"], &["y"], vec![]);
+    let c = cost(b, &["y"]);
+    assert_eq!(node(&c, "MatMul_0"), ("360*B".into(), "720*B".into()));
+}
+
+#[test]
+fn matmul_promotes_1d_operands() {
+    // [5] @ [5, 7]: A is [1, 5], M = 1, N = 7, K = 5: 35 MACs.
+    let b = f32s(model(17), "a", &["5"]);
+    let b = f32s(b, "w", &["5", "7"]).node("MatMul", &["a", "w"], &["y"], vec![]);
+    assert_eq!(node(&cost(b, &["y"]), "MatMul_0").0, "35");
+    // [N, 3, 5] @ [5]: B is [5, 1], batch N, M = 3, N' = 1, K = 5: 15*N MACs.
+    let b = f32s(model(17), "a", &["N", "3", "5"]);
+    let b = f32s(b, "v", &["5"]).node("MatMul", &["a", "v"], &["y"], vec![]);
+    assert_eq!(node(&cost(b, &["y"]), "MatMul_0").0, "15*N");
+}
+
+#[test]
+fn gemm_counts_m_n_k_and_the_bias() {
+    // transA: A is [K=4, M], B [4, 6], C [6]: MACs M*6*4 = 24*M; FLOPs 2*24*M plus
+    // the bias add of every output element, M*6: 54*M.
+    let b = f32s(model(17), "a", &["4", "M"]);
+    let b = f32s(b, "w", &["4", "6"]);
+    let b = f32s(b, "c", &["6"]).node(
+        "Gemm",
+        &["a", "w", "c"],
+        &["y"],
+        vec![("transA", Attr::Int(1))],
+    );
+    assert_eq!(
+        node(&cost(b, &["y"]), "Gemm_0"),
+        ("24*M".into(), "54*M".into())
+    );
+}
+
+#[test]
+fn conv_counts_output_times_input_channels_per_group_times_kernel() {
+    // X [N, 4, H, W], W [8, 2, 3, 3], group 2, pads 1: Y [N, 8, H, W]. MACs
+    // N * C_out(8) * H * W * C_in/group(2) * 3*3 = 144*N*H*W (no bias: FLOPs 288).
+    let b = f32s(model(17), "x", &["N", "4", "H", "W"]);
+    let b = f32s(b, "w", &["8", "2", "3", "3"]).node(
+        "Conv",
+        &["x", "w"],
+        &["y"],
+        vec![
+            ("group", Attr::Int(2)),
+            ("pads", Attr::Ints(vec![1, 1, 1, 1])),
+        ],
+    );
+    let c = cost(b, &["y"]);
+    assert_eq!(node(&c, "Conv_0"), ("144*H*N*W".into(), "288*H*N*W".into()));
+}
+
+#[test]
+fn conv_transpose_counts_input_times_output_channels_per_group_times_kernel() {
+    // X [N, 4, H, W], W [4, 3, 2, 2] (C_in, C_out/group, k), stride 2: MACs
+    // N * C_in(4) * H * W * C_out/group(3) * 2*2 = 48*N*H*W.
+    let b = f32s(model(17), "x", &["N", "4", "H", "W"]);
+    let b = f32s(b, "w", &["4", "3", "2", "2"]).node(
+        "ConvTranspose",
+        &["x", "w"],
+        &["y"],
+        vec![("strides", Attr::Ints(vec![2, 2]))],
+    );
+    assert_eq!(node(&cost(b, &["y"]), "ConvTranspose_0").0, "48*H*N*W");
+}
+
+#[test]
+fn einsum_counts_output_times_contracted_labels() {
+    // bij,bjk->bik over [B, 3, 4] and [B, 4, 5]: vol(Y) = 15*B, j = 4: 60*B.
+    let b = f32s(model(17), "a", &["B", "3", "4"]);
+    let b = f32s(b, "c", &["B", "4", "5"]).node(
+        "Einsum",
+        &["a", "c"],
+        &["y"],
+        vec![("equation", Attr::Str("bij,bjk->bik".into()))],
+    );
+    assert_eq!(node(&cost(b, &["y"]), "Einsum_0").0, "60*B");
+}
+
+#[test]
+fn attention_counts_both_products_and_the_softmax() {
+    // Q [B, 2, L, 8], K [B, 2, S, 8], V [B, 2, S, 4]: QK^T B*2*L*S*8, PV B*2*L*S*4:
+    // MACs 24*B*L*S; FLOPs 48*B*L*S + 5 * (B*2*L*S scores) = 58*B*L*S.
+    let b = f32s(model(23), "q", &["B", "2", "L", "8"]);
+    let b = f32s(b, "k", &["B", "2", "S", "8"]);
+    let b = f32s(b, "v", &["B", "2", "S", "4"]).node("Attention", &["q", "k", "v"], &["y"], vec![]);
+    let c = cost(b, &["y"]);
+    assert_eq!(
+        node(&c, "Attention_0"),
+        ("24*B*L*S".into(), "58*B*L*S".into())
+    );
+}
+
+#[test]
+fn lstm_counts_input_and_recurrent_weights_per_step() {
+    // X [T, B, 3], W [1, 20, 3], R [1, 20, 5] (H = 5, 4 gates): per step and batch
+    // row 20*3 + 20*5 = 160 MACs: 160*B*T. FLOPs 320*B*T + 17 per hidden unit and
+    // step (1 direction, H = 5): 85*B*T, 405*B*T.
+    let b = f32s(model(17), "x", &["T", "B", "3"]);
+    let b = f32s(b, "w", &["1", "20", "3"]);
+    let b = f32s(b, "r", &["1", "20", "5"]).node(
+        "LSTM",
+        &["x", "w", "r"],
+        &["y"],
+        vec![("hidden_size", Attr::Int(5))],
+    );
+    assert_eq!(
+        node(&cost(b, &["y"]), "LSTM_0"),
+        ("160*B*T".into(), "405*B*T".into())
+    );
+}
+
+#[test]
+fn tensor_bytes_pack_sub_byte_types_and_strings_are_not_sized() {
+    // 4-bit elements: ceil(4*S / 8) bytes; a string has no size.
+    let b = model(21)
+        .input("q", DType::Int4, Some(&["S"]))
+        .input("s", DType::String, Some(&["S"]))
+        .node("Identity", &["q"], &["q2"], vec![])
+        .node("Identity", &["s"], &["s2"], vec![]);
+    let c = cost(b, &["q2", "s2"]);
+    let q = &c.tensors["q"];
+    assert_eq!(q.elements.as_ref().unwrap().expr.to_string(), "S");
+    // The algebra writes ceildiv(4*S, 8) in its normal form; check the values.
+    let bytes = &q.bytes.as_ref().unwrap().expr;
+    for (s, want) in [(0, 0), (1, 1), (2, 1), (3, 2), (7, 4), (8, 4)] {
+        let at = symdim::SymbolValues::new().with("S", s);
+        assert_eq!(bytes.eval(&at).unwrap(), want, "S = {s}");
+    }
+    assert!(c.tensors["s"].bytes.is_none());
+    // An activation without a size leaves the sums undefined.
+    assert!(c.totals.activation_bytes.is_none());
+    assert!(c.totals.peak_bytes.is_none());
+    assert_eq!(c.totals.not_sized, ["s", "s2"]);
+}
+
+#[test]
+fn peak_follows_the_liveness_and_drops_dominated_steps() {
+    // x [S] f32; a = Relu(x); b = Relu(a); c = Add(a, b), the graph output.
+    // Step 0 (Relu_0): x (last read here), a: 8*S. Step 1: a, b: 8*S. Step 2: a, b,
+    // c: 12*S. Steps 0 and 1 are <= step 2 for every S: the peak is 12*S at Add_2.
+    // Activations x, a, b, c: 16*S bytes.
+    let b = f32s(model(17), "x", &["S"])
+        .node("Relu", &["x"], &["a"], vec![])
+        .node("Relu", &["a"], &["b"], vec![])
+        .node("Add", &["a", "b"], &["c"], vec![]);
+    let c = cost(b, &["c"]);
+    let t = &c.totals;
+    assert_eq!(
+        t.activation_bytes.as_ref().unwrap().expr.to_string(),
+        "16*S"
+    );
+    assert_eq!(t.peak_bytes.as_ref().unwrap().expr.to_string(), "12*S");
+    let steps: Vec<(String, String)> = t
+        .peak_steps
+        .iter()
+        .map(|s| (s.node.clone(), s.bytes.expr.to_string()))
+        .collect();
+    assert_eq!(steps, [("Add_2".to_string(), "12*S".to_string())]);
+    // One FLOP per output element of each elementwise op: 3*S; no MACs.
+    assert_eq!(t.flops.as_ref().unwrap().expr.to_string(), "3*S");
+    assert_eq!(t.macs.as_ref().unwrap().expr.to_string(), "0");
+}
+
+#[test]
+fn peak_keeps_steps_neither_dominates() {
+    // x [S], y [T] f32; a = Relu(x) and b = Relu(y), both graph outputs. Step 0: x,
+    // y (live from the start), a: 8*S + 4*T. Step 1: y, a, b (x died at step 0):
+    // 4*S + 8*T. Neither is <= the other for every S, T: both are kept.
+    let b = f32s(model(17), "x", &["S"]);
+    let b = f32s(b, "y", &["T"])
+        .node("Relu", &["x"], &["a"], vec![])
+        .node("Relu", &["y"], &["b"], vec![]);
+    let c = cost(b, &["a", "b"]);
+    let steps: Vec<String> = c
+        .totals
+        .peak_steps
+        .iter()
+        .map(|s| s.bytes.expr.to_string())
+        .collect();
+    assert_eq!(steps, ["8*S + 4*T", "4*S + 8*T"]);
+    // With S in 1..4 and T >= 8 (the box), step 1 is the larger: at S = 4 step 0
+    // is 32 + 4*T <= 4*4 + 8*T once T >= 4.
+    let r = CostRequest {
+        binds: vec![("S".into(), 2), ("T".into(), 3)],
+        ranges: vec![
+            UserRange {
+                name: "S".into(),
+                lo: Some(1),
+                hi: Some(4),
+            },
+            UserRange {
+                name: "T".into(),
+                lo: Some(8),
+                hi: Some(10),
+            },
+        ],
+    };
+    let b = f32s(model(17), "x", &["S"]);
+    let b = f32s(b, "y", &["T"])
+        .node("Relu", &["x"], &["a"], vec![])
+        .node("Relu", &["y"], &["b"], vec![]);
+    let c = cost_of(b, &["a", "b"], &r);
+    let steps: Vec<String> = c
+        .totals
+        .peak_steps
+        .iter()
+        .map(|s| s.bytes.expr.to_string())
+        .collect();
+    assert_eq!(steps, ["4*S + 8*T"]);
+    let peak = c.totals.peak_bytes.as_ref().unwrap();
+    // At S = 2, T = 3: 8 + 24 = 32; over the box the largest is 16 + 80 = 96.
+    assert_eq!(peak.value.as_ref().unwrap().to_i64(), Some(32));
+    assert_eq!(
+        peak.max.as_ref().unwrap().as_ref().unwrap().to_i64(),
+        Some(96)
+    );
+}
+
+#[test]
+fn parameters_are_initializers_and_constants_apart_from_activations() {
+    // W [3, 4] f32 (12 elements, 48 bytes) and a Constant of 2 int64 (16 bytes):
+    // 14 parameters, 64 bytes. x [N, 3] @ W: 12*N MACs; activations x (12*N) and
+    // y (16*N) only.
+    let b = f32s(model(17), "x", &["N", "3"])
+        .floats("w", &[3, 4], &[0.0; 12])
+        .node("MatMul", &["x", "w"], &["y"], vec![]);
+    let mut m = b.build();
+    m.graph.nodes.push(symdim::graph::Node {
+        name: "k".into(),
+        op_type: "Constant".into(),
+        domain: String::new(),
+        version: 17,
+        inputs: vec![],
+        outputs: vec!["kv".into()],
+        attrs: crate::common::models::attrs(vec![(
+            "value",
+            Attr::Tensor(symdim::graph::ConstTensor {
+                dtype: DType::Int64,
+                dims: vec![2],
+                data: symdim::graph::ConstData::Ints(vec![1, 2]),
+            }),
+        )]),
+    });
+    m.graph.outputs.push(ValueDecl {
+        name: "y".into(),
+        dtype: DType::Undefined,
+        shape: None,
+    });
+    let c = symdim::infer(&m, &Facts::default())
+        .cost(&CostRequest::default())
+        .unwrap();
+    assert_eq!(
+        c.totals.parameters.as_ref().and_then(|r| r.to_i64()),
+        Some(14)
+    );
+    assert_eq!(
+        c.totals.parameter_bytes.as_ref().and_then(|r| r.to_i64()),
+        Some(64)
+    );
+    assert_eq!(c.totals.macs.as_ref().unwrap().expr.to_string(), "12*N");
+    assert_eq!(
+        c.totals.activation_bytes.as_ref().unwrap().expr.to_string(),
+        "28*N"
+    );
+}
+
+#[test]
+fn kv_cache_is_the_present_outputs() {
+    // present.0.key = Identity(past) [B, 2, T, 8] f32: 64*B*T bytes.
+    let b = f32s(model(17), "past.0.key", &["B", "2", "T", "8"]).node(
+        "Identity",
+        &["past.0.key"],
+        &["present.0.key"],
+        vec![],
+    );
+    let c = cost(b, &["present.0.key"]);
+    assert_eq!(
+        c.totals.kv_cache_bytes.as_ref().unwrap().expr.to_string(),
+        "64*B*T"
+    );
+    // Without present outputs or past inputs there is no KV cache.
+    let b = f32s(model(17), "x", &["S"]).node("Relu", &["x"], &["y"], vec![]);
+    assert!(cost(b, &["y"]).totals.kv_cache_bytes.is_none());
+}
+
+#[test]
+fn the_bundled_model_at_a_binding_and_over_a_range() {
+    // examples/attention.onnx at batch 2, sequence 7 (hand derivation in
+    // docs/cost.md): proj 2*7 rows * 192 * 64 = 172032 MACs; scores and context
+    // 2*4*7*7*16 = 6272 each; the peak 1536*2*7 + 40 = 21544 bytes at
+    // split_heads (qkv, qkv5 and the int64 qkv_shape [5]).
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/attention.onnx");
+    let model = symdim::load(std::path::Path::new(path)).unwrap();
+    let r = CostRequest {
+        binds: vec![("batch".into(), 2), ("sequence".into(), 7)],
+        ranges: vec![UserRange {
+            name: "sequence".into(),
+            lo: Some(1),
+            hi: Some(128),
+        }],
+    };
+    let c = symdim::infer(&model, &Facts::default()).cost(&r).unwrap();
+    let v = |f: &Option<symdim::analyses::cost::Figure>| {
+        f.as_ref()
+            .and_then(|f| f.value.as_ref())
+            .and_then(|v| v.to_i64())
+    };
+    let n = |name: &str| c.nodes.iter().find(|n| n.node == name).unwrap();
+    assert_eq!(v(&n("proj").macs), Some(172_032));
+    assert_eq!(v(&n("scores").macs), Some(6272));
+    assert_eq!(v(&n("context").macs), Some(6272));
+    assert_eq!(v(&c.totals.macs), Some(172_032 + 2 * 6272));
+    assert_eq!(v(&c.totals.peak_bytes), Some(21_544));
+    // batch has no upper bound in the box: its maxima are not proven.
+    assert_eq!(c.totals.macs.as_ref().unwrap().max, Some(None));
+}
+
+#[test]
+fn the_bundled_model_report_snapshots() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/attention.onnx");
+    let mut model = symdim::load(std::path::Path::new(path)).unwrap();
+    model.path = "examples/attention.onnx".to_string();
+    let shapes = symdim::infer(&model, &Facts::default());
+    let c = shapes.cost(&CostRequest::default()).unwrap();
+    crate::common::snapshots().bind(|| {
+        insta::assert_snapshot!("cost_attention_text", c.to_text(5));
+        insta::assert_snapshot!("cost_attention_json", c.to_json());
+    });
+}
+
+#[test]
+fn a_bind_of_a_name_that_is_not_an_input_symbol_is_refused() {
+    let b = f32s(model(17), "x", &["S"]).node("Relu", &["x"], &["y"], vec![]);
+    let mut m = b.build();
+    m.graph.outputs.push(ValueDecl {
+        name: "y".into(),
+        dtype: DType::Undefined,
+        shape: None,
+    });
+    let r = CostRequest {
+        binds: vec![("nope".into(), 3)],
+        ranges: vec![],
+    };
+    let e = symdim::infer(&m, &Facts::default()).cost(&r).unwrap_err();
+    assert!(e.to_string().contains("nope"), "{e}");
+}
