@@ -69,8 +69,71 @@ impl Algebra {
         Ok(Dim(self.egraph.find(a.0)))
     }
 
+    /// Open a batch of facts: until the matching [`Algebra::end_facts`], each
+    /// [`Algebra::bind`] or [`Algebra::assume`] that only changes the symbol table
+    /// (a bind, a constant bound or a divisor of a symbol) defers the resaturation of
+    /// every class it needs, so that K such facts cost one resaturation instead of
+    /// K. A fact that reads the e-graph beyond the symbol table runs the owed
+    /// resaturation first, so every fact is checked against what the facts before it
+    /// prove, as when each is applied alone; the e-graph after the batch is the one
+    /// applying them one by one gives. Batches nest. Between the two calls, only
+    /// facts may be applied: queries may see classes not yet resaturated (or call
+    /// [`Algebra::settle_facts`] first). One caveat: the rule-application limit
+    /// ([`crate::Limits`]) counts per saturation, so when a resaturation reaches it,
+    /// one by one (a budget per fact) and a batch (one budget) may stop at different
+    /// points; both warn.
+    pub fn begin_facts(&mut self) {
+        self.batch += 1;
+    }
+
+    /// Close a batch of facts ([`Algebra::begin_facts`]); the outermost one runs the
+    /// owed resaturation.
+    pub fn end_facts(&mut self) {
+        self.batch = self.batch.saturating_sub(1);
+        if self.batch == 0 {
+            self.settle_facts();
+        }
+    }
+
+    /// Apply `facts` in order in one batch ([`Algebra::begin_facts`]): the result of
+    /// each, as [`Algebra::bind`] or [`Algebra::assume_fact`] would return it.
+    pub fn apply_facts(&mut self, facts: &[FactItem<'_>]) -> Vec<Result<(), AlgebraError>> {
+        self.begin_facts();
+        let out = facts
+            .iter()
+            .map(|f| match f {
+                FactItem::Bind(name, value) => self.bind(name, *value),
+                FactItem::Assume(fact) => self.assume_fact(fact),
+            })
+            .collect();
+        self.end_facts();
+        out
+    }
+
+    /// Inside a batch, run the owed rebuild and resaturation before a fact on the symbol `name`
+    /// when its class holds more than the symbol and constants (it was equated with
+    /// an expression, whose bounds the resaturation may refine).
+    fn settle_for_symbol(&mut self, name: &str) {
+        if !self.deferred {
+            return;
+        }
+        let merged = self
+            .egraph
+            .lookup(DimLang::Sym(Symbol::from(name)))
+            .is_some_and(|id| {
+                self.egraph[id]
+                    .nodes
+                    .iter()
+                    .any(|n| !matches!(n, DimLang::Sym(_) | DimLang::Num(_)))
+            });
+        if merged {
+            self.settle_facts();
+        }
+    }
+
     /// Bind a symbol to a value (`N = 4`); creates the symbol as an input if needed.
     pub fn bind(&mut self, name: &str, value: i64) -> Result<(), AlgebraError> {
+        self.settle_for_symbol(name);
         let s = self.input(name);
         let v = self.constant(value);
         {
@@ -117,6 +180,7 @@ impl Algebra {
         if let (Rel::Eq, Expr::Call(OpKind::Mod, x, k), Expr::Num(z)) = (f.rel, &f.lhs, &f.rhs) {
             if let (Expr::Sym(name), Expr::Num(k)) = (x.as_ref(), k.as_ref()) {
                 if z.is_zero() && k.is_integer() && !k.is_zero() {
+                    self.settle_for_symbol(name);
                     self.input(name);
                     let sym = Symbol::from(name.as_str());
                     if let Some(e) = self.egraph.analysis.symbols.entries.get_mut(&sym) {
@@ -126,6 +190,12 @@ impl Algebra {
                     return Ok(());
                 }
             }
+        }
+        // A bound between a symbol and a constant only changes the symbol table (see
+        // `begin_facts`); any other fact sees the e-graph the facts before it give.
+        match constant_bound_symbol(f) {
+            Some(name) => self.settle_for_symbol(name),
+            None => self.settle_facts(),
         }
         let a = self.checked_from_expr(&f.lhs)?;
         let b = self.checked_from_expr(&f.rhs)?;
@@ -150,7 +220,6 @@ impl Algebra {
                     (b, a)
                 };
                 let strict = matches!(f.rel, Rel::Gt | Rel::Lt);
-                let e = self.sub(hi, lo);
                 // A bound on a single symbol goes into the symbol table, where every
                 // expression's bounds can use it.
                 let (hs, ls) = (
@@ -158,6 +227,7 @@ impl Algebra {
                     self.as_symbol(lo).map(str::to_string),
                 );
                 let (hc, lc) = (self.as_const(hi), self.as_const(lo));
+                let constant = hc.is_some() && lc.is_some();
                 // Symbols are integers: `s > c` is `s >= floor(c) + 1` and `s < c` is
                 // `s <= ceil(c) - 1` (for a rational `c` too); `s >= c` and `s <= c`
                 // round inward below.
@@ -199,7 +269,15 @@ impl Algebra {
                     return Ok(());
                 }
                 // `e > 0` gives `e >= 1` only when `e` is an integer (`A/2 - B/3 > 0`
-                // allows `1/6`); otherwise keep the weaker, closed `e >= 0`.
+                // allows `1/6`); otherwise keep the weaker, closed `e >= 0`. (A bound
+                // of a symbol builds no `e`: K bounds of one symbol add no K classes
+                // over it for each change of its bounds to revisit.) Inside a batch,
+                // `e` is built and judged in the e-graph the facts before it give,
+                // unless it is a constant, which no resaturation changes.
+                if !constant {
+                    self.settle_facts();
+                }
+                let e = self.sub(hi, lo);
                 let data = &self.egraph[e.0].data;
                 let integer = data
                     .canon
@@ -238,6 +316,7 @@ impl Algebra {
     /// Recompute a symbol's class data after its table entry changed, and let the
     /// change propagate.
     fn refresh_symbol(&mut self, name: &str) {
+        self.settle_for_symbol(name);
         let sym = Symbol::from(name);
         let Some(id) = self.egraph.lookup(DimLang::Sym(sym)) else {
             return;
@@ -251,8 +330,33 @@ impl Algebra {
             refinements: 0,
         };
         self.egraph.set_analysis_data(id, new);
+        if self.batch > 0 {
+            // Inside a batch, the rebuild (which visits every class) is owed too.
+            self.deferred = true;
+            return;
+        }
         rebuild(&mut self.egraph);
         self.resaturate_all();
+    }
+}
+
+/// A fact of a batch ([`Algebra::apply_facts`]).
+#[derive(Clone, Copy, Debug)]
+pub enum FactItem<'a> {
+    /// A bind of a symbol to a value ([`Algebra::bind`]).
+    Bind(&'a str, i64),
+    /// An assumed fact ([`Algebra::assume_fact`]).
+    Assume(&'a Fact),
+}
+
+/// The symbol of a fact bounding a symbol by a constant (`N >= 2`, `8 > N`).
+fn constant_bound_symbol(f: &Fact) -> Option<&str> {
+    if !matches!(f.rel, Rel::Ge | Rel::Gt | Rel::Le | Rel::Lt) {
+        return None;
+    }
+    match (&f.lhs, &f.rhs) {
+        (Expr::Sym(s), Expr::Num(_)) | (Expr::Num(_), Expr::Sym(s)) => Some(s),
+        _ => None,
     }
 }
 

@@ -51,6 +51,7 @@ pub use build::{FreshKey, BALANCED_CHAIN_ABOVE};
 pub use divide::MinusOne;
 pub use error::{AlgebraError, AlgebraWarning};
 pub use expr::{DimExpr, DimList, EvalError, SymbolValues};
+pub use facts::FactItem;
 pub use interval::{Bound, Interval};
 pub use lang::DimLang;
 pub use ledger::{Relation, Requirement};
@@ -179,6 +180,11 @@ pub struct Algebra {
     /// The class of each integer constant made so far: [`Algebra::constant`] finds
     /// it without hashing a new e-node.
     constants: rustc_hash::FxHashMap<i64, Id>,
+    /// Open batches of facts ([`Algebra::begin_facts`]): while above 0, the
+    /// resaturation a fact needs is deferred to the end of the batch.
+    batch: u32,
+    /// A resaturation of every class is owed to the facts of the open batch.
+    deferred: bool,
 }
 
 impl Default for Algebra {
@@ -212,6 +218,8 @@ impl Algebra {
             warned_product: false,
             speculative: 0,
             site: String::new(),
+            batch: 0,
+            deferred: false,
         }
     }
 

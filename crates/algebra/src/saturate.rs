@@ -73,8 +73,29 @@ impl Algebra {
     }
 
     /// Re-run the rules on every operator class (after facts change what the
-    /// conditions can prove).
+    /// conditions can prove). Inside a batch of facts ([`Algebra::begin_facts`]) it
+    /// is only owed, and runs once when the batch ends or a fact needs it.
     pub(crate) fn resaturate_all(&mut self) {
+        if self.batch > 0 {
+            self.deferred = true;
+            return;
+        }
+        self.resaturate_now();
+    }
+
+    /// Run the rebuild and resaturation owed to the facts of an open batch
+    /// ([`Algebra::begin_facts`]) now, if any: before building or querying
+    /// expressions inside a batch.
+    pub fn settle_facts(&mut self) {
+        if self.deferred {
+            self.deferred = false;
+            rebuild(&mut self.egraph);
+            self.resaturate_now();
+        }
+    }
+
+    /// [`Algebra::resaturate_all`], now.
+    fn resaturate_now(&mut self) {
         let ids: Vec<Id> = self.egraph.classes().map(|c| c.id).collect();
         self.egraph
             .analysis

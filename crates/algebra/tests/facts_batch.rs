@@ -1,0 +1,234 @@
+//! A batch of facts ([`Algebra::apply_facts`], one resaturation at its end) gives
+//! what applying the same facts one by one gives: the same result per fact, the same
+//! symbol table, the same classes (canonical form and bounds), the same answers to
+//! queries, the same warnings and contradictions. And batches of thousands of facts
+//! (ladders of doubling counts) give the bounds a hand derivation gives. No test
+//! measures time. (Past 16 tightenings of one class, `analysis::MAX_REFINEMENTS`, one
+//! by one stops tightening where a batch, refining once from the final bounds, may not,
+//! so bounds may differ (both enclose every value); the comparisons below stay under
+//! that cap.)
+
+use symdim_algebra::parse::parse_fact;
+use symdim_algebra::{Algebra, Fact, FactItem};
+
+/// A fact as the batch takes it: a bind or an assumed fact.
+enum Given {
+    Bind(String, i64),
+    Assume(Fact),
+}
+
+fn bind(name: &str, value: i64) -> Given {
+    Given::Bind(name.to_string(), value)
+}
+
+fn assume(text: &str) -> Given {
+    Given::Assume(parse_fact(text).unwrap_or_else(|e| panic!("{text}: {e}")))
+}
+
+/// Everything a caller can observe of `alg`, after building `probes`.
+fn fingerprint(alg: &mut Algebra, probes: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in probes {
+        let d = alg.parse(p).unwrap();
+        out.push(format!(
+            "{p}: {} in {:?}, simplified {}",
+            alg.render(d),
+            alg.bounds(d),
+            alg.simplify(d)
+        ));
+        let z = alg.constant(0);
+        let eight = alg.constant(8);
+        out.push(format!(
+            "{p}: == 0 {:?}, <= 8 {:?}, 8 | {:?}",
+            alg.equal(d, z),
+            alg.le(d, eight),
+            alg.divides(eight, d)
+        ));
+    }
+    for (name, e) in alg.symbols() {
+        out.push(format!("symbol {name}: {e:?}"));
+    }
+    let mut classes: Vec<String> = alg
+        .egraph()
+        .classes()
+        .map(|c| format!("class {:?} in {:?}", c.data.canon, c.data.bounds))
+        .collect();
+    classes.sort();
+    classes.dedup();
+    out.extend(classes);
+    out.extend(alg.warnings().iter().map(|w| format!("warning {w:?}")));
+    out.extend(alg.contradictions().map(|c| format!("contradiction {c:?}")));
+    out
+}
+
+/// Apply `facts` to two algebras that hold `before` (built first): one by one, and
+/// in one batch; both must be observably the same.
+fn same_both_ways(before: &[&str], facts: &[Given], probes: &[&str]) {
+    let mut one = Algebra::default();
+    let mut batch = Algebra::default();
+    for b in before {
+        one.parse(b).unwrap();
+        batch.parse(b).unwrap();
+    }
+    let singly: Vec<String> = facts
+        .iter()
+        .map(|f| match f {
+            Given::Bind(n, v) => one.bind(n, *v),
+            Given::Assume(f) => one.assume_fact(f),
+        })
+        .map(|r| format!("{r:?}"))
+        .collect();
+    let items: Vec<FactItem<'_>> = facts
+        .iter()
+        .map(|f| match f {
+            Given::Bind(n, v) => FactItem::Bind(n, *v),
+            Given::Assume(f) => FactItem::Assume(f),
+        })
+        .collect();
+    let together: Vec<String> = batch
+        .apply_facts(&items)
+        .into_iter()
+        .map(|r| format!("{r:?}"))
+        .collect();
+    assert_eq!(singly, together, "results per fact");
+    assert_eq!(
+        fingerprint(&mut one, probes),
+        fingerprint(&mut batch, probes)
+    );
+}
+
+const BEFORE: &[&str] = &[
+    "batch // 8",
+    "max(batch, 4) * S",
+    "(S + 7) // 8 * 8",
+    "min(S, 512) + ceildiv(N, 2)",
+    "S % 8",
+    "floordiv(M, K) * K",
+    "max(0, N - 3)",
+];
+
+const PROBES: &[&str] = &[
+    "batch // 8",
+    "(S + 7) // 8 * 8",
+    "max(batch, 4)",
+    "min(S, 512)",
+    "S % 8",
+    "ceildiv(N, 2)",
+    "max(0, N - 3)",
+    "floordiv(M, K) * K",
+    "M - 2 * K",
+];
+
+#[test]
+fn bounds_on_one_symbol_batch_as_one_by_one() {
+    let facts: Vec<Given> = (1..=12).map(|i| assume(&format!("batch >= {i}"))).collect();
+    same_both_ways(BEFORE, &facts, PROBES);
+    let facts: Vec<Given> = (0..12)
+        .map(|i| assume(&format!("S <= {}", 4096 - i)))
+        .chain([assume("S >= 600"), assume("S % 8 == 0")])
+        .collect();
+    same_both_ways(BEFORE, &facts, PROBES);
+}
+
+#[test]
+fn binds_batch_as_one_by_one() {
+    let facts = vec![
+        bind("N", 7),
+        bind("batch", 16),
+        bind("S", 1000),
+        bind("K", 3),
+    ];
+    same_both_ways(BEFORE, &facts, PROBES);
+    same_both_ways(&[], &facts, PROBES);
+}
+
+#[test]
+fn mixed_facts_batch_as_one_by_one() {
+    // Symbol-table facts, then facts that read the e-graph (an equality, a bound of
+    // an expression, a disequality), then symbol-table facts on a symbol equated with
+    // an expression, then a bind.
+    let facts = vec![
+        assume("batch >= 2"),
+        assume("S % 8 == 0"),
+        assume("M == 2 * K"),
+        assume("K >= 3"),
+        assume("batch * S <= 100000"),
+        assume("M >= 10"),
+        assume("N != 5"),
+        assume("S - batch >= 1"),
+        assume("M <= 64"),
+        bind("N", 9),
+        assume("K <= 40"),
+        assume("S >= 16"),
+    ];
+    same_both_ways(BEFORE, &facts, PROBES);
+    same_both_ways(&[], &facts, PROBES);
+}
+
+#[test]
+fn contradictions_batch_as_one_by_one() {
+    // A bound emptying a symbol's interval, a bind out of bounds, an equality the
+    // earlier facts refute, a disequality they prove false: each is refused the same
+    // way in a batch.
+    let facts = vec![
+        assume("batch >= 4"),
+        assume("batch <= 2"),
+        assume("S <= 10"),
+        bind("S", 11),
+        assume("M == K + 1"),
+        assume("M == K"),
+        bind("N", 4),
+        assume("N != 4"),
+        assume("ceildiv(N, 2) >= 3"),
+        assume("K >= 1"),
+    ];
+    same_both_ways(BEFORE, &facts, PROBES);
+}
+
+/// Powers of two from 1,024 to 16,384: the ladder of fact counts.
+fn ladder() -> impl Iterator<Item = usize> {
+    (10..=14).map(|e| 1usize << e)
+}
+
+#[test]
+fn thousands_of_bounds_on_one_symbol_meet_in_one_interval() {
+    for k in ladder() {
+        let mut alg = Algebra::default();
+        let d = alg.parse("batch // 8").unwrap();
+        let facts: Vec<Fact> = (1..=k)
+            .map(|i| parse_fact(&format!("batch >= {i}")).unwrap())
+            .collect();
+        let items: Vec<FactItem<'_>> = facts.iter().map(FactItem::Assume).collect();
+        assert!(alg.apply_facts(&items).iter().all(Result::is_ok), "k = {k}");
+        // batch >= k, so batch // 8 >= floor(k / 8) = k / 8 (k is a power of two).
+        let b = alg.parse("batch").unwrap();
+        assert_eq!(
+            alg.bounds(b).lo().map(|r| r.to_string()),
+            Some(k.to_string())
+        );
+        assert_eq!(
+            alg.bounds(d).lo().map(|r| r.to_string()),
+            Some((k / 8).to_string()),
+            "k = {k}"
+        );
+    }
+}
+
+#[test]
+fn thousands_of_binds_each_fix_their_symbol() {
+    // Each bind's union still rebuilds the e-graph (it visits every class), so binds
+    // of distinct symbols stay quadratic in a cheap step: this ladder stops at 4,096.
+    for k in ladder().take(3) {
+        let mut alg = Algebra::default();
+        let names: Vec<String> = (0..k).map(|i| format!("S{i}")).collect();
+        let items: Vec<FactItem<'_>> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| FactItem::Bind(n, i as i64 + 1))
+            .collect();
+        assert!(alg.apply_facts(&items).iter().all(Result::is_ok), "k = {k}");
+        // S0 + S{k-1} = 1 + k.
+        let d = alg.parse(&format!("S0 + S{}", k - 1)).unwrap();
+        assert_eq!(alg.render(d), (k + 1).to_string(), "k = {k}");
+    }
+}
