@@ -22,6 +22,7 @@ use crate::context::facts::{check_bind, check_binds, Facts, FactsError};
 use crate::context::{Diagnostic, Severity, ShapesContext, TensorFact};
 use crate::contracts::explain::ExplainError;
 use crate::graph::{DType, Model};
+use crate::read::load::LoadError;
 use crate::report::annotate::AnnotateError;
 use crate::report::{Format, Report};
 use indexmap::IndexMap;
@@ -37,6 +38,64 @@ pub fn infer<'m>(model: &'m Model, facts: &Facts) -> Shapes<'m> {
         model,
         facts: facts.clone(),
         ctx: crate::infer::infer_context(model, facts),
+    }
+}
+
+/// Load an OpenVINO IR model held in memory: the XML and its weights (the bytes of
+/// the `.bin` file) — what [`crate::read::load::load_bytes`] cannot do alone, since
+/// it has no `.bin` to read Const layers from. `name` stands for the model's path in
+/// reports and errors. Empty `weights` is [`crate::read::load::load_bytes`] (a model
+/// without Const layers loads; one with them is [`LoadError::MissingWeights`]).
+/// Bytes that are not IR XML are read as [`crate::read::load::load_bytes`] reads
+/// them when `weights` is empty, and refused otherwise. The reader's limits
+/// ([`crate::read::openvino::IrLimits`]) apply as for a file.
+pub fn load_ir_bytes(xml: &[u8], weights: &[u8], name: &str) -> Result<Model, LoadError> {
+    use crate::read::load::{detect, load_bytes, LoadOptions};
+    use crate::read::openvino::{IrError, IrLimits, IrModel, Weights};
+    if weights.is_empty() {
+        return load_bytes(xml, name, &LoadOptions::default());
+    }
+    let ir = |source| LoadError::OpenVino {
+        path: name.to_string(),
+        source,
+    };
+    let invalid = |why: &str| {
+        ir(IrError::Io {
+            path: name.into(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_string()),
+        })
+    };
+    if detect(xml) != Some(crate::graph::Format::OpenVino) {
+        return Err(invalid("weights were given, but the model is not IR XML"));
+    }
+    let text = std::str::from_utf8(xml).map_err(|_| invalid("the XML is not valid UTF-8"))?;
+    let limits = IrLimits::default();
+    let m = IrModel::parse_with_limits(text, &limits).map_err(ir)?;
+    let weights =
+        Weights::from_bytes(weights.to_vec()).with_max_const_elements(limits.max_const_elements);
+    crate::read::openvino::to_graph::to_model(&m, &weights, name).map_err(ir)
+}
+
+/// One tensor of a [`ShapesContext`] as owned values (what [`Shapes::tensor`]
+/// gives): for a caller that runs the `ShapesContext` operations
+/// ([`crate::ops::shapes_api`]) itself. `None` for a name the context does not hold.
+pub fn context_tensor(ctx: &ShapesContext, name: &str) -> Option<TensorShape> {
+    ctx.get(name).map(|f| tensor_shape(ctx, f))
+}
+
+/// A tensor fact as owned values: dims and integer contents read from the algebra.
+fn tensor_shape(ctx: &ShapesContext, f: &TensorFact) -> TensorShape {
+    let exprs = |dims: &[crate::algebra::Dim]| -> Vec<DimExpr> {
+        dims.iter().map(|d| ctx.alg.expr(*d)).collect()
+    };
+    TensorShape {
+        dtype: (f.dtype != DType::Undefined).then_some(f.dtype),
+        dims: f.shape.as_deref().map(exprs),
+        value: f
+            .value
+            .as_deref()
+            .filter(|_| f.dtype.is_integer())
+            .map(exprs),
     }
 }
 
@@ -359,18 +418,7 @@ impl<'m> Shapes<'m> {
     }
 
     fn tensor_shape(&self, f: &TensorFact) -> TensorShape {
-        let exprs = |dims: &[crate::algebra::Dim]| -> Vec<DimExpr> {
-            dims.iter().map(|d| self.ctx.alg.expr(*d)).collect()
-        };
-        TensorShape {
-            dtype: (f.dtype != DType::Undefined).then_some(f.dtype),
-            dims: f.shape.as_deref().map(exprs),
-            value: f
-                .value
-                .as_deref()
-                .filter(|_| f.dtype.is_integer())
-                .map(exprs),
-        }
+        tensor_shape(&self.ctx, f)
     }
 }
 

@@ -174,10 +174,13 @@ fn facts(
             Ok(d) => d.items().into_any(),
             Err(_) => bind.clone(),
         };
-        for pair in pairs.try_iter()? {
-            let (name, value): (String, i64) = pair?.extract().map_err(|_| {
-                PyTypeError::new_err("bind must map symbol names (str) to values (int)")
-            })?;
+        let not_pairs = || PyTypeError::new_err(BIND_TYPES);
+        for pair in pairs.try_iter().map_err(|_| not_pairs())? {
+            let (name, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+                pair?.extract().map_err(|_| not_pairs())?;
+            let name: String = name.extract().map_err(|_| not_pairs())?;
+            // A negative value that fits is left to `Facts::validate`, which names it.
+            let value = int_value(&value, || format!("bind[{name:?}]"), BIND_TYPES)?;
             facts = facts.bind(&name, value);
         }
     }
@@ -185,15 +188,38 @@ fn facts(
         if let Ok(one) = assume.cast::<PyString>() {
             facts = facts.assume(&one.to_cow()?);
         } else {
-            for fact in assume.try_iter()? {
-                let fact: String = fact?
-                    .extract()
-                    .map_err(|_| PyTypeError::new_err("assume must be a str or str items"))?;
+            let not_facts = || PyTypeError::new_err("assume must be a str or an iterable of str");
+            for fact in assume.try_iter().map_err(|_| not_facts())? {
+                let fact: String = fact?.extract().map_err(|_| not_facts())?;
                 facts = facts.assume(&fact);
             }
         }
     }
     Ok(facts)
+}
+
+/// The `TypeError` of a `bind` that is not a mapping or pairs of name and int.
+const BIND_TYPES: &str = "bind must map symbol names (str) to values (int)";
+
+/// The value of a symbol given from Python, `what` naming it in a message: an `int`
+/// (else `TypeError(not_int)`) that fits an `i64` (else `ValueError` naming the value
+/// and the range of a dim value, 0 to `i64::MAX`).
+fn int_value(
+    value: &Bound<'_, PyAny>,
+    what: impl FnOnce() -> String,
+    not_int: &str,
+) -> PyResult<i64> {
+    if !value.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(PyTypeError::new_err(not_int.to_string()));
+    }
+    value.extract::<i64>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "{} = {}: out of range (a dim value is an integer from 0 to {})",
+            what(),
+            value.str().map(|s| s.to_string()).unwrap_or_default(),
+            i64::MAX
+        ))
+    })
 }
 
 /// Check `facts` against the model, as the CLI does before inferring: a `bind` or
@@ -311,7 +337,8 @@ fn operand(other: &Bound<'_, PyAny>) -> PyResult<Option<DimExpr>> {
     Ok(None)
 }
 
-/// The symbol values of `values` (a mapping) and `kwargs`.
+/// The symbol values of `values` (a mapping) and `kwargs`: ints from 0 to `i64::MAX`
+/// (dims are at least 0), else `ValueError`; not an int, `TypeError`.
 fn symbol_values(
     values: Option<&Bound<'_, PyAny>>,
     kwargs: Option<&Bound<'_, PyDict>>,
@@ -322,9 +349,15 @@ fn symbol_values(
             let name: String = k
                 .extract()
                 .map_err(|_| PyTypeError::new_err("symbol names must be str"))?;
-            let value: i64 = v.extract().map_err(|_| {
-                PyTypeError::new_err(format!("the value of `{name}` must be an int"))
-            })?;
+            let what = || format!("the value of `{name}`");
+            let value = int_value(&v, what, &format!("the value of `{name}` must be an int"))?;
+            if value < 0 {
+                return Err(PyValueError::new_err(format!(
+                    "{} = {value}: negative (a dim value is an integer from 0 to {})",
+                    what(),
+                    i64::MAX
+                )));
+            }
             out.set(&name, value);
         }
         Ok(())
@@ -370,7 +403,8 @@ impl Dim {
 
     /// The value at the given symbol values (a mapping, keyword arguments, or both):
     /// `Dim("2*S + 1").eval(S=3) == 7`. Raises `EvalError` when a symbol has no
-    /// value or the result is not an integer.
+    /// value or the result is not an integer, `ValueError` for a value that is
+    /// negative or above `2**63 - 1` (a dim value is 0 to `2**63 - 1`).
     #[pyo3(signature = (values=None, /, **kwargs))]
     fn eval(
         &self,
@@ -384,7 +418,7 @@ impl Dim {
     }
 
     /// The dim with some symbols replaced by values (a mapping, keyword arguments, or
-    /// both): an `int` when none is left.
+    /// both): an `int` when none is left. Values as for `eval`.
     #[pyo3(signature = (values=None, /, **kwargs))]
     fn subs(
         &self,
@@ -1347,6 +1381,278 @@ fn simplify(py: Python<'_>, expr: String, assume: Option<&Bound<'_, PyAny>>) -> 
     })
 }
 
+// ---------------------------------------------------------------------------------
+// Ranges
+
+/// One input symbol of a `Ranges`: its valid interval and its profile.
+#[pyclass(frozen, module = "symdim")]
+struct SymbolRange {
+    inner: symdim::contracts::ranges::SymbolRange,
+}
+
+#[pymethods]
+impl SymbolRange {
+    /// The symbol.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The symbols the contract makes equal to it: they share its range.
+    #[getter]
+    fn linked(&self) -> Vec<String> {
+        self.inner.linked.clone()
+    }
+
+    /// The least value of its interval.
+    #[getter]
+    fn lo(&self) -> i64 {
+        self.inner.lo
+    }
+
+    /// The greatest value of its interval; `None`: no upper bound.
+    #[getter]
+    fn hi(&self) -> Option<i64> {
+        self.inner.hi
+    }
+
+    /// The profile's least valid value (`None` when none is valid).
+    #[getter]
+    fn min(&self) -> Option<i64> {
+        self.inner.min
+    }
+
+    /// The profile's opt value (`opt=`, or the least valid value at or above the
+    /// middle of min and max).
+    #[getter]
+    fn opt(&self) -> Option<i64> {
+        self.inner.opt
+    }
+
+    /// The profile's greatest valid value; `None` without an upper bound.
+    #[getter]
+    fn max(&self) -> Option<i64> {
+        self.inner.max
+    }
+
+    /// Where `max` comes from: `contract`, `range`, `fact` or `relation`; `None`
+    /// without a max.
+    #[getter]
+    fn max_from(&self) -> Option<&str> {
+        self.inner.max_from.as_deref()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let v = |x: Option<i64>| x.map_or("None".to_string(), |x| x.to_string());
+        Ok(format!(
+            "SymbolRange({}, min={}, opt={}, max={})",
+            repr(py, &self.inner.name)?,
+            v(self.inner.min),
+            v(self.inner.opt),
+            v(self.inner.max)
+        ))
+    }
+}
+
+/// The valid ranges of a model's input symbols and a min/opt/max profile: what
+/// `symdim ranges` prints, in each of its formats.
+#[pyclass(frozen, module = "symdim")]
+struct Ranges {
+    inner: symdim::contracts::ranges::Ranges,
+}
+
+impl Ranges {
+    /// The string `format` takes, or `ValueError` with the reasons `symdim ranges`
+    /// prints (one a line) when it exits 2.
+    fn paste(&self, format: symdim::contracts::ranges::PasteFormat) -> PyResult<String> {
+        self.inner
+            .to_paste(format)
+            .map_err(|why| PyValueError::new_err(why.join("\n")))
+    }
+}
+
+#[pymethods]
+impl Ranges {
+    /// The model's path as given.
+    #[getter]
+    fn model(&self) -> &str {
+        &self.inner.model
+    }
+
+    /// The caller's facts and ranges (`S == 4`, `S in 1..512`).
+    #[getter]
+    fn facts(&self) -> Vec<String> {
+        self.inner.facts.clone()
+    }
+
+    /// Every input symbol (the first of each linked set), in creation order: name to
+    /// `SymbolRange`.
+    #[getter]
+    fn symbols<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for s in &self.inner.symbols {
+            d.set_item(&s.name, Py::new(py, SymbolRange { inner: s.clone() })?)?;
+        }
+        Ok(d)
+    }
+
+    /// Per graph input, in graph order: name to its `(min, opt, max)` shapes, each a
+    /// list of ints or `None` when some dim has no value there.
+    #[getter]
+    fn inputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for i in &self.inner.inputs {
+            d.set_item(&i.name, (i.min.clone(), i.opt.clone(), i.max.clone()))?;
+        }
+        Ok(d)
+    }
+
+    /// What keeps the profile from being pasted (a symbol without an upper bound, a
+    /// relation not proven over the box, a symbol with no valid value).
+    #[getter]
+    fn problems(&self) -> Vec<String> {
+        self.inner.problems.clone()
+    }
+
+    /// An upper bound of the sum of every tensor's size in bytes over the box;
+    /// `None` when some tensor has none.
+    #[getter]
+    fn activations_max_bytes(&self) -> Option<i64> {
+        self.inner.activations_max_bytes
+    }
+
+    /// The report as text: what `symdim ranges` prints.
+    fn text(&self) -> String {
+        self.inner.to_text()
+    }
+
+    /// The report as JSON: what `symdim ranges --format json` prints.
+    fn json(&self) -> String {
+        self.inner.to_json()
+    }
+
+    /// The same as `text()`, named as the other reports name it.
+    fn to_text(&self) -> String {
+        self.inner.to_text()
+    }
+
+    /// The same as `json()`, named as the other reports name it.
+    fn to_json(&self) -> String {
+        self.inner.to_json()
+    }
+
+    /// trtexec's `--minShapes=... --optShapes=... --maxShapes=...` line: what
+    /// `symdim ranges --format trtexec` prints; `ValueError` with its reasons where
+    /// it exits 2.
+    fn trtexec(&self) -> PyResult<String> {
+        self.paste(symdim::contracts::ranges::PasteFormat::Trtexec)
+    }
+
+    /// onnxruntime's TensorRT provider options `trt_profile_{min,opt,max}_shapes`,
+    /// three lines: what `symdim ranges --format ort-trt` prints; `ValueError` with
+    /// its reasons where it exits 2.
+    fn ort_trt(&self) -> PyResult<String> {
+        self.paste(symdim::contracts::ranges::PasteFormat::OrtTrt)
+    }
+
+    /// OpenVINO's `NAME[LO..HI,D,...],...` (`benchmark_app -shape`, `ovc --input`,
+    /// `Model.reshape`): what `symdim ranges --format openvino` prints; `ValueError`
+    /// with its reasons where it exits 2.
+    fn openvino(&self) -> PyResult<String> {
+        self.paste(symdim::contracts::ranges::PasteFormat::OpenVino)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<symdim.Ranges {}: {} symbols, {} problems>",
+            self.inner.model,
+            self.inner.symbols.len(),
+            self.inner.problems.len()
+        )
+    }
+}
+
+/// The items of a `dict` whose keys are `str`, else `TypeError(types)`.
+fn dict_items<'py>(
+    given: &Bound<'py, PyAny>,
+    types: &str,
+) -> PyResult<Vec<(String, Bound<'py, PyAny>)>> {
+    let wrong = || PyTypeError::new_err(types.to_string());
+    let d = given.cast::<PyDict>().map_err(|_| wrong())?;
+    d.iter()
+        .map(|(k, v)| Ok((k.extract().map_err(|_| wrong())?, v)))
+        .collect()
+}
+
+/// The request of `ranges` (a mapping of name to `(lo, hi)`, either end an int or
+/// `None`) and `opt` (a mapping of name to int), in the mappings' order.
+fn ranges_request(
+    ranges: Option<&Bound<'_, PyAny>>,
+    opt: Option<&Bound<'_, PyAny>>,
+) -> PyResult<symdim::contracts::ranges::Request> {
+    use symdim::contracts::ranges::{Request, UserRange};
+    const RANGE_TYPES: &str = "ranges must map symbol names (str) to (lo, hi) pairs of int or None";
+    const OPT_TYPES: &str = "opt must map symbol names (str) to values (int)";
+    let mut request = Request::default();
+    if let Some(ranges) = ranges.filter(|r| !r.is_none()) {
+        for (name, span) in dict_items(ranges, RANGE_TYPES)? {
+            let (lo, hi): (Bound<'_, PyAny>, Bound<'_, PyAny>) = span
+                .extract()
+                .map_err(|_| PyTypeError::new_err(RANGE_TYPES))?;
+            let end = |v: &Bound<'_, PyAny>, which: &str| -> PyResult<Option<i64>> {
+                if v.is_none() {
+                    return Ok(None);
+                }
+                int_value(v, || format!("ranges[{name:?}] {which}"), RANGE_TYPES).map(Some)
+            };
+            request.ranges.push(UserRange {
+                lo: end(&lo, "lo")?,
+                hi: end(&hi, "hi")?,
+                name,
+            });
+        }
+    }
+    if let Some(opt) = opt.filter(|o| !o.is_none()) {
+        for (name, v) in dict_items(opt, OPT_TYPES)? {
+            let v = int_value(&v, || format!("opt[{name:?}]"), OPT_TYPES)?;
+            request.opts.push((name, v));
+        }
+    }
+    Ok(request)
+}
+
+/// The valid ranges of the model's input symbols and a min/opt/max profile: what
+/// `symdim ranges` prints (`docs/ranges.md`).
+///
+/// `ranges` maps input symbols to `(lo, hi)` (either end may be `None`), as
+/// `--range NAME=LO..HI`; `opt` maps input symbols to their opt value, as
+/// `--opt NAME=V`; `bind`, `assume` and `op_rules` are those of `infer`. A name that
+/// is not an input symbol of the model raises `ValueError` with the command's
+/// message.
+#[pyfunction]
+#[pyo3(signature = (model, *, ranges=None, opt=None, bind=None, assume=None, op_rules=None))]
+fn ranges(
+    py: Python<'_>,
+    model: &Bound<'_, PyAny>,
+    ranges: Option<&Bound<'_, PyAny>>,
+    opt: Option<&Bound<'_, PyAny>>,
+    bind: Option<&Bound<'_, PyAny>>,
+    assume: Option<&Bound<'_, PyAny>>,
+    op_rules: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Ranges> {
+    let request = ranges_request(ranges, opt)?;
+    let source = Source::extract(model)?;
+    let facts = facts(bind, assume, op_rules)?;
+    detached(py, move || {
+        let m = source.load().map_err(model_error)?;
+        fit(&facts, &m)?;
+        symdim::infer(&m, &facts)
+            .ranges(&request)
+            .map(|inner| Ranges { inner })
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    })
+}
+
 /// The extension module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1367,11 +1673,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Contract>()?;
     m.add_class::<Failure>()?;
     m.add_class::<Verdict>()?;
+    m.add_class::<SymbolRange>()?;
+    m.add_class::<Ranges>()?;
     m.add_function(wrap_pyfunction!(infer, m)?)?;
     m.add_function(wrap_pyfunction!(annotate, m)?)?;
     m.add_function(wrap_pyfunction!(constraints, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
+    m.add_function(wrap_pyfunction!(ranges, m)?)?;
     Ok(())
 }

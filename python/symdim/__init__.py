@@ -13,9 +13,9 @@ not "unknown".
 
 Functions: :func:`infer` (a :class:`Report`), :func:`infer_shapes` (the model with
 every shape in ``value_info``, like ``onnx.shape_inference.infer_shapes``),
-:func:`constraints`, :func:`check`, :func:`explain` and :func:`simplify` (the CLI's
-commands), and :class:`SymbolicShapeInference`, a drop-in for onnxruntime's class of
-that name. The GIL is released while a model is read and inferred, so calls from
+:func:`constraints`, :func:`check`, :func:`explain`, :func:`ranges` and
+:func:`simplify` (the CLI's commands), and :class:`SymbolicShapeInference`, a drop-in
+for onnxruntime's class of that name. The GIL is released while a model is read and inferred, so calls from
 several threads run in parallel.
 """
 
@@ -35,8 +35,10 @@ from symdim._native import (
     InternalError,
     ModelError,
     OpRulesError,
+    Ranges,
     Report,
     Symbol,
+    SymbolRange,
     Tensor,
     UndecidedError,
     Verdict,
@@ -45,6 +47,7 @@ from symdim._native import (
     constraints,
     explain,
     infer,
+    ranges,
 )
 from symdim import _native
 from symdim._native import annotate as _annotate
@@ -164,9 +167,11 @@ __all__ = [
     "InternalError",
     "ModelError",
     "OpRulesError",
+    "Ranges",
     "Report",
     "Symbol",
     "SymbolicShapeInference",
+    "SymbolRange",
     "SymbolicShapeInferenceHelper",
     "Tensor",
     "UndecidedError",
@@ -177,5 +182,6 @@ __all__ = [
     "explain",
     "infer",
     "infer_shapes",
+    "ranges",
     "simplify",
 ]

@@ -56,7 +56,9 @@ class Dim:
         """The value at the given symbol values: ``Dim("2*S + 1").eval(S=3) == 7``.
 
         Raises :class:`EvalError` when a symbol has no value or the result is not an
-        integer."""
+        integer, ``ValueError`` for a value that is negative or above ``2**63 - 1``
+        (dim values are 0 to ``2**63 - 1``) and ``TypeError`` for one that is not an
+        int."""
     def subs(self, values: Optional[Mapping[str, int]] = None, /, **kwargs: int) -> DimLike:
         """The dim with some symbols replaced by values; an ``int`` when none is left."""
     def __eq__(self, other: object) -> bool: ...
@@ -264,6 +266,76 @@ class Verdict:
     def to_text(self) -> str:
         """What ``symdim check`` prints."""
 
+class SymbolRange:
+    """One input symbol of a :class:`Ranges`: its valid interval and its profile."""
+
+    @property
+    def name(self) -> str:
+        """The symbol."""
+    @property
+    def linked(self) -> List[str]:
+        """The symbols the contract makes equal to it: they share its range."""
+    @property
+    def lo(self) -> int:
+        """The least value of its interval."""
+    @property
+    def hi(self) -> Optional[int]:
+        """The greatest value of its interval; ``None``: no upper bound."""
+    @property
+    def min(self) -> Optional[int]:
+        """The profile's least valid value (``None`` when none is valid)."""
+    @property
+    def opt(self) -> Optional[int]:
+        """The profile's opt value."""
+    @property
+    def max(self) -> Optional[int]:
+        """The profile's greatest valid value; ``None`` without an upper bound."""
+    @property
+    def max_from(self) -> Optional[str]:
+        """Where ``max`` comes from: ``contract``, ``range``, ``fact`` or ``relation``."""
+
+Shape = Optional[List[int]]
+
+class Ranges:
+    """The valid ranges of a model's input symbols and a min/opt/max profile: what
+    ``symdim ranges`` prints, in each of its formats."""
+
+    @property
+    def model(self) -> str:
+        """The model's path as given."""
+    @property
+    def facts(self) -> List[str]:
+        """The caller's facts and ranges (``S == 4``, ``S in 1..512``)."""
+    @property
+    def symbols(self) -> Dict[str, SymbolRange]:
+        """Every input symbol (the first of each linked set), in creation order."""
+    @property
+    def inputs(self) -> Dict[str, Tuple[Shape, Shape, Shape]]:
+        """Per graph input, in graph order, its ``(min, opt, max)`` shapes."""
+    @property
+    def problems(self) -> List[str]:
+        """What keeps the profile from being pasted."""
+    @property
+    def activations_max_bytes(self) -> Optional[int]:
+        """An upper bound of the sum of every tensor's size in bytes over the box."""
+    def text(self) -> str:
+        """What ``symdim ranges`` prints."""
+    def json(self) -> str:
+        """What ``symdim ranges --format json`` prints."""
+    def to_text(self) -> str:
+        """The same as :meth:`text`."""
+    def to_json(self) -> str:
+        """The same as :meth:`json`."""
+    def trtexec(self) -> str:
+        """What ``symdim ranges --format trtexec`` prints; ``ValueError`` with its
+        reasons (one a line) where it exits 2."""
+    def ort_trt(self) -> str:
+        """What ``symdim ranges --format ort-trt`` prints; ``ValueError`` where it
+        exits 2."""
+    def openvino(self) -> str:
+        """What ``symdim ranges --format openvino`` prints; ``ValueError`` where it
+        exits 2."""
+
 def infer(
     model: ModelLike,
     *,
@@ -330,3 +402,18 @@ def explain(
 def simplify(expr: str, assume: Optional[Assume] = None) -> str:
     """The canonical form of an expression under the facts of ``assume``: what ``symdim
     simplify`` prints."""
+
+def ranges(
+    model: ModelLike,
+    *,
+    ranges: Optional[Mapping[str, Tuple[Optional[int], Optional[int]]]] = None,
+    opt: Optional[Mapping[str, int]] = None,
+    bind: Optional[Bind] = None,
+    assume: Optional[Assume] = None,
+    op_rules: Optional[OpRulesLike] = None,
+) -> Ranges:
+    """The valid ranges of the model's input symbols and a min/opt/max profile: what
+    ``symdim ranges`` prints. ``ranges`` maps input symbols to ``(lo, hi)`` (either
+    may be ``None``), as ``--range NAME=LO..HI``; ``opt`` maps input symbols to their
+    opt value, as ``--opt NAME=V``. A name that is not an input symbol raises
+    ``ValueError`` with the command's message."""

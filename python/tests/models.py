@@ -223,3 +223,17 @@ def conv_chain(blocks=300, channels=4):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     return model
+
+
+def even_reshape():
+    """x: [S, 4] reshaped to [-1, 8]: valid when 4*S is a multiple of 8, S even."""
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+        "even_reshape",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["S", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [_init("shape", np.array([-1, 8], dtype=np.int64))],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model

@@ -594,8 +594,8 @@ def fam_assume_facts(ctx):
 
 def fam_op_rules(ctx):
     """Rule files of 1,000..128,000 rules (the file cap is MAX_RULES_BYTES = 4 MiB, so
-    the last rungs are usage errors), F files of one rule each, and M custom nodes
-    against M rules."""
+    the last rungs are usage errors), F files of one rule each (past MAX_RULE_FILES = 64
+    a usage error), and M custom nodes against M rules."""
     out = []
     cap = 4 << 20
 
@@ -644,8 +644,13 @@ def fam_op_rules(ctx):
             args += ["--op-rules", p]
         return [ctx.symdim, "infer", custom_model(tmp, 1)] + args
 
-    out.append(Ladder("op-rules", "F files of one rule", doubling(100, 12800), files, ci=[800, 3200],
-                      expect=exits(0)))
+    max_files = 64  # MAX_RULE_FILES (read/oprules.rs)
+
+    def files_expect(r, n):
+        return one_line_usage(r) if n > max_files else exits(0)(r, n)
+
+    out.append(Ladder("op-rules", "F files of one rule", doubling(16, 12800), files, ci=[64, 128, 3200],
+                      limit="MAX_RULE_FILES = 64 (oprules.rs)", expect=files_expect))
     out.append(Ladder("op-rules", "M custom nodes, M rules", doubling(250, 16000),
                       lambda n, tmp: [ctx.symdim, "infer", custom_model(tmp, n), "--op-rules",
                                       rules_file(tmp, (f"op com.x:Op{i}\n  output shape=in0\n" for i in range(n)))],

@@ -9,8 +9,8 @@
 //! - `infer`: whole models through the driver (peer cases, real models);
 //! - `contracts`: derived constraints and `symdim check`;
 //! - `report`: report snapshots against outside references, the report grammar;
-//! - `facade`, `cli`, `python`: the library facade, the command line, the Python
-//!   package;
+//! - `facade`, `cli`, `python`, `capi`: the library facade, the command line, the
+//!   Python package, the C API (C and C++ programs built against `include/symdim.h`);
 //! - `hostile`: hostile graphs and files;
 //! - `layers`, `docs`: the crate's layering and its documentation stay in step with
 //!   the code.
@@ -24,6 +24,7 @@
 mod common;
 
 mod algebra;
+mod capi;
 mod cli;
 mod context;
 mod contracts;
