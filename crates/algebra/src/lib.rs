@@ -181,10 +181,13 @@ pub struct Algebra {
     /// it without hashing a new e-node.
     constants: rustc_hash::FxHashMap<i64, Id>,
     /// Open batches of facts ([`Algebra::begin_facts`]): while above 0, the
-    /// resaturation a fact needs is deferred to the end of the batch.
+    /// rebuild and resaturation a fact needs are deferred to the end of the batch.
     batch: u32,
-    /// A resaturation of every class is owed to the facts of the open batch.
-    deferred: bool,
+    /// A rebuild is owed to the facts of the open batch (a symbol whose class has
+    /// parents changed its bounds: they are to be recomputed).
+    owed_rebuild: bool,
+    /// A resaturation of every operator class is owed to the facts of the open batch.
+    owed_saturation: bool,
 }
 
 impl Default for Algebra {
@@ -219,7 +222,8 @@ impl Algebra {
             speculative: 0,
             site: String::new(),
             batch: 0,
-            deferred: false,
+            owed_rebuild: false,
+            owed_saturation: false,
         }
     }
 
