@@ -231,6 +231,7 @@ impl Algebra {
                     }));
                 }
                 self.disequalities.push((a, b));
+                self.index_disequality(a, b);
                 Ok(())
             }
             Rel::Ge | Rel::Gt | Rel::Le | Rel::Lt => {

@@ -174,6 +174,13 @@ pub struct Algebra {
     relations: Vec<Relation>,
     requirements: Vec<Requirement>,
     disequalities: Vec<(Dim, Dim)>,
+    /// The classes of each disequality, as an ordered pair of roots, as they were
+    /// when the e-graph had made `diseq_unions` unions ([`Algebra::unions`]): while
+    /// it has made no other, [`Algebra::equal`] looks a pair up here instead of
+    /// scanning `disequalities` (K facts `N != i` cost K look-ups, not K²/2).
+    diseq_roots: rustc_hash::FxHashSet<(Id, Id)>,
+    /// See `diseq_roots`.
+    diseq_unions: usize,
     warned_product: bool,
     speculative: u32,
     site: String,
@@ -217,6 +224,8 @@ impl Algebra {
             relations: Vec::new(),
             requirements: Vec::new(),
             disequalities: Vec::new(),
+            diseq_roots: Default::default(),
+            diseq_unions: 0,
             constants: Default::default(),
             warned_product: false,
             speculative: 0,

@@ -289,3 +289,39 @@ fn thousands_of_equalities_each_fix_their_symbol() {
         assert_eq!(alg.render(sum), (k * (k + 1) / 2).to_string(), "k = {k}");
     }
 }
+
+#[test]
+fn thousands_of_disequalities_hold_across_unions() {
+    use symdim_algebra::Truth;
+    for k in ladder().take(2) {
+        let mut alg = Algebra::default();
+        let facts: Vec<Fact> = (1..=k)
+            .map(|i| parse_fact(&format!("N != {}", 2 * i)).unwrap())
+            .collect();
+        let items: Vec<FactItem<'_>> = facts.iter().map(FactItem::Assume).collect();
+        assert!(alg.apply_facts(&items).iter().all(Result::is_ok), "k = {k}");
+        let n = alg.input("N");
+        for i in [1, 2, 3, k, 2 * k, 2 * k + 2] {
+            let c = alg.constant(i as i64);
+            let expected = if i % 2 == 0 && i <= 2 * k {
+                Truth::False
+            } else {
+                Truth::Unknown
+            };
+            assert_eq!(alg.equal(n, c), expected, "N == {i}, k = {k}");
+            assert_eq!(alg.equal(c, n), expected, "{i} == N, k = {k}");
+        }
+        // A union after them: `P` joins the class of `N`, which every disequality
+        // still excludes from its constant; one more disequality after the union.
+        alg.assume("P == N").unwrap();
+        alg.assume(&format!("N != {}", 2 * k + 2)).unwrap();
+        let p = alg.input("P");
+        for i in [2, k, 2 * k + 2] {
+            let c = alg.constant(i as i64);
+            assert_eq!(alg.equal(p, c), Truth::False, "P == {i}, k = {k}");
+        }
+        let odd = alg.constant(2 * k as i64 + 1);
+        assert_eq!(alg.equal(p, odd), Truth::Unknown);
+        assert!(alg.assume(&format!("P == {k}")).is_err(), "k = {k}");
+    }
+}
