@@ -8,7 +8,8 @@
 //! ```
 
 use divan::{black_box, Bencher};
-use symdim::algebra::{Algebra, Dim, FreshKey};
+use symdim::algebra::parse::parse_fact;
+use symdim::algebra::{Algebra, Dim, Fact, FactItem, FreshKey};
 
 fn main() {
     divan::main();
@@ -253,4 +254,55 @@ fn le_proven(bencher: Bencher) {
     let a = alg.parse("S").expect("parses");
     let b = alg.parse("S*B + 1").expect("parses");
     bencher.bench_local(|| alg.le(black_box(a), black_box(b)));
+}
+
+/// Fact counts of the fact benchmarks, up to `MAX_FACTS` (10,000).
+const FACT_COUNTS: [usize; 3] = [1_000, 4_000, 10_000];
+
+/// K binds `S_i = i + 1` of distinct symbols, in one batch, then the sum of them
+/// all (as a Concat of their dims builds it).
+#[divan::bench(args = FACT_COUNTS, sample_count = 5, sample_size = 1)]
+fn bind_distinct_symbols(bencher: Bencher, k: usize) {
+    let names: Vec<String> = (0..k).map(|i| format!("S{i}")).collect();
+    bencher.bench_local(|| {
+        let mut alg = Algebra::default();
+        let items: Vec<FactItem<'_>> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| FactItem::Bind(n, i as i64 + 1))
+            .collect();
+        black_box(alg.apply_facts(&items));
+        let dims: Vec<Dim> = names.iter().map(|n| alg.input(n)).collect();
+        black_box(alg.sum(&dims))
+    });
+}
+
+/// K facts `batch >= i` on one symbol, in one batch, with expressions of it built
+/// before.
+#[divan::bench(args = FACT_COUNTS, sample_count = 5, sample_size = 1)]
+fn bounds_on_one_symbol(bencher: Bencher, k: usize) {
+    let facts: Vec<Fact> = (1..=k)
+        .map(|i| parse_fact(&format!("batch >= {i}")).expect("parses"))
+        .collect();
+    bencher.bench_local(|| {
+        let mut alg = Algebra::default();
+        for e in ["batch // 8", "max(batch, 4) * S", "batch * S + 1"] {
+            alg.parse(e).expect("parses");
+        }
+        let items: Vec<FactItem<'_>> = facts.iter().map(FactItem::Assume).collect();
+        black_box(alg.apply_facts(&items))
+    });
+}
+
+/// K facts `N != 2*i` on one symbol, in one batch.
+#[divan::bench(args = FACT_COUNTS, sample_count = 5, sample_size = 1)]
+fn disequalities_on_one_symbol(bencher: Bencher, k: usize) {
+    let facts: Vec<Fact> = (1..=k)
+        .map(|i| parse_fact(&format!("N != {}", 2 * i)).expect("parses"))
+        .collect();
+    bencher.bench_local(|| {
+        let mut alg = Algebra::default();
+        let items: Vec<FactItem<'_>> = facts.iter().map(FactItem::Assume).collect();
+        black_box(alg.apply_facts(&items))
+    });
 }

@@ -214,6 +214,9 @@ fn load_model(
 /// status 2).
 fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> Option<Facts> {
     let usage = |e: FactsError| eprintln!("symdim: {}", e.as_flags());
+    symdim::context::facts::check_fact_count(binds.len(), assumes.len())
+        .map_err(usage)
+        .ok()?;
     let binds = binds
         .iter()
         .map(|b| symdim::context::facts::parse_bind(b))

@@ -101,6 +101,19 @@ impl Facts {
     }
 }
 
+/// The most binds and assumed facts, together, one inference takes: more is a usage
+/// error ([`FactsError::TooManyFacts`]), checked before any is applied.
+pub const MAX_FACTS: usize = 10_000;
+
+/// Check that `binds + assumes` is at most [`MAX_FACTS`].
+pub fn check_fact_count(binds: usize, assumes: usize) -> Result<(), FactsError> {
+    let count = binds.saturating_add(assumes);
+    if count > MAX_FACTS {
+        return Err(FactsError::TooManyFacts { count });
+    }
+    Ok(())
+}
+
 /// Why a fact cannot be used with a model: a binding or an assumed fact that does
 /// not read or names a symbol the model does not have, an input dim that does not
 /// fit the graph or is negative, or a negative lower bound of the configuration.
@@ -172,6 +185,12 @@ pub enum FactsError {
     /// An input dim ([`Facts::input_dim`]) that does not fit the graph.
     #[error(transparent)]
     InputDim(#[from] InputDimError),
+    /// More binds and assumed facts together than [`MAX_FACTS`].
+    #[error("{count} binds and facts: more than {MAX_FACTS}, the limit MAX_FACTS")]
+    TooManyFacts {
+        /// The number of binds and assumed facts given.
+        count: usize,
+    },
     /// A lower bound of the configuration ([`Facts::with_config`]) below 0: dims are
     /// at least 0.
     #[error("{bound} is {value}: dims are at least 0")]
@@ -258,7 +277,9 @@ impl std::fmt::Display for AsFlags<'_> {
             FactsError::BadAssume { text, .. } | FactsError::UnknownAssume { text, .. } => {
                 write!(f, "--assume {text}: {}", e.detail())
             }
-            FactsError::InputDim(_) | FactsError::NegativeLowerBound { .. } => write!(f, "{e}"),
+            FactsError::InputDim(_)
+            | FactsError::NegativeLowerBound { .. }
+            | FactsError::TooManyFacts { .. } => write!(f, "{e}"),
         }
     }
 }
@@ -282,7 +303,9 @@ impl std::fmt::Display for Detail<'_> {
             }
             FactsError::BadAssume { error, .. } => write!(f, "{error}"),
             FactsError::InputDim(e) => write!(f, "{e}"),
-            FactsError::NegativeLowerBound { .. } => write!(f, "{}", self.0),
+            FactsError::NegativeLowerBound { .. } | FactsError::TooManyFacts { .. } => {
+                write!(f, "{}", self.0)
+            }
         }
     }
 }
@@ -539,6 +562,7 @@ impl Facts {
         if let Some(e) = negative_lower_bounds(&self.config).into_iter().next() {
             return Err(e);
         }
+        check_fact_count(self.binds.len(), self.assumes.len())?;
         check_binds(&self.binds)?;
         if !self.binds.is_empty() || !self.assumes.is_empty() {
             let known = self.known_symbols(&model.graph);

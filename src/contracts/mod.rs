@@ -46,7 +46,7 @@ use render::render_cond;
 use crate::algebra::parse::parse_fact;
 use crate::algebra::poly::render_symbol;
 use crate::algebra::{Algebra, Expr, Fact, OpKind, Poly, Rat, Rel, SymbolKind, Truth};
-use crate::context::facts::Facts;
+use crate::context::facts::{check_fact_count, Facts};
 use crate::context::ShapesContext;
 use crate::graph::Model;
 use indexmap::IndexMap;
@@ -430,13 +430,17 @@ fn drop_implied(
             let mid = range.start + n / 2;
             // The upper half first: the lower half is all still kept.
             let mut upper = outside.clone();
-            for j in (range.start..mid).filter(|&j| assumed(j)) {
-                upper.assume(&all[j].form);
-            }
+            upper.assume_all(
+                (range.start..mid)
+                    .filter(|&j| assumed(j))
+                    .map(|j| &all[j].form),
+            );
             drop_implied(all, keep, mid..range.end, upper);
-            for j in (mid..range.end).filter(|&j| keep[j] && assumed(j)) {
-                outside.assume(&all[j].form);
-            }
+            outside.assume_all(
+                (mid..range.end)
+                    .filter(|&j| keep[j] && assumed(j))
+                    .map(|j| &all[j].form),
+            );
             drop_implied(all, keep, range.start..mid, outside);
         }
     }
@@ -445,6 +449,10 @@ fn drop_implied(
 /// The facts of `options` as values: each bind as `name == value`, each assume
 /// parsed (one that does not parse is left out, as assuming its text would fail).
 pub fn fact_values(options: &Facts) -> Vec<Fact> {
+    // More than the limit are left out, as inference leaves them out.
+    if check_fact_count(options.binds.len(), options.assumes.len()).is_err() {
+        return Vec::new();
+    }
     let mut out: Vec<Fact> = options
         .binds
         .iter()

@@ -5,7 +5,7 @@
 use super::{fact, Cond, Kind, Side};
 use crate::algebra::poly::{Atom, Mono};
 use crate::algebra::solve::solve_single_symbol;
-use crate::algebra::{Algebra, Dim, Expr, Fact, OpKind, Poly, Rat, Rel, Truth};
+use crate::algebra::{Algebra, Dim, Expr, Fact, FactItem, OpKind, Poly, Rat, Rel, Truth};
 
 pub(super) enum Normal {
     Holds,
@@ -26,10 +26,19 @@ pub(super) struct Scratch<'a> {
 impl<'a> Scratch<'a> {
     pub(super) fn new(facts: &[Fact], src: Option<&'a Algebra>) -> Scratch<'a> {
         let mut alg = Algebra::default();
-        for f in facts {
-            let _ = alg.assume_fact(f);
-        }
+        let items: Vec<FactItem<'_>> = facts.iter().map(FactItem::Assume).collect();
+        let _ = alg.apply_facts(&items);
         Scratch { alg, src }
+    }
+
+    /// Assume each of `conds` ([`Scratch::assume`]), in one batch of facts (the
+    /// scratch algebra is resaturated once, [`Algebra::begin_facts`]).
+    pub(super) fn assume_all<'c>(&mut self, conds: impl IntoIterator<Item = &'c Cond>) {
+        self.alg.begin_facts();
+        for c in conds {
+            self.assume(c);
+        }
+        self.alg.end_facts();
     }
 
     /// The symbols a condition involves.
@@ -86,7 +95,11 @@ impl<'a> Scratch<'a> {
         let f = match c {
             Cond::Eq(a, b) => fact(a.expr(), Rel::Eq, b.expr()),
             Cond::Le(a, b) => fact(a.expr(), Rel::Le, b.expr()),
-            Cond::Div(k, p) => self.mod_fact(k, p),
+            Cond::Div(k, p) => {
+                // Built in the e-graph the facts before it give.
+                self.alg.settle_facts();
+                self.mod_fact(k, p)
+            }
             Cond::And(cs) => {
                 for c in cs {
                     self.assume(c);

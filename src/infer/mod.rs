@@ -36,8 +36,8 @@ pub(crate) use split::{MAX_SPLITS, MAX_SPLIT_NESTING, MAX_SPLIT_PROBES};
 
 use crate::algebra::{Algebra, Config, Dim};
 use crate::context::facts::{
-    check_assume, check_bind, check_bind_value, negative_lower_bounds, Facts, FactsError,
-    LowerBound,
+    check_assume, check_bind, check_bind_value, check_fact_count, negative_lower_bounds, Facts,
+    FactsError, LowerBound,
 };
 use crate::context::{
     const_fact, node_context, Cause, OpError, Severity, ShapesContext, SubgraphError,
@@ -96,8 +96,14 @@ fn prepare(g: &Graph, options: &Facts, room: usize) -> ShapesContext {
     if options.binds.is_empty() && options.assumes.is_empty() {
         return ctx;
     }
+    if let Err(e) = check_fact_count(options.binds.len(), options.assumes.len()) {
+        facts_error(&mut ctx, e);
+        return ctx;
+    }
     let known = options.known_symbols(g);
     let mut bound: HashMap<&str, i64> = HashMap::default();
+    // One batch: the facts arrive together, so the e-graph is resaturated once.
+    ctx.alg.begin_facts();
     for (name, value) in &options.binds {
         let earlier = bound.get(name.as_str()).copied();
         if let Err(e) =
@@ -124,6 +130,7 @@ fn prepare(g: &Graph, options: &Facts, room: usize) -> ShapesContext {
             model_diagnostic(&mut ctx, Severity::Error, format!("--assume {fact}: {e}"));
         }
     }
+    ctx.alg.end_facts();
     ctx
 }
 

@@ -875,3 +875,43 @@ fn dash_o_of_a_model_with_external_data_stays_in_its_folder() {
     let text = String::from_utf8(again.stdout).unwrap();
     assert!(text.contains("  y  f32    [2*N, 4]"), "{text}");
 }
+
+/// K binds and facts, a ladder of doubling counts across `MAX_FACTS` (10,000 together):
+/// up to the limit the facts are all applied (exit 0, each bound's effect seen in the
+/// report); one past it, and beyond, a one-line usage error naming the limit (exit 2)
+/// and no report. No rung is timed.
+#[test]
+fn binds_and_facts_past_max_facts_are_a_usage_error() {
+    let m = example();
+    for k in [1024usize, 2048, 4096, 8192, 10_000, 10_001, 16_384] {
+        let facts: Vec<String> = (1..=k).map(|i| format!("batch >= {i}")).collect();
+        let mut args = vec!["constraints", &m];
+        for f in &facts {
+            args.extend(["--assume", f]);
+        }
+        let out = symdim(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if k <= symdim::context::facts::MAX_FACTS {
+            assert_eq!(out.status.code(), Some(0), "k = {k}: {stderr}");
+            let report = String::from_utf8_lossy(&out.stdout);
+            assert!(report.contains(&format!("batch >= {k}")), "k = {k}");
+        } else {
+            assert_eq!(out.status.code(), Some(2), "k = {k}");
+            assert_eq!(
+                stderr,
+                format!("symdim: {k} binds and facts: more than 10000, the limit MAX_FACTS\n")
+            );
+            assert!(out.stdout.is_empty());
+        }
+        // The same count of binds (of one symbol to one value: one binding).
+        let mut args = vec!["infer", m.as_str()];
+        args.extend(std::iter::repeat_n(["--bind", "batch=4"], k).flatten());
+        let out = symdim(&args);
+        let want = if k <= symdim::context::facts::MAX_FACTS {
+            0
+        } else {
+            2
+        };
+        assert_eq!(out.status.code(), Some(want), "{k} binds");
+    }
+}

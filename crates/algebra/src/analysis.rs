@@ -441,8 +441,15 @@ impl Analysis<DimLang> for DimAnalysis {
             Some(other) => {
                 let other = egraph.find(other);
                 if other != id {
+                    // A new class meeting an equal form is often local (nothing to
+                    // propagate): then no rebuild is owed.
+                    let local = crate::saturate::union_is_local(egraph, other, id);
                     egraph.union_trusted(other, id, "canonical-form");
-                    egraph.analysis.dirty = true;
+                    if local {
+                        crate::saturate::sort_class(egraph, other);
+                    } else {
+                        egraph.analysis.dirty = true;
+                    }
                 }
             }
             None => {

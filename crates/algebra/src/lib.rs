@@ -51,6 +51,7 @@ pub use build::{FreshKey, BALANCED_CHAIN_ABOVE};
 pub use divide::MinusOne;
 pub use error::{AlgebraError, AlgebraWarning};
 pub use expr::{DimExpr, DimList, EvalError, SymbolValues};
+pub use facts::FactItem;
 pub use interval::{Bound, Interval};
 pub use lang::DimLang;
 pub use ledger::{Relation, Requirement};
@@ -173,12 +174,27 @@ pub struct Algebra {
     relations: Vec<Relation>,
     requirements: Vec<Requirement>,
     disequalities: Vec<(Dim, Dim)>,
+    /// The classes of each disequality, as an ordered pair of roots, as they were
+    /// when the e-graph had made `diseq_unions` unions ([`Algebra::unions`]): while
+    /// it has made no other, [`Algebra::equal`] looks a pair up here instead of
+    /// scanning `disequalities` (K facts `N != i` cost K look-ups, not K²/2).
+    diseq_roots: rustc_hash::FxHashSet<(Id, Id)>,
+    /// See `diseq_roots`.
+    diseq_unions: usize,
     warned_product: bool,
     speculative: u32,
     site: String,
     /// The class of each integer constant made so far: [`Algebra::constant`] finds
     /// it without hashing a new e-node.
     constants: rustc_hash::FxHashMap<i64, Id>,
+    /// Open batches of facts ([`Algebra::begin_facts`]): while above 0, the
+    /// rebuild and resaturation a fact needs are deferred to the end of the batch.
+    batch: u32,
+    /// A rebuild is owed to the facts of the open batch (a symbol whose class has
+    /// parents changed its bounds: they are to be recomputed).
+    owed_rebuild: bool,
+    /// A resaturation of every operator class is owed to the facts of the open batch.
+    owed_saturation: bool,
 }
 
 impl Default for Algebra {
@@ -208,10 +224,15 @@ impl Algebra {
             relations: Vec::new(),
             requirements: Vec::new(),
             disequalities: Vec::new(),
+            diseq_roots: Default::default(),
+            diseq_unions: 0,
             constants: Default::default(),
             warned_product: false,
             speculative: 0,
             site: String::new(),
+            batch: 0,
+            owed_rebuild: false,
+            owed_saturation: false,
         }
     }
 

@@ -191,13 +191,43 @@ impl Algebra {
             }
         }
         let (fa, fb) = (self.egraph.find(a.0), self.egraph.find(b.0));
-        if self.disequalities.iter().any(|(x, y)| {
-            let (x, y) = (self.egraph.find(x.0), self.egraph.find(y.0));
-            (x, y) == (fa, fb) || (x, y) == (fb, fa)
-        }) {
+        let excluded = if self.diseq_unions == self.unions() {
+            self.diseq_roots.contains(&ordered(fa, fb))
+        } else {
+            self.disequalities.iter().any(|(x, y)| {
+                let (x, y) = (self.egraph.find(x.0), self.egraph.find(y.0));
+                (x, y) == (fa, fb) || (x, y) == (fb, fa)
+            })
+        };
+        if excluded {
             return Truth::False;
         }
         Truth::Unknown
+    }
+
+    /// How many unions the e-graph has made: each e-node added as a new class adds
+    /// one class, each union removes one, and nothing else adds or removes either,
+    /// so the count changes whenever a class's root may have.
+    pub(crate) fn unions(&self) -> usize {
+        self.egraph.nodes().len() - self.egraph.number_of_classes()
+    }
+
+    /// Record the disequality `a != b` in the index [`Algebra::equal`] reads
+    /// (recomputed from every disequality when unions made it stale).
+    pub(crate) fn index_disequality(&mut self, a: Dim, b: Dim) {
+        let now = self.unions();
+        if now == self.diseq_unions {
+            let pair = ordered(self.egraph.find(a.0), self.egraph.find(b.0));
+            self.diseq_roots.insert(pair);
+            return;
+        }
+        let egraph = &self.egraph;
+        self.diseq_roots = self
+            .disequalities
+            .iter()
+            .map(|(x, y)| ordered(egraph.find(x.0), egraph.find(y.0)))
+            .collect();
+        self.diseq_unions = now;
     }
 
     /// Is `a <= b` for every value of the symbols? Decided by the bounds of `b - a`
@@ -253,4 +283,9 @@ impl Algebra {
         let bounds = merged.bounds.intersect(&merged.canon.bounds(info));
         (Cow::Owned(merged.canon), bounds)
     }
+}
+
+/// Two class ids, smaller first.
+fn ordered(a: Id, b: Id) -> (Id, Id) {
+    (a.min(b), a.max(b))
 }

@@ -323,8 +323,8 @@ impl Rat {
             let lcm = i128::from(ad / gcd_u64(ad, bd)) * i128::from(bd);
             return small_or_big(i128::from(n), lcm);
         }
-        let n = self.numer().gcd(&o.numer());
-        let d = self.denom().lcm(&o.denom());
+        let n = gcd_big(&self.numer(), &o.numer());
+        let d = lcm_big(&self.denom(), &o.denom());
         if n.is_zero() {
             return Rat::zero();
         }
@@ -333,8 +333,30 @@ impl Rat {
 
     /// Least common multiple of two non-zero integers (absolute value).
     pub fn lcm(&self, o: &Rat) -> Rat {
-        Rat::from_bigint(self.numer().lcm(&o.numer()))
+        Rat::from_bigint(lcm_big(&self.numer(), &o.numer()))
     }
+}
+
+/// The greatest common divisor of two big integers (non-negative). When one is
+/// much longer than the other, Euclid's first step (the longer modulo the shorter)
+/// comes first: the binary algorithm shifts the longer number at every step, so
+/// `gcd(L, p)` of an L of n words and a small p would cost n² word operations
+/// instead of n (the lcm of many divisors `N % p == 0` of one symbol).
+fn gcd_big(a: &BigInt, b: &BigInt) -> BigInt {
+    let (long, short) = if a.bits() >= b.bits() { (a, b) } else { (b, a) };
+    if short.is_zero() || long.bits() <= 2 * short.bits() {
+        return a.gcd(b);
+    }
+    short.gcd(&(long % short))
+}
+
+/// The least common multiple of two big integers (non-negative; 0 when one is 0),
+/// through [`gcd_big`].
+fn lcm_big(a: &BigInt, b: &BigInt) -> BigInt {
+    if a.is_zero() || b.is_zero() {
+        return BigInt::zero();
+    }
+    (a / gcd_big(a, b) * b).abs()
 }
 
 /// Magnitude bound for `Small` parts: every sum or product of two such values,
@@ -571,5 +593,41 @@ mod tests {
             Rat::frac(3, 2).unwrap()
         );
         assert_eq!(Rat::int(0).gcd(&Rat::int(5)), Rat::int(5));
+    }
+
+    #[test]
+    fn gcd_and_lcm_of_long_and_short_integers_are_euclids() {
+        // Products of the first primes, times powers of two and signs, against
+        // small and long partners: the Euclid first step gives num's answers.
+        let primes = [2u32, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47];
+        let mut long = BigInt::one();
+        for i in 0..400u32 {
+            long *= BigInt::from(primes[i as usize % primes.len()]);
+        }
+        let longs = [
+            long.clone(),
+            -long.clone(),
+            long.clone() * 1024 + 1,
+            long.clone() << 7,
+        ];
+        let shorts = [
+            BigInt::from(1),
+            BigInt::from(-6),
+            BigInt::from(47 * 53),
+            BigInt::from(1u64 << 40) * 3,
+            BigInt::from(i64::MAX),
+            long.clone() >> 300,
+            long.clone(),
+        ];
+        for a in &longs {
+            for b in &shorts {
+                assert_eq!(gcd_big(a, b), a.gcd(b), "gcd({a}, {b})");
+                assert_eq!(gcd_big(b, a), a.gcd(b), "gcd({b}, {a})");
+                assert_eq!(lcm_big(a, b), a.lcm(b), "lcm({a}, {b})");
+                assert_eq!(lcm_big(b, a), a.lcm(b), "lcm({b}, {a})");
+            }
+            assert_eq!(gcd_big(a, &BigInt::zero()), a.abs());
+            assert_eq!(lcm_big(a, &BigInt::zero()), BigInt::zero());
+        }
     }
 }

@@ -732,9 +732,10 @@ pub type Match = SmallVec<[Id; 3]>;
 /// Matching reads the e-graph only: it needs no `rebuild` (egg's own pattern
 /// machine requires a rebuilt e-graph, and a rebuild visits every class, which
 /// would make building a model's dims quadratic). Between rebuilds the e-graph
-/// gains only new classes of one canonical e-node each, so every class's e-nodes
-/// are canonical (children are canonicalised with `find` anyway) and, for a class
-/// of several, sorted by the last rebuild.
+/// gains only new classes of one canonical e-node each and local unions (of a class
+/// no e-node names, see `saturate.rs`), whose class is sorted as a rebuild sorts
+/// it, so every class's e-nodes are canonical (children are canonicalised with
+/// `find` anyway) and, for a class of several, sorted.
 pub struct Matcher {
     /// The rule's name (the reason recorded for the union).
     pub name: Symbol,

@@ -413,7 +413,6 @@ fn merges_by_congruence_find_the_analysis_contradictions() {
     };
     assert_eq!(c.reason, expected);
     let found: Vec<&Contradiction> = alg.contradictions().collect();
-    assert_eq!(found.len(), 2, "{found:?}");
     let disjoint = found[1];
     assert_eq!(disjoint.reason, Refutation::BoundsDisjoint);
     let (ac, six) = (
@@ -425,6 +424,34 @@ fn merges_by_congruence_find_the_analysis_contradictions() {
             || (disjoint.left == six && disjoint.right == ac),
         "{disjoint:?}"
     );
+    // Which class egg keeps decides whether a third is recorded. Here B and C have
+    // one parent each, so `B == C` keeps B's class, whose bounds become C's [4, inf);
+    // congruence then merges the class of A*C into {A*B, 6} (neither has parents:
+    // the memo's class, {A*B, 6}, is kept), and the e-node A*B, made again from B's
+    // new bounds, lies in [2, inf) * [4, inf) = [8, inf), which does not meet the
+    // class's [6, 6]. It is the same contradiction, and a sound one: A >= 2 and
+    // B == C >= 4 give A*B >= 8, never 6.
+    assert_eq!(found.len(), 3, "{found:?}");
+    let ab = Operand::Bounded(dim("A*B"), at_least(8));
+    let again = found[2];
+    assert_eq!(again.reason, Refutation::BoundsDisjoint);
+    assert!(
+        (again.left == six && again.right == ab) || (again.left == ab && again.right == six),
+        "{again:?}"
+    );
+    // With `C - 4` built too, C has two parents: egg keeps C's class and then A*C's
+    // (bounds [8, inf) already), where the e-node made again meets no disjoint
+    // bounds: two records.
+    let mut alg = Algebra::default();
+    alg.assume("A >= 2").unwrap();
+    alg.assume("C >= 4").unwrap();
+    alg.assume("A*B == 6").unwrap();
+    alg.parse("A*C").unwrap();
+    alg.parse("C - 4").unwrap();
+    contradiction(alg.assume("B == C"));
+    let found: Vec<&Contradiction> = alg.contradictions().collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[1].reason, Refutation::BoundsDisjoint);
 
     // Bounds alone: after `A*B == 1` the class of `A*B - 7` is -6, and `A*C >= 7`
     // bounds the class of `A*C - 7` by [0, inf). `B == C` merges `A*B` with `A*C`
