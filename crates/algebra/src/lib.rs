@@ -179,6 +179,8 @@ pub struct Algebra {
     /// The class of each integer constant made so far: [`Algebra::constant`] finds
     /// it without hashing a new e-node.
     constants: rustc_hash::FxHashMap<i64, Id>,
+    /// [`Algebra::set_reuse_forms`].
+    reuse_forms: bool,
 }
 
 impl Default for Algebra {
@@ -210,6 +212,7 @@ impl Algebra {
             disequalities: Vec::new(),
             constants: Default::default(),
             warned_product: false,
+            reuse_forms: false,
             speculative: 0,
             site: String::new(),
         }
