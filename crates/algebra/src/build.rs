@@ -121,10 +121,12 @@ impl Algebra {
         {
             return None;
         }
-        let new = crate::analysis::node_data(&self.egraph, node);
+        // The form first: only a held one needs the bounds (the costlier part).
+        let canon = crate::analysis::node_canon(&self.egraph, node);
         let other = self
             .egraph
-            .find(*self.egraph.analysis.by_canon.get(&new.canon)?);
+            .find(*self.egraph.analysis.by_canon.get(&canon)?);
+        let new = crate::analysis::node_data(&self.egraph, node);
         let data = &self.egraph[other].data;
         // The merge keeps the class's data: egg makes the class with parents the
         // root, and `merge_data` only narrows its bounds.
