@@ -43,7 +43,7 @@ pub struct Costs {
     pub rules: &'static [crate::ops::RuleEntry],
     /// The formula of every op of `rules` that `by_op` does not name.
     pub all: Option<CostRule>,
-    /// Formulas per op, written with [`crate::ops::rules`].
+    /// Formulas per op, written with the helpers of `crate::ops::rules`.
     pub by_op: &'static [CostEntry],
 }
 

@@ -52,6 +52,11 @@ impl Algebra {
     }
 
     fn add(&mut self, node: DimLang) -> Dim {
+        if self.reuse_forms {
+            if let Some(d) = self.reused(&node) {
+                return d;
+            }
+        }
         if self.egraph.nodes().len() >= self.config.limits.enodes
             && !matches!(node, DimLang::Num(_) | DimLang::Sym(_))
         {
@@ -86,6 +91,65 @@ impl Algebra {
             self.saturate();
         }
         Dim(self.egraph.find(id))
+    }
+
+    /// Whether an arithmetic e-node (`+`, `-`, `*`, negation) whose canonical
+    /// form a class already holds is left out, the builder answering with that
+    /// class, when adding it would change nothing of the class (its form, its
+    /// bounds) and no size limit or warning applies to it. Off by default.
+    ///
+    /// Adding such an e-node merges its new class into the existing one, and
+    /// every merge costs a rebuild that visits every class: building many
+    /// expressions that mostly repeat forms already held (a model's costs over
+    /// its inferred dims) would be quadratic. With the flag the class answers
+    /// the same queries (canonical form, bounds, comparisons), but does not hold
+    /// the left-out e-node among its forms ([`Algebra::equal`] compares up to 8
+    /// of them) nor re-derive its bounds from it when its operands' bounds
+    /// narrow later.
+    pub fn set_reuse_forms(&mut self, on: bool) {
+        self.reuse_forms = on;
+    }
+
+    /// The class `node` would be merged into, when adding it would change
+    /// nothing of that class ([`Algebra::set_reuse_forms`]).
+    fn reused(&self, node: &DimLang) -> Option<Dim> {
+        if !matches!(
+            node,
+            DimLang::Add(_) | DimLang::Sub(_) | DimLang::Mul(_) | DimLang::Neg(_)
+        ) || self.egraph.analysis.dirty
+            || self.egraph.lookup(node.clone()).is_some()
+        {
+            return None;
+        }
+        // The form first: only a held one needs the bounds (the costlier part).
+        let canon = crate::analysis::node_canon(&self.egraph, node);
+        let other = self
+            .egraph
+            .find(*self.egraph.analysis.by_canon.get(&canon)?);
+        let new = crate::analysis::node_data(&self.egraph, node);
+        let data = &self.egraph[other].data;
+        // The merge keeps the class's data: egg makes the class with parents the
+        // root, and `merge_data` only narrows its bounds.
+        if data.canon != new.canon
+            || (data.bounds.intersect(&new.bounds) != data.bounds
+                && data.refinements < crate::analysis::MAX_REFINEMENTS)
+        {
+            return None;
+        }
+        // The checks `add` makes of the merged class's form.
+        let limit = self.config.limits.form_nodes;
+        let size = new.canon.measure(limit);
+        if size.nodes > limit || size.depth > MAX_FORM_DEPTH || size.bits > MAX_CONST_BITS {
+            return None;
+        }
+        if matches!(node, DimLang::Mul(_)) && new.canon.has_opaque_product() && !self.warned_product
+        {
+            return None;
+        }
+        if self.egraph.nodes().len() >= self.config.limits.enodes {
+            return None;
+        }
+        Some(Dim(other))
     }
 
     /// An integer constant.

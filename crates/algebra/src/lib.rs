@@ -195,6 +195,8 @@ pub struct Algebra {
     owed_rebuild: bool,
     /// A resaturation of every operator class is owed to the facts of the open batch.
     owed_saturation: bool,
+    /// [`Algebra::set_reuse_forms`].
+    reuse_forms: bool,
 }
 
 impl Default for Algebra {
@@ -228,6 +230,7 @@ impl Algebra {
             diseq_unions: 0,
             constants: Default::default(),
             warned_product: false,
+            reuse_forms: false,
             speculative: 0,
             site: String::new(),
             batch: 0,

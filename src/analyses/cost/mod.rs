@@ -191,6 +191,10 @@ pub fn cost(
     };
     let g = &model.graph;
     let mut alg = ctx.alg.clone();
+    // The figures mostly repeat forms inference already holds (equal element
+    // counts of different shapes): reusing their classes spares a merge, and the
+    // rebuild of the whole e-graph it costs, per repeat.
+    alg.set_reuse_forms(true);
     let since = alg.warnings().len();
     let order = crate::infer::node_order(g);
 
@@ -204,7 +208,7 @@ pub fn cost(
     }
 
     // Per tensor.
-    let constants: Vec<&str> = g
+    let constants: rustc_hash::FxHashSet<&str> = g
         .nodes
         .iter()
         .filter(|n| {
@@ -230,7 +234,7 @@ pub fn cost(
     }
     for &i in &order {
         for o in &g.nodes[i].outputs {
-            let role = if constants.contains(&&**o) {
+            let role = if constants.contains(&**o) {
                 TensorRole::Parameter
             } else {
                 TensorRole::Activation

@@ -50,7 +50,7 @@ pub(super) fn step_sums(
             produced.entry(o).or_insert(step);
         }
     }
-    let outputs: Vec<&str> = g.outputs.iter().map(|v| &*v.name).collect();
+    let outputs: rustc_hash::FxHashSet<&str> = g.outputs.iter().map(|v| &*v.name).collect();
     let mut born: Vec<Vec<Dim>> = vec![Vec::new(); n];
     let mut died: Vec<Vec<Dim>> = vec![Vec::new(); n];
     for (name, bytes) in sizes {
