@@ -39,10 +39,9 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runtime_shapes import CORPUS, input_data, symdim_inputs  # noqa: E402
+from runtime_shapes import CORPUS, bound_feeds, run_every_output, symdim_inputs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,30 +136,8 @@ def runtime(path, tensors, binding):
     """Runtime shapes and element sizes of every graph input and node output."""
     model = onnx.load(str(path))
     g = model.graph
-    inits = {t.name for t in g.initializer}
-    rng = np.random.default_rng(0)
-    feeds = {}
-    for v in g.input:
-        if v.name in inits:
-            continue
-        dims = [d if isinstance(d, int) else binding[d.strip("`")] for d in tensors[v.name]["shape"]]
-        feeds[v.name] = input_data(v.name, v.type.tensor_type.elem_type, dims, rng)
-    names, seen = [], set(inits) | set(feeds)
-    for n in g.node:
-        for o in n.output:
-            if o and o not in seen:
-                seen.add(o)
-                names.append(o)
-    declared = {o.name for o in g.output}
-    for o in names:
-        if o not in declared:
-            g.output.append(onnx.ValueInfoProto(name=o))
-    so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    so.log_severity_level = 3
-    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-    outs = [o.name for o in sess.get_outputs()]
-    got = dict(zip(outs, sess.run(outs, feeds)))
+    feeds, _ = bound_feeds(model, tensors, binding)
+    names, got = run_every_output(model, feeds)
     rt = {}
     for name, arr in feeds.items():
         rt[name] = (list(arr.shape), arr.dtype.itemsize)

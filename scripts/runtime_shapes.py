@@ -150,17 +150,9 @@ def write_fixture(path, doc):
     path.write_text("\n".join(lines) + "\n")
 
 
-def run(symdim, sub, path):
-    stem = path.stem
-    if stem not in VALUES:
-        print(f"{sub}/{path.name}: no values chosen, skipped")
-        return
-    binding = VALUES[stem]
-    tensors, syms = symdim_inputs(symdim, path)
-    if set(binding) != syms:
-        sys.exit(f"{stem}: binding {sorted(binding)} != symdim input symbols {sorted(syms)}")
-
-    model = onnx.load(str(path))
+def bound_feeds(model, tensors, binding):
+    """Inputs for every graph input that is not an initializer, its dims from
+    symdim's report (`tensors`) at `binding`: `(feeds, dims by input)`."""
     g = model.graph
     inits = {t.name for t in g.initializer}
     rng = np.random.default_rng(0)
@@ -176,9 +168,15 @@ def run(symdim, sub, path):
                 dims.append(binding[d.strip("`")])
         feeds[v.name] = input_data(v.name, v.type.tensor_type.elem_type, dims, rng)
         fed[v.name] = dims
+    return feeds, fed
 
-    # Expose every named node output of the main graph.
-    names, seen = [], set(inits) | set(feeds)
+
+def run_every_output(model, feeds):
+    """Run `model` (changed in place: every named node output of the main graph
+    made a graph output) in onnxruntime without graph optimisations:
+    `(the node outputs in graph order, value by output name)`."""
+    g = model.graph
+    names, seen = [], {t.name for t in g.initializer} | set(feeds)
     for n in g.node:
         for o in n.output:
             if o and o not in seen:
@@ -188,7 +186,6 @@ def run(symdim, sub, path):
     for o in names:
         if o not in declared:
             g.output.append(onnx.ValueInfoProto(name=o))
-
     so = ort.SessionOptions()
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     so.log_severity_level = 3
@@ -196,8 +193,22 @@ def run(symdim, sub, path):
         model.SerializeToString(), so, providers=["CPUExecutionProvider"]
     )
     outs = [o.name for o in sess.get_outputs()]
-    results = sess.run(outs, feeds)
-    got = dict(zip(outs, results))
+    return names, dict(zip(outs, sess.run(outs, feeds)))
+
+
+def run(symdim, sub, path):
+    stem = path.stem
+    if stem not in VALUES:
+        print(f"{sub}/{path.name}: no values chosen, skipped")
+        return
+    binding = VALUES[stem]
+    tensors, syms = symdim_inputs(symdim, path)
+    if set(binding) != syms:
+        sys.exit(f"{stem}: binding {sorted(binding)} != symdim input symbols {sorted(syms)}")
+
+    model = onnx.load(str(path))
+    feeds, fed = bound_feeds(model, tensors, binding)
+    names, got = run_every_output(model, feeds)
     shapes = {}
     for o in names:
         r = got.get(o)
