@@ -272,20 +272,7 @@ fn sum_costs(alg: &mut Algebra, a: OpCost, b: OpCost) -> OpCost {
 fn mha_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
     let q = input_dims(ctx, node, 0).filter(|q| q.len() == 3);
     let k = input_dims(ctx, node, 1);
-    let t = output_dims(ctx, node, 1)
-        .filter(|p| p.len() == 4)
-        .map(|p| p[2])
-        .or_else(|| {
-            let s = match k.as_deref() {
-                Some([_, s, _]) | Some([_, _, s, _]) => *s,
-                _ => return None,
-            };
-            match input_dims(ctx, node, 6) {
-                Some(p) if p.len() == 4 => Some(alg.add_dims(s, p[2])),
-                Some(_) => None,
-                None => Some(s),
-            }
-        });
+    let t = crate::ops::attention::standard::total_sequence(alg, ctx, node, k.as_deref(), 6);
     let qk = q.as_ref().filter(|_| k.is_some()).map(|q| alg.product(q));
     let pv = output_volume(alg, ctx, node, 0);
     let rows = score_rows(alg, node, q.as_deref());

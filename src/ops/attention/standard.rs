@@ -105,23 +105,35 @@ pub fn attention_cost_of(
     contraction(alg, Some(macs), Some(softmax))
 }
 
+/// The key positions `t` each query attends to: axis 2 of the `present` key
+/// (output 1) when it has rank 4, else the key's sequence (axis 1 of a rank-3 key,
+/// axis 2 of a rank-4 one) plus axis 2 of the rank-4 past key at input `past`, when
+/// there is one.
+pub fn total_sequence(
+    alg: &mut Algebra,
+    ctx: &ShapesContext,
+    node: &Node,
+    k: Option<&[Dim]>,
+    past: usize,
+) -> Option<Dim> {
+    if let Some(p) = output_dims(ctx, node, 1).filter(|p| p.len() == 4) {
+        return Some(p[2]);
+    }
+    let s = match k {
+        Some([_, _, s, _]) | Some([_, s, _]) => *s,
+        _ => return None,
+    };
+    match input_dims(ctx, node, past) {
+        Some(p) if p.len() == 4 => Some(alg.add_dims(p[2], s)),
+        Some(_) => None,
+        None => Some(s),
+    }
+}
+
 fn attention_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
     let q = input_dims(ctx, node, 0);
     let k = input_dims(ctx, node, 1);
-    let t = output_dims(ctx, node, 1)
-        .filter(|p| p.len() == 4)
-        .map(|p| p[2])
-        .or_else(|| {
-            let s = match k.as_deref() {
-                Some([_, _, s, _]) | Some([_, s, _]) => *s,
-                _ => return None,
-            };
-            match input_dims(ctx, node, 4) {
-                Some(p) if p.len() == 4 => Some(alg.add_dims(p[2], s)),
-                Some(_) => None,
-                None => Some(s),
-            }
-        });
+    let t = total_sequence(alg, ctx, node, k.as_deref(), 4);
     let qk = q.as_ref().map(|q| alg.product(q));
     let pv = output_volume(alg, ctx, node, 0);
     let rows = match q.as_deref() {
