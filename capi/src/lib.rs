@@ -622,15 +622,7 @@ pub unsafe extern "C" fn symdim_infer(
         let facts = facts_of(facts);
         let dst = out(shapes, "shapes")?;
         facts.validate(&model).map_err(facts_error)?;
-        // SAFETY: the `Shapes` borrows the model behind the `Arc` stored beside it in
-        // the handle, which does not move and is dropped after it (field order);
-        // the `'static` lifetime never leaves the handle.
-        let borrowed: &'static Model = &*Arc::as_ptr(&model);
-        *dst = boxed(SymdimShapes {
-            shapes: symdim::infer(borrowed, &facts),
-            tensors: OnceLock::new(),
-            model,
-        });
+        *dst = SymdimShapes::new(model, |m| symdim::infer(m, &facts));
         Ok(())
     })
 }
@@ -642,6 +634,20 @@ pub unsafe extern "C" fn symdim_shapes_free(shapes: *mut SymdimShapes) -> Symdim
 }
 
 impl SymdimShapes {
+    /// A new handle for the shapes `make` gives of `model`, kept alive beside them.
+    /// The shapes may borrow no model but the one behind `model`.
+    fn new(model: Arc<Model>, make: impl FnOnce(&'static Model) -> Shapes<'static>) -> *mut Self {
+        // SAFETY: the `Shapes` borrows the model behind the `Arc` stored beside it in
+        // the handle, which does not move and is dropped after it (field order);
+        // the `'static` lifetime never leaves the handle.
+        let borrowed: &'static Model = unsafe { &*Arc::as_ptr(&model) };
+        boxed(SymdimShapes {
+            shapes: make(borrowed),
+            tensors: OnceLock::new(),
+            model,
+        })
+    }
+
     fn tensors(&self) -> &[(String, TensorShape)] {
         self.tensors.get_or_init(|| self.shapes.tensors())
     }
@@ -841,13 +847,8 @@ pub unsafe extern "C" fn symdim_shapes_concretize(
         let dst = out(concrete, "concrete")?;
         let at: Vec<(&str, i64)> = names.iter().copied().zip(values.iter().copied()).collect();
         let shapes = s.shapes.concretize(&at).map_err(facts_error)?;
-        // As in `symdim_infer`: the new shapes borrow the same model, kept alive by
-        // the `Arc` stored beside them.
-        *dst = boxed(SymdimShapes {
-            shapes,
-            tensors: OnceLock::new(),
-            model: Arc::clone(&s.model),
-        });
+        // They borrow the same model as `s`, which the new handle keeps alive too.
+        *dst = SymdimShapes::new(Arc::clone(&s.model), |_| shapes);
         Ok(())
     })
 }
