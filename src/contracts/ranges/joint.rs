@@ -222,17 +222,8 @@ fn lower_maxes(out: &mut Solved, form: &Cond) -> Option<Vec<String>> {
         let cap = min.add(&take.div(&c)?);
         let new = grp.valid_at_most(&cap)?;
         if grp.max.as_ref() != Some(&new) {
-            let was = grp
-                .max
-                .as_ref()
-                .map(|m| m.to_string())
-                .unwrap_or_else(|| "none".to_string());
-            gave_up.push(format!(
-                "{}: max {was} -> {new}",
-                crate::algebra::poly::render_symbol(&grp.members[0])
-            ));
-            grp.max = Some(new);
-            grp.max_from = Some("relation".to_string());
+            let was = grp.max.clone();
+            gave_up.push(lower_max(grp, was.as_ref(), new));
         }
     }
     Some(gave_up)
@@ -354,17 +345,24 @@ fn common_rise(out: &mut Solved, form: &Cond) -> Option<Vec<String>> {
     for (g, was) in groups.iter().zip(&saved) {
         let grp = &mut out.groups[*g];
         if grp.max != *was {
-            let was = was
-                .as_ref()
-                .map(|m| m.to_string())
-                .unwrap_or_else(|| "none".to_string());
             let new = grp.max.clone()?;
-            gave_up.push(format!(
-                "{}: max {was} -> {new}",
-                crate::algebra::poly::render_symbol(&grp.members[0])
-            ));
-            grp.max_from = Some("relation".to_string());
+            gave_up.push(lower_max(grp, was.as_ref(), new));
         }
     }
     Some(gave_up)
+}
+
+/// Give `grp` the max `new` (it was `was`), set by a relation; the line of what
+/// was given up (`P: max none -> 256`).
+fn lower_max(grp: &mut super::solve::Group, was: Option<&Rat>, new: Rat) -> String {
+    let was = was
+        .map(|m| m.to_string())
+        .unwrap_or_else(|| "none".to_string());
+    let line = format!(
+        "{}: max {was} -> {new}",
+        crate::algebra::poly::render_symbol(&grp.members[0])
+    );
+    grp.max = Some(new);
+    grp.max_from = Some("relation".to_string());
+    line
 }
