@@ -14,18 +14,19 @@
 //!   either is a failure.
 //!
 //! The wheel is built in the `quick-release` profile (`Cargo.toml`: the release
-//! profile's code without LTO, which builds sooner) in its own target directory
-//! (`target/python/cargo`), so the build does not wait on the lock of the directory
-//! this test runs from.
+//! profile's code without LTO, which builds sooner) in the suite's nested target
+//! directory (`target/nested`, [`crate::common::nested_target_dir`]), which the C
+//! API's tests share, so the build does not wait on the lock of the directory this
+//! test runs from.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::say;
+use crate::common::{nested_target_dir, say};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The target directory's `python/` folder: the venv, the wheel build, the wheels.
+/// The target directory's `python/` folder: the venv and the wheels.
 fn work_dir() -> PathBuf {
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
     tmp.parent().unwrap_or(tmp).join("python")
@@ -140,7 +141,7 @@ fn install_wheel(python: &Path) {
     run(
         Command::new(python)
             .current_dir(ROOT)
-            .env("CARGO_TARGET_DIR", work_dir().join("cargo"))
+            .env("CARGO_TARGET_DIR", nested_target_dir())
             .args([
                 "-m",
                 "maturin",

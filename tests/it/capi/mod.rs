@@ -11,9 +11,11 @@
 //!   its lines are compared with answers derived by hand from the shape-tensor spec.
 //! - `threads.cpp` uses independent and shared handles from several threads at once.
 //!
-//! The library is built by a nested `cargo build -p symdim-capi` (the dev profile)
-//! in its own target directory (`target/capi/cargo`): the `cargo test` running this
-//! holds the lock of its own, and builds no `cdylib` of a crate it does not test.
+//! The library is built by a nested `cargo build -p symdim-capi` in the
+//! `quick-release` profile, in the suite's nested target directory (`target/nested`,
+//! [`crate::common::nested_target_dir`]): the `cargo test` running this holds the
+//! lock of its own, and the Python package's wheel is built there in the same
+//! profile, so the two share one build of the library and its dependencies.
 //! The C example is linked with the shared library, the C++ programs with the static
 //! one. Without `cc` or `c++` the tests skip, saying so; under CI (`CI` set) that is
 //! a failure. `SYMDIM_CC` and `SYMDIM_CXX` name other compilers.
@@ -22,11 +24,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::common::say;
+use crate::common::{nested_target_dir, say};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The target directory's `capi/` folder: the library's build and the programs.
+/// The target directory's `capi/` folder: the programs.
 fn work_dir() -> PathBuf {
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
     tmp.parent().unwrap_or(tmp).join("capi")
@@ -55,16 +57,17 @@ fn compiler(var: &str, default: &str) -> Option<String> {
 fn library() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let target = work_dir().join("cargo");
+        let target = nested_target_dir();
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
         let status = Command::new(cargo)
             .current_dir(ROOT)
             .env("CARGO_TARGET_DIR", &target)
-            .args(["build", "--locked", "--quiet", "-p", "symdim-capi"])
+            .args(["build", "--locked", "--quiet", "--profile", "quick-release"])
+            .args(["-p", "symdim-capi"])
             .status()
             .expect("cargo runs");
         assert!(status.success(), "cargo build -p symdim-capi failed");
-        target.join("debug")
+        target.join("quick-release")
     })
 }
 

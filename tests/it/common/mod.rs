@@ -22,6 +22,17 @@ pub fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// The target directory of the suite's nested cargo builds (`target/nested`): the
+/// Python package's wheel and the C API's library, both in the `quick-release`
+/// profile, so that they share one build of the library and its dependencies (and
+/// `.ci/run` builds its hostile-input executable there too). It is not the directory
+/// this test runs from, whose lock the running `cargo test` holds; the nested builds
+/// wait on each other's lock instead.
+pub fn nested_target_dir() -> std::path::PathBuf {
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tmp.parent().unwrap_or(tmp).join("nested")
+}
+
 /// The shared corpus (`../shared/corpus`), when it is present next to the crate;
 /// without it a test skips, saying so, and under CI (`CI` set) fails.
 pub fn corpus() -> Option<std::path::PathBuf> {
