@@ -231,6 +231,50 @@ fn fit(facts: &Facts, m: &symdim::Model) -> PyResult<()> {
         .map_err(|e| PyValueError::new_err(e.as_flags().to_string()))
 }
 
+/// How many polls of the engine's interrupt ([`symdim::algebra::Interrupt`]) pass
+/// between two checks of Python's signals: a check takes the GIL back, and the
+/// engine polls at every node and every 32 rule applications.
+const SIGNALS_EVERY: usize = 64;
+
+/// Run `work` on `facts` without the GIL, as [`detached`] does, with an interrupt in
+/// the facts' configuration that checks Python's signals: Ctrl-C (or any signal
+/// handler that raises) stops the engine at its next poll, the partial result is
+/// dropped, and the handler's exception (`KeyboardInterrupt`) is raised.
+fn interruptible<T, F>(py: Python<'_>, mut facts: Facts, work: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce(Facts) -> PyResult<T> + Send,
+{
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    let raised: Arc<Mutex<Option<PyErr>>> = Arc::default();
+    let polls = AtomicUsize::new(0);
+    let keep = Arc::clone(&raised);
+    let interrupt = symdim::algebra::Interrupt::new(move || {
+        if polls.fetch_add(1, Ordering::Relaxed) % SIGNALS_EVERY != SIGNALS_EVERY - 1 {
+            return false;
+        }
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(e) => {
+                if let Ok(mut slot) = keep.lock() {
+                    slot.get_or_insert(e);
+                }
+                true
+            }
+        }
+    });
+    facts.config.interrupt = Some(interrupt.clone());
+    let out = detached(py, move || work(facts));
+    if interrupt.tripped() {
+        let e = raised.lock().ok().and_then(|mut slot| slot.take());
+        return Err(
+            e.unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"))
+        );
+    }
+    out
+}
+
 /// Run `work` without the GIL, turning a panic into `InternalError`.
 fn detached<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
@@ -1172,7 +1216,7 @@ fn infer(
 ) -> PyResult<Report> {
     let source = Source::extract(model)?;
     let facts = facts(bind, assume, op_rules)?;
-    detached(py, move || {
+    interruptible(py, facts, move |facts| {
         let m = source.load().map_err(model_error)?;
         fit(&facts, &m)?;
         Ok(Report::infer(&m, &facts))
@@ -1296,7 +1340,7 @@ fn annotate<'py>(
 ) -> PyResult<AnnotatedTuple<'py>> {
     let source = Source::extract(model)?;
     let facts = facts(bind, assume, op_rules)?;
-    let annotated = detached(py, move || {
+    let annotated = interruptible(py, facts, move |facts| {
         annotate_model(&source, skeleton.as_deref(), &facts)
     })?;
     annotated_tuple(py, annotated)
@@ -1314,7 +1358,7 @@ fn constraints(
 ) -> PyResult<Contract> {
     let source = Source::extract(model)?;
     let facts = facts(bind, assume, op_rules)?;
-    detached(py, move || {
+    interruptible(py, facts, move |facts| {
         let m = source.load().map_err(model_error)?;
         fit(&facts, &m)?;
         let inner = symdim::infer(&m, &facts).contract();
@@ -1335,7 +1379,7 @@ fn check(
 ) -> PyResult<Verdict> {
     let source = Source::extract(model)?;
     let facts = facts(Some(bind), assume, op_rules)?;
-    detached(py, move || {
+    interruptible(py, facts, move |facts| {
         let m = source.load().map_err(model_error)?;
         fit(&facts, &m)?;
         let inner = symdim::contracts::check::check(&m, &facts);
@@ -1357,7 +1401,7 @@ fn explain(
 ) -> PyResult<String> {
     let source = Source::extract(model)?;
     let facts = facts(bind, assume, op_rules)?;
-    detached(py, move || {
+    interruptible(py, facts, move |facts| {
         let m = source.load().map_err(model_error)?;
         fit(&facts, &m)?;
         symdim::infer(&m, &facts)
@@ -1371,10 +1415,10 @@ fn explain(
 #[pyfunction]
 #[pyo3(signature = (expr, assume=None))]
 fn simplify(py: Python<'_>, expr: String, assume: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
-    let assumes = facts(None, assume, None)?.assumes;
-    detached(py, move || {
-        let mut alg = Algebra::default();
-        for a in &assumes {
+    let facts = facts(None, assume, None)?;
+    interruptible(py, facts, move |facts| {
+        let mut alg = Algebra::new(facts.config.clone());
+        for a in &facts.assumes {
             alg.assume(a)
                 .map_err(|e| ExprError::new_err(format!("assume {a}: {e}")))?;
         }
@@ -1647,7 +1691,7 @@ fn ranges(
     let request = ranges_request(ranges, opt)?;
     let source = Source::extract(model)?;
     let facts = facts(bind, assume, op_rules)?;
-    detached(py, move || {
+    interruptible(py, facts, move |facts| {
         let m = source.load().map_err(model_error)?;
         fit(&facts, &m)?;
         symdim::infer(&m, &facts)
@@ -1680,7 +1724,7 @@ fn cost(
     let ranges = ranges_request(ranges, None)?.ranges;
     let source = Source::extract(model)?;
     let facts = facts(None, assume, op_rules)?;
-    let text = detached(py, move || {
+    let text = interruptible(py, facts, move |facts| {
         let m = source.load().map_err(model_error)?;
         fit(&facts, &m)?;
         let request = symdim::analyses::cost::CostRequest { binds, ranges };

@@ -142,7 +142,12 @@ fn symbol_bound(name: &str, rel: Rel, value: i64) -> Fact {
 
 pub(super) fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
     for (name, t) in &g.initializers {
-        let fact = const_fact(&mut ctx.alg, t);
+        // Interrupted (`Config::interrupt`): the rest are unknown, the result dropped.
+        let fact = if ctx.alg.interrupted() {
+            TensorFact::unknown(t.dtype)
+        } else {
+            const_fact(&mut ctx.alg, t)
+        };
         ctx.insert(name, fact);
     }
     for v in &g.inputs {

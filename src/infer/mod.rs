@@ -367,6 +367,16 @@ pub(crate) fn subgraph_captures(n: &Node) -> Vec<crate::graph::Name> {
 }
 
 fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &ValueDecl>) {
+    // Interrupted (`Config::interrupt`): the rest of the graph is skipped, its outputs
+    // unknown; the caller that interrupted discards the result.
+    if ctx.alg.interrupted() {
+        for out in node.outputs.iter().filter(|o| !o.is_empty()) {
+            if ctx.get(out).is_none() {
+                ctx.insert(out, TensorFact::unknown(crate::graph::DType::Undefined));
+            }
+        }
+        return;
+    }
     for (i, out) in node.outputs.iter().enumerate() {
         if !out.is_empty() && ctx.get(out).is_some() {
             let msg = format!("{}: output {i} `{out}` is already defined by another node or input; this node's value is ignored", node_context(node));

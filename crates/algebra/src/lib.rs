@@ -148,6 +148,9 @@ pub struct Config {
     pub dim_lower: Rat,
     /// Saturation limits.
     pub limits: Limits,
+    /// A caller's way to stop a long call early (Ctrl-C in Python); `None` runs to
+    /// the end.
+    pub interrupt: Option<Interrupt>,
 }
 
 impl Default for Config {
@@ -156,7 +159,60 @@ impl Default for Config {
             input_lower: Rat::one(),
             dim_lower: Rat::zero(),
             limits: Limits::default(),
+            interrupt: None,
         }
+    }
+}
+
+/// How often [`Algebra::saturate`] polls the [`Interrupt`]: once per this many
+/// rule applications.
+pub const INTERRUPT_EVERY: usize = 32;
+
+/// A request to stop early, asked of a caller's function at the engine's existing
+/// counters (each node of a graph, every [`INTERRUPT_EVERY`] rule applications,
+/// each tensor of an analysis). Once the function has said yes, the interrupt stays
+/// tripped: the engine skips the rest of its work, and what it returns is partial,
+/// so the caller that asked for the interrupt discards it ([`Interrupt::tripped`]).
+/// Clones share the state.
+#[derive(Clone)]
+pub struct Interrupt {
+    asked: std::sync::Arc<dyn Fn() -> bool + Send + Sync>,
+    tripped: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Interrupt {
+    /// An interrupt that trips when `asked` returns true.
+    pub fn new(asked: impl Fn() -> bool + Send + Sync + 'static) -> Interrupt {
+        Interrupt {
+            asked: std::sync::Arc::new(asked),
+            tripped: std::sync::Arc::default(),
+        }
+    }
+
+    /// Ask the caller's function (unless already tripped); true when work should stop.
+    pub fn poll(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.tripped.load(Ordering::Relaxed) {
+            return true;
+        }
+        let stop = (self.asked)();
+        if stop {
+            self.tripped.store(true, Ordering::Relaxed);
+        }
+        stop
+    }
+
+    /// True once a poll said stop.
+    pub fn tripped(&self) -> bool {
+        self.tripped.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl std::fmt::Debug for Interrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interrupt")
+            .field("tripped", &self.tripped())
+            .finish_non_exhaustive()
     }
 }
 
@@ -242,6 +298,12 @@ impl Algebra {
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Poll the configuration's [`Interrupt`], if any: true when the caller asked to
+    /// stop (now or earlier), and the rest of the work should be skipped.
+    pub fn interrupted(&self) -> bool {
+        self.config.interrupt.as_ref().is_some_and(Interrupt::poll)
     }
 
     /// The underlying e-graph (read-only).

@@ -44,6 +44,10 @@ impl Algebra {
                         seen_limit = true;
                         break;
                     }
+                    if applied % crate::INTERRUPT_EVERY == 0 && self.interrupted() {
+                        self.egraph.analysis.pending_rules.clear();
+                        return;
+                    }
                     let changed = rule.apply(&mut self.egraph, id, &matches);
                     self.sync();
                     applied += 1;

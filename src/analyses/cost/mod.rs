@@ -202,6 +202,12 @@ pub fn cost(
     let mut node_dims: Vec<(usize, Built, Built)> = Vec::with_capacity(order.len());
     for &i in &order {
         let node = &g.nodes[i];
+        // Interrupted (`Config::interrupt`): no more formulas; the caller discards
+        // the result.
+        if alg.interrupted() {
+            node_dims.push((i, None, None));
+            continue;
+        }
         let c =
             crate::ops::cost_for(&node.domain, &node.op_type).map(|rule| rule(&mut alg, ctx, node));
         node_dims.push((i, c.and_then(|c| c.macs), c.and_then(|c| c.flops)));

@@ -928,3 +928,42 @@ fn negative_dims_and_lower_bounds_are_refused() {
         Interval::at_least(Rat::zero())
     );
 }
+
+/// An interrupt that never says stop changes nothing and is polled (at every node
+/// and initializer at least); one that says stop at once leaves every node output
+/// unknown and stays tripped.
+#[test]
+fn an_interrupt_stops_inference_and_one_never_asked_changes_nothing() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use symdim::algebra::Interrupt;
+    let model = example();
+    let plain = symdim::infer(&model, &Facts::new());
+
+    let polls = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&polls);
+    let mut facts = Facts::new();
+    facts.config.interrupt = Some(Interrupt::new(move || {
+        count.fetch_add(1, Ordering::Relaxed);
+        false
+    }));
+    let asked = symdim::infer(&model, &facts);
+    let g = &model.graph;
+    assert!(polls.load(Ordering::Relaxed) >= g.nodes.len() + g.initializers.len());
+    assert_eq!(
+        symdim::Report::build(&model, &asked.into_context()).to_json(),
+        symdim::Report::build(&model, &plain.into_context()).to_json()
+    );
+
+    let stop = Interrupt::new(|| true);
+    let mut facts = Facts::new();
+    facts.config.interrupt = Some(stop.clone());
+    let stopped = symdim::infer(&model, &facts);
+    assert!(stop.tripped());
+    assert_eq!(stopped.shape("y"), None, "the output y is not inferred");
+    assert_eq!(
+        texts(&stopped.shape("x").unwrap()),
+        ["batch", "sequence", "64"],
+        "graph inputs keep their declared shapes"
+    );
+}
