@@ -164,7 +164,7 @@ impl Default for Config {
     }
 }
 
-/// How often [`Algebra::saturate`] polls the [`Interrupt`]: once per this many
+/// How often saturation polls the [`Interrupt`]: once per this many
 /// rule applications.
 pub const INTERRUPT_EVERY: usize = 32;
 
