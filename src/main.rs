@@ -4,7 +4,7 @@
 //!
 //! `symdim ranges MODEL [--range NAME=LO..HI]... [--opt NAME=V]... [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--format text|json|trtexec|ort-trt|openvino]`
 //!
-//! `symdim cost MODEL [--bind NAME=INT]... [--assume EXPR]... [--range NAME=LO..HI]... [--op-rules FILE]... [--format text|json] [--top N]`
+//! `symdim cost MODEL [--bind NAME=INT]... [--assume EXPR]... [--range NAME=LO..HI]... [--op-rules FILE]... [--format text|json] [--top N] [--plot NAME=LO..HI -o FILE.svg]`
 //!
 //! Exit status: 0 when inferred with no error diagnostic, 1 when the report holds an
 //! error diagnostic, 2 when no report is possible (the message goes to stderr).
@@ -142,6 +142,13 @@ enum Command {
         /// How many nodes the text report lists (by MACs).
         #[arg(long, default_value_t = 10)]
         top: usize,
+        /// Draw the peak activation bytes and the MACs against one symbol from LO
+        /// to HI (the others at their `--bind` values) into the SVG file of `-o`.
+        #[arg(long, value_name = "NAME=LO..HI", allow_hyphen_values = true)]
+        plot: Option<String>,
+        /// The SVG file `--plot` writes.
+        #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
+        output: Option<PathBuf>,
     },
     /// Say whether the model is valid for the given values (without running it).
     Check {
@@ -407,6 +414,14 @@ fn ranges_command(
     }
 }
 
+/// What `symdim cost` prints and draws: the report's format, the text's node
+/// count, and `--plot`'s range with the SVG file it writes.
+struct CostOutput {
+    format: OutFormat,
+    top: usize,
+    plot: Option<(String, PathBuf)>,
+}
+
 /// `symdim cost`: the report (exit status 0, 1 when inference found an error),
 /// or a usage error (exit status 2).
 fn cost_command(
@@ -415,9 +430,10 @@ fn cost_command(
     assumes: Vec<String>,
     ranges: &[String],
     op_rules: &[PathBuf],
-    format: OutFormat,
-    top: usize,
+    output: CostOutput,
 ) -> u8 {
+    use symdim::analyses::cost::plot::PlotRequest;
+    let CostOutput { format, top, plot } = output;
     use symdim::analyses::cost::CostRequest;
     let parsed = binds
         .iter()
@@ -442,6 +458,31 @@ fn cost_command(
             return 2;
         }
     };
+    let plot = match plot {
+        None => None,
+        Some((text, out)) => match symdim::contracts::ranges::parse_range(&text) {
+            Ok(symdim::contracts::ranges::UserRange {
+                name,
+                lo: Some(lo),
+                hi: Some(hi),
+            }) => Some((
+                PlotRequest {
+                    symbol: name,
+                    lo,
+                    hi,
+                },
+                out,
+            )),
+            Ok(_) => {
+                eprintln!("symdim: --plot {text}: give both ends, NAME=LO..HI");
+                return 2;
+            }
+            Err(e) => {
+                eprintln!("symdim: --plot: {e}");
+                return 2;
+            }
+        },
+    };
     // The binds evaluate the formulas; inference runs without them.
     let Some((m, facts)) = load_with_facts(model, &[], assumes, op_rules) else {
         return 2;
@@ -454,6 +495,19 @@ fn cost_command(
             return 2;
         }
     };
+    if let Some((request, out)) = plot {
+        let svg = match report.plot(&request) {
+            Ok(p) => p.to_svg(),
+            Err(e) => {
+                eprintln!("symdim: {e}");
+                return 2;
+            }
+        };
+        if let Err(e) = std::fs::write(&out, svg) {
+            eprintln!("symdim: cannot write {}: {e}", out.display());
+            return 2;
+        }
+    }
     let text = match format {
         OutFormat::Text => report.to_text(top),
         OutFormat::Json => report.to_json(),
@@ -508,7 +562,24 @@ fn run() -> u8 {
             op_rules,
             format,
             top,
-        } => cost_command(&model, &binds, assumes, &ranges, &op_rules, format, top),
+            plot,
+            output,
+        } => {
+            let plot = match (plot, output) {
+                (Some(p), Some(o)) => Some((p, o)),
+                (None, None) => None,
+                (Some(_), None) => {
+                    eprintln!("symdim: --plot needs -o FILE.svg, the file it writes");
+                    return 2;
+                }
+                (None, Some(_)) => {
+                    eprintln!("symdim: -o is the file of --plot; give --plot NAME=LO..HI");
+                    return 2;
+                }
+            };
+            let output = CostOutput { format, top, plot };
+            cost_command(&model, &binds, assumes, &ranges, &op_rules, output)
+        }
         Command::Check {
             model,
             binds,

@@ -19,6 +19,7 @@ pub mod annotate;
 pub mod cost;
 mod json;
 mod out;
+mod plot;
 mod rows;
 mod text;
 

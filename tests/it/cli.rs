@@ -915,3 +915,55 @@ fn binds_and_facts_past_max_facts_are_a_usage_error() {
         assert_eq!(out.status.code(), Some(want), "{k} binds");
     }
 }
+
+#[test]
+fn cost_plot_writes_an_svg_and_needs_its_file_and_values() {
+    let out = tmp("cost.svg");
+    let _ = std::fs::remove_file(&out);
+    let o = out.to_str().unwrap();
+    let ok = symdim(&[
+        "cost",
+        &example(),
+        "--bind",
+        "batch=2",
+        "--plot",
+        "sequence=1..64",
+        "-o",
+        o,
+    ]);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    // The report is printed as without --plot.
+    let plain = symdim(&["cost", &example(), "--bind", "batch=2"]);
+    assert_eq!(ok.stdout, plain.stdout);
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    for (args, says) in [
+        (vec!["--plot", "sequence=1..64"], "--plot needs -o"),
+        (vec!["-o", o], "-o is the file of --plot"),
+        (vec!["--plot", "sequence=1..", "-o", o], "give both ends"),
+        (
+            vec!["--plot", "sequence=1..64", "-o", o, "--bind", "x=1"],
+            "symdim:",
+        ),
+    ] {
+        let mut a = vec!["cost", "examples/attention.onnx"];
+        a.extend(args.iter().copied());
+        let r = Command::new(env!("CARGO_BIN_EXE_symdim"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(&a)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{a:?}: {err}");
+        assert!(err.contains(says), "{a:?}: {err}");
+    }
+    // Without batch's value the plot names what it needs.
+    let r = symdim(&["cost", &example(), "--plot", "sequence=1..64", "-o", o]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--bind batch=INT"));
+}

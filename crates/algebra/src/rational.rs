@@ -157,6 +157,14 @@ impl Rat {
         }
     }
 
+    /// The nearest `f64` (for drawing; `inf` past its range).
+    pub fn to_f64(&self) -> f64 {
+        match self {
+            Rat::Small(r) => *r.numer() as f64 / *r.denom() as f64,
+            Rat::Big(b) => b.to_f64().unwrap_or(f64::NAN),
+        }
+    }
+
     /// The larger bit length of the numerator and the denominator (0 for a small
     /// value, which never exceeds 63 bits).
     pub fn bits(&self) -> u64 {

@@ -25,6 +25,7 @@
 //! listed among the nodes left out of the totals, with a note.
 
 mod peak;
+pub mod plot;
 
 use crate::algebra::{Algebra, Dim, DimExpr, Expr, Fact, Rat, Rel, SymbolKind};
 use crate::context::facts::Facts;

@@ -393,3 +393,80 @@ fn a_bind_of_a_name_that_is_not_an_input_symbol_is_refused() {
     let e = symdim::infer(&m, &Facts::default()).cost(&r).unwrap_err();
     assert!(e.to_string().contains("nope"), "{e}");
 }
+
+#[test]
+fn the_plot_evaluates_the_peak_and_the_macs_at_each_value() {
+    use symdim::algebra::Rat;
+    use symdim::analyses::cost::plot::{PlotError, PlotRequest, MAX_PLOT_POINTS};
+    // examples/attention.onnx at batch 2 (docs/cost.md): MACs are proj's
+    // 2*S*192*64 = 24576*S plus scores' and context's 2*4*S*S*16 = 128*S^2 each. The
+    // peak is split_heads' 1536*2*S + 40 = 21544 at S = 7; at S = 64 it is the
+    // softmax step's scores and probs, [1, 2, 4, 64, 64] floats each (16*2*64*64
+    // bytes), with v, [1, 2, 4, 64, 16] floats, live: 262144 + 32768 = 294912.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/attention.onnx");
+    let model = symdim::load(std::path::Path::new(path)).unwrap();
+    let shapes = symdim::infer(&model, &Facts::default());
+    let at = |binds: Vec<(String, i64)>| {
+        shapes
+            .cost(&CostRequest {
+                binds,
+                ranges: vec![],
+            })
+            .unwrap()
+    };
+    let c = at(vec![("batch".into(), 2)]);
+    let ask = |lo, hi| PlotRequest {
+        symbol: "sequence".into(),
+        lo,
+        hi,
+    };
+    let p = c.plot(&ask(1, 64)).unwrap();
+    let macs = &p.macs.as_ref().unwrap().points;
+    assert_eq!(macs.len(), 64);
+    for (s, v) in macs {
+        assert_eq!(
+            *v,
+            Rat::int(256 * s * s + 24576 * s),
+            "MACs at sequence = {s}"
+        );
+    }
+    let peak = &p.peak_bytes.as_ref().unwrap().points;
+    let peak_at = |s: i64| peak.iter().find(|(x, _)| *x == s).map(|(_, v)| v.clone());
+    assert_eq!(peak_at(7), Some(Rat::int(21_544)));
+    assert_eq!(peak_at(64), Some(Rat::int(294_912)));
+
+    // The drawing: an SVG with a red and a blue line, the same bytes twice.
+    let svg = p.to_svg();
+    assert!(svg.starts_with("<svg"), "{}", &svg[..80.min(svg.len())]);
+    assert!(svg.contains("stroke=\"#FF0000\"") && svg.contains("stroke=\"#0000FF\""));
+    assert_eq!(svg, p.to_svg());
+
+    // A range as wide as a dim can be: MAX_PLOT_POINTS values, both ends, exact.
+    let wide = c.plot(&ask(1, i64::MAX)).unwrap();
+    let pts = &wide.macs.as_ref().unwrap().points;
+    assert_eq!(pts.len(), MAX_PLOT_POINTS);
+    let s = Rat::int(i64::MAX);
+    let want = Rat::int(256).mul(&s).mul(&s).add(&Rat::int(24576).mul(&s));
+    assert_eq!(
+        pts.last().map(|(x, v)| (*x, v.clone())),
+        Some((i64::MAX, want))
+    );
+
+    // Usage errors: batch has no value; no such symbol; an empty range.
+    assert_eq!(
+        at(vec![]).plot(&ask(1, 64)),
+        Err(PlotError::Unbound {
+            symbol: "sequence".into(),
+            missing: vec!["batch".into()]
+        })
+    );
+    assert!(matches!(
+        c.plot(&PlotRequest {
+            symbol: "width".into(),
+            lo: 1,
+            hi: 2
+        }),
+        Err(PlotError::NotASymbol { .. })
+    ));
+    assert!(matches!(c.plot(&ask(5, 4)), Err(PlotError::Empty { .. })));
+}
