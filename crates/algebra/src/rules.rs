@@ -337,10 +337,21 @@ fn offset_atom(cx: &Ctx<'_>, a: &Poly, kind: OpKind) -> Option<(Poly, Poly, Poly
     (!rest.is_zero() && cx.is_integer(&rest) && cx.bounds(&c).is_positive()).then_some((x, c, rest))
 }
 
+/// The most terms the divisor `c*d` of a collapsed nested division may have
+/// (`floordiv-nested-offset`, `ceildiv-nested-offset`). Collapsing a chain of
+/// divisions by symbolic dims multiplies their divisors, whose expansion doubles
+/// with each level (`(K0 + 1)*(K1 + 1)*...`); the growth limit is relative to the
+/// whole nested form, so without this bound each new level would collapse through
+/// ever more levels below it, and a chain of `n` levels would cost `n²`.
+pub const MAX_NESTED_DIVISOR_TERMS: usize = 16;
+
 fn floordiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     let (x, c, r) = offset_atom(cx, &v[0].canon, OpKind::FloorDiv)?;
-    (v[1].bounds.is_positive() && cx.is_integer(&v[1].canon))
-        .then(|| Poly::op(OpKind::FloorDiv, x.add(&r.mul(&c)), c.mul(&v[1].canon)))
+    if !(v[1].bounds.is_positive() && cx.is_integer(&v[1].canon)) {
+        return None;
+    }
+    let d = c.mul(&v[1].canon);
+    (d.len() <= MAX_NESTED_DIVISOR_TERMS).then(|| Poly::op(OpKind::FloorDiv, x.add(&r.mul(&c)), d))
 }
 
 fn ceildiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
@@ -348,8 +359,11 @@ fn ceildiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     if becomes_floordiv(cx, &x, &c) {
         return None;
     }
-    (v[1].bounds.is_positive() && cx.is_integer(&v[1].canon))
-        .then(|| Poly::op(OpKind::CeilDiv, x.add(&r.mul(&c)), c.mul(&v[1].canon)))
+    if !(v[1].bounds.is_positive() && cx.is_integer(&v[1].canon)) {
+        return None;
+    }
+    let d = c.mul(&v[1].canon);
+    (d.len() <= MAX_NESTED_DIVISOR_TERMS).then(|| Poly::op(OpKind::CeilDiv, x.add(&r.mul(&c)), d))
 }
 
 fn min_left(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {

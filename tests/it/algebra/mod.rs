@@ -1195,3 +1195,39 @@ fn expansion_is_bounded() {
     assert_eq!(b.render(d), num_bigint::BigInt::from(4).pow(64).to_string());
     assert_eq!(b.render(p), num_bigint::BigInt::from(2).pow(50).to_string());
 }
+
+/// Nested `ceildiv`s by symbolic dims collapse in pairs while the divisor product
+/// stays within `MAX_NESTED_DIVISOR_TERMS`, and the form keeps the value: at every
+/// depth, the simplified form equals the nested text under the reference evaluator
+/// (`ceil` at each level) at sampled values.
+#[test]
+fn nested_ceildivs_by_symbols_keep_their_value_within_the_divisor_bound() {
+    use symdim::algebra::parse::parse_expr;
+    use symdim::algebra::rules::MAX_NESTED_DIVISOR_TERMS;
+    assert_eq!(MAX_NESTED_DIVISOR_TERMS, 16);
+    for depth in [1usize, 2, 3, 4, 5, 8, 12] {
+        let mut text = "N".to_string();
+        for i in 0..depth {
+            text = format!("ceildiv({text}, K{i} + 1)");
+        }
+        let mut alg = Algebra::default();
+        let form = simplify(&mut alg, &text);
+        let (given, simplified) = (parse_expr(&text).unwrap(), parse_expr(&form).unwrap());
+        for n in [1i64, 2, 7, 100, 1000, 99_991] {
+            for seed in 0..6i64 {
+                let ks: Vec<i64> = (0..depth as i64)
+                    .map(|i| 1 + (seed * 7 + i * 3) % 5)
+                    .collect();
+                let env = |s: &str| match s {
+                    "N" => Some(Rat::int(n)),
+                    _ => s[1..].parse::<usize>().ok().map(|i| Rat::int(ks[i])),
+                };
+                assert_eq!(
+                    simplified.eval(&env),
+                    given.eval(&env),
+                    "{text} -> {form} at N = {n}, K = {ks:?}"
+                );
+            }
+        }
+    }
+}
