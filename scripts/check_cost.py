@@ -21,9 +21,26 @@ input symbols, this script
      step order symdim's `nodes` list gives (the order is symdim's; the liveness
      and the sizes are computed here).
 
+With `--models DIR` it checks the models of DIR instead (scripts/make_cost_models.py
+writes them to tests/fixtures/cost), at the bindings `GENERATED` of `batch`,
+`sequence` and `past_sequence` (each model's own symbols of them), and also checks,
+from runtime shapes and the op specs:
+   - the MACs of LSTM, GRU, RNN (`seq * batch * D * gates * H * (I + H)`), ONNX
+     Attention, com.microsoft Attention and MultiHeadAttention (the two products
+     `Q K^T` and `P V` over the total sequence `T` = new + past, and Attention's
+     input projection), MatMulInteger and QLinearMatMul (numpy matmul) and
+     com.microsoft MatMulNBits (`prod(A[:-1]) * N * K`, one MAC per weight used),
+     and their FLOPs (`2 * MACs` plus docs/cost.md's per-element counts: 17, 13, 3
+     per hidden unit and step for LSTM, GRU, RNN, 5 per attention score), each
+     counted under "contractions";
+   - the KV cache bytes: the runtime bytes of the graph outputs named `present*`,
+     else of the graph inputs named `past*`.
+
 Run (from the crate root; needs onnx, onnxruntime and numpy, and a built symdim):
 
     /work/venv-zoo/bin/python scripts/check_cost.py [--symdim PATH] [MODEL_STEM ...]
+    /work/venv-int/bin/python scripts/make_cost_models.py
+    /work/venv-int/bin/python scripts/check_cost.py --models tests/fixtures/cost
 
 It prints one line per model and binding and the totals; the exit status is 1 when
 a check failed.
@@ -77,7 +94,18 @@ BINDINGS = {
     "large_llama_l64_h32_dyn18": TEXT,
 }
 
+# Bindings of the generated models' symbols (each model binds the ones it has):
+# distinct, not 1, and unequal to the models' head counts and widths.
+GENERATED = [
+    {"batch": 3, "sequence": 7, "past_sequence": 5},
+    {"batch": 2, "sequence": 5, "past_sequence": 9},
+    {"batch": 5, "sequence": 11, "past_sequence": 6},
+]
+
 CONTROL = {"If", "Loop", "Scan"}
+
+# Gates per recurrent op (ONNX LSTM, GRU, RNN specs: i o f c; z r h; one).
+GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 
 
 def prod(xs):
@@ -95,14 +123,92 @@ def matmul_macs(a, b):
     return prod(batch) * a[-2] * b[-1] * a[-1]
 
 
+def extra_flops(node, shape):
+    """FLOPs beyond `2 * MACs` of the recurrent, attention and quantized matmul ops,
+    by docs/cost.md's per-element counts, from runtime shapes; None for other ops.
+    Recurrent: 17 (LSTM), 13 (GRU), 3 (RNN) per step, batch row, direction and
+    hidden unit; attention: 5 per score (the softmax); the matmuls: 0."""
+    op, dom = node.op_type, node.domain
+    ins = [shape(i) if i else None for i in node.input]
+    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    if op in ("MatMulInteger", "QLinearMatMul") and dom in ("", "ai.onnx"):
+        return 0
+    if op == "MatMulNBits" and dom == "com.microsoft":
+        return 0
+    if op in GATES and dom in ("", "ai.onnx"):
+        x = ins[0]
+        seq, batch = (x[1], x[0]) if attrs.get("layout", 0) else (x[0], x[1])
+        d = 2 if attrs.get("direction", b"forward") in (b"bidirectional", "bidirectional") else 1
+        return {"LSTM": 17, "GRU": 13, "RNN": 3}[op] * seq * batch * d * attrs["hidden_size"]
+    if op == "Attention" and dom in ("", "ai.onnx"):
+        q, k = ins[0], ins[1]
+        past = ins[4] if len(ins) > 4 else None
+        t = k[2] + (past[2] if past is not None else 0)
+        return 5 * q[0] * q[1] * q[2] * t
+    if op == "Attention" and dom == "com.microsoft":
+        b, seq, _ = ins[0]
+        past = ins[4] if len(ins) > 4 else None
+        t = seq + (past[3] if past is not None else 0)
+        return 5 * b * attrs["num_heads"] * seq * t
+    if op == "MultiHeadAttention" and dom == "com.microsoft":
+        q, k = ins[0], ins[1]
+        past = ins[6] if len(ins) > 6 else None
+        t = k[1] + (past[2] if past is not None else 0)
+        return 5 * q[0] * attrs["num_heads"] * q[1] * t
+    return None
+
+
 def contraction_macs(node, shape):
     """MACs of a contraction from runtime shapes (`shape(name)`), or None."""
     op = node.op_type
     ins = [shape(i) if i else None for i in node.input]
     outs = [shape(o) if o else None for o in node.output]
     attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-    if op == "MatMul" and ins[0] is not None and ins[1] is not None:
+    if op in ("MatMul", "MatMulInteger") and ins[0] is not None and ins[1] is not None:
         return matmul_macs(ins[0], ins[1])
+    if op == "QLinearMatMul" and ins[0] is not None and ins[3] is not None:
+        return matmul_macs(ins[0], ins[3])
+    if op == "MatMulNBits" and node.domain == "com.microsoft" and ins[0] is not None:
+        # Y = A x dequant(B)^T, B holding N x K weights (contrib op docs).
+        return prod(ins[0][:-1]) * attrs["N"] * attrs["K"]
+    if op in GATES and node.domain in ("", "ai.onnx") and ins[0] is not None:
+        # Per step, batch row, direction and gate: X_t W^T (I x H) + H_{t-1} R^T (H x H).
+        x = ins[0]
+        seq, batch, inp = (x[1], x[0], x[2]) if attrs.get("layout", 0) else (x[0], x[1], x[2])
+        d = 2 if attrs.get("direction", b"forward") in (b"bidirectional", "bidirectional") else 1
+        h = attrs["hidden_size"]
+        return seq * batch * d * GATES[op] * h * (inp + h)
+    if op == "Attention" and node.domain in ("", "ai.onnx") and len(ins) >= 3:
+        # ONNX Attention (opset 23), 4-D Q [B, Hq, L, E], K [B, Hkv, S, E], V [B, Hkv,
+        # S, Ev], past_key [B, Hkv, P, E]: Q K^T is B*Hq*L*T*E, P V is B*Hq*L*T*Ev.
+        q, k, v = ins[0], ins[1], ins[2]
+        if any(x is None or len(x) != 4 for x in (q, k, v)):
+            return None  # the 3-D form (q_num_heads) is not checked here
+        past = ins[4] if len(ins) > 4 else None
+        b, hq, length, e = q
+        t = k[2] + (past[2] if past is not None else 0)
+        return b * hq * length * t * e + b * hq * length * t * v[3]
+    if op == "Attention" and node.domain == "com.microsoft":
+        # input [B, S, Din] x weights [Din, Dq + Dk + Dv] + bias, then per head
+        # Q K^T over T = past + S and P V: B*S*T*Dq + B*S*T*Dv.
+        x, w = ins[0], ins[1]
+        if x is None or w is None or len(x) != 3:
+            return None
+        b, seq, din = x
+        sizes = attrs.get("qkv_hidden_sizes")
+        dq, dv = (sizes[0], sizes[2]) if sizes else (w[1] // 3, w[1] // 3)
+        past = ins[4] if len(ins) > 4 else None
+        t = seq + (past[3] if past is not None else 0)
+        return b * seq * din * w[1] + b * seq * t * dq + b * seq * t * dv
+    if op == "MultiHeadAttention" and node.domain == "com.microsoft":
+        # 3-D query [B, S, D], key [B, L, D], value [B, L, Dv], past_key [B, N, P, h].
+        q, k, v = ins[0], ins[1], ins[2]
+        if any(x is None or len(x) != 3 for x in (q, k, v)):
+            return None  # packed QKV or 4-D key/value: not checked here
+        past = ins[6] if len(ins) > 6 else None
+        b, seq, d = q
+        t = k[1] + (past[2] if past is not None else 0)
+        return b * seq * t * d + b * seq * t * v[2]
     if op == "Gemm" and ins[0] is not None and ins[1] is not None:
         a, b = ins[0], ins[1]
         m, k = (a[1], a[0]) if attrs.get("transA", 0) else (a[0], a[1])
@@ -182,6 +288,11 @@ def peak_of(graph, order_names, sizes, outputs):
     return max(live) if live else 0
 
 
+def own_outputs(path):
+    """The model's own graph outputs (before exposing every node output)."""
+    return [o.name for o in onnx.load(str(path), load_external_data=False).graph.output]
+
+
 def val(d, key):
     """A figure's value: its `_value` (with binds), else the figure itself (a static
     model's figures are numbers)."""
@@ -189,8 +300,9 @@ def val(d, key):
 
 
 def check(symdim, sub, path, binding, tally):
+    tensors, syms = symdim_inputs(symdim, path)
+    binding = {k: v for k, v in binding.items() if k in syms}
     cost = run_symdim(symdim, path, binding)
-    tensors, _ = symdim_inputs(symdim, path)
     model, rt, init_shapes, hidden = runtime(path, tensors, binding)
     g = model.graph
     bad = []
@@ -222,6 +334,12 @@ def check(symdim, sub, path, binding, tally):
         got = val(nodes[node_name(node, index)], "macs")
         if got != want:
             bad.append(f"node {node.name} ({node.op_type}): macs {got} != runtime {want}")
+        extra = extra_flops(node, shape)
+        if extra is not None:
+            nc += 1
+            got = val(nodes[node_name(node, index)], "flops")
+            if got != 2 * want + extra:
+                bad.append(f"node {node.name} ({node.op_type}): flops {got} != {2 * want + extra}")
     # Totals.
     # Activations: graph inputs and node outputs, but Constant outputs (parameters).
     constants = {o for n in g.node if n.op_type == "Constant" for o in n.output}
@@ -238,10 +356,25 @@ def check(symdim, sub, path, binding, tally):
         peak = peak_of(g, [n["node"] for n in cost["nodes"]], sizes, own)
         if val(totals, "peak_bytes") != peak:
             bad.append(f"peak bytes {val(totals, 'peak_bytes')} != runtime {peak}")
+    # KV cache: the graph outputs named present*, else the graph inputs named past*.
+    kv_names = [o.name for o in g.output[: len(own_outputs(path))] if o.name.startswith("present")]
+    if not kv_names:
+        kv_names = [i.name for i in g.input if i.name.startswith("past") and i.name in rt]
+    nkv = 0
+    if kv_names and all(n in rt for n in kv_names):
+        nkv = 1
+        kv = sum(prod(rt[n][0]) * rt[n][1] for n in kv_names)
+        if val(totals, "kv_cache_bytes") != kv:
+            bad.append(f"kv cache bytes {val(totals, 'kv_cache_bytes')} != runtime {kv}")
+    ntot += nkv
     tally["tensors"] += nt
     tally["contractions"] += nc
     tally["totals"] += ntot
     tally["mismatches"] += len(bad)
+    for node in g.node:
+        if contraction_macs(node, shape) is not None:
+            key = node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
+            tally["ops"][key] = tally["ops"].get(key, 0) + 1
     b = ",".join(f"{k}={v}" for k, v in binding.items()) or "static"
     print(f"{sub}/{path.name} [{b}]: {nt} tensors, {nc} contractions, {ntot} totals, {len(bad)} mismatches"
           + (f" ({hidden} tensors not exposed)" if hidden else ""))
@@ -253,10 +386,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     target = os.environ.get("CARGO_TARGET_DIR", str(ROOT / "target"))
     ap.add_argument("--symdim", default=str(Path(target) / "release" / "symdim"))
+    ap.add_argument("--models", help="check the models of this directory (at GENERATED)")
     ap.add_argument("stems", nargs="*", help="only these model file stems")
     a = ap.parse_args()
-    tally = {"models": 0, "runs": 0, "tensors": 0, "contractions": 0, "totals": 0, "mismatches": 0}
-    for sub in ("pypi", "export", "large"):
+    tally = {"models": 0, "runs": 0, "tensors": 0, "contractions": 0, "totals": 0, "mismatches": 0,
+             "ops": {}}
+    if a.models:
+        for path in sorted(Path(a.models).glob("*.onnx")):
+            if a.stems and path.stem not in a.stems:
+                continue
+            tally["models"] += 1
+            for binding in GENERATED:
+                tally["runs"] += 1
+                check(a.symdim, "models", path, binding, tally)
+    for sub in () if a.models else ("pypi", "export", "large"):
         for path in sorted((CORPUS / sub).glob("*.onnx")):
             if a.stems and path.stem not in a.stems:
                 continue

@@ -102,6 +102,8 @@ NP_DTYPE = {
     onnx.TensorProto.DOUBLE: np.float64,
     onnx.TensorProto.INT64: np.int64,
     onnx.TensorProto.INT32: np.int32,
+    onnx.TensorProto.UINT8: np.uint8,
+    onnx.TensorProto.INT8: np.int8,
     onnx.TensorProto.BOOL: np.bool_,
 }
 
