@@ -186,7 +186,8 @@ enum Command {
         #[arg(long = "op-rules", value_name = "FILE")]
         op_rules: Vec<PathBuf>,
     },
-    /// Simplify dim expressions and print their canonical form.
+    /// Simplify dim expressions and print their canonical form (a value past a size
+    /// limit becomes a placeholder symbol, named by a warning on stderr).
     Simplify {
         /// Expressions in the grammar of docs/grammar.md.
         #[arg(required = true)]
@@ -656,12 +657,19 @@ fn run() -> u8 {
                     return 2;
                 }
             }
+            let mut warned = 0;
             for e in &exprs {
                 match alg.parse(e) {
                     Ok(d) => {
                         if let Err(code) = emit(&format!("{}\n", alg.simplify(d))) {
                             return code;
                         }
+                        // A limit's placeholder (`big0`) in the printed form is named
+                        // by a warning, as the report lists it among its diagnostics.
+                        for w in &alg.warnings()[warned..] {
+                            eprintln!("symdim: warning: {w}");
+                        }
+                        warned = alg.warnings().len();
                     }
                     Err(err) => {
                         eprintln!("symdim: {err}");

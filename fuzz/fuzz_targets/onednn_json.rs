@@ -1,6 +1,7 @@
-//! oneDNN Graph JSON through the reader; the first byte also chooses a nesting depth
-//! (up to 64,000 levels of arrays or objects) around the rest, which the JSON
-//! parser's recursion limit must stop.
+//! oneDNN Graph JSON through the whole pipeline: parse, convert (as the CLI loads a
+//! file), infer, report. The first byte also chooses a nesting depth (up to 64,000
+//! levels of arrays or objects) around the rest, which the JSON parser's recursion
+//! limit must stop.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
@@ -10,8 +11,17 @@ fuzz_target!(|data: &[u8]| {
             let _ = g.topological_order();
         }
     }
+    if let Ok(model) = symdim::read::load::load_bytes(data, "fuzz.json", &Default::default()) {
+        if model.format == symdim::graph::Format::OneDnn {
+            let report = symdim::infer(&model, &symdim::Facts::default()).report();
+            let _ = report.to_json();
+            let _ = report.to_text();
+        }
+    }
     let [a, rest @ ..] = data else { return };
-    let Ok(inner) = std::str::from_utf8(rest) else { return };
+    let Ok(inner) = std::str::from_utf8(rest) else {
+        return;
+    };
     let n = usize::from(*a) * 250;
     let (open, close) = if a % 2 == 0 {
         ("[", "]")

@@ -484,6 +484,8 @@ pub fn parse_bind(text: &str) -> Result<(String, i64), FactsError> {
     // one that does not parse (`input_ids.1`) is a symbol of that exact spelling.
     let name = match parse_expr(name) {
         Ok(expr) => match &expr {
+            // An empty backquoted name (`` `` ``) names no symbol either.
+            Expr::Sym(s) if s.is_empty() => return Err(bad(BindProblem::EmptyName)),
             Expr::Sym(s) => s.clone(),
             _ => {
                 return Err(bad(BindProblem::Expression {

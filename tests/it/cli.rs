@@ -186,6 +186,38 @@ fn annotated_model_reads_back_with_value_info() {
     );
 }
 
+/// Found by the `expr_parse` fuzz target (21 inputs, all alike): a constant power past
+/// `MAX_CONST_BITS` (`19014085**529`, about 12,700 bits) becomes the placeholder
+/// `big0`, a fresh data-dependent symbol. `simplify` printed it with no word that it
+/// is one (read back, `big0` is an input symbol, another expression); a warning on
+/// stderr now names it.
+#[test]
+fn simplify_names_a_placeholder_fuzz_find() {
+    let out = symdim(&["simplify", "81//19014085**529", "A + 1"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(
+        lines[0].starts_with("floordiv(81, ") && lines[0].contains("big0"),
+        "{stdout}"
+    );
+    assert_eq!(lines[1], "A + 1");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.is_empty());
+    for line in stderr.lines() {
+        assert!(
+            line.starts_with("symdim: warning: a constant grew past 4096 bits (MAX_CONST_BITS); it became the fresh dim big"),
+            "{stderr}"
+        );
+    }
+    assert!(stderr.contains("fresh dim big0\n"), "{stderr}");
+    // Without a placeholder, nothing on stderr.
+    let out = symdim(&["simplify", "81//19014085**5"]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "0\n");
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
+}
+
 #[test]
 fn simplify_prints_canonical_forms() {
     let out = symdim(&[

@@ -471,6 +471,51 @@ fn a_huge_declared_rank_is_unknown_not_built() {
     }
 }
 
+/// A `cli_args` fuzz case (`tests/fixtures/fuzz/cli_args_empty_backquoted_bind.txt`,
+/// `--bind '``=3'`): the empty backquoted name `` `` `` read as a symbol named "" in
+/// `--bind`, `--range` and `--opt`. It is an empty name, refused as one.
+#[test]
+fn cli_fuzz_find_empty_backquoted_name_is_refused() {
+    use symdim::context::facts::{parse_bind, BindProblem, FactsError};
+    use symdim::contracts::ranges::{parse_opt, parse_range, RangeError};
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fuzz/cli_args_empty_backquoted_bind.txt"
+    ))
+    .unwrap();
+    assert_eq!(text, "``=3");
+    for bind in [text.as_str(), " `` = 3"] {
+        let err = parse_bind(bind).unwrap_err();
+        assert_eq!(
+            err,
+            FactsError::BadBind {
+                text: bind.to_string(),
+                why: BindProblem::EmptyName,
+            }
+        );
+        assert_eq!(
+            err.as_flags().to_string(),
+            format!("--bind {bind}: the symbol name is empty")
+        );
+    }
+    let range = "``=1..3";
+    assert_eq!(
+        parse_range(range),
+        Err(RangeError::BadRange {
+            text: range.to_string()
+        })
+    );
+    assert_eq!(
+        parse_opt("``=2"),
+        Err(RangeError::BadOpt {
+            text: "``=2".to_string()
+        })
+    );
+    // A backquoted name with text in it still reads.
+    assert_eq!(parse_bind("`a b`=3"), Ok(("a b".to_string(), 3)));
+    assert_eq!(parse_opt("`a b`=2"), Ok(("a b".to_string(), 2)));
+}
+
 /// An `algebra_ops` fuzz case (`tests/fixtures/fuzz/algebra_ops_assume_slow.bin`): the
 /// union `A*A + A*S == A` is refuted (`A*A + A*S - A = A*(A + S - 1)`, a product of
 /// two factors >= 1, which interval bounds alone do not see). Where dims may be 0 the

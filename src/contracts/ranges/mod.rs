@@ -259,13 +259,14 @@ pub fn parse_opt(text: &str) -> Result<(String, i64), RangeError> {
 }
 
 /// A symbol name as `--bind` reads it: a plain or backquoted name, or text that is
-/// not an expression (`input_ids.1`); `None` for an expression or nothing.
+/// not an expression (`input_ids.1`); `None` for an expression or nothing (an
+/// empty name, backquoted or not).
 fn symbol_name(name: &str) -> Option<String> {
     if name.is_empty() {
         return None;
     }
     match &parse_expr(name) {
-        Ok(Expr::Sym(s)) => Some(s.clone()),
+        Ok(Expr::Sym(s)) if !s.is_empty() => Some(s.clone()),
         Ok(_) => None,
         Err(_) => Some(name.to_string()),
     }
