@@ -16,6 +16,10 @@ import pytest
 
 CHILD = r"""
 import json, os, signal, sys, threading, time
+# A process started in the background (`cmd &` in a script, as CI may run the
+# suite) inherits SIGINT ignored, and Python then installs no handler: restore the
+# one an interactive interpreter has.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, sys.argv[1])
 import models
 import symdim
