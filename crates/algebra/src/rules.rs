@@ -278,7 +278,12 @@ fn nested_ok(cx: &Ctx<'_>, v: &[Operand]) -> bool {
 /// `d_int` says whether `d` is known to be an integer; `d` is positive. Both are
 /// carried from level to level (a product of positives is positive, of integers an
 /// integer) rather than asked of the growing product.
-fn nest(cx: &Ctx<'_>, kind: OpKind, mut x: Poly, mut d: Poly, mut d_int: bool) -> Poly {
+///
+/// `None` when a product would not fit [`divisor_fits`]: the chain then stays as it
+/// is rather than collapsing part of the way, since each e-node of the class would
+/// collapse to a different partial form, and a chain of `n` levels would gather
+/// `n` forms per class.
+fn nest(cx: &Ctx<'_>, kind: OpKind, mut x: Poly, mut d: Poly, mut d_int: bool) -> Option<Poly> {
     for _ in 0..super::poly::MAX_DEPTH {
         let inner = match x.as_atom() {
             Some(Atom::Op(o)) if o.kind == kind => o.clone(),
@@ -287,38 +292,46 @@ fn nest(cx: &Ctx<'_>, kind: OpKind, mut x: Poly, mut d: Poly, mut d_int: bool) -
         if !(d_int && cx.bounds(&inner.b).is_positive()) {
             break;
         }
+        let product = inner.b.mul(&d);
+        if !divisor_fits(&product) {
+            return None;
+        }
         d_int = cx.is_integer(&inner.b);
-        d = inner.b.mul(&d);
+        d = product;
         x = inner.a.clone();
     }
-    Poly::op(kind, x, d)
+    Some(Poly::op(kind, x, d))
 }
 
 fn floordiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
-    nested_ok(cx, v).then(|| {
-        nest(
-            cx,
-            OpKind::FloorDiv,
-            v[0].canon.clone(),
-            v[1].canon.mul(&v[2].canon),
-            cx.is_integer(&v[1].canon),
-        )
-    })
+    let d = v[1].canon.mul(&v[2].canon);
+    if !(nested_ok(cx, v) && divisor_fits(&d)) {
+        return None;
+    }
+    nest(
+        cx,
+        OpKind::FloorDiv,
+        v[0].canon.clone(),
+        d,
+        cx.is_integer(&v[1].canon),
+    )
 }
 
 fn ceildiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     if becomes_floordiv(cx, &v[0].canon, &v[1].canon) {
         return None;
     }
-    nested_ok(cx, v).then(|| {
-        nest(
-            cx,
-            OpKind::CeilDiv,
-            v[0].canon.clone(),
-            v[1].canon.mul(&v[2].canon),
-            cx.is_integer(&v[1].canon),
-        )
-    })
+    let d = v[1].canon.mul(&v[2].canon);
+    if !(nested_ok(cx, v) && divisor_fits(&d)) {
+        return None;
+    }
+    nest(
+        cx,
+        OpKind::CeilDiv,
+        v[0].canon.clone(),
+        d,
+        cx.is_integer(&v[1].canon),
+    )
 }
 
 /// `a = floordiv(x, c) + r` (or ceildiv) with `r` an integer: `(x, c, r)`.
@@ -345,13 +358,32 @@ fn offset_atom(cx: &Ctx<'_>, a: &Poly, kind: OpKind) -> Option<(Poly, Poly, Poly
 /// ever more levels below it, and a chain of `n` levels would cost `n²`.
 pub const MAX_NESTED_DIVISOR_TERMS: usize = 16;
 
+/// The most factors (atoms) a term of the divisor of a collapsed nested division
+/// may have (`floordiv-nested`, `ceildiv-nested` and their `-offset` forms). A chain
+/// `floordiv(floordiv(N, K0), K1)...` collapses to `floordiv(N, K0*K1*...)`, and each
+/// level's product is a new chain of e-classes (its factors are ordered by name, so
+/// the new factor lands mid-chain): without this bound a chain of `n` divisions by
+/// distinct symbols would make `n²/2` classes, each bounded anew. Past it the
+/// division stays nested (sound, less simplified), and a chain's cost per level is
+/// bounded by the nesting depth limit, `poly::MAX_DEPTH`.
+pub const MAX_NESTED_DIVISOR_FACTORS: usize = 16;
+
+/// Whether `d` may be the divisor of a collapsed nested division:
+/// [`MAX_NESTED_DIVISOR_TERMS`] terms of [`MAX_NESTED_DIVISOR_FACTORS`] factors at most.
+fn divisor_fits(d: &Poly) -> bool {
+    d.len() <= MAX_NESTED_DIVISOR_TERMS
+        && d.0
+            .iter()
+            .all(|(m, _)| m.0.len() <= MAX_NESTED_DIVISOR_FACTORS)
+}
+
 fn floordiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     let (x, c, r) = offset_atom(cx, &v[0].canon, OpKind::FloorDiv)?;
     if !(v[1].bounds.is_positive() && cx.is_integer(&v[1].canon)) {
         return None;
     }
     let d = c.mul(&v[1].canon);
-    (d.len() <= MAX_NESTED_DIVISOR_TERMS).then(|| Poly::op(OpKind::FloorDiv, x.add(&r.mul(&c)), d))
+    divisor_fits(&d).then(|| Poly::op(OpKind::FloorDiv, x.add(&r.mul(&c)), d))
 }
 
 fn ceildiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
@@ -363,7 +395,7 @@ fn ceildiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
         return None;
     }
     let d = c.mul(&v[1].canon);
-    (d.len() <= MAX_NESTED_DIVISOR_TERMS).then(|| Poly::op(OpKind::CeilDiv, x.add(&r.mul(&c)), d))
+    divisor_fits(&d).then(|| Poly::op(OpKind::CeilDiv, x.add(&r.mul(&c)), d))
 }
 
 fn min_left(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
@@ -656,6 +688,14 @@ fn apply_match(
         return false;
     }
     let id = add_poly(egraph, &rhs);
+    // A local union (no e-node names the class removed, and the data of the class
+    // kept stays) leaves every e-node canonical: sorting the kept class is all a
+    // rebuild would do, and a rebuild visits every class.
+    if crate::saturate::union_is_local(egraph, eclass, id) {
+        let merged = egraph.union_trusted(eclass, id, rule);
+        crate::saturate::sort_class(egraph, eclass);
+        return merged;
+    }
     egraph.analysis.dirty = true;
     egraph.union_trusted(eclass, id, rule)
 }

@@ -1200,6 +1200,52 @@ fn expansion_is_bounded() {
 /// stays within `MAX_NESTED_DIVISOR_TERMS`, and the form keeps the value: at every
 /// depth, the simplified form equals the nested text under the reference evaluator
 /// (`ceil` at each level) at sampled values.
+/// A chain of floordivs by distinct symbols collapses into one division while its
+/// divisor has at most `MAX_NESTED_DIVISOR_FACTORS` factors, and past that stays
+/// nested rather than collapsing part of the way: each form keeps the chain's value.
+#[test]
+fn floordiv_chains_by_symbols_collapse_up_to_the_factor_bound() {
+    use symdim::algebra::parse::parse_expr;
+    use symdim::algebra::rules::MAX_NESTED_DIVISOR_FACTORS;
+    assert_eq!(MAX_NESTED_DIVISOR_FACTORS, 16);
+    for depth in [2usize, 8, 15, 16, 17, 18, 24, 40] {
+        let mut text = "N".to_string();
+        for i in 0..depth {
+            text = format!("floordiv({text}, K{i})");
+        }
+        let mut alg = Algebra::default();
+        let form = simplify(&mut alg, &text);
+        let divisions = form.matches("floordiv(").count();
+        if depth <= MAX_NESTED_DIVISOR_FACTORS {
+            assert_eq!(divisions, 1, "{text} -> {form}");
+        } else {
+            // The collapse of the first 16 levels, then one division per level.
+            assert_eq!(
+                divisions,
+                depth - MAX_NESTED_DIVISOR_FACTORS + 1,
+                "{text} -> {form}"
+            );
+        }
+        let (given, simplified) = (parse_expr(&text).unwrap(), parse_expr(&form).unwrap());
+        for n in [0i64, 1, 7, 1000, 99_991, 1 << 40] {
+            for seed in 0..4i64 {
+                let ks: Vec<i64> = (0..depth as i64)
+                    .map(|i| 1 + (seed * 5 + i * 3) % 4)
+                    .collect();
+                let env = |s: &str| match s {
+                    "N" => Some(Rat::int(n)),
+                    _ => s[1..].parse::<usize>().ok().map(|i| Rat::int(ks[i])),
+                };
+                assert_eq!(
+                    simplified.eval(&env),
+                    given.eval(&env),
+                    "{text} -> {form} at N = {n}, K = {ks:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn nested_ceildivs_by_symbols_keep_their_value_within_the_divisor_bound() {
     use symdim::algebra::parse::parse_expr;
