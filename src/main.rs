@@ -6,6 +6,8 @@
 //!
 //! `symdim cost MODEL [--bind NAME=INT]... [--assume EXPR]... [--range NAME=LO..HI]... [--op-rules FILE]... [--format text|json] [--top N] [--plot NAME=LO..HI -o FILE.svg]`
 //!
+//! `symdim diff OLD NEW [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--format text|json] [--fail-on breaking|any|none]`
+//!
 //! Exit status: 0 when inferred with no error diagnostic, 1 when the report holds an
 //! error diagnostic, 2 when no report is possible (the message goes to stderr).
 
@@ -43,6 +45,17 @@ enum RangesFormat {
     Trtexec,
     OrtTrt,
     Openvino,
+}
+
+/// When `symdim diff` exits with status 1.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FailOn {
+    /// A breaking change.
+    Breaking,
+    /// Any difference.
+    Any,
+    /// Never.
+    None,
 }
 
 #[derive(Subcommand)]
@@ -149,6 +162,32 @@ enum Command {
         /// The SVG file `--plot` writes.
         #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
         output: Option<PathBuf>,
+    },
+    /// What changed between two versions of a model: inputs and outputs, the
+    /// contract, the tensors inside, op counts and cost, with a verdict.
+    Diff {
+        /// The old version (ONNX, OpenVINO IR or oneDNN Graph JSON).
+        old: PathBuf,
+        /// The new version.
+        new: PathBuf,
+        /// Bind a symbol first, e.g. `--bind batch=4` (given to each version that
+        /// declares the symbol).
+        #[arg(long = "bind", value_name = "NAME=INT", allow_hyphen_values = true)]
+        binds: Vec<String>,
+        /// Assume a fact first, e.g. `--assume "sequence <= 512"` (given to each
+        /// version that declares its symbols).
+        #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
+        assumes: Vec<String>,
+        /// Shape rules for ops, read from a file (docs/op-rules.md); repeatable.
+        #[arg(long = "op-rules", value_name = "FILE")]
+        op_rules: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutFormat,
+        /// Exit with status 1 on a breaking change (the default), on any
+        /// difference, or never.
+        #[arg(long = "fail-on", value_enum, default_value = "breaking")]
+        fail_on: FailOn,
     },
     /// Say whether the model is valid for the given values (without running it).
     Check {
@@ -523,6 +562,56 @@ fn cost_command(
     }
 }
 
+/// `symdim diff`: the report, and exit status 1 when `fail_on` says so; 2 when a
+/// model cannot be read or a fact fits neither version.
+fn diff_command(
+    old: &std::path::Path,
+    new: &std::path::Path,
+    binds: &[String],
+    assumes: Vec<String>,
+    op_rules: &[PathBuf],
+    format: OutFormat,
+    fail_on: FailOn,
+) -> u8 {
+    let Some(facts) = read_facts(binds, assumes, op_rules) else {
+        return 2;
+    };
+    let Some(m_old) = load_model(old, &Default::default()) else {
+        return 2;
+    };
+    let Some(m_new) = load_model(new, &Default::default()) else {
+        return 2;
+    };
+    let (f_old, f_new) = (facts.for_model(&m_old), facts.for_model(&m_new));
+    // A fact that neither version declares the symbols of is a usage error, as
+    // `infer` makes it: checked against OLD, whose message names its symbols.
+    let unused = facts
+        .binds
+        .iter()
+        .any(|b| !f_old.binds.contains(b) && !f_new.binds.contains(b))
+        || facts
+            .assumes
+            .iter()
+            .any(|a| !f_old.assumes.contains(a) && !f_new.assumes.contains(a));
+    if unused && !facts_fit(&facts, &m_old) {
+        return 2;
+    }
+    let (s_old, s_new) = (symdim::infer(&m_old, &f_old), symdim::infer(&m_new, &f_new));
+    let d = s_old.diff(&s_new);
+    if let Err(code) = emit(&match format {
+        OutFormat::Text => d.to_text(),
+        OutFormat::Json => d.to_json(),
+    }) {
+        return code;
+    }
+    use symdim::analyses::diff::Verdict;
+    match (fail_on, d.verdict) {
+        (FailOn::Breaking, Verdict::Breaking) => 1,
+        (FailOn::Any, Verdict::Breaking | Verdict::Compatible) => 1,
+        _ => 0,
+    }
+}
+
 /// The command line's work; the process's exit status.
 fn run() -> u8 {
     let cli = Cli::parse();
@@ -581,6 +670,15 @@ fn run() -> u8 {
             let output = CostOutput { format, top, plot };
             cost_command(&model, &binds, assumes, &ranges, &op_rules, output)
         }
+        Command::Diff {
+            old,
+            new,
+            binds,
+            assumes,
+            op_rules,
+            format,
+            fail_on,
+        } => diff_command(&old, &new, &binds, assumes, &op_rules, format, fail_on),
         Command::Check {
             model,
             binds,
