@@ -37,7 +37,7 @@ impl Diff {
             .chain(
                 self.generalised
                     .iter()
-                    .map(|(n, c)| format!("{c} -> {}", render_symbol(n))),
+                    .map(|(n, c)| format!("{} (OLD has {c})", render_symbol(n))),
             )
             .collect();
         if !renamed.is_empty() {
@@ -46,17 +46,21 @@ impl Diff {
         ports(&mut s, "inputs", &self.inputs);
         ports(&mut s, "outputs", &self.outputs);
         let c = &self.conditions;
-        if !c.added.is_empty() || !c.removed.is_empty() {
+        if !c.added.is_empty() || !c.removed.is_empty() || !c.changed.is_empty() {
             let _ = writeln!(s, "conditions:");
             let paired_new: Vec<&str> = c.changed.iter().map(|p| p.new.as_str()).collect();
             let paired_old: Vec<&str> = c.changed.iter().map(|p| p.old.as_str()).collect();
             for p in &c.changed {
+                let why = match (&p.witness, p.effect) {
+                    (Some(w), "narrows") => format!("narrows: {w} was valid"),
+                    (Some(w), _) => format!("widens: {w} is now valid"),
+                    (None, _) => "changed: no value tried shows its effect".to_string(),
+                };
                 let _ = writeln!(
                     s,
-                    "  changed  {} -> {}  {}  [OLD {}; NEW {}]",
+                    "  changed  {} -> {}  {why}  [OLD at {}; NEW at {}]",
                     p.old,
                     p.new,
-                    p.effect,
                     p.old_nodes.join(", "),
                     p.new_nodes.join(", ")
                 );
@@ -204,7 +208,8 @@ fn ports(s: &mut String, title: &str, list: &[PortChange]) {
 fn cost_line(c: &CostChange) -> String {
     let t = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".to_string());
     match c.difference.as_deref() {
-        Some("0") => format!("{} (unchanged)", t(&c.old)),
+        Some("0") if c.old == c.new => format!("{} (unchanged)", t(&c.old)),
+        Some("0") => format!("{} -> {} (equal in OLD's symbols)", t(&c.old), t(&c.new)),
         Some(d) => format!("{} -> {} (NEW - OLD = {d})", t(&c.old), t(&c.new)),
         None => format!("{} -> {}", t(&c.old), t(&c.new)),
     }

@@ -60,13 +60,14 @@ impl Contracts {
                     }
                 }
             };
-            push(r.min);
+            // The ends first: a witness there says the most.
             push(r.max);
-            push(r.opt);
-            push(Some(r.lo));
-            push(r.hi);
             push(r.hi.map(|h| h + 1));
+            push(r.min);
             push(Some(r.lo - 1));
+            push(r.hi);
+            push(Some(r.lo));
+            push(r.opt);
             if base_value && base.get(name).is_none() {
                 base.set(name, r.opt.or(r.min).unwrap_or(r.lo.max(1)));
             }
@@ -96,9 +97,10 @@ impl Contracts {
         }
     }
 
-    /// Every point tried: the base, then each symbol at each of its candidates.
+    /// Every point tried: each symbol at each of its candidates (the others at
+    /// the base), then the base.
     pub fn points(&self) -> Vec<SymbolValues> {
-        let mut out = vec![self.base.clone()];
+        let mut out = Vec::new();
         for (name, vals) in &self.candidates {
             for v in vals {
                 if self.base.get(name) == Some(*v) {
@@ -109,6 +111,7 @@ impl Contracts {
                 out.push(p);
             }
         }
+        out.push(self.base.clone());
         out
     }
 
@@ -175,8 +178,12 @@ pub struct ChangedCondition {
     pub old_nodes: Vec<String>,
     /// NEW's nodes.
     pub new_nodes: Vec<String>,
-    /// `narrows`, `widens` or `changed`, as the added condition's effect.
+    /// `narrows` (the NEW one narrows and the OLD one's removal widens nothing
+    /// shown), `widens` (the other way round), or `changed`.
     pub effect: &'static str,
+    /// The value that shows the effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<String>,
 }
 
 /// The conditions of the two contracts that the other does not imply.
@@ -186,8 +193,9 @@ pub struct ConditionsDiff {
     pub added: Vec<ConditionChange>,
     /// OLD's conditions NEW's do not imply.
     pub removed: Vec<ConditionChange>,
-    /// Pairs of an added and a removed condition of the same kind, symbols and
-    /// sources (each also listed in `added` and `removed`).
+    /// Pairs of a condition of OLD and one of NEW of the same kind, symbols and
+    /// sources, one of them added or removed (listed there too): the same check,
+    /// changed (`S <= 1024` became `S <= 512`).
     pub changed: Vec<ChangedCondition>,
 }
 
@@ -227,28 +235,34 @@ pub(super) fn conditions(
         removed_idx.push(i);
         out.removed.push(change(o, witness, "widens"));
     }
-    // Pair an added and a removed condition checking the same thing.
+    // Pair a condition of OLD with one of NEW checking the same thing (same
+    // kind, symbols and sources) where one of them is added or removed.
     let mut used = Vec::new();
-    for (ai, &i) in added_idx.iter().enumerate() {
-        let (renamed, own) = &c.new[i];
-        let Some(ri) = removed_idx.iter().position(|&j| {
+    for (i, (renamed, own)) in c.new.iter().enumerate() {
+        let added = added_idx.iter().position(|&k| k == i);
+        let Some(j) = (0..c.old.len()).find(|&j| {
             let o = &c.old[j];
             !used.contains(&j)
+                && !same_text(o, renamed)
                 && o.kind == renamed.kind
                 && o.symbols == renamed.symbols
                 && o.sources == renamed.sources
+                && (added.is_some() || removed_idx.contains(&j))
         }) else {
             continue;
         };
-        let j = removed_idx[ri];
         used.push(j);
+        let removed = removed_idx.iter().position(|&k| k == j);
+        let narrows = added.is_some_and(|a| out.added[a].effect == "narrows");
+        let widens = removed.is_some_and(|r| out.removed[r].effect == "widens");
         let o = &c.old[j];
-        let (a, r) = (&out.added[ai], &out.removed[ri]);
-        let effect = match (a.effect, r.effect) {
-            ("narrows", "widens") => "changed",
-            ("narrows", _) => "narrows",
-            (_, "widens") => "widens",
-            _ => "changed",
+        let (effect, witness) = match (narrows, widens) {
+            (true, false) => ("narrows", added.and_then(|a| out.added[a].witness.clone())),
+            (false, true) => (
+                "widens",
+                removed.and_then(|r| out.removed[r].witness.clone()),
+            ),
+            _ => ("changed", None),
         };
         out.changed.push(ChangedCondition {
             old: o.condition.clone(),
@@ -256,6 +270,7 @@ pub(super) fn conditions(
             old_nodes: o.nodes.clone(),
             new_nodes: own.nodes.clone(),
             effect,
+            witness,
         });
     }
     out

@@ -143,15 +143,29 @@ pub struct OpsDiff {
     pub removed: IndexMap<String, usize>,
 }
 
-/// One cost figure of both versions and NEW minus OLD (in OLD's names).
+/// One cost figure of both versions and NEW minus OLD (in OLD's names). Each is
+/// a formula in the report grammar; the JSON writes a constant that fits in 64
+/// bits as an integer, as `symdim cost` does.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CostChange {
     /// OLD's formula; `null` when unknown.
+    #[serde(serialize_with = "formula")]
     pub old: Option<String>,
     /// NEW's formula, in NEW's names.
+    #[serde(serialize_with = "formula")]
     pub new: Option<String>,
     /// NEW minus OLD, simplified, in OLD's names; `null` when either is unknown.
+    #[serde(serialize_with = "formula")]
     pub difference: Option<String>,
+}
+
+/// A formula as JSON: an integer when it is one, else its text.
+fn formula<S: serde::Serializer>(v: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    match v.as_deref().map(|t| (t, t.parse::<i64>())) {
+        None => s.serialize_none(),
+        Some((_, Ok(n))) => s.serialize_i64(n),
+        Some((t, Err(_))) => s.serialize_str(t),
+    }
 }
 
 /// The cost figures of both versions.
