@@ -2,6 +2,9 @@
 //!
 //! `symdim infer MODEL [--format text|json] [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--symbol ID:AXIS=NAME]... [-o OUT.onnx]`
 //!
+//! `symdim infer ... --strict[=all]` also exits 1 when a rank or dim is unknown for a
+//! reason other than the data (with `all`, for any reason), listing each on stderr.
+//!
 //! `symdim ranges MODEL [--range NAME=LO..HI]... [--opt NAME=V]... [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--format text|json|trtexec|ort-trt|openvino]`
 //!
 //! `symdim cost MODEL [--bind NAME=INT]... [--assume EXPR]... [--range NAME=LO..HI]... [--op-rules FILE]... [--format text|json] [--top N] [--plot NAME=LO..HI -o FILE.svg]`
@@ -47,6 +50,16 @@ enum RangesFormat {
     Openvino,
 }
 
+/// What `symdim infer --strict` fails on.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Strict {
+    /// A rank or dim unknown for a reason other than the data (a missing rule, a
+    /// failed rule, a limit, an undecided broadcast, an input without a shape).
+    Rules,
+    /// Any unknown rank or dim, the data-dependent ones too.
+    All,
+}
+
 /// When `symdim diff` exits with status 1.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum FailOn {
@@ -86,6 +99,11 @@ enum Command {
         /// Write the model back with the inferred shapes as value_info (ONNX only).
         #[arg(short = 'o', value_name = "OUT.onnx")]
         out: Option<PathBuf>,
+        /// Exit with status 1 when a rank or dim is unknown for a reason other than
+        /// the data (`--strict`), or for any reason (`--strict=all`), listing each
+        /// on stderr after the report.
+        #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "rules", value_name = "all")]
+        strict: Option<Strict>,
     },
     /// The conditions on the input dims under which every node is valid.
     Constraints {
@@ -344,6 +362,7 @@ fn infer_annotated(
     options: &Facts,
     format: OutFormat,
     out: &std::path::Path,
+    strict: Option<Strict>,
 ) -> u8 {
     let Some(bytes) = reported(symdim::read::load::read_model_file(model)) else {
         return 2;
@@ -371,7 +390,33 @@ fn infer_annotated(
         eprintln!("symdim: {e}");
         return 2;
     }
-    print_report(&shapes, format)
+    let code = print_report(&shapes, format);
+    strict_gate(&shapes, strict, code)
+}
+
+/// `--strict`: each unknown rank or dim it counts, one a line on stderr; the exit
+/// status 1 when there is one, else `code`.
+fn strict_gate(shapes: &symdim::Shapes<'_>, strict: Option<Strict>, code: u8) -> u8 {
+    use symdim::analyses::unknowns::Reason;
+    let Some(strict) = strict else {
+        return code;
+    };
+    if code == 2 {
+        return code;
+    }
+    let counted: Vec<_> = shapes
+        .unknowns()
+        .into_iter()
+        .filter(|u| strict == Strict::All || u.reason != Reason::Data)
+        .collect();
+    for u in &counted {
+        eprintln!("symdim: strict: {u}");
+    }
+    if counted.is_empty() {
+        code
+    } else {
+        1
+    }
 }
 
 /// Print the report of `shapes` (what `symdim infer` prints) to stdout; the exit
@@ -729,6 +774,7 @@ fn run() -> u8 {
             op_rules,
             symbols,
             out,
+            strict,
         } => {
             let load_options = symdim::read::load::LoadOptions {
                 onednn_symbols: symbols,
@@ -737,7 +783,7 @@ fn run() -> u8 {
                 return 2;
             };
             if let Some(out) = &out {
-                return infer_annotated(&model, &load_options, &options, format, out);
+                return infer_annotated(&model, &load_options, &options, format, out, strict);
             }
             let Some(m) = load_model(&model, &load_options) else {
                 return 2;
@@ -745,7 +791,9 @@ fn run() -> u8 {
             if !facts_fit(&options, &m) {
                 return 2;
             }
-            print_report(&symdim::infer(&m, &options), format)
+            let shapes = symdim::infer(&m, &options);
+            let code = print_report(&shapes, format);
+            strict_gate(&shapes, strict, code)
         }
         Command::Simplify { exprs, assumes } => {
             let mut alg = symdim::algebra::Algebra::default();

@@ -320,6 +320,14 @@ impl<'m> Shapes<'m> {
         crate::analyses::cost::cost(self.model, &self.ctx, &self.facts, request)
     }
 
+    /// Every tensor of the main graph whose rank is unknown and every dim inference
+    /// could not give as an expression of the inputs, each with its reason (an op
+    /// without a rule, a failed rule, a limit, an undecided broadcast, an input
+    /// without a shape, or the data): what `symdim infer --strict` lists.
+    pub fn unknowns(&self) -> Vec<crate::analyses::unknowns::Unknown> {
+        crate::analyses::unknowns::unknowns(self.model, &self.ctx)
+    }
+
     /// What changed from `self` (OLD) to `new` (NEW), another version of the model
     /// (`symdim diff`, `docs/diff.md`): inputs and outputs, the contract's conditions
     /// and ranges, the tensors whose shape changed, op counts and cost, with a

@@ -249,3 +249,59 @@ fn diff_torchscript_and_torch_export() {
         });
     }
 }
+
+fn run(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_symdim"))
+        .args(args)
+        .output()
+        .expect("run symdim")
+}
+
+fn write(name: &str, bytes: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("symdim-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn diff_cli_exit_status_follows_fail_on() {
+    let wide = write("wide.onnx", &positions("B", 1024));
+    let narrow = write("narrow.onnx", &positions("B", 512));
+    let renamed = write("renamed.onnx", &positions("N", 1024));
+    let code = |args: &[&str]| run(args).status.code();
+    // Breaking: 1 by default and with `breaking`, 1 with `any`, 0 with `none`.
+    assert_eq!(code(&["diff", &wide, &narrow]), Some(1));
+    assert_eq!(code(&["diff", &wide, &narrow, "--fail-on", "any"]), Some(1));
+    assert_eq!(
+        code(&["diff", &wide, &narrow, "--fail-on", "none"]),
+        Some(0)
+    );
+    // Compatible (widened): 0 by default, 1 with `any`.
+    assert_eq!(code(&["diff", &narrow, &wide]), Some(0));
+    assert_eq!(code(&["diff", &narrow, &wide, "--fail-on", "any"]), Some(1));
+    // Same (a symbol renamed): 0 even with `any`.
+    assert_eq!(
+        code(&["diff", &wide, &renamed, "--fail-on", "any"]),
+        Some(0)
+    );
+    // An unreadable model, a bad flag value, a fact neither version names: 2.
+    let missing = write("empty.onnx", b"");
+    assert_eq!(code(&["diff", &wide, &missing]), Some(2));
+    assert_eq!(
+        code(&["diff", &wide, &narrow, "--fail-on", "maybe"]),
+        Some(2)
+    );
+    assert_eq!(code(&["diff", &wide, &narrow, "--bind", "Q=2"]), Some(2));
+    // A bind only OLD names (`B`; NEW calls it `N`) is given to OLD alone.
+    assert_eq!(code(&["diff", &wide, &renamed, "--bind", "B=2"]), Some(0));
+    // The JSON is the library's, byte for byte.
+    let out = run(&["diff", &wide, &narrow, "--format", "json"]);
+    let d = diff_of(&positions("B", 1024), &positions("B", 512));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.replace(&wide, "old.onnx").replace(&narrow, "new.onnx"),
+        d.to_json()
+    );
+}
