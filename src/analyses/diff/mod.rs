@@ -43,9 +43,10 @@ use symbols::{Compare, Mapping};
 /// How many tensors inside the model a diff lists (the count covers them all).
 pub const MAX_LISTED_TENSORS: usize = 100;
 
-/// The share of tensor names two versions must have in common for their insides to
-/// be compared; below it the NEW version is a re-export and only the interface,
-/// the contract and the cost are compared.
+/// The share of the smaller version's tensor names (node outputs) the other must
+/// have too for their insides to be compared; below it the NEW version is a
+/// re-export and only the interface, the contract and the cost are compared. The
+/// smaller version: an optimizer that fuses nodes away keeps the names of the rest.
 pub const MIN_SHARED_NAMES: f64 = 0.5;
 
 /// One version of a model, as inferred: what the diff reads.
@@ -636,8 +637,8 @@ impl Sides<'_> {
         let (no, nn) = (names(self.old.model), names(self.new.model));
         let new_set: indexmap::IndexSet<&str> = nn.iter().map(|s| s.as_str()).collect();
         let shared: Vec<&String> = no.iter().filter(|n| new_set.contains(n.as_str())).collect();
-        let most = no.len().max(nn.len());
-        if most > 0 && (shared.len() as f64) < MIN_SHARED_NAMES * most as f64 {
+        let fewest = no.len().min(nn.len());
+        if fewest > 0 && (shared.len() as f64) < MIN_SHARED_NAMES * fewest as f64 {
             return (0, Vec::new(), true);
         }
         let outputs: Vec<&str> = self

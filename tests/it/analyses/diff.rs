@@ -305,3 +305,32 @@ fn diff_cli_exit_status_follows_fail_on() {
         d.to_json()
     );
 }
+
+#[test]
+fn diff_onnxruntime_optimized_block_is_compatible() {
+    // tests/fixtures/diff (scripts/make_diff_models.py): onnxruntime fused the
+    // written-out LayerNorm (9 nodes) into LayerNormalization and the bias Add and
+    // Gelu (6 nodes) into com.microsoft BiasGelu. The interface and contract are
+    // unchanged; every tensor both keep (ln, mm, g, s, bs, target, split, y) has
+    // the same shape; 21 nodes became 8; the six scalar initializers the fusions
+    // absorbed (eps, two, sqrt2, one, half) and the unused `axes` are gone (-6
+    // parameters).
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff");
+    let mut a = symdim::load(&dir.join("block.onnx")).unwrap();
+    let mut b = symdim::load(&dir.join("block_ort_optimized.onnx")).unwrap();
+    a.path = "block.onnx".into();
+    b.path = "block_ort_optimized.onnx".into();
+    let (sa, sb) = (
+        symdim::infer(&a, &Facts::default()),
+        symdim::infer(&b, &Facts::default()),
+    );
+    let d = sa.diff(&sb);
+    assert_eq!(d.verdict, Verdict::Compatible);
+    assert!(d.inputs.is_empty() && d.outputs.is_empty() && d.ranges.is_empty());
+    assert!(!d.reexport);
+    assert_eq!(d.tensors_changed, 0);
+    assert_eq!((d.ops.old_nodes, d.ops.new_nodes), (21, 8));
+    assert_eq!(d.cost.parameters.difference.as_deref(), Some("-6"));
+    assert_eq!(d.cost.macs.difference.as_deref(), Some("0"));
+    snap("ort_optimized", &d);
+}
