@@ -205,8 +205,26 @@ fn ports(s: &mut String, title: &str, list: &[PortChange]) {
     }
 }
 
+/// The longest formula the text prints; a longer one is left to the JSON.
+const MAX_TEXT_FORMULA: usize = 120;
+
 fn cost_line(c: &CostChange) -> String {
     let t = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".to_string());
+    let long = [&c.old, &c.new, &c.difference]
+        .iter()
+        .any(|v| v.as_ref().is_some_and(|v| v.len() > MAX_TEXT_FORMULA));
+    if long {
+        let differs = match c.difference.as_deref() {
+            Some("0") => "equal",
+            Some(_) => "differ",
+            None => "not compared",
+        };
+        return format!(
+            "formulas of {} and {} characters, {differs} (--format json has them)",
+            t(&c.old).len(),
+            t(&c.new).len()
+        );
+    }
     match c.difference.as_deref() {
         Some("0") if c.old == c.new => format!("{} (unchanged)", t(&c.old)),
         Some("0") => format!("{} -> {} (equal in OLD's symbols)", t(&c.old), t(&c.new)),

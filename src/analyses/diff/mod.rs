@@ -278,12 +278,6 @@ pub fn diff(old: Version<'_>, new: Version<'_>) -> Diff {
 
     // Inside: tensors matched by name.
     let (tensors_changed, tensors, reexport) = side.inside(&mut cmp);
-    if reexport {
-        notes.push(format!(
-            "most tensor names differ (fewer than {:.0}% shared): a re-export; the insides are not compared",
-            MIN_SHARED_NAMES * 100.0
-        ));
-    }
     let ops = ops(old.model, new.model);
     let cost = side.cost(&mut cmp);
 
