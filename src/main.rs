@@ -9,7 +9,7 @@
 //!
 //! `symdim cost MODEL [--bind NAME=INT]... [--assume EXPR]... [--range NAME=LO..HI]... [--op-rules FILE]... [--format text|json] [--top N] [--plot NAME=LO..HI -o FILE.svg]`
 //!
-//! `symdim diff OLD NEW [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--format text|json] [--fail-on breaking|any|none]`
+//! `symdim diff OLD NEW [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--format text|json] [--fail-on breaking|any|none] [--cost]`
 //!
 //! Exit status: 0 when inferred with no error diagnostic, 1 when the report holds an
 //! error diagnostic, 2 when no report is possible (the message goes to stderr).
@@ -206,6 +206,10 @@ enum Command {
         /// difference, or never.
         #[arg(long = "fail-on", value_enum, default_value = "breaking")]
         fail_on: FailOn,
+        /// Also compare the cost (parameters, MACs, peak bytes) of both versions:
+        /// `symdim cost`'s analysis of each, several times an inference.
+        #[arg(long)]
+        cost: bool,
     },
     /// Say whether the model is valid for the given values (without running it).
     Check {
@@ -607,6 +611,13 @@ fn cost_command(
     }
 }
 
+/// How `symdim diff` reports: its format, when it fails, and what it compares.
+struct DiffOutput {
+    format: OutFormat,
+    fail_on: FailOn,
+    request: symdim::analyses::diff::DiffRequest,
+}
+
 /// `symdim diff`: the report, and exit status 1 when `fail_on` says so; 2 when a
 /// model cannot be read or a fact fits neither version.
 fn diff_command(
@@ -615,9 +626,13 @@ fn diff_command(
     binds: &[String],
     assumes: Vec<String>,
     op_rules: &[PathBuf],
-    format: OutFormat,
-    fail_on: FailOn,
+    output: DiffOutput,
 ) -> u8 {
+    let DiffOutput {
+        format,
+        fail_on,
+        request,
+    } = output;
     let Some(facts) = read_facts(binds, assumes, op_rules) else {
         return 2;
     };
@@ -642,7 +657,7 @@ fn diff_command(
         return 2;
     }
     let (s_old, s_new) = (symdim::infer(&m_old, &f_old), symdim::infer(&m_new, &f_new));
-    let d = s_old.diff(&s_new);
+    let d = s_old.diff(&s_new, &request);
     if let Err(code) = emit(&match format {
         OutFormat::Text => d.to_text(),
         OutFormat::Json => d.to_json(),
@@ -723,7 +738,15 @@ fn run() -> u8 {
             op_rules,
             format,
             fail_on,
-        } => diff_command(&old, &new, &binds, assumes, &op_rules, format, fail_on),
+            cost,
+        } => {
+            let output = DiffOutput {
+                format,
+                fail_on,
+                request: symdim::analyses::diff::DiffRequest { cost },
+            };
+            diff_command(&old, &new, &binds, assumes, &op_rules, output)
+        }
         Command::Check {
             model,
             binds,

@@ -331,17 +331,23 @@ impl<'m> Shapes<'m> {
     /// What changed from `self` (OLD) to `new` (NEW), another version of the model
     /// (`symdim diff`, `docs/diff.md`): inputs and outputs, the contract's conditions
     /// and ranges, the tensors whose shape changed, op counts and cost, with a
-    /// verdict. NEW's symbols are matched to OLD's by the input axes they stand for.
+    /// verdict; with `request.cost`, the cost of both too. NEW's symbols are
+    /// matched to OLD's by the input axes they stand for.
     ///
     /// ```
+    /// use symdim::analyses::diff::{DiffRequest, Verdict};
     /// let model = symdim::load(std::path::Path::new("examples/attention.onnx")).unwrap();
     /// let old = symdim::infer(&model, &symdim::Facts::new());
     /// let new = symdim::infer(&model, &symdim::Facts::new().input_dim("x", 0, "N"));
-    /// let d = old.diff(&new);
-    /// assert_eq!(d.verdict, symdim::analyses::diff::Verdict::Same);
+    /// let d = old.diff(&new, &DiffRequest::default());
+    /// assert_eq!(d.verdict, Verdict::Same);
     /// assert_eq!(d.symbols["batch"], "N");
     /// ```
-    pub fn diff(&self, new: &Shapes<'_>) -> crate::analyses::diff::Diff {
+    pub fn diff(
+        &self,
+        new: &Shapes<'_>,
+        request: &crate::analyses::diff::DiffRequest,
+    ) -> crate::analyses::diff::Diff {
         use crate::analyses::diff::{diff, Version};
         let old = Version {
             model: self.model,
@@ -353,7 +359,7 @@ impl<'m> Shapes<'m> {
             ctx: &new.ctx,
             facts: &new.facts,
         };
-        diff(old, new)
+        diff(old, new, request)
     }
 
     /// The shapes with some symbols given values: inferred again under the facts

@@ -1741,11 +1741,12 @@ fn cost(
 /// --format json` prints, as a `dict` (`docs/diff.md`, `docs/report.md`): the
 /// verdict (`same`, `compatible`, `breaking`), the symbols matched by input axes,
 /// the input and output changes, the conditions and ranges, the tensors whose
-/// shape changed, op counts and cost. `bind`, `assume` and `op_rules` are those of
-/// `infer`, given to each version that declares the symbols they name; one that
-/// neither declares raises `ValueError` with the command's message.
+/// shape changed, op counts and, with `cost=True` (`--cost`), the cost. `bind`,
+/// `assume` and `op_rules` are those of `infer`, given to each version that
+/// declares the symbols they name; one that neither declares raises `ValueError`
+/// with the command's message.
 #[pyfunction]
-#[pyo3(signature = (old, new, *, bind=None, assume=None, op_rules=None))]
+#[pyo3(signature = (old, new, *, bind=None, assume=None, op_rules=None, cost=false))]
 fn diff(
     py: Python<'_>,
     old: &Bound<'_, PyAny>,
@@ -1753,6 +1754,7 @@ fn diff(
     bind: Option<&Bound<'_, PyAny>>,
     assume: Option<&Bound<'_, PyAny>>,
     op_rules: Option<&Bound<'_, PyAny>>,
+    cost: bool,
 ) -> PyResult<Py<PyAny>> {
     let (a, b) = (Source::extract(old)?, Source::extract(new)?);
     let facts = facts(bind, assume, op_rules)?;
@@ -1772,7 +1774,8 @@ fn diff(
             fit(&facts, &ma)?;
         }
         let (sa, sb) = (symdim::infer(&ma, &fa), symdim::infer(&mb, &fb));
-        Ok(sa.diff(&sb).to_json())
+        let request = symdim::analyses::diff::DiffRequest { cost };
+        Ok(sa.diff(&sb, &request).to_json())
     })?;
     let json = py.import("json")?;
     Ok(json.call_method1("loads", (text,))?.unbind())

@@ -44,11 +44,12 @@ def test_renamed_symbol_is_same():
     assert d["verdict"] == "same"
     assert d["symbols"] == {"B": "N", "S": "S"}
     assert d["inputs"] == [] and d["outputs"] == []
+    assert d["cost"] is None  # only with cost=True
 
 
 def test_narrowed_table_is_breaking_with_its_witness():
     # 1024 rows, then 512: `S <= 1024` became `S <= 512`; S = 1024 was valid.
-    d = symdim.diff(positions("B", 1024), positions("B", 512))
+    d = symdim.diff(positions("B", 1024), positions("B", 512), cost=True)
     assert d["verdict"] == "breaking"
     (r,) = d["ranges"]
     assert (r["symbol"], r["old"], r["new"], r["change"], r["breaking"]) == (

@@ -141,13 +141,15 @@ impl Diff {
                 parts.join(", ")
             );
         }
-        let _ = writeln!(s, "cost:");
-        for (name, c) in [
-            ("parameters", &self.cost.parameters),
-            ("macs", &self.cost.macs),
-            ("peak bytes", &self.cost.peak_bytes),
-        ] {
-            let _ = writeln!(s, "  {name}: {}", cost_line(c));
+        if let Some(cost) = &self.cost {
+            let _ = writeln!(s, "cost:");
+            for (name, c) in [
+                ("parameters", &cost.parameters),
+                ("macs", &cost.macs),
+                ("peak bytes", &cost.peak_bytes),
+            ] {
+                let _ = writeln!(s, "  {name}: {}", cost_line(c));
+            }
         }
         if !self.notes.is_empty() {
             let _ = writeln!(s, "notes:");

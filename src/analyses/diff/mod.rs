@@ -32,7 +32,7 @@ use crate::algebra::{DimExpr, Poly, SymbolValues, Truth};
 use crate::analyses::cost::{cost, CostRequest};
 use crate::context::facts::Facts;
 use crate::context::ShapesContext;
-use crate::contracts::ranges::{ranges, Request};
+use crate::contracts::ranges::symbol_ranges;
 use crate::contracts::{derive, fact_values};
 use crate::graph::{DType, Model};
 use contract::{eval, point_text, Contracts};
@@ -48,6 +48,15 @@ pub const MAX_LISTED_TENSORS: usize = 100;
 /// re-export and only the interface, the contract and the cost are compared. The
 /// smaller version: an optimizer that fuses nodes away keeps the names of the rest.
 pub const MIN_SHARED_NAMES: f64 = 0.5;
+
+/// What a diff computes beyond the interface, the contract and the inside.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiffRequest {
+    /// The cost of both versions (`symdim cost`'s parameters, MACs and peak
+    /// bytes) and their difference: the cost analysis of each version is several
+    /// times an inference, so it is asked for (`--cost`).
+    pub cost: bool,
+}
 
 /// One version of a model, as inferred: what the diff reads.
 #[derive(Clone, Copy)]
@@ -218,14 +227,14 @@ pub struct Diff {
     pub reexport: bool,
     /// Op counts by type.
     pub ops: OpsDiff,
-    /// The cost figures.
-    pub cost: CostDiff,
+    /// The cost figures, when asked for ([`DiffRequest::cost`]).
+    pub cost: Option<CostDiff>,
     /// What the comparison could not settle.
     pub notes: Vec<String>,
 }
 
 /// Compare two inferred versions of a model.
-pub fn diff(old: Version<'_>, new: Version<'_>) -> Diff {
+pub fn diff(old: Version<'_>, new: Version<'_>, request: &DiffRequest) -> Diff {
     let (go, gn) = (&old.model.graph, &new.model.graph);
     let mut notes = Vec::new();
     // Inputs and outputs: by name, then the rest by position.
@@ -252,13 +261,8 @@ pub fn diff(old: Version<'_>, new: Version<'_>) -> Diff {
         derive(old.model, old.ctx, old.facts),
         derive(new.model, new.ctx, new.facts),
     );
-    let request = Request::default();
-    let r_old = ranges(old.model, old.ctx, old.facts, &request);
-    let r_new = ranges(new.model, new.ctx, new.facts, &request);
-    let (r_old, r_new) = match (r_old, r_new) {
-        (Ok(a), Ok(b)) => (a, b),
-        _ => unreachable!("a request without ranges names no symbol"),
-    };
+    let r_old = symbol_ranges(c_old.clone(), old.ctx, old.facts);
+    let r_new = symbol_ranges(c_new.clone(), new.ctx, new.facts);
     let contracts = Contracts::new(&c_old, &c_new, &r_old, &r_new, &m);
     let points = contracts.points();
     let facts = fact_values(old.facts);
@@ -279,7 +283,7 @@ pub fn diff(old: Version<'_>, new: Version<'_>) -> Diff {
     // Inside: tensors matched by name.
     let (tensors_changed, tensors, reexport) = side.inside(&mut cmp);
     let ops = ops(old.model, new.model);
-    let cost = side.cost(&mut cmp);
+    let cost = request.cost.then(|| side.cost(&mut cmp));
 
     let breaking = inputs.iter().chain(&outputs).any(|c| c.breaking)
         || range_changes.iter().any(|r| r.breaking)
@@ -293,7 +297,7 @@ pub fn diff(old: Version<'_>, new: Version<'_>) -> Diff {
         || reexport
         || !ops.added.is_empty()
         || !ops.removed.is_empty()
-        || cost.differs();
+        || cost.as_ref().is_some_and(CostDiff::differs);
     let verdict = if breaking {
         Verdict::Breaking
     } else if differs {

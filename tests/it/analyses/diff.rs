@@ -7,7 +7,7 @@ use crate::common::pb::{
     float_zeros, graph, int64_scalar, int64_tensor, model, node, value_info, Msg,
 };
 use crate::common::{say, snapshots};
-use symdim::analyses::diff::{Change, Diff, Verdict};
+use symdim::analyses::diff::{Change, Diff, DiffRequest, Verdict};
 use symdim::read::load::LoadOptions;
 use symdim::Facts;
 
@@ -73,13 +73,18 @@ fn load(bytes: &[u8], name: &str) -> symdim::Model {
     symdim::load_bytes(bytes, name, &LoadOptions::default()).unwrap()
 }
 
+/// The diff of two models, with their cost.
 fn diff_of(old: &[u8], new: &[u8]) -> Diff {
+    diff_with(old, new, DiffRequest { cost: true })
+}
+
+fn diff_with(old: &[u8], new: &[u8], request: DiffRequest) -> Diff {
     let (a, b) = (load(old, "old.onnx"), load(new, "new.onnx"));
     let (sa, sb) = (
         symdim::infer(&a, &Facts::default()),
         symdim::infer(&b, &Facts::default()),
     );
-    sa.diff(&sb)
+    sa.diff(&sb, &request)
 }
 
 /// Snapshot the text and JSON of `d` as `diff_<name>_text` and `_json`.
@@ -160,7 +165,10 @@ fn diff_narrowed_position_table_breaks() {
         (c[0].effect, c[0].witness.as_deref()),
         ("narrows", Some("S = 1024"))
     );
-    assert_eq!(d.cost.parameters.difference.as_deref(), Some("-2048"));
+    assert_eq!(
+        d.cost.as_ref().unwrap().parameters.difference.as_deref(),
+        Some("-2048")
+    );
     assert_eq!(d.tensors_changed, 0);
     snap("narrowed_table", &d);
 
@@ -242,7 +250,7 @@ fn diff_torchscript_and_torch_export() {
             symdim::infer(&ma, &Facts::default()),
             symdim::infer(&mb, &Facts::default()),
         );
-        let d = sa.diff(&sb);
+        let d = sa.diff(&sb, &DiffRequest { cost: true });
         assert_ne!(d.verdict, Verdict::Breaking, "{arch}:\n{}", d.to_text());
         snapshots().bind(|| {
             insta::assert_snapshot!(format!("diff_export_{arch}_text"), d.to_text());
@@ -296,9 +304,21 @@ fn diff_cli_exit_status_follows_fail_on() {
     assert_eq!(code(&["diff", &wide, &narrow, "--bind", "Q=2"]), Some(2));
     // A bind only OLD names (`B`; NEW calls it `N`) is given to OLD alone.
     assert_eq!(code(&["diff", &wide, &renamed, "--bind", "B=2"]), Some(0));
-    // The JSON is the library's, byte for byte.
-    let out = run(&["diff", &wide, &narrow, "--format", "json"]);
+    // The JSON is the library's, byte for byte, with and without the cost.
+    let out = run(&["diff", &wide, &narrow, "--format", "json", "--cost"]);
     let d = diff_of(&positions("B", 1024), &positions("B", 512));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.replace(&wide, "old.onnx").replace(&narrow, "new.onnx"),
+        d.to_json()
+    );
+    let out = run(&["diff", &wide, &narrow, "--format", "json"]);
+    let d = diff_with(
+        &positions("B", 1024),
+        &positions("B", 512),
+        DiffRequest::default(),
+    );
+    assert!(d.cost.is_none());
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
         text.replace(&wide, "old.onnx").replace(&narrow, "new.onnx"),
@@ -324,13 +344,19 @@ fn diff_onnxruntime_optimized_block_is_compatible() {
         symdim::infer(&a, &Facts::default()),
         symdim::infer(&b, &Facts::default()),
     );
-    let d = sa.diff(&sb);
+    let d = sa.diff(&sb, &DiffRequest { cost: true });
     assert_eq!(d.verdict, Verdict::Compatible);
     assert!(d.inputs.is_empty() && d.outputs.is_empty() && d.ranges.is_empty());
     assert!(!d.reexport);
     assert_eq!(d.tensors_changed, 0);
     assert_eq!((d.ops.old_nodes, d.ops.new_nodes), (21, 8));
-    assert_eq!(d.cost.parameters.difference.as_deref(), Some("-6"));
-    assert_eq!(d.cost.macs.difference.as_deref(), Some("0"));
+    assert_eq!(
+        d.cost.as_ref().unwrap().parameters.difference.as_deref(),
+        Some("-6")
+    );
+    assert_eq!(
+        d.cost.as_ref().unwrap().macs.difference.as_deref(),
+        Some("0")
+    );
     snap("ort_optimized", &d);
 }
