@@ -720,7 +720,7 @@ impl Sides<'_> {
             let difference = match (&a, &b) {
                 (Some(x), Some(y)) => {
                     let y = self.m.apply(y);
-                    Some(if *x == y {
+                    Some(if *x == *y {
                         "0".to_string()
                     } else {
                         text(&cmp.difference(x, &y))

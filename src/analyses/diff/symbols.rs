@@ -13,6 +13,7 @@ use crate::algebra::{Algebra, Dim, Poly, Rat, SymbolKind, Truth};
 use crate::context::ShapesContext;
 use egg::Symbol;
 use indexmap::IndexMap;
+use std::borrow::Cow;
 
 /// How NEW's symbols read in OLD's names.
 pub(super) struct Mapping {
@@ -97,7 +98,7 @@ impl Mapping {
                 (
                     Some(SymbolKind::Derived { definition: a }),
                     SymbolKind::Derived { definition },
-                ) => *a == m.apply(definition),
+                ) => *a == *m.apply(definition),
                 _ => false,
             };
             if !same {
@@ -111,15 +112,22 @@ impl Mapping {
         m
     }
 
-    /// A NEW form in OLD's names, a NEW symbol made dynamic at its OLD constant.
-    pub fn apply(&self, p: &Poly) -> Poly {
-        p.substitute(&|s| self.lookup(s.as_str(), true))
+    /// A NEW form in OLD's names, a NEW symbol made dynamic at its OLD constant
+    /// (borrowed when no symbol of NEW is renamed: most re-exports and copies).
+    pub fn apply<'p>(&self, p: &'p Poly) -> Cow<'p, Poly> {
+        if self.rename.is_empty() && self.generalised.is_empty() {
+            return Cow::Borrowed(p);
+        }
+        Cow::Owned(p.substitute(&|s| self.lookup(s.as_str(), true)))
     }
 
     /// A NEW form in OLD's names, a symbol made dynamic kept as a symbol (its own
     /// name, or `name'` when OLD uses it).
-    pub fn rename_only(&self, p: &Poly) -> Poly {
-        p.substitute(&|s| self.lookup(s.as_str(), false))
+    pub fn rename_only<'p>(&self, p: &'p Poly) -> Cow<'p, Poly> {
+        if self.rename.is_empty() {
+            return Cow::Borrowed(p);
+        }
+        Cow::Owned(p.substitute(&|s| self.lookup(s.as_str(), false)))
     }
 
     /// What NEW symbol `s` stands for in OLD's names (`None`: itself).
