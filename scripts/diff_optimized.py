@@ -4,7 +4,7 @@
 For each model of `../shared/corpus/real-models` (`export/` and `pypi/`; `large/`
 with `--large`), onnxruntime (CPU, `ORT_ENABLE_EXTENDED`) writes its optimized
 graph (`SessionOptions.optimized_model_filepath`) into `--out`; then
-`symdim diff MODEL OPTIMIZED --format json --fail-on none` compares the two. An
+`symdim diff MODEL OPTIMIZED --format json --fail-on none --cost` compares the two. An
 optimizer must not change the interface or the contract, so every verdict should
 be `same` or `compatible`; a `breaking` one is printed with its causes. The table
 is Markdown, for docs/diff.md.
@@ -69,7 +69,7 @@ def main():
                 print(f"| {d}/{name} | | not optimized: {str(e).splitlines()[0][:80]} | | | | | | |")
                 continue
             r = subprocess.run(
-                [a.symdim, "diff", src, dst, "--format", "json", "--fail-on", "none"],
+                [a.symdim, "diff", src, dst, "--format", "json", "--fail-on", "none", "--cost"],
                 capture_output=True,
                 text=True,
             )
