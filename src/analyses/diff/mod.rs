@@ -419,7 +419,7 @@ impl Sides<'_> {
     ) -> Vec<PortChange> {
         let mut out = Vec::new();
         let what = if inputs { "input" } else { "output" };
-        for p in pairs {
+        for (i, p) in pairs.iter().enumerate() {
             match p {
                 Pair::Old(o) => {
                     let (dt, dims) = self.dims(self.old.ctx, o);
@@ -467,12 +467,9 @@ impl Sides<'_> {
                             breaking: true,
                             old: Some(o.to_string()),
                             new: Some(n.to_string()),
+                            // `pairs` keeps OLD's order: `i` is OLD's position.
                             why: format!(
-                                "matched by position ({what} {}): a caller that names `{o}` fails",
-                                pairs
-                                    .iter()
-                                    .position(|q| matches!(q, Pair::Both(x, _, _) if x == o))
-                                    .unwrap_or(0)
+                                "matched by position ({what} {i}): a caller that names `{o}` fails"
                             ),
                         });
                     }

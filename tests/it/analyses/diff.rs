@@ -218,6 +218,29 @@ fn diff_removed_output_breaks() {
     assert!(d.outputs[0].breaking);
     snap("removed_output", &d);
 
+    // `z` renamed `w` (the Sigmoid's output): matched by position, breaking.
+    let renamed = model(graph(
+        vec![
+            node("relu", "Relu", &["x"], &["y"]),
+            node("sig", "Sigmoid", &["x"], &["w"]),
+        ],
+        vec![],
+        vec![f32_input("x", &["N", "3"])],
+        vec![out("y"), out("w")],
+        vec![],
+    ));
+    let r = diff_of(&two_heads("N", &["y", "z"]), &renamed);
+    assert_eq!(r.verdict, Verdict::Breaking);
+    assert_eq!(r.outputs.len(), 1);
+    assert_eq!(
+        (r.outputs[0].name.as_str(), r.outputs[0].change),
+        ("w", Change::Renamed)
+    );
+    assert_eq!(
+        r.outputs[0].why,
+        "matched by position (output 1): a caller that names `z` fails"
+    );
+
     // Added back: an added output is compatible.
     let a = diff_of(&two_heads("N", &["y"]), &two_heads("N", &["y", "z"]));
     assert_eq!(a.verdict, Verdict::Compatible);
