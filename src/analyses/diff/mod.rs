@@ -34,9 +34,10 @@ use crate::context::facts::Facts;
 use crate::context::ShapesContext;
 use crate::contracts::ranges::symbol_ranges;
 use crate::contracts::{derive, fact_values};
-use crate::graph::{DType, Model};
+use crate::graph::{DType, Model, Name};
 use contract::{eval, point_text, Contracts};
 use indexmap::IndexMap;
+use rustc_hash::FxHashSet;
 use serde::Serialize;
 use symbols::{Compare, Mapping};
 
@@ -270,7 +271,7 @@ pub fn diff(old: Version<'_>, new: Version<'_>, request: &DiffRequest) -> Diff {
     let range_changes = contract::ranges(&contracts, &r_old, &r_new, &m);
 
     let mut cmp = Compare::new(&old.ctx.alg);
-    let mut side = Sides {
+    let side = Sides {
         old,
         new,
         m: &m,
@@ -411,12 +412,7 @@ impl Sides<'_> {
     }
 
     /// The changes of matched, added and removed ports.
-    fn ports(
-        &mut self,
-        pairs: &[Pair<'_>],
-        inputs: bool,
-        cmp: &mut Compare<'_>,
-    ) -> Vec<PortChange> {
+    fn ports(&self, pairs: &[Pair<'_>], inputs: bool, cmp: &mut Compare<'_>) -> Vec<PortChange> {
         let mut out = Vec::new();
         let what = if inputs { "input" } else { "output" };
         for (i, p) in pairs.iter().enumerate() {
@@ -618,59 +614,54 @@ impl Sides<'_> {
     /// shape changed: the count, the first [`MAX_LISTED_TENSORS`], and whether
     /// the names differ too much to compare.
     fn inside(&self, cmp: &mut Compare<'_>) -> (usize, Vec<TensorChange>, bool) {
-        let names = |m: &Model| -> Vec<String> {
-            let mut seen = indexmap::IndexSet::new();
-            for n in &m.graph.nodes {
-                for o in &n.outputs {
-                    if !o.is_empty() {
-                        seen.insert(o.to_string());
-                    }
-                }
-            }
-            seen.into_iter().collect()
-        };
-        let (no, nn) = (names(self.old.model), names(self.new.model));
-        let new_set: indexmap::IndexSet<&str> = nn.iter().map(|s| s.as_str()).collect();
-        let shared: Vec<&String> = no.iter().filter(|n| new_set.contains(n.as_str())).collect();
-        let fewest = no.len().min(nn.len());
+        // Names carry their hash: the sets and lookups below hash no text.
+        let old_names = produced(self.old.model);
+        let new_names: FxHashSet<&Name> = produced(self.new.model).into_iter().collect();
+        let shared: Vec<&Name> = old_names
+            .iter()
+            .copied()
+            .filter(|n| new_names.contains(n))
+            .collect();
+        let fewest = old_names.len().min(new_names.len());
         if fewest > 0 && (shared.len() as f64) < MIN_SHARED_NAMES * fewest as f64 {
             return (0, Vec::new(), true);
         }
-        let outputs: Vec<&str> = self
+        let outputs: FxHashSet<&Name> = self
             .new
             .model
             .graph
             .outputs
             .iter()
-            .map(|v| &*v.name)
+            .map(|v| &v.name)
             .collect();
+        let (ao, an) = (&self.old.ctx.alg, &self.new.ctx.alg);
         let base = &self.contracts.base;
         let mut changed: Vec<(bool, Option<i64>, TensorChange)> = Vec::new();
         for name in shared {
-            let (_, d_o) = self.dims(self.old.ctx, name);
-            let (_, d_n) = self.dims(self.new.ctx, name);
-            let same = match (&d_o, &d_n) {
+            let same = match (shape_of(self.old.ctx, name), shape_of(self.new.ctx, name)) {
                 (None, None) => true,
-                (Some(a), Some(b)) if a.len() == b.len() => a
-                    .iter()
-                    .zip(b)
-                    .all(|(x, y)| cmp.equal(x, &self.m.apply(y)) == Truth::True),
+                (Some(a), Some(b)) if a.len() == b.len() => a.iter().zip(b).all(|(x, y)| {
+                    let (px, py) = (ao.canon(*x), an.canon(*y));
+                    cmp.equal(px, &self.m.apply(py)) == Truth::True
+                }),
                 _ => false,
             };
             if same {
                 continue;
             }
+            let (_, d_o) = self.dims(self.old.ctx, name);
+            let (_, d_n) = self.dims(self.new.ctx, name);
             let size = d_o.as_ref().and_then(|ds| {
                 ds.iter().try_fold(1i64, |acc, p| {
                     eval(p, base).and_then(|v| acc.checked_mul(v))
                 })
             });
-            let output = outputs.contains(&name.as_str());
+            let output = outputs.contains(name);
             changed.push((
                 output,
                 size,
                 TensorChange {
-                    name: name.clone(),
+                    name: name.to_string(),
                     old: Self::shape_text(&d_o),
                     new: Self::shape_text(&d_n),
                     output,
@@ -739,36 +730,55 @@ impl Sides<'_> {
     }
 }
 
+/// The nodes of `m`'s main graph by op type (`domain:op` outside the default domain).
+fn op_counts(m: &Model) -> std::collections::BTreeMap<std::borrow::Cow<'_, str>, usize> {
+    use std::borrow::Cow;
+    let mut c = std::collections::BTreeMap::new();
+    for n in &m.graph.nodes {
+        let key = if n.domain.is_empty() || n.domain == "ai.onnx" {
+            Cow::Borrowed(&*n.op_type)
+        } else {
+            Cow::Owned(format!("{}:{}", n.domain, n.op_type))
+        };
+        *c.entry(key).or_default() += 1;
+    }
+    c
+}
+
+/// The node outputs of `m`'s main graph, each once, in graph order.
+fn produced(m: &Model) -> Vec<&Name> {
+    let mut seen = FxHashSet::default();
+    m.graph
+        .nodes
+        .iter()
+        .flat_map(|n| n.outputs.iter())
+        .filter(|o| !o.is_empty() && seen.insert(*o))
+        .collect()
+}
+
+/// A tensor's dims in `ctx`, when its rank is known.
+fn shape_of<'c>(ctx: &'c ShapesContext, name: &Name) -> Option<&'c [crate::algebra::Dim]> {
+    ctx.get(name).and_then(|f| f.shape.as_deref())
+}
+
 /// Op counts by type (`domain:op` outside the default domain) that differ.
 fn ops(old: &Model, new: &Model) -> OpsDiff {
-    let count = |m: &Model| {
-        let mut c: std::collections::BTreeMap<String, usize> = Default::default();
-        for n in &m.graph.nodes {
-            let key = if n.domain.is_empty() || n.domain == "ai.onnx" {
-                n.op_type.to_string()
-            } else {
-                format!("{}:{}", n.domain, n.op_type)
-            };
-            *c.entry(key).or_default() += 1;
-        }
-        c
-    };
-    let (a, b) = (count(old), count(new));
+    let (a, b) = (op_counts(old), op_counts(new));
     let mut out = OpsDiff {
         old_nodes: old.graph.nodes.len(),
         new_nodes: new.graph.nodes.len(),
         ..OpsDiff::default()
     };
-    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let keys: std::collections::BTreeSet<&str> = a.keys().chain(b.keys()).map(|k| &**k).collect();
     for k in keys {
         let (x, y) = (
             a.get(k).copied().unwrap_or(0),
             b.get(k).copied().unwrap_or(0),
         );
         if y > x {
-            out.added.insert(k.clone(), y - x);
+            out.added.insert(k.to_string(), y - x);
         } else if x > y {
-            out.removed.insert(k.clone(), x - y);
+            out.removed.insert(k.to_string(), x - y);
         }
     }
     out
