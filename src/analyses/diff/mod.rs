@@ -615,14 +615,23 @@ impl Sides<'_> {
     /// the names differ too much to compare.
     fn inside(&self, cmp: &mut Compare<'_>) -> (usize, Vec<TensorChange>, bool) {
         // Names carry their hash: the sets and lookups below hash no text.
+        // A name NEW's inference holds is a node output of NEW's but for a graph
+        // input or initializer of the same name, which an exporter does not make.
         let old_names = produced(self.old.model);
-        let new_names: FxHashSet<&Name> = produced(self.new.model).into_iter().collect();
+        let new_count = self
+            .new
+            .model
+            .graph
+            .nodes
+            .iter()
+            .map(|n| n.outputs.len())
+            .sum::<usize>();
         let shared: Vec<&Name> = old_names
             .iter()
             .copied()
-            .filter(|n| new_names.contains(n))
+            .filter(|n| self.new.ctx.get(*n).is_some())
             .collect();
-        let fewest = old_names.len().min(new_names.len());
+        let fewest = old_names.len().min(new_count);
         if fewest > 0 && (shared.len() as f64) < MIN_SHARED_NAMES * fewest as f64 {
             return (0, Vec::new(), true);
         }

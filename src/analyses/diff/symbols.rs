@@ -36,6 +36,8 @@ impl Mapping {
             shown: IndexMap::new(),
             notes: Vec::new(),
         };
+        // NEW symbols an input axis has decided.
+        let mut decided: rustc_hash::FxHashSet<String> = Default::default();
         let is_input = |alg: &Algebra, s: &str| {
             alg.symbol_entry(s)
                 .is_some_and(|e| e.kind == SymbolKind::Input)
@@ -59,7 +61,7 @@ impl Mapping {
                     continue;
                 }
                 let po = old.alg.canon(*d_old);
-                let taken = m.rename.contains_key(ns) || m.generalised.contains_key(ns);
+                let taken = decided.contains(ns);
                 if let Some(os) = po.as_sym().filter(|s| is_input(&old.alg, s.as_str())) {
                     let os = os.as_str();
                     match m.shown.get(os) {
@@ -69,20 +71,25 @@ impl Mapping {
                         _ => {}
                     }
                     if !taken {
-                        m.rename.insert(ns.to_string(), os.to_string());
+                        decided.insert(ns.to_string());
+                        // Only a change of name is a renaming: the rest is read as is.
+                        if ns != os {
+                            m.rename.insert(ns.to_string(), os.to_string());
+                        }
                         m.shown.entry(os.to_string()).or_insert(ns.to_string());
                     }
                 } else if let Some(c) = po.as_const().and_then(|c| c.to_i64()) {
                     if !taken {
+                        decided.insert(ns.to_string());
                         m.generalised.insert(ns.to_string(), c);
                     }
                 }
             }
         }
         // Every other NEW symbol: its own name, unless OLD means something else by it.
-        let targets: Vec<String> = m.rename.values().cloned().collect();
+        let targets: Vec<String> = m.shown.keys().cloned().collect();
         for (name, e) in new.alg.symbols() {
-            if m.rename.contains_key(name) || m.generalised.contains_key(name) {
+            if decided.contains(name) {
                 continue;
             }
             let same = match (old.alg.symbol_entry(name).map(|o| &o.kind), &e.kind) {
