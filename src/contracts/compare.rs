@@ -1,7 +1,7 @@
 //! Comparing the contracts of two models (`symdim diff`): a condition renamed into
 //! the other model's symbols, whether a set of conditions implies a condition, and
 //! whether a condition holds at given values. Every answer comes from a scratch
-//! algebra ([`Scratch`]): implication by assuming the conditions and deciding the
+//! algebra (`normalise::Scratch`): implication by assuming the conditions and deciding the
 //! other one, a value by binding every symbol and deciding. What the algebra cannot
 //! prove is [`Truth::Unknown`], never a guess.
 

@@ -4,7 +4,7 @@
 //! and the cost (parameters, MACs, peak bytes), with a verdict.
 //!
 //! Dims are compared by the algebra, never as text: NEW's symbols are first put in
-//! OLD's names by the input axes they stand for ([`symbols::Mapping`]), then both
+//! OLD's names by the input axes they stand for (`symbols::Mapping`), then both
 //! dims are built in one comparison algebra and decided `equal`. Conditions are
 //! compared by implication in a scratch algebra (`contracts::compare`).
 //!
