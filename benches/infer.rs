@@ -10,6 +10,8 @@
 //!   grow linearly with the node count);
 //! - `constraints`, `ranges`: `infer` and then the contract, or the ranges and
 //!   profile (`symdim ranges`'s work, every input symbol in `1..16`);
+//! - `diff`: `symdim diff`'s work on a model and a second copy of it (two
+//!   inferences, both contracts and symbol ranges, every tensor compared);
 //! - `ops::*`: small hand-built graphs run through `infer`: a Reshape chain with `-1` on
 //!   symbolic dims, a MatMul chain, a Conv chain, and Shape→Gather→Concat→Reshape blocks,
 //!   each at 1 and 100 repetitions. They only build graphs and call `infer`, so they
@@ -141,6 +143,20 @@ fn constraints(bencher: Bencher, name: &str) {
     let model = symdim::read::load::load(path).unwrap();
     let options = Facts::default();
     bencher.bench(|| infer(&model, &options).contract());
+}
+
+/// What `symdim diff` computes, without its text, for a model against a second copy
+/// of itself: both inferences, both contracts and symbol ranges, every tensor
+/// compared (without `--cost`). Compared with `infer_only` on the same model (the
+/// target: at most 2.5 times its time).
+#[divan::bench(args = model_names(), sample_count = 10, sample_size = 1)]
+fn diff(bencher: Bencher, name: &str) {
+    let Some(path) = model_path(name) else { return };
+    let old = symdim::read::load::load(path).unwrap();
+    let new = symdim::read::load::load(path).unwrap();
+    let options = Facts::default();
+    let request = symdim::analyses::diff::DiffRequest::default();
+    bencher.bench(|| infer(&old, &options).diff(&infer(&new, &options), &request));
 }
 
 /// What `symdim ranges` computes, without its text: inference, the contract, the

@@ -2,9 +2,14 @@
 //!
 //! `symdim infer MODEL [--format text|json] [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--symbol ID:AXIS=NAME]... [-o OUT.onnx]`
 //!
+//! `symdim infer ... --strict[=all]` also exits 1 when a rank or dim is unknown for a
+//! reason other than the data (with `all`, for any reason), listing each on stderr.
+//!
 //! `symdim ranges MODEL [--range NAME=LO..HI]... [--opt NAME=V]... [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--format text|json|trtexec|ort-trt|openvino]`
 //!
 //! `symdim cost MODEL [--bind NAME=INT]... [--assume EXPR]... [--range NAME=LO..HI]... [--op-rules FILE]... [--format text|json] [--top N] [--plot NAME=LO..HI -o FILE.svg]`
+//!
+//! `symdim diff OLD NEW [--bind NAME=INT]... [--assume EXPR]... [--op-rules FILE]... [--format text|json] [--fail-on breaking|any|none] [--cost]`
 //!
 //! Exit status: 0 when inferred with no error diagnostic, 1 when the report holds an
 //! error diagnostic, 2 when no report is possible (the message goes to stderr).
@@ -45,6 +50,27 @@ enum RangesFormat {
     Openvino,
 }
 
+/// What `symdim infer --strict` fails on.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Strict {
+    /// A rank or dim unknown for a reason other than the data (a missing rule, a
+    /// failed rule, a limit, an undecided broadcast, an input without a shape).
+    Rules,
+    /// Any unknown rank or dim, the data-dependent ones too.
+    All,
+}
+
+/// When `symdim diff` exits with status 1.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FailOn {
+    /// A breaking change.
+    Breaking,
+    /// Any difference.
+    Any,
+    /// Never.
+    None,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Infer every tensor's shape as an expression of the model's input dims.
@@ -73,6 +99,11 @@ enum Command {
         /// Write the model back with the inferred shapes as value_info (ONNX only).
         #[arg(short = 'o', value_name = "OUT.onnx")]
         out: Option<PathBuf>,
+        /// Exit with status 1 when a rank or dim is unknown for a reason other than
+        /// the data (`--strict`), or for any reason (`--strict=all`), listing each
+        /// on stderr after the report.
+        #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "rules", value_name = "all")]
+        strict: Option<Strict>,
     },
     /// The conditions on the input dims under which every node is valid.
     Constraints {
@@ -149,6 +180,36 @@ enum Command {
         /// The SVG file `--plot` writes.
         #[arg(short = 'o', long = "output", value_name = "FILE.svg")]
         output: Option<PathBuf>,
+    },
+    /// What changed between two versions of a model: inputs and outputs, the
+    /// contract, the tensors inside, op counts and cost, with a verdict.
+    Diff {
+        /// The old version (ONNX, OpenVINO IR or oneDNN Graph JSON).
+        old: PathBuf,
+        /// The new version.
+        new: PathBuf,
+        /// Bind a symbol first, e.g. `--bind batch=4` (given to each version that
+        /// declares the symbol).
+        #[arg(long = "bind", value_name = "NAME=INT", allow_hyphen_values = true)]
+        binds: Vec<String>,
+        /// Assume a fact first, e.g. `--assume "sequence <= 512"` (given to each
+        /// version that declares its symbols).
+        #[arg(long = "assume", value_name = "EXPR", allow_hyphen_values = true)]
+        assumes: Vec<String>,
+        /// Shape rules for ops, read from a file (docs/op-rules.md); repeatable.
+        #[arg(long = "op-rules", value_name = "FILE")]
+        op_rules: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: OutFormat,
+        /// Exit with status 1 on a breaking change (the default), on any
+        /// difference, or never.
+        #[arg(long = "fail-on", value_enum, default_value = "breaking")]
+        fail_on: FailOn,
+        /// Also compare the cost (parameters, MACs, peak bytes) of both versions:
+        /// `symdim cost`'s analysis of each, several times an inference.
+        #[arg(long)]
+        cost: bool,
     },
     /// Say whether the model is valid for the given values (without running it).
     Check {
@@ -305,6 +366,7 @@ fn infer_annotated(
     options: &Facts,
     format: OutFormat,
     out: &std::path::Path,
+    strict: Option<Strict>,
 ) -> u8 {
     let Some(bytes) = reported(symdim::read::load::read_model_file(model)) else {
         return 2;
@@ -332,7 +394,33 @@ fn infer_annotated(
         eprintln!("symdim: {e}");
         return 2;
     }
-    print_report(&shapes, format)
+    let code = print_report(&shapes, format);
+    strict_gate(&shapes, strict, code)
+}
+
+/// `--strict`: each unknown rank or dim it counts, one a line on stderr; the exit
+/// status 1 when there is one, else `code`.
+fn strict_gate(shapes: &symdim::Shapes<'_>, strict: Option<Strict>, code: u8) -> u8 {
+    use symdim::analyses::unknowns::Reason;
+    let Some(strict) = strict else {
+        return code;
+    };
+    if code == 2 {
+        return code;
+    }
+    let counted: Vec<_> = shapes
+        .unknowns()
+        .into_iter()
+        .filter(|u| strict == Strict::All || u.reason != Reason::Data)
+        .collect();
+    for u in &counted {
+        eprintln!("symdim: strict: {u}");
+    }
+    if counted.is_empty() {
+        code
+    } else {
+        1
+    }
 }
 
 /// Print the report of `shapes` (what `symdim infer` prints) to stdout; the exit
@@ -523,6 +611,67 @@ fn cost_command(
     }
 }
 
+/// How `symdim diff` reports: its format, when it fails, and what it compares.
+struct DiffOutput {
+    format: OutFormat,
+    fail_on: FailOn,
+    request: symdim::analyses::diff::DiffRequest,
+}
+
+/// `symdim diff`: the report, and exit status 1 when `fail_on` says so; 2 when a
+/// model cannot be read or a fact fits neither version.
+fn diff_command(
+    old: &std::path::Path,
+    new: &std::path::Path,
+    binds: &[String],
+    assumes: Vec<String>,
+    op_rules: &[PathBuf],
+    output: DiffOutput,
+) -> u8 {
+    let DiffOutput {
+        format,
+        fail_on,
+        request,
+    } = output;
+    let Some(facts) = read_facts(binds, assumes, op_rules) else {
+        return 2;
+    };
+    let Some(m_old) = load_model(old, &Default::default()) else {
+        return 2;
+    };
+    let Some(m_new) = load_model(new, &Default::default()) else {
+        return 2;
+    };
+    let (f_old, f_new) = (facts.for_model(&m_old), facts.for_model(&m_new));
+    // A fact that neither version declares the symbols of is a usage error, as
+    // `infer` makes it: checked against OLD, whose message names its symbols.
+    let unused = facts
+        .binds
+        .iter()
+        .any(|b| !f_old.binds.contains(b) && !f_new.binds.contains(b))
+        || facts
+            .assumes
+            .iter()
+            .any(|a| !f_old.assumes.contains(a) && !f_new.assumes.contains(a));
+    if unused && !facts_fit(&facts, &m_old) {
+        return 2;
+    }
+    let (s_old, s_new) = (symdim::infer(&m_old, &f_old), symdim::infer(&m_new, &f_new));
+    let d = s_old.diff(&s_new, &request);
+    if let Err(code) = emit(&match format {
+        OutFormat::Text => d.to_text(),
+        OutFormat::Json => d.to_json(),
+    }) {
+        return code;
+    }
+    use symdim::analyses::diff::Verdict;
+    match (fail_on, d.verdict) {
+        (FailOn::Breaking, Verdict::Breaking) => 1,
+        (FailOn::Any, Verdict::Breaking | Verdict::Compatible) => 1,
+        _ => 0,
+    }
+}
+
 /// The command line's work; the process's exit status.
 fn run() -> u8 {
     let cli = Cli::parse();
@@ -581,6 +730,23 @@ fn run() -> u8 {
             let output = CostOutput { format, top, plot };
             cost_command(&model, &binds, assumes, &ranges, &op_rules, output)
         }
+        Command::Diff {
+            old,
+            new,
+            binds,
+            assumes,
+            op_rules,
+            format,
+            fail_on,
+            cost,
+        } => {
+            let output = DiffOutput {
+                format,
+                fail_on,
+                request: symdim::analyses::diff::DiffRequest { cost },
+            };
+            diff_command(&old, &new, &binds, assumes, &op_rules, output)
+        }
         Command::Check {
             model,
             binds,
@@ -631,6 +797,7 @@ fn run() -> u8 {
             op_rules,
             symbols,
             out,
+            strict,
         } => {
             let load_options = symdim::read::load::LoadOptions {
                 onednn_symbols: symbols,
@@ -639,7 +806,7 @@ fn run() -> u8 {
                 return 2;
             };
             if let Some(out) = &out {
-                return infer_annotated(&model, &load_options, &options, format, out);
+                return infer_annotated(&model, &load_options, &options, format, out, strict);
             }
             let Some(m) = load_model(&model, &load_options) else {
                 return 2;
@@ -647,7 +814,9 @@ fn run() -> u8 {
             if !facts_fit(&options, &m) {
                 return 2;
             }
-            print_report(&symdim::infer(&m, &options), format)
+            let shapes = symdim::infer(&m, &options);
+            let code = print_report(&shapes, format);
+            strict_gate(&shapes, strict, code)
         }
         Command::Simplify { exprs, assumes } => {
             let mut alg = symdim::algebra::Algebra::default();

@@ -320,6 +320,48 @@ impl<'m> Shapes<'m> {
         crate::analyses::cost::cost(self.model, &self.ctx, &self.facts, request)
     }
 
+    /// Every tensor of the main graph whose rank is unknown and every dim inference
+    /// could not give as an expression of the inputs, each with its reason (an op
+    /// without a rule, a failed rule, a limit, an undecided broadcast, an input
+    /// without a shape, or the data): what `symdim infer --strict` lists.
+    pub fn unknowns(&self) -> Vec<crate::analyses::unknowns::Unknown> {
+        crate::analyses::unknowns::unknowns(self.model, &self.ctx)
+    }
+
+    /// What changed from `self` (OLD) to `new` (NEW), another version of the model
+    /// (`symdim diff`, `docs/diff.md`): inputs and outputs, the contract's conditions
+    /// and ranges, the tensors whose shape changed, op counts and cost, with a
+    /// verdict; with `request.cost`, the cost of both too. NEW's symbols are
+    /// matched to OLD's by the input axes they stand for.
+    ///
+    /// ```
+    /// use symdim::analyses::diff::{DiffRequest, Verdict};
+    /// let model = symdim::load(std::path::Path::new("examples/attention.onnx")).unwrap();
+    /// let old = symdim::infer(&model, &symdim::Facts::new());
+    /// let new = symdim::infer(&model, &symdim::Facts::new().input_dim("x", 0, "N"));
+    /// let d = old.diff(&new, &DiffRequest::default());
+    /// assert_eq!(d.verdict, Verdict::Same);
+    /// assert_eq!(d.symbols["batch"], "N");
+    /// ```
+    pub fn diff(
+        &self,
+        new: &Shapes<'_>,
+        request: &crate::analyses::diff::DiffRequest,
+    ) -> crate::analyses::diff::Diff {
+        use crate::analyses::diff::{diff, Version};
+        let old = Version {
+            model: self.model,
+            ctx: &self.ctx,
+            facts: &self.facts,
+        };
+        let new = Version {
+            model: new.model,
+            ctx: &new.ctx,
+            facts: &new.facts,
+        };
+        diff(old, new, request)
+    }
+
     /// The shapes with some symbols given values: inferred again under the facts
     /// plus these bindings, so that what the values decide (an `If` condition, a
     /// division) is decided. `self` keeps its symbolic answer.

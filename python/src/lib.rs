@@ -1737,6 +1737,50 @@ fn cost(
     Ok(json.call_method1("loads", (text,))?.unbind())
 }
 
+/// What changed from `old` to `new`, two versions of a model: what `symdim diff
+/// --format json` prints, as a `dict` (`docs/diff.md`, `docs/report.md`): the
+/// verdict (`same`, `compatible`, `breaking`), the symbols matched by input axes,
+/// the input and output changes, the conditions and ranges, the tensors whose
+/// shape changed, op counts and, with `cost=True` (`--cost`), the cost. `bind`,
+/// `assume` and `op_rules` are those of `infer`, given to each version that
+/// declares the symbols they name; one that neither declares raises `ValueError`
+/// with the command's message.
+#[pyfunction]
+#[pyo3(signature = (old, new, *, bind=None, assume=None, op_rules=None, cost=false))]
+fn diff(
+    py: Python<'_>,
+    old: &Bound<'_, PyAny>,
+    new: &Bound<'_, PyAny>,
+    bind: Option<&Bound<'_, PyAny>>,
+    assume: Option<&Bound<'_, PyAny>>,
+    op_rules: Option<&Bound<'_, PyAny>>,
+    cost: bool,
+) -> PyResult<Py<PyAny>> {
+    let (a, b) = (Source::extract(old)?, Source::extract(new)?);
+    let facts = facts(bind, assume, op_rules)?;
+    let text = interruptible(py, facts, move |facts| {
+        let ma = a.load().map_err(model_error)?;
+        let mb = b.load().map_err(model_error)?;
+        let (fa, fb) = (facts.for_model(&ma), facts.for_model(&mb));
+        let unused = facts
+            .binds
+            .iter()
+            .any(|x| !fa.binds.contains(x) && !fb.binds.contains(x))
+            || facts
+                .assumes
+                .iter()
+                .any(|x| !fa.assumes.contains(x) && !fb.assumes.contains(x));
+        if unused {
+            fit(&facts, &ma)?;
+        }
+        let (sa, sb) = (symdim::infer(&ma, &fa), symdim::infer(&mb, &fb));
+        let request = symdim::analyses::diff::DiffRequest { cost };
+        Ok(sa.diff(&sb, &request).to_json())
+    })?;
+    let json = py.import("json")?;
+    Ok(json.call_method1("loads", (text,))?.unbind())
+}
+
 /// The extension module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1767,5 +1811,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simplify, m)?)?;
     m.add_function(wrap_pyfunction!(ranges, m)?)?;
     m.add_function(wrap_pyfunction!(cost, m)?)?;
+    m.add_function(wrap_pyfunction!(diff, m)?)?;
     Ok(())
 }

@@ -13,8 +13,8 @@ not "unknown".
 
 Functions: :func:`infer` (a :class:`Report`), :func:`infer_shapes` (the model with
 every shape in ``value_info``, like ``onnx.shape_inference.infer_shapes``),
-:func:`constraints`, :func:`check`, :func:`explain`, :func:`ranges`, :func:`cost`
-and :func:`simplify` (the CLI's commands), and :class:`SymbolicShapeInference`, a drop-in
+:func:`constraints`, :func:`check`, :func:`explain`, :func:`ranges`, :func:`cost`,
+:func:`diff` and :func:`simplify` (the CLI's commands), and :class:`SymbolicShapeInference`, a drop-in
 for onnxruntime's class of that name. The GIL is released while a model is read and inferred, so calls from
 several threads run in parallel.
 """
@@ -46,6 +46,7 @@ from symdim._native import (
     check,
     constraints,
     cost,
+    diff,
     explain,
     infer,
     ranges,
@@ -181,6 +182,7 @@ __all__ = [
     "check",
     "constraints",
     "cost",
+    "diff",
     "explain",
     "infer",
     "infer_shapes",

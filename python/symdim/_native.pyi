@@ -431,3 +431,19 @@ def cost(
     formulas stay symbolic), ``ranges`` its largest value over the box (``*_max``),
     as ``--range NAME=LO..HI``. A name that is not an input symbol raises
     ``ValueError`` with the command's message."""
+
+def diff(
+    old: ModelLike,
+    new: ModelLike,
+    *,
+    bind: Optional[Bind] = None,
+    assume: Optional[Assume] = None,
+    op_rules: Optional[OpRulesLike] = None,
+    cost: bool = False,
+) -> Dict[str, Any]:
+    """What changed from ``old`` to ``new``, two versions of a model: what
+    ``symdim diff --format json`` prints, as a ``dict``: ``verdict`` (``same``,
+    ``compatible``, ``breaking``), ``symbols`` (OLD -> NEW), ``inputs``,
+    ``outputs``, ``conditions``, ``ranges``, ``tensors_changed``, ``ops``, and
+    with ``cost=True`` ``cost`` (else ``None``). ``bind`` and ``assume`` go to each version that declares their
+    symbols; one that neither declares raises ``ValueError``."""

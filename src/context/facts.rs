@@ -581,6 +581,20 @@ impl Facts {
         Ok(())
     }
 
+    /// The facts that `model` can take: each bind and each assume whose symbols
+    /// the model declares (what [`Facts::validate`] accepts), for a caller that
+    /// gives one set of facts to two versions of a model (`symdim diff`). The
+    /// rest of the facts (input dims, op rules, the configuration) are kept.
+    pub fn for_model(&self, model: &Model) -> Facts {
+        let known = self.known_symbols(&model.graph);
+        let mut out = self.clone();
+        out.binds
+            .retain(|(name, value)| check_bind(name, *value, &known).is_ok());
+        out.assumes
+            .retain(|text| check_assume(text, &known).is_ok());
+        out
+    }
+
     /// The symbols these facts may bind or assume facts about with graph `g`: those
     /// its declarations name ([`model_symbols`]) and those of the input dims set.
     pub(crate) fn known_symbols(&self, g: &Graph) -> IndexSet<String> {

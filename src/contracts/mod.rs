@@ -35,6 +35,7 @@
 
 pub mod check;
 mod collect;
+pub mod compare;
 pub mod explain;
 mod normalise;
 pub mod ranges;

@@ -17,6 +17,7 @@
 
 pub mod annotate;
 pub mod cost;
+pub mod diff;
 mod json;
 mod out;
 mod plot;

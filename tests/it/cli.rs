@@ -999,3 +999,48 @@ fn cost_plot_writes_an_svg_and_needs_its_file_and_values() {
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("--bind batch=INT"));
 }
+
+/// `symdim infer --strict`: exit 1 when a rank or dim is unknown for a reason other
+/// than the data (here an op without a rule), listing each on stderr after the
+/// report; `--strict=all` also for a dim the data decides (NonZero's count). The
+/// report on stdout is the same bytes as without the flag.
+#[test]
+fn infer_strict_lists_unknowns_by_reason() {
+    use crate::common::pb::{graph, model, node, value_info};
+    // `x: [N, 3]`: `NonZero(x)` is [2, nz] with nz from the data; `Mystery` has no
+    // rule, so `m` has an unknown rank.
+    let data = model(graph(
+        vec![node("nz", "NonZero", &["x"], &["idx"])],
+        vec![],
+        vec![value_info("x", 1, Some(&["N", "3"]))],
+        vec![value_info("idx", 7, None)],
+        vec![],
+    ));
+    let custom = model(graph(
+        vec![node("odd", "Mystery", &["x"], &["m"])],
+        vec![],
+        vec![value_info("x", 1, Some(&["N", "3"]))],
+        vec![value_info("m", 1, None)],
+        vec![],
+    ));
+    let (pd, pc) = (tmp("strict_data.onnx"), tmp("strict_custom.onnx"));
+    std::fs::write(&pd, data).unwrap();
+    std::fs::write(&pc, custom).unwrap();
+    let (pd, pc) = (pd.to_str().unwrap(), pc.to_str().unwrap());
+    let plain = symdim(&["infer", pd]);
+    let strict = symdim(&["infer", pd, "--strict"]);
+    assert_eq!(strict.status.code(), Some(0));
+    assert_eq!(strict.stdout, plain.stdout);
+    let all = symdim(&["infer", pd, "--strict=all"]);
+    assert_eq!(all.status.code(), Some(1));
+    assert_eq!(all.stdout, plain.stdout);
+    let err = String::from_utf8(all.stderr).unwrap();
+    assert_eq!(err, "symdim: strict: idx[1] = nz0: data at nz (NonZero)\n");
+    let custom = symdim(&["infer", pc, "--strict"]);
+    assert_eq!(custom.status.code(), Some(1));
+    let err = String::from_utf8(custom.stderr).unwrap();
+    assert_eq!(
+        err,
+        "symdim: strict: m: unknown rank: no-rule at odd (Mystery)\n"
+    );
+}

@@ -26,7 +26,7 @@ mod render;
 mod solve;
 mod tensors;
 
-use super::{base_facts, derive, Cond, Condition, Kind, Side};
+use super::{base_facts, derive, Cond, Condition, Contract, Kind, Side};
 use crate::algebra::parse::parse_expr;
 use crate::algebra::{Expr, Fact, Rel};
 use crate::context::facts::Facts;
@@ -281,6 +281,34 @@ pub fn ranges(
     request: &Request,
 ) -> Result<Ranges, RangeError> {
     let contract = derive(model, ctx, options);
+    let (mut r, out) = solved(contract, ctx, options, request)?;
+    let env = out.values();
+    r.inputs = tensors::input_profiles(model, ctx, &env);
+    let (tensors, total) = tensors::bounds(model, ctx, &env);
+    r.tensors = tensors;
+    r.activations_max_bytes = total;
+    Ok(r)
+}
+
+/// The ranges of the input symbols of `contract` (the model's, derived under
+/// `options`) without a request: what [`ranges`] gives for `symbols`,
+/// `relations`, `caveats` and `problems`, without the per-tensor bounds (`inputs`
+/// and `tensors` are empty, `activations_max_bytes` is `None`). For a caller that
+/// holds the contract already (`symdim diff`).
+pub fn symbol_ranges(contract: Contract, ctx: &ShapesContext, options: &Facts) -> Ranges {
+    match solved(contract, ctx, options, &Request::default()) {
+        Ok((r, _)) => r,
+        Err(_) => unreachable!("a request without ranges names no symbol"),
+    }
+}
+
+/// The symbols' ranges and the relations, from the contract and the request.
+fn solved(
+    contract: Contract,
+    ctx: &ShapesContext,
+    options: &Facts,
+    request: &Request,
+) -> Result<(Ranges, solve::Solved), RangeError> {
     let inputs = contract.inputs.clone();
     let known = || inputs.join(", ");
     for (flag, name) in request
@@ -339,20 +367,18 @@ pub fn ranges(
     }
     let mut out = solve::symbols(&inputs, conditions, request);
     joint::shrink(&mut out, request);
-    let env = out.values();
-    let inputs_profile = tensors::input_profiles(model, ctx, &env);
-    let (tensors, total) = tensors::bounds(model, ctx, &env);
-    Ok(Ranges {
+    let r = Ranges {
         model: contract.model,
         facts,
-        symbols: out.symbols,
-        relations: out.relations,
+        symbols: std::mem::take(&mut out.symbols),
+        relations: std::mem::take(&mut out.relations),
         caveats,
-        problems: out.problems,
-        inputs: inputs_profile,
-        tensors,
-        activations_max_bytes: total,
-    })
+        problems: std::mem::take(&mut out.problems),
+        inputs: Vec::new(),
+        tensors: Vec::new(),
+        activations_max_bytes: None,
+    };
+    Ok((r, out))
 }
 
 /// A fact as a condition of the report (`source` `fact`): `==`, `<=`, `>=`, `<`,
