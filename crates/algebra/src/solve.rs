@@ -31,7 +31,7 @@ pub fn solve_single_symbol(p: &Poly, s: Symbol, zero: bool) -> Option<(i64, Opti
     }
 }
 
-/// The most `min`/`max` terms [`solve_pieces`] splits on, one inside another (each
+/// The most `min`/`max` terms a one-symbol condition is split on, one inside another (each
 /// split doubles the pieces).
 pub const MAX_SOLVE_SPLITS: usize = 4;
 
