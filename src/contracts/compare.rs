@@ -96,31 +96,25 @@ impl<'a> Premises<'a> {
 }
 
 fn rename_cond(c: &Cond, subst: Subst<'_>) -> Cond {
-    let side = |s: &Side| match s {
+    c.map_sides(&|s| match s {
         Side::Term(e) => Side::Term(rename_expr(e, subst)),
         Side::Form(p) => Side::Form(p.substitute(&|sym| subst(sym.as_str()))),
-    };
-    match c {
-        Cond::Eq(a, b) => Cond::Eq(side(a), side(b)),
-        Cond::Div(a, b) => Cond::Div(side(a), side(b)),
-        Cond::Le(a, b) => Cond::Le(side(a), side(b)),
-        Cond::Or(cs) => Cond::Or(cs.iter().map(|c| rename_cond(c, subst)).collect()),
-        Cond::And(cs) => Cond::And(cs.iter().map(|c| rename_cond(c, subst)).collect()),
-        Cond::False => Cond::False,
-        Cond::Unknown => Cond::Unknown,
-    }
+    })
 }
 
 /// `e` with its symbols replaced (conditions are read back from terms of at
 /// most the algebra's term depth, so the recursion is bounded by it).
 fn rename_expr(e: &Expr, subst: Subst<'_>) -> Expr {
-    let b = |x: &Expr| Box::new(rename_expr(x, subst));
+    map_symbols(e, &|s| subst(s).map(|p| p.to_expr()))
+}
+
+/// `e` with each symbol `s` for which `f(s)` is `Some` replaced by it. Recursive:
+/// for expressions read back from the algebra's terms, whose depth it bounds.
+pub(crate) fn map_symbols(e: &Expr, f: &dyn Fn(&str) -> Option<Expr>) -> Expr {
+    let b = |x: &Expr| Box::new(map_symbols(x, f));
     match e {
         Expr::Num(r) => Expr::Num(r.clone()),
-        Expr::Sym(s) => match subst(s) {
-            Some(p) => p.to_expr(),
-            None => Expr::Sym(s.clone()),
-        },
+        Expr::Sym(s) => f(s).unwrap_or_else(|| Expr::Sym(s.clone())),
         Expr::Neg(a) => Expr::Neg(b(a)),
         Expr::Add(x, y) => Expr::Add(b(x), b(y)),
         Expr::Sub(x, y) => Expr::Sub(b(x), b(y)),

@@ -219,6 +219,21 @@ enum Cond {
     Unknown,
 }
 
+impl Cond {
+    /// The condition with each side replaced by `f` of it, its structure kept.
+    fn map_sides(&self, f: &dyn Fn(&Side) -> Side) -> Cond {
+        match self {
+            Cond::Eq(a, b) => Cond::Eq(f(a), f(b)),
+            Cond::Div(a, b) => Cond::Div(f(a), f(b)),
+            Cond::Le(a, b) => Cond::Le(f(a), f(b)),
+            Cond::Or(cs) => Cond::Or(cs.iter().map(|c| c.map_sides(f)).collect()),
+            Cond::And(cs) => Cond::And(cs.iter().map(|c| c.map_sides(f)).collect()),
+            Cond::False => Cond::False,
+            Cond::Unknown => Cond::Unknown,
+        }
+    }
+}
+
 struct Candidate {
     cond: Cond,
     node: String,

@@ -304,34 +304,23 @@ fn nest(cx: &Ctx<'_>, kind: OpKind, mut x: Poly, mut d: Poly, mut d_int: bool) -
 }
 
 fn floordiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
-    let d = v[1].canon.mul(&v[2].canon);
-    if !(nested_ok(cx, v) && divisor_fits(&d)) {
-        return None;
-    }
-    nest(
-        cx,
-        OpKind::FloorDiv,
-        v[0].canon.clone(),
-        d,
-        cx.is_integer(&v[1].canon),
-    )
+    nested(cx, v, OpKind::FloorDiv)
 }
 
 fn ceildiv_nested(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
     if becomes_floordiv(cx, &v[0].canon, &v[1].canon) {
         return None;
     }
+    nested(cx, v, OpKind::CeilDiv)
+}
+
+/// `kind(kind(a, b), c)` collapsed by [`nest`] from the divisor `b*c`.
+fn nested(cx: &Ctx<'_>, v: &[Operand], kind: OpKind) -> Option<Poly> {
     let d = v[1].canon.mul(&v[2].canon);
     if !(nested_ok(cx, v) && divisor_fits(&d)) {
         return None;
     }
-    nest(
-        cx,
-        OpKind::CeilDiv,
-        v[0].canon.clone(),
-        d,
-        cx.is_integer(&v[1].canon),
-    )
+    nest(cx, kind, v[0].canon.clone(), d, cx.is_integer(&v[1].canon))
 }
 
 /// `a = floordiv(x, c) + r` (or ceildiv) with `r` an integer: `(x, c, r)`.

@@ -18,15 +18,11 @@ pub fn solve_single_symbol(p: &Poly, s: Symbol, zero: bool) -> Option<(i64, Opti
     match monotone(p, s) {
         Some(dir) => solve_monotone(p, s, dir, zero),
         None => match solve_pieces(p, s, zero, (1, SOLVE_LIMIT), 0) {
-            Pieces::Empty => None,
-            Pieces::One(lo, hi) => {
-                let hi = (hi < SOLVE_LIMIT).then_some(hi);
-                (!(lo == 1 && hi.is_none())).then_some((lo, hi))
-            }
             Pieces::Unsolved => solve_interval(&|v: i64| {
                 let r = p.eval(&|t| (t == s).then(|| Rat::int(v)))?;
                 Some(if zero { r.is_zero() } else { !r.is_negative() })
             }),
+            found => answer(found),
         },
     }
 }
@@ -125,8 +121,9 @@ fn solve_pieces(p: &Poly, s: Symbol, zero: bool, (lo, hi): (i64, i64), depth: us
     }
 }
 
-/// [`solve_monotone`]'s bisection on `range`: where the condition holds, for a
-/// form `p` that moves one way (`dir`) in `s`.
+/// Bisection on `range`: where the condition holds, for a form `p` that moves one
+/// way (`dir`: `1` up, `-1` down, `0` constant) in `s`, found from about
+/// 2 log2 of the range's length evaluations.
 fn monotone_on(p: &Poly, s: Symbol, dir: i8, zero: bool, (lo, hi): (i64, i64)) -> Pieces {
     let g = |v: i64| -> Option<Rat> {
         let r = p.eval(&|t| (t == s).then(|| Rat::int(v)))?;
@@ -256,46 +253,18 @@ fn solve_monotone(p: &Poly, s: Symbol, dir: i8, zero: bool) -> Option<(i64, Opti
     if dir == 0 {
         return None;
     }
-    // g(v) = dir * p(v) is non-decreasing.
-    let g = |v: i64| -> Option<Rat> {
-        let r = p.eval(&|t| (t == s).then(|| Rat::int(v)))?;
-        Some(if dir > 0 { r } else { r.neg() })
+    answer(monotone_on(p, s, dir, zero, (1, SOLVE_LIMIT)))
+}
+
+/// A solution on `1..=SOLVE_LIMIT` as [`solve_single_symbol`] gives it: `None`
+/// when the condition never holds, was not solved, or holds at every value
+/// searched (not proven); an upper end at the limit is none.
+fn answer(found: Pieces) -> Option<(i64, Option<i64>)> {
+    let Pieces::One(lo, hi) = found else {
+        return None;
     };
-    // The first v in 1..=SOLVE_LIMIT with pred(g(v)), or SOLVE_LIMIT + 1.
-    let first = |pred: &dyn Fn(&Rat) -> bool| -> Option<i64> {
-        let (mut lo, mut hi) = (1i64, SOLVE_LIMIT + 1);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if pred(&g(mid)?) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        Some(lo)
-    };
-    let end = SOLVE_LIMIT + 1;
-    // Where g >= 0 starts and where g > 0 starts.
-    let nonneg = first(&|r: &Rat| !r.is_negative())?;
-    let pos = first(&|r: &Rat| r.is_positive())?;
-    let (lo, hi) = if zero {
-        // p == 0 exactly on [nonneg, pos - 1].
-        (nonneg, pos - 1)
-    } else if dir > 0 {
-        // p >= 0 on [nonneg, end - 1].
-        (nonneg, end - 1)
-    } else {
-        // -p non-decreasing: p >= 0 where -p <= 0, on [1, pos - 1].
-        (1, pos - 1)
-    };
-    if lo > hi || lo >= end {
-        return None; // never holds
-    }
     let hi = (hi < SOLVE_LIMIT).then_some(hi);
-    if lo == 1 && hi.is_none() {
-        return None; // holds at every value searched: not proven, keep as is
-    }
-    Some((lo, hi))
+    (!(lo == 1 && hi.is_none())).then_some((lo, hi))
 }
 
 #[cfg(test)]

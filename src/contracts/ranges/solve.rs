@@ -762,28 +762,9 @@ fn decide_residues(g: &mut Group) {
 
 /// `c` with `sym` replaced by `by`, its sides as terms.
 fn substitute(c: &Cond, sym: &str, by: &Expr) -> Cond {
-    let side = |s: &Side| Side::Term(subst_expr(&s.expr(), sym, by));
-    match c {
-        Cond::Eq(a, b) => Cond::Eq(side(a), side(b)),
-        Cond::Le(a, b) => Cond::Le(side(a), side(b)),
-        Cond::Div(a, b) => Cond::Div(side(a), side(b)),
-        Cond::Or(cs) => Cond::Or(cs.iter().map(|c| substitute(c, sym, by)).collect()),
-        Cond::And(cs) => Cond::And(cs.iter().map(|c| substitute(c, sym, by)).collect()),
-        Cond::False => Cond::False,
-        Cond::Unknown => Cond::Unknown,
-    }
+    c.map_sides(&|s| Side::Term(subst_expr(&s.expr(), sym, by)))
 }
 
 fn subst_expr(e: &Expr, sym: &str, by: &Expr) -> Expr {
-    let b = |x: &Expr| Box::new(subst_expr(x, sym, by));
-    match e {
-        Expr::Sym(s) if s == sym => by.clone(),
-        Expr::Num(_) | Expr::Sym(_) => e.clone(),
-        Expr::Neg(a) => Expr::Neg(b(a)),
-        Expr::Add(x, y) => Expr::Add(b(x), b(y)),
-        Expr::Sub(x, y) => Expr::Sub(b(x), b(y)),
-        Expr::Mul(x, y) => Expr::Mul(b(x), b(y)),
-        Expr::Div(x, y) => Expr::Div(b(x), b(y)),
-        Expr::Call(k, x, y) => Expr::Call(*k, b(x), b(y)),
-    }
+    crate::contracts::compare::map_symbols(e, &|s| (s == sym).then(|| by.clone()))
 }

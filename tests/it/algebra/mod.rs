@@ -1200,12 +1200,33 @@ fn expansion_is_bounded() {
 /// stays within `MAX_NESTED_DIVISOR_TERMS`, and the form keeps the value: at every
 /// depth, the simplified form equals the nested text under the reference evaluator
 /// (`ceil` at each level) at sampled values.
+/// `form` (the simplified `text`, a chain over `N` and `K0`, `K1`, ...) has the
+/// value of `text` at each `N` of `ns`, with `Ki = k(seed, i)` for six seeds.
+fn assert_chain_value(text: &str, form: &str, ns: &[i64], k: impl Fn(i64, i64) -> i64) {
+    use symdim::algebra::parse::parse_expr;
+    let (given, simplified) = (parse_expr(text).unwrap(), parse_expr(form).unwrap());
+    let depth = text.matches('K').count() as i64;
+    for &n in ns {
+        for seed in 0..6i64 {
+            let ks: Vec<i64> = (0..depth).map(|i| k(seed, i)).collect();
+            let env = |s: &str| match s {
+                "N" => Some(Rat::int(n)),
+                _ => s[1..].parse::<usize>().ok().map(|i| Rat::int(ks[i])),
+            };
+            assert_eq!(
+                simplified.eval(&env),
+                given.eval(&env),
+                "{text} -> {form} at N = {n}, K = {ks:?}"
+            );
+        }
+    }
+}
+
 /// A chain of floordivs by distinct symbols collapses into one division while its
 /// divisor has at most `MAX_NESTED_DIVISOR_FACTORS` factors, and past that stays
 /// nested rather than collapsing part of the way: each form keeps the chain's value.
 #[test]
 fn floordiv_chains_by_symbols_collapse_up_to_the_factor_bound() {
-    use symdim::algebra::parse::parse_expr;
     use symdim::algebra::rules::MAX_NESTED_DIVISOR_FACTORS;
     assert_eq!(MAX_NESTED_DIVISOR_FACTORS, 16);
     for depth in [2usize, 8, 15, 16, 17, 18, 24, 40] {
@@ -1226,29 +1247,17 @@ fn floordiv_chains_by_symbols_collapse_up_to_the_factor_bound() {
                 "{text} -> {form}"
             );
         }
-        let (given, simplified) = (parse_expr(&text).unwrap(), parse_expr(&form).unwrap());
-        for n in [0i64, 1, 7, 1000, 99_991, 1 << 40] {
-            for seed in 0..4i64 {
-                let ks: Vec<i64> = (0..depth as i64)
-                    .map(|i| 1 + (seed * 5 + i * 3) % 4)
-                    .collect();
-                let env = |s: &str| match s {
-                    "N" => Some(Rat::int(n)),
-                    _ => s[1..].parse::<usize>().ok().map(|i| Rat::int(ks[i])),
-                };
-                assert_eq!(
-                    simplified.eval(&env),
-                    given.eval(&env),
-                    "{text} -> {form} at N = {n}, K = {ks:?}"
-                );
-            }
-        }
+        assert_chain_value(
+            &text,
+            &form,
+            &[0, 1, 7, 1000, 99_991, 1 << 40],
+            |seed, i| 1 + (seed * 5 + i * 3) % 4,
+        );
     }
 }
 
 #[test]
 fn nested_ceildivs_by_symbols_keep_their_value_within_the_divisor_bound() {
-    use symdim::algebra::parse::parse_expr;
     use symdim::algebra::rules::MAX_NESTED_DIVISOR_TERMS;
     assert_eq!(MAX_NESTED_DIVISOR_TERMS, 16);
     for depth in [1usize, 2, 3, 4, 5, 8, 12] {
@@ -1258,22 +1267,8 @@ fn nested_ceildivs_by_symbols_keep_their_value_within_the_divisor_bound() {
         }
         let mut alg = Algebra::default();
         let form = simplify(&mut alg, &text);
-        let (given, simplified) = (parse_expr(&text).unwrap(), parse_expr(&form).unwrap());
-        for n in [1i64, 2, 7, 100, 1000, 99_991] {
-            for seed in 0..6i64 {
-                let ks: Vec<i64> = (0..depth as i64)
-                    .map(|i| 1 + (seed * 7 + i * 3) % 5)
-                    .collect();
-                let env = |s: &str| match s {
-                    "N" => Some(Rat::int(n)),
-                    _ => s[1..].parse::<usize>().ok().map(|i| Rat::int(ks[i])),
-                };
-                assert_eq!(
-                    simplified.eval(&env),
-                    given.eval(&env),
-                    "{text} -> {form} at N = {n}, K = {ks:?}"
-                );
-            }
-        }
+        assert_chain_value(&text, &form, &[1, 2, 7, 100, 1000, 99_991], |seed, i| {
+            1 + (seed * 7 + i * 3) % 5
+        });
     }
 }
