@@ -12,7 +12,8 @@ compares the new binary's against them:
 Models: every .onnx, IR .xml and oneDNN .json under tests/, examples/ and, when it
 exists, ../shared/corpus. Commands per model: `infer` (text, json), `infer --bind`
 every input symbol to 2, `constraints` (text, json), `check` with every input symbol
-bound to 3, `explain` of the first graph output, and `infer -o` (ONNX). The count of
+bound to 3, `explain` of the first graph output, `cost` (text, json, json with every
+input symbol bound to 2), `ranges --format json`, and `infer -o` (ONNX). The count of
 comparisons is printed; any difference is listed and the exit status is 1.
 """
 import argparse
@@ -74,12 +75,16 @@ def commands(binary, model):
         ("infer-json", ["infer", model, "--format", "json"]),
         ("constraints", ["constraints", model]),
         ("constraints-json", ["constraints", model, "--format", "json"]),
+        ("cost", ["cost", model]),
+        ("cost-json", ["cost", model, "--format", "json"]),
+        ("ranges-json", ["ranges", model, "--format", "json"]),
     ]
     if symbols:
         binds2 = sum((["--bind", f"{s}=2"] for s in symbols), [])
         binds3 = sum((["--bind", f"{s}=3"] for s in symbols), [])
         cmds.append(("infer-bind", ["infer", model, "--format", "json"] + binds2))
         cmds.append(("check", ["check", model] + binds3))
+        cmds.append(("cost-bind", ["cost", model, "--format", "json"] + binds2))
     if outputs:
         cmds.append(("explain", ["explain", model, outputs[0]]))
     return cmds

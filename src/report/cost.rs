@@ -10,156 +10,189 @@
 //! its largest value over the box as `F_max` (`"not proven"` where the algebra
 //! finds no upper bound).
 
+use super::json::Writer;
 use crate::algebra::{DimExpr, Rat, SymbolKind};
 use crate::analyses::cost::{Cost, Figure, TensorRole};
-use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
 /// What a bound that is not proven reads as.
 const NOT_PROVEN: &str = "not proven";
 
 /// A number: an integer when it fits in 64 bits, else its text.
-fn number(r: &Rat) -> Value {
+fn number(w: &mut Writer<'_>, r: &Rat) {
     match r.to_i64() {
-        Some(v) => Value::from(v),
-        None => Value::from(r.to_string()),
+        Some(v) => w.int(v),
+        None => w.string(&r.to_string()),
     }
 }
 
 /// A formula: an integer constant, else its text.
-fn formula(e: &DimExpr) -> Value {
+fn formula(w: &mut Writer<'_>, e: &DimExpr) {
     match e.as_i64() {
-        Some(v) => Value::from(v),
-        None => Value::from(e.to_string()),
+        Some(v) => w.int(v),
+        None => w.string(&e.to_string()),
     }
 }
 
 /// Write figure `f` as `key`, with `key_value` and `key_max` when asked.
-fn put(m: &mut Map<String, Value>, key: &str, f: Option<&Figure>, binds: bool, boxed: bool) {
-    m.insert(key.to_string(), f.map_or(Value::Null, |f| formula(&f.expr)));
+fn put(w: &mut Writer<'_>, key: &str, f: Option<&Figure>, binds: bool, boxed: bool) {
+    w.key(key);
+    match f {
+        Some(f) => formula(w, &f.expr),
+        None => w.null(),
+    }
     if binds {
-        let v = f.and_then(|f| f.value.as_ref()).map_or(Value::Null, number);
-        m.insert(format!("{key}_value"), v);
+        w.key(&format!("{key}_value"));
+        match f.and_then(|f| f.value.as_ref()) {
+            Some(v) => number(w, v),
+            None => w.null(),
+        }
     }
     if boxed {
-        let v = match f.map(|f| &f.max) {
-            Some(Some(Some(hi))) => number(hi),
-            Some(_) => Value::from(NOT_PROVEN),
-            None => Value::Null,
-        };
-        m.insert(format!("{key}_max"), v);
+        w.key(&format!("{key}_max"));
+        match f.map(|f| &f.max) {
+            Some(Some(Some(hi))) => number(w, hi),
+            Some(_) => w.string(NOT_PROVEN),
+            None => w.null(),
+        }
     }
 }
 
+/// An array of strings as a member's value.
+fn strings(w: &mut Writer<'_>, items: &[String]) {
+    w.open_array();
+    for s in items {
+        w.item();
+        w.string(s);
+    }
+    w.close_array();
+}
+
 impl Cost {
-    /// The report as JSON (see `docs/report.md`).
+    /// The report as JSON (see `docs/report.md`): `serde_json`'s pretty layout,
+    /// written directly rather than through a tree of values (a large model's cost
+    /// report is megabytes).
     pub fn to_json(&self) -> String {
         let binds = !self.binds.is_empty();
         let boxed = !self.ranges.is_empty();
-        let mut root = Map::new();
-        root.insert("model".into(), Value::from(self.model.clone()));
-        let mut symbols = Map::new();
+        // About 100 bytes per node and 150 per tensor.
+        let mut w = Writer::new(
+            4096 + self.nodes.len() * 128 + self.tensors.len() * 192,
+            None,
+        );
+        w.open_object();
+        w.key("model");
+        w.string(&self.model);
+        w.key("symbols");
+        w.open_object();
         for (name, kind) in &self.symbols {
-            let mut s = Map::new();
+            w.key(name);
+            w.open_object();
             match kind {
                 SymbolKind::Input => {
-                    s.insert("kind".into(), "input".into());
+                    w.key("kind");
+                    w.string("input");
                 }
                 SymbolKind::Derived { definition } => {
-                    s.insert("kind".into(), "derived".into());
-                    s.insert("definition".into(), definition.render().into());
+                    w.key("kind");
+                    w.string("derived");
+                    w.key("definition");
+                    w.string(&definition.render());
                 }
                 SymbolKind::DataDependent { node } => {
-                    s.insert("kind".into(), "data-dependent".into());
-                    s.insert("node".into(), node.clone().into());
+                    w.key("kind");
+                    w.string("data-dependent");
+                    w.key("node");
+                    w.string(node);
                 }
             }
-            symbols.insert(name.clone(), Value::Object(s));
+            w.close_object();
         }
-        root.insert("symbols".into(), Value::Object(symbols));
+        w.close_object();
         if binds {
-            let b: Map<String, Value> = self
-                .binds
-                .iter()
-                .map(|(n, v)| (n.clone(), Value::from(*v)))
-                .collect();
-            root.insert("binds".into(), Value::Object(b));
+            w.key("binds");
+            w.open_object();
+            for (n, v) in &self.binds {
+                w.key(n);
+                w.int(*v);
+            }
+            w.close_object();
         }
         if boxed {
-            root.insert("ranges".into(), Value::from(self.ranges.clone()));
+            w.key("ranges");
+            strings(&mut w, &self.ranges);
         }
-        let nodes: Vec<Value> = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let mut m = Map::new();
-                m.insert("node".into(), n.node.clone().into());
-                m.insert("op".into(), n.op.clone().into());
-                put(&mut m, "macs", n.macs.as_ref(), binds, boxed);
-                put(&mut m, "flops", n.flops.as_ref(), binds, boxed);
-                Value::Object(m)
-            })
-            .collect();
-        root.insert("nodes".into(), Value::from(nodes));
-        let mut tensors = Map::new();
+        w.key("nodes");
+        w.open_array();
+        for n in &self.nodes {
+            w.item();
+            w.open_object();
+            w.key("node");
+            w.string(&n.node);
+            w.key("op");
+            w.string(&n.op);
+            put(&mut w, "macs", n.macs.as_ref(), binds, boxed);
+            put(&mut w, "flops", n.flops.as_ref(), binds, boxed);
+            w.close_object();
+        }
+        w.close_array();
+        w.key("tensors");
+        w.open_object();
         for (name, t) in &self.tensors {
-            let mut m = Map::new();
-            m.insert("dtype".into(), t.dtype.short_name().into());
-            let role = match t.role {
+            w.key(name);
+            w.open_object();
+            w.key("dtype");
+            w.string(t.dtype.short_name());
+            w.key("role");
+            w.string(match t.role {
                 TensorRole::Activation => "activation",
                 TensorRole::Parameter => "parameter",
-            };
-            m.insert("role".into(), role.into());
-            put(&mut m, "elements", t.elements.as_ref(), binds, boxed);
-            put(&mut m, "bytes", t.bytes.as_ref(), binds, boxed);
-            tensors.insert(name.clone(), Value::Object(m));
+            });
+            put(&mut w, "elements", t.elements.as_ref(), binds, boxed);
+            put(&mut w, "bytes", t.bytes.as_ref(), binds, boxed);
+            w.close_object();
         }
-        root.insert("tensors".into(), Value::Object(tensors));
+        w.close_object();
         let t = &self.totals;
-        let mut m = Map::new();
-        m.insert(
-            "parameters".into(),
-            t.parameters.as_ref().map_or(Value::Null, number),
-        );
-        m.insert(
-            "parameter_bytes".into(),
-            t.parameter_bytes.as_ref().map_or(Value::Null, number),
-        );
-        put(&mut m, "macs", t.macs.as_ref(), binds, boxed);
-        put(&mut m, "flops", t.flops.as_ref(), binds, boxed);
-        put(
-            &mut m,
-            "activation_bytes",
-            t.activation_bytes.as_ref(),
-            binds,
-            boxed,
-        );
-        put(&mut m, "peak_bytes", t.peak_bytes.as_ref(), binds, boxed);
-        let steps: Vec<Value> = t
-            .peak_steps
-            .iter()
-            .map(|s| {
-                let mut p = Map::new();
-                p.insert("node".into(), s.node.clone().into());
-                put(&mut p, "bytes", Some(&s.bytes), binds, boxed);
-                Value::Object(p)
-            })
-            .collect();
-        m.insert("peak_steps".into(), Value::from(steps));
-        put(
-            &mut m,
-            "kv_cache_bytes",
-            t.kv_cache_bytes.as_ref(),
-            binds,
-            boxed,
-        );
-        m.insert("left_out".into(), Value::from(t.left_out.clone()));
-        m.insert("not_sized".into(), Value::from(t.not_sized.clone()));
-        root.insert("totals".into(), Value::Object(m));
-        root.insert("notes".into(), Value::from(self.notes.clone()));
-        let mut s = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
-        s.push('\n');
-        s
+        w.key("totals");
+        w.open_object();
+        for (key, v) in [
+            ("parameters", &t.parameters),
+            ("parameter_bytes", &t.parameter_bytes),
+        ] {
+            w.key(key);
+            match v {
+                Some(v) => number(&mut w, v),
+                None => w.null(),
+            }
+        }
+        put(&mut w, "macs", t.macs.as_ref(), binds, boxed);
+        put(&mut w, "flops", t.flops.as_ref(), binds, boxed);
+        let activation = t.activation_bytes.as_ref();
+        put(&mut w, "activation_bytes", activation, binds, boxed);
+        put(&mut w, "peak_bytes", t.peak_bytes.as_ref(), binds, boxed);
+        w.key("peak_steps");
+        w.open_array();
+        for s in &t.peak_steps {
+            w.item();
+            w.open_object();
+            w.key("node");
+            w.string(&s.node);
+            put(&mut w, "bytes", Some(&s.bytes), binds, boxed);
+            w.close_object();
+        }
+        w.close_array();
+        let kv = t.kv_cache_bytes.as_ref();
+        put(&mut w, "kv_cache_bytes", kv, binds, boxed);
+        w.key("left_out");
+        strings(&mut w, &t.left_out);
+        w.key("not_sized");
+        strings(&mut w, &t.not_sized);
+        w.close_object();
+        w.key("notes");
+        strings(&mut w, &self.notes);
+        w.close_object();
+        w.finish().1
     }
 
     /// The report as text: the `top` nodes by MACs, then the totals, each figure

@@ -334,6 +334,28 @@ impl Algebra {
         acc
     }
 
+    /// The sum of dims (`0` for none) as [`Algebra::sum`] makes it, but built from
+    /// the sum of their canonical forms (a sum's form is the sum of its operands'
+    /// forms), without a class per partial sum: for totals over thousands of dims
+    /// (a model's MACs, its activation bytes), where each partial sum's class would
+    /// cost its bounds and a saturation and is never read. The class is the one
+    /// [`Algebra::from_poly`] makes of the form, so its bounds are those of the form;
+    /// a form past the limits of [`Algebra::sum`] (its nodes, depth, constant bits)
+    /// is left to [`Algebra::sum`], which names it with a placeholder.
+    pub fn sum_forms(&mut self, dims: &[Dim]) -> Dim {
+        let terms: Vec<(crate::poly::Mono, Rat)> = dims
+            .iter()
+            .flat_map(|d| self.canon(*d).0.iter().cloned())
+            .collect();
+        let p = Poly::from_terms(terms);
+        let limit = self.config.limits.form_nodes;
+        let size = p.measure(limit);
+        if size.nodes > limit || size.depth > MAX_FORM_DEPTH || size.bits > MAX_CONST_BITS {
+            return self.sum(dims);
+        }
+        self.from_poly(&p)
+    }
+
     /// Add a canonical form.
     pub fn from_poly(&mut self, p: &Poly) -> Dim {
         let id = rules::add_poly(&mut self.egraph, p);

@@ -33,6 +33,7 @@ use crate::context::ShapesContext;
 use crate::contracts::ranges::{RangeError, Request, UserRange};
 use crate::graph::{DType, Model};
 use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
 
 pub use peak::{MAX_PEAK_COMPARE, SAMPLE_VALUE};
 
@@ -224,13 +225,22 @@ pub fn cost(
         .flat_map(|n| n.outputs.iter().map(|o| &**o))
         .collect();
     let mut tensors: IndexMap<String, (DType, TensorRole, Built, Built)> = IndexMap::new();
+    // Most tensors share their shape with others (every layer of a model repeats
+    // its shapes): building the same product of the same classes again gives the
+    // same class, so each (shape, dtype) is built once.
+    let mut sized: FxHashMap<(&[Dim], DType), (Built, Built)> = FxHashMap::default();
     let mut add_tensor = |alg: &mut Algebra, name: &str, role: TensorRole| {
         if name.is_empty() || tensors.contains_key(name) {
             return;
         }
         let Some(f) = ctx.get(name) else { return };
-        let elements = f.shape.as_ref().map(|d| alg.product(d));
-        let bytes = elements.and_then(|e| bytes_of(alg, e, f.dtype));
+        let (elements, bytes) = match f.shape.as_deref() {
+            Some(shape) => *sized.entry((shape, f.dtype)).or_insert_with(|| {
+                let e = alg.product(shape);
+                (Some(e), bytes_of(alg, e, f.dtype))
+            }),
+            None => (None, None),
+        };
         tensors.insert(name.to_string(), (f.dtype, role, elements, bytes));
     };
     for name in g.initializers.keys() {
@@ -262,8 +272,8 @@ pub fn cost(
             _ => left_out.push(g.nodes[*i].name.clone()),
         }
     }
-    let total_macs = alg.sum(&macs);
-    let total_flops = alg.sum(&flops);
+    let total_macs = alg.sum_forms(&macs);
+    let total_flops = alg.sum_forms(&flops);
     let mut not_sized = Vec::new();
     let mut activation = Vec::new();
     let mut params = Some(Vec::new());
@@ -280,20 +290,21 @@ pub fn cost(
             }
         }
     }
-    let activation_bytes = not_sized.is_empty().then(|| alg.sum(&activation));
+    let activation_bytes = not_sized.is_empty().then(|| alg.sum_forms(&activation));
     let sizes: IndexMap<&str, Dim> = tensors
         .iter()
         .filter(|(_, (_, role, _, _))| *role == TensorRole::Activation)
         .filter_map(|(n, (_, _, _, b))| b.map(|b| (n.as_str(), b)))
         .collect();
     let steps = if not_sized.is_empty() {
-        Some(peak::step_sums(&mut alg, g, &order, &sizes))
+        peak::step_sums(&alg, g, &order, &sizes)
     } else {
         None
     };
+    let peak_too_big = not_sized.is_empty() && steps.is_none();
     let kv = kv_cache(&mut alg, g, &tensors);
-    let params_total = params.map(|p| alg.sum(&p));
-    let param_bytes_total = param_bytes.map(|p| alg.sum(&p));
+    let params_total = params.map(|p| alg.sum_forms(&p));
+    let param_bytes_total = param_bytes.map(|p| alg.sum_forms(&p));
 
     // The box, then dominance and maxima under it.
     let mut ranges_text = Vec::new();
@@ -324,7 +335,7 @@ pub fn cost(
     }
     let (peak_bytes, peak_steps) = match steps {
         Some(steps) => {
-            let kept = peak::dominant(&alg, &steps, &request.binds);
+            let kept = peak::dominant(&mut alg, &steps, &request.binds);
             let dims: Vec<Dim> = kept.iter().map(|(_, d)| *d).collect();
             let peak = dims.iter().copied().reduce(|a, b| alg.max(a, b));
             let named: Vec<(String, Dim)> = kept
@@ -412,6 +423,12 @@ pub fn cost(
         })
         .map(|n| n.name.as_str())
         .collect();
+    if peak_too_big {
+        notes.push(format!(
+            "the peak is not known: a step's live bytes grew past the form limit (Limits::form_nodes = {})",
+            alg.config().limits.form_nodes
+        ));
+    }
     if !holders.is_empty() {
         notes.push(format!(
             "subgraphs are not costed and not in the peak (their tensors are not kept after inference): {}",

@@ -8,7 +8,6 @@ use super::value_at;
 use crate::algebra::{Algebra, Dim, Poly, Truth};
 use crate::graph::Graph;
 use indexmap::IndexMap;
-use rustc_hash::FxHashMap;
 
 /// How many kept steps each step is compared with (`le` queries) when dropping
 /// the dominated ones; a step not proven dominated by one of them is kept.
@@ -19,20 +18,41 @@ pub const MAX_PEAK_COMPARE: usize = 32;
 /// step tends to be kept before the steps it dominates).
 pub const SAMPLE_VALUE: i64 = 1024;
 
-/// The live bytes at each step: (node index, sum), in step order. `sizes` are the
-/// activations' bytes.
+/// One candidate for the peak: a distinct sum of live bytes, at the first step
+/// that has it.
+pub(super) struct Step {
+    /// Its position in the node order.
+    pub pos: usize,
+    /// The node's index in the graph.
+    pub node: usize,
+    /// The live bytes: the sum of the live activations' canonical forms.
+    pub bytes: Poly,
+}
+
+/// The distinct sums of live bytes, each at the first step that has it, in step
+/// order; `None` when a sum outgrows the algebra's form limit
+/// ([`crate::algebra::Limits::form_nodes`]), where the peak is not known. `sizes`
+/// are the activations' bytes.
+///
+/// The sums are the canonical forms the algebra would give `live + born` and
+/// `live - died` (a sum's form is the sum of its operands' forms), added up
+/// without a class per step: most steps' sums are never read again, and a class
+/// each costs its bounds and a saturation. Only the distinct sums become classes
+/// ([`dominant`]).
 pub(super) fn step_sums(
-    alg: &mut Algebra,
+    alg: &Algebra,
     g: &Graph,
     order: &[usize],
     sizes: &IndexMap<&str, Dim>,
-) -> Vec<(usize, Dim)> {
+) -> Option<Vec<Step>> {
     let n = order.len();
     if n == 0 {
-        return Vec::new();
+        return Some(Vec::new());
     }
-    let mut produced: FxHashMap<&str, usize> = FxHashMap::default();
-    let mut last_use: FxHashMap<&str, usize> = FxHashMap::default();
+    // Per activation (by its index in `sizes`): the step that makes it and the
+    // last step that reads it.
+    let mut produced: Vec<Option<usize>> = vec![None; sizes.len()];
+    let mut last_use: Vec<Option<usize>> = vec![None; sizes.len()];
     for (step, &i) in order.iter().enumerate() {
         let node = &g.nodes[i];
         let captures = crate::infer::subgraph_captures(node);
@@ -42,24 +62,26 @@ pub(super) fn step_sums(
             .map(|s| &**s)
             .chain(captures.iter().map(|s| &**s))
         {
-            if let Some((k, _)) = sizes.get_key_value(name) {
-                last_use.insert(k, step);
+            if let Some(k) = sizes.get_index_of(name) {
+                last_use[k] = Some(step);
             }
         }
         for o in &node.outputs {
-            produced.entry(o).or_insert(step);
+            if let Some(k) = sizes.get_index_of(&**o) {
+                produced[k].get_or_insert(step);
+            }
         }
     }
     let outputs: rustc_hash::FxHashSet<&str> = g.outputs.iter().map(|v| &*v.name).collect();
     let mut born: Vec<Vec<Dim>> = vec![Vec::new(); n];
     let mut died: Vec<Vec<Dim>> = vec![Vec::new(); n];
-    for (name, bytes) in sizes {
-        let birth = produced.get(name).copied().unwrap_or(0);
+    for (k, (name, bytes)) in sizes.iter().enumerate() {
+        let birth = produced[k].unwrap_or(0);
         let death = if outputs.contains(name) {
             n - 1
         } else {
-            match (last_use.get(name), produced.contains_key(name)) {
-                (Some(u), _) => (*u).max(birth),
+            match (last_use[k], produced[k].is_some()) {
+                (Some(u), _) => u.max(birth),
                 (None, true) => birth,
                 // A graph input nothing reads is never live.
                 (None, false) => continue,
@@ -68,30 +90,45 @@ pub(super) fn step_sums(
         born[birth].push(*bytes);
         died[death].push(*bytes);
     }
-    let mut out = Vec::with_capacity(n);
-    let mut live = alg.constant(0);
+    let limit = alg.config().limits.form_nodes;
+    let mut seen: rustc_hash::FxHashSet<Poly> = Default::default();
+    let mut out = Vec::new();
+    let mut live = Poly::zero();
     for (step, &i) in order.iter().enumerate() {
         for b in &born[step] {
-            live = alg.add_dims(live, *b);
+            live = live.add(alg.canon(*b));
         }
-        out.push((i, live));
+        if live.measure(limit).nodes > limit {
+            return None;
+        }
+        if seen.insert(live.clone()) {
+            out.push(Step {
+                pos: step,
+                node: i,
+                bytes: live.clone(),
+            });
+        }
         for d in &died[step] {
-            live = alg.sub(live, *d);
+            live = live.sub(alg.canon(*d));
         }
     }
-    out
+    Some(out)
 }
 
 /// The steps not proven dominated: each distinct sum once (at its first step),
-/// without those the algebra proves `<=` a kept one, in step order.
+/// without those the algebra proves `<=` a kept one, in step order. Each
+/// candidate becomes a class of the algebra (two sums may share one).
 pub(super) fn dominant(
-    alg: &Algebra,
-    steps: &[(usize, Dim)],
+    alg: &mut Algebra,
+    steps: &[Step],
     binds: &[(String, i64)],
 ) -> Vec<(usize, Dim)> {
-    let mut distinct: IndexMap<&Poly, (usize, usize, Dim)> = IndexMap::new();
-    for (pos, (i, d)) in steps.iter().enumerate() {
-        distinct.entry(alg.canon(*d)).or_insert((pos, *i, *d));
+    let mut distinct: IndexMap<Poly, (usize, usize, Dim)> = IndexMap::new();
+    for s in steps {
+        let d = alg.from_poly(&s.bytes);
+        distinct
+            .entry(alg.canon(d).clone())
+            .or_insert((s.pos, s.node, d));
     }
     // Order the candidates by their value at a sample point, largest first.
     let mut names = Vec::new();

@@ -265,6 +265,48 @@ fn peak_keeps_steps_neither_dominates() {
     );
 }
 
+/// A Concat on axis 1 of `n` f32 inputs `x{i} [N, s{i}]`, each with its own
+/// symbol: every input's bytes are one term `4*N*s{i}` of three nodes.
+fn wide_concat(n: usize) -> Builder {
+    let names: Vec<(String, String)> = (0..n).map(|i| (format!("x{i}"), format!("s{i}"))).collect();
+    let mut b = model(17);
+    for (x, s) in &names {
+        b = f32s(b, x, &["N", s.as_str()]);
+    }
+    let inputs: Vec<&str> = names.iter().map(|(x, _)| x.as_str()).collect();
+    b.node("Concat", &inputs, &["y"], vec![("axis", Attr::Int(1))])
+}
+
+#[test]
+fn a_step_sum_past_the_form_limit_leaves_the_peak_unknown_with_a_note() {
+    // 64 inputs: the one step holds every input and y, 4*N*s0 + ... + 4*N*s63
+    // bytes of inputs and as many of y: 8*N*s0 + ... + 8*N*s63, 192 nodes, far
+    // under the limit.
+    let c = cost(wide_concat(64), &["y"]);
+    let peak = c.totals.peak_bytes.as_ref().unwrap().expr.to_string();
+    assert!(peak.starts_with("8*N*s0 + "), "{peak}");
+    let terms: Vec<&str> = peak.split(" + ").collect();
+    assert_eq!(terms.len(), 64, "{peak}");
+    assert!(terms.contains(&"8*N*s63"), "{peak}");
+    assert!(
+        !c.notes.iter().any(|n| n.contains("form_nodes")),
+        "{:?}",
+        c.notes
+    );
+    // 6,000 inputs: the step sum has 6,000 terms of three nodes, 18,000 nodes,
+    // past Limits::form_nodes (16,384): the peak is not known, and a note says why.
+    let c = cost(wide_concat(6000), &["y"]);
+    assert!(c.totals.peak_bytes.is_none());
+    assert!(c.totals.peak_steps.is_empty());
+    assert!(
+        c.notes
+            .iter()
+            .any(|n| n.contains("grew past the form limit (Limits::form_nodes = 16384)")),
+        "{:?}",
+        c.notes
+    );
+}
+
 #[test]
 fn parameters_are_initializers_and_constants_apart_from_activations() {
     // W [3, 4] f32 (12 elements, 48 bytes) and a Constant of 2 int64 (16 bytes):
