@@ -29,6 +29,21 @@ OUT_DIR defaults to tests/fixtures/cost. Models:
 - decoder_kv.onnx: one decoder step: x [batch, sequence, 16], past_key/past_value
   [batch, past_sequence, 16], present_key/present_value = Concat(past, new, axis 1),
   single-head attention over them.
+- loop_body.onnx: a Loop (opset 17) run `sequence` times (`M` is the length of
+  t [sequence], no condition) over h [batch, 8]: the body's `MatMul(h, W [8, 8])`
+  is carried and also a scan output ([sequence, batch, 8], which shows the trip
+  count and the body's shapes at run time).
+- if_branches.onnx: an If on an input condition over x [batch, 8]: then
+  `MatMul(x, W1 [8, 16])`, else `Relu(MatMul(x, W2 [8, 16]))`.
+- scan_body.onnx: a Scan (opset 17) over xs [sequence, 4] with a state [4]: the
+  body's `Add(state, MatMul(x, W [4, 4]))` is the next state and a scan output.
+- loop_cond.onnx: loop_body with the loop's condition an input `c`: the loop may
+  stop early, so its iteration count is not known.
+- loop_grow.onnx: a Loop run `sequence` times whose carried h [batch, L] grows by
+  x [batch, 8] each iteration (Concat on axis 1), the body computing
+  `MatMul(h, Transpose(h))`: its MACs `batch * L * batch` change per iteration.
+- if_const.onnx: if_branches with the condition a constant true: only the then
+  branch runs.
 """
 
 import sys
@@ -261,6 +276,153 @@ def decoder_kv():
     return model("decoder_kv", nodes, ins, outs, inits, 14)
 
 
+def loop_body():
+    body = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["h_in", "W"], ["h_out"], name="body_matmul"),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond"),
+            helper.make_node("Identity", ["h_out"], ["h_scan"], name="body_scan"),
+        ],
+        "body",
+        [
+            vi("i", TensorProto.INT64, []),
+            vi("cond_in", TensorProto.BOOL, []),
+            vi("h_in", FLOAT, ["batch", 8]),
+        ],
+        [
+            vi("cond_out", TensorProto.BOOL, []),
+            vi("h_out", FLOAT, ["batch", 8]),
+            vi("h_scan", FLOAT, ["batch", 8]),
+        ],
+    )
+    nodes = [
+        helper.make_node("Shape", ["t"], ["t_shape"], name="shape"),
+        helper.make_node("Squeeze", ["t_shape"], ["M"], name="trips"),
+        helper.make_node("Loop", ["M", "", "x"], ["h", "hs"], name="loop", body=body),
+    ]
+    return model(
+        "loop_body",
+        nodes,
+        [vi("x", FLOAT, ["batch", 8]), vi("t", FLOAT, ["sequence"])],
+        [vi("h", FLOAT, ["batch", 8]), vi("hs", FLOAT, ["sequence", "batch", 8])],
+        [weights("W", [8, 8])],
+        17,
+    )
+
+
+def if_branches():
+    then_g = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "W1"], ["y_then"], name="then_matmul")],
+        "then",
+        [],
+        [vi("y_then", FLOAT, ["batch", 16])],
+    )
+    else_g = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "W2"], ["m_else"], name="else_matmul"),
+            helper.make_node("Relu", ["m_else"], ["y_else"], name="else_relu"),
+        ],
+        "else",
+        [],
+        [vi("y_else", FLOAT, ["batch", 16])],
+    )
+    nodes = [
+        helper.make_node(
+            "If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=else_g
+        )
+    ]
+    return model(
+        "if_branches",
+        nodes,
+        [vi("x", FLOAT, ["batch", 8]), vi("c", TensorProto.BOOL, [])],
+        [vi("y", FLOAT, ["batch", 16])],
+        [weights("W1", [8, 16]), weights("W2", [8, 16])],
+        17,
+    )
+
+
+def scan_body():
+    body = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x_in", "W"], ["xw"], name="body_matmul"),
+            helper.make_node("Add", ["s_in", "xw"], ["s_out"], name="body_add"),
+            helper.make_node("Identity", ["s_out"], ["y"], name="body_scan"),
+        ],
+        "body",
+        [vi("s_in", FLOAT, [4]), vi("x_in", FLOAT, [4])],
+        [vi("s_out", FLOAT, [4]), vi("y", FLOAT, [4])],
+    )
+    nodes = [
+        helper.make_node(
+            "Scan", ["s0", "xs"], ["s", "ys"], name="scan", body=body, num_scan_inputs=1
+        )
+    ]
+    return model(
+        "scan_body",
+        nodes,
+        [vi("s0", FLOAT, [4]), vi("xs", FLOAT, ["sequence", 4])],
+        [vi("s", FLOAT, [4]), vi("ys", FLOAT, ["sequence", 4])],
+        [weights("W", [4, 4])],
+        17,
+    )
+
+
+def loop_cond():
+    m = loop_body()
+    loop = m.graph.node[2]
+    loop.input[1] = "c"
+    m.graph.input.append(vi("c", TensorProto.BOOL, []))
+    m.graph.name = "loop_cond"
+    onnx.checker.check_model(m)
+    return m
+
+
+def loop_grow():
+    body = helper.make_graph(
+        [
+            helper.make_node("Transpose", ["h_in"], ["h_t"], name="body_transpose"),
+            helper.make_node("MatMul", ["h_in", "h_t"], ["gram"], name="body_matmul"),
+            helper.make_node("Concat", ["h_in", "x"], ["h_out"], name="body_grow", axis=1),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond"),
+        ],
+        "body",
+        [
+            vi("i", TensorProto.INT64, []),
+            vi("cond_in", TensorProto.BOOL, []),
+            vi("h_in", FLOAT, ["batch", None]),
+        ],
+        [vi("cond_out", TensorProto.BOOL, []), vi("h_out", FLOAT, ["batch", None])],
+    )
+    nodes = [
+        helper.make_node("Shape", ["t"], ["t_shape"], name="shape"),
+        helper.make_node("Squeeze", ["t_shape"], ["M"], name="trips"),
+        helper.make_node("Loop", ["M", "", "x"], ["h"], name="loop", body=body),
+    ]
+    return model(
+        "loop_grow",
+        nodes,
+        [vi("x", FLOAT, ["batch", 8]), vi("t", FLOAT, ["sequence"])],
+        [vi("h", FLOAT, ["batch", None])],
+        [],
+        17,
+    )
+
+
+def if_const():
+    m = if_branches()
+    m.graph.input.pop()
+    m.graph.node.insert(
+        0,
+        helper.make_node(
+            "Constant", [], ["c"], name="cond",
+            value=helper.make_tensor("c", TensorProto.BOOL, [], [True]),
+        ),
+    )
+    m.graph.name = "if_const"
+    onnx.checker.check_model(m)
+    return m
+
+
 MODELS = {
     "lstm": lambda: recurrent("LSTM", 4, 16, 1),
     "gru": lambda: recurrent("GRU", 3, 12, 2),
@@ -272,6 +434,12 @@ MODELS = {
     "matmul_integer": matmul_integer,
     "qlinear_matmul": qlinear_matmul,
     "decoder_kv": decoder_kv,
+    "loop_body": loop_body,
+    "if_branches": if_branches,
+    "scan_body": scan_body,
+    "loop_cond": loop_cond,
+    "loop_grow": loop_grow,
+    "if_const": if_const,
 }
 
 

@@ -120,7 +120,15 @@ pub struct ShapesContext {
     composites: IndexMap<crate::graph::Name, Composite, rustc_hash::FxBuildHasher>,
     /// Declared shape rules (`--op-rules`), consulted before the built-in ones.
     op_rules: crate::read::oprules::OpRules,
+    /// The facts of each subgraph's own values as its last run left them, by the
+    /// subgraph's address in the model inferred (see
+    /// [`ShapesContext::subgraph_facts`]).
+    subgraph_facts: rustc_hash::FxHashMap<usize, SubgraphFacts>,
 }
+
+/// The facts of a subgraph's own values (initializers, formal inputs, node
+/// outputs), in that order, as the last inference of the subgraph left them.
+pub type SubgraphFacts = Vec<(crate::graph::Name, TensorFact)>;
 
 impl Default for ShapesContext {
     fn default() -> Self {
@@ -144,7 +152,40 @@ impl ShapesContext {
             subgraphs: None,
             composites: Default::default(),
             op_rules: Default::default(),
+            subgraph_facts: Default::default(),
         }
+    }
+
+    /// Keep the facts of subgraph `g`'s own values `names` before its scope is left
+    /// (a later run of the same subgraph, such as a loop body's second pass,
+    /// replaces them). What this keeps grows with the subgraphs' sizes, as the
+    /// facts of the main graph do.
+    pub(crate) fn record_subgraph(&mut self, g: &Graph, names: &[&str]) {
+        let facts = names
+            .iter()
+            .filter_map(|n| {
+                let (_, k, f) = self
+                    .tensors
+                    .get_full(&crate::graph::TensorKey::name_key(*n))?;
+                Some((k.clone(), f.clone()))
+            })
+            .collect();
+        self.subgraph_facts
+            .insert(g as *const Graph as usize, facts);
+    }
+
+    /// The facts of subgraph `g`'s own values as its last run left them (its
+    /// scope removes them from the context), or `None` when inference did not run
+    /// it (an `If` branch a known condition skips). `g` must be a subgraph of the
+    /// model this context inferred (it is found by its address there).
+    pub fn subgraph_facts(&self, g: &Graph) -> Option<&SubgraphFacts> {
+        self.subgraph_facts.get(&(g as *const Graph as usize))
+    }
+
+    /// Drop a tensor's facts without keeping the order of the others (a scratch
+    /// context's lookups only need the name).
+    pub(crate) fn forget(&mut self, name: &(impl crate::graph::TensorKey + ?Sized)) {
+        self.tensors.swap_remove(&name.name_key());
     }
 
     /// The declared shape rules ([`crate::read::oprules`]) inference consults before the

@@ -206,6 +206,7 @@ fn run_subgraph(
         ctx.insert_value(&v.name, value);
     }
     run_graph(ctx, g);
+    ctx.record_subgraph(g, &names);
     let outs = g
         .outputs
         .iter()

@@ -12,7 +12,7 @@
 
 use super::json::Writer;
 use crate::algebra::{DimExpr, Rat, SymbolKind};
-use crate::analyses::cost::{Cost, Figure, TensorRole};
+use crate::analyses::cost::{Cost, Figure, NodeCost, SubgraphCost, TensorRole};
 use std::fmt::Write as _;
 
 /// What a bound that is not proven reads as.
@@ -64,6 +64,53 @@ fn strings(w: &mut Writer<'_>, items: &[String]) {
     for s in items {
         w.item();
         w.string(s);
+    }
+    w.close_array();
+}
+
+/// The per-node array: each node's name, op, MACs and FLOPs.
+fn nodes(w: &mut Writer<'_>, nodes: &[NodeCost], binds: bool, boxed: bool) {
+    w.open_array();
+    for n in nodes {
+        w.item();
+        w.open_object();
+        w.key("node");
+        w.string(&n.node);
+        w.key("op");
+        w.string(&n.op);
+        put(w, "macs", n.macs.as_ref(), binds, boxed);
+        put(w, "flops", n.flops.as_ref(), binds, boxed);
+        w.close_object();
+    }
+    w.close_array();
+}
+
+/// The subgraphs array (see `docs/report.md`), nested subgraphs inside theirs.
+fn subgraphs(w: &mut Writer<'_>, subs: &[SubgraphCost], binds: bool, boxed: bool) {
+    w.open_array();
+    for sg in subs {
+        w.item();
+        w.open_object();
+        w.key("node");
+        w.string(&sg.node);
+        w.key("op");
+        w.string(&sg.op);
+        w.key("attribute");
+        w.string(&sg.attribute);
+        w.key("inferred");
+        w.bool(sg.inferred);
+        put(w, "macs", sg.macs.as_ref(), binds, boxed);
+        put(w, "flops", sg.flops.as_ref(), binds, boxed);
+        put(w, "iterations", sg.iterations.as_ref(), binds, boxed);
+        put(w, "total_macs", sg.total_macs.as_ref(), binds, boxed);
+        put(w, "total_flops", sg.total_flops.as_ref(), binds, boxed);
+        w.key("left_out");
+        strings(w, &sg.left_out);
+        w.key("nodes");
+        nodes(w, &sg.nodes, binds, boxed);
+        w.key("subgraphs");
+        subgraphs(w, &sg.subgraphs, binds, boxed);
+        w.close_object();
     }
     w.close_array();
 }
@@ -123,19 +170,7 @@ impl Cost {
             strings(&mut w, &self.ranges);
         }
         w.key("nodes");
-        w.open_array();
-        for n in &self.nodes {
-            w.item();
-            w.open_object();
-            w.key("node");
-            w.string(&n.node);
-            w.key("op");
-            w.string(&n.op);
-            put(&mut w, "macs", n.macs.as_ref(), binds, boxed);
-            put(&mut w, "flops", n.flops.as_ref(), binds, boxed);
-            w.close_object();
-        }
-        w.close_array();
+        nodes(&mut w, &self.nodes, binds, boxed);
         w.key("tensors");
         w.open_object();
         for (name, t) in &self.tensors {
@@ -189,6 +224,10 @@ impl Cost {
         w.key("not_sized");
         strings(&mut w, &t.not_sized);
         w.close_object();
+        if !self.subgraphs.is_empty() {
+            w.key("subgraphs");
+            subgraphs(&mut w, &self.subgraphs, binds, boxed);
+        }
         w.key("notes");
         strings(&mut w, &self.notes);
         w.close_object();
@@ -262,10 +301,62 @@ impl Cost {
                 .as_ref()
                 .map_or("none".to_string(), |f| text_figure(Some(f)))
         );
+        if !self.subgraphs.is_empty() {
+            let _ = writeln!(s, "subgraphs (one run each; left out of the totals):");
+            text_subgraphs(&mut s, &self.subgraphs, 1);
+        }
         for n in &self.notes {
             let _ = writeln!(s, "note: {n}");
         }
         s
+    }
+}
+
+/// Each subgraph as `NODE.ATTRIBUTE (OP): macs .., flops ..`, then its iteration
+/// count and totals when known, nested subgraphs indented under theirs.
+fn text_subgraphs(s: &mut String, subs: &[SubgraphCost], depth: usize) {
+    let pad = "  ".repeat(depth);
+    for sg in subs {
+        if !sg.inferred {
+            let _ = writeln!(
+                s,
+                "{pad}{}.{} ({}): not inferred (the branch does not run)",
+                sg.node, sg.attribute, sg.op
+            );
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "{pad}{}.{} ({}, nodes {}): macs {}, flops {}",
+            sg.node,
+            sg.attribute,
+            sg.op,
+            sg.nodes.len(),
+            text_figure(sg.macs.as_ref()),
+            text_figure(sg.flops.as_ref())
+        );
+        if let Some(n) = &sg.iterations {
+            let total = |f: Option<&Figure>| match f {
+                Some(_) => text_figure(f),
+                None => "not proven (it may change from one iteration to the next)".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "{pad}  over {} iterations: macs {}, flops {}",
+                text_figure(Some(n)),
+                total(sg.total_macs.as_ref()),
+                total(sg.total_flops.as_ref())
+            );
+        }
+        if !sg.left_out.is_empty() {
+            let _ = writeln!(
+                s,
+                "{pad}  left out ({}): {}",
+                sg.left_out.len(),
+                sg.left_out.join(", ")
+            );
+        }
+        text_subgraphs(s, &sg.subgraphs, depth + 1);
     }
 }
 

@@ -251,6 +251,10 @@ impl<'w> Writer<'w> {
         self.out.push_str("null");
     }
 
+    pub(super) fn bool(&mut self, v: bool) {
+        self.out.push_str(if v { "true" } else { "false" });
+    }
+
     pub(super) fn int(&mut self, v: i64) {
         self.out.push_str(itoa::Buffer::new().format(v));
     }

@@ -20,12 +20,14 @@
 //! `--range` box when one is given); at most [`MAX_PEAK_COMPARE`] kept steps are
 //! compared with each step, so the work is bounded by the node count.
 //!
-//! Subgraphs (If, Loop, Scan bodies) are not costed: their tensors are not kept
-//! once inference has run them. The node that holds one has no formula and is
-//! listed among the nodes left out of the totals, with a note.
+//! Subgraphs (If branches, Loop and Scan bodies) are costed apart
+//! (`subgraph.rs`): one run of each, and a loop's iterations and total where
+//! proven. The node that holds one has no formula of its own and is listed among
+//! the nodes left out of the totals and the peak, with a note.
 
 mod peak;
 pub mod plot;
+mod subgraph;
 
 use crate::algebra::{Algebra, Dim, DimExpr, Expr, Fact, Rat, Rel, SymbolKind};
 use crate::context::facts::Facts;
@@ -145,6 +147,39 @@ pub struct Totals {
     pub kv_cache_bytes: Option<Figure>,
 }
 
+/// One subgraph's cost: an `If` branch, a `Loop` or `Scan` body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubgraphCost {
+    /// The node that holds it.
+    pub node: String,
+    /// That node's op type.
+    pub op: String,
+    /// The attribute it is (`then_branch`, `else_branch`, `body`; `NAME[i]` in a
+    /// list of graphs).
+    pub attribute: String,
+    /// False when inference never ran it (a known condition skips the branch):
+    /// then it has no figures.
+    pub inferred: bool,
+    /// Per node of the subgraph, in its order (`step` is the position there), for
+    /// one run.
+    pub nodes: Vec<NodeCost>,
+    /// The sum of its nodes' MACs (of those with a formula), for one run.
+    pub macs: Option<Figure>,
+    /// The sum of its nodes' FLOPs, for one run.
+    pub flops: Option<Figure>,
+    /// Its nodes left out of `macs` and `flops`.
+    pub left_out: Vec<String>,
+    /// How many times a `Loop` or `Scan` runs the body, when inference proves it.
+    pub iterations: Option<Figure>,
+    /// `iterations × macs`; `None` when the count is not proven or the body's
+    /// figures may change from one iteration to the next.
+    pub total_macs: Option<Figure>,
+    /// `iterations × flops`, likewise.
+    pub total_flops: Option<Figure>,
+    /// The subgraphs of its nodes.
+    pub subgraphs: Vec<SubgraphCost>,
+}
+
 /// What `symdim cost` reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cost {
@@ -163,6 +198,9 @@ pub struct Cost {
     pub tensors: IndexMap<String, TensorCost>,
     /// The totals.
     pub totals: Totals,
+    /// The subgraphs of the main graph's nodes, in step order (left out of the
+    /// totals and the peak).
+    pub subgraphs: Vec<SubgraphCost>,
     /// What the figures leave out.
     pub notes: Vec<String>,
 }
@@ -303,6 +341,24 @@ pub fn cost(
     };
     let peak_too_big = not_sized.is_empty() && steps.is_none();
     let kv = kv_cache(&mut alg, g, &tensors);
+    // Subgraphs, with their values' facts put back in scope in a scratch context.
+    let holds_graph = |n: &crate::graph::Node| {
+        n.attrs.values().any(|a| {
+            matches!(
+                a,
+                crate::graph::Attr::Graph(_) | crate::graph::Attr::Graphs(_)
+            )
+        })
+    };
+    let mut built_subgraphs = Vec::new();
+    if order.iter().any(|&i| holds_graph(&g.nodes[i])) {
+        let mut view = ctx.clone();
+        for &i in &order {
+            if holds_graph(&g.nodes[i]) {
+                built_subgraphs.extend(subgraph::costs(&mut alg, &mut view, &g.nodes[i], 0));
+            }
+        }
+    }
     let params_total = params.map(|p| alg.sum_forms(&p));
     let param_bytes_total = param_bytes.map(|p| alg.sum_forms(&p));
 
@@ -363,17 +419,20 @@ pub fn cost(
     let nodes = node_dims
         .iter()
         .enumerate()
-        .map(|(step, (i, m, f))| NodeCost {
-            node: g.nodes[*i].name.clone(),
-            op: g.nodes[*i].op_type.to_string(),
-            step,
-            macs: out.figure(*m),
-            flops: out.figure(*f),
-            macs_sample: m
-                .filter(|m| out.clean(*m))
-                .and_then(|m| value_at(&alg, alg.canon(m), &sample, 0)),
+        .map(|(step, (i, m, f))| {
+            out.node_cost(
+                &sample,
+                step,
+                &g.nodes[*i].name,
+                &g.nodes[*i].op_type,
+                (*m, *f),
+            )
         })
         .collect::<Vec<_>>();
+    let subgraphs: Vec<SubgraphCost> = built_subgraphs
+        .iter()
+        .map(|b| out.subgraph(&sample, b))
+        .collect();
     let tensors_out: IndexMap<String, TensorCost> = tensors
         .iter()
         .map(|(n, (dtype, role, e, b))| {
@@ -431,7 +490,7 @@ pub fn cost(
     }
     if !holders.is_empty() {
         notes.push(format!(
-            "subgraphs are not costed and not in the peak (their tensors are not kept after inference): {}",
+            "subgraphs are costed apart (per branch, per body run and over a loop's iterations) and left out of the totals and the peak: {}",
             holders.join(", ")
         ));
     }
@@ -461,6 +520,23 @@ pub fn cost(
     for s in &totals.peak_steps {
         mention(&Some(s.bytes.clone()));
     }
+    let mut todo: Vec<&SubgraphCost> = subgraphs.iter().collect();
+    while let Some(sg) = todo.pop() {
+        for n in &sg.nodes {
+            mention(&n.macs);
+            mention(&n.flops);
+        }
+        for f in [
+            &sg.macs,
+            &sg.flops,
+            &sg.iterations,
+            &sg.total_macs,
+            &sg.total_flops,
+        ] {
+            mention(f);
+        }
+        todo.extend(sg.subgraphs.iter());
+    }
     Ok(Cost {
         model: model.path.clone(),
         symbols: symbols_of(&ctx.alg, used),
@@ -469,6 +545,7 @@ pub fn cost(
         nodes,
         tensors: tensors_out,
         totals,
+        subgraphs,
         notes,
     })
 }
@@ -600,6 +677,50 @@ impl Reader<'_> {
             value,
             max,
         })
+    }
+
+    /// One node's figures; `sample` is where [`NodeCost::macs_sample`] is taken.
+    fn node_cost(
+        &self,
+        sample: &[(String, i64)],
+        step: usize,
+        node: &str,
+        op: &str,
+        (m, f): (Built, Built),
+    ) -> NodeCost {
+        NodeCost {
+            node: node.to_string(),
+            op: op.to_string(),
+            step,
+            macs: self.figure(m),
+            flops: self.figure(f),
+            macs_sample: m
+                .filter(|m| self.clean(*m))
+                .and_then(|m| value_at(self.alg, self.alg.canon(m), sample, 0)),
+        }
+    }
+
+    /// A subgraph's figures, and its subgraphs'.
+    fn subgraph(&self, sample: &[(String, i64)], b: &subgraph::BuiltSubgraph) -> SubgraphCost {
+        SubgraphCost {
+            node: b.node.clone(),
+            op: b.op.clone(),
+            attribute: b.attribute.clone(),
+            inferred: b.inferred,
+            nodes: b
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(step, (n, op, m, f))| self.node_cost(sample, step, n, op, (*m, *f)))
+                .collect(),
+            macs: self.figure(b.macs),
+            flops: self.figure(b.flops),
+            left_out: b.left_out.clone(),
+            iterations: self.figure(b.iterations),
+            total_macs: self.figure(b.total_macs),
+            total_flops: self.figure(b.total_flops),
+            subgraphs: b.inner.iter().map(|i| self.subgraph(sample, i)).collect(),
+        }
     }
 }
 

@@ -512,3 +512,134 @@ fn the_plot_evaluates_the_peak_and_the_macs_at_each_value() {
     ));
     assert!(matches!(c.plot(&ask(5, 4)), Err(PlotError::Empty { .. })));
 }
+
+/// The cost of fixture `tests/fixtures/cost/NAME.onnx` (scripts/make_cost_models.py).
+fn fixture_cost(name: &str) -> Cost {
+    let path = format!(
+        "{}/tests/fixtures/cost/{name}.onnx",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let model = symdim::load(std::path::Path::new(&path)).unwrap();
+    symdim::infer(&model, &Facts::default())
+        .cost(&CostRequest::default())
+        .unwrap()
+}
+
+/// A figure's formula, `null` when not known.
+fn text(f: &Option<symdim::analyses::cost::Figure>) -> String {
+    f.as_ref()
+        .map_or("null".to_string(), |f| f.expr.to_string())
+}
+
+#[test]
+fn a_loop_body_is_costed_per_run_and_over_its_trip_count() {
+    // Loop M = len(t) = sequence times, no condition, over h [batch, 8]; the body's
+    // MatMul [batch, 8] x [8, 8] is 64*batch MACs and 128*batch FLOPs per run (two
+    // Identity nodes move data); over the loop 64*batch*sequence. The Loop node stays
+    // out of the main totals, which hold only Shape and Squeeze (0).
+    let c = fixture_cost("loop_body");
+    assert_eq!(c.subgraphs.len(), 1);
+    let b = &c.subgraphs[0];
+    assert_eq!(
+        (&*b.node, &*b.op, &*b.attribute, b.inferred),
+        ("loop", "Loop", "body", true)
+    );
+    assert_eq!(
+        (text(&b.macs), text(&b.flops)),
+        ("64*batch".into(), "128*batch".into())
+    );
+    assert_eq!(text(&b.iterations), "sequence");
+    assert_eq!(text(&b.total_macs), "64*batch*sequence");
+    assert_eq!(text(&b.total_flops), "128*batch*sequence");
+    let names: Vec<&str> = b.nodes.iter().map(|n| n.node.as_str()).collect();
+    assert_eq!(names, ["body_matmul", "body_cond", "body_scan"]);
+    assert!(b.left_out.is_empty() && b.subgraphs.is_empty());
+    assert_eq!(text(&c.totals.macs), "0");
+    assert_eq!(c.totals.left_out, ["loop"]);
+    assert!(c
+        .notes
+        .iter()
+        .any(|n| n.contains("subgraphs are costed apart")));
+}
+
+#[test]
+fn a_loop_that_may_stop_early_has_no_iteration_count() {
+    // loop_body with the condition an input `c`: each run is known, the count not.
+    let c = fixture_cost("loop_cond");
+    let b = &c.subgraphs[0];
+    assert_eq!(text(&b.macs), "64*batch");
+    assert_eq!(text(&b.iterations), "null");
+    assert_eq!(text(&b.total_macs), "null");
+}
+
+#[test]
+fn a_loop_whose_body_grows_has_no_total() {
+    // The carried h [batch, L] grows by 8 per iteration, so L is a fresh dim of the
+    // loop; MatMul(h, h^T) is batch*L*batch MACs per run. The count is known
+    // (sequence) but the total is not batch*L*batch*sequence: L changes.
+    let c = fixture_cost("loop_grow");
+    let b = &c.subgraphs[0];
+    assert_eq!(text(&b.iterations), "sequence");
+    let macs = text(&b.macs);
+    assert!(macs.starts_with("batch*batch*"), "{macs}");
+    assert_eq!(text(&b.total_macs), "null");
+    assert_eq!(text(&b.total_flops), "null");
+}
+
+#[test]
+fn each_if_branch_is_costed_and_a_branch_that_does_not_run_is_marked() {
+    // then: MatMul [batch, 8] x [8, 16] = 128*batch MACs, 256*batch FLOPs; else: the
+    // same and a Relu of 16*batch elements (272*batch FLOPs). Attributes in file
+    // order (else_branch first, as onnx.helper sorts them).
+    let c = fixture_cost("if_branches");
+    let got: Vec<(String, String, String, String)> = c
+        .subgraphs
+        .iter()
+        .map(|b| {
+            (
+                b.attribute.clone(),
+                text(&b.macs),
+                text(&b.flops),
+                text(&b.iterations),
+            )
+        })
+        .collect();
+    let want = [
+        ("else_branch", "128*batch", "272*batch", "null"),
+        ("then_branch", "128*batch", "256*batch", "null"),
+    ];
+    let want: Vec<(String, String, String, String)> = want
+        .iter()
+        .map(|(a, m, f, i)| (a.to_string(), m.to_string(), f.to_string(), i.to_string()))
+        .collect();
+    assert_eq!(got, want);
+    // A constant true condition: only the then branch runs.
+    let c = fixture_cost("if_const");
+    let run: Vec<(&str, bool)> = c
+        .subgraphs
+        .iter()
+        .map(|b| (b.attribute.as_str(), b.inferred))
+        .collect();
+    assert_eq!(run, [("else_branch", false), ("then_branch", true)]);
+    assert!(c.subgraphs[0].macs.is_none() && c.subgraphs[0].nodes.is_empty());
+    let text_report = c.to_text(5);
+    assert!(
+        text_report.contains("branch.else_branch (If): not inferred (the branch does not run)"),
+        "{text_report}"
+    );
+}
+
+#[test]
+fn a_scan_body_runs_once_per_scanned_element() {
+    // Scan over xs [sequence, 4]: per run MatMul [4] x [4, 4] = 16 MACs, 32 FLOPs,
+    // and an Add of 4 elements: 36 FLOPs; sequence runs.
+    let c = fixture_cost("scan_body");
+    let b = &c.subgraphs[0];
+    assert_eq!((text(&b.macs), text(&b.flops)), ("16".into(), "36".into()));
+    assert_eq!(text(&b.iterations), "sequence");
+    assert_eq!(text(&b.total_macs), "16*sequence");
+    assert_eq!(text(&b.total_flops), "36*sequence");
+    let json = c.to_json();
+    assert!(json.contains("\"subgraphs\": ["), "{json}");
+    assert!(json.contains("\"total_macs\": \"16*sequence\""), "{json}");
+}

@@ -302,6 +302,26 @@ pub(super) fn carried_result(
     }
 }
 
+/// The number of iterations of Loop `node` once inferred, from the context's facts
+/// of its inputs and `body_cond`, the body's condition output: what `loop_rule`
+/// stacks scan outputs over (see [`super::iterations`]).
+pub(super) fn trip_count(
+    ctx: &ShapesContext,
+    node: &Node,
+    body_cond: Option<&TensorFact>,
+) -> Option<Dim> {
+    let trip = ctx.get(node.input(0)?)?;
+    let runs_all = match node.input(1) {
+        None => true,
+        Some(c) => {
+            ctx.get(c).is_some_and(|c| is_true(ctx, c))
+                && body_cond.is_some_and(|c| is_true(ctx, c))
+        }
+    };
+    let d = trip.value.as_ref()?.first().copied().filter(|_| runs_all)?;
+    ctx.alg.bounds(d).is_nonneg().then_some(d)
+}
+
 pub(super) fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let body = graph_attr(node, "body")?;
     let trip = ctx.optional_input(node, 0)?;

@@ -112,6 +112,30 @@ pub const RULES: &[RuleEntry] = rules![
     ("openvino", ["TensorIterator"], ov_tensor_iterator),
 ];
 
+/// How many times ONNX Loop or Scan `node` runs its body, as factors whose product
+/// is the count, when inference proves it (for the cost of the body over the whole
+/// loop); `body_cond` is the fact of a Loop body's condition output as its last run
+/// left it. Loop: the trip count `M` when the loop has no condition, or when the
+/// condition is true on entry and the body provably returns true (as `loop_rule`
+/// decides it). Scan: the scanned length of the first scan input (opset 9+), or the
+/// batch times the sequence length in opset 8 without `sequence_lens` (with it,
+/// each batch element may run fewer times). `None` otherwise, and for OpenVINO's
+/// loops.
+pub fn iterations(
+    ctx: &ShapesContext,
+    node: &Node,
+    body_cond: Option<&TensorFact>,
+) -> Option<Vec<crate::algebra::Dim>> {
+    if !crate::graph::canonical_domain(&node.domain).is_empty() {
+        return None;
+    }
+    match &*node.op_type {
+        "Loop" => loops::trip_count(ctx, node, body_cond).map(|d| vec![d]),
+        "Scan" => scan::scan_count(ctx, node),
+        _ => None,
+    }
+}
+
 /// oneDNN End: a graph output marker with no outputs.
 fn end(_: &mut ShapesContext, _: &Node) -> Result<Vec<TensorFact>, OpError> {
     Ok(Vec::new())

@@ -131,6 +131,25 @@ pub(super) fn scan_inputs(
     })
 }
 
+/// The number of body runs of Scan `node` once inferred, as factors (see
+/// [`super::iterations`]).
+pub(super) fn scan_count(ctx: &ShapesContext, node: &Node) -> Option<Vec<Dim>> {
+    let layout = scan_layout(node).ok()?;
+    let first = node.input(layout.first + layout.n_state)?;
+    let shape = ctx.get(first)?.shape.as_ref()?;
+    if layout.batched {
+        // Opset 8: `sequence_lens` may stop a batch element early.
+        if node.input(0).is_some() || shape.len() < 2 {
+            return None;
+        }
+        return Some(vec![shape[0], shape[1]]);
+    }
+    let axes = attr_ints(node, "scan_input_axes").ok()?;
+    let axis = axes.and_then(|a| a.first().copied()).unwrap_or(0);
+    let axis = norm_axis(axis, shape.len()).ok()?;
+    Some(vec![shape[axis]])
+}
+
 pub(super) fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let body = graph_attr(node, "body")?;
     let layout = scan_layout(node)?;
