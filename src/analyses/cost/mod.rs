@@ -342,19 +342,11 @@ pub fn cost(
     let peak_too_big = not_sized.is_empty() && steps.is_none();
     let kv = kv_cache(&mut alg, g, &tensors);
     // Subgraphs, with their values' facts put back in scope in a scratch context.
-    let holds_graph = |n: &crate::graph::Node| {
-        n.attrs.values().any(|a| {
-            matches!(
-                a,
-                crate::graph::Attr::Graph(_) | crate::graph::Attr::Graphs(_)
-            )
-        })
-    };
     let mut built_subgraphs = Vec::new();
-    if order.iter().any(|&i| holds_graph(&g.nodes[i])) {
+    if order.iter().any(|&i| holds_subgraph(&g.nodes[i])) {
         let mut view = ctx.clone();
         for &i in &order {
-            if holds_graph(&g.nodes[i]) {
+            if holds_subgraph(&g.nodes[i]) {
                 built_subgraphs.extend(subgraph::costs(&mut alg, &mut view, &g.nodes[i], 0));
             }
         }
@@ -472,14 +464,7 @@ pub fn cost(
     let holders: Vec<&str> = g
         .nodes
         .iter()
-        .filter(|n| {
-            n.attrs.values().any(|a| {
-                matches!(
-                    a,
-                    crate::graph::Attr::Graph(_) | crate::graph::Attr::Graphs(_)
-                )
-            })
-        })
+        .filter(|n| holds_subgraph(n))
         .map(|n| n.name.as_str())
         .collect();
     if peak_too_big {
@@ -565,6 +550,16 @@ impl Cost {
         v.truncate(n);
         v
     }
+}
+
+/// True when one of `n`'s attributes is a graph or a list of graphs.
+fn holds_subgraph(n: &crate::graph::Node) -> bool {
+    n.attrs.values().any(|a| {
+        matches!(
+            a,
+            crate::graph::Attr::Graph(_) | crate::graph::Attr::Graphs(_)
+        )
+    })
 }
 
 /// Add `d` to `acc`, or make `acc` `None` when `d` is.

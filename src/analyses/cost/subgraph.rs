@@ -12,15 +12,14 @@
 //! A loop's total is not proven when the body's figures name a symbol that may
 //! change from one iteration to the next: a data-dependent symbol of the loop node
 //! (a carried value's length) or of a node inside the body, directly or through a
-//! derived symbol's definition.
+//! derived symbol's definition (the loop rule's own test,
+//! [`flow::mentions_body_symbol`]).
 
 use super::Built;
-use crate::algebra::{Algebra, Dim, SymbolKind};
+use crate::algebra::{Algebra, Dim};
 use crate::context::ShapesContext;
 use crate::graph::{Attr, Graph, Node};
-
-/// How many derived definitions [`varies`] follows before it assumes the worst.
-const MAX_SYMBOL_WALK: usize = 256;
+use crate::ops::control::flow;
 
 /// One subgraph's figures, as dims of the cost algebra.
 pub(super) struct BuiltSubgraph {
@@ -138,13 +137,15 @@ fn one(
     sub.macs = Some(body_macs);
     sub.flops = Some(body_flops);
     let body_cond = g.outputs.first().and_then(|v| view.get(&*v.name));
-    if let Some(factors) = crate::ops::control::flow::iterations(view, holder, body_cond) {
+    if let Some(factors) = flow::iterations(view, holder, body_cond) {
         let n = alg.product(&factors);
         sub.iterations = Some(n);
         let mut names = rustc_hash::FxHashSet::default();
         names.insert(holder.name.clone());
-        node_names(g, &mut names);
-        let total = |alg: &mut Algebra, d: Dim| (!varies(alg, d, &names)).then(|| alg.mul(n, d));
+        flow::node_names(g, &mut names);
+        let total = |alg: &mut Algebra, d: Dim| {
+            (!flow::mentions_body_symbol(alg, d, &names)).then(|| alg.mul(n, d))
+        };
         sub.total_macs = total(alg, body_macs);
         sub.total_flops = total(alg, body_flops);
     }
@@ -156,39 +157,4 @@ fn one(
         }
     }
     sub
-}
-
-/// The names of `g`'s nodes and of the nodes of its subgraphs, at any depth.
-fn node_names(g: &Graph, out: &mut rustc_hash::FxHashSet<String>) {
-    for n in &g.nodes {
-        out.insert(n.name.clone());
-        for a in n.attrs.values() {
-            match a {
-                Attr::Graph(g) => node_names(g, out),
-                Attr::Graphs(gs) => gs.iter().for_each(|g| node_names(g, out)),
-                _ => {}
-            }
-        }
-    }
-}
-
-/// True when `d` may differ from one iteration to the next: it names a
-/// data-dependent symbol of a node in `nodes` (directly or through a derived
-/// symbol's definition); past [`MAX_SYMBOL_WALK`] symbols, assumed so.
-fn varies(alg: &Algebra, d: Dim, nodes: &rustc_hash::FxHashSet<String>) -> bool {
-    let mut todo = Vec::new();
-    alg.canon(d).symbols(&mut todo);
-    let mut seen = 0usize;
-    while let Some(s) = todo.pop() {
-        seen += 1;
-        if seen > MAX_SYMBOL_WALK {
-            return true;
-        }
-        match alg.symbol_entry(s.as_str()).map(|e| &e.kind) {
-            Some(SymbolKind::DataDependent { node }) if nodes.contains(node) => return true,
-            Some(SymbolKind::Derived { definition }) => definition.symbols(&mut todo),
-            _ => {}
-        }
-    }
-    false
 }

@@ -6,7 +6,7 @@ use super::{
     carried, carried_fixpoint, graph_attr, input_value, is_true, pass_limit, set_output_composite,
     subgraph_values, unsettled, Fixpoint,
 };
-use crate::algebra::{Dim, SymbolKind, Truth};
+use crate::algebra::{Algebra, Dim, SymbolKind, Truth};
 use crate::context::{
     Composite, OpError, OptionalElement, OptionalFact, SequenceFact, ShapesContext, SubgraphValue,
     TensorFact,
@@ -28,7 +28,7 @@ pub(super) struct CarriedState {
 }
 
 /// The names of the nodes of `g` and of its subgraphs.
-pub(super) fn node_names(g: &Graph, out: &mut rustc_hash::FxHashSet<String>) {
+pub(crate) fn node_names(g: &Graph, out: &mut rustc_hash::FxHashSet<String>) {
     for n in &g.nodes {
         out.insert(n.name.clone());
         for a in n.attrs.values() {
@@ -44,13 +44,13 @@ pub(super) fn node_names(g: &Graph, out: &mut rustc_hash::FxHashSet<String>) {
 /// True when `d` mentions a data-dependent symbol of a node of `body` (directly or
 /// through the definition of a derived symbol): a value that may differ from one
 /// iteration to the next, though it has one name.
-pub(super) fn mentions_body_symbol(
-    ctx: &ShapesContext,
+pub(crate) fn mentions_body_symbol(
+    alg: &Algebra,
     d: Dim,
     body: &rustc_hash::FxHashSet<String>,
 ) -> bool {
     let mut todo = Vec::new();
-    ctx.alg.canon(d).symbols(&mut todo);
+    alg.canon(d).symbols(&mut todo);
     let mut seen = 0usize;
     while let Some(s) = todo.pop() {
         seen += 1;
@@ -58,7 +58,7 @@ pub(super) fn mentions_body_symbol(
             // a long chain of definitions: assume the worst
             return true;
         }
-        match ctx.alg.symbol_entry(s.as_str()).map(|e| &e.kind) {
+        match alg.symbol_entry(s.as_str()).map(|e| &e.kind) {
             Some(SymbolKind::DataDependent { node }) if body.contains(node) => return true,
             Some(SymbolKind::Derived { definition }) => definition.symbols(&mut todo),
             _ => {}
@@ -80,7 +80,7 @@ pub(super) fn outside_body(
         s.iter()
             .enumerate()
             .map(|(axis, &d)| {
-                if mentions_body_symbol(ctx, d, body) {
+                if mentions_body_symbol(&ctx.alg, d, body) {
                     ctx.unknown_dim(node, out, axis)
                 } else {
                     d
@@ -302,9 +302,11 @@ pub(super) fn carried_result(
     }
 }
 
-/// The number of iterations of Loop `node` once inferred, from the context's facts
-/// of its inputs and `body_cond`, the body's condition output: what `loop_rule`
-/// stacks scan outputs over (see [`super::iterations`]).
+/// The trip count `M` of Loop `node` when the loop runs it all: it has no
+/// condition, or the condition is true on entry and `body_cond`, the body's
+/// condition output, provably returns true (a constant, or the condition input
+/// passed through). From the context's facts of the node's inputs; what
+/// `loop_rule` stacks scan outputs over (see also [`super::iterations`]).
 pub(super) fn trip_count(
     ctx: &ShapesContext,
     node: &Node,
@@ -318,13 +320,13 @@ pub(super) fn trip_count(
                 && body_cond.is_some_and(|c| is_true(ctx, c))
         }
     };
-    let d = trip.value.as_ref()?.first().copied().filter(|_| runs_all)?;
-    ctx.alg.bounds(d).is_nonneg().then_some(d)
+    trip.value.as_ref()?.first().copied().filter(|_| runs_all)
 }
 
 pub(super) fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let body = graph_attr(node, "body")?;
-    let trip = ctx.optional_input(node, 0)?;
+    // The trip count's facts must be known when it is given (else an error).
+    ctx.optional_input(node, 0)?;
     let has_cond = node.input(1).is_some();
     let n_carried = node.inputs.len().saturating_sub(2);
     let mut init = Vec::with_capacity(n_carried);
@@ -389,18 +391,11 @@ pub(super) fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
     if !converged {
         unsettled(ctx, node, limit);
     }
-    // The loop runs `M` times when it has no condition, or when the condition is
-    // true on entry and the body provably returns true (a constant, or the
-    // condition input passed through).
-    let runs_all = !has_cond || {
-        let cond = ctx.input(node, 1, "cond")?;
-        let body_cond = outs.first().map(|v| v.fact.clone());
-        is_true(ctx, &cond) && body_cond.is_some_and(|c| is_true(ctx, &c))
-    };
-    let trip_dim = match &trip {
-        Some(t) if runs_all => t.value.as_ref().and_then(|v| v.first().copied()),
-        _ => None,
-    };
+    if has_cond {
+        // The condition's facts must be known when it is given (else an error).
+        ctx.input(node, 1, "cond")?;
+    }
+    let trip_dim = trip_count(ctx, node, outs.first().map(|v| &v.fact));
     let iterations = trip_dim.filter(|d| ctx.alg.bounds(*d).is_nonneg());
     let mut result = Vec::with_capacity(node.outputs.len());
     for (i, st) in state.iter().enumerate() {

@@ -91,6 +91,7 @@ mod scan;
 
 use branch::if_rule;
 use loops::loop_rule;
+pub(crate) use loops::{mentions_body_symbol, node_names};
 use merge::merge;
 use openvino::{ov_if, ov_loop, ov_tensor_iterator};
 use scan::scan_rule;
@@ -130,7 +131,9 @@ pub fn iterations(
         return None;
     }
     match &*node.op_type {
-        "Loop" => loops::trip_count(ctx, node, body_cond).map(|d| vec![d]),
+        "Loop" => loops::trip_count(ctx, node, body_cond)
+            .filter(|d| ctx.alg.bounds(*d).is_nonneg())
+            .map(|d| vec![d]),
         "Scan" => scan::scan_count(ctx, node),
         _ => None,
     }

@@ -58,7 +58,7 @@ pub(super) struct ScanInputs {
 
 /// Read a Scan's states and scan inputs (`in_axes`: the scanned axis of each).
 pub(super) fn scan_inputs(
-    ctx: &mut ShapesContext,
+    ctx: &ShapesContext,
     node: &Node,
     layout: &ScanLayout,
     in_axes: &[i64],
@@ -131,32 +131,36 @@ pub(super) fn scan_inputs(
     })
 }
 
-/// The number of body runs of Scan `node` once inferred, as factors (see
-/// [`super::iterations`]).
+/// The scanned axis of each scan input (`scan_input_axes`, default 0).
+fn input_axes(node: &Node, layout: &ScanLayout) -> Result<Vec<i64>, OpError> {
+    Ok(attr_ints(node, "scan_input_axes")?
+        .map(<[i64]>::to_vec)
+        .unwrap_or_else(|| vec![0; layout.n_scan_in]))
+}
+
+/// The number of body runs of Scan `node` once inferred, as factors: the sequence
+/// length `scan_rule` stacks over, times the batch in opset 8 (where
+/// `sequence_lens`, when given, may stop a batch element early: then `None`). See
+/// [`super::iterations`].
 pub(super) fn scan_count(ctx: &ShapesContext, node: &Node) -> Option<Vec<Dim>> {
     let layout = scan_layout(node).ok()?;
-    let first = node.input(layout.first + layout.n_state)?;
-    let shape = ctx.get(first)?.shape.as_ref()?;
-    if layout.batched {
-        // Opset 8: `sequence_lens` may stop a batch element early.
-        if node.input(0).is_some() || shape.len() < 2 {
-            return None;
-        }
-        return Some(vec![shape[0], shape[1]]);
+    let in_axes = input_axes(node, &layout).ok()?;
+    let inputs = scan_inputs(ctx, node, &layout, &in_axes).ok()?;
+    let len = inputs.seq_len?;
+    if !layout.batched {
+        return Some(vec![len]);
     }
-    let axes = attr_ints(node, "scan_input_axes").ok()?;
-    let axis = axes.and_then(|a| a.first().copied()).unwrap_or(0);
-    let axis = norm_axis(axis, shape.len()).ok()?;
-    Some(vec![shape[axis]])
+    if node.input(0).is_some() {
+        return None;
+    }
+    Some(vec![inputs.batch?, len])
 }
 
 pub(super) fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let body = graph_attr(node, "body")?;
     let layout = scan_layout(node)?;
     let (n_state, batched) = (layout.n_state, layout.batched);
-    let in_axes = attr_ints(node, "scan_input_axes")?
-        .map(<[i64]>::to_vec)
-        .unwrap_or_else(|| vec![0; layout.n_scan_in]);
+    let in_axes = input_axes(node, &layout)?;
     let ScanInputs {
         states,
         mut body_inputs,
