@@ -1252,3 +1252,49 @@ fn explain_replays_only_small_terms() {
         );
     }
 }
+
+/// An `algebra_ops` fuzz case (`tests/fixtures/fuzz/algebra_ops_cyclic_floordiv_growth.bin`):
+/// after `union(floordiv(B, A), floordiv(B, S))` and `union(floordiv(B, A), B)` (both
+/// satisfiable, with `A == S == 1`), `B`'s class holds `floordiv(B, B)`-like terms over
+/// itself, and each match of a division rule added a term `floordiv(B, B*A**i*S**j)`
+/// and with it one more match. Counting each match against the rule-application
+/// limit keeps the class small and the union fast; before, one saturation counted
+/// a rule's whole match list as one application and the class grew to 1,597 e-nodes.
+#[test]
+fn algebra_fuzz_find_cyclic_floordiv_growth_counts_every_match() {
+    use symdim::algebra::{Algebra, FreshKey, Rat};
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fuzz/algebra_ops_cyclic_floordiv_growth.bin"
+    ))
+    .unwrap();
+    assert_eq!(bytes.len(), 22);
+    // The fixture's ops, decoded as the fuzz target does (3 bytes per op).
+    let mut alg = Algebra::default();
+    let a = alg.input("A");
+    let b = alg.input("B");
+    let s = alg.input("S");
+    let bs = alg.floordiv(b, s);
+    let key = FreshKey {
+        node: "n1".into(),
+        output: 0,
+        axis: 0,
+    };
+    let _ = alg.solve_minus_one(&[s], &[bs], key);
+    let ba = alg.floordiv(b, a);
+    let _ = alg.floordiv(bs, bs);
+    alg.union(ba, bs, "fuzz").unwrap();
+    alg.union(ba, b, "fuzz").unwrap();
+    assert_eq!(alg.render(ba), "B");
+    let largest = alg.egraph().classes().map(|c| c.nodes.len()).max().unwrap();
+    assert!(largest <= 64, "a class grew to {largest} e-nodes");
+    // Sound where the merges allow it (A == S == 1).
+    for v in 1..6 {
+        let env = |n: &str| match n {
+            "B" => Some(Rat::int(v)),
+            _ => Some(Rat::int(1)),
+        };
+        assert_eq!(alg.eval(ba, &env), Some(Rat::int(v)));
+        assert_eq!(alg.eval(bs, &env), Some(Rat::int(v)));
+    }
+}

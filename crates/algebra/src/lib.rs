@@ -120,7 +120,8 @@ impl fmt::Display for Truth {
 /// and records a warning; results stay sound, only less simplified.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Rule applications per saturation call.
+    /// Rule applications per saturation call: each match of a rule's pattern whose
+    /// check runs counts as one, so the work does not follow a class's size.
     pub rule_applications: usize,
     /// E-nodes in the whole e-graph; past it new expressions become fresh named dims.
     pub enodes: usize,

@@ -20,7 +20,12 @@ impl Algebra {
     }
 
     /// Apply the rule table to the classes that are new or changed, until nothing
-    /// changes or the rule-application limit is reached.
+    /// changes or the rule-application limit is reached. Each match a rule's check
+    /// runs on counts as one application: a class that unions have made hold many
+    /// e-nodes has as many matches per rule, and each match may add a class and sort
+    /// the class's e-nodes, so counting a rule's whole match list as one application
+    /// let one saturation's work grow with the class's size (quadratically: a
+    /// `tests/fixtures/fuzz/algebra_ops_cyclic_floordiv_growth.bin` union took 1.3 s).
     pub(crate) fn saturate(&mut self) {
         if self.egraph.analysis.pending_rules.is_empty() {
             return;
@@ -28,6 +33,8 @@ impl Algebra {
         let limit = self.config.limits.rule_applications;
         let mut applied = 0usize;
         let mut seen_limit = false;
+        // The last `applied / INTERRUPT_EVERY` at which the interrupt was polled.
+        let mut polled = usize::MAX;
         // Built on the first saturation of the process (many models need none).
         let rules = rules::matchers();
         while let Some(id) = self.egraph.analysis.pending_rules.pop() {
@@ -44,14 +51,22 @@ impl Algebra {
                         seen_limit = true;
                         break;
                     }
-                    if applied % crate::INTERRUPT_EVERY == 0 && self.interrupted() {
-                        self.egraph.analysis.pending_rules.clear();
-                        return;
+                    if applied / crate::INTERRUPT_EVERY != polled {
+                        polled = applied / crate::INTERRUPT_EVERY;
+                        if self.interrupted() {
+                            self.egraph.analysis.pending_rules.clear();
+                            return;
+                        }
                     }
-                    let changed = rule.apply(&mut self.egraph, id, &matches);
+                    let budget = &matches[..matches.len().min(limit - applied)];
+                    let changed = rule.apply(&mut self.egraph, id, budget);
                     self.sync();
-                    applied += 1;
+                    applied += budget.len();
                     id = self.egraph.find(id);
+                    if budget.len() < matches.len() {
+                        seen_limit = true;
+                        break;
+                    }
                     if changed {
                         again = true;
                         break;
