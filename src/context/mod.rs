@@ -47,7 +47,7 @@ pub struct TensorFact {
     /// The one value every element holds, when `value` is not known element by
     /// element (`ConstantOfShape` over a symbolic shape): one dim, so the memory does
     /// not follow the tensor's size. `None` whenever `value` is `Some`. Only the op
-    /// rules listed in [`crate::ops::KEEPS_FILL`] set it; the driver clears it on
+    /// rules [`crate::ops::fill_rule`] names set or pass it; the driver clears it on
     /// every other op's outputs, so a rule that copies an input's fact and changes
     /// its contents never passes on a fill it did not mean.
     pub fill: Option<Dim>,
