@@ -44,6 +44,13 @@ pub struct TensorFact {
     /// The contents, row-major, when known symbolically (shape tensors and small
     /// constants): the value-as-shape of the spec.
     pub value: Option<Vec<Dim>>,
+    /// The one value every element holds, when `value` is not known element by
+    /// element (`ConstantOfShape` over a symbolic shape): one dim, so the memory does
+    /// not follow the tensor's size. `None` whenever `value` is `Some`. Only the op
+    /// rules [`crate::ops::fill_rule`] names set or pass it; the driver clears it on
+    /// every other op's outputs, so a rule that copies an input's fact and changes
+    /// its contents never passes on a fill it did not mean.
+    pub fill: Option<Dim>,
 }
 
 impl TensorFact {
@@ -53,6 +60,7 @@ impl TensorFact {
             dtype,
             shape: Some(shape),
             value: None,
+            fill: None,
         }
     }
 
@@ -62,7 +70,28 @@ impl TensorFact {
             dtype,
             shape: None,
             value: None,
+            fill: None,
         }
+    }
+
+    /// Forget the contents, element by element and the fill (a loop-carried value,
+    /// a merge).
+    pub fn forget_contents(&mut self) {
+        self.value = None;
+        self.fill = None;
+    }
+
+    /// The value every element provably has: the uniform fill, or the one element
+    /// a known non-empty value repeats (every element provably equal to the first).
+    pub fn uniform(&self, alg: &Algebra) -> Option<Dim> {
+        if let Some(v) = &self.value {
+            let first = *v.first()?;
+            let same = v
+                .iter()
+                .all(|d| alg.equal(*d, first) == crate::algebra::Truth::True);
+            return same.then_some(first);
+        }
+        self.fill
     }
 
     /// The rank, when known.
@@ -581,6 +610,7 @@ pub fn const_fact(alg: &mut Algebra, t: &ConstTensor) -> TensorFact {
         _ => None,
     };
     TensorFact {
+        fill: None,
         dtype: t.dtype,
         shape: Some(shape),
         value,

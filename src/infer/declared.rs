@@ -78,6 +78,7 @@ pub(super) fn declared_fact(
             .collect()
     });
     TensorFact {
+        fill: None,
         dtype: v.dtype,
         shape,
         value: None,

@@ -155,6 +155,7 @@ pub(super) fn declare_inputs(ctx: &mut ShapesContext, g: &Graph) {
         ctx.insert(
             &v.name,
             TensorFact {
+                fill: None,
                 dtype: v.dtype,
                 shape,
                 value: None,
@@ -207,6 +208,7 @@ pub(super) fn override_inputs(
         ctx.insert(
             &v.name,
             TensorFact {
+                fill: None,
                 dtype,
                 shape: Some(shape),
                 value: None,

@@ -197,6 +197,7 @@ fn run_subgraph(
             None => {
                 let shape = declared_shape(ctx, v, "subgraph input");
                 SubgraphValue::tensor(TensorFact {
+                    fill: None,
                     dtype: v.dtype,
                     shape,
                     value: None,
@@ -389,6 +390,8 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
     let declared_rule = rules
         .as_ref()
         .and_then(|r| r.find(&node.domain, &node.op_type, node.version));
+    // Only a built-in rule that ran keeps fills ([`ops::FillRule`]).
+    let mut fill = ops::FillRule::Drops;
     let facts = match (declared_rule, ops::rule_for(&node.domain, &node.op_type)) {
         (Some(rule), _) => {
             match with_site(ctx, node, |ctx| ops::declared::apply(ctx, node, rule)) {
@@ -418,7 +421,10 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
             fallback(ctx, node, declared, false)
         }
         (None, Some(rule)) => match run_rule(ctx, node, rule) {
-            Ok(facts) => facts,
+            Ok(facts) => {
+                fill = ops::fill_rule(&node.domain, &node.op_type);
+                facts
+            }
             Err(e) => {
                 ctx.report_op_error(node, &e);
                 fallback(ctx, node, declared, true)
@@ -433,6 +439,7 @@ fn run_node(ctx: &mut ShapesContext, node: &Node, declared: &HashMap<&Name, &Val
         if out.is_empty() {
             continue;
         }
+        keep_fill(ctx, node, i, fill, &mut fact);
         check_rank(ctx, node, i, out, &mut fact);
         if fact.shape.is_none() {
             warn_long_shape_input(ctx, node, i, out);
@@ -592,6 +599,31 @@ fn assume_dims_nonneg(ctx: &mut ShapesContext, node: &Node) {
         };
         // A dim negative for every value is an error the contract reports.
         let _ = ctx.alg.assume_fact(&fact);
+    }
+}
+
+/// Apply the op's [`ops::FillRule`] to output `i`'s fact: a fill the rule did not
+/// mean is cleared, and an op that only moves input 0's elements passes its fill
+/// on. A fact with a value keeps no fill (the value says more).
+fn keep_fill(
+    ctx: &ShapesContext,
+    node: &Node,
+    i: usize,
+    rule: ops::FillRule,
+    fact: &mut TensorFact,
+) {
+    match rule {
+        ops::FillRule::Own => {}
+        ops::FillRule::Through if i == 0 && fact.value.is_none() => {
+            fact.fill = node
+                .input(0)
+                .and_then(|x| ctx.get(x))
+                .and_then(|x| x.uniform(&ctx.alg));
+        }
+        _ => fact.fill = None,
+    }
+    if fact.value.is_some() {
+        fact.fill = None;
     }
 }
 

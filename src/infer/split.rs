@@ -213,6 +213,7 @@ fn decide_condition(
     let mut fact = ctx.get(cond)?.clone();
     let v = ctx.alg.constant(i64::from(taken));
     fact.value = Some(vec![v]);
+    fact.fill = None;
     ctx.insert(cond, fact);
     let mut name = cond.to_string();
     let mut want = taken;

@@ -320,6 +320,7 @@ fn output(
         _ => None,
     };
     Ok(TensorFact {
+        fill: None,
         dtype,
         shape,
         value,

@@ -188,6 +188,66 @@ fn registry() -> &'static Registry {
     })
 }
 
+/// What an op's rule does with a tensor's fill ([`TensorFact::fill`]: the one value
+/// every element holds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FillRule {
+    /// The rule sets its outputs' fill itself (ConstantOfShape, Cast, the integer
+    /// binary ops, Where).
+    Own,
+    /// Every element of the output is an element of input 0, moved or repeated
+    /// (Identity, Reshape, Transpose, Expand, ...): input 0's fill is the output's.
+    Through,
+    /// Neither: the driver clears any fill the rule's outputs carry.
+    Drops,
+}
+
+/// ONNX ops whose rules set their outputs' fill ([`FillRule::Own`]).
+pub const FILL_OWN: &[&str] = &[
+    "ConstantOfShape",
+    "Cast",
+    "Where",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Mod",
+    "Equal",
+    "Less",
+    "Greater",
+    "LessOrEqual",
+    "GreaterOrEqual",
+    "And",
+    "Or",
+    "Xor",
+];
+
+/// ONNX ops each of whose output elements is an element of input 0
+/// ([`FillRule::Through`]).
+pub const FILL_THROUGH: &[&str] = &[
+    "Identity",
+    "Reshape",
+    "Unsqueeze",
+    "Squeeze",
+    "Flatten",
+    "Transpose",
+    "Expand",
+    "Tile",
+];
+
+/// The [`FillRule`] of an op: only ONNX (`ai.onnx`) ops keep fills.
+pub fn fill_rule(domain: &str, op_type: &str) -> FillRule {
+    if !crate::graph::canonical_domain(domain).is_empty() {
+        FillRule::Drops
+    } else if FILL_OWN.contains(&op_type) {
+        FillRule::Own
+    } else if FILL_THROUGH.contains(&op_type) {
+        FillRule::Through
+    } else {
+        FillRule::Drops
+    }
+}
+
 /// The rule for an op, if symdim has one.
 pub fn rule_for(domain: &str, op_type: &str) -> Option<OpRule> {
     let domain = crate::graph::canonical_domain(domain);

@@ -294,6 +294,7 @@ fn gqa_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
 /// `x`'s shape and type without its contents.
 fn like(x: &TensorFact) -> TensorFact {
     TensorFact {
+        fill: None,
         dtype: x.dtype,
         shape: x.shape.clone(),
         value: None,
@@ -303,6 +304,7 @@ fn like(x: &TensorFact) -> TensorFact {
 /// `x`'s shape with another type.
 fn like_as(x: &TensorFact, dtype: DType) -> TensorFact {
     TensorFact {
+        fill: None,
         dtype,
         shape: x.shape.clone(),
         value: None,

@@ -112,6 +112,7 @@ pub fn numel(shape: &[usize]) -> usize {
 /// [`VALUE_FACT_LIMIT`].
 pub fn fact_with_value(dtype: DType, shape: Vec<Dim>, value: Option<Vec<Dim>>) -> TensorFact {
     TensorFact {
+        fill: None,
         dtype,
         shape: Some(shape),
         value: value.filter(|v| v.len() <= VALUE_FACT_LIMIT),

@@ -138,6 +138,7 @@ pub fn common(
             })
     });
     TensorFact {
+        fill: None,
         dtype,
         shape,
         value,
@@ -363,6 +364,7 @@ fn sequence_length(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
     check_inputs(node, 1, 1)?;
     let seq = sequence_input(ctx, node, 0, "input_sequence")?;
     Ok(vec![TensorFact {
+        fill: None,
         dtype: DType::Int64,
         shape: Some(Vec::new()),
         value: seq.len.map(|l| vec![l]),
@@ -392,6 +394,7 @@ fn chunks(
                 d.remove(axis);
             }
             TensorFact {
+                fill: None,
                 dtype: x.dtype,
                 shape: Some(d),
                 value,
@@ -436,6 +439,7 @@ fn split_to_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
                     SequenceFact::uniform(
                         TensorFact {
                             value: None,
+                            fill: None,
                             ..elem
                         },
                         Some(d),
@@ -585,6 +589,7 @@ fn concat_from_sequence(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
             None
         };
         return Ok(vec![TensorFact {
+            fill: None,
             dtype,
             shape: Some(out),
             value,
@@ -755,6 +760,7 @@ fn optional_has_element(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         Some(o) => o.present,
     };
     Ok(vec![TensorFact {
+        fill: None,
         dtype: DType::Bool,
         shape: Some(Vec::new()),
         value: present.map(|p| vec![ctx.alg.constant(i64::from(p))]),

@@ -276,6 +276,27 @@ pub fn binary_values(
         .collect()
 }
 
+/// The value of a binary op on two integer or bool tensors each of one value
+/// throughout ([`TensorFact::uniform`]): the one value of the result, whatever the
+/// sizes. `None` when an operand is not uniform, for floating-point operands (their
+/// rounding is not exact rational arithmetic), when the op has no closed form, or
+/// when the value would hold only where a divisor is not 0.
+pub fn binary_uniform(
+    alg: &mut Algebra,
+    op: BinOp,
+    num: Num,
+    a: &TensorFact,
+    b: &TensorFact,
+) -> Option<Dim> {
+    if num != Num::Int {
+        return None;
+    }
+    let (x, y) = (a.uniform(alg)?, b.uniform(alg)?);
+    let mut divisors = Vec::new();
+    let v = bin_value(alg, op, num, x, y, &mut divisors)?;
+    divisors.is_empty().then_some(v)
+}
+
 /// [`binary_values`] for `node`, recording `1 <= d` (kind `divisor`) for each
 /// divisor the values need to be non-zero. With `range`, values outside that integer
 /// type's range are the node's error, and then nothing is recorded.
@@ -328,6 +349,22 @@ pub fn select_shape(
     };
     let s = same_shapes(ctx, node, ts, es)?;
     same_shapes(ctx, node, cs, &s).map(Some)
+}
+
+/// The one value of `select(cond, then, else)` when the condition is one decided
+/// value throughout and the branch it picks is uniform ([`TensorFact::uniform`]).
+pub fn select_uniform(
+    alg: &Algebra,
+    cond: &TensorFact,
+    then: &TensorFact,
+    other: &TensorFact,
+) -> Option<Dim> {
+    let c = alg.as_const(cond.uniform(alg)?)?;
+    if c.is_zero() {
+        other.uniform(alg)
+    } else {
+        then.uniform(alg)
+    }
 }
 
 /// The values of `select(cond, then, else)` broadcast to `out`, when every

@@ -16,6 +16,7 @@ use crate::ops::common::dims::{channel_axis, merge_dim_as, merge_shapes, rank_of
 pub fn same_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     let x = ctx.input(node, 0, "src")?;
     let f = TensorFact {
+        fill: None,
         dtype: dst_dtype(node, x.dtype)?,
         shape: x.shape,
         value: None,
@@ -49,6 +50,7 @@ pub(super) fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         _ => None,
     };
     Ok(vec![TensorFact {
+        fill: None,
         dtype: dst_dtype(node, default)?,
         shape,
         value: None,
@@ -63,6 +65,7 @@ pub(super) fn select(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     let b = ctx.input(node, 2, "src_1")?;
     let shape = select_shape(ctx, node, AutoBroadcast::Numpy, &c, &a, &b)?;
     Ok(vec![TensorFact {
+        fill: None,
         dtype: dst_dtype(node, a.dtype)?,
         shape,
         value: None,
@@ -109,6 +112,7 @@ pub(super) fn prelu_backward(
     let d = ctx.input(node, 2, "diff_dst")?;
     let shape = merge_shapes(ctx, node, ("src", &x), ("diff_dst", &d))?;
     let diff_slope = TensorFact {
+        fill: None,
         dtype: slope.dtype,
         shape: slope.shape,
         value: None,

@@ -3,8 +3,8 @@
 
 use super::arith::{check_same_type, first_defined, is_float};
 use super::kernel::{
-    node_binary_values, select_shape, select_values, unary_values, BinOp, Cmp, IntRound, Logic,
-    Num, Unary,
+    binary_uniform, node_binary_values, select_shape, select_uniform, select_values, unary_values,
+    BinOp, Cmp, IntRound, Logic, Num, Unary,
 };
 use crate::algebra::{Dim, Truth};
 use crate::context::float_rat;
@@ -174,14 +174,21 @@ pub(super) fn binary(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     } else {
         broadcast_shapes(ctx, &node.name, &sa, &sb)?
     };
-    let value = match onnx_bin_op(op, fmod) {
-        Some(b_op) => {
-            let num = Num::of(in_type);
-            node_binary_values(ctx, node, b_op, num, &a, &b, &out, Some(dtype))?
-        }
+    let b_op = onnx_bin_op(op, fmod);
+    let num = Num::of(in_type);
+    let value = match b_op {
+        Some(b_op) => node_binary_values(ctx, node, b_op, num, &a, &b, &out, Some(dtype))?,
         None => None,
     };
-    Ok(vec![fact_with_value(dtype, out, value)])
+    let mut fact = fact_with_value(dtype, out, value);
+    if let (None, Some(b_op)) = (&fact.value, b_op) {
+        // two uniform operands (a fill over a symbolic shape): a uniform result
+        if let Some(v) = binary_uniform(&mut ctx.alg, b_op, num, &a, &b) {
+            check_int_range(&ctx.alg, dtype, &[v], &node.op_type)?;
+            fact.fill = Some(v);
+        }
+    }
+    Ok(vec![fact])
 }
 
 /// Opsets 1 and 6: with `broadcast = 1`, B is broadcast to A (the output has A's
@@ -284,7 +291,11 @@ pub(super) fn where_op(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tenso
         return Ok(vec![TensorFact::unknown(dtype)]);
     };
     let value = select_values(&ctx.alg, &out, &c, &x, &y);
-    Ok(vec![fact_with_value(dtype, out, value)])
+    let mut fact = fact_with_value(dtype, out, value);
+    if fact.value.is_none() {
+        fact.fill = select_uniform(&ctx.alg, &c, &x, &y);
+    }
+    Ok(vec![fact])
 }
 
 // ----- ONNX: variadic ---------------------------------------------------------------------

@@ -60,6 +60,7 @@ pub fn same_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact
     };
     let value = unary_op(op).and_then(|u| unary_values(&mut ctx.alg, u, &x));
     let f = TensorFact {
+        fill: None,
         dtype,
         shape: x.shape,
         value,
@@ -220,6 +221,7 @@ pub(super) fn fake_quantize(
         broadcast_all(ctx, node, &shapes)?
     };
     Ok(vec![TensorFact {
+        fill: None,
         dtype: x.dtype,
         shape,
         value: None,

@@ -187,6 +187,7 @@ pub fn seven_per_element(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) ->
 /// The input's facts without its value: the shape of `Y` for shape-preserving ops.
 fn like(x: &TensorFact) -> TensorFact {
     TensorFact {
+        fill: None,
         dtype: x.dtype,
         shape: x.shape.clone(),
         value: None,
@@ -407,6 +408,7 @@ fn dropout(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpEr
         x.dtype
     };
     let mask = TensorFact {
+        fill: None,
         dtype: mask_type,
         shape: x.shape.clone(),
         value: None,
@@ -476,6 +478,7 @@ fn openvino_softmax(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFa
 /// The input's facts (no value) with oneDNN's `dst_dtype`.
 fn onednn_like(node: &Node, x: &TensorFact) -> Result<TensorFact, OpError> {
     Ok(TensorFact {
+        fill: None,
         dtype: dst_dtype(node, x.dtype)?,
         shape: x.shape.clone(),
         value: None,
@@ -637,7 +640,11 @@ fn onednn_layer_norm_backward(
     let mut out = vec![shaped(dst_dtype(node, x.dtype)?, shape)];
     if node.outputs.len() > 1 {
         let g = match gamma {
-            Some(g) => TensorFact { value: None, ..g },
+            Some(g) => TensorFact {
+                value: None,
+                fill: None,
+                ..g
+            },
             None => TensorFact::unknown(DType::Float),
         };
         out.push(g.clone());

@@ -174,6 +174,7 @@ fn check_quant_params(
 
 fn like_shape(x: &TensorFact, dtype: DType) -> TensorFact {
     TensorFact {
+        fill: None,
         dtype,
         shape: x.shape.clone(),
         value: None,

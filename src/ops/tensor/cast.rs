@@ -103,6 +103,7 @@ fn bit_cast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         }
     }
     Ok(vec![TensorFact {
+        fill: None,
         dtype: to,
         shape: x.shape,
         value: None,
@@ -237,7 +238,14 @@ pub fn cast(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         .value
         .as_deref()
         .and_then(|v| cast_value(&mut ctx.alg, input.dtype, to, v, FloatToInt::Truncate));
+    // A fill converts as one element would.
+    let fill = match (&value, input.fill) {
+        (None, Some(f)) => cast_value(&mut ctx.alg, input.dtype, to, &[f], FloatToInt::Truncate)
+            .and_then(|v| v.first().copied()),
+        _ => None,
+    };
     Ok(vec![TensorFact {
+        fill,
         dtype: to,
         shape: input.shape,
         value,
@@ -257,6 +265,7 @@ fn ov_convert(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, O
         .as_deref()
         .and_then(|v| cast_value(&mut ctx.alg, x.dtype, to, v, FloatToInt::ExactOnly));
     Ok(vec![TensorFact {
+        fill: None,
         dtype: to,
         shape: x.shape,
         value,
@@ -273,6 +282,7 @@ fn cast_like(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
         (to, Some(v)) => cast_value(&mut ctx.alg, input.dtype, to, v, FloatToInt::Truncate),
     };
     Ok(vec![TensorFact {
+        fill: None,
         dtype: to,
         shape: input.shape,
         value,

@@ -7,7 +7,10 @@
 //! * `Constant` is its attribute's tensor (any of the `value*` attributes), with
 //!   its contents when small.
 //! * `ConstantOfShape` has the shape its input holds, filled with the `value`
-//!   attribute's one element (default float 0).
+//!   attribute's one element (default float 0). Over a shape too large or too
+//!   symbolic for its contents to be listed, the fill is kept as one value
+//!   ([`TensorFact::fill`]), which NonZero, Where, Cast, the integer binary ops and
+//!   the ops that only move elements ([`crate::ops::FILL_THROUGH`]) read.
 //! * `Range` has `max(ceildiv(limit - start, delta), 0)` elements
 //!   `start + i*delta` ([`range_dims`]), in both formats; the operands may be
 //!   symbolic (a range over a sequence length).
@@ -288,5 +291,10 @@ fn constant_of_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
         (Some(shape), Some(f)) => Some(vec![f; numel(&shape)]),
         _ => None,
     };
-    Ok(vec![fact_with_value(dtype, out, value)])
+    let mut fact = fact_with_value(dtype, out, value);
+    // Over a symbolic (or large) shape, the one fill value: O(1), whatever the size.
+    if fact.value.is_none() {
+        fact.fill = fill;
+    }
+    Ok(vec![fact])
 }

@@ -104,6 +104,7 @@ fn range(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
     let one = ctx.alg.constant(1);
     let (n, value) = range_dims(ctx, (s, l, one), "delta")?;
     Ok(vec![TensorFact {
+        fill: None,
         dtype: start.dtype,
         shape: Some(vec![n]),
         value,

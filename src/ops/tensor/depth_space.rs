@@ -186,6 +186,7 @@ fn ov_shuffle_channels(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tenso
         }
     }
     Ok(vec![TensorFact {
+        fill: None,
         dtype: x.dtype,
         shape: x.shape,
         value: None,

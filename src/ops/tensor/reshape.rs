@@ -653,6 +653,7 @@ fn finish(
         Target::Unknown => None,
     };
     Ok(vec![TensorFact {
+        fill: None,
         dtype: data.dtype,
         shape,
         value: data.value.clone(),

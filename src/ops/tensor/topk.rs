@@ -12,7 +12,9 @@
 //!   ([`KBeyondAxis`]): an error in ONNX, `min(k, d)` elements in OpenVINO.
 //! * `NonZero`: `[rank, nz]` where `nz` is a data-dependent fresh dim (prefix
 //!   `nz`); when the input's contents are known (a small constant), the count and
-//!   the indices are computed ([`non_zero_fact`]).
+//!   the indices are computed ([`non_zero_fact`]); when every element is one
+//!   known constant (`ConstantOfShape` over a symbolic shape, rank 1 or more), the
+//!   count is `∏ shape` for a non-zero fill and `0` for a zero one.
 //!
 //! * OpenVINO `Unique`: one data-dependent count `u` (prefix `uniq`): the unique
 //!   elements are `[u]` (flattened) or the data's shape with `u` on `axis` (the
@@ -207,6 +209,9 @@ pub fn non_zero_fact(
         f.dtype = dtype;
         return f;
     }
+    if let Some(f) = uniform_non_zero(ctx, x, dtype) {
+        return f;
+    }
     let rank = match x.rank() {
         Some(r) => ctx.alg.constant(r as i64),
         None => ctx.unknown_dim(node, 0, 0),
@@ -216,6 +221,22 @@ pub fn non_zero_fact(
     };
     let nz = ctx.fresh_dim(node, 0, 1, "nz", kind);
     TensorFact::new(dtype, vec![rank, nz])
+}
+
+/// NonZero of an input of known shape whose elements are all one constant: every
+/// index when it is non-zero (`[rank, ∏ shape]`), none when it is zero
+/// (`[rank, 0]`); rank 1 and above. The count is a product in the algebra, whatever the size.
+fn uniform_non_zero(ctx: &mut ShapesContext, x: &TensorFact, dtype: DType) -> Option<TensorFact> {
+    // a scalar input is left to `known_non_zero` (its value is one element)
+    let shape = x.shape.clone().filter(|s| !s.is_empty())?;
+    let fill = ctx.alg.as_const(x.uniform(&ctx.alg)?)?;
+    let rank = ctx.alg.constant(shape.len() as i64);
+    let count = if fill.is_zero() {
+        ctx.alg.constant(0)
+    } else {
+        ctx.alg.product(&shape)
+    };
+    Some(TensorFact::new(dtype, vec![rank, count]))
 }
 
 /// NonZero of a small input whose value and shape are constants.
@@ -255,6 +276,7 @@ fn known_non_zero(ctx: &mut ShapesContext, x: &TensorFact) -> Option<TensorFact>
     let r = ctx.alg.constant(rank as i64);
     let n = ctx.alg.constant(nonzero.len() as i64);
     Some(TensorFact {
+        fill: None,
         dtype: DType::Int64,
         shape: Some(vec![r, n]),
         value: Some(value),
@@ -379,6 +401,7 @@ fn compress(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpE
         }
     })();
     Ok(vec![TensorFact {
+        fill: None,
         dtype: x.dtype,
         shape: Some(out),
         value,

@@ -217,6 +217,7 @@ pub fn put(
     ctx.insert(
         name,
         TensorFact {
+            fill: None,
             dtype,
             shape: Some(shape),
             value,
@@ -378,6 +379,7 @@ pub mod arb {
                 ctx.insert(
                     name.as_str(),
                     TensorFact {
+                        fill: None,
                         dtype: dtypes[*t],
                         shape,
                         value,

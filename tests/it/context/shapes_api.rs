@@ -42,6 +42,7 @@ fn context() -> ShapesContext {
     ctx.insert(
         "p",
         TensorFact {
+            fill: None,
             dtype: DType::Int64,
             shape: Some(vec![four]),
             value: Some(v),
@@ -105,6 +106,7 @@ fn shape_tensor_chain() {
     ctx.insert(
         "bs",
         TensorFact {
+            fill: None,
             dtype: DType::Int64,
             shape: Some(vec![two]),
             value: Some(vec![b, s]),
@@ -114,6 +116,7 @@ fn shape_tensor_chain() {
     ctx.insert(
         "heads",
         TensorFact {
+            fill: None,
             dtype: DType::Int32,
             shape: Some(vec![two]),
             value: Some(vec![c12, c64]),
@@ -273,6 +276,7 @@ fn error_kinds() {
         ctx.insert(
             "t",
             TensorFact {
+                fill: None,
                 dtype: DType::Int64,
                 shape: Some(vec![len]),
                 value: Some(v),

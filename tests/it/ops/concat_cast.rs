@@ -44,6 +44,7 @@ fn insert(ctx: &mut ShapesContext, name: &str, dtype: DType, shape: &str, value:
     ctx.insert(
         name,
         TensorFact {
+            fill: None,
             dtype,
             shape,
             value,

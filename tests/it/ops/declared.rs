@@ -478,6 +478,7 @@ fn int_vector(
     value: Vec<symdim::algebra::Dim>,
 ) -> symdim::context::TensorFact {
     symdim::context::TensorFact {
+        fill: None,
         dtype: symdim::graph::DType::Int64,
         shape: Some(vec![len]),
         value: Some(value),

@@ -8,6 +8,7 @@ mod control_ort;
 mod coverage;
 mod declared;
 mod elementwise;
+mod fill;
 mod nn;
 mod nn_ort;
 mod onednn_training;

@@ -43,6 +43,7 @@ fn values(ctx: &mut ShapesContext, name: &str, dtype: DType, vals: &[&str]) {
     ctx.insert(
         name,
         TensorFact {
+            fill: None,
             dtype,
             shape: Some(vec![n]),
             value: Some(value),
@@ -763,6 +764,7 @@ fn float_values(ctx: &mut ShapesContext, name: &str, vals: &[f64]) {
     ctx.insert(
         name,
         TensorFact {
+            fill: None,
             dtype: DType::Float,
             shape: Some(vec![n]),
             value: Some(value),
@@ -1081,6 +1083,7 @@ fn topk_dims() {
     ctx.insert(
         "km",
         TensorFact {
+            fill: None,
             dtype: DType::Int64,
             shape: Some(vec![one]),
             value: Some(vec![m]),

@@ -93,6 +93,7 @@ fn setup(
     ctx.insert(
         "x",
         TensorFact {
+            fill: None,
             dtype,
             shape,
             value: None,
@@ -111,6 +112,7 @@ fn setup(
         ctx.insert(
             "p",
             TensorFact {
+                fill: None,
                 dtype: DType::Int64,
                 shape: Some(vec![len]),
                 value: Some(t.clone()),
@@ -788,6 +790,7 @@ fn openvino_probes() {
         ctx.insert(
             "x",
             TensorFact {
+                fill: None,
                 dtype: DType::Float,
                 shape,
                 value: None,
@@ -802,6 +805,7 @@ fn openvino_probes() {
         ctx.insert(
             "p",
             TensorFact {
+                fill: None,
                 dtype: pattern_type,
                 shape: Some(plen),
                 value: Some(values),

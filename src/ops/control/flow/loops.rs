@@ -89,6 +89,7 @@ pub(super) fn outside_body(
             .collect()
     });
     TensorFact {
+        fill: None,
         dtype: f.dtype,
         shape,
         value: None,
@@ -113,6 +114,7 @@ pub(super) fn carried_sequence(
     SequenceFact {
         elem: TensorFact {
             value: None,
+            fill: None,
             ..elem
         },
         len: Some(len),
@@ -129,6 +131,7 @@ pub(super) fn carried_start(
 ) -> CarriedState {
     let fact = TensorFact {
         value: None,
+        fill: None,
         ..init.fact.clone()
     };
     let (composite, open) = match &init.composite {
@@ -212,12 +215,12 @@ pub(super) fn carried_next(
                 },
                 (OptionalElement::Tensor(x), OptionalElement::Tensor(y)) => {
                     let mut t = merge(ctx, node, i, x, y, false);
-                    t.value = None;
+                    t.forget_contents();
                     OptionalElement::Tensor(t)
                 }
                 (OptionalElement::Sequence(x), OptionalElement::Sequence(y)) => {
                     let mut e = merge(ctx, node, i, &x.elem, &y.elem, false);
-                    e.value = None;
+                    e.forget_contents();
                     let len = match (x.len, y.len) {
                         (Some(p), Some(q)) if ctx.alg.equal(p, q) == Truth::True => Some(p),
                         _ => Some(ctx.unknown_dim(node, i, usize::MAX)),
@@ -441,6 +444,7 @@ pub(super) fn loop_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
             .as_ref()
             .map(|s| std::iter::once(len).chain(s.iter().copied()).collect());
         result.push(TensorFact {
+            fill: None,
             dtype: scan.fact.dtype,
             shape,
             value: None,

@@ -55,6 +55,7 @@ pub(super) fn merge(
         _ => None,
     };
     TensorFact {
+        fill: None,
         dtype,
         shape,
         value,

@@ -227,7 +227,7 @@ fn carried(
     body: &TensorFact,
 ) -> TensorFact {
     let mut f = merge(ctx, node, out, init, body, true);
-    f.value = None;
+    f.forget_contents();
     f
 }
 

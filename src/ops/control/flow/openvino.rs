@@ -246,7 +246,7 @@ pub(super) fn ov_iterate(
     let mut start = init.clone();
     for &(_, to) in &back {
         if let Some(f) = start.get_mut(to) {
-            f.value = None;
+            f.forget_contents();
         }
     }
     let limit = pass_limit(back.iter().filter_map(|&(_, to)| start.get(to)));
@@ -316,6 +316,7 @@ pub(super) fn ov_iterate(
                     Some(&(_, to)) => state.get(to).cloned().unwrap_or_else(|| b.clone()),
                     None => TensorFact {
                         value: None,
+                        fill: None,
                         ..b.clone()
                     },
                 }

@@ -93,6 +93,7 @@ pub(super) fn scan_inputs(
             (shape, _) => shape.clone(),
         };
         body_inputs.push(TensorFact {
+            fill: None,
             dtype: f.dtype,
             shape,
             value: None,
@@ -183,6 +184,7 @@ pub(super) fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         .iter()
         .map(|f| TensorFact {
             value: None,
+            fill: None,
             ..f.clone()
         })
         .collect();
@@ -196,6 +198,7 @@ pub(super) fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
         let inputs: Vec<TensorFact> = st
             .iter()
             .map(|f| TensorFact {
+                fill: None,
                 dtype: f.dtype,
                 shape: match (&f.shape, batched) {
                     (Some(s), true) => Some(s[1..].to_vec()),
@@ -215,6 +218,7 @@ pub(super) fn scan_rule(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tens
             .map(|(i, f)| match outs.get(i) {
                 Some(o) => {
                     let b = TensorFact {
+                        fill: None,
                         dtype: o.dtype,
                         shape: with_batch(&o.shape),
                         value: None,
@@ -279,6 +283,7 @@ pub(super) fn scan_output(
         Ok(v)
     });
     Ok(TensorFact {
+        fill: None,
         dtype: o.dtype,
         shape: shape.transpose()?,
         value: None,

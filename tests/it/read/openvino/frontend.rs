@@ -1645,6 +1645,7 @@ fn baseline_verdicts() {
     ctx.insert(
         "t",
         symdim::context::TensorFact {
+            fill: None,
             dtype: DType::Float,
             shape: Some(vec![x, x3, three, u]),
             value: None,
