@@ -617,7 +617,7 @@ fn pool_variant(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>,
         xs.clone()
     };
     let mut out = vec![xs[0], xs[1]];
-    out.extend(window.outputs(ctx, node, &xs[2..], Fit::Output(0))?);
+    out.extend(window.outputs(ctx, node, &xs[2..], Fit::PoolOutput)?);
     if channels_last {
         out = to_channels_last(&out);
     }

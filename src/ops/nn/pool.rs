@@ -218,7 +218,7 @@ fn pool_shape(
         return Ok(Some(out));
     };
     let mut out = vec![xs[0], xs[1]];
-    out.extend(window.outputs(ctx, node, &xs[2..], Fit::Output(0))?);
+    out.extend(window.outputs(ctx, node, &xs[2..], Fit::PoolOutput)?);
     Ok(Some(out))
 }
 

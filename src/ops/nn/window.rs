@@ -30,7 +30,9 @@
 //! reject a dilated kernel larger than the padded input; ONNX rejects a
 //! convolution output below 1 (onnxruntime rejects a 0-length Conv output) and a
 //! pool output below 0 (onnxruntime runs a pool whose output is 0), and records
-//! the requirement when it is not decided.
+//! the requirement when it is not decided. For an ONNX pool it also records that
+//! the dilated kernel fits in the padded input ([`Fit::PoolOutput`]): below that
+//! the spec's output is empty but onnxruntime's is not, and OpenVINO refuses.
 //!
 
 use crate::algebra::{Dim, Rat, Truth};
@@ -98,6 +100,13 @@ pub enum Fit {
     /// The output length is at least this (ONNX: 1 for convolutions, 0 for pools);
     /// when undecided, the requirement is recorded for the model's contract.
     Output(i64),
+    /// ONNX pools: an output below 0 is an error, and the dilated kernel fitting
+    /// in the padded input is recorded for the contract when undecided. Where it
+    /// does not fit the spec's floor gives an empty output, but onnxruntime divides
+    /// with truncation (a 1x1 input under a 2x2, stride-2 MaxPool gives 1, not 0)
+    /// and OpenVINO refuses the model, so only inputs the kernel fits are valid
+    /// on every runtime.
+    PoolOutput,
 }
 
 /// The sliding-window attributes of one node, one entry per spatial axis.
@@ -204,7 +213,19 @@ impl Window {
                 self.check_kernel_fits(ctx, i, first_axis + i, *d)?;
             }
             let o = self.output(ctx, i, *d);
-            if let Fit::Output(least) = fit {
+            if fit == Fit::PoolOutput && !self.mode.is_same() {
+                let span = self.span(ctx, i, *d);
+                let zero = ctx.alg.constant(0);
+                if ctx.alg.le(zero, span) == Truth::Unknown {
+                    ctx.alg.record_requirement(zero, span, &node.name, "window");
+                }
+            }
+            let least = match fit {
+                Fit::Output(least) => Some(least),
+                Fit::PoolOutput => Some(0),
+                Fit::Kernel { .. } => None,
+            };
+            if let Some(least) = least {
                 let least = ctx.alg.constant(least);
                 let fits = ctx.alg.le(least, o);
                 if fits == Truth::Unknown {

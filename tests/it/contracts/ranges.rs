@@ -318,13 +318,14 @@ fn a_reshape_asks_for_multiples() {
 
 #[test]
 fn two_strided_windows_allow_four_residues() {
-    // H % 8 in {0, 1, 2, 3}: within 1..64, min 1, max 64, opt the least valid
-    // value >= ceil((1 + 64) / 2) = 33, which is 33 (33 % 8 = 1). Within 4..62:
+    // H % 8 in {0, 1, 2, 3}, and each kernel fits: H >= 4 (MaxPool) and H >= 8
+    // (AveragePool). Within 1..64: min 8, max 64, opt the least valid value >=
+    // ceil((8 + 64) / 2) = 36, which is 40 (36..39 are 4..7 mod 8). Within 4..62:
     // min 8, max 59 (= 56 + 3), opt >= ceil(67 / 2) = 34: 34 (34 % 8 = 2).
     let r = ranges_of(&two_windows(), &["H=1..64"]);
-    assert_eq!(rows(&r), vec![row("H", 1, Some(64), 1, 33, Some(64))]);
+    assert_eq!(rows(&r), vec![row("H", 8, Some(64), 8, 40, Some(64))]);
     let r = ranges_of(&two_windows(), &["H=4..62"]);
-    assert_eq!(rows(&r), vec![row("H", 4, Some(62), 8, 34, Some(59))]);
+    assert_eq!(rows(&r), vec![row("H", 8, Some(62), 8, 34, Some(59))]);
     let step = r.symbols[0].step.as_ref().unwrap();
     assert_eq!((step.modulus, step.residues.clone()), (8, vec![0, 1, 2, 3]));
     assert!(step.unknown.is_empty());
@@ -336,10 +337,11 @@ fn two_strided_windows_allow_four_residues() {
 
 #[test]
 fn pooling_and_upsampling_twice_asks_for_multiples_of_4() {
-    // 4*floordiv(H, 4) == H: H % 4 == 0. Within 1..30: min 4, max 28, opt the
+    // 4*floordiv(H, 4) == H: H % 4 == 0, and the second pool's kernel (2) fits
+    // in its input floordiv(H, 2): H >= 4. Within 1..30: min 4, max 28, opt the
     // least multiple of 4 >= ceil((4 + 28) / 2) = 16: 16.
     let r = ranges_of(&unet_step_4(), &["H=1..30"]);
-    assert_eq!(rows(&r), vec![row("H", 1, Some(30), 4, 16, Some(28))]);
+    assert_eq!(rows(&r), vec![row("H", 4, Some(30), 4, 16, Some(28))]);
     let step = r.symbols[0].step.as_ref().unwrap();
     assert_eq!((step.modulus, step.residues.clone()), (4, vec![0]));
 }
