@@ -620,7 +620,9 @@ fn attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, Op
                 });
             }
             if let Some(t) = total {
-                let sum = ctx.alg.constant(sizes.iter().sum());
+                // In the algebra: three attribute values may sum past i64.
+                let parts: Vec<_> = sizes.iter().map(|s| ctx.alg.constant(*s)).collect();
+                let sum = ctx.alg.sum(&parts);
                 unify_as(ctx, node, "qkv_hidden_sizes sum and weights[1]", t, sum)?;
             }
             let q = ctx.alg.constant(sizes[0]);
@@ -933,7 +935,20 @@ fn paged_attention(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFac
             let hidden = if separate {
                 qs[1]
             } else {
-                let heads = if latent { n } else { n + 2 * kv_n };
+                let heads = if latent {
+                    Some(n)
+                } else {
+                    kv_n.checked_mul(2).and_then(|k| k.checked_add(n))
+                };
+                let Some(heads) = heads else {
+                    return Err(OpError::BadAttribute {
+                        name: "kv_num_heads",
+                        value: AttrValue::Int(kv_n),
+                        why: Box::new(AttrProblem::Fixed(
+                            "too large: num_heads + 2*kv_num_heads passes i64",
+                        )),
+                    });
+                };
                 let head = exact_div(ctx, node, qs[1], heads)?;
                 let v_head = match attr_int(node, "v_head_size", 0)? {
                     v if latent && v > 0 => ctx.alg.constant(v),

@@ -75,7 +75,9 @@ fn list_len(node: &Node, name: &str) -> Option<usize> {
         Attr::Ints(v) => Some(v.len()),
         Attr::Floats(v) => Some(v.len()),
         Attr::Strs(v) => Some(v.len()),
-        Attr::Tensor(t) => Some(t.dims.iter().product::<i64>().max(0) as usize),
+        Attr::Tensor(t) => {
+            Some(t.dims.iter().fold(1i64, |a, d| a.saturating_mul(*d)).max(0) as usize)
+        }
         _ => None,
     }
 }
@@ -299,7 +301,9 @@ fn feature_vectorizer(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Tensor
         Some([_]) => ctx.alg.constant(1),
         Some(s) => s[0],
     };
-    let total = ctx.alg.constant(dims.iter().sum());
+    // In the algebra: attribute values may sum past i64.
+    let parts: Vec<_> = dims.iter().map(|d| ctx.alg.constant(*d)).collect();
+    let total = ctx.alg.sum(&parts);
     Ok(vec![TensorFact::new(DType::Float, vec![n, total])])
 }
 

@@ -239,7 +239,7 @@ fn constant_of_shape(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorF
     let (dtype, fill) = match node.attr("value") {
         None => (DType::Float, Some(ctx.alg.constant(0))),
         Some(Attr::Tensor(t)) => {
-            if t.dims.iter().product::<i64>() != 1 {
+            if t.dims.iter().try_fold(1i64, |a, d| a.checked_mul(*d)) != Some(1) {
                 return Err(OpError::BadAttribute {
                     name: "value",
                     value: AttrValue::Tensor {

@@ -76,7 +76,9 @@ fn trilu(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErro
             }
             if let Some(shape) = &kf.shape {
                 let count: Option<Vec<i64>> = shape.iter().map(|d| ctx.alg.as_i64(*d)).collect();
-                if let Some(n) = count.map(|c| c.iter().product::<i64>()).filter(|n| *n != 1) {
+                // saturating: a count past i64 is reported as i64::MAX
+                let count = count.map(|c| c.iter().fold(1i64, |a, d| a.saturating_mul(*d)));
+                if let Some(n) = count.filter(|n| *n != 1) {
                     return Err(OpError::BadShapeValue(Box::new(
                         ShapeValueProblem::NotOneElement {
                             what: "k",

@@ -296,6 +296,12 @@ fn attention_and_qattention() {
     a.push(("qkv_hidden_sizes", ints(&[768, 768, 768])));
     let n = ms("Attention", &["x", "w2"], &["y"], a);
     assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
+    // sizes whose sum passes i64 (a proptest find): summed in the algebra, so a
+    // mismatch with the weights' width, not an overflow
+    let mut a = heads();
+    a.push(("qkv_hidden_sizes", ints(&[i64::MAX, i64::MAX, 1])));
+    let n = ms("Attention", &["x", "w2"], &["y"], a);
+    assert!(matches!(err(&mut ctx, &n), OpError::DimMismatch { .. }));
     // weights not a multiple of three
     f32s(&mut ctx, "w3", &["768", "2000"]);
     let n = ms("Attention", &["x", "w3"], &["y"], heads());
