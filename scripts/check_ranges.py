@@ -95,19 +95,30 @@ def next_value(sym):
     return m
 
 
+def corpus_models(argv):
+    """The models of `argv[2]` (default ../shared/corpus/real-models): export/,
+    then pypi/, each sorted."""
+    corpus = Path(argv[2] if len(argv) > 2 else "../shared/corpus/real-models")
+    return sorted((corpus / "export").glob("*.onnx")) + sorted((corpus / "pypi").glob("*.onnx"))
+
+
+def bounded_ranges(symdim, path):
+    """`(args, report)`: the ranges of `path` with `--range NAME=..LO+15` for each
+    symbol the contract leaves without an upper bound."""
+    first = ranges(symdim, path, [])
+    args = []
+    for s in first["symbols"]:
+        if s["hi"] is None and s["min"] is not None:
+            args += ["--range", f"{s['name']}=..{s['lo'] + 15}"]
+    return args, ranges(symdim, path, args)
+
+
 def main():
     symdim = sys.argv[1]
-    corpus = Path(sys.argv[2] if len(sys.argv) > 2 else "../shared/corpus/real-models")
-    models = sorted((corpus / "export").glob("*.onnx")) + sorted((corpus / "pypi").glob("*.onnx"))
     print("| model | ranges given | symbols (min/opt/max) | min | opt | max | one past a contract max |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for path in models:
-        first = ranges(symdim, path, [])
-        args = []
-        for s in first["symbols"]:
-            if s["hi"] is None and s["min"] is not None:
-                args += ["--range", f"{s['name']}=..{s['lo'] + 15}"]
-        r = ranges(symdim, path, args)
+    for path in corpus_models(sys.argv):
+        args, r = bounded_ranges(symdim, path)
         model = onnx.load(str(path), load_external_data=False)
         if r["problems"]:
             print(f"| {path.name} | {' '.join(args[1::2])} | problems: {'; '.join(r['problems'])} | | | | |")

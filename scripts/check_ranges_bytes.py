@@ -24,7 +24,7 @@ from pathlib import Path
 import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_ranges import MAX_RUN, SAMPLE_RATES, make_feeds, ranges  # noqa: E402
+from check_ranges import MAX_RUN, SAMPLE_RATES, bounded_ranges, corpus_models, make_feeds  # noqa: E402
 from runtime_shapes import run_every_output  # noqa: E402
 
 
@@ -67,17 +67,10 @@ def check_point(path, r, point, sr, tally):
 
 def main():
     symdim = sys.argv[1]
-    corpus = Path(sys.argv[2] if len(sys.argv) > 2 else "../shared/corpus/real-models")
-    models = sorted((corpus / "export").glob("*.onnx")) + sorted((corpus / "pypi").glob("*.onnx"))
     print("| model | points run | tensors compared | `at_max` tensors (equal at max) | largest run total / `activations` bound (B) | outside the bounds |")
     print("| --- | --- | ---: | ---: | --- | --- |")
-    for path in models:
-        first = ranges(symdim, path, [])
-        args = []
-        for s in first["symbols"]:
-            if s["hi"] is None and s["min"] is not None:
-                args += ["--range", f"{s['name']}=..{s['lo'] + 15}"]
-        r = ranges(symdim, path, args)
+    for path in corpus_models(sys.argv):
+        _, r = bounded_ranges(symdim, path)
         if r["problems"]:
             print(f"| {path.name} | problems: {'; '.join(r['problems'])} | | | | |")
             continue
