@@ -18,7 +18,7 @@
 use super::expr::DimExpr;
 use super::interval::{Bound, Interval};
 use super::lang::DimLang;
-use super::poly::{OpKind, Poly, SymbolInfo};
+use super::poly::{AtomMemo, OpKind, Poly, SymbolInfo};
 use super::rational::Rat;
 use egg::{Analysis, DidMerge, EGraph, Id, Symbol};
 use indexmap::{IndexMap, IndexSet};
@@ -72,11 +72,52 @@ pub struct SymbolEntry {
     pub divisor: Rat,
 }
 
-/// The symbols of an algebra, in creation order.
+/// The symbols of an algebra, in creation order, with what bounds and
+/// divisibility queries found for operator atoms under these entries (emptied
+/// whenever an entry is added or changed).
 #[derive(Debug, Clone, Default)]
 pub struct SymbolTable {
-    /// Entries by name, in creation order.
-    pub entries: IndexMap<Symbol, SymbolEntry>,
+    entries: IndexMap<Symbol, SymbolEntry>,
+    memo: AtomMemo,
+}
+
+impl SymbolTable {
+    /// The entry of a symbol.
+    pub fn get(&self, s: &Symbol) -> Option<&SymbolEntry> {
+        self.entries.get(s)
+    }
+
+    /// The entry of a symbol, to change it.
+    pub fn get_mut(&mut self, s: &Symbol) -> Option<&mut SymbolEntry> {
+        self.memo.clear();
+        self.entries.get_mut(s)
+    }
+
+    /// True when the symbol has an entry.
+    pub fn contains(&self, s: &Symbol) -> bool {
+        self.entries.contains_key(s)
+    }
+
+    /// Add or replace a symbol's entry.
+    pub fn insert(&mut self, s: Symbol, e: SymbolEntry) {
+        self.memo.clear();
+        self.entries.insert(s, e);
+    }
+
+    /// How many symbols it holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when it holds no symbol.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entries in creation order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Symbol, &SymbolEntry)> {
+        self.entries.iter()
+    }
 }
 
 impl SymbolInfo for SymbolTable {
@@ -90,6 +131,10 @@ impl SymbolInfo for SymbolTable {
         self.entries
             .get(&s)
             .map_or_else(Rat::one, |e| e.divisor.clone())
+    }
+
+    fn memo(&self) -> Option<&AtomMemo> {
+        Some(&self.memo)
     }
 }
 
@@ -462,4 +507,41 @@ impl Analysis<DimLang> for DimAnalysis {
 /// Bounds for a new symbol of the given kind.
 pub fn default_bounds(lower: &Rat) -> Interval {
     Interval::new(Bound::Finite(lower.clone()), Bound::PosInf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interval::Bound;
+
+    fn entry(hi: i64) -> SymbolEntry {
+        SymbolEntry {
+            kind: SymbolKind::Input,
+            bounds: Interval::new(Bound::Finite(Rat::one()), Bound::Finite(Rat::int(hi))),
+            divisor: Rat::one(),
+        }
+    }
+
+    fn range(lo: i64, hi: i64) -> Interval {
+        Interval::new(Bound::Finite(Rat::int(lo)), Bound::Finite(Rat::int(hi)))
+    }
+
+    #[test]
+    fn changing_an_entry_empties_the_memo() {
+        let (n, m) = (Symbol::from("N"), Symbol::from("M"));
+        let mut t = SymbolTable::default();
+        t.insert(n, entry(10));
+        let q = Poly::op(OpKind::FloorDiv, Poly::sym(n), Poly::sym(m));
+        let half = Poly::op(OpKind::FloorDiv, Poly::sym(n), Poly::constant(Rat::int(2)));
+        assert_eq!(half.bounds(&t), range(0, 5));
+        assert!(!t.memo.is_empty());
+        t.get_mut(&n).unwrap().bounds = range(1, 100);
+        assert!(t.memo.is_empty());
+        assert_eq!(half.bounds(&t), range(0, 50));
+        // M is not in the table: [0, inf), so floordiv(N, M) has no upper bound
+        // until M gets an entry.
+        assert_eq!(q.bounds(&t).hi(), None);
+        t.insert(m, entry(4));
+        assert_eq!(q.bounds(&t), range(0, 100));
+    }
 }

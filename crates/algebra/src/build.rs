@@ -176,7 +176,7 @@ impl Algebra {
     /// A symbol of the given kind. An existing symbol keeps its kind and bounds.
     pub fn symbol(&mut self, name: &str, kind: SymbolKind) -> Dim {
         let sym = Symbol::from(name);
-        if !self.egraph.analysis.symbols.entries.contains_key(&sym) {
+        if !self.egraph.analysis.symbols.contains(&sym) {
             let lower = match kind {
                 SymbolKind::Input => self.config.input_lower.clone(),
                 _ => self.config.dim_lower.clone(),
@@ -189,7 +189,7 @@ impl Algebra {
                     bounds = meet;
                 }
             }
-            self.egraph.analysis.symbols.entries.insert(
+            self.egraph.analysis.symbols.insert(
                 sym,
                 SymbolEntry {
                     kind,
@@ -205,20 +205,12 @@ impl Algebra {
 
     /// True when a symbol of this name exists.
     pub fn has_symbol(&self, name: &str) -> bool {
-        self.egraph
-            .analysis
-            .symbols
-            .entries
-            .contains_key(&Symbol::from(name))
+        self.egraph.analysis.symbols.contains(&Symbol::from(name))
     }
 
     /// A symbol's entry, by name.
     pub fn symbol_entry(&self, name: &str) -> Option<&SymbolEntry> {
-        self.egraph
-            .analysis
-            .symbols
-            .entries
-            .get(&Symbol::from(name))
+        self.egraph.analysis.symbols.get(&Symbol::from(name))
     }
 
     /// Every symbol with its entry, in creation order.
@@ -226,7 +218,6 @@ impl Algebra {
         self.egraph
             .analysis
             .symbols
-            .entries
             .iter()
             .map(|(k, v)| (k.as_str(), v))
     }
@@ -377,11 +368,11 @@ impl Algebra {
             p.symbols(&mut todo);
             todo.reverse();
             while let Some(s) = todo.pop() {
-                let table = &mut self.egraph.analysis.symbols.entries;
-                if table.contains_key(&s) {
+                let table = &mut self.egraph.analysis.symbols;
+                if table.contains(&s) {
                     continue;
                 }
-                let Some(e) = src.egraph.analysis.symbols.entries.get(&s) else {
+                let Some(e) = src.egraph.analysis.symbols.get(&s) else {
                     continue;
                 };
                 if let SymbolKind::Derived { definition } = &e.kind {

@@ -155,12 +155,7 @@ impl Algebra {
         let s = self.input(name);
         let v = self.constant(value);
         {
-            let entry = self
-                .egraph
-                .analysis
-                .symbols
-                .entries
-                .get_mut(&Symbol::from(name));
+            let entry = self.egraph.analysis.symbols.get_mut(&Symbol::from(name));
             if let Some(e) = entry {
                 let meet = e.bounds.intersect(&Interval::point(Rat::int(value)));
                 if meet.is_empty() {
@@ -201,7 +196,7 @@ impl Algebra {
                     self.settle_for_symbol(name);
                     self.input(name);
                     let sym = Symbol::from(name.as_str());
-                    if let Some(e) = self.egraph.analysis.symbols.entries.get_mut(&sym) {
+                    if let Some(e) = self.egraph.analysis.symbols.get_mut(&sym) {
                         e.divisor = e.divisor.lcm(k);
                     }
                     self.refresh_symbol(name);
@@ -273,7 +268,7 @@ impl Algebra {
                 };
                 if let Some((name, iv)) = target {
                     let sym = Symbol::from(name.as_str());
-                    if let Some(entry) = self.egraph.analysis.symbols.entries.get_mut(&sym) {
+                    if let Some(entry) = self.egraph.analysis.symbols.get_mut(&sym) {
                         let meet = entry.bounds.intersect(&iv).to_integers();
                         if meet.is_empty() {
                             return Err(AlgebraError::contradiction(Contradiction {

@@ -266,7 +266,7 @@ impl fmt::Debug for Algebra {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Algebra")
             .field("classes", &self.egraph.number_of_classes())
-            .field("symbols", &self.egraph.analysis.symbols.entries.len())
+            .field("symbols", &self.egraph.analysis.symbols.len())
             .finish()
     }
 }

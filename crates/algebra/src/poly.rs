@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// The most terms an expanded product may have before it is kept opaque.
 pub const MAX_TERMS: usize = 256;
@@ -297,6 +297,11 @@ pub trait SymbolInfo {
     fn bounds(&self, s: Symbol) -> Interval;
     /// A positive integer known to divide the symbol (1 when nothing is known).
     fn divisor(&self, s: Symbol) -> Rat;
+    /// Where queries keep what they found for operator atoms across queries
+    /// ([`AtomMemo`]); none by default.
+    fn memo(&self) -> Option<&AtomMemo> {
+        None
+    }
 }
 
 impl Poly {
@@ -913,7 +918,7 @@ impl Poly {
 
     /// An interval holding every value, by interval arithmetic over the terms.
     pub fn bounds(&self, info: &dyn SymbolInfo) -> Interval {
-        self.bounds_at(info, 0, &Walk::new())
+        self.bounds_at(info, 0, &Walk::new(info))
     }
 
     /// Interval arithmetic over the terms, each distinct atom bounded once, and
@@ -1022,7 +1027,7 @@ impl Poly {
     /// non-negative integer; `Some(0)` for the zero polynomial), `None` when it is
     /// not provably an integer at all.
     pub fn int_divisor(&self, info: &dyn SymbolInfo) -> Option<Rat> {
-        self.int_divisor_at(info, 0, &Walk::new())
+        self.int_divisor_at(info, 0, &Walk::new(info))
     }
 
     fn int_divisor_at(&self, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> Option<Rat> {
@@ -1386,6 +1391,98 @@ impl<'a> AtomTable<'a> {
     }
 }
 
+/// The most operator atoms an [`AtomMemo`] holds; when full it starts empty again.
+pub const MAX_MEMO_ATOMS: usize = 1 << 16;
+
+/// What earlier bounds and divisibility queries against one symbol table found
+/// for operator atoms, kept across queries. Nested forms share their atoms
+/// (`ceildiv(ceildiv(N, A), B)` holds `ceildiv(N, A)`), and the rules query the
+/// classes of one nesting level after another, so without it each query walks
+/// the whole nesting below it again: time quadratic in the depth.
+///
+/// An entry is kept only for an analysis that met neither limit ([`MAX_DEPTH`],
+/// [`MAX_ATOM_VISITS`]) anywhere below the atom; it records how many levels below
+/// the atom the analysis reached, and is reused at a depth only where the walk
+/// from that depth would not meet [`MAX_DEPTH`] either. Such an analysis is a
+/// function of the atom and the symbol table alone, so a reused entry is exactly
+/// what the walk would compute. The owner of the table empties the memo
+/// ([`AtomMemo::clear`]) whenever a symbol's bounds or divisor change. Entries
+/// hold their atoms, so no address is reused while it is in the memo. It sits
+/// behind a lock only so that a table shared between threads stays usable; one
+/// thread's queries never wait.
+#[derive(Default)]
+pub struct AtomMemo {
+    atoms: Mutex<FxHashMap<usize, (Arc<OpAtom>, Memo)>>,
+}
+
+/// One atom's entry in an [`AtomMemo`]: each analysis with the levels it reached.
+#[derive(Default)]
+struct Memo {
+    bounds: Option<(Interval, usize)>,
+    divisor: Option<(Option<Rat>, usize)>,
+}
+
+impl AtomMemo {
+    /// Forget every entry (the symbol table they were computed from changed).
+    pub fn clear(&mut self) {
+        self.atoms
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
+    /// How many atoms it holds.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, FxHashMap<usize, (Arc<OpAtom>, Memo)>> {
+        self.atoms.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// True when it holds no atom.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn get<T: Clone>(
+        &self,
+        o: &Arc<OpAtom>,
+        depth: usize,
+        slot: fn(&Memo) -> &Option<(T, usize)>,
+    ) -> Option<(T, usize)> {
+        let atoms = self.lock();
+        let (_, memo) = atoms.get(&(Arc::as_ptr(o) as usize))?;
+        slot(memo)
+            .clone()
+            .filter(|(_, reach)| depth + reach < MAX_DEPTH)
+    }
+
+    fn put(&self, o: &Arc<OpAtom>, fill: impl FnOnce(&mut Memo)) {
+        let mut atoms = self.lock();
+        if atoms.len() >= MAX_MEMO_ATOMS {
+            atoms.clear();
+        }
+        let (_, memo) = atoms
+            .entry(Arc::as_ptr(o) as usize)
+            .or_insert_with(|| (Arc::clone(o), Memo::default()));
+        fill(memo);
+    }
+}
+
+impl Clone for AtomMemo {
+    /// A copy starts empty: the copy's table may change apart from this one.
+    fn clone(&self) -> AtomMemo {
+        AtomMemo::default()
+    }
+}
+
+impl std::fmt::Debug for AtomMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AtomMemo({} atoms)", self.len())
+    }
+}
+
 /// One bounds or divisibility query's walk over nested operator atoms: the visits
 /// left of [`MAX_ATOM_VISITS`], and what each atom already gave at each depth. An
 /// atom shared by several terms, or met again in the shifted numerators of
@@ -1394,22 +1491,59 @@ impl<'a> AtomTable<'a> {
 /// out. Atoms are keyed by address (and depth, which bounds what the walk below
 /// them may do); each entry holds its atom, so no address is freed and reused for
 /// another atom while the walk runs (shifted numerators are temporaries).
-struct Walk {
+///
+/// `reach` is the deepest level the analysis of the atom in hand has reached and
+/// `cuts` how many times a limit gave the conservative answer: an atom analysed
+/// without a cut below it goes into the symbol table's [`AtomMemo`], with how far
+/// below it the analysis reached.
+struct Walk<'a> {
     budget: Cell<usize>,
     bounds: RefCell<Seen<Interval>>,
     divisors: RefCell<Seen<Option<Rat>>>,
+    memo: Option<&'a AtomMemo>,
+    reach: Cell<usize>,
+    cuts: Cell<usize>,
 }
 
-/// What a [`Walk`] found per (atom address, depth), with the atom it holds.
-type Seen<T> = FxHashMap<(*const OpAtom, usize), (Arc<OpAtom>, T)>;
+/// What a [`Walk`] found per (atom address, depth), with the atom it holds, the
+/// levels its analysis reached below it and whether no limit cut it.
+type Seen<T> = FxHashMap<(*const OpAtom, usize), (Arc<OpAtom>, T, usize, bool)>;
 
-impl Walk {
-    fn new() -> Walk {
+impl<'a> Walk<'a> {
+    fn new(info: &'a dyn SymbolInfo) -> Walk<'a> {
         Walk {
             budget: Cell::new(MAX_ATOM_VISITS),
             bounds: RefCell::default(),
             divisors: RefCell::default(),
+            memo: info.memo(),
+            reach: Cell::new(0),
+            cuts: Cell::new(0),
         }
+    }
+
+    /// Account for an analysis found at `depth` that reached `below` levels further
+    /// (and was cut by a limit unless `clean`).
+    fn note(&self, depth: usize, below: usize, clean: bool) {
+        self.reach.set(self.reach.get().max(depth + below));
+        if !clean {
+            self.cuts.set(self.cuts.get() + 1);
+        }
+    }
+
+    /// Run `analyse` for an operator atom at `depth`: the levels it reached below
+    /// the atom and whether no limit cut it, with its answer.
+    fn track<T>(&self, depth: usize, analyse: impl FnOnce() -> T) -> (T, usize, bool) {
+        let reach = self.reach.replace(depth);
+        let cuts = self.cuts.get();
+        let out = analyse();
+        let below = self.reach.get() - depth;
+        self.reach.set(reach.max(self.reach.get()));
+        (out, below, self.cuts.get() == cuts)
+    }
+
+    /// Record that a limit gave the conservative answer.
+    fn cut(&self) {
+        self.cuts.set(self.cuts.get() + 1);
     }
 }
 
@@ -1471,21 +1605,34 @@ fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> 
         return atom_bounds_uncached(a, info, depth, budget);
     };
     let key = (Arc::as_ptr(o), depth);
-    if let Some((_, b)) = budget.bounds.borrow().get(&key) {
+    if let Some((_, b, below, clean)) = budget.bounds.borrow().get(&key) {
+        budget.note(depth, *below, *clean);
         return b.clone();
     }
-    let b = atom_bounds_uncached(a, info, depth, budget);
+    if let Some((b, below)) = budget.memo.and_then(|m| m.get(o, depth, |e| &e.bounds)) {
+        budget.note(depth, below, true);
+        return b;
+    }
+    let (b, below, clean) = budget.track(depth, || atom_bounds_uncached(a, info, depth, budget));
+    if clean {
+        if let Some(m) = budget.memo {
+            m.put(o, |e| e.bounds = Some((b.clone(), below)));
+        }
+    }
     budget
         .bounds
         .borrow_mut()
-        .insert(key, (Arc::clone(o), b.clone()));
+        .insert(key, (Arc::clone(o), b.clone(), below, clean));
     b
 }
 
 fn atom_bounds_uncached(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> Interval {
     match a {
         Atom::Sym(s) => info.bounds(*s),
-        Atom::Op(_) if depth >= MAX_DEPTH || !visit(budget) => Interval::top(),
+        Atom::Op(_) if depth >= MAX_DEPTH || !visit(budget) => {
+            budget.cut();
+            Interval::top()
+        }
         Atom::Op(o) => {
             let x = o.a.bounds_at(info, depth + 1, budget);
             let y = o.b.bounds_at(info, depth + 1, budget);
@@ -1570,14 +1717,24 @@ fn atom_divisor(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Walk) ->
         return atom_divisor_uncached(a, info, depth, budget);
     };
     let key = (Arc::as_ptr(o), depth);
-    if let Some((_, d)) = budget.divisors.borrow().get(&key) {
+    if let Some((_, d, below, clean)) = budget.divisors.borrow().get(&key) {
+        budget.note(depth, *below, *clean);
         return d.clone();
     }
-    let d = atom_divisor_uncached(a, info, depth, budget);
+    if let Some((d, below)) = budget.memo.and_then(|m| m.get(o, depth, |e| &e.divisor)) {
+        budget.note(depth, below, true);
+        return d;
+    }
+    let (d, below, clean) = budget.track(depth, || atom_divisor_uncached(a, info, depth, budget));
+    if clean {
+        if let Some(m) = budget.memo {
+            m.put(o, |e| e.divisor = Some((d.clone(), below)));
+        }
+    }
     budget
         .divisors
         .borrow_mut()
-        .insert(key, (Arc::clone(o), d.clone()));
+        .insert(key, (Arc::clone(o), d.clone(), below, clean));
     d
 }
 
@@ -1589,7 +1746,10 @@ fn atom_divisor_uncached(
 ) -> Option<Rat> {
     match a {
         Atom::Sym(s) => Some(info.divisor(*s)),
-        Atom::Op(_) if depth >= MAX_DEPTH || !visit(budget) => None,
+        Atom::Op(_) if depth >= MAX_DEPTH || !visit(budget) => {
+            budget.cut();
+            None
+        }
         Atom::Op(o) => match o.kind {
             // ⌊x⌋ and ⌈x⌉ are integers for every rational x, integral arguments or not.
             OpKind::FloorDiv | OpKind::CeilDiv => Some(Rat::one()),
@@ -1748,5 +1908,87 @@ mod tests {
             big = big.mul(&s("A"));
         }
         assert!(big.0.len() <= MAX_TERMS);
+    }
+
+    /// [`Dims`] with an [`AtomMemo`] kept across queries.
+    struct MemoDims(AtomMemo);
+    impl SymbolInfo for MemoDims {
+        fn bounds(&self, s: Symbol) -> Interval {
+            Dims.bounds(s)
+        }
+        fn divisor(&self, s: Symbol) -> Rat {
+            Dims.divisor(s)
+        }
+        fn memo(&self) -> Option<&AtomMemo> {
+            Some(&self.0)
+        }
+    }
+
+    /// True when every value of `inner` lies in `outer`.
+    fn within_interval(inner: &Interval, outer: &Interval) -> bool {
+        outer.lo <= inner.lo && inner.hi <= outer.hi
+    }
+
+    #[test]
+    fn memoised_queries_agree_with_fresh_ones() {
+        // Nesting levels of each kind, queried bottom-up, top-down and bottom-up
+        // again against one memo: each answer is the fresh walk's where no limit
+        // cut the fresh walk (under MAX_DEPTH levels), never looser past it, and
+        // holds the value at sampled points.
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for kind in [OpKind::FloorDiv, OpKind::CeilDiv, OpKind::Mod, OpKind::Min] {
+            let memo = MemoDims(AtomMemo::default());
+            let mut p = s("N").add(&s("E"));
+            let mut levels = Vec::new();
+            for i in 0..(MAX_DEPTH + 16) {
+                let divisor = s(&format!("K{i}")).add(&k(1));
+                p = Poly::op(kind, p.add(&k(i as i64 % 3)), divisor);
+                levels.push(p.clone());
+            }
+            let order = levels
+                .iter()
+                .chain(levels.iter().rev())
+                .chain(levels.iter());
+            for q in order {
+                let (got, fresh) = (q.bounds(&memo), q.bounds(&Dims));
+                assert!(
+                    within_interval(&got, &fresh),
+                    "{kind:?}: {got:?} vs {fresh:?}"
+                );
+                assert_eq!(q.int_divisor(&memo), q.int_divisor(&Dims), "{kind:?}");
+                for _ in 0..4 {
+                    let e = Rat::int(8 * (next() % 50 + 1) as i64);
+                    let values: FxHashMap<Symbol, Rat> = std::iter::once("N".to_string())
+                        .chain((0..levels.len()).map(|i| format!("K{i}")))
+                        .map(|n| (Symbol::from(n), Rat::int((next() % 50 + 1) as i64)))
+                        .chain([(Symbol::from("E"), e)])
+                        .collect();
+                    if let Ok(v) = q.evaluate(&|sym| values.get(&sym).cloned()) {
+                        assert!(got.contains(&v), "{kind:?}: {v:?} outside {got:?}");
+                    }
+                }
+            }
+            for q in &levels[..MAX_DEPTH / 2] {
+                assert_eq!(q.bounds(&memo), q.bounds(&Dims), "{kind:?}");
+            }
+            assert!(!memo.0.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_full_memo_starts_empty_again() {
+        let memo = MemoDims(AtomMemo::default());
+        for i in 0..(MAX_MEMO_ATOMS + 10) {
+            let q = Poly::op(OpKind::FloorDiv, s("N"), s(&format!("K{i}")));
+            assert_eq!(q.bounds(&memo), q.bounds(&Dims));
+            assert!(memo.0.len() <= MAX_MEMO_ATOMS);
+        }
+        assert!(memo.0.len() < MAX_MEMO_ATOMS);
     }
 }

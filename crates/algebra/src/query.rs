@@ -71,7 +71,7 @@ impl Algebra {
         let table = &self.egraph.analysis.symbols;
         let mut cur = p.clone();
         for _ in 0..8 {
-            let next = cur.substitute(&|s| match table.entries.get(&s).map(|e| &e.kind) {
+            let next = cur.substitute(&|s| match table.get(&s).map(|e| &e.kind) {
                 Some(SymbolKind::Derived { definition }) => Some(definition.clone()),
                 _ => None,
             });
