@@ -623,31 +623,15 @@ fn exact_div(
         origin: rule.at.origin.clone(),
         line,
     };
-    match ctx.alg.div(a, b) {
-        Ok(q) => Ok(q),
-        Err(AlgebraError::NotDivisible { proven: false, .. }) => {
-            let q = ctx.alg.div_rational(a, b);
-            let m = ctx.alg.modulo(a, b);
-            let zero = ctx.alg.constant(0);
-            // Already assumed (by a `require`, or an earlier use of the quotient).
-            if ctx.alg.equal(m, zero) == Truth::True {
-                return Ok(q);
-            }
-            let (dividend, divisor) = (ctx.alg.render(a), ctx.alg.render(b));
-            match ctx.alg.union(m, zero, &node.name) {
-                Ok(_) => {
-                    ctx.alg.record_relation(m, zero, &node.name);
-                    let msg = format!(
-                        "{}: op rule at {at}: `{}`: {dividend} / {divisor} assumed exact (valid when {divisor} divides {dividend})",
-                        node_context(node),
-                        re.text
-                    );
-                    ctx.diagnose(Severity::Warning, node, msg);
-                    Ok(q)
-                }
-                Err(e) => Err(e.into()),
-            }
-        }
-        Err(e) => Err(e.into()),
+    let (dividend, divisor) = (ctx.alg.render(a), ctx.alg.render(b));
+    let (q, assumed) = ctx.alg.require_divides(a, b, &node.name)?;
+    if assumed {
+        let msg = format!(
+            "{}: op rule at {at}: `{}`: {dividend} / {divisor} assumed exact (valid when {divisor} divides {dividend})",
+            node_context(node),
+            re.text
+        );
+        ctx.diagnose(Severity::Warning, node, msg);
     }
+    Ok(q)
 }

@@ -32,12 +32,7 @@ impl Algebra {
         }
         if self.speculative > 0 {
             // Inside a branch that may not run: the equality holds only when it
-            // does, so it is recorded, not merged (once: an op rule often records
-            // the relation under its node's name just before the union).
-            let last = self.relations.last();
-            if last.is_some_and(|r| (r.lhs, r.rhs) == (a, b) || (r.lhs, r.rhs) == (b, a)) {
-                return Ok(a);
-            }
+            // does, so it is recorded, not merged.
             let at = if self.site.is_empty() {
                 reason
             } else {

@@ -2,7 +2,7 @@
 //! merged (relations, requirements), the warnings of the limits, and the speculative
 //! scope of a branch that may not run.
 
-use crate::{Algebra, AlgebraError, AlgebraWarning, Dim, DimExpr};
+use crate::{Algebra, AlgebraError, AlgebraWarning, Dim, DimExpr, Truth};
 
 /// A relation recorded between dims (for example `12*r0 == 48*A` for a fresh `-1`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,6 +85,47 @@ impl Algebra {
             kind,
             recorded,
         });
+    }
+
+    /// Require `a == b` of a valid model at `node`: the relation is recorded for
+    /// reports and contracts, and the dims are merged from then on. Inside a
+    /// speculative scope the relation is recorded once, conditional, and nothing is
+    /// merged ([`Algebra::union`] does that). A provable contradiction is returned
+    /// and nothing is recorded. The one way an op requires an equality; callers
+    /// decide first ([`Algebra::equal`]) so that a proven one records nothing.
+    pub fn require_equal(&mut self, a: Dim, b: Dim, node: &str) -> Result<Dim, AlgebraError> {
+        let merged = self.union(a, b, node)?;
+        if self.speculative == 0 {
+            self.record_relation(a, b, node);
+        }
+        Ok(merged)
+    }
+
+    /// Require `b` to divide `a` exactly, as a valid model needs at `node`: the
+    /// quotient, and whether it was assumed. Proven exact gives the quotient; proven
+    /// not exact is the error of [`Algebra::div`]; otherwise `mod(a, b) == 0` is
+    /// required ([`Algebra::require_equal`]; once: an earlier requirement or `assume`
+    /// makes it proven) and the rational quotient `a / b` is the answer.
+    pub fn require_divides(
+        &mut self,
+        a: Dim,
+        b: Dim,
+        node: &str,
+    ) -> Result<(Dim, bool), AlgebraError> {
+        match self.div(a, b) {
+            Ok(q) => Ok((q, false)),
+            Err(AlgebraError::NotDivisible { proven: false, .. }) => {
+                let q = self.div_rational(a, b);
+                let m = self.modulo(a, b);
+                let zero = self.constant(0);
+                if self.equal(m, zero) == Truth::True {
+                    return Ok((q, false));
+                }
+                self.require_equal(m, zero, node)?;
+                Ok((q, true))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Record a relation the model needs (for reports and contracts). Inside a

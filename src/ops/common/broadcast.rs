@@ -17,10 +17,11 @@
 //! from an axis. Unidirectional broadcasting ([`check_broadcasts_to`]: ONNX PRelu's
 //! slope, oneDNN MatMul's bias) needs the broadcast to keep the target's shape.
 
-use crate::algebra::{Dim, Rat, Truth};
+use crate::algebra::{Dim, Rat};
 use crate::context::{DimRole, Expected, OpError, ShapesContext};
 use crate::graph::Node;
 use crate::ops::common::dims::merge_dim_as;
+use crate::ops::common::dims::require_equal;
 
 /// How the two inputs of an elementwise op broadcast (OpenVINO's and oneDNN's
 /// `auto_broadcast` attribute).
@@ -158,20 +159,8 @@ pub fn broadcast_dim(
     let x_not_one = !ctx.alg.bounds(x).contains(&one);
     let y_not_one = !ctx.alg.bounds(y).contains(&one);
     if x_not_one && y_not_one {
-        match ctx.alg.equal(x, y) {
-            Truth::False => {
-                return Err(OpError::DimMismatch {
-                    dims: Box::new(DimRole::Broadcasting { axis }),
-                    left: ctx.alg.expr(x),
-                    right: ctx.alg.expr(y),
-                })
-            }
-            Truth::True => return Ok(x),
-            Truth::Unknown => {
-                ctx.alg.record_relation(x, y, node);
-                return ctx.alg.union(x, y, "broadcast").map_err(OpError::from);
-            }
-        }
+        let dims = || DimRole::Broadcasting { axis };
+        return Ok(require_equal(ctx, node, &dims, x, y)?.0);
     }
     Ok(ctx.alg.broadcast(x, y))
 }
@@ -215,6 +204,7 @@ pub fn same_shapes(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algebra::Truth;
 
     fn shape(ctx: &mut ShapesContext, dims: &[&str]) -> Vec<Dim> {
         dims.iter().map(|d| ctx.alg.parse(d).unwrap()).collect()

@@ -5,7 +5,7 @@
 //! Nothing here does raw arithmetic on dims: sums, products and comparisons go
 //! through the context's algebra.
 
-use crate::algebra::{Dim, Truth};
+use crate::algebra::{Dim, DimExpr, Truth};
 use crate::context::{
     node_context, DimRole, Expected, OpError, Severity, ShapesContext, Subject, TensorFact,
 };
@@ -35,27 +35,55 @@ fn unify_with(
     a: Dim,
     b: Dim,
 ) -> Result<Dim, OpError> {
+    let (merged, held) = require_equal(ctx, &node.name, dims, a, b)?;
+    if let Held::Assumed(l, r) = held {
+        let msg = format!(
+            "{}: {}: {l} and {r} assumed equal (valid when {l} == {r})",
+            node_context(node),
+            dims()
+        );
+        ctx.diagnose(Severity::Warning, node, msg);
+    }
+    Ok(merged)
+}
+
+/// Whether what a valid model needs was proven, or is assumed from here on (and
+/// recorded for the model's contract).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Held {
+    /// The algebra proves it.
+    Proven,
+    /// Undecided: recorded at the node and assumed. The two sides as they were
+    /// before the assumption merged them, for messages.
+    Assumed(DimExpr, DimExpr),
+}
+
+/// Require `a == b`, which a valid model needs at the node named `at`: the dim when provably
+/// equal; an [`OpError::DimMismatch`] naming `dims` when provably different (or
+/// when merging finds a contradiction); otherwise the relation is recorded for the
+/// model's contract and the dims merge ([`crate::algebra::Algebra::require_equal`]).
+/// The one way an op requires an equality; what to tell the user about an
+/// assumption is the caller's ([`Equate`]).
+pub fn require_equal(
+    ctx: &mut ShapesContext,
+    at: &str,
+    dims: &dyn Fn() -> DimRole,
+    a: Dim,
+    b: Dim,
+) -> Result<(Dim, Held), OpError> {
     match ctx.alg.equal(a, b) {
-        Truth::True => Ok(a),
+        Truth::True => Ok((a, Held::Proven)),
         Truth::False => Err(mismatch(ctx, dims(), a, b)),
         Truth::Unknown => {
-            let (l, r) = (ctx.alg.expr(a), ctx.alg.expr(b));
-            let merged = ctx
-                .alg
-                .union(a, b, &node.name)
-                .map_err(|_| OpError::DimMismatch {
+            let (left, right) = (ctx.alg.expr(a), ctx.alg.expr(b));
+            match ctx.alg.require_equal(a, b, at) {
+                Ok(merged) => Ok((merged, Held::Assumed(left, right))),
+                Err(_) => Err(OpError::DimMismatch {
                     dims: Box::new(dims()),
-                    left: l.clone(),
-                    right: r.clone(),
-                })?;
-            ctx.alg.record_relation(a, b, &node.name);
-            let msg = format!(
-                "{}: {}: {l} and {r} assumed equal (valid when {l} == {r})",
-                node_context(node),
-                dims()
-            );
-            ctx.diagnose(Severity::Warning, node, msg);
-            Ok(merged)
+                    left,
+                    right,
+                }),
+            }
         }
     }
 }
@@ -148,14 +176,7 @@ fn merge_with(
     a: Dim,
     b: Dim,
 ) -> Result<Dim, OpError> {
-    match ctx.alg.equal(a, b) {
-        Truth::True => Ok(a),
-        Truth::False => Err(mismatch(ctx, dims(), a, b)),
-        Truth::Unknown => {
-            ctx.alg.record_relation(a, b, &node.name);
-            ctx.alg.union(a, b, "equal dims").map_err(OpError::from)
-        }
-    }
+    Ok(require_equal(ctx, &node.name, dims, a, b)?.0)
 }
 
 /// How a rule equates two dims that a valid model needs equal. Both record the

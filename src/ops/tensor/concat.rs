@@ -36,7 +36,7 @@
 //! * OpenVINO **Concat-1**: `axis` attribute, negative allowed.
 //! * oneDNN **Concat**: `axis` attribute in `[-rank, rank)`.
 
-use crate::algebra::{Algebra, Dim, Truth};
+use crate::algebra::{Algebra, Dim};
 use crate::context::DimRole;
 use crate::context::Subject;
 use crate::context::{
@@ -46,6 +46,7 @@ use crate::graph::{DType, Node};
 use crate::ops::common::attrs::dst_dtype;
 use crate::ops::common::attrs::ov_i64;
 use crate::ops::common::attrs::{attr_int, attr_int_required};
+use crate::ops::common::dims::{require_equal, Held};
 use crate::ops::common::norm_axis;
 use crate::ops::common::values::{fact_with_value, small_const_shape};
 use crate::ops::{rules, RuleEntry};
@@ -158,31 +159,18 @@ pub fn concat_dims(
         let mut cur_from = i0;
         for &(i, s) in &known[1..] {
             let d = s[j];
-            match ctx.alg.equal(cur, d) {
-                Truth::True => {}
-                Truth::False => {
-                    return Err(OpError::DimMismatch {
-                        dims: Box::new(DimRole::ConcatDim {
-                            dim: j,
-                            inputs: [cur_from, i],
-                            axis,
-                        }),
-                        left: ctx.alg.expr(cur),
-                        right: ctx.alg.expr(d),
-                    });
-                }
-                Truth::Unknown => {
-                    let dims = (ctx.alg.render(cur), ctx.alg.render(d));
-                    let reason = format!("Concat {} dim {j}", node.name);
-                    ctx.alg.union(cur, d, &reason)?;
-                    ctx.alg.record_relation(cur, d, &node.name);
-                    let a = Assumed {
-                        axis: j,
-                        inputs: (cur_from, i),
-                        dims,
-                    };
-                    assumed(ctx, a);
-                }
+            let dims = || DimRole::ConcatDim {
+                dim: j,
+                inputs: [cur_from, i],
+                axis,
+            };
+            if let (_, Held::Assumed(l, r)) = require_equal(ctx, &node.name, &dims, cur, d)? {
+                let a = Assumed {
+                    axis: j,
+                    inputs: (cur_from, i),
+                    dims: (l.to_string(), r.to_string()),
+                };
+                assumed(ctx, a);
             }
             // A concrete dim overrides a symbolic one.
             if ctx.alg.as_const(cur).is_none() && ctx.alg.as_const(d).is_some() {

@@ -24,13 +24,14 @@
 //! * OpenVINO **VariadicSplit**: 1 (`axis` and `split_lengths` inputs, one length
 //!   may be -1).
 
-use crate::algebra::{AlgebraError, Dim, Truth};
+use crate::algebra::Dim;
 use crate::context::DimRole;
 use crate::context::{AttrProblem, AttrValue, ShapeValueProblem};
 use crate::context::{OpError, ShapesContext, TensorFact};
 use crate::graph::Node;
 use crate::ops::common::attrs::ov_i64;
 use crate::ops::common::attrs::{attr_int, attr_ints};
+use crate::ops::common::dims::require_equal;
 use crate::ops::common::values::{
     const_ints, consts, dims_value, fact_with_value, small_value, take_values,
 };
@@ -88,29 +89,17 @@ pub fn split_sizes(
         out[p] = rest;
         return Ok(out);
     }
-    match ctx.alg.equal(total, d) {
-        Truth::True => {}
-        Truth::False => {
-            return Err(OpError::DimMismatch {
-                dims: Box::new(DimRole::AtAxis {
-                    what: "the split sizes must add up to axis",
-                    axis,
-                }),
-                left: ctx.alg.expr(total),
-                right: ctx.alg.expr(d),
-            })
-        }
-        Truth::Unknown => {
-            ctx.alg.record_relation(total, d, &node.name);
-            ctx.alg.union(total, d, "split")?;
-        }
-    }
+    let dims = || DimRole::AtAxis {
+        what: "the split sizes must add up to axis",
+        axis,
+    };
+    require_equal(ctx, &node.name, &dims, total, d)?;
     Ok(out)
 }
 
 /// One of `n` equal parts of an axis of size `d`: `d/n`, and whether `n | d` was
-/// assumed (not proven; the relation `n*(d/n) == d` is then recorded). Provably not
-/// dividing is an error.
+/// assumed (not proven; it is then required, see
+/// [`crate::algebra::Algebra::require_divides`]). Provably not dividing is an error.
 pub fn split_equal(
     ctx: &mut ShapesContext,
     node: &Node,
@@ -118,16 +107,7 @@ pub fn split_equal(
     n: i64,
 ) -> Result<(Dim, bool), OpError> {
     let n = ctx.alg.constant(n);
-    match ctx.alg.div(d, n) {
-        Ok(q) => Ok((q, false)),
-        Err(AlgebraError::NotDivisible { proven: false, .. }) => {
-            let q = ctx.alg.div_rational(d, n);
-            let lhs = ctx.alg.mul(n, q);
-            ctx.alg.record_relation(lhs, d, &node.name);
-            Ok((q, true))
-        }
-        Err(e) => Err(e.into()),
-    }
+    Ok(ctx.alg.require_divides(d, n, &node.name)?)
 }
 
 /// The contents of each part of a split of `x` along `axis` into `parts`: for a

@@ -38,6 +38,7 @@ use crate::context::{OpError, Severity, ShapesContext, TensorFact};
 use crate::graph::Node;
 use crate::ops::common::attrs::ov_bool;
 use crate::ops::common::attrs::{attr_int, attr_ints};
+use crate::ops::common::dims::require_equal;
 use crate::ops::common::values::{
     attr_axes, const_ints, fact_with_value, ints_input, norm_axes, IntsArg,
 };
@@ -84,11 +85,10 @@ pub enum Squeezed {
     Undecided(usize),
 }
 
-/// Make `d` equal to 1, which the model needs: the relation is recorded.
-fn assume_one(ctx: &mut ShapesContext, node: &Node, d: Dim) -> Result<(), OpError> {
+/// Require the squeezed axis `axis` of size `d` to be 1 ([`require_equal`]).
+fn assume_one(ctx: &mut ShapesContext, node: &Node, axis: usize, d: Dim) -> Result<(), OpError> {
     let one = ctx.alg.constant(1);
-    ctx.alg.record_relation(d, one, &node.name);
-    ctx.alg.union(d, one, "squeeze")?;
+    require_equal(ctx, &node.name, &|| DimRole::Squeezed { axis }, d, one)?;
     Ok(())
 }
 
@@ -121,7 +121,7 @@ pub fn squeeze_dims(
                     }
                     Truth::Unknown if skip => return Ok(Squeezed::Undecided(a)),
                     Truth::Unknown => {
-                        assume_one(ctx, node, d)?;
+                        assume_one(ctx, node, a, d)?;
                         remove[a] = true;
                     }
                 }
@@ -249,7 +249,7 @@ fn squeeze_unknown_axes(
         Some(n) if n == maybe_one.len() && n > 0 => {
             for &a in &maybe_one {
                 if ctx.alg.equal(dims[a], one) == Truth::Unknown {
-                    assume_one(ctx, node, dims[a])?;
+                    assume_one(ctx, node, a, dims[a])?;
                 }
             }
             let out = (0..r)

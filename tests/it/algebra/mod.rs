@@ -1272,3 +1272,59 @@ fn nested_ceildivs_by_symbols_keep_their_value_within_the_divisor_bound() {
         });
     }
 }
+
+/// `require_equal` records the relation once and merges; inside a speculative
+/// scope it records once, conditional, and merges nothing; a contradiction records
+/// nothing.
+#[test]
+fn require_equal_records_once_and_merges() {
+    let mut alg = Algebra::default();
+    let d = dims(&mut alg, &["D", "768", "B", "B + 1", "C"]);
+    let merged = alg.require_equal(d[0], d[1], "n1").unwrap();
+    assert_eq!(alg.render(merged), "768");
+    assert_eq!(alg.equal(d[0], d[1]), Truth::True);
+    let rels = alg.relations();
+    assert_eq!(rels.len(), 1);
+    assert_eq!(
+        (rels[0].lhs, rels[0].rhs, rels[0].node.as_str()),
+        (d[0], d[1], "n1")
+    );
+    assert!(!rels[0].conditional);
+
+    alg.speculate(true);
+    alg.set_site("n2");
+    alg.require_equal(d[2], d[4], "n2").unwrap();
+    alg.speculate(false);
+    assert_eq!(
+        alg.equal(d[2], d[4]),
+        Truth::Unknown,
+        "a branch's equality is not merged"
+    );
+    let rels = alg.relations();
+    assert_eq!(rels.len(), 2, "{rels:?}");
+    assert!(rels[1].conditional && rels[1].node == "n2");
+
+    assert!(alg.require_equal(d[2], d[3], "n3").is_err());
+    assert_eq!(alg.relations().len(), 2);
+}
+
+/// `require_divides`: proven exact, proven not, and assumed once (`mod == 0`
+/// recorded, then proven for a second use).
+#[test]
+fn require_divides_decides_or_requires_mod_zero() {
+    let mut alg = Algebra::default();
+    let d = dims(&mut alg, &["12*S", "4", "2*S + 1", "2", "H", "64"]);
+    let (q, assumed) = alg.require_divides(d[0], d[1], "n").unwrap();
+    assert_eq!((alg.render(q).as_str(), assumed), ("3*S", false));
+    assert!(alg.require_divides(d[2], d[3], "n").is_err());
+    assert!(alg.relations().is_empty());
+
+    let (q, assumed) = alg.require_divides(d[4], d[5], "heads").unwrap();
+    assert_eq!((alg.render(q).as_str(), assumed), ("H/64", true));
+    let rels = alg.relations();
+    assert_eq!(rels.len(), 1);
+    assert_eq!(alg.render(rels[0].lhs), "0", "mod(H, 64) merged with 0");
+    let (_, again) = alg.require_divides(d[4], d[5], "later").unwrap();
+    assert!(!again, "the second use finds it required already");
+    assert_eq!(alg.relations().len(), 1);
+}
