@@ -1240,12 +1240,7 @@ fn annotate_model(source: &Source, skeleton: Option<&[u8]>, facts: &Facts) -> Py
     let (m, bytes): (symdim::Model, &[u8]) = match source {
         Source::Memory(bytes) => (source.load().map_err(model_error)?, bytes),
         Source::File(path) => {
-            read = std::fs::read(path).map_err(|source| {
-                model_error(LoadError::Io {
-                    path: path.display().to_string(),
-                    source,
-                })
-            })?;
+            read = symdim::read::load::read_model_file(path).map_err(model_error)?;
             let m = symdim::read::load::load_file_bytes(&read, path, &LoadOptions::default())
                 .map_err(model_error)?;
             (m, &read)

@@ -99,3 +99,19 @@ def test_eval_of_a_value_of_the_wrong_type_is_a_type_error():
         Dim("S").eval(S="two")
     with pytest.raises(TypeError, match="the value of `S` must be an int"):
         Dim("S").subs(S=1.5)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_path_that_is_not_a_regular_file_is_refused_unread(tmp_path, kind):
+    # A FIFO would block the read forever; every entry point checks the path
+    # first, as the CLI does.
+    import os
+
+    path = tmp_path / "model.onnx"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    for call in (symdim.infer, symdim.infer_shapes, symdim.constraints):
+        with pytest.raises(symdim.ModelError, match=r"cannot read .*: it is a (FIFO|directory)"):
+            call(str(path))
