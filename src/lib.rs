@@ -15,7 +15,7 @@ pub mod shapes;
 pub use symdim_algebra as algebra;
 
 pub use algebra::{DimExpr, EvalError, Interval, SymbolValues, Truth};
-pub use context::facts::{Facts, FactsError, InputDim};
+pub use context::facts::{parse_binds, Facts, FactsError, InputDim};
 pub use graph::{DType, Model};
 pub use read::load::{load, load_bytes, LoadError};
 pub use read::oprules::OpRules;

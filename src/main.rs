@@ -282,29 +282,13 @@ fn load_model(
 /// file that cannot be read or has a bad line, is a usage error on stderr (`None`: exit
 /// status 2).
 fn read_facts(binds: &[String], assumes: Vec<String>, op_rules: &[PathBuf]) -> Option<Facts> {
-    let usage = |e: FactsError| eprintln!("symdim: {}", e.as_flags());
-    symdim::context::facts::check_fact_count(binds.len(), assumes.len())
-        .map_err(usage)
-        .ok()?;
-    let binds = binds
-        .iter()
-        .map(|b| symdim::context::facts::parse_bind(b))
-        .collect::<Result<Vec<_>, _>>()
-        .and_then(|binds| symdim::context::facts::check_binds(&binds).map(|()| binds))
-        .map_err(usage)
-        .ok()?;
-    symdim::context::facts::check_assumes(&assumes)
-        .map_err(usage)
+    let facts = Facts::from_flags(binds, assumes)
+        .map_err(|e: FactsError| eprintln!("symdim: {}", e.as_flags()))
         .ok()?;
     let rules = symdim::OpRules::from_files(op_rules)
         .map_err(|e| eprintln!("symdim: {e}"))
         .ok()?;
-    Some(Facts {
-        binds,
-        assumes,
-        op_rules: rules,
-        ..Facts::default()
-    })
+    Some(facts.with_op_rules(rules))
 }
 
 /// Check the facts against the loaded model before inference: a `--bind` or
@@ -524,12 +508,7 @@ fn cost_command(
     use symdim::analyses::cost::plot::PlotRequest;
     let CostOutput { format, top, plot } = output;
     use symdim::analyses::cost::CostRequest;
-    let parsed = binds
-        .iter()
-        .map(|b| symdim::context::facts::parse_bind(b))
-        .collect::<Result<Vec<_>, _>>()
-        .and_then(|b| symdim::context::facts::check_binds(&b).map(|()| b));
-    let binds = match parsed {
+    let binds = match symdim::parse_binds(binds) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("symdim: {}", e.as_flags());

@@ -92,6 +92,21 @@ impl Facts {
         self
     }
 
+    /// The facts of the CLI's `--bind NAME=INT` and `--assume` flags, checked as
+    /// the CLI checks them before it reads a model: at most [`MAX_FACTS`] in all,
+    /// each bind `NAME=INT` of a symbol name ([`parse_binds`]), each fact in the
+    /// grammar ([`check_assumes`]).
+    pub fn from_flags(binds: &[String], assumes: Vec<String>) -> Result<Facts, FactsError> {
+        check_fact_count(binds.len(), assumes.len())?;
+        let binds = parse_binds(binds)?;
+        check_assumes(&assumes)?;
+        Ok(Facts {
+            binds,
+            assumes,
+            ..Facts::default()
+        })
+    }
+
     /// Use another algebra configuration (for example input symbols that may be 0:
     /// `input_lower` 0). A negative lower bound is refused when the facts are used
     /// ([`FactsError::NegativeLowerBound`]): dims are at least 0.
@@ -641,6 +656,17 @@ pub(crate) fn check_assume(text: &str, known: &IndexSet<String>) -> Result<(), F
         }),
         None => Ok(()),
     }
+}
+
+/// Binds in the CLI's `NAME=INT` text ([`parse_bind`]), checked together
+/// ([`check_binds`]: no negative value, no symbol bound twice to different values).
+pub fn parse_binds(texts: &[String]) -> Result<Vec<(String, i64)>, FactsError> {
+    let binds = texts
+        .iter()
+        .map(|t| parse_bind(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_binds(&binds)?;
+    Ok(binds)
 }
 
 /// Check the values of bindings, before a model is read: a negative value
