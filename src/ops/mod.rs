@@ -193,7 +193,7 @@ fn registry() -> &'static Registry {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FillRule {
     /// The rule sets its outputs' fill itself (ConstantOfShape, Cast, the integer
-    /// binary ops, Where).
+    /// binary ops, Where, the reductions that keep a fill).
     Own,
     /// Every element of the output is an element of input 0, moved or repeated
     /// (Identity, Reshape, Transpose, Expand, ...): input 0's fill is the output's.
@@ -220,6 +220,11 @@ pub const FILL_OWN: &[&str] = &[
     "And",
     "Or",
     "Xor",
+    "ReduceSum",
+    "ReduceMean",
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceProd",
 ];
 
 /// ONNX ops each of whose output elements is an element of input 0

@@ -17,7 +17,10 @@
 //! `ReduceMin` of a tensor with a known value give the sum, product, max or min
 //! through the algebra, so `ReduceProd(Shape(x))` is the element count of `x`
 //! (ONNX and OpenVINO; ONNX also rejects an integer constant that overflows the
-//! type). An `axes` input with no known value gives data-dependent dims
+//! type). Over a tensor whose every element is one fill value ([`TensorFact::fill`],
+//! `ConstantOfShape` over a symbolic shape), the ONNX reductions that give one exact
+//! value keep it as the output's fill ([`reduce_fill`]): `ReduceSum` of integer
+//! ones over `[B, S]` along axis 1 is `S` in every element. An `axes` input with no known value gives data-dependent dims
 //! ([`unknown_axes_shape`]: with kept dims the rank is kept and an axis that is
 //! provably 1 stays 1; without, a known count of axes gives the rank).
 //!
@@ -47,7 +50,7 @@
 //! Cost: one FLOP per input element, two where each element is mapped first
 //! ([`COSTS`]).
 
-use crate::algebra::{Dim, Truth};
+use crate::algebra::{Dim, Rat, Truth};
 use crate::context::DimRole;
 use crate::context::{Expected, OpError, ShapesContext, TensorFact};
 use crate::graph::{DType, Node};
@@ -56,7 +59,7 @@ use crate::ops::common::attrs::{dst_dtype, ov_bool};
 use crate::ops::common::dims::shaped;
 use crate::ops::common::values::{attr_axes, norm_axes};
 use crate::ops::common::values::{
-    check_int_range, fact_with_value, ints_input, small_value, IntsArg,
+    check_int_range, fact_with_value, ints_input, numel, small_const_shape, small_value, IntsArg,
 };
 use crate::ops::common::{check_inputs, norm_axis};
 use crate::ops::cost::{per_input_element, Costs, OpCost};
@@ -159,7 +162,51 @@ fn reduce(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpErr
     if let Some(v) = &value {
         check_int_range(&ctx.alg, x.dtype, v, &node.op_type)?;
     }
-    Ok(vec![fact_with_value(x.dtype, out, value)])
+    let fill = match value {
+        None => reduce_fill(ctx, op, &x, &dims, &reduced),
+        Some(_) => None,
+    };
+    let value = match (&fill, small_const_shape(&ctx.alg, &out)) {
+        (Some(f), Some(shape)) => Some(vec![*f; numel(&shape)]),
+        _ => value,
+    };
+    let mut fact = fact_with_value(x.dtype, out, value);
+    if fact.value.is_none() {
+        fact.fill = fill;
+    }
+    Ok(vec![fact])
+}
+
+/// The one value every output element of an ONNX reduction `op` holds when every
+/// element of `x` is its fill `v` ([`TensorFact::fill`]), over the reduced axes
+/// `reduced` of `dims` (`n` elements per output element, `n = ∏ reduced dims`):
+/// `ReduceMax`/`ReduceMin` give `v` and integer `ReduceMean` gives `v`, where
+/// `n >= 1` is proven (a reduction of nothing has no maximum); integer
+/// `ReduceSum` gives `n*v` (0 for `n = 0`, as the spec's empty sum); `ReduceProd`
+/// gives 1 for `v = 1`, and 0 for `v = 0` where `n >= 1`. A float sum or mean is
+/// not exact in general, and a product of another `v` is `v^n`, which the algebra
+/// does not write: `None` for those and the other reductions.
+fn reduce_fill(
+    ctx: &mut ShapesContext,
+    op: &str,
+    x: &TensorFact,
+    dims: &[Dim],
+    reduced: &[usize],
+) -> Option<Dim> {
+    let v = x.fill?;
+    let axes: Vec<Dim> = reduced.iter().map(|&a| dims[a]).collect();
+    let n = ctx.alg.product(&axes);
+    let nonempty = ctx.alg.bounds(n).lo().is_some_and(|lo| *lo >= Rat::one());
+    let integer = x.dtype.is_integer();
+    let k = ctx.alg.as_const(v);
+    match op {
+        "ReduceMax" | "ReduceMin" if nonempty => Some(v),
+        "ReduceMean" if nonempty && integer => Some(v),
+        "ReduceSum" if integer => Some(ctx.alg.mul(n, v)),
+        "ReduceProd" if k == Some(Rat::one()) => Some(v),
+        "ReduceProd" if nonempty && k == Some(Rat::zero()) => Some(v),
+        _ => None,
+    }
 }
 
 /// The dims of a reduction of `shape` over `axes` (normalised): each reduced axis

@@ -223,18 +223,21 @@ pub fn non_zero_fact(
     TensorFact::new(dtype, vec![rank, nz])
 }
 
-/// NonZero of an input of known shape whose elements are all one constant: every
-/// index when it is non-zero (`[rank, ∏ shape]`), none when it is zero
-/// (`[rank, 0]`); rank 1 and above. The count is a product in the algebra, whatever the size.
+/// NonZero of an input of known shape whose elements all hold one value (a
+/// constant, or a dim such as the `S` of a sum of ones along `S`): every index when
+/// it is provably non-zero (`[rank, ∏ shape]`), none when it is zero (`[rank, 0]`),
+/// `None` when undecided; rank 1 and above. The count is a product in the algebra, whatever the size.
 fn uniform_non_zero(ctx: &mut ShapesContext, x: &TensorFact, dtype: DType) -> Option<TensorFact> {
     // a scalar input is left to `known_non_zero` (its value is one element)
     let shape = x.shape.clone().filter(|s| !s.is_empty())?;
-    let fill = ctx.alg.as_const(x.uniform(&ctx.alg)?)?;
+    let fill = x.uniform(&ctx.alg)?;
     let rank = ctx.alg.constant(shape.len() as i64);
-    let count = if fill.is_zero() {
+    let count = if ctx.alg.as_const(fill).is_some_and(|v| v.is_zero()) {
         ctx.alg.constant(0)
-    } else {
+    } else if ctx.alg.nonzero(fill) {
         ctx.alg.product(&shape)
+    } else {
+        return None;
     };
     Some(TensorFact::new(dtype, vec![rank, count]))
 }

@@ -1,6 +1,7 @@
 //! Fills: a tensor whose every element is one value (`ConstantOfShape` over a
 //! symbolic shape), read by NonZero through Cast, Equal, Sub, Where, Expand and
-//! Reshape, against onnxruntime's runtime shapes
+//! Reshape, and reduced by ReduceSum, ReduceProd and ReduceMax, against
+//! onnxruntime's runtime shapes
 //! (`tests/fixtures/fill/make_fill_models.py` writes the model and the shapes).
 
 use std::path::Path;
@@ -23,7 +24,7 @@ fn nonzero_of_fills_matches_onnxruntime() {
     let ctx = shapes.context();
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture("fill_ort.json")).unwrap()).unwrap();
-    let fresh = ["nz_pad", "nz_fadd"];
+    let fresh = ["nz_pad", "nz_fadd", "nz_rmean"];
     let mut checked = 0;
     for run in doc["runs"].as_array().unwrap() {
         let bind: Vec<(String, i64)> = run["bind"]
@@ -58,7 +59,9 @@ fn nonzero_of_fills_matches_onnxruntime() {
 
 /// The formulas themselves, derived by hand from the ONNX spec: NonZero of a
 /// tensor of shape `s` is `[rank(s), count]`, the count `prod(s)` for a non-zero
-/// fill and 0 for a zero one.
+/// fill and 0 for a zero one; a reduction of a fill along axes of `n` elements
+/// holds `n*v` (integer sum), `v` (maximum over a non-empty axis) or 1 (product of
+/// ones) in every element.
 #[test]
 fn nonzero_of_fills_by_hand() {
     let model = symdim::load(&fixture("fill.onnx")).unwrap();
@@ -83,4 +86,13 @@ fn nonzero_of_fills_by_hand() {
     assert_eq!(shape("nz_where"), "2, 0");
     assert_eq!(shape("nz_expand"), "2, B*S");
     assert_eq!(shape("nz_reshape"), "1, B*S");
+    assert_eq!(shape("nz_rsum"), "1, B");
+    assert_eq!(shape("nz_rzero"), "1, 0");
+    assert_eq!(shape("nz_rprod"), "2, S");
+    assert_eq!(shape("nz_rmax"), "1, B");
+    assert_eq!(shape("cs_sum"), "B*S");
+    let ctx = shapes.context();
+    let rsum = ctx.get("rsum").unwrap();
+    assert_eq!(rsum.fill.map(|d| ctx.alg.render(d)), Some("S".to_string()));
+    assert_eq!(shape("rsum"), "B");
 }
