@@ -25,7 +25,8 @@ With `--models DIR` it checks the models of DIR instead (scripts/make_cost_model
 writes them to tests/fixtures/cost), at the bindings `GENERATED` of `batch`,
 `sequence` and `past_sequence` (each model's own symbols of them), and also checks,
 from runtime shapes and the op specs:
-   - the MACs of LSTM, GRU, RNN (`seq * batch * D * gates * H * (I + H)`), ONNX
+   - the MACs of LSTM, GRU, RNN and com.microsoft DynamicQuantizeLSTM (`seq * batch *
+     D * gates * H * (I + H)`), ONNX
      Attention, com.microsoft Attention and MultiHeadAttention (the two products
      `Q K^T` and `P V` over the total sequence `T` = new + past, and Attention's
      input projection), MatMulInteger and QLinearMatMul (numpy matmul) and
@@ -135,6 +136,8 @@ def extra_flops(node, shape):
         return 0
     if op == "MatMulNBits" and dom == "com.microsoft":
         return 0
+    if op == "DynamicQuantizeLSTM" and dom == "com.microsoft":
+        op, dom = "LSTM", ""  # onnxruntime's schema: LSTM with quantized weights
     if op in GATES and dom in ("", "ai.onnx"):
         x = ins[0]
         seq, batch = (x[1], x[0]) if attrs.get("layout", 0) else (x[0], x[1])
@@ -171,7 +174,10 @@ def contraction_macs(node, shape):
     if op == "MatMulNBits" and node.domain == "com.microsoft" and ins[0] is not None:
         # Y = A x dequant(B)^T, B holding N x K weights (contrib op docs).
         return prod(ins[0][:-1]) * attrs["N"] * attrs["K"]
-    if op in GATES and node.domain in ("", "ai.onnx") and ins[0] is not None:
+    dom = node.domain
+    if op == "DynamicQuantizeLSTM" and dom == "com.microsoft":
+        op, dom = "LSTM", ""  # the same products; W [D, I, 4H] and R [D, H, 4H] transposed
+    if op in GATES and dom in ("", "ai.onnx") and ins[0] is not None:
         # Per step, batch row, direction and gate: X_t W^T (I x H) + H_{t-1} R^T (H x H).
         x = ins[0]
         seq, batch, inp = (x[1], x[0], x[2]) if attrs.get("layout", 0) else (x[0], x[1], x[2])

@@ -14,6 +14,8 @@ OUT_DIR defaults to tests/fixtures/cost. Models:
 
 - lstm.onnx: ONNX LSTM (opset 14), X [sequence, batch, 8], hidden 16, forward.
 - gru.onnx: ONNX GRU (opset 14), bidirectional, input 8, hidden 12.
+- dq_lstm.onnx: com.microsoft DynamicQuantizeLSTM, X [sequence, batch, 8], hidden 16,
+  int8 weights W [1, 8, 64] and R [1, 16, 64].
 - rnn.onnx: ONNX RNN (opset 14), forward, input 8, hidden 10.
 - ms_attention.onnx: com.microsoft Attention, input [batch, sequence, 32], 4 heads,
   with `past` [2, batch, 4, past_sequence, 8] and its `present` output.
@@ -66,6 +68,8 @@ def init(name, arr):
 def weights(name, shape, dtype=np.float32):
     if dtype == np.uint8:
         return init(name, RNG.integers(0, 256, shape).astype(np.uint8))
+    if dtype == np.int8:
+        return init(name, RNG.integers(-128, 128, shape).astype(np.int8))
     return init(name, (RNG.standard_normal(shape) * 0.1).astype(dtype))
 
 
@@ -107,6 +111,35 @@ def recurrent(op, gates, hidden, directions):
     if op == "LSTM":
         outs.append(vi("Y_c", FLOAT, [directions, "batch", hidden]))
     return model(op.lower(), [node], [vi("X", FLOAT, ["sequence", "batch", inp])], outs, inits, 14)
+
+
+def dq_lstm():
+    """com.microsoft DynamicQuantizeLSTM: LSTM with int8 weights stored transposed,
+    W [1, 8, 4*16] and R [1, 16, 4*16], per-direction scales and zero points."""
+    inp, hidden = 8, 16
+    node = helper.make_node(
+        "DynamicQuantizeLSTM",
+        ["X", "W", "R", "B", "", "", "", "", "Ws", "Wz", "Rs", "Rz"],
+        ["Y", "Y_h", "Y_c"],
+        hidden_size=hidden,
+        domain="com.microsoft",
+        name="dq_lstm",
+    )
+    inits = [
+        weights("W", [1, inp, 4 * hidden], np.int8),
+        weights("R", [1, hidden, 4 * hidden], np.int8),
+        weights("B", [1, 8 * hidden]),
+        init("Ws", np.full([1], 0.05, np.float32)),
+        init("Wz", np.zeros([1], np.int8)),
+        init("Rs", np.full([1], 0.05, np.float32)),
+        init("Rz", np.zeros([1], np.int8)),
+    ]
+    outs = [
+        vi("Y", FLOAT, ["sequence", 1, "batch", hidden]),
+        vi("Y_h", FLOAT, [1, "batch", hidden]),
+        vi("Y_c", FLOAT, [1, "batch", hidden]),
+    ]
+    return model("dq_lstm", [node], [vi("X", FLOAT, ["sequence", "batch", inp])], outs, inits, 14, ms=True)
 
 
 def ms_attention():
@@ -440,6 +473,7 @@ MODELS = {
     "loop_cond": loop_cond,
     "loop_grow": loop_grow,
     "if_const": if_const,
+    "dq_lstm": dq_lstm,
 }
 
 

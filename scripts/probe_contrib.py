@@ -537,4 +537,24 @@ case("sparse_attention",
      data={"tsl": lambda s, b: np.array([b["S"]]), "ktsl": lambda s, b: np.full(s, b["S"])},
      shared={"prk": "pk", "prv": "pv"})
 
+# DynamicQuantizeLSTM: LSTM with 8-bit weights stored transposed, W [D, input, 4H] and
+# R [D, H, 4H]; per-direction scales and zero points, then per-channel ones [D, 4H]
+# and an initial state (onnxruntime's kernel needs hidden_size)
+def i8(*shape):
+    return RNG.integers(-3, 3, shape).astype(np.int8)
+
+
+case("dynamic_quantize_lstm", [("x", F, ["S", "B", 6])],
+     [ms("DynamicQuantizeLSTM", ["x", "w", "r", "b", "", "", "", "", "ws", "wz", "rs", "rz"],
+         ["y", "yh", "yc"], hidden_size=5)], ["y", "yh", "yc"], BS,
+     inits=[("w", i8(1, 6, 20)), ("r", i8(1, 5, 20)), ("b", f32(1, 40)),
+            ("ws", np.full([1], 0.1, np.float32)), ("wz", np.zeros([1], np.int8)),
+            ("rs", np.full([1], 0.1, np.float32)), ("rz", np.zeros([1], np.int8))])
+case("dynamic_quantize_lstm_bidirectional", [("x", F, ["S", "B", 6]), ("h0", F, [2, "B", 5])],
+     [ms("DynamicQuantizeLSTM", ["x", "w", "r", "", "", "h0", "", "", "ws", "wz", "rs", "rz"],
+         ["y", "yh", "yc"], direction="bidirectional", hidden_size=5)], ["y", "yh", "yc"], BS,
+     inits=[("w", i8(2, 6, 20)), ("r", i8(2, 5, 20)),
+            ("ws", np.full([2, 20], 0.1, np.float32)), ("wz", np.zeros([2, 20], np.int8)),
+            ("rs", np.full([2, 20], 0.1, np.float32)), ("rz", np.zeros([2, 20], np.int8))])
+
 ortcases.write("scripts/probe_contrib.py", CASES, NOT_RUN)

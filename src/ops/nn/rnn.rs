@@ -39,6 +39,10 @@
 //! `seq_lengths` input, `direction`); RNNCell-0, GRUCell-3, LSTMCell-0 and -4
 //! (peepholes removed); the output shapes are the same in every version.
 //!
+//! onnxruntime's com.microsoft DynamicQuantizeLSTM (1) is LSTM with 8-bit weights
+//! stored transposed (`W` `[D, input, 4*H]`, `R` `[D, H, 4*H]`) and their scales and
+//! zero points ([`dynamic_quantize_lstm`]).
+//!
 //! Cost: `seq × batch × (vol(W) + vol(R))` MACs ([`COSTS`]).
 
 use crate::algebra::{Algebra, Dim};
@@ -61,6 +65,7 @@ pub const RULES: &[RuleEntry] = rules![
     ("", ["RNN"], rnn),
     ("openvino", ["LSTMSequence", "GRUSequence", "RNNSequence"], openvino_sequence),
     ("openvino", ["LSTMCell", "GRUCell", "RNNCell"], openvino_cell),
+    ("com.microsoft", ["DynamicQuantizeLSTM"], dynamic_quantize_lstm),
 ];
 
 /// What the recurrent layers compute ([`crate::ops::cost`]). Every step of every
@@ -80,11 +85,12 @@ pub const COSTS: &[Costs] = &[Costs::by_op(rules![
     ("openvino", ["GRUSequence", "RNNSequence"], ov_sequence_cost),
     ("openvino", ["LSTMCell"], ov_lstm_cell_cost),
     ("openvino", ["GRUCell", "RNNCell"], ov_cell_cost),
+    ("com.microsoft", ["DynamicQuantizeLSTM"], dq_lstm_cost),
 ])];
 
 /// The gates' elementwise FLOPs per hidden unit and step (see [`COSTS`]).
 fn gate_flops(op: &str) -> i64 {
-    if op.starts_with("LSTM") {
+    if op.starts_with("LSTM") || op == "DynamicQuantizeLSTM" {
         17
     } else if op.starts_with("GRU") {
         13
@@ -94,14 +100,15 @@ fn gate_flops(op: &str) -> i64 {
 }
 
 /// A recurrence's cost: `steps × (vol(W) + vol(R))` MACs with `steps` the product
-/// of `X`'s first `lead` dims; `R` is `[D, G*H, H]` (`cell`: `[G*H, H]`).
+/// of `X`'s first `lead` dims; `R` is `[D, G*H, H]` (`cell`: `[G*H, H]`), `H` at
+/// axis `h_axis` of `R`.
 fn recurrent_cost(
     alg: &mut Algebra,
     ctx: &ShapesContext,
     node: &Node,
-    w: usize,
-    r: usize,
+    (w, r): (usize, usize),
     cell: bool,
+    h_axis: usize,
 ) -> OpCost {
     let lead = if cell { 1 } else { 2 };
     let steps = input_dims(ctx, node, 0)
@@ -117,38 +124,47 @@ fn recurrent_cost(
     let rv = alg.product(&rs);
     let weights = alg.add_dims(wv, rv);
     let macs = alg.mul(steps, weights);
-    let units = if cell { rs[1] } else { alg.mul(rs[0], rs[2]) };
+    let units = if cell {
+        rs[h_axis]
+    } else {
+        alg.mul(rs[0], rs[h_axis])
+    };
     let per_step = alg.mul(steps, units);
     let extra = times(alg, gate_flops(&node.op_type), per_step);
     contraction(alg, Some(macs), Some(extra))
 }
 
 fn lstm_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
-    recurrent_cost(alg, ctx, node, 1, 2, false)
+    recurrent_cost(alg, ctx, node, (1, 2), false, 2)
 }
 
 fn gru_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
-    recurrent_cost(alg, ctx, node, 1, 2, false)
+    recurrent_cost(alg, ctx, node, (1, 2), false, 2)
 }
 
 fn rnn_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
-    recurrent_cost(alg, ctx, node, 1, 2, false)
+    recurrent_cost(alg, ctx, node, (1, 2), false, 2)
+}
+
+/// DynamicQuantizeLSTM: LSTM's cost, `R` being `[D, H, 4*H]`.
+fn dq_lstm_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
+    recurrent_cost(alg, ctx, node, (1, 2), false, 1)
 }
 
 fn ov_lstm_sequence_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
-    recurrent_cost(alg, ctx, node, 4, 5, false)
+    recurrent_cost(alg, ctx, node, (4, 5), false, 2)
 }
 
 fn ov_sequence_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
-    recurrent_cost(alg, ctx, node, 3, 4, false)
+    recurrent_cost(alg, ctx, node, (3, 4), false, 2)
 }
 
 fn ov_lstm_cell_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
-    recurrent_cost(alg, ctx, node, 3, 4, true)
+    recurrent_cost(alg, ctx, node, (3, 4), true, 1)
 }
 
 fn ov_cell_cost(alg: &mut Algebra, ctx: &ShapesContext, node: &Node) -> OpCost {
-    recurrent_cost(alg, ctx, node, 2, 3, true)
+    recurrent_cost(alg, ctx, node, (2, 3), true, 1)
 }
 
 /// Where the sequence, batch and direction axes of a recurrent layer's outputs go.
@@ -330,6 +346,91 @@ fn recurrent(ctx: &mut ShapesContext, node: &Node, gates: i64) -> Result<Vec<Ten
         dirs,
         h,
         gates == 4,
+    ))
+}
+
+/// com.microsoft DynamicQuantizeLSTM (1): ONNX LSTM (layout 0) with 8-bit weights
+/// stored transposed, `W` `[D, input, 4*H]` and `R` `[D, H, 4*H]`, `B` `[D, 8*H]`,
+/// `P` `[D, 3*H]`, and the scales and zero points of `W` and `R` (inputs 8 to 11)
+/// per direction `[D]` or per channel `[D, 4*H]`. `H` is `hidden_size`, else `R`'s
+/// dim 1. Outputs as LSTM's, float: `Y` `[seq, D, batch, H]`, `Y_h` and `Y_c`
+/// `[D, batch, H]` (onnxruntime's schema, `quantization_defs.cc`, whose shape
+/// function is ONNX's `RNNShapeInference`).
+fn dynamic_quantize_lstm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
+    check_inputs(node, 12, 12)?;
+    let x = ctx.input(node, 0, "X")?;
+    let w = ctx.input(node, 1, "W")?;
+    let r = ctx.input(node, 2, "R")?;
+    let direction = attr_str(node, "direction")?.unwrap_or("forward");
+    let dirs = directions(direction).ok_or_else(|| OpError::BadAttribute {
+        name: "direction",
+        value: AttrValue::Str(direction.to_string()),
+        why: Box::new(AttrProblem::one_of(&[
+            "forward",
+            "reverse",
+            "bidirectional",
+        ])),
+    })?;
+    let dirs = ctx.alg.constant(dirs);
+    let four = ctx.alg.constant(4);
+    let h = match (node.attr("hidden_size"), &r.shape, &w.shape) {
+        (Some(_), _, _) => {
+            let h = attr_int(node, "hidden_size", 0)?;
+            require_positive("hidden_size", h)?;
+            ctx.alg.constant(h)
+        }
+        (None, Some(rs), _) if rs.len() == 3 => rs[1],
+        (None, _, Some(ws)) if ws.len() == 3 => ctx.alg.div(ws[2], four).map_err(OpError::from)?,
+        _ => ctx.unknown_dim(node, 0, 3),
+    };
+    let gh = ctx.alg.mul(four, h);
+    let (seq, batch, input) = match &x.shape {
+        Some(xs) if xs.len() == 3 => (xs[0], xs[1], Some(xs[2])),
+        Some(xs) => return Err(rank_of("input X", 3, xs.len())),
+        None => (
+            ctx.unknown_dim(node, 0, 0),
+            ctx.unknown_dim(node, 0, 2),
+            None,
+        ),
+    };
+    check_dims(ctx, node, &Some(w), "W", &[Some(dirs), input, Some(gh)])?;
+    check_dims(ctx, node, &Some(r), "R", &[Some(dirs), Some(h), Some(gh)])?;
+    let eight = ctx.alg.constant(8);
+    let bias_len = ctx.alg.mul(eight, h);
+    let b = ctx.optional_input(node, 3)?;
+    check_dims(ctx, node, &b, "B", &[Some(dirs), Some(bias_len)])?;
+    let lens = ctx.optional_input(node, 4)?;
+    check_dims(ctx, node, &lens, "sequence_lens", &[Some(batch)])?;
+    let state = [Some(dirs), Some(batch), Some(h)];
+    for (i, what) in [(5, "initial_h"), (6, "initial_c")] {
+        let f = ctx.optional_input(node, i)?;
+        check_dims(ctx, node, &f, what, &state)?;
+    }
+    let three = ctx.alg.constant(3);
+    let p_len = ctx.alg.mul(three, h);
+    let p = ctx.optional_input(node, 7)?;
+    check_dims(ctx, node, &p, "P", &[Some(dirs), Some(p_len)])?;
+    for (i, what) in [
+        (8, "W_scale"),
+        (9, "W_zero_point"),
+        (10, "R_scale"),
+        (11, "R_zero_point"),
+    ] {
+        let f = ctx.optional_input(node, i)?;
+        match f.as_ref().and_then(|f| f.shape.as_ref()).map(Vec::len) {
+            Some(1) => check_dims(ctx, node, &f, what, &[Some(dirs)])?,
+            Some(_) => check_dims(ctx, node, &f, what, &[Some(dirs), Some(gh)])?,
+            None => {}
+        }
+    }
+    Ok(recurrent_outputs(
+        DType::Float,
+        SeqLayout::SeqMajor,
+        seq,
+        batch,
+        dirs,
+        h,
+        true,
     ))
 }
 

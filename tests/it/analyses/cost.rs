@@ -643,3 +643,15 @@ fn a_scan_body_runs_once_per_scanned_element() {
     assert!(json.contains("\"subgraphs\": ["), "{json}");
     assert!(json.contains("\"total_macs\": \"16*sequence\""), "{json}");
 }
+
+#[test]
+fn a_dynamic_quantize_lstm_costs_as_its_lstm() {
+    // X [sequence, batch, 8], H 16, one direction; W [1, 8, 64] and R [1, 16, 64]
+    // (transposed against LSTM's): per step and batch row vol(W) + vol(R) = 512 +
+    // 1024 MACs; FLOPs 2 * 1536 + 17 * 16 (LSTM's gate work per hidden unit).
+    let c = fixture_cost("dq_lstm");
+    let n = c.nodes.iter().find(|n| n.node == "dq_lstm").unwrap();
+    assert_eq!(n.op, "DynamicQuantizeLSTM");
+    assert_eq!(text(&n.macs), "1536*batch*sequence");
+    assert_eq!(text(&n.flops), "3344*batch*sequence");
+}

@@ -1243,3 +1243,37 @@ mod no_panic {
         }
     }
 }
+
+/// DynamicQuantizeLSTM from its schema (`quantization_defs.cc`): `W` `[D, input,
+/// 4*H]` and `R` `[D, H, 4*H]`, H from `R` without `hidden_size`; outputs as LSTM's
+/// (layout 0), float; per-channel scales `[D, 4*H]`; a `W` whose last dim is not
+/// `4*H` is an error.
+#[test]
+fn dynamic_quantize_lstm_reads_transposed_weights() {
+    let mut ctx = ShapesContext::default();
+    f32s(&mut ctx, "x", &["S", "B", "6"]);
+    put(&mut ctx, "w", DType::Int8, &["2", "6", "20"], None);
+    put(&mut ctx, "r", DType::Int8, &["2", "5", "20"], None);
+    put(&mut ctx, "w_bad", DType::Int8, &["2", "6", "24"], None);
+    f32s(&mut ctx, "sc", &["2", "20"]);
+    put(&mut ctx, "zp", DType::Int8, &["2", "20"], None);
+    f32s(&mut ctx, "h0", &["2", "N", "5"]);
+    let ins = |w: &'static str| ["x", w, "r", "", "", "h0", "", "", "sc", "zp", "sc", "zp"];
+    let dir = vec![("direction", Attr::Str("bidirectional".into()))];
+    let n = ms(
+        "DynamicQuantizeLSTM",
+        &ins("w"),
+        &["y", "yh", "yc"],
+        dir.clone(),
+    );
+    assert_eq!(
+        outs(&mut ctx, &n),
+        ["[S, 2, B, 5]", "[2, B, 5]", "[2, B, 5]"]
+    );
+    assert_eq!(dtypes(&mut ctx, &n), [F32, F32, F32]);
+    // initial_h's batch is the input's batch: N == B was required.
+    let n_dim = ctx.alg.parse("N").unwrap();
+    assert_eq!(ctx.alg.render(n_dim), "B");
+    let bad = ms("DynamicQuantizeLSTM", &ins("w_bad"), &["y"], dir);
+    assert!(matches!(err(&mut ctx, &bad), OpError::DimMismatch { .. }));
+}
