@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 /// The most terms an expanded product may have before it is kept opaque.
 pub const MAX_TERMS: usize = 256;
@@ -1407,12 +1407,15 @@ pub const MAX_MEMO_ATOMS: usize = 1 << 16;
 /// function of the atom and the symbol table alone, so a reused entry is exactly
 /// what the walk would compute. The owner of the table empties the memo
 /// ([`AtomMemo::clear`]) whenever a symbol's bounds or divisor change. Entries
-/// hold their atoms, so no address is reused while it is in the memo. It sits
+/// hold a weak reference to their atom: an atom no form holds any more is freed
+/// (only its reference-counted shell stays while its entry does), and no other atom
+/// can take its address while the entry is in the memo, so an atom found at an
+/// entry's address is the entry's atom. It sits
 /// behind a lock only so that a table shared between threads stays usable; one
 /// thread's queries never wait.
 #[derive(Default)]
 pub struct AtomMemo {
-    atoms: Mutex<FxHashMap<usize, (Arc<OpAtom>, Memo)>>,
+    atoms: Mutex<FxHashMap<usize, (Weak<OpAtom>, Memo)>>,
 }
 
 /// One atom's entry in an [`AtomMemo`]: each analysis with the levels it reached.
@@ -1436,7 +1439,7 @@ impl AtomMemo {
         self.lock().len()
     }
 
-    fn lock(&self) -> MutexGuard<'_, FxHashMap<usize, (Arc<OpAtom>, Memo)>> {
+    fn lock(&self) -> MutexGuard<'_, FxHashMap<usize, (Weak<OpAtom>, Memo)>> {
         self.atoms.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -1465,7 +1468,7 @@ impl AtomMemo {
         }
         let (_, memo) = atoms
             .entry(Arc::as_ptr(o) as usize)
-            .or_insert_with(|| (Arc::clone(o), Memo::default()));
+            .or_insert_with(|| (Arc::downgrade(o), Memo::default()));
         fill(memo);
     }
 }
