@@ -19,7 +19,7 @@ use super::build::pair_up;
 use super::interval::Interval;
 use super::lang::DimLang;
 use super::poly::{common_content, offset_divisor, offset_shift, Atom, OpKind, Poly, SymbolInfo};
-use super::rational::Rat;
+use super::rational::{Rat, MAX_CONST_BITS};
 use egg::{Applier, ENodeOrVar, Id, Language, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
 use smallvec::SmallVec;
 
@@ -358,12 +358,21 @@ pub const MAX_NESTED_DIVISOR_TERMS: usize = 16;
 pub const MAX_NESTED_DIVISOR_FACTORS: usize = 16;
 
 /// Whether `d` may be the divisor of a collapsed nested division:
-/// [`MAX_NESTED_DIVISOR_TERMS`] terms of [`MAX_NESTED_DIVISOR_FACTORS`] factors at most.
+/// [`MAX_NESTED_DIVISOR_TERMS`] terms of [`MAX_NESTED_DIVISOR_FACTORS`] factors at most,
+/// each coefficient within [`MAX_CONST_BITS`] (two divisors within the limit may
+/// multiply past it: `floordiv(floordiv(x, 8**890), 8**890)` stays nested rather
+/// than become a division by a 5,341-bit constant no expression can spell).
 fn divisor_fits(d: &Poly) -> bool {
     d.len() <= MAX_NESTED_DIVISOR_TERMS
         && d.0
             .iter()
-            .all(|(m, _)| m.0.len() <= MAX_NESTED_DIVISOR_FACTORS)
+            .all(|(m, c)| m.0.len() <= MAX_NESTED_DIVISOR_FACTORS && c.bits() <= MAX_CONST_BITS)
+}
+
+/// Whether every coefficient of `p` is within [`MAX_CONST_BITS`] (the numerator of
+/// a collapsed offset division, `x + r*c`).
+fn consts_fit(p: &Poly) -> bool {
+    p.0.iter().all(|(_, c)| c.bits() <= MAX_CONST_BITS)
 }
 
 fn floordiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
@@ -372,7 +381,8 @@ fn floordiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
         return None;
     }
     let d = c.mul(&v[1].canon);
-    divisor_fits(&d).then(|| Poly::op(OpKind::FloorDiv, x.add(&r.mul(&c)), d))
+    let n = x.add(&r.mul(&c));
+    (divisor_fits(&d) && consts_fit(&n)).then(|| Poly::op(OpKind::FloorDiv, n, d))
 }
 
 fn ceildiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
@@ -384,7 +394,8 @@ fn ceildiv_nested_offset(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {
         return None;
     }
     let d = c.mul(&v[1].canon);
-    divisor_fits(&d).then(|| Poly::op(OpKind::CeilDiv, x.add(&r.mul(&c)), d))
+    let n = x.add(&r.mul(&c));
+    (divisor_fits(&d) && consts_fit(&n)).then(|| Poly::op(OpKind::CeilDiv, n, d))
 }
 
 fn min_left(cx: &Ctx<'_>, v: &[Operand]) -> Option<Poly> {

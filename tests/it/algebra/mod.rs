@@ -918,6 +918,36 @@ fn fuzz_regression_large_exponents_stay_canonical() {
     assert!(alg.warnings().is_empty());
 }
 
+/// Found by the `expr_parse` fuzz target (`f339fM9** 890//08**890//08**890`):
+/// two nested divisions by constants within `MAX_CONST_BITS` collapsed into one
+/// division by their 5,341-bit product, which the printed form could not spell.
+/// The division stays nested now; each printed form reads back to itself, and a
+/// collapse within the limit still happens.
+#[test]
+fn fuzz_regression_collapsed_divisors_stay_within_the_constant_limit() {
+    let cases = [
+        ("f339fM9** 890//08**890//08**890", "floordiv(floordiv("),
+        ("x//2**2100//2**2100", "floordiv(floordiv("),
+        ("ceildiv(ceildiv(x, 8**890), 8**890)", "floordiv(floordiv("),
+        (
+            "(x + 3)//2**2100*2**2100//2**2100//2**2100",
+            "floordiv(floordiv(",
+        ),
+        ("x//2**2000//2**2000", "floordiv(x, "),
+    ];
+    for (text, starts) in cases {
+        let mut alg = Algebra::default();
+        let d = alg.parse(text).unwrap();
+        let first = alg.simplify(d);
+        assert!(first.starts_with(starts), "{text}: {}", &first[..40]);
+        let mut again = Algebra::default();
+        let d2 = again
+            .parse(&first)
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(again.simplify(d2), first, "{text}");
+    }
+}
+
 #[test]
 fn products_past_the_expansion_limit_warn() {
     let mut alg = Algebra::default();
