@@ -214,6 +214,22 @@ pub fn recurrent_outputs(
     out
 }
 
+/// The number of directions `D` of an ONNX `direction` attribute (default
+/// `forward`), as a dim; another value is an error.
+fn onnx_directions(ctx: &mut ShapesContext, node: &Node) -> Result<Dim, OpError> {
+    let direction = attr_str(node, "direction")?.unwrap_or("forward");
+    let dirs = directions(direction).ok_or_else(|| OpError::BadAttribute {
+        name: "direction",
+        value: AttrValue::Str(direction.to_string()),
+        why: Box::new(AttrProblem::one_of(&[
+            "forward",
+            "reverse",
+            "bidirectional",
+        ])),
+    })?;
+    Ok(ctx.alg.constant(dirs))
+}
+
 fn lstm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<TensorFact>, OpError> {
     check_inputs(node, 3, 8)?;
     recurrent(ctx, node, 4)
@@ -265,17 +281,7 @@ fn recurrent(ctx: &mut ShapesContext, node: &Node, gates: i64) -> Result<Vec<Ten
             why: Box::new(AttrProblem::one_of_ints(&[0, 1])),
         });
     }
-    let direction = attr_str(node, "direction")?.unwrap_or("forward");
-    let dirs = directions(direction).ok_or_else(|| OpError::BadAttribute {
-        name: "direction",
-        value: AttrValue::Str(direction.to_string()),
-        why: Box::new(AttrProblem::one_of(&[
-            "forward",
-            "reverse",
-            "bidirectional",
-        ])),
-    })?;
-    let dirs = ctx.alg.constant(dirs);
+    let dirs = onnx_directions(ctx, node)?;
     let g = ctx.alg.constant(gates);
     // Hidden size: the attribute, else R's last dim, else W's second dim / G.
     let hidden_attr = match node.attr("hidden_size") {
@@ -361,17 +367,7 @@ fn dynamic_quantize_lstm(ctx: &mut ShapesContext, node: &Node) -> Result<Vec<Ten
     let x = ctx.input(node, 0, "X")?;
     let w = ctx.input(node, 1, "W")?;
     let r = ctx.input(node, 2, "R")?;
-    let direction = attr_str(node, "direction")?.unwrap_or("forward");
-    let dirs = directions(direction).ok_or_else(|| OpError::BadAttribute {
-        name: "direction",
-        value: AttrValue::Str(direction.to_string()),
-        why: Box::new(AttrProblem::one_of(&[
-            "forward",
-            "reverse",
-            "bidirectional",
-        ])),
-    })?;
-    let dirs = ctx.alg.constant(dirs);
+    let dirs = onnx_directions(ctx, node)?;
     let four = ctx.alg.constant(4);
     let h = match (node.attr("hidden_size"), &r.shape, &w.shape) {
         (Some(_), _, _) => {
