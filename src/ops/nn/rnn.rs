@@ -41,7 +41,7 @@
 //!
 //! onnxruntime's com.microsoft DynamicQuantizeLSTM (1) is LSTM with 8-bit weights
 //! stored transposed (`W` `[D, input, 4*H]`, `R` `[D, H, 4*H]`) and their scales and
-//! zero points ([`dynamic_quantize_lstm`]).
+//! zero points (`dynamic_quantize_lstm`).
 //!
 //! Cost: `seq × batch × (vol(W) + vol(R))` MACs ([`COSTS`]).
 

@@ -19,7 +19,7 @@
 //! (ONNX and OpenVINO; ONNX also rejects an integer constant that overflows the
 //! type). Over a tensor whose every element is one fill value ([`TensorFact::fill`],
 //! `ConstantOfShape` over a symbolic shape), the ONNX reductions that give one exact
-//! value keep it as the output's fill ([`reduce_fill`]): `ReduceSum` of integer
+//! value keep it as the output's fill (`reduce_fill`): `ReduceSum` of integer
 //! ones over `[B, S]` along axis 1 is `S` in every element. An `axes` input with no known value gives data-dependent dims
 //! ([`unknown_axes_shape`]: with kept dims the rank is kept and an axis that is
 //! provably 1 stays 1; without, a known count of axes gives the rank).
