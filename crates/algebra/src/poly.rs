@@ -1404,8 +1404,10 @@ pub const MAX_MEMO_ATOMS: usize = 1 << 16;
 /// [`MAX_ATOM_VISITS`]) anywhere below the atom; it records how many levels below
 /// the atom the analysis reached, and is reused at a depth only where the walk
 /// from that depth would not meet [`MAX_DEPTH`] either. Such an analysis is a
-/// function of the atom and the symbol table alone, so a reused entry is exactly
-/// what the walk would compute. The owner of the table empties the memo
+/// function of the atom and the symbol table alone, so a reused entry is what the
+/// walk would compute, unless the walk's visit budget ([`MAX_ATOM_VISITS`]) would
+/// have run out first: it is then tighter than the cut walk, and as sound. The
+/// owner of the table empties the memo
 /// ([`AtomMemo::clear`]) whenever a symbol's bounds or divisor change. Entries
 /// hold a weak reference to their atom: an atom no form holds any more is freed
 /// (only its reference-counted shell stays while its entry does), and no other atom
@@ -1424,6 +1426,9 @@ struct Memo {
     bounds: Option<(Interval, usize)>,
     divisor: Option<(Option<Rat>, usize)>,
 }
+
+/// Which analysis of a [`Memo`]: its bounds or its divisor.
+type Slot<T> = fn(&mut Memo) -> &mut Option<(T, usize)>;
 
 impl AtomMemo {
     /// Forget every entry (the symbol table they were computed from changed).
@@ -1448,20 +1453,18 @@ impl AtomMemo {
         self.len() == 0
     }
 
-    fn get<T: Clone>(
-        &self,
-        o: &Arc<OpAtom>,
-        depth: usize,
-        slot: fn(&Memo) -> &Option<(T, usize)>,
-    ) -> Option<(T, usize)> {
-        let atoms = self.lock();
-        let (_, memo) = atoms.get(&(Arc::as_ptr(o) as usize))?;
+    /// The analysis of `o` in `slot` and the levels it reached, if it may be reused
+    /// at `depth`.
+    fn get<T: Clone>(&self, o: &Arc<OpAtom>, depth: usize, slot: Slot<T>) -> Option<(T, usize)> {
+        let mut atoms = self.lock();
+        let (_, memo) = atoms.get_mut(&(Arc::as_ptr(o) as usize))?;
         slot(memo)
             .clone()
             .filter(|(_, reach)| depth + reach < MAX_DEPTH)
     }
 
-    fn put(&self, o: &Arc<OpAtom>, fill: impl FnOnce(&mut Memo)) {
+    /// Keep `found` (an analysis of `o` that reached `below` levels) in `slot`.
+    fn put<T>(&self, o: &Arc<OpAtom>, slot: Slot<T>, found: T, below: usize) {
         let mut atoms = self.lock();
         if atoms.len() >= MAX_MEMO_ATOMS {
             atoms.clear();
@@ -1469,7 +1472,7 @@ impl AtomMemo {
         let (_, memo) = atoms
             .entry(Arc::as_ptr(o) as usize)
             .or_insert_with(|| (Arc::downgrade(o), Memo::default()));
-        fill(memo);
+        *slot(memo) = Some((found, below));
     }
 }
 
@@ -1604,29 +1607,42 @@ fn visit(budget: &Walk) -> bool {
 }
 
 fn atom_bounds(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> Interval {
-    let Atom::Op(o) = a else {
-        return atom_bounds_uncached(a, info, depth, budget);
-    };
+    let analyse = || atom_bounds_uncached(a, info, depth, budget);
+    match a {
+        Atom::Op(o) => memoised(o, depth, budget, &budget.bounds, |e| &mut e.bounds, analyse),
+        Atom::Sym(_) => analyse(),
+    }
+}
+
+/// An operator atom's analysis at `depth` (`analyse`), found once per walk
+/// (`seen`) and, where no limit cut it, kept in the symbol table's memo (`slot`)
+/// for later queries.
+fn memoised<T: Clone>(
+    o: &Arc<OpAtom>,
+    depth: usize,
+    budget: &Walk,
+    seen: &RefCell<Seen<T>>,
+    slot: Slot<T>,
+    analyse: impl FnOnce() -> T,
+) -> T {
     let key = (Arc::as_ptr(o), depth);
-    if let Some((_, b, below, clean)) = budget.bounds.borrow().get(&key) {
+    if let Some((_, found, below, clean)) = seen.borrow().get(&key) {
         budget.note(depth, *below, *clean);
-        return b.clone();
+        return found.clone();
     }
-    if let Some((b, below)) = budget.memo.and_then(|m| m.get(o, depth, |e| &e.bounds)) {
+    if let Some((found, below)) = budget.memo.and_then(|m| m.get(o, depth, slot)) {
         budget.note(depth, below, true);
-        return b;
+        return found;
     }
-    let (b, below, clean) = budget.track(depth, || atom_bounds_uncached(a, info, depth, budget));
+    let (found, below, clean) = budget.track(depth, analyse);
     if clean {
         if let Some(m) = budget.memo {
-            m.put(o, |e| e.bounds = Some((b.clone(), below)));
+            m.put(o, slot, found.clone(), below);
         }
     }
-    budget
-        .bounds
-        .borrow_mut()
-        .insert(key, (Arc::clone(o), b.clone(), below, clean));
-    b
+    seen.borrow_mut()
+        .insert(key, (Arc::clone(o), found.clone(), below, clean));
+    found
 }
 
 fn atom_bounds_uncached(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> Interval {
@@ -1716,29 +1732,18 @@ fn narrow(out: &mut Interval, by: &Interval) {
 }
 
 fn atom_divisor(a: &Atom, info: &dyn SymbolInfo, depth: usize, budget: &Walk) -> Option<Rat> {
-    let Atom::Op(o) = a else {
-        return atom_divisor_uncached(a, info, depth, budget);
-    };
-    let key = (Arc::as_ptr(o), depth);
-    if let Some((_, d, below, clean)) = budget.divisors.borrow().get(&key) {
-        budget.note(depth, *below, *clean);
-        return d.clone();
+    let analyse = || atom_divisor_uncached(a, info, depth, budget);
+    match a {
+        Atom::Op(o) => memoised(
+            o,
+            depth,
+            budget,
+            &budget.divisors,
+            |e| &mut e.divisor,
+            analyse,
+        ),
+        Atom::Sym(_) => analyse(),
     }
-    if let Some((d, below)) = budget.memo.and_then(|m| m.get(o, depth, |e| &e.divisor)) {
-        budget.note(depth, below, true);
-        return d;
-    }
-    let (d, below, clean) = budget.track(depth, || atom_divisor_uncached(a, info, depth, budget));
-    if clean {
-        if let Some(m) = budget.memo {
-            m.put(o, |e| e.divisor = Some((d.clone(), below)));
-        }
-    }
-    budget
-        .divisors
-        .borrow_mut()
-        .insert(key, (Arc::clone(o), d.clone(), below, clean));
-    d
 }
 
 fn atom_divisor_uncached(
